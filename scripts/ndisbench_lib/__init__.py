@@ -1,0 +1,1 @@
+"""Host orchestration for ndisbench (Python 3 standard library only)."""

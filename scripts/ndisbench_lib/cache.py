@@ -1,0 +1,101 @@
+"""Content-addressed build cache.
+
+Every artifact lives in <cache>/<kind>/<key>/ where key is a hash of
+everything that went into it (package versions, patch and config contents,
+compiler version, recipe version). An entry is built in a temporary folder
+and renamed into place only when complete, so an interrupted build never
+leaves a half-written entry behind and a second run finds everything.
+"""
+import contextlib
+import functools
+import hashlib
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+from typing import Iterator, Mapping, Optional, Sequence
+
+# Bump when a recipe changes in a way its inputs do not show.
+RECIPE_VERSION = 1
+COMPLETE = ".ndisbench-complete"
+
+
+def digest_inputs(inputs: Mapping[str, object]) -> str:
+    """Stable short hash of a JSON-able mapping."""
+    blob = json.dumps({"recipe": RECIPE_VERSION, **inputs}, sort_keys=True,
+                      separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()[:24]
+
+
+def file_digest(path: pathlib.Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def tree_digest(root: pathlib.Path,
+                ignore: Sequence[str] = (".gitignore",)) -> str:
+    """Hash of every regular file under root: relative names and contents."""
+    h = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        rel = path.relative_to(root).as_posix()
+        if path.name in ignore:
+            continue
+        h.update(rel.encode() + b"\0" + file_digest(path).encode() + b"\0")
+    return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=None)
+def compiler_id(cc: str = "gcc") -> str:
+    """First line of `cc --version`: part of every compiled artifact's key."""
+    try:
+        out = subprocess.run([cc, "--version"], capture_output=True,
+                             text=True, timeout=30, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return f"{cc}: unavailable"
+    return out.splitlines()[0] if out else cc
+
+
+class Cache:
+    """The cache folder and its atomic publish protocol."""
+
+    def __init__(self, root: pathlib.Path) -> None:
+        self.root = root
+
+    def path(self, kind: str, key: str) -> pathlib.Path:
+        return self.root / kind / key
+
+    def lookup(self, kind: str, key: str) -> Optional[pathlib.Path]:
+        entry = self.path(kind, key)
+        return entry if (entry / COMPLETE).exists() else None
+
+    def meta(self, entry: pathlib.Path) -> dict:
+        return json.loads((entry / COMPLETE).read_text())
+
+    @contextlib.contextmanager
+    def publish(self, kind: str, key: str,
+                inputs: Mapping[str, object]) -> Iterator[pathlib.Path]:
+        """Yield a scratch folder; on success it becomes the entry."""
+        final = self.path(kind, key)
+        tmp = final.parent / f".{key}.tmp-{os.getpid()}"
+        if tmp.exists():
+            shutil.rmtree(tmp)
+        tmp.mkdir(parents=True)
+        try:
+            yield tmp
+            (tmp / COMPLETE).write_text(json.dumps(dict(inputs),
+                                                   sort_keys=True, indent=1))
+            if final.exists():
+                # Incomplete leftover of an interrupted run, or a twin that
+                # finished first: the complete one wins.
+                if (final / COMPLETE).exists():
+                    shutil.rmtree(tmp)
+                    return
+                shutil.rmtree(final)
+            os.rename(tmp, final)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise

@@ -1,0 +1,226 @@
+"""The load/taint checks and how each is judged against the expectation
+table of the kernel's taint policy (tests/e2e/expectations.toml).
+
+The guest agent only observes (errno, taint masks, module taint letters,
+kernel log lines); every verdict is made here, on the host, from the policy
+table, so a wrong kernel or a wrong expectation shows up as FAIL.
+"""
+import dataclasses
+import re
+from typing import Dict, List, Optional, Sequence
+
+from .kernels import Expectations, Policy
+from .ktap import KtapLog, KtapTest
+
+CHECKS = ("load", "taint", "driverloader", "control")
+# The module role each check observes.
+CHECK_ROLE = {"load": "ndiswrapper", "taint": "ndiswrapper",
+              "driverloader": "driverloader", "control": "control"}
+# Load order in the guest: the control first, so a P left behind by a
+# special-cased name cannot hide a wrong P from the control.
+LOAD_ORDER = ("control", "ndiswrapper", "driverloader")
+ENOENT = 2
+
+PASS, XFAIL, FAIL, ERROR, TIMEOUT = "pass", "xfail", "FAIL", "ERROR", \
+    "TIMEOUT"
+OK_STATES = (PASS, XFAIL)
+
+
+@dataclasses.dataclass(frozen=True)
+class Verdict:
+    status: str             # one of PASS XFAIL FAIL ERROR TIMEOUT
+    summary: str            # one line for the terminal and the matrix
+    details: Sequence[str] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.status in OK_STATES
+
+
+@dataclasses.dataclass(frozen=True)
+class ExpectedLoad:
+    """What one module load must look like under a policy."""
+    module: str
+    mode: str               # none / kernel / module
+    errno: int
+    tainted_before: int
+    tainted_after: int
+    module_taint: str       # letters, or "-" when the module is not loaded
+    unknown_symbols: List[str]
+    license_message: bool
+
+
+def taint_letters(mask: int, bits: Dict[str, int]) -> str:
+    """Letters in the kernel's order (ascending bit), as /sys/module/*/taint
+    prints them."""
+    return "".join(letter for letter, bit in sorted(bits.items(),
+                                                    key=lambda kv: kv[1])
+                   if mask & (1 << bit))
+
+
+def module_base_bits(config: Dict[str, str], bits: Dict[str, int]) -> int:
+    """Taint every out-of-tree module brings: O always, E where the kernel
+    checks signatures (our modules are never signed)."""
+    mask = 1 << bits["O"]
+    if config.get("CONFIG_MODULE_SIG") == "y":
+        mask |= 1 << bits["E"]
+    return mask
+
+
+def modules_for(checks: Sequence[str]) -> List[str]:
+    """Module roles the agent loads for these checks, in load order."""
+    roles = {CHECK_ROLE[c] for c in checks}
+    return [r for r in LOAD_ORDER if r in roles]
+
+
+def expected_loads(policy: Policy, exp: Expectations, roles: Sequence[str],
+                   base_bits: int, boot_taint: int = 0
+                   ) -> Dict[str, ExpectedLoad]:
+    """Simulate the kernel's taint state through the loads in order."""
+    p_bit = 1 << exp.taint_bits["P"]
+    state = boot_taint
+    out = {}
+    for role in roles:
+        mode = policy.modes.get(role, "none")
+        after = state | base_bits | (p_bit if mode != "none" else 0)
+        loads = mode != "module"
+        module_bits = base_bits | (p_bit if mode == "module" else 0)
+        out[role] = ExpectedLoad(
+            module=exp.module_names[role], mode=mode,
+            errno=0 if loads else ENOENT, tainted_before=state,
+            tainted_after=after,
+            module_taint=taint_letters(module_bits, exp.taint_bits)
+            if loads else "-",
+            unknown_symbols=[] if loads else sorted(exp.gpl_only_imports),
+            license_message=mode != "none" and not state & p_bit)
+        state = after
+    return out
+
+
+@dataclasses.dataclass
+class Observed:
+    """What the agent reported for one module load."""
+    errno: Optional[int]
+    tainted_before: Optional[int]
+    tainted_after: Optional[int]
+    module_taint: Optional[str]
+    kmsg: List[str]
+    rmmod_errno: Optional[int]
+
+
+def _int(value: Optional[str]) -> Optional[int]:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def observe(log: KtapLog, module: str) -> Optional[Observed]:
+    test = log.test(f"insmod {module}")
+    if test is None:
+        return None
+    rmmod_errno = None
+    rmmod = log.test("rmmod")
+    if rmmod is not None:
+        for fact in rmmod.all("rmmod"):
+            name, _, rest = fact.partition(" errno=")
+            if name == module:
+                rmmod_errno = _int(rest)
+    return Observed(_int(test.fact("errno")),
+                    _int(test.fact("tainted_before")),
+                    _int(test.fact("tainted_after")),
+                    test.fact("module_taint"), test.all("kmsg"),
+                    rmmod_errno)
+
+
+def _symbols(kmsg: List[str], module: str, exp: Expectations) -> List[str]:
+    pattern = re.escape(exp.messages["unknown_symbol"]).replace(
+        re.escape("{module}"), re.escape(module)).replace(
+        re.escape("{symbol}"), r"(\S+)")
+    found = []
+    for line in kmsg:
+        match = re.fullmatch(pattern, line)
+        if match:
+            found.append(match.group(1))
+    return sorted(found)
+
+
+def _compare(what: str, want: object, got: object, problems: List[str]
+             ) -> None:
+    if want != got:
+        problems.append(f"{what}: expected {want!r}, got {got!r}")
+
+
+def _judge_load(want: ExpectedLoad, got: Observed, exp: Expectations
+                ) -> List[str]:
+    problems: List[str] = []
+    _compare("errno", want.errno, got.errno, problems)
+    _compare("Unknown symbol lines", want.unknown_symbols,
+             _symbols(got.kmsg, want.module, exp), problems)
+    license_line = exp.messages["license_taint"].format(module=want.module)
+    _compare(f"'{license_line}' logged", want.license_message,
+             license_line in got.kmsg, problems)
+    if want.errno == 0:
+        _compare("rmmod errno", 0, got.rmmod_errno, problems)
+    return problems
+
+
+def _judge_taint(want: ExpectedLoad, got: Observed, boot: Optional[int],
+                 exp: Expectations) -> List[str]:
+    problems: List[str] = []
+    bits = exp.taint_bits
+
+    def show(mask: Optional[int]) -> str:
+        if mask is None:
+            return "missing"
+        return f"{mask} ({taint_letters(mask, bits) or '-'})"
+
+    _compare("tainted at boot", show(0), show(boot), problems)
+    _compare("tainted before load", show(want.tainted_before),
+             show(got.tainted_before), problems)
+    _compare("tainted after load", show(want.tainted_after),
+             show(got.tainted_after), problems)
+    _compare(f"/sys/module/{want.module}/taint", want.module_taint,
+             got.module_taint, problems)
+    return problems
+
+
+def judge(check: str, policy: Policy, exp: Expectations, log: KtapLog,
+          roles: Sequence[str], base_bits: int) -> Verdict:
+    """The verdict of one check in one cell."""
+    role = CHECK_ROLE[check]
+    want = expected_loads(policy, exp, roles, base_bits)[role]
+    boot_test: Optional[KtapTest] = log.test("boot")
+    if boot_test is None or not boot_test.ok:
+        return Verdict(ERROR, "guest did not boot to the agent's checks")
+    got = observe(log, want.module)
+    if got is None:
+        return Verdict(ERROR, f"agent printed no result for {want.module}")
+    if check == "taint":
+        problems = _judge_taint(want, got, _int(boot_test.fact("tainted")),
+                                exp)
+    else:
+        problems = _judge_load(want, got, exp)
+        if check in ("driverloader", "control"):
+            problems += _judge_taint(want, got,
+                                     _int(boot_test.fact("tainted")), exp)
+    if problems:
+        return Verdict(FAIL, problems[0], problems)
+    return _success(check, want)
+
+
+def _success(check: str, want: ExpectedLoad) -> Verdict:
+    if want.mode != "module":
+        if check == "taint":
+            return Verdict(PASS, f"tainted {want.tainted_after}, module "
+                                 f"taint '{want.module_taint}'")
+        return Verdict(PASS, f"{want.module} loaded as expected "
+                             f"(policy: {want.mode})")
+    syms = ", ".join(want.unknown_symbols)
+    if check == "taint":
+        return Verdict(XFAIL, f"module tainted itself: kernel tainted "
+                              f"{want.tainted_after}, module not loaded")
+    label = ("regression reproduced" if want.module == "ndiswrapper"
+             else "refused as expected")
+    return Verdict(XFAIL, f"{label}: {want.module}: Unknown symbol {syms} "
+                          f"(err -2)")

@@ -1,0 +1,187 @@
+"""Command line: setup, build, run, list, report, test."""
+import argparse
+import pathlib
+import sys
+from typing import List, Optional
+
+from . import checks as chk
+from . import devices, kernels, paths, report, runner
+from .cache import Cache
+from .errors import BenchError
+from .progress import say
+
+
+def _names(values: Optional[List[str]]) -> Optional[List[str]]:
+    """--kernel a b, --kernel a --kernel b and --kernel a,b all work."""
+    if not values:
+        return None
+    return [n for v in values for n in v.split(",") if n]
+
+
+def _checks(values: Optional[List[str]]) -> List[str]:
+    names = _names(values) or list(chk.CHECKS)
+    bad = [n for n in names if n not in chk.CHECKS]
+    if bad:
+        raise BenchError(f"unknown check(s) {', '.join(bad)} (known: "
+                         f"{', '.join(chk.CHECKS)})")
+    return [c for c in chk.CHECKS if c in names]
+
+
+def cmd_setup(args: argparse.Namespace) -> int:
+    from .setup import setup
+    setup(kernels.load_kernels(args.kernels_toml))
+    return 0
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from .hostbuild import build_agent
+    from .kbuild import kernel_artifact
+    exp = kernels.load_expectations()
+    selected = kernels.select(kernels.load_kernels(args.kernels_toml, exp),
+                              _names(args.kernel))
+    cache = Cache(paths.cache_root())
+    what = args.what
+    failed = 0
+    agent = build_agent() if what in ("agent", "all") else None
+    for kernel in selected if what != "agent" else []:
+        if what == "kernels":
+            try:
+                kernel_artifact(kernel, cache)
+            except BenchError as exc:
+                say("build", f"ERROR: {exc}")
+                failed += 1
+            continue
+        agent = agent or build_agent()
+        prep = runner.prepare(kernel, cache, exp, chk.LOAD_ORDER, agent)
+        failed += bool(prep.error)
+    say("build", f"done, cache {cache.root}" if not failed else
+        f"{failed} kernel(s) failed")
+    return 1 if failed else 0
+
+
+def _matrix(args: argparse.Namespace) -> runner.Matrix:
+    """The cells the command line selects (validated before any build)."""
+    exp = kernels.load_expectations()
+    selected = kernels.select(kernels.load_kernels(args.kernels_toml, exp),
+                              _names(args.kernel))
+    return runner.Matrix(selected, devices.select(_names(args.device)),
+                         _checks(args.check), exp)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    result = runner.run(_matrix(args), Cache(paths.cache_root()), args.out,
+                        args.jobs, args.timeout, args.accel)
+    sys.stdout.write("\n" + report.matrix(result) + "\n")
+    say("run", f"{report.summary_line(result)}; see "
+               f"{args.out / result.run_id / 'summary.md'}")
+    return 0 if result.ok else 1
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    exp = kernels.load_expectations()
+    cache = Cache(paths.cache_root())
+    print("kernels (guest/kernels.toml):")
+    for k in kernels.load_kernels(args.kernels_toml, exp):
+        detail = k.image if k.is_debian else (
+            k.patch.name if k.patch else "unpatched")
+        print(f"  {k.name:20} {k.source:17} policy {k.policy.name:11} "
+              f"{detail}")
+    print("policies (tests/e2e/expectations.toml):")
+    for p in exp.policies.values():
+        modes = ", ".join(f"{r}={m}" for r, m in p.modes.items())
+        print(f"  {p.name:11} {p.commit:40} {modes}")
+    print("devices:")
+    for d in devices.DEVICES.values():
+        print(f"  {d.name:10} {d.description}")
+    print("checks: " + ", ".join(chk.CHECKS))
+    print(f"cache: {cache.root}")
+    return 0
+
+
+def _run_dir(arg: str, out: pathlib.Path) -> pathlib.Path:
+    path = pathlib.Path(arg)
+    if path.is_dir():
+        return path
+    if arg == "latest":
+        runs = sorted(p for p in out.glob("*") if (p / "results.json")
+                      .exists())
+        if runs:
+            return runs[-1]
+    if (out / arg).is_dir():
+        return out / arg
+    raise BenchError(f"run '{arg}' not found (a folder, a run id under "
+                     f"{out}, or 'latest')")
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    run_dir = _run_dir(args.run, args.out)
+    result = report.load(run_dir)
+    report.render(run_dir, result)
+    sys.stdout.write(report.matrix(result) + "\n")
+    say("report", f"{report.summary_line(result)}; wrote "
+                  f"{run_dir / 'summary.md'} and {run_dir / 'junit.xml'}")
+    return 0 if result.ok else 1
+
+
+def cmd_test(args: argparse.Namespace) -> int:
+    from .selftest import run_tests
+    return run_tests(lambda: _matrix(args), args)
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(
+        prog="ndisbench", description="QEMU test bench for NDIS wrappers.")
+    top.add_argument("--kernels-toml", type=pathlib.Path,
+                     default=paths.KERNELS_TOML,
+                     help="kernel matrix (default: guest/kernels.toml)")
+    sub = top.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("setup", help="install Debian packages and the "
+                                     "deb-src entry (idempotent)")
+    p.set_defaults(func=cmd_setup)
+
+    p = sub.add_parser("build", help="build kernels, modules, agent and "
+                                     "initramfs into the cache")
+    p.add_argument("what", nargs="?", default="all",
+                   choices=("all", "kernels", "agent"))
+    p.add_argument("--kernel", action="extend", nargs="+", metavar="K")
+    p.set_defaults(func=cmd_build)
+
+    for name, func, helptext in (
+            ("run", cmd_run, "boot the kernel x device matrix and judge "
+                             "every check"),
+            ("test", cmd_test, "unit tests, then the e2e matrix; ends "
+                               "with 'N passed, N failed'")):
+        p = sub.add_parser(name, help=helptext)
+        p.add_argument("--kernel", action="extend", nargs="+", metavar="K")
+        p.add_argument("--device", action="extend", nargs="+", metavar="D")
+        p.add_argument("--check", action="extend", nargs="+", metavar="C")
+        p.add_argument("-j", "--jobs", type=int,
+                       default=runner.default_jobs())
+        p.add_argument("--timeout", type=float, default=120.0,
+                       help="seconds before a guest is killed (default 120)")
+        p.add_argument("--accel", choices=("auto", "tcg", "kvm"),
+                       default="auto")
+        p.add_argument("--out", type=pathlib.Path, default=paths.OUT)
+        p.set_defaults(func=func)
+
+    p = sub.add_parser("list", help="kernels, policies, devices, checks")
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("report", help="re-render and print a run's results")
+    p.add_argument("run", nargs="?", default="latest")
+    p.add_argument("--out", type=pathlib.Path, default=paths.OUT)
+    p.set_defaults(func=cmd_report)
+    return top
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except BenchError as exc:
+        print(f"ndisbench: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("ndisbench: interrupted", file=sys.stderr)
+        return 130

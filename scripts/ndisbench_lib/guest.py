@@ -1,0 +1,116 @@
+"""Booting one guest under QEMU and collecting its serial console.
+
+The serial port is QEMU's stdio; every line goes to the cell's serial.log
+as it arrives, so a guest that hangs is killed at the timeout with its log
+kept. The agent powers the guest off when done (-no-reboot makes QEMU exit;
+panic=-1 turns a panic into a reboot, so into an exit, too).
+"""
+import dataclasses
+import os
+import pathlib
+import shutil
+import subprocess
+import threading
+import time
+from typing import List, Optional, Sequence
+
+from .errors import BenchError
+from .ktap import DONE_LINE
+
+QEMU_FIRMWARE_DIRS = ("/usr/share/seabios", "/usr/share/qemu",
+                      "/usr/lib/ipxe/qemu")
+GRACE_SECS = 10.0
+
+
+@dataclasses.dataclass
+class BootResult:
+    status: str                 # "done", "timeout", "exited"
+    exit_code: Optional[int]
+    seconds: float
+    first_ktap_secs: Optional[float]
+    serial: str
+
+
+def qemu_binary() -> str:
+    """NDISBENCH_QEMU, else qemu-system-x86_64 from PATH (Debian's)."""
+    qemu = os.environ.get("NDISBENCH_QEMU") or shutil.which(
+        "qemu-system-x86_64")
+    if not qemu:
+        raise BenchError("qemu-system-x86_64 not found (run "
+                         "`scripts/ndisbench setup`)")
+    return qemu
+
+
+def qemu_command(kernel: pathlib.Path, initrd: pathlib.Path, append: str,
+                 accel: str, memory_mb: int,
+                 device_args: Sequence[str]) -> List[str]:
+    cmd = [qemu_binary(), "-M", "q35", "-accel", accel, "-m",
+           str(memory_mb), "-nodefaults", "-display", "none",
+           "-no-reboot", "-serial", "stdio", "-kernel", str(kernel),
+           "-initrd", str(initrd), "-append", append]
+    for fw in QEMU_FIRMWARE_DIRS:
+        if os.path.isdir(fw):
+            cmd += ["-L", fw]
+    return cmd + list(device_args)
+
+
+def _wait(proc: subprocess.Popen, done: threading.Event, start: float,
+          timeout: float) -> str:
+    """Wait for QEMU to exit; kill it at the timeout, or GRACE_SECS after
+    the agent said it is done (a guest that fails to power off)."""
+    done_at: Optional[float] = None
+    while True:
+        try:
+            proc.wait(timeout=0.2)
+            return "exited"
+        except subprocess.TimeoutExpired:
+            pass
+        now = time.monotonic()
+        if done.is_set() and done_at is None:
+            done_at = now
+        if now - start > timeout or (done_at and now - done_at > GRACE_SECS):
+            proc.kill()
+            proc.wait()
+            return "timeout" if done_at is None else "exited"
+
+
+def boot(cmd: Sequence[str], log_path: pathlib.Path, timeout: float
+         ) -> BootResult:
+    """Run QEMU until it exits, the agent is done, or the timeout hits."""
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    start = time.monotonic()
+    first_ktap: List[float] = []
+    done = threading.Event()
+    lines: List[str] = []
+    with open(log_path, "w", encoding="utf-8", errors="replace") as log:
+        log.write("# " + " ".join(cmd) + "\n")
+        log.flush()
+        proc = subprocess.Popen(list(cmd), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT)
+        assert proc.stdout is not None
+
+        def pump() -> None:
+            for raw in proc.stdout:
+                line = raw.decode("utf-8", errors="replace")
+                lines.append(line)
+                log.write(line)
+                log.flush()
+                text = line.strip()
+                if not first_ktap and text.startswith("KTAP version"):
+                    first_ktap.append(time.monotonic() - start)
+                if text == DONE_LINE:
+                    done.set()
+
+        reader = threading.Thread(target=pump, daemon=True)
+        reader.start()
+        status = _wait(proc, done, start, timeout)
+        reader.join(GRACE_SECS)
+        if done.is_set():
+            status = "done"
+        elapsed = time.monotonic() - start
+        if status == "timeout":
+            log.write(f"\n# ndisbench: killed after {elapsed:.1f}s "
+                      f"(timeout {timeout:.0f}s)\n")
+    return BootResult(status, proc.returncode, elapsed,
+                      first_ktap[0] if first_ktap else None, "".join(lines))

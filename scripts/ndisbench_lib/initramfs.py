@@ -1,0 +1,88 @@
+"""The guest initramfs: busybox-static, the agent as /init, the test modules
+and the in-tree modules they depend on, as an uncompressed newc cpio (no
+decompression under TCG). Deterministic: same inputs, same bytes, same key.
+"""
+import hashlib
+import pathlib
+import stat
+from typing import Dict, List, Tuple
+
+from .cache import Cache
+from .errors import BenchError
+from .proc import capture
+
+BUSYBOX = pathlib.Path("/bin/busybox")
+DIRS = ("bin", "sbin", "usr", "usr/bin", "usr/sbin", "dev", "proc", "sys",
+        "tmp", "etc", "root", "lib", "lib/ndisbench", "lib/ndisbench/deps",
+        "lib/ndisbench/modules")
+
+
+class Cpio:
+    """A newc ("070701") archive writer."""
+
+    def __init__(self) -> None:
+        self.parts: List[bytes] = []
+        self.ino = 1
+
+    @staticmethod
+    def _pad(n: int) -> bytes:
+        return b"\0" * ((4 - n % 4) % 4)
+
+    def add(self, name: str, mode: int, data: bytes = b"",
+            rdev: Tuple[int, int] = (0, 0)) -> None:
+        encoded = name.encode() + b"\0"
+        fields = [self.ino, mode, 0, 0, 1, 0, len(data), 0, 0, rdev[0],
+                  rdev[1], len(encoded), 0]
+        header = b"070701" + b"".join(b"%08X" % f for f in fields)
+        self.parts += [header, encoded, self._pad(len(header) +
+                                                  len(encoded)),
+                       data, self._pad(len(data))]
+        self.ino += 1
+
+    def finish(self) -> bytes:
+        self.add("TRAILER!!!", 0)
+        return b"".join(self.parts)
+
+
+def busybox_applets() -> List[str]:
+    if not BUSYBOX.exists():
+        raise BenchError(f"{BUSYBOX} missing: install busybox-static "
+                         f"(scripts/ndisbench setup)")
+    out = capture([str(BUSYBOX), "--list-full"], what="busybox --list-full")
+    return sorted(line.strip() for line in out.splitlines() if line.strip())
+
+
+def build(agent: pathlib.Path, modules: Dict[str, bytes],
+          deps: List[Tuple[str, bytes]], cache: Cache) -> pathlib.Path:
+    """modules: test module name -> .ko bytes; deps: (file name, bytes) of
+    in-tree modules in load order. Returns the cached cpio."""
+    archive = Cpio()
+    for d in DIRS:
+        archive.add(d, stat.S_IFDIR | 0o755)
+    # The kernel opens /dev/console for init before anything is mounted.
+    archive.add("dev/console", stat.S_IFCHR | 0o600, rdev=(5, 1))
+    archive.add("init", stat.S_IFREG | 0o755, agent.read_bytes())
+    archive.add("bin/busybox", stat.S_IFREG | 0o755, BUSYBOX.read_bytes())
+    for applet in busybox_applets():
+        if applet in ("bin/busybox", "init", "sbin/init", "linuxrc"):
+            continue
+        archive.add(applet, stat.S_IFLNK | 0o777, b"/bin/busybox")
+    deplist = []
+    for filename, data in deps:
+        path = f"lib/ndisbench/deps/{filename}"
+        archive.add(path, stat.S_IFREG | 0o644, data)
+        deplist.append("/" + path)
+    archive.add("lib/ndisbench/deps.list", stat.S_IFREG | 0o644,
+                "".join(p + "\n" for p in deplist).encode())
+    for name in sorted(modules):
+        archive.add(f"lib/ndisbench/modules/{name}.ko",
+                    stat.S_IFREG | 0o644, modules[name])
+    blob = archive.finish()
+    key = hashlib.sha256(blob).hexdigest()[:24]
+    dest = cache.root / "initramfs" / f"{key}.cpio"
+    if not dest.exists():
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        tmp = dest.with_suffix(".tmp")
+        tmp.write_bytes(blob)
+        tmp.rename(dest)
+    return dest

@@ -1,0 +1,392 @@
+"""Guest kernels: Debian's prebuilt images and policy kernels built from
+linux-source, all kept in the content-addressed cache.
+
+A cache entry <cache>/kernels/<key>/ holds:
+  bzImage         the bootable image
+  vmlinux         the uncompressed ELF with its PVH entry note, if available
+  config          the kernel .config
+  release         `uname -r` of the kernel
+  Module.symvers  exported symbols (GPL-only ones are marked)
+  modules/        lib/modules/<release>/ with modules.dep
+  headers/        (debian) the unpacked linux-headers packages
+and its metadata names the folder to build external modules against.
+"""
+import dataclasses
+import fcntl
+import lzma
+import os
+import pathlib
+import re
+import shutil
+import struct
+import subprocess
+from typing import Dict, List, Optional
+
+from . import debian
+from .cache import Cache, compiler_id, digest_inputs, file_digest
+from .errors import BenchError
+from .kernels import Kernel
+from .progress import Step, say
+from .proc import capture, run_logged
+
+HEADERS_RE = re.compile(r"^linux-(headers|kbuild)-")
+XEN_ELFNOTE_PHYS32_ENTRY = 18
+BUILD_TIMEOUT = 3 * 3600.0
+
+
+@dataclasses.dataclass(frozen=True)
+class KernelArtifact:
+    kernel: Kernel
+    key: str
+    entry: pathlib.Path
+    release: str
+    kdir: pathlib.Path      # where `make M=...` builds external modules
+
+    @property
+    def boot_image(self) -> pathlib.Path:
+        """The uncompressed vmlinux (PVH entry) when present: under TCG it
+        skips the slow in-guest decompressor."""
+        vmlinux = self.entry / "vmlinux"
+        return vmlinux if vmlinux.exists() else self.entry / "bzImage"
+
+    @property
+    def symvers(self) -> pathlib.Path:
+        return self.entry / "Module.symvers"
+
+    @property
+    def modules_dir(self) -> pathlib.Path:
+        return self.entry / "modules" / "lib" / "modules" / self.release
+
+    def config(self) -> Dict[str, str]:
+        return parse_config((self.entry / "config").read_text())
+
+
+def parse_config(text: str) -> Dict[str, str]:
+    opts = {}
+    for line in text.splitlines():
+        if line.startswith("CONFIG_") and "=" in line:
+            key, _, value = line.partition("=")
+            opts[key] = value
+    return opts
+
+
+def jobs() -> str:
+    return str(os.cpu_count() or 1)
+
+
+# -- the uncompressed vmlinux inside a bzImage --------------------------------
+
+def has_pvh_note(elf: bytes) -> bool:
+    """True if the ELF64 image carries XEN_ELFNOTE_PHYS32_ENTRY in a PT_NOTE
+    segment, which is what QEMU looks for to boot it through PVH."""
+    if elf[:4] != b"\x7fELF" or elf[4] != 2:
+        return False
+    phoff, = struct.unpack_from("<Q", elf, 0x20)
+    phentsize, phnum = struct.unpack_from("<HH", elf, 0x36)
+    for i in range(phnum):
+        p_type, _, p_offset, _, _, p_filesz = struct.unpack_from(
+            "<IIQQQQ", elf, phoff + i * phentsize)
+        if p_type != 4:     # PT_NOTE
+            continue
+        pos, end = p_offset, p_offset + p_filesz
+        while pos + 12 <= end:
+            namesz, descsz, ntype = struct.unpack_from("<III", elf, pos)
+            name = elf[pos + 12:pos + 12 + namesz].rstrip(b"\0")
+            if name == b"Xen" and ntype == XEN_ELFNOTE_PHYS32_ENTRY:
+                return True
+            pos += 12 + ((namesz + 3) & ~3) + ((descsz + 3) & ~3)
+    return False
+
+
+def _unxz(payload: bytes) -> bytes:
+    try:
+        return lzma.LZMADecompressor(format=lzma.FORMAT_XZ,
+                                     memlimit=1 << 30).decompress(payload)
+    except lzma.LZMAError:
+        return b""
+
+
+def _unzstd(payload: bytes) -> bytes:
+    # Python 3.11 has no zstd; the payload is followed by the bzImage's
+    # size trailer, which zstd reports as an error after writing the frame.
+    try:
+        return subprocess.run(["zstd", "-dc"], input=payload,
+                              capture_output=True, timeout=300,
+                              check=False).stdout
+    except (OSError, subprocess.SubprocessError):
+        return b""
+
+
+PAYLOADS = ((b"\xfd7zXZ\x00", _unxz), (b"\x28\xb5\x2f\xfd", _unzstd))
+
+
+def extract_vmlinux(bzimage: pathlib.Path) -> Optional[bytes]:
+    """The ELF payload of an XZ or zstd bzImage, if it has a PVH note."""
+    data = bzimage.read_bytes()
+    for magic, decompress in PAYLOADS:
+        start = data.find(magic)
+        while start >= 0:
+            elf = decompress(data[start:])
+            if elf[:4] == b"\x7fELF":
+                return elf if has_pvh_note(elf) else None
+            start = data.find(magic, start + 1)
+    return None
+
+
+def save_vmlinux(bzimage: pathlib.Path, dest: pathlib.Path) -> bool:
+    elf = extract_vmlinux(bzimage)
+    if elf is None:
+        return False
+    dest.write_bytes(elf)
+    return True
+
+
+# -- Debian prebuilt kernels --------------------------------------------------
+
+def _debian_packages(kernel: Kernel) -> List[debian.Package]:
+    who = f"kernel '{kernel.name}'"
+    image = debian.resolve_meta(kernel.image, "linux-image-", who)
+    if kernel.unsigned:
+        image = debian.show(image.name + "-unsigned", who)
+    headers = debian.resolve_meta(kernel.headers, "linux-headers-", who)
+    return [image] + debian.closure(headers, HEADERS_RE, who)
+
+
+def _find_release_dir(root: pathlib.Path) -> pathlib.Path:
+    for base in (root / "lib" / "modules", root / "usr" / "lib" / "modules"):
+        if base.is_dir():
+            dirs = [d for d in base.iterdir() if d.is_dir()]
+            if len(dirs) == 1:
+                return dirs[0]
+    raise BenchError(f"{root}: no single lib/modules/<release> folder")
+
+
+def _publish_debian(kernel: Kernel, pkgs: List[debian.Package],
+                    debs: pathlib.Path, tmp: pathlib.Path) -> Dict[str, str]:
+    who = f"kernel '{kernel.name}'"
+    image_root = tmp / "image-root"
+    debian.unpack(debian.download(pkgs[0], debs, who), image_root, who)
+    for pkg in pkgs[1:]:
+        debian.unpack(debian.download(pkg, debs, who), tmp / "headers", who)
+    reldir = _find_release_dir(image_root)
+    release = reldir.name
+    boot = image_root / "boot"
+    shutil.copy2(boot / f"vmlinuz-{release}", tmp / "bzImage")
+    shutil.copy2(boot / f"config-{release}", tmp / "config")
+    (tmp / "release").write_text(release + "\n")
+    moddest = tmp / "modules" / "lib" / "modules"
+    moddest.mkdir(parents=True)
+    shutil.move(str(reldir), moddest / release)
+    shutil.rmtree(image_root)
+    capture(["depmod", "-b", str(tmp / "modules"), release], timeout=300,
+            what=f"{who}: depmod")
+    kdir = tmp / "headers" / "usr" / "src" / f"linux-headers-{release}"
+    if not (kdir / "Module.symvers").exists():
+        raise BenchError(f"{who}: headers package has no {kdir.name}/"
+                         f"Module.symvers")
+    shutil.copy2(kdir / "Module.symvers", tmp / "Module.symvers")
+    if not save_vmlinux(tmp / "bzImage", tmp / "vmlinux"):
+        say("build", f"kernel {kernel.name}: no PVH vmlinux in the bzImage,"
+                     f" booting the bzImage (slower under TCG)")
+    return {"release": release,
+            "kdir": str(kdir.relative_to(tmp))}
+
+
+def debian_kernel(kernel: Kernel, cache: Cache) -> KernelArtifact:
+    pkgs = _debian_packages(kernel)
+    inputs = {"kind": "kernel-debian",
+              "packages": {p.name: p.version for p in pkgs}}
+    key = digest_inputs(inputs)
+    entry = cache.lookup("kernels", key)
+    if entry is None:
+        with Step("build", f"kernel {kernel.name}: fetch and unpack "
+                           f"{pkgs[0].name} {pkgs[0].version}"):
+            with cache.publish("kernels", key, inputs) as tmp:
+                inputs.update(_publish_debian(kernel, pkgs,
+                                              cache.root / "debs", tmp))
+        entry = cache.path("kernels", key)
+    meta = cache.meta(entry)
+    return KernelArtifact(kernel, key, entry, meta["release"],
+                          entry / meta["kdir"])
+
+
+# -- kernels built from linux-source -----------------------------------------
+
+class SourceTree:
+    """One configured build tree shared by every policy of a source+config.
+
+    The tree is a working folder, not a cache entry: policies are built in it
+    one after another (apply patch, incremental make, save, revert) under a
+    lock, and each result is published as its own content-addressed entry.
+    """
+
+    def __init__(self, kernel: Kernel, cache: Cache) -> None:
+        assert kernel.config is not None
+        self.who = f"kernel '{kernel.name}'"
+        self.package = kernel.source
+        self.version = debian.installed_version(self.package)
+        if not self.version:
+            raise BenchError(f"{self.who}: Debian package '{self.package}' is"
+                             f" not installed (run `scripts/ndisbench setup`)")
+        self.config = kernel.config
+        self.inputs = {"kind": "tree", "package": self.package,
+                       "version": self.version,
+                       "config": file_digest(kernel.config),
+                       "cc": compiler_id()}
+        self.key = digest_inputs(self.inputs)
+        self.root = cache.root / "trees" / self.key
+        self.src = self.root / "src"
+        self.log = self.root / "build.log"
+        self.lockfile = cache.root / "trees" / f"{self.key}.lock"
+
+    def lock(self):
+        self.lockfile.parent.mkdir(parents=True, exist_ok=True)
+        fd = open(self.lockfile, "w")
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return fd
+
+    def tarball(self) -> pathlib.Path:
+        name = self.package.replace("linux-source-", "linux-source-")
+        path = pathlib.Path("/usr/src") / f"{name}.tar.xz"
+        if not path.exists():
+            raise BenchError(f"{self.who}: {path} missing (reinstall "
+                             f"{self.package})")
+        return path
+
+    def extract(self) -> None:
+        if (self.src / ".ndisbench-extracted").exists():
+            return
+        tmp = self.root / "src.tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(self.src, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        with Step("build", f"{self.package} {self.version}: unpack source"):
+            run_logged(["tar", "-xJf", str(self.tarball()), "-C", str(tmp),
+                        "--strip-components=1"], self.log,
+                       f"{self.who}: unpack {self.package}", timeout=1800)
+        (tmp / ".ndisbench-extracted").write_text(self.version + "\n")
+        os.rename(tmp, self.src)
+
+    def make(self, *targets: str, what: str) -> None:
+        run_logged(["make", "-C", str(self.src), f"-j{jobs()}", *targets],
+                   self.log, f"{self.who}: {what}", timeout=BUILD_TIMEOUT)
+
+    def configure(self) -> None:
+        stamp = self.src / ".ndisbench-configured"
+        if stamp.exists():
+            return
+        with Step("build", f"{self.package}: tinyconfig + "
+                           f"{self.config.name}"):
+            self.make("tinyconfig", what="make tinyconfig")
+            run_logged([str(self.src / "scripts/kconfig/merge_config.sh"),
+                        "-m", "-O", str(self.src), str(self.src / ".config"),
+                        str(self.config)], self.log,
+                       f"{self.who}: merge {self.config.name}",
+                       cwd=self.src, timeout=600)
+            self.make("olddefconfig", what="make olddefconfig")
+        self.check_config()
+        stamp.write_text(self.inputs["config"] + "\n")
+
+    def check_config(self) -> None:
+        """Kconfig silently drops options whose dependencies are unmet: make
+        that loud, naming the options."""
+        wanted = parse_config(self.config.read_text())
+        got = parse_config((self.src / ".config").read_text())
+        lost = [f"{k}={v}" for k, v in wanted.items() if got.get(k) != v]
+        if lost:
+            raise BenchError(f"{self.who}: {self.config.name}: options not "
+                             f"accepted by Kconfig: {', '.join(lost)}")
+
+    def patch(self, patch: pathlib.Path, reverse: bool = False) -> None:
+        args = ["patch", "-p1", "--batch", "--silent", "-d", str(self.src),
+                "-i", str(patch)]
+        args += ["-R"] if reverse else ["--forward"]
+        res = subprocess.run(args + ["--dry-run"], capture_output=True,
+                             text=True, timeout=120, check=False)
+        if res.returncode != 0:
+            msg = (res.stdout + res.stderr).strip().splitlines()
+            first = msg[0] if msg else f"exit {res.returncode}"
+            verb = "revert" if reverse else "apply"
+            raise BenchError(f"{self.who}: patch {patch.name} does not "
+                             f"{verb} to {self.package} {self.version}: "
+                             f"{first}")
+        capture(args, timeout=120, what=f"{self.who}: patch {patch.name}")
+
+    def restore_pristine(self) -> None:
+        """Undo a patch an interrupted build left applied."""
+        state = self.src / ".ndisbench-applied"
+        if state.exists():
+            self.patch(pathlib.Path(state.read_text().strip()), reverse=True)
+            state.unlink()
+
+    def prepare(self) -> None:
+        self.extract()
+        self.restore_pristine()
+        self.configure()
+
+    def build_into(self, patch: Optional[pathlib.Path],
+                   tmp: pathlib.Path) -> Dict[str, str]:
+        """Build the tree (with patch applied) and copy results into tmp."""
+        state = self.src / ".ndisbench-applied"
+        if patch:
+            self.patch(patch)
+            state.write_text(str(patch) + "\n")
+        try:
+            self.make("bzImage", "modules", what="make bzImage modules")
+            release = capture(["make", "-s", "-C", str(self.src),
+                               "kernelrelease"], timeout=120,
+                              what=f"{self.who}: kernelrelease").strip()
+            for name, src in (("bzImage", "arch/x86/boot/bzImage"),
+                              ("vmlinux", "vmlinux"), ("config", ".config"),
+                              ("Module.symvers", "Module.symvers")):
+                shutil.copy2(self.src / src, tmp / name)
+            run_logged(["make", "-C", str(self.src), "modules_install",
+                        f"INSTALL_MOD_PATH={tmp / 'modules'}"], self.log,
+                       f"{self.who}: modules_install", timeout=600)
+            if not has_pvh_note((tmp / "vmlinux").read_bytes()):
+                (tmp / "vmlinux").unlink()
+        finally:
+            if patch:
+                self.patch(patch, reverse=True)
+                state.unlink()
+        (tmp / "release").write_text(release + "\n")
+        return {"release": release}
+
+
+def built_kernel(kernel: Kernel, cache: Cache) -> KernelArtifact:
+    tree = SourceTree(kernel, cache)
+    inputs = {"kind": "kernel-built", "tree": tree.key,
+              "patch": file_digest(kernel.patch) if kernel.patch else None}
+    key = digest_inputs(inputs)
+    entry = cache.lookup("kernels", key)
+    if entry is None:
+        with tree.lock():
+            entry = cache.lookup("kernels", key)
+            if entry is None:
+                tree.prepare()
+                what = kernel.patch.name if kernel.patch else "unpatched"
+                with Step("build", f"kernel {kernel.name}: {tree.package} "
+                                   f"+ {what}"):
+                    with cache.publish("kernels", key, inputs) as tmp:
+                        inputs.update(tree.build_into(kernel.patch, tmp))
+                entry = cache.path("kernels", key)
+    meta = cache.meta(entry)
+    return KernelArtifact(kernel, key, entry, meta["release"], tree.src)
+
+
+def ensure_kdir(art: KernelArtifact, tree: SourceTree) -> pathlib.Path:
+    """The module build folder, rebuilding a removed source tree if needed.
+    The caller holds the tree's lock."""
+    if (art.kdir / "Module.symvers").exists():
+        return art.kdir
+    tree.prepare()
+    with Step("build", f"kernel {art.kernel.name}: rebuild removed tree for"
+                       f" external modules"):
+        tree.make("bzImage", "modules", what="make bzImage modules")
+    return art.kdir
+
+
+def kernel_artifact(kernel: Kernel, cache: Cache) -> KernelArtifact:
+    if kernel.is_debian:
+        return debian_kernel(kernel, cache)
+    return built_kernel(kernel, cache)

@@ -1,0 +1,173 @@
+"""The kernel matrix (guest/kernels.toml) and the policy table it refers to.
+
+Every problem with an entry is reported as one BenchError line that names
+the file, the entry and the bad field.
+"""
+import dataclasses
+import pathlib
+import re
+import tomllib
+from typing import Dict, List, Optional
+
+from . import paths
+from .errors import BenchError
+
+SOURCES_BUILT = re.compile(r"^linux-source-\d+\.\d+$")
+NAME_RE = re.compile(r"^[a-z0-9][a-z0-9.+_-]*$")
+MODES = ("none", "kernel", "module")
+FIELDS = {
+    "debian": {"name", "source", "image", "headers", "unsigned", "policy"},
+    "built": {"name", "source", "config", "patch", "policy"},
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Policy:
+    name: str
+    commit: str
+    history: str
+    modes: Dict[str, str]   # module role ("ndiswrapper", ...) -> mode
+
+
+@dataclasses.dataclass(frozen=True)
+class Kernel:
+    name: str
+    source: str             # "debian" or "linux-source-X.Y"
+    policy: Policy
+    image: str = ""         # debian: image metapackage
+    headers: str = ""       # debian: headers metapackage
+    unsigned: bool = False  # debian: use the -unsigned image package
+    config: Optional[pathlib.Path] = None   # built: config fragment
+    patch: Optional[pathlib.Path] = None    # built: policy patch
+
+    @property
+    def is_debian(self) -> bool:
+        return self.source == "debian"
+
+
+@dataclasses.dataclass(frozen=True)
+class Expectations:
+    policies: Dict[str, Policy]
+    gpl_only_imports: List[str]
+    module_names: Dict[str, str]    # role -> module name
+    messages: Dict[str, str]
+    taint_bits: Dict[str, int]
+
+
+def _load_toml(path: pathlib.Path) -> dict:
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError as exc:
+        raise BenchError(f"{path}: file not found") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise BenchError(f"{path}: not valid TOML: {exc}") from exc
+
+
+def load_expectations(path: pathlib.Path = paths.EXPECTATIONS_TOML
+                      ) -> Expectations:
+    data = _load_toml(path)
+    try:
+        module = data["module"]
+        roles = {r: module[r] for r in ("ndiswrapper", "driverloader",
+                                        "control")}
+        policies = {}
+        for name, body in data["policy"].items():
+            modes = {r: body[r] for r in ("ndiswrapper", "driverloader")}
+            for role, mode in modes.items():
+                if mode not in MODES:
+                    raise BenchError(f"{path}: policy '{name}': {role} = "
+                                     f"'{mode}' is not one of {MODES}")
+            policies[name] = Policy(name, body["commit"], body["history"],
+                                    modes)
+        return Expectations(policies, list(module["gpl_only_imports"]),
+                            roles, dict(data["messages"]),
+                            {k: int(v) for k, v in data["taint"].items()})
+    except KeyError as exc:
+        raise BenchError(f"{path}: missing key {exc}") from exc
+
+
+def _entry_error(path: pathlib.Path, name: str, msg: str) -> BenchError:
+    return BenchError(f"{path}: kernel '{name}': {msg}")
+
+
+def _repo_file(path: pathlib.Path, name: str, field: str,
+               value: object) -> pathlib.Path:
+    if not isinstance(value, str) or not value:
+        raise _entry_error(path, name, f"{field} must be a path string")
+    full = (paths.REPO / value).resolve()
+    if not full.is_file():
+        raise _entry_error(path, name, f"{field} '{value}' does not exist")
+    return full
+
+
+def _parse_entry(path: pathlib.Path, raw: dict,
+                 exp: Expectations) -> Kernel:
+    name = raw.get("name")
+    if not isinstance(name, str) or not NAME_RE.match(name):
+        raise BenchError(f"{path}: kernel entry {raw!r}: name must match "
+                         f"{NAME_RE.pattern}")
+    source = raw.get("source")
+    if source == "debian":
+        kind = "debian"
+    elif isinstance(source, str) and SOURCES_BUILT.match(source):
+        kind = "built"
+    else:
+        raise _entry_error(path, name, f"unknown source {source!r} (use "
+                           f"\"debian\" or \"linux-source-X.Y\")")
+    unknown = sorted(set(raw) - FIELDS[kind])
+    if unknown:
+        raise _entry_error(path, name, f"unknown field(s) {', '.join(unknown)}"
+                           f" for source {source!r}")
+    policy_name = raw.get("policy")
+    if policy_name not in exp.policies:
+        raise _entry_error(path, name, f"unknown policy {policy_name!r} "
+                           f"(known: {', '.join(exp.policies)})")
+    policy = exp.policies[policy_name]
+    if kind == "debian":
+        for field in ("image", "headers"):
+            if not isinstance(raw.get(field), str) or not raw[field]:
+                raise _entry_error(path, name, f"needs {field} = "
+                                   f"\"<metapackage>\"")
+        unsigned = raw.get("unsigned", False)
+        if not isinstance(unsigned, bool):
+            raise _entry_error(path, name, "unsigned must be true or false")
+        return Kernel(name, source, policy, image=raw["image"],
+                      headers=raw["headers"], unsigned=unsigned)
+    config = _repo_file(path, name, "config", raw.get("config"))
+    patch = None
+    if "patch" in raw:
+        patch = _repo_file(path, name, "patch", raw["patch"])
+    return Kernel(name, source, policy, config=config, patch=patch)
+
+
+def load_kernels(path: pathlib.Path = paths.KERNELS_TOML,
+                 exp: Optional[Expectations] = None) -> List[Kernel]:
+    """Parse and validate the whole matrix before anything is built."""
+    exp = exp or load_expectations()
+    data = _load_toml(path)
+    unknown = sorted(set(data) - {"kernel"})
+    if unknown:
+        raise BenchError(f"{path}: unknown table(s) {', '.join(unknown)}")
+    entries = data.get("kernel")
+    if not isinstance(entries, list) or not entries:
+        raise BenchError(f"{path}: no [[kernel]] entries")
+    kernels: List[Kernel] = []
+    for raw in entries:
+        kernel = _parse_entry(path, raw, exp)
+        if any(k.name == kernel.name for k in kernels):
+            raise _entry_error(path, kernel.name, "duplicate name")
+        kernels.append(kernel)
+    return kernels
+
+
+def select(kernels: List[Kernel], names: Optional[List[str]]) -> List[Kernel]:
+    """The entries named on the command line, in matrix order."""
+    if not names:
+        return kernels
+    known = {k.name for k in kernels}
+    bad = [n for n in names if n not in known]
+    if bad:
+        raise BenchError(f"unknown kernel(s) {', '.join(bad)} (known: "
+                         f"{', '.join(sorted(known))})")
+    return [k for k in kernels if k.name in names]

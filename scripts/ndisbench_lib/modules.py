@@ -1,0 +1,165 @@
+"""Out-of-tree modules: the wrapper built under each test name, per kernel.
+
+The same wrapper/driver sources are built as ndiswrapper.ko, driverloader.ko
+and the control name (the kernel only special-cases names), in a scratch copy
+so the source folder stays clean. Each result is a cache entry keyed by the
+kernel, the source tree hash, the name and the compiler.
+"""
+import dataclasses
+import gzip
+import lzma
+import pathlib
+import shutil
+import subprocess
+from typing import Dict, List
+
+from . import paths
+from .cache import Cache, compiler_id, digest_inputs, tree_digest
+from .errors import BenchError
+from .kbuild import KernelArtifact, ensure_kdir, SourceTree
+from .proc import capture, run_logged
+
+WRAPPER_DRIVER = paths.REPO / "wrapper" / "driver"
+
+
+@dataclasses.dataclass(frozen=True)
+class BuiltModule:
+    name: str
+    ko: pathlib.Path
+    gpl_imports: List[str]
+    depends: List[str]
+
+
+def gpl_exports(symvers: pathlib.Path) -> set:
+    """Names the kernel exports with EXPORT_SYMBOL_GPL."""
+    names = set()
+    for line in symvers.read_text().splitlines():
+        fields = line.split("\t")
+        if len(fields) >= 4 and fields[3] == "EXPORT_SYMBOL_GPL":
+            names.add(fields[1])
+    return names
+
+
+def undefined_symbols(ko: pathlib.Path) -> set:
+    out = capture(["nm", "-u", str(ko)], what=f"nm -u {ko.name}")
+    return {line.split()[-1] for line in out.splitlines() if line.strip()}
+
+
+def _build(art: KernelArtifact, name: str, kdir: pathlib.Path,
+           tmp: pathlib.Path, log: pathlib.Path) -> Dict[str, object]:
+    src = tmp / "src"
+    shutil.copytree(WRAPPER_DRIVER, src,
+                    ignore=shutil.ignore_patterns(".*", "*.o", "*.ko"))
+    run_logged(["make", "-C", str(kdir), f"M={src}",
+                f"NDIS_MODNAME={name}", "modules"], log,
+               f"kernel '{art.kernel.name}': build {name}.ko", timeout=900)
+    ko = tmp / f"{name}.ko"
+    shutil.move(str(src / f"{name}.ko"), ko)
+    shutil.rmtree(src)
+    gpl = sorted(undefined_symbols(ko) & gpl_exports(art.symvers))
+    depends = capture(["modinfo", "-F", "depends", str(ko)],
+                      what=f"modinfo {ko.name}").strip()
+    return {"gpl_imports": gpl,
+            "depends": [d for d in depends.split(",") if d]}
+
+
+def build_module(art: KernelArtifact, name: str, cache: Cache
+                 ) -> BuiltModule:
+    inputs = {"kind": "module", "kernel": art.key, "name": name,
+              "source": tree_digest(WRAPPER_DRIVER), "cc": compiler_id()}
+    key = digest_inputs(inputs)
+    entry = cache.lookup("modules", key)
+    if entry is None:
+        log = cache.root / "logs" / f"module-{key}.log"
+        if art.kernel.is_debian:
+            kdir = art.kdir
+            with cache.publish("modules", key, inputs) as tmp:
+                inputs.update(_build(art, name, kdir, tmp, log))
+        else:
+            tree = SourceTree(art.kernel, cache)
+            with tree.lock():
+                kdir = ensure_kdir(art, tree)
+                with cache.publish("modules", key, inputs) as tmp:
+                    inputs.update(_build(art, name, kdir, tmp, log))
+        entry = cache.path("modules", key)
+    meta = cache.meta(entry)
+    return BuiltModule(name, entry / f"{name}.ko", meta["gpl_imports"],
+                       meta["depends"])
+
+
+def check_gpl_imports(mod: BuiltModule, expected: List[str],
+                      art: KernelArtifact) -> None:
+    """The expectation table must name exactly the GPL-only imports."""
+    if sorted(expected) != mod.gpl_imports:
+        raise BenchError(
+            f"kernel '{art.kernel.name}': {mod.name}.ko imports GPL-only "
+            f"{', '.join(mod.gpl_imports) or 'nothing'} but "
+            f"tests/e2e/expectations.toml lists {', '.join(expected)}")
+
+
+# -- in-tree modules the test modules depend on ------------------------------
+
+def _modname(path: str) -> str:
+    base = pathlib.PurePosixPath(path).name
+    for suffix in (".xz", ".gz", ".zst"):
+        if base.endswith(suffix):
+            base = base[: -len(suffix)]
+    return base[: -len(".ko")].replace("-", "_")
+
+
+def dependency_paths(art: KernelArtifact, names: List[str]
+                     ) -> List[pathlib.Path]:
+    """In-tree modules needed by `names`, dependencies first."""
+    moddir = art.modules_dir
+    deps: Dict[str, List[str]] = {}
+    where: Dict[str, str] = {}
+    for line in (moddir / "modules.dep").read_text().splitlines():
+        target, _, rest = line.partition(":")
+        mod = _modname(target)
+        where[mod] = target
+        deps[mod] = [_modname(d) for d in rest.split()]
+    order: List[str] = []
+
+    def visit(mod: str, chain: List[str]) -> None:
+        if mod in order:
+            return
+        if mod not in where:
+            raise BenchError(f"kernel '{art.kernel.name}': module '{mod}' "
+                             f"(needed by {' <- '.join(chain)}) not in "
+                             f"modules.dep")
+        for dep in deps[mod]:
+            visit(dep, chain + [mod])
+        order.append(mod)
+
+    for name in names:
+        visit(name.replace("-", "_"), [])
+    return [moddir / where[m] for m in order]
+
+
+def module_bytes(path: pathlib.Path) -> bytes:
+    """A module file's ELF bytes, decompressed on the host so the guest
+    kernel needs no module decompression support."""
+    data = path.read_bytes()
+    if path.suffix == ".xz":
+        return lzma.decompress(data)
+    if path.suffix == ".gz":
+        return gzip.decompress(data)
+    if path.suffix == ".zst":
+        try:
+            return subprocess.run(["zstd", "-dc"], input=data,
+                                  capture_output=True, check=True,
+                                  timeout=120).stdout
+        except (OSError, subprocess.SubprocessError) as exc:
+            raise BenchError(f"{path}: cannot decompress (zstd): {exc}"
+                             ) from exc
+    return data
+
+
+
+def modfile(path: pathlib.Path) -> str:
+    """The file name a module gets in the guest (decompressed)."""
+    name = path.name
+    for suffix in (".xz", ".gz", ".zst"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name

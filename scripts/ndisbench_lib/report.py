@@ -1,0 +1,181 @@
+"""Run results: the terminal lines, the matrix, results.json, JUnit XML and
+the Markdown summary of a run folder."""
+import dataclasses
+import datetime
+import json
+import pathlib
+import platform
+import xml.etree.ElementTree as ET
+from typing import Dict, List, Optional
+
+from .checks import FAIL, PASS, XFAIL, Verdict
+from .errors import BenchError
+
+
+@dataclasses.dataclass
+class CellResult:
+    kernel: str
+    policy: str
+    device: str
+    folder: str
+    release: str = ""
+    boot_seconds: Optional[float] = None
+    first_ktap_seconds: Optional[float] = None
+    verdicts: Dict[str, Verdict] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass
+class RunResult:
+    run_id: str
+    accel: str = ""
+    checks: List[str] = dataclasses.field(default_factory=list)
+    cells: List[CellResult] = dataclasses.field(default_factory=list)
+    started: str = dataclasses.field(
+        default_factory=lambda: datetime.datetime.now().isoformat(
+            timespec="seconds"))
+    host: str = dataclasses.field(default_factory=platform.node)
+
+    def counts(self) -> Dict[str, int]:
+        out: Dict[str, int] = {}
+        for cell in self.cells:
+            for verdict in cell.verdicts.values():
+                out[verdict.status] = out.get(verdict.status, 0) + 1
+        return out
+
+    @property
+    def ok(self) -> bool:
+        return all(v.ok for c in self.cells for v in c.verdicts.values())
+
+
+def label(check: str, verdict: Verdict) -> str:
+    """Matrix word: an expected failure is shown as what it is."""
+    if verdict.status != XFAIL:
+        return verdict.status
+    return "refused" if check == "driverloader" else "reproduced"
+
+
+def cell_lines(cell: CellResult) -> List[str]:
+    """One line per cell, plus one per check that is not a plain pass."""
+    boot = (f"{cell.boot_seconds:.1f}s" if cell.boot_seconds is not None
+            else "not booted")
+    words = ", ".join(f"{c} {label(c, v)}" for c, v in cell.verdicts.items())
+    lines = [f"{cell.kernel} / {cell.device}: {words} ({boot})"]
+    for check, verdict in cell.verdicts.items():
+        if verdict.status != PASS:
+            lines.append(f"  {check}: {verdict.summary}")
+    return lines
+
+
+def matrix(result: RunResult) -> str:
+    header = ["kernel", "policy", "device"] + result.checks
+    rows = [header] + [[c.kernel, c.policy, c.device] +
+                       [label(k, c.verdicts[k]) if k in c.verdicts else "-"
+                        for k in result.checks] for c in result.cells]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+    lines = ["  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip()
+             for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines) + "\n"
+
+
+def summary_line(result: RunResult) -> str:
+    counts = result.counts()
+    passed = counts.get(PASS, 0) + counts.get(XFAIL, 0)
+    failed = sum(counts.values()) - passed
+    return (f"{passed} passed, {failed} failed "
+            f"({counts.get(XFAIL, 0)} expected failures reproduced)")
+
+
+def markdown(result: RunResult) -> str:
+    out = [f"# ndisbench run {result.run_id}", "",
+           f"Started {result.started} on {result.host}, accel "
+           f"{result.accel}. {summary_line(result)}.", "",
+           "| " + " | ".join(["kernel", "policy", "device"] + result.checks)
+           + " |",
+           "|" + "---|" * (3 + len(result.checks))]
+    for c in result.cells:
+        cols = [c.kernel, c.policy, c.device] + [
+            label(k, c.verdicts[k]) if k in c.verdicts else "-"
+            for k in result.checks]
+        out.append("| " + " | ".join(cols) + " |")
+    out += ["", "`reproduced`: the historical breakage happened exactly as "
+            "expected (symbols, message, taint bits). `refused`: "
+            "driverloader denied its GPL-only symbols, as intended.", "",
+            "## Cells", ""]
+    for c in result.cells:
+        boot = f"{c.boot_seconds}s" if c.boot_seconds is not None else "-"
+        out.append(f"### {c.kernel} / {c.device}")
+        out.append(f"release `{c.release or '-'}`, boot {boot}, first KTAP "
+                   f"line {c.first_ktap_seconds or '-'}s, "
+                   f"[serial log]({c.folder}/serial.log), "
+                   f"[KTAP]({c.folder}/ktap.txt)")
+        out.append("")
+        for check, v in c.verdicts.items():
+            out.append(f"- {check}: **{label(check, v)}**: {v.summary}")
+            out += [f"  - {d}" for d in v.details[1:]]
+        out.append("")
+    return "\n".join(out)
+
+
+def junit(result: RunResult) -> bytes:
+    suite = ET.Element("testsuite", name="ndisbench",
+                       tests=str(sum(len(c.verdicts) for c in result.cells)))
+    failures = errors = 0
+    for c in result.cells:
+        for check, v in c.verdicts.items():
+            case = ET.SubElement(suite, "testcase",
+                                 classname=f"{c.kernel}.{c.device}",
+                                 name=check,
+                                 time=str(c.boot_seconds or 0))
+            text = "\n".join([v.summary, *v.details[1:]])
+            if v.status == FAIL:
+                failures += 1
+                ET.SubElement(case, "failure", message=v.summary).text = text
+            elif not v.ok:
+                errors += 1
+                ET.SubElement(case, "error", type=v.status,
+                              message=v.summary).text = text
+            else:
+                ET.SubElement(case, "system-out").text = (
+                    f"{label(check, v)}: {v.summary}")
+    suite.set("failures", str(failures))
+    suite.set("errors", str(errors))
+    return ET.tostring(suite, encoding="utf-8", xml_declaration=True)
+
+
+def to_json(result: RunResult) -> str:
+    return json.dumps(dataclasses.asdict(result), indent=1)
+
+
+def from_json(text: str) -> RunResult:
+    raw = json.loads(text)
+    cells = []
+    for c in raw.pop("cells"):
+        verdicts = {k: Verdict(v["status"], v["summary"],
+                               tuple(v["details"]))
+                    for k, v in c.pop("verdicts").items()}
+        cells.append(CellResult(**c, verdicts=verdicts))
+    return RunResult(**raw, cells=cells)
+
+
+def write(run_dir: pathlib.Path, result: RunResult) -> None:
+    """results.json plus everything rendered from it."""
+    (run_dir / "results.json").write_text(to_json(result))
+    render(run_dir, result)
+
+
+def render(run_dir: pathlib.Path, result: RunResult) -> None:
+    (run_dir / "matrix.txt").write_text(matrix(result))
+    (run_dir / "summary.md").write_text(markdown(result))
+    (run_dir / "junit.xml").write_bytes(junit(result))
+
+
+def load(run_dir: pathlib.Path) -> RunResult:
+    path = run_dir / "results.json"
+    try:
+        return from_json(path.read_text())
+    except FileNotFoundError as exc:
+        raise BenchError(f"{run_dir}: not a run folder (no results.json)"
+                         ) from exc
+    except (ValueError, TypeError, KeyError) as exc:
+        raise BenchError(f"{path}: unreadable: {exc}") from exc

@@ -1,0 +1,49 @@
+"""`ndisbench test`: the project's test command (README.md, .ci/run).
+
+Host unit tests first (fast, no guests), then the e2e matrix; the last line
+is the combined `N passed, N failed`."""
+import argparse
+import sys
+import unittest
+from typing import Callable
+
+from . import checks as chk
+from . import paths, report, runner
+from .cache import Cache
+from .errors import BenchError
+from .progress import say
+
+UNIT_DIR = paths.REPO / "tests" / "unit"
+
+
+def run_unit() -> unittest.TestResult:
+    suite = unittest.defaultTestLoader.discover(str(UNIT_DIR),
+                                                top_level_dir=str(UNIT_DIR))
+    return unittest.TextTestRunner(stream=sys.stdout, verbosity=1).run(suite)
+
+
+def run_tests(matrix: Callable[[], runner.Matrix],
+              args: argparse.Namespace) -> int:
+    say("test", "host unit tests (tests/unit)")
+    unit = run_unit()
+    unit_failed = len(unit.failures) + len(unit.errors)
+    unit_passed = unit.testsRun - unit_failed - len(unit.skipped)
+    say("test", f"unit: {unit_passed} passed, {unit_failed} failed")
+
+    say("test", "e2e matrix (tests/e2e)")
+    e2e_passed = e2e_failed = 0
+    try:
+        result = runner.run(matrix(), Cache(paths.cache_root()), args.out,
+                            args.jobs, args.timeout, args.accel)
+        sys.stdout.write("\n" + report.matrix(result) + "\n")
+        say("test", f"e2e: {report.summary_line(result)}")
+        counts = result.counts()
+        e2e_passed = counts.get(chk.PASS, 0) + counts.get(chk.XFAIL, 0)
+        e2e_failed = sum(counts.values()) - e2e_passed
+    except BenchError as exc:
+        say("test", f"e2e: ERROR: {exc}")
+        e2e_failed = 1
+    passed = unit_passed + e2e_passed
+    failed = unit_failed + e2e_failed
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 else 1

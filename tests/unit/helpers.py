@@ -1,0 +1,36 @@
+"""Shared bits of the host unit tests: import path and sample agent logs."""
+import pathlib
+import sys
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "scripts"))
+
+
+def agent_log(loads, boot_taint=0, rmmods=None, done=True, noise=True):
+    """KTAP as guest/agent prints it. loads: list of dicts with module,
+    before, errno, after, taint, kmsg (list)."""
+    lines = []
+    if noise:
+        lines += ["SeaBIOS (version 1.16.2-debian-1.16.2-1)",
+                  "[    0.912345] Run /init as init process"]
+    lines += ["KTAP version 1", f"1..{len(loads) + 2}",
+              "# release: 6.1.0-57-amd64", f"# tainted: {boot_taint}",
+              "ok 1 boot"]
+    for n, load in enumerate(loads, start=2):
+        lines += [f"# module: {load['module']}",
+                  f"# tainted_before: {load['before']}",
+                  f"# errno: {load['errno']}",
+                  f"# errname: {'0' if not load['errno'] else 'ENOENT'}",
+                  f"# tainted_after: {load['after']}",
+                  f"# module_taint: {load['taint']}"]
+        lines += [f"# kmsg: {m}" for m in load.get("kmsg", [])]
+        lines.append(f"{'ok' if not load['errno'] else 'not ok'} {n} "
+                     f"insmod {load['module']}")
+    if rmmods is None:
+        rmmods = [ld["module"] for ld in reversed(loads) if not ld["errno"]]
+    lines += [f"# rmmod: {m} errno=0" for m in rmmods]
+    lines += [f"# tainted: {loads[-1]['after'] if loads else boot_taint}",
+              f"ok {len(loads) + 2} rmmod"]
+    if done:
+        lines.append("# ndisbench-agent: done")
+    return "\r\n".join(lines) + "\r\n"

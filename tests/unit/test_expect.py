@@ -1,0 +1,187 @@
+"""Expectation logic: literal logs (numbers as measured on Debian 6.1 under
+QEMU) judged against the policy table; wrong observations must FAIL."""
+import unittest
+
+from helpers import agent_log
+from ndisbench_lib import checks, kernels, ktap
+
+EXP = kernels.load_expectations()
+SIG = 12288         # O + E: unsigned out-of-tree module on Debian's kernels
+NOSIG = 4096        # O only: our tinyconfig kernels do not check signatures
+ROLES = checks.modules_for(checks.CHECKS)
+UNKNOWN = [f"{{m}}: Unknown symbol {s} (err -2)" for s in
+           ("alloc_workqueue", "destroy_workqueue", "usb_deregister",
+            "usb_register_driver")]
+
+
+def unknown(module):
+    return [u.format(m=module) for u in UNKNOWN]
+
+
+def fixed_kernel_loads(ndis_taint="OE", ndis_errno=0, ndis_kmsg=None,
+                       control_after=SIG, control_taint="OE"):
+    """What Debian 6.1 (policy 2.6.25-rc4) really shows."""
+    return [
+        {"module": "ndisbench_control", "before": 0, "errno": 0,
+         "after": control_after, "taint": control_taint,
+         "kmsg": ["ndisbench_control: loading out-of-tree module taints "
+                  "kernel."]},
+        {"module": "ndiswrapper", "before": control_after,
+         "errno": ndis_errno, "after": SIG | 1, "taint": ndis_taint,
+         "kmsg": ndis_kmsg if ndis_kmsg is not None else
+         ["ndiswrapper: module license taints kernel."]},
+        {"module": "driverloader", "before": SIG | 1, "errno": 2,
+         "after": SIG | 1, "taint": "-", "kmsg": unknown("driverloader")},
+    ]
+
+
+def rc1_kernel_loads(ndis_kmsg=None, ndis_errno=2, ndis_taint="-"):
+    """Policy 2.6.25-rc1 on a kernel without module signatures."""
+    return [
+        {"module": "ndisbench_control", "before": 0, "errno": 0,
+         "after": NOSIG, "taint": "O"},
+        {"module": "ndiswrapper", "before": NOSIG, "errno": ndis_errno,
+         "after": NOSIG | 1, "taint": ndis_taint,
+         "kmsg": ndis_kmsg if ndis_kmsg is not None else
+         ["ndiswrapper: module license taints kernel."] +
+         unknown("ndiswrapper")},
+        {"module": "driverloader", "before": NOSIG | 1, "errno": 2,
+         "after": NOSIG | 1, "taint": "-", "kmsg": unknown("driverloader")},
+    ]
+
+
+def judge_all(policy, loads, base, **kw):
+    log = ktap.parse(agent_log(loads, **kw))
+    return {c: checks.judge(c, EXP.policies[policy], EXP, log, ROLES, base)
+            for c in checks.CHECKS}
+
+
+class ExpectedLoadsTest(unittest.TestCase):
+    def test_fixed_policy_on_signed_kernel_matches_measurement(self):
+        want = checks.expected_loads(EXP.policies["2.6.25-rc4"], EXP, ROLES,
+                                     SIG)
+        self.assertEqual(want["ndiswrapper"].tainted_after, 12289)
+        self.assertEqual(want["ndiswrapper"].module_taint, "OE")
+        self.assertEqual(want["ndiswrapper"].errno, 0)
+        self.assertEqual(want["control"].tainted_after, 12288)
+        self.assertEqual(want["driverloader"].errno, 2)
+        self.assertFalse(want["driverloader"].license_message)
+
+    def test_rc1_policy_refuses_every_gpl_only_import(self):
+        want = checks.expected_loads(EXP.policies["2.6.25-rc1"], EXP, ROLES,
+                                     NOSIG)["ndiswrapper"]
+        self.assertEqual(want.errno, 2)
+        self.assertEqual(want.unknown_symbols,
+                         ["alloc_workqueue", "destroy_workqueue",
+                          "usb_deregister", "usb_register_driver"])
+        self.assertEqual(want.tainted_after, 4097)
+        self.assertEqual(want.module_taint, "-")
+        self.assertTrue(want.license_message)
+
+    def test_pre_2616_taints_nothing(self):
+        want = checks.expected_loads(EXP.policies["pre-2.6.16"], EXP, ROLES,
+                                     NOSIG)
+        self.assertEqual(want["driverloader"].tainted_after, 4096)
+        self.assertEqual(want["ndiswrapper"].module_taint, "O")
+
+    def test_module_base_bits_follow_module_sig(self):
+        bits = EXP.taint_bits
+        self.assertEqual(checks.module_base_bits(
+            {"CONFIG_MODULE_SIG": "y"}, bits), SIG)
+        self.assertEqual(checks.module_base_bits({}, bits), NOSIG)
+
+    def test_taint_letters_in_kernel_order(self):
+        self.assertEqual(checks.taint_letters(12289, EXP.taint_bits), "POE")
+
+
+class JudgeTest(unittest.TestCase):
+    def test_fixed_kernel_passes(self):
+        verdicts = judge_all("2.6.25-rc4", fixed_kernel_loads(), SIG)
+        self.assertEqual({c: v.status for c, v in verdicts.items()},
+                         {"load": "pass", "taint": "pass",
+                          "driverloader": "xfail", "control": "pass"})
+
+    def test_ndiswrapper_tainted_p_on_fixed_kernel_fails(self):
+        # The module itself got P on a kernel that must only taint itself:
+        # its GPL-only imports were refused. load and taint must both FAIL.
+        loads = fixed_kernel_loads(
+            ndis_taint="-", ndis_errno=2,
+            ndis_kmsg=["ndiswrapper: module license taints kernel."] +
+            unknown("ndiswrapper"))
+        verdicts = judge_all("2.6.25-rc4", loads, SIG)
+        self.assertEqual(verdicts["load"].status, "FAIL")
+        self.assertIn("errno", verdicts["load"].summary)
+        self.assertEqual(verdicts["taint"].status, "FAIL")
+
+    def test_module_taint_letter_p_alone_fails(self):
+        verdicts = judge_all("2.6.25-rc4", fixed_kernel_loads(
+            ndis_taint="POE"), SIG)
+        self.assertEqual(verdicts["taint"].status, "FAIL")
+        self.assertIn("/sys/module/ndiswrapper/taint",
+                      verdicts["taint"].summary)
+
+    def test_rc1_breakage_is_reproduced(self):
+        verdicts = judge_all("2.6.25-rc1", rc1_kernel_loads(), NOSIG)
+        self.assertEqual(verdicts["load"].status, "xfail")
+        self.assertIn("regression reproduced", verdicts["load"].summary)
+        self.assertIn("usb_register_driver", verdicts["load"].summary)
+        self.assertEqual(verdicts["taint"].status, "xfail")
+        self.assertEqual(verdicts["control"].status, "pass")
+
+    def test_rc1_kernel_that_loads_ndiswrapper_fails(self):
+        loads = rc1_kernel_loads(ndis_errno=0, ndis_taint="O",
+                                 ndis_kmsg=["ndiswrapper: module license "
+                                            "taints kernel."])
+        verdicts = judge_all("2.6.25-rc1", loads, NOSIG)
+        self.assertEqual(verdicts["load"].status, "FAIL")
+        self.assertEqual(verdicts["taint"].status, "FAIL")
+
+    def test_rc1_missing_unknown_symbol_line_fails(self):
+        kmsg = ["ndiswrapper: module license taints kernel."] + \
+            unknown("ndiswrapper")[1:]
+        verdicts = judge_all("2.6.25-rc1", rc1_kernel_loads(ndis_kmsg=kmsg),
+                             NOSIG)
+        self.assertEqual(verdicts["load"].status, "FAIL")
+        self.assertIn("Unknown symbol", verdicts["load"].summary)
+
+    def test_control_with_p_fails(self):
+        loads = fixed_kernel_loads(control_after=SIG | 1,
+                                   control_taint="POE")
+        verdicts = judge_all("2.6.25-rc4", loads, SIG)
+        self.assertEqual(verdicts["control"].status, "FAIL")
+
+    def test_boot_taint_fails_taint_check(self):
+        verdicts = judge_all("2.6.25-rc4", fixed_kernel_loads(), SIG,
+                             boot_taint=512)
+        self.assertEqual(verdicts["taint"].status, "FAIL")
+        self.assertIn("tainted at boot", verdicts["taint"].summary)
+
+    def test_failed_rmmod_fails_load(self):
+        verdicts = judge_all("2.6.25-rc4", fixed_kernel_loads(), SIG,
+                             rmmods=[])
+        self.assertEqual(verdicts["load"].status, "FAIL")
+        self.assertIn("rmmod", verdicts["load"].summary)
+
+    def test_license_message_on_pre_2616_fails(self):
+        loads = [
+            {"module": "ndisbench_control", "before": 0, "errno": 0,
+             "after": NOSIG, "taint": "O"},
+            {"module": "ndiswrapper", "before": NOSIG, "errno": 0,
+             "after": NOSIG, "taint": "O",
+             "kmsg": ["ndiswrapper: module license taints kernel."]},
+            {"module": "driverloader", "before": NOSIG, "errno": 0,
+             "after": NOSIG, "taint": "O"},
+        ]
+        verdicts = judge_all("pre-2.6.16", loads, NOSIG)
+        self.assertEqual(verdicts["load"].status, "FAIL")
+        self.assertEqual(verdicts["driverloader"].status, "pass")
+
+    def test_no_boot_is_error(self):
+        log = ktap.parse("Kernel panic - not syncing\n")
+        verdict = checks.judge("load", EXP.policies["2.6.25-rc4"], EXP, log,
+                               ROLES, SIG)
+        self.assertEqual(verdict.status, "ERROR")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,114 @@
+"""guest/kernels.toml loading: the real matrix loads, bad entries give one
+error line naming the entry and the field."""
+import pathlib
+import tempfile
+import unittest
+
+from helpers import REPO
+from ndisbench_lib import kernels
+from ndisbench_lib.errors import BenchError
+
+GOOD_BUILT = """
+[[kernel]]
+name = "k1"
+source = "linux-source-6.1"
+config = "guest/config/guest.config"
+patch = "guest/patches/policy-2.6.25-rc1.patch"
+policy = "2.6.25-rc1"
+"""
+
+
+class KernelsTomlTest(unittest.TestCase):
+    def load(self, text):
+        with tempfile.NamedTemporaryFile("w", suffix=".toml") as f:
+            f.write(text)
+            f.flush()
+            return kernels.load_kernels(pathlib.Path(f.name))
+
+    def error(self, text):
+        with self.assertRaises(BenchError) as ctx:
+            self.load(text)
+        msg = str(ctx.exception)
+        self.assertNotIn("\n", msg)
+        return msg
+
+    def test_real_matrix_loads(self):
+        ks = kernels.load_kernels()
+        names = [k.name for k in ks]
+        for wanted in ("debian-6.1", "debian-6.12", "policy-2.6.25-rc1",
+                       "policy-2.6.25-rc4", "policy-2.6.19-rc1",
+                       "policy-2.6.16", "policy-pre-2.6.16", "src-6.1"):
+            self.assertIn(wanted, names)
+        rc1 = ks[names.index("policy-2.6.25-rc1")]
+        self.assertEqual(rc1.policy.modes["ndiswrapper"], "module")
+        self.assertTrue(rc1.patch.is_file())
+        self.assertFalse(rc1.is_debian)
+
+    def test_good_entry(self):
+        (k,) = self.load(GOOD_BUILT)
+        self.assertEqual(k.policy.name, "2.6.25-rc1")
+        self.assertEqual(k.config, REPO / "guest/config/guest.config")
+
+    def test_unknown_policy_names_entry(self):
+        msg = self.error(GOOD_BUILT.replace('policy = "2.6.25-rc1"',
+                                            'policy = "2.6.99"'))
+        self.assertIn("kernel 'k1'", msg)
+        self.assertIn("unknown policy '2.6.99'", msg)
+
+    def test_missing_patch_file(self):
+        msg = self.error(GOOD_BUILT.replace("policy-2.6.25-rc1.patch",
+                                            "nope.patch"))
+        self.assertIn("kernel 'k1'", msg)
+        self.assertIn("patch 'guest/patches/nope.patch' does not exist", msg)
+
+    def test_unknown_field(self):
+        msg = self.error(GOOD_BUILT + 'colour = "blue"\n')
+        self.assertIn("unknown field(s) colour", msg)
+
+    def test_unknown_source(self):
+        msg = self.error(GOOD_BUILT.replace('"linux-source-6.1"',
+                                            '"git"'))
+        self.assertIn("unknown source 'git'", msg)
+
+    def test_debian_needs_packages(self):
+        msg = self.error('[[kernel]]\nname = "d"\nsource = "debian"\n'
+                         'policy = "2.6.25-rc4"\nheaders = "x"\n')
+        self.assertIn("kernel 'd': needs image", msg)
+
+    def test_duplicate_name(self):
+        self.assertIn("duplicate name", self.error(GOOD_BUILT + GOOD_BUILT))
+
+    def test_bad_toml(self):
+        self.assertIn("not valid TOML", self.error("[[kernel]\n"))
+
+    def test_bad_name(self):
+        self.assertIn("name must match",
+                      self.error(GOOD_BUILT.replace('"k1"', '"K 1"')))
+
+    def test_select_unknown(self):
+        with self.assertRaises(BenchError) as ctx:
+            kernels.select(kernels.load_kernels(), ["nope"])
+        self.assertIn("unknown kernel(s) nope", str(ctx.exception))
+
+
+class PolicyPatchTest(unittest.TestCase):
+    """Every policy patch says which historical commit it reproduces."""
+
+    def test_patch_headers_name_their_commit(self):
+        exp = kernels.load_expectations()
+        for k in kernels.load_kernels():
+            if not k.patch:
+                continue
+            head = k.patch.read_text().split("\n---\n")[0]
+            self.assertIn(f"reproduce the {k.policy.name} taint policy",
+                          head)
+            reproduces = [ln for ln in head.splitlines()
+                          if ln.startswith("Reproduces: ")]
+            self.assertEqual(len(reproduces), 1, k.patch.name)
+            commit = exp.policies[k.policy.name].commit.split()[-1]
+            if all(c in "0123456789abcdef" for c in commit):
+                self.assertIn(commit, reproduces[0], k.patch.name)
+
+
+if __name__ == "__main__":
+    unittest.main()
