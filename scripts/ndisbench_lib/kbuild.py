@@ -161,6 +161,22 @@ def _find_release_dir(root: pathlib.Path) -> pathlib.Path:
     raise BenchError(f"{root}: no single lib/modules/<release> folder")
 
 
+INCLUDE_ABS_RE = re.compile(r"^include /usr/src/(\S+)$", re.M)
+
+
+def relocate_headers(root: pathlib.Path) -> None:
+    """Debian's per-flavour headers Makefile includes the common one by an
+    absolute /usr/src path; make it relative to the Makefile itself so the
+    unpacked headers work from the cache."""
+    for makefile in (root / "usr" / "src").glob("*/Makefile"):
+        text = makefile.read_text()
+        fixed = INCLUDE_ABS_RE.sub(
+            r"include $(dir $(realpath $(lastword $(MAKEFILE_LIST))))../\1",
+            text)
+        if fixed != text:
+            makefile.write_text(fixed)
+
+
 def _publish_debian(kernel: Kernel, pkgs: List[debian.Package],
                     debs: pathlib.Path, tmp: pathlib.Path) -> Dict[str, str]:
     who = f"kernel '{kernel.name}'"
@@ -168,6 +184,7 @@ def _publish_debian(kernel: Kernel, pkgs: List[debian.Package],
     debian.unpack(debian.download(pkgs[0], debs, who), image_root, who)
     for pkg in pkgs[1:]:
         debian.unpack(debian.download(pkg, debs, who), tmp / "headers", who)
+    relocate_headers(tmp / "headers")
     reldir = _find_release_dir(image_root)
     release = reldir.name
     boot = image_root / "boot"
@@ -194,7 +211,7 @@ def _publish_debian(kernel: Kernel, pkgs: List[debian.Package],
 
 def debian_kernel(kernel: Kernel, cache: Cache) -> KernelArtifact:
     pkgs = _debian_packages(kernel)
-    inputs = {"kind": "kernel-debian",
+    inputs = {"kind": "kernel-debian", "layout": 2,
               "packages": {p.name: p.version for p in pkgs}}
     key = digest_inputs(inputs)
     entry = cache.lookup("kernels", key)
