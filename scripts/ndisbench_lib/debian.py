@@ -41,7 +41,8 @@ def show(name: str, who: str) -> Package:
             fields[key] = value.strip()
     if "Version" not in fields:
         raise BenchError(f"{who}: Debian package '{name}' not found "
-                         f"(apt-get update? deb-src/security entries?)")
+                         f"(check the name; `scripts/ndisbench setup` "
+                         f"refreshes the package lists)")
     depends = []
     for dep in fields.get("Depends", "").split(","):
         match = DEP_NAME.match(dep.split("|")[0])

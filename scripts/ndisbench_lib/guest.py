@@ -55,9 +55,9 @@ def qemu_command(kernel: pathlib.Path, initrd: pathlib.Path, append: str,
 
 
 def _wait(proc: subprocess.Popen, done: threading.Event, start: float,
-          timeout: float) -> str:
-    """Wait for QEMU to exit; kill it at the timeout, or GRACE_SECS after
-    the agent said it is done (a guest that fails to power off)."""
+          timeout: float, grace: float) -> str:
+    """Wait for QEMU to exit; kill it at the timeout, or `grace` seconds
+    after the agent said it is done (a guest that fails to power off)."""
     done_at: Optional[float] = None
     while True:
         try:
@@ -68,14 +68,14 @@ def _wait(proc: subprocess.Popen, done: threading.Event, start: float,
         now = time.monotonic()
         if done.is_set() and done_at is None:
             done_at = now
-        if now - start > timeout or (done_at and now - done_at > GRACE_SECS):
+        if now - start > timeout or (done_at and now - done_at > grace):
             proc.kill()
             proc.wait()
             return "timeout" if done_at is None else "exited"
 
 
-def boot(cmd: Sequence[str], log_path: pathlib.Path, timeout: float
-         ) -> BootResult:
+def boot(cmd: Sequence[str], log_path: pathlib.Path, timeout: float,
+         grace: float = GRACE_SECS) -> BootResult:
     """Run QEMU until it exits, the agent is done, or the timeout hits."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
@@ -104,8 +104,8 @@ def boot(cmd: Sequence[str], log_path: pathlib.Path, timeout: float
 
         reader = threading.Thread(target=pump, daemon=True)
         reader.start()
-        status = _wait(proc, done, start, timeout)
-        reader.join(GRACE_SECS)
+        status = _wait(proc, done, start, timeout, grace)
+        reader.join(grace)
         if done.is_set():
             status = "done"
         elapsed = time.monotonic() - start

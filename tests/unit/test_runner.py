@@ -1,0 +1,120 @@
+"""Guest supervision and cell judging: hangs become TIMEOUT with the log
+kept, kernel oopses fail the cell, a patch that does not apply is one line."""
+import pathlib
+import shutil
+import sys
+import tempfile
+import unittest
+
+from helpers import REPO, agent_log
+from ndisbench_lib import checks, guest, kbuild, kernels, runner
+from ndisbench_lib.errors import BenchError
+
+EXP = kernels.load_expectations()
+ROLES = checks.modules_for(checks.CHECKS)
+
+
+def fake_guest(script: str):
+    """A stand-in for QEMU: a Python child that prints, then may hang."""
+    return [sys.executable, "-c", script]
+
+
+class BootTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = pathlib.Path(tempfile.mkdtemp())
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def test_hanging_guest_is_killed_and_its_log_kept(self):
+        log = self.tmp / "serial.log"
+        res = guest.boot(fake_guest(
+            "import time; print('KTAP version 1', flush=True); "
+            "time.sleep(60)"), log, timeout=1.5)
+        self.assertEqual(res.status, "timeout")
+        self.assertLess(res.seconds, 20)
+        text = log.read_text()
+        self.assertIn("KTAP version 1", text)
+        self.assertIn("killed after", text)
+        self.assertIsNotNone(res.first_ktap_secs)
+
+    def test_guest_that_does_not_power_off_is_stopped_after_done(self):
+        res = guest.boot(fake_guest(
+            "import time; print('# ndisbench-agent: done', flush=True); "
+            "time.sleep(60)"), self.tmp / "s.log", timeout=60, grace=0.5)
+        self.assertEqual(res.status, "done")
+        self.assertLess(res.seconds, 30)
+
+    def test_clean_exit(self):
+        res = guest.boot(fake_guest("print('hello')"), self.tmp / "s.log",
+                         timeout=30)
+        self.assertEqual(res.status, "exited")
+        self.assertEqual(res.exit_code, 0)
+
+
+def prepared(policy="2.6.25-rc4", base=12288):
+    kernel = kernels.Kernel("k", "debian", EXP.policies[policy])
+    return runner.Prepared(kernel, base_bits=base)
+
+
+FIXED = [
+    {"module": "ndisbench_control", "before": 0, "errno": 0,
+     "after": 12288, "taint": "OE"},
+    {"module": "ndiswrapper", "before": 12288, "errno": 0, "after": 12289,
+     "taint": "OE", "kmsg": ["ndiswrapper: module license taints kernel."]},
+    {"module": "driverloader", "before": 12289, "errno": 2, "after": 12289,
+     "taint": "-", "kmsg": [f"driverloader: Unknown symbol {s} (err -2)"
+                            for s in EXP.gpl_only_imports]},
+]
+
+
+class JudgeCellTest(unittest.TestCase):
+    def judge(self, serial, status="done"):
+        boot = guest.BootResult(status, 0, 3.0, 1.0, serial)
+        return runner.judge_cell(prepared(), EXP, checks.CHECKS, ROLES, boot,
+                                 pathlib.Path("/x/serial.log"))
+
+    def test_good_serial_log(self):
+        verdicts = self.judge(agent_log(FIXED))
+        self.assertTrue(all(v.ok for v in verdicts.values()), verdicts)
+
+    def test_timeout_marks_every_check(self):
+        verdicts = self.judge(agent_log(FIXED)[:200], status="timeout")
+        self.assertEqual({v.status for v in verdicts.values()}, {"TIMEOUT"})
+        self.assertIn("/x/serial.log", verdicts["load"].summary)
+
+    def test_oops_fails_the_cell(self):
+        serial = agent_log(FIXED).replace(
+            "ok 5 rmmod", "[  2.1] BUG: kernel NULL pointer dereference\r\n"
+            "ok 5 rmmod")
+        verdicts = self.judge(serial)
+        self.assertEqual(verdicts["load"].status, "FAIL")
+        self.assertIn("NULL pointer", verdicts["load"].summary)
+
+    def test_agent_that_stops_early_is_an_error(self):
+        verdicts = self.judge(agent_log(FIXED, done=False), status="exited")
+        self.assertEqual(verdicts["control"].status, "ERROR")
+
+
+class PatchErrorTest(unittest.TestCase):
+    def test_patch_that_does_not_apply_is_one_line_naming_the_kernel(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            src = pathlib.Path(tmp)
+            (src / "kernel" / "module").mkdir(parents=True)
+            (src / "kernel" / "module" / "main.c").write_text("int x;\n")
+            tree = kbuild.SourceTree.__new__(kbuild.SourceTree)
+            tree.who, tree.src = "kernel 'k'", src
+            tree.package, tree.version = "linux-source-6.1", "6.1.192-3"
+            bad = REPO / "tests/unit/data/does-not-apply.patch"
+            with self.assertRaises(BenchError) as ctx:
+                tree.patch(bad)
+            msg = str(ctx.exception)
+            self.assertNotIn("\n", msg)
+            self.assertIn("kernel 'k': patch does-not-apply.patch does not "
+                          "apply to linux-source-6.1 6.1.192-3", msg)
+            self.assertEqual((src / "kernel/module/main.c").read_text(),
+                             "int x;\n")
+
+
+if __name__ == "__main__":
+    unittest.main()
