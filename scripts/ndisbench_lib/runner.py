@@ -126,6 +126,8 @@ def run_cell(prep: Prepared, device: Device, exp: Expectations,
         cell.verdicts = {c: verdict for c in check_names}
         return cell
     assert prep.art is not None
+    say("cell", f"{prep.kernel.name} / {device.name}: booting "
+                f"{prep.art.boot_image.name} ({prep.art.release})")
     cmd = guest_command(prep, device, exp, roles, accel)
     log_path = cdir / "serial.log"
     boot = guest.boot(cmd, log_path, timeout)
