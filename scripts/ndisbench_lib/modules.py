@@ -19,7 +19,7 @@ from .errors import BenchError
 from .kbuild import KernelArtifact, ensure_kdir, SourceTree
 from .proc import capture, run_logged
 
-WRAPPER_DRIVER = paths.REPO / "wrapper" / "driver"
+WRAPPER = paths.REPO / "wrapper"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,14 +47,16 @@ def undefined_symbols(ko: pathlib.Path) -> set:
 
 def _build(art: KernelArtifact, name: str, kdir: pathlib.Path,
            tmp: pathlib.Path, log: pathlib.Path) -> Dict[str, object]:
-    src = tmp / "src"
-    shutil.copytree(WRAPPER_DRIVER, src,
+    # The whole wrapper/ tree: the module shares wrapper/include and the
+    # PE loader sources with the user-space tools.
+    src = tmp / "wrapper"
+    shutil.copytree(WRAPPER, src,
                     ignore=shutil.ignore_patterns(".*", "*.o", "*.ko"))
-    run_logged(["make", "-C", str(kdir), f"M={src}",
+    run_logged(["make", "-C", str(kdir), f"M={src / 'driver'}",
                 f"NDIS_MODNAME={name}", "modules"], log,
                f"kernel '{art.kernel.name}': build {name}.ko", timeout=900)
     ko = tmp / f"{name}.ko"
-    shutil.move(str(src / f"{name}.ko"), ko)
+    shutil.move(str(src / "driver" / f"{name}.ko"), ko)
     shutil.rmtree(src)
     gpl = sorted(undefined_symbols(ko) & gpl_exports(art.symvers))
     depends = capture(["modinfo", "-F", "depends", str(ko)],
@@ -66,7 +68,7 @@ def _build(art: KernelArtifact, name: str, kdir: pathlib.Path,
 def build_module(art: KernelArtifact, name: str, cache: Cache
                  ) -> BuiltModule:
     inputs = {"kind": "module", "kernel": art.key, "name": name,
-              "source": tree_digest(WRAPPER_DRIVER), "cc": compiler_id()}
+              "source": tree_digest(WRAPPER), "cc": compiler_id()}
     key = digest_inputs(inputs)
     entry = cache.lookup("modules", key)
     if entry is None:
