@@ -28,6 +28,8 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "agent.h"
+
 #define MODULE_DIR      "/lib/ndisbench/modules"
 #define DEPS_LIST       "/lib/ndisbench/deps.list"
 #define TAINTED_PATH    "/proc/sys/kernel/tainted"
@@ -36,6 +38,9 @@
 
 #define OPT_LOAD        "ndisbench.load"
 #define OPT_SHELL       "ndisbench.shell"
+#define OPT_NET         "ndisbench.net"
+#define OPT_PING        "ndisbench.ping"
+#define OPT_TCP         "ndisbench.tcp"
 
 /* The kernel's MODULE_NAME_LEN is 64 - sizeof(unsigned long). */
 #define MODULE_NAME_MAX 56
@@ -49,6 +54,8 @@ struct agent_opts {
     bool *loaded;               /* loaded[i]: modules[i] is loaded */
     size_t n_modules;
     bool shell;                 /* ndisbench.shell=1 */
+    struct net_opts net;        /* ndisbench.net=, .ping=, .tcp= */
+    bool net_opts_bad;          /* a network option did not parse */
 };
 
 struct mount_spec {
@@ -148,6 +155,8 @@ static int parse_cmdline(char *cmdline, struct agent_opts *opts)
     opts->loaded = NULL;
     opts->n_modules = 0;
     opts->shell = false;
+    memset(&opts->net, 0, sizeof(opts->net));
+    opts->net_opts_bad = false;
 
     while ((word = cmdline_next(&cursor)) != NULL) {
         char *value = strchr(word, '=');
@@ -158,6 +167,13 @@ static int parse_cmdline(char *cmdline, struct agent_opts *opts)
             load = value;
         else if (strcmp(word, OPT_SHELL) == 0)
             opts->shell = parse_bool(value);
+        else if (strcmp(word, OPT_NET) == 0 && value && *value)
+            opts->net.ifname = value;
+        else if (strcmp(word, OPT_PING) == 0)
+            opts->net_opts_bad |= !net_parse_count(value,
+                                                   &opts->net.ping_count);
+        else if (strcmp(word, OPT_TCP) == 0)
+            opts->net_opts_bad |= !net_parse_tcp(value, &opts->net);
     }
     if (load == NULL)
         return 0;
@@ -357,8 +373,7 @@ static void write_all(int fd, const char *buf, size_t len)
  * the agent goes on, so the kernel messages its next system call causes
  * cannot land inside it. (tcdrain() fails harmlessly on a non-tty.)
  */
-__attribute__((format(printf, 1, 2)))
-static void say(const char *fmt, ...)
+void say(const char *fmt, ...)
 {
     static char line[OUT_LINE_MAX];
     va_list ap;
@@ -377,7 +392,7 @@ static void say(const char *fmt, ...)
 }
 
 /* The KTAP result line of test number: "ok <n> <name>" or "not ok ...". */
-static void say_result(bool ok, int number, const char *name)
+void say_result(bool ok, int number, const char *name)
 {
     say("%s %d %s", ok ? "ok" : "not ok", number, name);
 }
@@ -425,7 +440,7 @@ static char *read_all(int fd)
  * EOF). Returns a NUL-terminated malloc()ed buffer, or NULL with errno
  * set.
  */
-static char *read_file(const char *path)
+char *read_file(const char *path)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     char *buf;
@@ -719,14 +734,18 @@ static bool test_rmmod(const struct agent_opts *opts)
 static void run_tests(const struct agent_opts *opts,
                       const struct boot_errors *errs)
 {
-    int plan = 2 + (int)opts->n_modules;
+    int n_net = net_test_count(&opts->net);
+    int plan = 2 + (int)opts->n_modules + n_net;
     size_t i;
 
     say("KTAP version 1");
     say("1..%d", plan);
-    say_result(test_boot(errs), 1, "boot");
+    if (opts->net_opts_bad)
+        say("# error: bad ndisbench.ping= or ndisbench.tcp= value");
+    say_result(test_boot(errs) && !opts->net_opts_bad, 1, "boot");
     for (i = 0; i < opts->n_modules; i++)
         opts->loaded[i] = test_insmod(2 + (int)i, opts->modules[i]);
+    net_run_tests(&opts->net, 2 + (int)opts->n_modules);
     say_result(test_rmmod(opts), plan, "rmmod");
 }
 
@@ -758,7 +777,7 @@ static void finish(bool shell)
 #ifndef NDISBENCH_AGENT_NO_MAIN
 int main(void)
 {
-    struct agent_opts opts = { NULL, NULL, 0, false };
+    struct agent_opts opts = { 0 };
     struct boot_errors errs = { { 0 }, 0 };
     char *cmdline;
 

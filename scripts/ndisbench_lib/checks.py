@@ -12,7 +12,9 @@ from typing import Dict, List, Optional, Sequence
 from .kernels import Expectations, Policy
 from .ktap import KtapLog, KtapTest
 
-CHECKS = ("load", "taint", "driverloader", "control")
+MODULE_CHECKS = ("load", "taint", "driverloader", "control")
+NET_CHECKS = ("dhcp", "ping", "tcp")
+CHECKS = MODULE_CHECKS + NET_CHECKS
 # The module role each check observes.
 CHECK_ROLE = {"load": "ndiswrapper", "taint": "ndiswrapper",
               "driverloader": "driverloader", "control": "control"}
@@ -69,7 +71,7 @@ def module_base_bits(config: Dict[str, str], bits: Dict[str, int]) -> int:
 
 def modules_for(checks: Sequence[str]) -> List[str]:
     """Module roles the agent loads for these checks, in load order."""
-    roles = {CHECK_ROLE[c] for c in checks}
+    roles = {CHECK_ROLE[c] for c in checks if c in CHECK_ROLE}
     return [r for r in LOAD_ORDER if r in roles]
 
 
@@ -186,8 +188,12 @@ def _judge_taint(want: ExpectedLoad, got: Observed, boot: Optional[int],
 
 
 def judge(check: str, policy: Policy, exp: Expectations, log: KtapLog,
-          roles: Sequence[str], base_bits: int) -> Verdict:
-    """The verdict of one check in one cell."""
+          roles: Sequence[str], base_bits: int,
+          sink_bytes: Optional[int] = None) -> Verdict:
+    """The verdict of one check in one cell. sink_bytes: what the host's
+    TCP sink received (tcp check only)."""
+    if check not in CHECK_ROLE:
+        return judge_net(check, exp, log, sink_bytes)
     role = CHECK_ROLE[check]
     want = expected_loads(policy, exp, roles, base_bits)[role]
     boot_test: Optional[KtapTest] = log.test("boot")
@@ -224,3 +230,58 @@ def _success(check: str, want: ExpectedLoad) -> Verdict:
              else "refused as expected")
     return Verdict(XFAIL, f"{label}: {want.module}: Unknown symbol {syms} "
                           f"(err -2)")
+
+
+# -- network checks -----------------------------------------------------------
+
+def _iface_problem(log: KtapLog) -> Optional[str]:
+    iface = next((t for t in log.tests if t.name.startswith("iface ")), None)
+    if iface is None:
+        return "agent printed no interface result"
+    if not iface.ok:
+        return iface.fact("error") or f"{iface.name} failed"
+    return None
+
+
+def judge_net(check: str, exp: Expectations, log: KtapLog,
+              sink_bytes: Optional[int]) -> Verdict:
+    boot_test = log.test("boot")
+    if boot_test is None or not boot_test.ok:
+        return Verdict(ERROR, "guest did not boot to the agent's checks")
+    problem = _iface_problem(log)
+    if problem:
+        return Verdict(FAIL, problem)
+    test = log.test(check)
+    if test is None:
+        return Verdict(ERROR, f"agent printed no {check} result")
+    net = exp.network
+    problems: List[str] = []
+    if check == "dhcp":
+        _compare("address", net["address"], test.fact("address"), problems)
+        summary = (f"lease {test.fact('address')} in "
+                   f"{test.fact('dhcp_ms')} ms")
+    elif check == "ping":
+        count = int(net["ping_count"])
+        _compare("echo requests sent", count, _int(test.fact("transmitted")),
+                 problems)
+        _compare("echo replies", count, _int(test.fact("received")),
+                 problems)
+        summary = (f"{test.fact('received')}/{count} replies from "
+                   f"{net['gateway']}, rtt p50 {test.fact('rtt_p50_us')} us "
+                   f"p99 {test.fact('rtt_p99_us')} us")
+    else:
+        want = int(net["tcp_bytes"])
+        _compare("bytes sent by the guest", want,
+                 _int(test.fact("bytes_sent")), problems)
+        _compare("sink's reply", f"received={want}",
+                 test.fact("sink_reply"), problems)
+        _compare("bytes counted by the host sink", want, sink_bytes,
+                 problems)
+        summary = (f"{want} bytes, counted on both ends, in "
+                   f"{test.fact('seconds')} s")
+    if not test.ok and not problems:
+        problems.append(f"agent reported {check} failed: "
+                        f"{test.fact('error') or 'see the serial log'}")
+    if problems:
+        return Verdict(FAIL, problems[0], problems)
+    return Verdict(PASS, summary)

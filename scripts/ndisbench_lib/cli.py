@@ -42,7 +42,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     cache = Cache(paths.cache_root())
     what = args.what
     failed = 0
-    agent = build_agent() if what in ("agent", "all") else None
+    if what in ("agent", "all"):
+        build_agent()
     for kernel in selected if what != "agent" else []:
         if what == "kernels":
             try:
@@ -51,8 +52,7 @@ def cmd_build(args: argparse.Namespace) -> int:
                 say("build", f"ERROR: {exc}")
                 failed += 1
             continue
-        agent = agent or build_agent()
-        prep = runner.prepare(kernel, cache, exp, chk.LOAD_ORDER, agent)
+        prep = runner.prepare(kernel, cache, exp, chk.LOAD_ORDER)
         failed += bool(prep.error)
     say("build", f"done, cache {cache.root}" if not failed else
         f"{failed} kernel(s) failed")

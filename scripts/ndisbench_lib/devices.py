@@ -1,12 +1,14 @@
-"""The device axis of the matrix: what QEMU adds to the guest.
+"""The device axis of the matrix: what QEMU adds to the guest, which
+in-tree modules the guest loads for it, and which checks apply to it.
 
-Only `none` exists so far: a q35 guest with no WLAN hardware, enough for
-the load and taint checks. The emulated WLAN devices join this table when
-their QEMU models land.
+- `none`: a q35 guest without network hardware: the load and taint checks.
+- `e1000`: QEMU's e1000 on the slirp user network: the reference NIC the
+  network checks (and later the wrapped WLAN devices) are measured against.
 """
 import dataclasses
 from typing import Dict, List, Optional, Tuple
 
+from .checks import MODULE_CHECKS, NET_CHECKS
 from .errors import BenchError
 
 
@@ -14,12 +16,21 @@ from .errors import BenchError
 class Device:
     name: str
     description: str
+    checks: Tuple[str, ...]
     qemu_args: Tuple[str, ...] = ()
+    guest_modules: Tuple[str, ...] = ()     # in-tree, unless built in
+    ifname: str = ""                        # interface the net checks use
 
 
-DEVICES: Dict[str, Device] = {
-    "none": Device("none", "no WLAN device (load and taint checks only)"),
-}
+DEVICES: Dict[str, Device] = {d.name: d for d in (
+    Device("none", "no network device: module load and taint checks",
+           MODULE_CHECKS),
+    Device("e1000", "QEMU e1000 on -netdev user (slirp): reference NIC",
+           NET_CHECKS,
+           qemu_args=("-netdev", "user,id=net0", "-device",
+                      "e1000,netdev=net0,mac=52:54:00:12:34:56"),
+           guest_modules=("e1000",), ifname="eth0"),
+)}
 
 
 def select(names: Optional[List[str]]) -> List[Device]:

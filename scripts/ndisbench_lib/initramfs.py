@@ -7,11 +7,13 @@ import pathlib
 import stat
 from typing import Dict, List, Tuple
 
+from . import paths
 from .cache import Cache
 from .errors import BenchError
 from .proc import capture
 
 BUSYBOX = pathlib.Path("/bin/busybox")
+UDHCPC_SCRIPT = paths.REPO / "guest" / "image" / "udhcpc.script"
 DIRS = ("bin", "sbin", "usr", "usr/bin", "usr/sbin", "dev", "proc", "sys",
         "tmp", "etc", "root", "lib", "lib/ndisbench", "lib/ndisbench/deps",
         "lib/ndisbench/modules")
@@ -63,6 +65,8 @@ def build(agent: pathlib.Path, modules: Dict[str, bytes],
     archive.add("dev/console", stat.S_IFCHR | 0o600, rdev=(5, 1))
     archive.add("init", stat.S_IFREG | 0o755, agent.read_bytes())
     archive.add("bin/busybox", stat.S_IFREG | 0o755, BUSYBOX.read_bytes())
+    archive.add("etc/udhcpc.script", stat.S_IFREG | 0o755,
+                UDHCPC_SCRIPT.read_bytes())
     for applet in busybox_applets():
         if applet in ("bin/busybox", "init", "sbin/init", "linuxrc"):
             continue

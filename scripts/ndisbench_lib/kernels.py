@@ -52,6 +52,7 @@ class Expectations:
     module_names: Dict[str, str]    # role -> module name
     messages: Dict[str, str]
     taint_bits: Dict[str, int]
+    network: Dict[str, object]
 
 
 def _load_toml(path: pathlib.Path) -> dict:
@@ -82,7 +83,8 @@ def load_expectations(path: pathlib.Path = paths.EXPECTATIONS_TOML
                                     modes)
         return Expectations(policies, list(module["gpl_only_imports"]),
                             roles, dict(data["messages"]),
-                            {k: int(v) for k, v in data["taint"].items()})
+                            {k: int(v) for k, v in data["taint"].items()},
+                            dict(data["network"]))
     except KeyError as exc:
         raise BenchError(f"{path}: missing key {exc}") from exc
 

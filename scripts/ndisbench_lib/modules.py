@@ -113,6 +113,11 @@ def dependency_paths(art: KernelArtifact, names: List[str]
                      ) -> List[pathlib.Path]:
     """In-tree modules needed by `names`, dependencies first."""
     moddir = art.modules_dir
+    builtin = set()
+    builtin_file = moddir / "modules.builtin"
+    if builtin_file.exists():
+        builtin = {_modname(line.strip()) for line in
+                   builtin_file.read_text().splitlines() if line.strip()}
     deps: Dict[str, List[str]] = {}
     where: Dict[str, str] = {}
     for line in (moddir / "modules.dep").read_text().splitlines():
@@ -123,7 +128,7 @@ def dependency_paths(art: KernelArtifact, names: List[str]
     order: List[str] = []
 
     def visit(mod: str, chain: List[str]) -> None:
-        if mod in order:
+        if mod in order or (mod in builtin and mod not in where):
             return
         if mod not in where:
             raise BenchError(f"kernel '{art.kernel.name}': module '{mod}' "

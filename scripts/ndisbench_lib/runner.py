@@ -18,7 +18,9 @@ from .errors import BenchError
 from .hostbuild import build_agent
 from .kbuild import KernelArtifact, kernel_artifact
 from .kernels import Expectations, Kernel
+from .modules import BuiltModule
 from .progress import fmt_secs, say
+from .sink import TcpSink
 
 KERNEL_PROBLEM_RE = re.compile(
     r"(Kernel panic|BUG: |Oops: |general protection fault|WARNING: CPU:|"
@@ -31,32 +33,45 @@ class Prepared:
     """Everything one kernel's cells need, or why it could not be built."""
     kernel: Kernel
     art: Optional[KernelArtifact] = None
-    initrd: Optional[pathlib.Path] = None
+    built: Dict[str, BuiltModule] = dataclasses.field(
+        default_factory=dict)          # role -> built test module
     base_bits: int = 0
     error: str = ""
 
 
 def prepare(kernel: Kernel, cache: Cache, exp: Expectations,
-            roles: Sequence[str], agent: pathlib.Path) -> Prepared:
-    """Kernel, test modules (checked against the expectation table) and the
-    initramfs holding them."""
+            roles: Sequence[str]) -> Prepared:
+    """The kernel and its test modules (checked against the expectation
+    table)."""
     try:
         art = kernel_artifact(kernel, cache)
-        kos: Dict[str, bytes] = {}
-        depends: List[str] = []
+        built = {}
         for role in roles:
             mod = modules.build_module(art, exp.module_names[role], cache)
             modules.check_gpl_imports(mod, exp.gpl_only_imports, art)
-            kos[mod.name] = mod.ko.read_bytes()
-            depends += [d for d in mod.depends if d not in depends]
-        deps = [(modules.modfile(p), modules.module_bytes(p))
-                for p in modules.dependency_paths(art, depends)]
-        initrd = initramfs.build(agent, kos, deps, cache)
+            built[role] = mod
         base = chk.module_base_bits(art.config(), exp.taint_bits)
-        return Prepared(kernel, art, initrd, base)
+        return Prepared(kernel, art, built, base)
     except BenchError as exc:
         say("build", f"ERROR: {exc}")
         return Prepared(kernel, error=str(exc))
+
+
+def cell_initrd(prep: Prepared, device: Device, roles: Sequence[str],
+                agent: pathlib.Path, cache: Cache) -> pathlib.Path:
+    """The initramfs of one cell: its test modules, the in-tree modules
+    they and the device need."""
+    assert prep.art is not None
+    kos = {prep.built[r].name: prep.built[r].ko.read_bytes()
+           for r in roles}
+    wanted: List[str] = []
+    for name in [d for r in roles for d in prep.built[r].depends] + \
+            list(device.guest_modules):
+        if name not in wanted:
+            wanted.append(name)
+    deps = [(modules.modfile(p), modules.module_bytes(p))
+            for p in modules.dependency_paths(prep.art, wanted)]
+    return initramfs.build(agent, kos, deps, cache)
 
 
 def cell_dir(run_dir: pathlib.Path, kernel: str, device: str
@@ -73,7 +88,8 @@ def kernel_problem(serial: str) -> str:
 
 def judge_cell(prep: Prepared, exp: Expectations, check_names: Sequence[str],
                roles: Sequence[str], boot: guest.BootResult,
-               log_path: pathlib.Path) -> Dict[str, chk.Verdict]:
+               log_path: pathlib.Path, sink_bytes: Optional[int] = None
+               ) -> Dict[str, chk.Verdict]:
     if boot.status == "timeout":
         verdict = chk.Verdict(chk.TIMEOUT, f"guest killed after "
                               f"{fmt_secs(boot.seconds)} (log kept: "
@@ -81,7 +97,8 @@ def judge_cell(prep: Prepared, exp: Expectations, check_names: Sequence[str],
         return {c: verdict for c in check_names}
     log = ktap.parse(boot.serial)
     verdicts = {c: chk.judge(c, prep.kernel.policy, exp, log, roles,
-                             prep.base_bits) for c in check_names}
+                             prep.base_bits, sink_bytes)
+                for c in check_names}
     problem = kernel_problem(boot.serial)
     if problem:
         downgrade = chk.Verdict(chk.FAIL, f"kernel reported: {problem}")
@@ -93,51 +110,85 @@ def judge_cell(prep: Prepared, exp: Expectations, check_names: Sequence[str],
     return {c: (downgrade if v.ok else v) for c, v in verdicts.items()}
 
 
-def guest_command(prep: Prepared, device: Device, exp: Expectations,
-                  roles: Sequence[str], accel: str) -> List[str]:
-    assert prep.art is not None and prep.initrd is not None
-    names = [exp.module_names[r] for r in roles]
-    append = (f"console=ttyS0 loglevel=4 panic=-1 "
-              f"ndisbench.load={','.join(names)}")
-    return guest.qemu_command(prep.art.boot_image, prep.initrd, append,
-                              accel, MEMORY_MB, device.qemu_args)
+def kernel_cmdline(exp: Expectations, device: Device, check_names:
+                   Sequence[str], roles: Sequence[str],
+                   tcp_port: Optional[int]) -> str:
+    """What the agent is asked to do, on the kernel command line."""
+    words = ["console=ttyS0", "loglevel=4", "panic=-1"]
+    if roles:
+        words.append("ndisbench.load=" +
+                     ",".join(exp.module_names[r] for r in roles))
+    if any(c in chk.NET_CHECKS for c in check_names):
+        words.append(f"ndisbench.net={device.ifname}")
+    if "ping" in check_names:
+        words.append(f"ndisbench.ping={exp.network['ping_count']}")
+    if tcp_port is not None:
+        words.append(f"ndisbench.tcp={tcp_port}:"
+                     f"{exp.network['tcp_bytes']}")
+    return " ".join(words)
+
+
+def guest_command(prep: Prepared, device: Device, initrd: pathlib.Path,
+                  append: str, accel: str) -> List[str]:
+    assert prep.art is not None
+    return guest.qemu_command(prep.art.boot_image, initrd, append, accel,
+                              MEMORY_MB, device.qemu_args)
 
 
 def resolve_accel(requested: str, preps: Sequence[Prepared],
-                  exp: Expectations, roles: Sequence[str], cache: Cache
+                  exp: Expectations, agent: pathlib.Path, cache: Cache
                   ) -> str:
     ready = [p for p in preps if not p.error]
     if requested != "auto" or not ready:
         return "tcg" if requested == "auto" else requested
-    probe = guest_command(ready[0], DEVICES["none"], exp, roles, "kvm")
+    none = DEVICES["none"]
+    initrd = cell_initrd(ready[0], none, [], agent, cache)
+    probe = guest_command(ready[0], none, initrd,
+                          kernel_cmdline(exp, none, [], [], None), "kvm")
     return accelerator.resolve(requested, probe, cache)
 
 
+def cell_checks(device: Device, selected: Sequence[str]) -> List[str]:
+    return [c for c in selected if c in device.checks]
+
+
 def run_cell(prep: Prepared, device: Device, exp: Expectations,
-             check_names: Sequence[str], roles: Sequence[str],
+             check_names: Sequence[str], agent: pathlib.Path, cache: Cache,
              run_dir: pathlib.Path, timeout: float, accel: str
              ) -> report.CellResult:
     cdir = cell_dir(run_dir, prep.kernel.name, device.name)
     cdir.mkdir(parents=True, exist_ok=True)
     cell = report.CellResult(prep.kernel.name, prep.kernel.policy.name,
                              device.name, str(cdir.relative_to(run_dir)))
-    if prep.error:
-        verdict = chk.Verdict(chk.ERROR, prep.error)
+    roles = chk.modules_for(check_names)
+    try:
+        if prep.error:
+            raise BenchError(prep.error)
+        assert prep.art is not None
+        initrd = cell_initrd(prep, device, roles, agent, cache)
+    except BenchError as exc:
+        verdict = chk.Verdict(chk.ERROR, str(exc))
         cell.verdicts = {c: verdict for c in check_names}
         return cell
-    assert prep.art is not None
+    sink = TcpSink() if "tcp" in check_names else None
+    append = kernel_cmdline(exp, device, check_names, roles,
+                            sink.port if sink else None)
     say("cell", f"{prep.kernel.name} / {device.name}: booting "
                 f"{prep.art.boot_image.name} ({prep.art.release})")
-    cmd = guest_command(prep, device, exp, roles, accel)
     log_path = cdir / "serial.log"
-    boot = guest.boot(cmd, log_path, timeout)
+    try:
+        boot = guest.boot(guest_command(prep, device, initrd, append, accel),
+                          log_path, timeout)
+    finally:
+        sink_bytes = sink.close() if sink else None
     (cdir / "ktap.txt").write_text("\n".join(ktap.parse(boot.serial).lines)
                                    + "\n")
     cell.release = prep.art.release
     cell.boot_seconds = round(boot.seconds, 2)
     cell.first_ktap_seconds = (round(boot.first_ktap_secs, 2)
                                if boot.first_ktap_secs else None)
-    cell.verdicts = judge_cell(prep, exp, check_names, roles, boot, log_path)
+    cell.verdicts = judge_cell(prep, exp, check_names, roles, boot, log_path,
+                               sink_bytes)
     return cell
 
 
@@ -164,28 +215,32 @@ class Matrix:
 
 def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
         timeout: float, accel: str) -> report.RunResult:
-    kernels, devices, exp = matrix.kernels, matrix.devices, matrix.exp
-    check_names = matrix.checks
-    roles = chk.modules_for(check_names)
+    exp = matrix.exp
+    cells = [(d, cell_checks(d, matrix.checks)) for d in matrix.devices]
+    cells = [(d, cs) for d, cs in cells if cs]
+    if not cells:
+        raise BenchError("no selected check applies to the selected "
+                         "device(s)")
+    roles = chk.modules_for([c for _, cs in cells for c in cs])
     agent = build_agent()
-    preps = [prepare(k, cache, exp, roles, agent) for k in kernels]
-    accel = resolve_accel(accel, preps, exp, roles, cache)
+    preps = [prepare(k, cache, exp, roles) for k in matrix.kernels]
+    accel = resolve_accel(accel, preps, exp, agent, cache)
     run_dir = new_run_dir(out)
-    say("run", f"{len(preps) * len(devices)} cell(s), -j{jobs}, accel "
+    say("run", f"{len(preps) * len(cells)} cell(s), -j{jobs}, accel "
                f"{accel}, results in {run_dir}")
     result = report.RunResult(run_dir.name, accel=accel,
-                              checks=list(check_names))
+                              checks=list(matrix.checks))
+    plan = [(p, d, cs) for p in preps for d, cs in cells]
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(run_cell, p, d, exp, check_names, roles,
+        futures = [pool.submit(run_cell, p, d, exp, cs, agent, cache,
                                run_dir, timeout, accel)
-                   for p in preps for d in devices]
+                   for p, d, cs in plan]
         for fut in concurrent.futures.as_completed(futures):
             cell = fut.result()
             for line in report.cell_lines(cell):
                 say("cell", line)
             result.cells.append(cell)
-    order = {(p.kernel.name, d.name): i for i, (p, d) in
-             enumerate((p, d) for p in preps for d in devices)}
+    order = {(p.kernel.name, d.name): i for i, (p, d, _) in enumerate(plan)}
     result.cells.sort(key=lambda c: order[(c.kernel, c.device)])
     report.write(run_dir, result)
     return result

@@ -8,7 +8,7 @@ from ndisbench_lib import checks, kernels, ktap
 EXP = kernels.load_expectations()
 SIG = 12288         # O + E: unsigned out-of-tree module on Debian's kernels
 NOSIG = 4096        # O only: our tinyconfig kernels do not check signatures
-ROLES = checks.modules_for(checks.CHECKS)
+ROLES = checks.modules_for(checks.MODULE_CHECKS)
 UNKNOWN = [f"{{m}}: Unknown symbol {s} (err -2)" for s in
            ("alloc_workqueue", "destroy_workqueue", "usb_deregister",
             "usb_register_driver")]
@@ -53,7 +53,7 @@ def rc1_kernel_loads(ndis_kmsg=None, ndis_errno=2, ndis_taint="-"):
 def judge_all(policy, loads, base, **kw):
     log = ktap.parse(agent_log(loads, **kw))
     return {c: checks.judge(c, EXP.policies[policy], EXP, log, ROLES, base)
-            for c in checks.CHECKS}
+            for c in checks.MODULE_CHECKS}
 
 
 class ExpectedLoadsTest(unittest.TestCase):
@@ -185,3 +185,70 @@ class JudgeTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+NET_LOG = """KTAP version 1
+1..6
+# tainted: 0
+ok 1 boot
+# ifname: eth0
+# driver: e1000
+ok 2 iface eth0
+# udhcpc_status: 0
+# dhcp_ms: 1123
+# address: {address}
+ok 3 dhcp
+# transmitted: 100
+# received: {received}
+# rtt_p50_us: 581
+# rtt_p99_us: 1656
+{ping_result} 4 ping
+# bytes_sent: 4194304
+# seconds: 0.263
+# sink_reply: received={sink_reply}
+ok 5 tcp
+# tainted: 0
+ok 6 rmmod
+# ndisbench-agent: done
+"""
+
+
+def judge_net(check, sink_bytes=4194304, **kw):
+    values = {"address": "10.0.2.15", "received": 100, "ping_result": "ok",
+              "sink_reply": 4194304}
+    values.update(kw)
+    log = ktap.parse(NET_LOG.format(**values))
+    return checks.judge(check, EXP.policies["2.6.25-rc4"], EXP, log, [], 0,
+                        sink_bytes)
+
+
+class NetJudgeTest(unittest.TestCase):
+    def test_good_log_passes(self):
+        for check in checks.NET_CHECKS:
+            self.assertEqual(judge_net(check).status, "pass", check)
+
+    def test_wrong_lease_fails(self):
+        self.assertEqual(judge_net("dhcp", address="10.0.2.16").status,
+                         "FAIL")
+
+    def test_one_lost_ping_fails(self):
+        verdict = judge_net("ping", received=99, ping_result="not ok")
+        self.assertEqual(verdict.status, "FAIL")
+        self.assertIn("echo replies", verdict.summary)
+
+    def test_byte_counts_must_match_on_both_ends(self):
+        self.assertEqual(judge_net("tcp", sink_bytes=4194303).status, "FAIL")
+        self.assertEqual(judge_net("tcp", sink_reply=1).status, "FAIL")
+        self.assertEqual(judge_net("tcp", sink_bytes=None).status, "FAIL")
+
+    def test_missing_interface_fails_every_net_check(self):
+        log = ktap.parse(NET_LOG.format(address="-", received=0,
+                                        ping_result="not ok", sink_reply=0)
+                         .replace("ok 2 iface eth0", "# error: eth0 did not "
+                                  "appear within 30000 ms\nnot ok 2 iface "
+                                  "eth0"))
+        for check in checks.NET_CHECKS:
+            verdict = checks.judge(check, EXP.policies["2.6.25-rc4"], EXP,
+                                   log, [], 0, None)
+            self.assertEqual(verdict.status, "FAIL")
+            self.assertIn("did not appear", verdict.summary)

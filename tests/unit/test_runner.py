@@ -11,7 +11,7 @@ from ndisbench_lib import checks, guest, kbuild, kernels, runner
 from ndisbench_lib.errors import BenchError
 
 EXP = kernels.load_expectations()
-ROLES = checks.modules_for(checks.CHECKS)
+ROLES = checks.modules_for(checks.MODULE_CHECKS)
 
 
 def fake_guest(script: str):
@@ -71,7 +71,7 @@ FIXED = [
 class JudgeCellTest(unittest.TestCase):
     def judge(self, serial, status="done"):
         boot = guest.BootResult(status, 0, 3.0, 1.0, serial)
-        return runner.judge_cell(prepared(), EXP, checks.CHECKS, ROLES, boot,
+        return runner.judge_cell(prepared(), EXP, checks.MODULE_CHECKS, ROLES, boot,
                                  pathlib.Path("/x/serial.log"))
 
     def test_good_serial_log(self):
@@ -118,3 +118,35 @@ class PatchErrorTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TcpSinkTest(unittest.TestCase):
+    def test_counts_and_answers(self):
+        import socket
+        from ndisbench_lib.sink import TcpSink
+        sink = TcpSink()
+        with socket.create_connection(("127.0.0.1", sink.port), 10) as conn:
+            conn.sendall(b"x" * 100000)
+            conn.shutdown(socket.SHUT_WR)
+            reply = conn.makefile().readline().strip()
+        self.assertEqual(reply, "received=100000")
+        self.assertEqual(sink.close(), 100000)
+
+    def test_nobody_connects(self):
+        from ndisbench_lib.sink import TcpSink
+        self.assertIsNone(TcpSink().close())
+
+
+class CmdlineTest(unittest.TestCase):
+    def test_net_options_only_for_net_checks(self):
+        from ndisbench_lib import devices
+        line = runner.kernel_cmdline(EXP, devices.DEVICES["e1000"],
+                                     ["dhcp", "ping", "tcp"], [], 4242)
+        self.assertIn("ndisbench.net=eth0", line)
+        self.assertIn("ndisbench.ping=100", line)
+        self.assertIn("ndisbench.tcp=4242:4194304", line)
+        self.assertNotIn("ndisbench.load", line)
+        line = runner.kernel_cmdline(EXP, devices.DEVICES["none"],
+                                     ["load"], ["ndiswrapper"], None)
+        self.assertIn("ndisbench.load=ndiswrapper", line)
+        self.assertNotIn("ndisbench.net", line)

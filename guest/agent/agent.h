@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ndisbench-agent: what the agent's parts share. agent.c owns the console
+ * output and PID 1's life; net.c runs the network checks.
+ */
+#ifndef NDISBENCH_AGENT_H
+#define NDISBENCH_AGENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The network checks selected on the kernel command line. */
+struct net_opts {
+    const char *ifname;         /* ndisbench.net=<ifname>; NULL: none */
+    unsigned int ping_count;    /* ndisbench.ping=<count>; 0: no ping */
+    unsigned int tcp_port;      /* ndisbench.tcp=<port>:<bytes>; 0: none */
+    unsigned long long tcp_bytes;
+};
+
+/* One complete console line (newline added), drained before returning. */
+__attribute__((format(printf, 1, 2)))
+void say(const char *fmt, ...);
+/* The KTAP result line of test `number`. */
+void say_result(bool ok, int number, const char *name);
+/* A whole file as a NUL-terminated malloc()ed string, or NULL. */
+char *read_file(const char *path);
+
+/* Parse "<port>:<bytes>" and "<count>" option values; false if bad. */
+bool net_parse_tcp(const char *value, struct net_opts *opts);
+bool net_parse_count(const char *value, unsigned int *count);
+/* Number of KTAP tests net_run_tests() prints for these options. */
+int net_test_count(const struct net_opts *opts);
+/* Run the network tests, numbered from `first`. */
+void net_run_tests(const struct net_opts *opts, int first);
+
+#endif /* NDISBENCH_AGENT_H */

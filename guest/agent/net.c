@@ -1,0 +1,435 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ndisbench-agent network checks: the interface appears (and which driver
+ * runs it), DHCP through it, ICMP echo to the slirp gateway, and a TCP
+ * stream to a sink the host runs on 127.0.0.1 (reached as 10.0.2.2).
+ *
+ * Facts only, as for the module tests: the host judges them.
+ */
+#define _GNU_SOURCE
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <netinet/ip.h>
+#include <netinet/ip_icmp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+
+#define GATEWAY            "10.0.2.2"
+#define IFACE_WAIT_MS      30000
+#define DHCP_TIMEOUT_S     60
+#define PING_TIMEOUT_MS    1000
+#define PING_INTERVAL_MS   10
+#define TCP_TIMEOUT_MS     60000
+#define BUSYBOX            "/bin/busybox"
+#define UDHCPC_SCRIPT      "/etc/udhcpc.script"
+
+/* ---- option parsing (pure) ---- */
+
+bool net_parse_count(const char *value, unsigned int *count)
+{
+    char *end;
+    unsigned long n;
+
+    if (value == NULL || *value == '\0')
+        return false;
+    errno = 0;
+    n = strtoul(value, &end, 10);
+    if (errno != 0 || *end != '\0' || n > 100000)
+        return false;
+    *count = (unsigned int)n;
+    return true;
+}
+
+bool net_parse_tcp(const char *value, struct net_opts *opts)
+{
+    unsigned long port;
+    unsigned long long bytes;
+    char *end;
+
+    if (value == NULL)
+        return false;
+    errno = 0;
+    port = strtoul(value, &end, 10);
+    if (errno != 0 || *end != ':' || port == 0 || port > 65535)
+        return false;
+    bytes = strtoull(end + 1, &end, 10);
+    if (errno != 0 || *end != '\0' || bytes == 0)
+        return false;
+    opts->tcp_port = (unsigned int)port;
+    opts->tcp_bytes = bytes;
+    return true;
+}
+
+int net_test_count(const struct net_opts *opts)
+{
+    if (opts->ifname == NULL)
+        return 0;
+    return 2 + (opts->ping_count > 0) + (opts->tcp_port > 0);
+}
+
+/* ---- helpers ---- */
+
+static long long now_us(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* The p-th percentile (0..100) of n sorted values, nearest rank. */
+static long long percentile(const long long *sorted, size_t n, unsigned p)
+{
+    size_t rank = (n * p + 99) / 100;
+
+    return sorted[rank ? rank - 1 : 0];
+}
+
+static int if_ioctl(unsigned long req, struct ifreq *ifr)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    int ret;
+
+    if (fd < 0)
+        return -errno;
+    ret = ioctl(fd, req, ifr) < 0 ? -errno : 0;
+    close(fd);
+    return ret;
+}
+
+static void ifreq_init(struct ifreq *ifr, const char *ifname)
+{
+    memset(ifr, 0, sizeof(*ifr));
+    snprintf(ifr->ifr_name, sizeof(ifr->ifr_name), "%s", ifname);
+}
+
+/* ---- tests ---- */
+
+static bool wait_for_iface(const char *ifname, long long *waited_ms)
+{
+    char path[64];
+    long long start = now_us();
+    struct stat st;
+
+    snprintf(path, sizeof(path), "/sys/class/net/%s", ifname);
+    while (stat(path, &st) != 0) {
+        if (now_us() - start > IFACE_WAIT_MS * 1000LL)
+            return false;
+        usleep(20000);
+    }
+    *waited_ms = (now_us() - start) / 1000;
+    return true;
+}
+
+static void say_drvinfo(const char *ifname)
+{
+    struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
+    struct ifreq ifr;
+    int err;
+
+    ifreq_init(&ifr, ifname);
+    ifr.ifr_data = (char *)&info;
+    err = if_ioctl(SIOCETHTOOL, &ifr);
+    if (err) {
+        say("# ethtool_error: %d", -err);
+        return;
+    }
+    say("# driver: %.32s", info.driver);
+    say("# driver_version: %.32s", info.version);
+    say("# fw_version: %.32s", info.fw_version);
+    say("# bus_info: %.32s", info.bus_info);
+}
+
+static bool test_iface(const struct net_opts *opts, int number)
+{
+    struct ifreq ifr;
+    long long waited;
+    char name[48];
+    bool ok;
+
+    say("# ifname: %s", opts->ifname);
+    ok = wait_for_iface(opts->ifname, &waited);
+    if (ok) {
+        say("# appeared_ms: %lld", waited);
+        say_drvinfo(opts->ifname);
+        ifreq_init(&ifr, opts->ifname);
+        if (if_ioctl(SIOCGIFHWADDR, &ifr) == 0) {
+            const unsigned char *m =
+                (const unsigned char *)ifr.ifr_hwaddr.sa_data;
+
+            say("# mac: %02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2],
+                m[3], m[4], m[5]);
+        }
+    } else {
+        say("# error: %s did not appear within %d ms", opts->ifname,
+            IFACE_WAIT_MS);
+    }
+    snprintf(name, sizeof(name), "iface %s", opts->ifname);
+    say_result(ok, number, name);
+    return ok;
+}
+
+static int set_up(const char *ifname)
+{
+    struct ifreq ifr;
+    int err;
+
+    ifreq_init(&ifr, ifname);
+    err = if_ioctl(SIOCGIFFLAGS, &ifr);
+    if (err)
+        return err;
+    ifr.ifr_flags |= IFF_UP;
+    return if_ioctl(SIOCSIFFLAGS, &ifr);
+}
+
+/* Run path with argv, output to the console; exit status or -errno. */
+static int run_program(const char *path, char *const argv[], int timeout_s)
+{
+    char *const envp[] = { "PATH=/bin:/sbin:/usr/bin:/usr/sbin", NULL };
+    long long deadline = now_us() + timeout_s * 1000000LL;
+    pid_t pid = fork();
+    int status;
+
+    if (pid < 0)
+        return -errno;
+    if (pid == 0) {
+        execve(path, argv, envp);
+        _exit(127);
+    }
+    while (waitpid(pid, &status, WNOHANG) == 0) {
+        if (now_us() > deadline) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            return -ETIMEDOUT;
+        }
+        usleep(20000);
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -EINTR;
+}
+
+static bool test_dhcp(const struct net_opts *opts, int number)
+{
+    char *argv[] = { "udhcpc", "-i", (char *)opts->ifname, "-n", "-q",
+                     "-f", "-t", "10", "-T", "2", "-s", UDHCPC_SCRIPT,
+                     NULL };
+    struct ifreq ifr;
+    long long start;
+    int err, status;
+    bool ok = false;
+
+    err = set_up(opts->ifname);
+    if (err)
+        say("# ifup_errno: %d", -err);
+    start = now_us();
+    status = run_program(BUSYBOX, argv, DHCP_TIMEOUT_S);
+    say("# udhcpc_status: %d", status);
+    say("# dhcp_ms: %lld", (now_us() - start) / 1000);
+    ifreq_init(&ifr, opts->ifname);
+    if (status == 0 && if_ioctl(SIOCGIFADDR, &ifr) == 0) {
+        struct sockaddr_in *sin = (struct sockaddr_in *)&ifr.ifr_addr;
+
+        say("# address: %s", inet_ntoa(sin->sin_addr));
+        ok = true;
+    } else {
+        say("# address: -");
+    }
+    say_result(ok, number, "dhcp");
+    return ok;
+}
+
+static uint16_t icmp_checksum(const void *data, size_t len)
+{
+    const uint8_t *p = data;
+    uint32_t sum = 0;
+
+    for (; len > 1; p += 2, len -= 2)
+        sum += (uint32_t)p[0] << 8 | p[1];
+    if (len)
+        sum += (uint32_t)p[0] << 8;
+    while (sum >> 16)
+        sum = (sum & 0xffff) + (sum >> 16);
+    return htons((uint16_t)~sum);
+}
+
+/* Wait for the echo reply with this id/seq; its RTT in us, or -1. */
+static long long ping_wait(int fd, uint16_t id, uint16_t seq, long long sent)
+{
+    long long deadline = sent + PING_TIMEOUT_MS * 1000LL;
+    uint8_t buf[1500];
+
+    for (;;) {
+        long long left = deadline - now_us();
+        struct pollfd pfd = { .fd = fd, .events = POLLIN };
+        struct icmphdr *icmp;
+        struct iphdr *ip;
+        ssize_t n;
+
+        if (left <= 0 || poll(&pfd, 1, (int)(left / 1000) + 1) <= 0)
+            return -1;
+        n = recv(fd, buf, sizeof(buf), 0);
+        if (n < (ssize_t)sizeof(*ip))
+            continue;
+        ip = (struct iphdr *)buf;
+        if (n < (ssize_t)(ip->ihl * 4 + sizeof(*icmp)))
+            continue;
+        icmp = (struct icmphdr *)(buf + ip->ihl * 4);
+        if (icmp->type == ICMP_ECHOREPLY && icmp->un.echo.id == htons(id) &&
+            icmp->un.echo.sequence == htons(seq))
+            return now_us() - sent;
+    }
+}
+
+static bool test_ping(const struct net_opts *opts, int number)
+{
+    struct sockaddr_in dst = { .sin_family = AF_INET };
+    long long *rtt = calloc(opts->ping_count, sizeof(*rtt));
+    unsigned int i, received = 0;
+    uint16_t id = (uint16_t)getpid();
+    int fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP);
+
+    inet_pton(AF_INET, GATEWAY, &dst.sin_addr);
+    say("# target: %s", GATEWAY);
+    if (fd < 0 || rtt == NULL) {
+        say("# error: raw socket: %s", strerror(errno));
+        goto out;
+    }
+    for (i = 0; i < opts->ping_count; i++) {
+        uint8_t pkt[sizeof(struct icmphdr) + 56] = { 0 };
+        struct icmphdr *icmp = (struct icmphdr *)pkt;
+        long long sent, r;
+
+        icmp->type = ICMP_ECHO;
+        icmp->un.echo.id = htons(id);
+        icmp->un.echo.sequence = htons((uint16_t)i);
+        icmp->checksum = icmp_checksum(pkt, sizeof(pkt));
+        sent = now_us();
+        if (sendto(fd, pkt, sizeof(pkt), 0, (struct sockaddr *)&dst,
+                   sizeof(dst)) < 0)
+            continue;
+        r = ping_wait(fd, id, (uint16_t)i, sent);
+        if (r >= 0)
+            rtt[received++] = r;
+        usleep(PING_INTERVAL_MS * 1000);
+    }
+out:
+    say("# transmitted: %u", opts->ping_count);
+    say("# received: %u", received);
+    if (received) {
+        qsort(rtt, received, sizeof(*rtt), cmp_ll);
+        say("# rtt_p50_us: %lld", percentile(rtt, received, 50));
+        say("# rtt_p99_us: %lld", percentile(rtt, received, 99));
+        say("# rtt_max_us: %lld", rtt[received - 1]);
+    }
+    if (fd >= 0)
+        close(fd);
+    free(rtt);
+    say_result(received == opts->ping_count && received > 0, number, "ping");
+    return received == opts->ping_count;
+}
+
+/* Send opts->tcp_bytes, half-close, read the sink's "received=<n>" line. */
+static bool test_tcp(const struct net_opts *opts, int number)
+{
+    struct sockaddr_in dst = { .sin_family = AF_INET,
+                               .sin_port = htons((uint16_t)opts->tcp_port) };
+    static uint8_t block[65536];
+    unsigned long long sent = 0;
+    long long start = now_us();
+    char reply[64] = "";
+    size_t got = 0;
+    int fd;
+    size_t i;
+
+    for (i = 0; i < sizeof(block); i++)
+        block[i] = (uint8_t)(i * 7 + 3);
+    inet_pton(AF_INET, GATEWAY, &dst.sin_addr);
+    say("# target: %s:%u", GATEWAY, opts->tcp_port);
+    fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&dst, sizeof(dst)) < 0) {
+        say("# error: connect: %s", strerror(errno));
+        goto out;
+    }
+    while (sent < opts->tcp_bytes && now_us() - start <
+           TCP_TIMEOUT_MS * 1000LL) {
+        size_t chunk = sizeof(block);
+        ssize_t n;
+
+        if (opts->tcp_bytes - sent < chunk)
+            chunk = (size_t)(opts->tcp_bytes - sent);
+        n = write(fd, block, chunk);
+        if (n < 0) {
+            say("# error: write: %s", strerror(errno));
+            break;
+        }
+        sent += (unsigned long long)n;
+    }
+    shutdown(fd, SHUT_WR);
+    for (;;) {
+        struct pollfd pfd = { .fd = fd, .events = POLLIN };
+        ssize_t n;
+
+        if (got + 1 >= sizeof(reply) || poll(&pfd, 1, 10000) <= 0)
+            break;
+        n = read(fd, reply + got, sizeof(reply) - 1 - got);
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    reply[got] = '\0';
+    reply[strcspn(reply, "\r\n")] = '\0';
+out:
+    say("# bytes_sent: %llu", sent);
+    say("# seconds: %.3f", (double)(now_us() - start) / 1e6);
+    say("# sink_reply: %s", got ? reply : "-");
+    if (fd >= 0)
+        close(fd);
+    say_result(sent == opts->tcp_bytes && got > 0, number, "tcp");
+    return sent == opts->tcp_bytes;
+}
+
+void net_run_tests(const struct net_opts *opts, int first)
+{
+    int n = first;
+
+    if (opts->ifname == NULL)
+        return;
+    if (!test_iface(opts, n++)) {
+        /* Later tests still print their results, as failures. */
+        say_result(false, n++, "dhcp");
+        if (opts->ping_count)
+            say_result(false, n++, "ping");
+        if (opts->tcp_port)
+            say_result(false, n++, "tcp");
+        return;
+    }
+    test_dhcp(opts, n++);
+    if (opts->ping_count)
+        test_ping(opts, n++);
+    if (opts->tcp_port)
+        test_tcp(opts, n++);
+}
