@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ndisbench stand-in for an NDIS wrapper: module init/exit and workqueue.
+ * ndiswrapper: module init and exit.
  *
  * The same sources build as ndiswrapper.ko, driverloader.ko and
- * ndisbench_control.ko (see Kbuild). At init the module uses the
- * EXPORT_SYMBOL_GPL functions alloc_workqueue(), destroy_workqueue(),
- * usb_register_driver() and usb_deregister(), so a module that the loader
- * taints with TAINT_PROPRIETARY_MODULE because of its name fails to load.
+ * ndisbench_control.ko (see Kbuild). Deferred Windows routines run on the
+ * module's own workqueue; alloc_workqueue(), destroy_workqueue() and the
+ * USB registration are the EXPORT_SYMBOL_GPL functions the historical taint
+ * policies are about.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -17,29 +17,23 @@
 
 #include "ndiswrapper.h"
 
-static struct workqueue_struct *ndisbench_wq;
+struct workqueue_struct *ndis_wq;
 
-static void ndisbench_work_fn(struct work_struct *work)
-{
-	pr_debug("workqueue is running\n");
-}
-
-static DECLARE_WORK(ndisbench_work, ndisbench_work_fn);
-
-static int __init ndisbench_init(void)
+static int __init ndis_init(void)
 {
 	int err;
 
-	ndisbench_wq = alloc_workqueue("%s", WQ_UNBOUND, 0, KBUILD_MODNAME);
-	if (!ndisbench_wq)
+	ndis_wq = alloc_workqueue("%s", WQ_UNBOUND, 0, KBUILD_MODNAME);
+	if (!ndis_wq)
 		return -ENOMEM;
 
-	queue_work(ndisbench_wq, &ndisbench_work);
-	flush_workqueue(ndisbench_wq);
+	err = ndis_loader_init();
+	if (err)
+		goto err_destroy_wq;
 
 	err = ndisbench_pci_init();
 	if (err)
-		goto err_destroy_wq;
+		goto err_loader_exit;
 
 	err = ndisbench_usb_init();
 	if (err)
@@ -50,22 +44,25 @@ static int __init ndisbench_init(void)
 
 err_pci_exit:
 	ndisbench_pci_exit();
+err_loader_exit:
+	ndis_loader_exit();
 err_destroy_wq:
-	destroy_workqueue(ndisbench_wq);
+	destroy_workqueue(ndis_wq);
 	return err;
 }
 
-static void __exit ndisbench_exit(void)
+static void __exit ndis_exit(void)
 {
 	ndisbench_usb_exit();
 	ndisbench_pci_exit();
-	destroy_workqueue(ndisbench_wq);
+	ndis_loader_exit();
+	destroy_workqueue(ndis_wq);
 }
 
-module_init(ndisbench_init);
-module_exit(ndisbench_exit);
+module_init(ndis_init);
+module_exit(ndis_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_AUTHOR("ndisbench");
-MODULE_DESCRIPTION("ndisbench stand-in for an NDIS wrapper");
-MODULE_VERSION("0.1");
+MODULE_DESCRIPTION("NDIS 5.1 miniport wrapper for Windows network drivers");
+MODULE_VERSION("0.2");

@@ -1,11 +1,44 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ndisbench stand-in for an NDIS wrapper: declarations shared by the
- * module's parts.
+ * ndiswrapper: declarations shared by the module's parts.
  */
 
-#ifndef NDISBENCH_NDISWRAPPER_H
-#define NDISBENCH_NDISWRAPPER_H
+#ifndef NDISWRAPPER_H
+#define NDISWRAPPER_H
+
+#include <linux/list.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+#include "../include/loader_abi.h"
+
+struct pci_dev;
+
+/* The workqueue every deferred Windows routine runs on (main.c). */
+extern struct workqueue_struct *ndis_wq;
+
+/*
+ * What /sbin/loadndisdriver handed over for one device: the .sys image and
+ * the device's settings, all validated and copied into the kernel.
+ */
+struct ndis_load_req {
+	struct list_head list;
+	struct ndis_device_id id;	/* the device being probed */
+	bool done;			/* the helper answered */
+	char sys_name[NDIS_MAX_NAME];
+	void *sys_data;			/* kvmalloc'ed */
+	size_t sys_size;
+	struct ndis_setting *settings;	/* kvmalloc'ed */
+	u32 num_settings;
+};
+
+/* loader.c: /dev/<module name> and the user-space helper. */
+int ndis_loader_init(void);
+void ndis_loader_exit(void);
+bool ndis_find_device(u32 bus, u16 vendor, u16 device, u16 subvendor,
+		      u16 subdevice, struct ndis_device_id *found);
+struct ndis_load_req *ndis_request_driver(const struct ndis_device_id *id);
+void ndis_free_request(struct ndis_load_req *req);
 
 int ndisbench_pci_init(void);
 void ndisbench_pci_exit(void);
@@ -13,4 +46,4 @@ void ndisbench_pci_exit(void);
 int ndisbench_usb_init(void);
 void ndisbench_usb_exit(void);
 
-#endif /* NDISBENCH_NDISWRAPPER_H */
+#endif /* NDISWRAPPER_H */
