@@ -39,6 +39,7 @@
 #define OPT_LOAD        "ndisbench.load"
 #define OPT_SHELL       "ndisbench.shell"
 #define OPT_NET         "ndisbench.net"
+#define OPT_INSTALL     "ndisbench.install"
 #define OPT_PING        "ndisbench.ping"
 #define OPT_TCP         "ndisbench.tcp"
 
@@ -54,6 +55,7 @@ struct agent_opts {
     bool *loaded;               /* loaded[i]: modules[i] is loaded */
     size_t n_modules;
     bool shell;                 /* ndisbench.shell=1 */
+    const char *install_inf;    /* ndisbench.install=<file.inf> */
     struct net_opts net;        /* ndisbench.net=, .ping=, .tcp= */
     bool net_opts_bad;          /* a network option did not parse */
 };
@@ -155,6 +157,7 @@ static int parse_cmdline(char *cmdline, struct agent_opts *opts)
     opts->loaded = NULL;
     opts->n_modules = 0;
     opts->shell = false;
+    opts->install_inf = NULL;
     memset(&opts->net, 0, sizeof(opts->net));
     opts->net_opts_bad = false;
 
@@ -167,6 +170,8 @@ static int parse_cmdline(char *cmdline, struct agent_opts *opts)
             load = value;
         else if (strcmp(word, OPT_SHELL) == 0)
             opts->shell = parse_bool(value);
+        else if (strcmp(word, OPT_INSTALL) == 0 && value && *value)
+            opts->install_inf = value;
         else if (strcmp(word, OPT_NET) == 0 && value && *value)
             opts->net.ifname = value;
         else if (strcmp(word, OPT_PING) == 0)
@@ -734,8 +739,10 @@ static bool test_rmmod(const struct agent_opts *opts)
 static void run_tests(const struct agent_opts *opts,
                       const struct boot_errors *errs)
 {
+    int n_install = opts->install_inf != NULL;
     int n_net = net_test_count(&opts->net);
-    int plan = 2 + (int)opts->n_modules + n_net;
+    int plan = 2 + n_install + (int)opts->n_modules + n_net;
+    int first_module = 2 + n_install;
     size_t i;
 
     say("KTAP version 1");
@@ -743,9 +750,12 @@ static void run_tests(const struct agent_opts *opts,
     if (opts->net_opts_bad)
         say("# error: bad ndisbench.ping= or ndisbench.tcp= value");
     say_result(test_boot(errs) && !opts->net_opts_bad, 1, "boot");
+    if (n_install)
+        install_run_test(opts->install_inf, 2);
     for (i = 0; i < opts->n_modules; i++)
-        opts->loaded[i] = test_insmod(2 + (int)i, opts->modules[i]);
-    net_run_tests(&opts->net, 2 + (int)opts->n_modules);
+        opts->loaded[i] = test_insmod(first_module + (int)i,
+                                      opts->modules[i]);
+    net_run_tests(&opts->net, first_module + (int)opts->n_modules);
     say_result(test_rmmod(opts), plan, "rmmod");
 }
 

@@ -33,4 +33,7 @@ int net_test_count(const struct net_opts *opts);
 /* Run the network tests, numbered from `first`. */
 void net_run_tests(const struct net_opts *opts, int first);
 
+/* `ndiswrapper -i inf` and `ndiswrapper -l`: KTAP test `number`. */
+bool install_run_test(const char *inf, int number);
+
 #endif /* NDISBENCH_AGENT_H */

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/ethtool.h>
@@ -34,6 +35,7 @@
 
 #define GATEWAY            "10.0.2.2"
 #define IFACE_WAIT_MS      30000
+#define CARRIER_WAIT_MS    60000
 #define DHCP_TIMEOUT_S     60
 #define PING_TIMEOUT_MS    1000
 #define PING_INTERVAL_MS   10
@@ -82,7 +84,7 @@ int net_test_count(const struct net_opts *opts)
 {
     if (opts->ifname == NULL)
         return 0;
-    return 2 + (opts->ping_count > 0) + (opts->tcp_port > 0);
+    return 3 + (opts->ping_count > 0) + (opts->tcp_port > 0);
 }
 
 /* ---- helpers ---- */
@@ -232,6 +234,85 @@ static int run_program(const char *path, char *const argv[], int timeout_s)
     return WIFEXITED(status) ? WEXITSTATUS(status) : -EINTR;
 }
 
+/* Contents of a one-line sysfs file without its newline, or NULL. */
+static char *read_attr(const char *ifname, const char *attr)
+{
+    char path[IFNAMSIZ + 300 + 32];
+    char *text;
+
+    snprintf(path, sizeof(path), "/sys/class/net/%s/%s", ifname, attr);
+    text = read_file(path);
+    if (text != NULL)
+        text[strcspn(text, "\n")] = '\0';
+    return text;
+}
+
+static bool carrier_up(const char *ifname)
+{
+    char *carrier = read_attr(ifname, "carrier");
+    bool up = carrier != NULL && strcmp(carrier, "1") == 0;
+
+    free(carrier);
+    return up;
+}
+
+/*
+ * Facts a wrapper publishes about its association in
+ * /sys/class/net/<if>/ndis/ (bssid, ssid, ...): one `ndis_<name>` fact
+ * per file.
+ */
+static void say_ndis_attrs(const char *ifname)
+{
+    char dirpath[96];
+    struct dirent *ent;
+    DIR *dir;
+
+    snprintf(dirpath, sizeof(dirpath), "/sys/class/net/%s/ndis", ifname);
+    dir = opendir(dirpath);
+    if (dir == NULL)
+        return;
+    while ((ent = readdir(dir)) != NULL) {
+        char attr[sizeof(ent->d_name) + 8];
+        char *value;
+
+        if (ent->d_name[0] == '.')
+            continue;
+        snprintf(attr, sizeof(attr), "ndis/%s", ent->d_name);
+        value = read_attr(ifname, attr);
+        if (value != NULL)
+            say("# ndis_%s: %s", ent->d_name, value);
+        free(value);
+    }
+    closedir(dir);
+}
+
+/* Bring the interface up and wait for the driver to report a link. */
+static bool test_link(const struct net_opts *opts, int number)
+{
+    long long start = now_us();
+    char *operstate;
+    int err;
+    bool up;
+
+    err = set_up(opts->ifname);
+    if (err)
+        say("# ifup_errno: %d", -err);
+    while (!(up = carrier_up(opts->ifname)) &&
+           now_us() - start < CARRIER_WAIT_MS * 1000LL)
+        usleep(20000);
+    if (up)
+        say("# carrier_ms: %lld", (now_us() - start) / 1000);
+    else
+        say("# error: no carrier on %s within %d ms", opts->ifname,
+            CARRIER_WAIT_MS);
+    operstate = read_attr(opts->ifname, "operstate");
+    say("# operstate: %s", operstate ? operstate : "-");
+    free(operstate);
+    say_ndis_attrs(opts->ifname);
+    say_result(up, number, "link");
+    return up;
+}
+
 static bool test_dhcp(const struct net_opts *opts, int number)
 {
     char *argv[] = { "udhcpc", "-i", (char *)opts->ifname, "-n", "-q",
@@ -239,12 +320,9 @@ static bool test_dhcp(const struct net_opts *opts, int number)
                      NULL };
     struct ifreq ifr;
     long long start;
-    int err, status;
+    int status;
     bool ok = false;
 
-    err = set_up(opts->ifname);
-    if (err)
-        say("# ifup_errno: %d", -err);
     start = now_us();
     status = run_program(BUSYBOX, argv, DHCP_TIMEOUT_S);
     say("# udhcpc_status: %d", status);
@@ -414,19 +492,23 @@ out:
 
 void net_run_tests(const struct net_opts *opts, int first)
 {
+    static const char *const later[] = { "link", "dhcp" };
     int n = first;
+    size_t i;
 
     if (opts->ifname == NULL)
         return;
     if (!test_iface(opts, n++)) {
         /* Later tests still print their results, as failures. */
-        say_result(false, n++, "dhcp");
+        for (i = 0; i < sizeof(later) / sizeof(later[0]); i++)
+            say_result(false, n++, later[i]);
         if (opts->ping_count)
             say_result(false, n++, "ping");
         if (opts->tcp_port)
             say_result(false, n++, "tcp");
         return;
     }
+    test_link(opts, n++);
     test_dhcp(opts, n++);
     if (opts->ping_count)
         test_ping(opts, n++);

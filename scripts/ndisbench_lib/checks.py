@@ -240,6 +240,11 @@ def _iface_problem(log: KtapLog) -> Optional[str]:
         return "agent printed no interface result"
     if not iface.ok:
         return iface.fact("error") or f"{iface.name} failed"
+    link = log.test("link")
+    if link is None:
+        return "agent printed no link result"
+    if not link.ok:
+        return link.fact("error") or "no link"
     return None
 
 

@@ -188,34 +188,37 @@ if __name__ == "__main__":
 
 
 NET_LOG = """KTAP version 1
-1..6
+1..7
 # tainted: 0
 ok 1 boot
 # ifname: eth0
 # driver: e1000
 ok 2 iface eth0
+# carrier_ms: 12
+# operstate: up
+{link_result} 3 link
 # udhcpc_status: 0
 # dhcp_ms: 1123
 # address: {address}
-ok 3 dhcp
+ok 4 dhcp
 # transmitted: 100
 # received: {received}
 # rtt_p50_us: 581
 # rtt_p99_us: 1656
-{ping_result} 4 ping
+{ping_result} 5 ping
 # bytes_sent: 4194304
 # seconds: 0.263
 # sink_reply: received={sink_reply}
-ok 5 tcp
+ok 6 tcp
 # tainted: 0
-ok 6 rmmod
+ok 7 rmmod
 # ndisbench-agent: done
 """
 
 
 def judge_net(check, sink_bytes=4194304, **kw):
     values = {"address": "10.0.2.15", "received": 100, "ping_result": "ok",
-              "sink_reply": 4194304}
+              "sink_reply": 4194304, "link_result": "ok"}
     values.update(kw)
     log = ktap.parse(NET_LOG.format(**values))
     return checks.judge(check, EXP.policies["2.6.25-rc4"], EXP, log, [], 0,
@@ -236,6 +239,11 @@ class NetJudgeTest(unittest.TestCase):
         self.assertEqual(verdict.status, "FAIL")
         self.assertIn("echo replies", verdict.summary)
 
+    def test_no_link_fails(self):
+        verdict = judge_net("dhcp", link_result="not ok")
+        self.assertEqual(verdict.status, "FAIL")
+        self.assertEqual(verdict.summary, "no link")
+
     def test_byte_counts_must_match_on_both_ends(self):
         self.assertEqual(judge_net("tcp", sink_bytes=4194303).status, "FAIL")
         self.assertEqual(judge_net("tcp", sink_reply=1).status, "FAIL")
@@ -243,7 +251,8 @@ class NetJudgeTest(unittest.TestCase):
 
     def test_missing_interface_fails_every_net_check(self):
         log = ktap.parse(NET_LOG.format(address="-", received=0,
-                                        ping_result="not ok", sink_reply=0)
+                                        ping_result="not ok", sink_reply=0,
+                                        link_result="not ok")
                          .replace("ok 2 iface eth0", "# error: eth0 did not "
                                   "appear within 30000 ms\nnot ok 2 iface "
                                   "eth0"))
