@@ -1,0 +1,894 @@
+/*
+ * QTest for the ndisbench bcm43xx PCI WLAN device model
+ *
+ * Copyright (c) 2026 The ndisbench authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Built inside the QEMU tree: tests/qtest/ndisbench-bcm43xx-test.c is a
+ * symlink to this file and tests/qtest/meson.build has
+ *   qtests_x86_64 += ['ndisbench-bcm43xx-test']
+ * The device model is hw/ndisbench/bcm43xx.c (qemu-devices/ in ndisbench).
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/bswap.h"
+#include "qemu/iov.h"
+#include "qemu/sockets.h"
+#include "libqtest.h"
+#include "qapi/qmp/qdict.h"
+#include "qapi/qmp/qlist.h"
+#include "libqos/pci-pc.h"
+#include "hw/pci/pci_regs.h"
+#include "hw/ndisbench/include/bcm43xx_regs.h"
+
+#define BCM_DEVFN       QPCI_DEVFN(4, 0)
+#define BCM2_DEVFN      QPCI_DEVFN(5, 0)
+#define RAM_MB          128
+
+/* Guest memory used by the tests (RAM is free: the CPUs never run). */
+#define TX_RING         0x100000
+#define RX_RING         0x101000
+#define TX_BUFS         0x200000
+#define RX_BUFS         0x300000
+#define RX_BUF_SIZE     2400
+#define OUTSIDE_RAM     0x40000000ull   /* 1 GiB: nothing mapped there */
+
+#define AP_ARGS  "-object wlan-ap,id=ap0,air=air0,netdev=hs0"
+
+static const uint8_t mac_a[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
+static const uint8_t mac_b[6] = { 0x52, 0x54, 0x00, 0xab, 0xcd, 0xef };
+static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+typedef struct Bcm {
+    QTestState *qts;
+    QPCIBus *bus;
+    QPCIDevice *dev;
+    QPCIBar bar;
+    uint64_t bar_size;
+    uint32_t ring_off;          /* guest memory offset of this NIC's rings */
+    uint32_t tx_next;
+    uint32_t rx_posted;
+} Bcm;
+
+/* ---- helpers ---------------------------------------------------------- */
+
+static uint32_t rd(Bcm *b, uint32_t reg)
+{
+    return qpci_io_readl(b->dev, b->bar, reg);
+}
+
+static void wr(Bcm *b, uint32_t reg, uint32_t val)
+{
+    qpci_io_writel(b->dev, b->bar, reg, val);
+}
+
+static void bcm_open(Bcm *b, QTestState *qts, QPCIBus *bus, int devfn,
+                     uint32_t ring_off)
+{
+    memset(b, 0, sizeof(*b));
+    b->qts = qts;
+    b->bus = bus;
+    b->dev = qpci_device_find(bus, devfn);
+    g_assert(b->dev != NULL);
+    qpci_device_enable(b->dev);
+    b->bar = qpci_iomap(b->dev, 0, &b->bar_size);
+    b->ring_off = ring_off;
+}
+
+static void bcm_close(Bcm *b)
+{
+    qpci_iounmap(b->dev, b->bar);
+    g_free(b->dev);
+}
+
+static QTestState *start(const char *extra)
+{
+    return qtest_initf("-M pc -m %d -nodefaults "
+                       "-object wlan-air,id=air0 "
+                       "-device bcm43xx,air=air0,addr=04.0,"
+                       "mac=52:54:00:12:34:56 %s", RAM_MB, extra);
+}
+
+static void put_desc(QTestState *qts, uint64_t ring, uint32_t slot,
+                     uint32_t ctl0, uint32_t ctl1, uint64_t addr)
+{
+    uint32_t d[4] = {
+        cpu_to_le32(ctl0), cpu_to_le32(ctl1),
+        cpu_to_le32((uint32_t)addr), cpu_to_le32(addr >> 32),
+    };
+
+    qtest_memwrite(qts, ring + slot * BCM43XX_DESC_SIZE, d, sizeof(d));
+}
+
+static void setup_ring(Bcm *b, uint32_t base, uint64_t ring, uint32_t size)
+{
+    wr(b, base + BCM43XX_DMA_CTL, 0);
+    wr(b, base + BCM43XX_DMA_RINGLO, (uint32_t)ring);
+    wr(b, base + BCM43XX_DMA_RINGHI, ring >> 32);
+    wr(b, base + BCM43XX_DMA_RINGSIZE, size);
+    wr(b, base + BCM43XX_DMA_INDEX, 0);
+    wr(b, base + BCM43XX_DMA_CTL, BCM43XX_DMA_CTL_ENABLE);
+}
+
+#define RING_SLOTS 8
+
+/* Radio on, channel, TX ring, RX ring with RING_SLOTS - 1 buffers. */
+static void bcm_up(Bcm *b, uint32_t channel, bool promisc)
+{
+    uint32_t i;
+
+    wr(b, BCM43XX_REG_CTRL, BCM43XX_CTRL_RESET);
+    wr(b, BCM43XX_REG_CHANNEL, channel);
+    setup_ring(b, BCM43XX_DMA_TX_BASE, TX_RING + b->ring_off, RING_SLOTS);
+    setup_ring(b, BCM43XX_DMA_RX_BASE, RX_RING + b->ring_off, RING_SLOTS);
+    for (i = 0; i < RING_SLOTS; i++) {
+        put_desc(b->qts, RX_RING + b->ring_off, i,
+                 i == RING_SLOTS - 1 ? BCM43XX_DCTL0_TABLEEND : 0,
+                 RX_BUF_SIZE, RX_BUFS + b->ring_off + i * 0x1000);
+    }
+    b->tx_next = 0;
+    b->rx_posted = RING_SLOTS - 1;
+    wr(b, BCM43XX_DMA_RX_BASE + BCM43XX_DMA_INDEX, b->rx_posted);
+    wr(b, BCM43XX_REG_INT_MASK, BCM43XX_INT_ALL);
+    wr(b, BCM43XX_REG_CTRL, BCM43XX_CTRL_ENABLE |
+       (promisc ? BCM43XX_CTRL_PROMISC : 0));
+}
+
+/* Queue one frame on the TX ring and ring the doorbell. */
+static void bcm_tx(Bcm *b, const uint8_t *frame, size_t len)
+{
+    uint32_t slot = b->tx_next;
+    uint64_t buf = TX_BUFS + b->ring_off + slot * 0x1000;
+
+    qtest_memwrite(b->qts, buf, frame, len);
+    put_desc(b->qts, TX_RING + b->ring_off, slot,
+             BCM43XX_DCTL0_FRAMESTART | BCM43XX_DCTL0_FRAMEEND |
+             BCM43XX_DCTL0_IRQ, len, buf);
+    b->tx_next = (slot + 1) % RING_SLOTS;
+    wr(b, BCM43XX_DMA_TX_BASE + BCM43XX_DMA_INDEX, b->tx_next);
+    g_assert_cmpuint(rd(b, BCM43XX_DMA_TX_BASE + BCM43XX_DMA_ERROR), ==,
+                     BCM43XX_DMAERR_NONE);
+    g_assert_cmpuint(rd(b, BCM43XX_DMA_TX_BASE + BCM43XX_DMA_STATUS), ==,
+                     b->tx_next);
+}
+
+/* Slots the device filled since the last call (up to RX STATUS). */
+static uint32_t rx_filled(Bcm *b, uint32_t *consumed)
+{
+    uint32_t status = rd(b, BCM43XX_DMA_RX_BASE + BCM43XX_DMA_STATUS);
+
+    return (status + RING_SLOTS - *consumed) % RING_SLOTS;
+}
+
+/*
+ * Wait (real time: the air delivers from a bottom half, the netdev from
+ * the main loop) for a received frame; return its length or -1.
+ */
+static int bcm_rx(Bcm *b, uint32_t *consumed, uint8_t *frame,
+                  struct bcm43xx_rxhdr *hdr_out, int wait_ms)
+{
+    struct bcm43xx_rxhdr hdr;
+    uint64_t buf;
+    int i;
+
+    for (i = 0; i <= wait_ms; i++) {
+        if (rx_filled(b, consumed)) {
+            break;
+        }
+        g_usleep(1000);
+    }
+    if (!rx_filled(b, consumed)) {
+        return -1;
+    }
+    buf = RX_BUFS + b->ring_off + *consumed * 0x1000;
+    qtest_memread(b->qts, buf, &hdr, sizeof(hdr));
+    hdr.frame_len = le16_to_cpu(hdr.frame_len);
+    g_assert_cmpuint(hdr.frame_len, <=, BCM43XX_MAX_FRAME);
+    qtest_memread(b->qts, buf + BCM43XX_RXHDR_SIZE, frame, hdr.frame_len);
+    if (hdr_out) {
+        *hdr_out = hdr;
+    }
+    /* Give the buffer back. */
+    *consumed = (*consumed + 1) % RING_SLOTS;
+    b->rx_posted = (b->rx_posted + 1) % RING_SLOTS;
+    wr(b, BCM43XX_DMA_RX_BASE + BCM43XX_DMA_INDEX, b->rx_posted);
+    return hdr.frame_len;
+}
+
+static size_t mk_hdr(uint8_t *f, uint8_t fc0, uint8_t fc1, const uint8_t *a1,
+                     const uint8_t *a2, const uint8_t *a3)
+{
+    memset(f, 0, 24);
+    f[0] = fc0;
+    f[1] = fc1;
+    memcpy(f + 4, a1, 6);
+    memcpy(f + 10, a2, 6);
+    memcpy(f + 16, a3, 6);
+    return 24;
+}
+
+static size_t mk_data(uint8_t *f, const uint8_t *a1, const uint8_t *a2,
+                      const uint8_t *a3, uint8_t fc1, uint16_t ethertype,
+                      const char *payload)
+{
+    static const uint8_t snap[6] = { 0xaa, 0xaa, 0x03, 0, 0, 0 };
+    size_t n = mk_hdr(f, 0x08, fc1, a1, a2, a3);
+
+    memcpy(f + n, snap, 6);
+    n += 6;
+    stw_be_p(f + n, ethertype);
+    n += 2;
+    memcpy(f + n, payload, strlen(payload));
+    return n + strlen(payload);
+}
+
+/* ---- config space ----------------------------------------------------- */
+
+static void test_config(void)
+{
+    QTestState *qts = start("");
+    QPCIBus *bus = qpci_new_pc(qts, NULL);
+    Bcm b;
+
+    bcm_open(&b, qts, bus, BCM_DEVFN, 0);
+    g_assert_cmphex(qpci_config_readw(b.dev, PCI_VENDOR_ID), ==, 0x14e4);
+    g_assert_cmphex(qpci_config_readw(b.dev, PCI_DEVICE_ID), ==, 0x4318);
+    g_assert_cmphex(qpci_config_readw(b.dev, PCI_CLASS_DEVICE), ==, 0x0280);
+    g_assert_cmphex(qpci_config_readb(b.dev, PCI_INTERRUPT_PIN), ==, 1);
+    g_assert_cmpuint(b.bar_size, ==, BCM43XX_MMIO_SIZE);
+    g_assert_cmpuint(qpci_find_capability(b.dev, PCI_CAP_ID_MSI, 0), !=, 0);
+    bcm_close(&b);
+    qpci_free_pc(bus);
+    qtest_quit(qts);
+}
+
+static void test_device_ids(void)
+{
+    static const uint16_t ids[] = { 0x4311, 0x4312, 0x4320 };
+    QTestState *qts;
+    QPCIBus *bus;
+    QDict *resp;
+    Bcm b;
+    int i;
+
+    for (i = 0; i < ARRAY_SIZE(ids); i++) {
+        qts = qtest_initf("-M pc -nodefaults -object wlan-air,id=air0 "
+                          "-device bcm43xx,air=air0,addr=04.0,"
+                          "device-id=0x%x", ids[i]);
+        bus = qpci_new_pc(qts, NULL);
+        bcm_open(&b, qts, bus, BCM_DEVFN, 0);
+        g_assert_cmphex(qpci_config_readw(b.dev, PCI_DEVICE_ID), ==, ids[i]);
+        g_assert_cmphex(rd(&b, BCM43XX_REG_ID) >> 16, ==, ids[i]);
+        bcm_close(&b);
+        qpci_free_pc(bus);
+        qtest_quit(qts);
+    }
+
+    /* Realize errors: an unknown id is named; a missing air is refused. */
+    qts = qtest_init("-M pc -nodefaults -object wlan-air,id=air0");
+    resp = qtest_qmp(qts, "{'execute': 'device_add', 'arguments': {"
+                     "'driver': 'bcm43xx', 'id': 'bad', 'air': 'air0', "
+                     "'device-id': 4660}}");
+    g_assert(qdict_haskey(resp, "error"));
+    g_assert(strstr(qdict_get_str(qdict_get_qdict(resp, "error"), "desc"),
+                    "0x1234"));
+    qobject_unref(resp);
+    resp = qtest_qmp(qts, "{'execute': 'device_add', 'arguments': {"
+                     "'driver': 'bcm43xx', 'id': 'noair'}}");
+    g_assert(qdict_haskey(resp, "error"));
+    g_assert(strstr(qdict_get_str(qdict_get_qdict(resp, "error"), "desc"),
+                    "air"));
+    qobject_unref(resp);
+    qtest_quit(qts);
+}
+
+/* ---- registers -------------------------------------------------------- */
+
+static void test_registers(void)
+{
+    QTestState *qts = start("");
+    QPCIBus *bus = qpci_new_pc(qts, NULL);
+    uint32_t tsf0, tsf1;
+    Bcm b;
+    int i;
+
+    bcm_open(&b, qts, bus, BCM_DEVFN, 0);
+    g_assert_cmphex(rd(&b, BCM43XX_REG_ID), ==, 0x43180002);
+
+    /* INT_MASK keeps the defined bits; INT_STATUS starts clear. */
+    wr(&b, BCM43XX_REG_INT_MASK, 0xffffffff);
+    g_assert_cmphex(rd(&b, BCM43XX_REG_INT_MASK), ==, BCM43XX_INT_ALL);
+    g_assert_cmphex(rd(&b, BCM43XX_REG_INT_STATUS), ==, 0);
+
+    /* Raise DMA_ERROR (ring size 0), then write-1-to-clear it. */
+    wr(&b, BCM43XX_DMA_TX_BASE + BCM43XX_DMA_CTL, BCM43XX_DMA_CTL_ENABLE);
+    g_assert_cmphex(rd(&b, BCM43XX_REG_INT_STATUS), ==,
+                    BCM43XX_INT_DMA_ERROR);
+    wr(&b, BCM43XX_REG_INT_STATUS, 0);
+    g_assert_cmphex(rd(&b, BCM43XX_REG_INT_STATUS), ==,
+                    BCM43XX_INT_DMA_ERROR);
+    wr(&b, BCM43XX_REG_INT_STATUS, BCM43XX_INT_TX_DONE);
+    g_assert_cmphex(rd(&b, BCM43XX_REG_INT_STATUS), ==,
+                    BCM43XX_INT_DMA_ERROR);
+    wr(&b, BCM43XX_REG_INT_STATUS, BCM43XX_INT_DMA_ERROR);
+    g_assert_cmphex(rd(&b, BCM43XX_REG_INT_STATUS), ==, 0);
+
+    /* CTRL: RESET clears the mask and is not readable. */
+    wr(&b, BCM43XX_REG_CTRL, BCM43XX_CTRL_RESET | BCM43XX_CTRL_PROMISC);
+    g_assert_cmphex(rd(&b, BCM43XX_REG_CTRL), ==, BCM43XX_CTRL_PROMISC);
+    g_assert_cmphex(rd(&b, BCM43XX_REG_INT_MASK), ==, 0);
+
+    /* Channel 1..14, anything else ignored. */
+    g_assert_cmpuint(rd(&b, BCM43XX_REG_CHANNEL), ==, 1);
+    wr(&b, BCM43XX_REG_CHANNEL, 6);
+    g_assert_cmpuint(rd(&b, BCM43XX_REG_CHANNEL), ==, 6);
+    wr(&b, BCM43XX_REG_CHANNEL, 0);
+    g_assert_cmpuint(rd(&b, BCM43XX_REG_CHANNEL), ==, 6);
+    wr(&b, BCM43XX_REG_CHANNEL, 15);
+    g_assert_cmpuint(rd(&b, BCM43XX_REG_CHANNEL), ==, 6);
+    wr(&b, BCM43XX_REG_CHANNEL, 14);
+    g_assert_cmpuint(rd(&b, BCM43XX_REG_CHANNEL), ==, 14);
+
+    /* SPROM: revision 1, the mac property in network byte order. */
+    g_assert_cmphex(qpci_io_readw(b.dev, b.bar, BCM43XX_SPROM_REV), ==, 1);
+    for (i = 0; i < 6; i += 2) {
+        uint16_t w = qpci_io_readw(b.dev, b.bar, BCM43XX_SPROM_MAC + i);
+
+        g_assert_cmphex(w & 0xff, ==, mac_a[i]);
+        g_assert_cmphex(w >> 8, ==, mac_a[i + 1]);
+    }
+    /* The RX filter address starts as the same MAC. */
+    g_assert_cmphex(rd(&b, BCM43XX_REG_MACADDR_LO), ==, ldl_le_p(mac_a));
+    g_assert_cmphex(rd(&b, BCM43XX_REG_MACADDR_HI), ==, lduw_le_p(mac_a + 4));
+    wr(&b, BCM43XX_REG_MACADDR_HI, 0xffff1234);
+    g_assert_cmphex(rd(&b, BCM43XX_REG_MACADDR_HI), ==, 0x1234);
+
+    /* TSF: microseconds of virtual time. */
+    tsf0 = rd(&b, BCM43XX_REG_TSF_LO);
+    qtest_clock_step(qts, 5 * 1000 * 1000);
+    tsf1 = rd(&b, BCM43XX_REG_TSF_LO);
+    g_assert_cmpuint(tsf1 - tsf0, >=, 5000);
+    g_assert_cmpuint(tsf1 - tsf0, <, 5000 + 1000);
+    g_assert_cmpuint(rd(&b, BCM43XX_REG_TSF_HI), ==, 0);
+
+    bcm_close(&b);
+    qpci_free_pc(bus);
+    qtest_quit(qts);
+}
+
+/* ---- two radios on one air ------------------------------------------- */
+
+static void test_air_pair(void)
+{
+    QTestState *qts = start("-device bcm43xx,air=air0,addr=05.0,"
+                            "mac=52:54:00:ab:cd:ef");
+    QPCIBus *bus = qpci_new_pc(qts, NULL);
+    uint8_t frame[BCM43XX_MAX_FRAME], got[BCM43XX_MAX_FRAME];
+    struct bcm43xx_rxhdr hdr;
+    uint32_t consumed = 0;
+    Bcm a, b;
+    size_t n;
+    int len;
+
+    bcm_open(&a, qts, bus, BCM_DEVFN, 0);
+    bcm_open(&b, qts, bus, BCM2_DEVFN, 0x10000);
+    bcm_up(&a, 6, false);
+    bcm_up(&b, 6, false);
+
+    /* Unicast to b: TX_DONE on a, RX_DONE and the frame on b. */
+    n = mk_data(frame, mac_b, mac_a, mac_a, 0, 0x0800, "unicast a->b");
+    bcm_tx(&a, frame, n);
+    g_assert_cmphex(rd(&a, BCM43XX_REG_INT_STATUS) & BCM43XX_INT_TX_DONE,
+                    ==, BCM43XX_INT_TX_DONE);
+    len = bcm_rx(&b, &consumed, got, &hdr, 2000);
+    g_assert_cmpint(len, ==, n);
+    g_assert(memcmp(got, frame, n) == 0);
+    g_assert_cmpuint(hdr.channel, ==, 6);
+    g_assert_cmpint(hdr.rssi_dbm, <, 0);
+    g_assert_cmphex(rd(&b, BCM43XX_REG_INT_STATUS) & BCM43XX_INT_RX_DONE,
+                    ==, BCM43XX_INT_RX_DONE);
+
+    /* Another station's unicast is filtered, broadcast is not. */
+    n = mk_data(frame, (const uint8_t *)"\x02\x00\x00\x00\x00\x01", mac_a,
+                mac_a, 0, 0x0800, "for someone else");
+    bcm_tx(&a, frame, n);
+    n = mk_data(frame, bcast, mac_a, mac_a, 0, 0x0800, "broadcast");
+    bcm_tx(&a, frame, n);
+    len = bcm_rx(&b, &consumed, got, NULL, 2000);
+    g_assert_cmpint(len, ==, n);
+    g_assert(memcmp(got, frame, n) == 0);
+    g_assert_cmpint(bcm_rx(&b, &consumed, got, NULL, 50), ==, -1);
+
+    /* Promiscuous b hears it all. */
+    wr(&b, BCM43XX_REG_CTRL, BCM43XX_CTRL_ENABLE | BCM43XX_CTRL_PROMISC);
+    n = mk_data(frame, (const uint8_t *)"\x02\x00\x00\x00\x00\x01", mac_a,
+                mac_a, 0, 0x0800, "promisc");
+    bcm_tx(&a, frame, n);
+    g_assert_cmpint(bcm_rx(&b, &consumed, got, NULL, 2000), ==, n);
+
+    /* Other channel: nothing. */
+    wr(&b, BCM43XX_REG_CHANNEL, 11);
+    bcm_tx(&a, frame, n);
+    g_assert_cmpint(bcm_rx(&b, &consumed, got, NULL, 50), ==, -1);
+    wr(&b, BCM43XX_REG_CHANNEL, 6);
+
+    /* No posted buffer: RX_NOBUF and the frame is dropped. */
+    wr(&b, BCM43XX_REG_INT_STATUS, BCM43XX_INT_ALL);
+    wr(&b, BCM43XX_DMA_RX_BASE + BCM43XX_DMA_INDEX, consumed);
+    b.rx_posted = consumed;
+    bcm_tx(&a, frame, n);
+    for (len = 0; len < 2000 && !(rd(&b, BCM43XX_REG_INT_STATUS) &
+                                  BCM43XX_INT_RX_NOBUF); len++) {
+        g_usleep(1000);
+    }
+    g_assert_cmphex(rd(&b, BCM43XX_REG_INT_STATUS), ==, BCM43XX_INT_RX_NOBUF);
+    g_assert_cmpuint(rd(&b, BCM43XX_DMA_RX_BASE + BCM43XX_DMA_STATUS), ==,
+                     consumed);
+
+    /* A buffer too small for header + frame: dropped, slot kept. */
+    put_desc(qts, RX_RING + b.ring_off, consumed, 0, 16,
+             RX_BUFS + b.ring_off + consumed * 0x1000);
+    b.rx_posted = (consumed + 1) % RING_SLOTS;
+    wr(&b, BCM43XX_DMA_RX_BASE + BCM43XX_DMA_INDEX, b.rx_posted);
+    wr(&b, BCM43XX_REG_INT_STATUS, BCM43XX_INT_ALL);
+    bcm_tx(&a, frame, n);
+    g_assert_cmpint(bcm_rx(&b, &consumed, got, NULL, 50), ==, -1);
+    g_assert_cmphex(rd(&b, BCM43XX_REG_INT_STATUS), ==, 0);
+    g_assert_cmphex(rd(&b, BCM43XX_DMA_RX_BASE + BCM43XX_DMA_ERROR), ==,
+                    BCM43XX_DMAERR_NONE);
+
+    /* Radio off: a's frames go nowhere (but TX still completes). */
+    put_desc(qts, RX_RING + b.ring_off, consumed, 0, RX_BUF_SIZE,
+             RX_BUFS + b.ring_off + consumed * 0x1000);
+    wr(&a, BCM43XX_REG_CTRL, 0);
+    bcm_tx(&a, frame, n);
+    g_assert_cmpint(bcm_rx(&b, &consumed, got, NULL, 50), ==, -1);
+    wr(&a, BCM43XX_REG_CTRL, BCM43XX_CTRL_ENABLE);
+    bcm_tx(&a, frame, n);
+    g_assert_cmpint(bcm_rx(&b, &consumed, got, NULL, 2000), ==, n);
+
+    bcm_close(&a);
+    bcm_close(&b);
+    qpci_free_pc(bus);
+    qtest_quit(qts);
+}
+
+/* ---- bad DMA ---------------------------------------------------------- */
+
+/* The engine reports @code, raises DMA_ERROR, stops; QEMU keeps running. */
+static void expect_dma_error(Bcm *b, uint32_t base, uint32_t code)
+{
+    g_assert_cmpuint(rd(b, base + BCM43XX_DMA_ERROR), ==, code);
+    g_assert_cmphex(rd(b, BCM43XX_REG_INT_STATUS) & BCM43XX_INT_DMA_ERROR,
+                    ==, BCM43XX_INT_DMA_ERROR);
+    g_assert_cmphex(rd(b, base + BCM43XX_DMA_CTL) & BCM43XX_DMA_CTL_ENABLE,
+                    ==, 0);
+    g_assert_cmphex(rd(b, BCM43XX_REG_ID), ==, 0x43180002);
+    /* A CTL write clears the error. */
+    wr(b, BCM43XX_REG_INT_STATUS, BCM43XX_INT_ALL);
+    wr(b, base + BCM43XX_DMA_CTL, 0);
+    g_assert_cmpuint(rd(b, base + BCM43XX_DMA_ERROR), ==, 0);
+}
+
+static void tx_one(Bcm *b, uint32_t ctl0, uint32_t len, uint64_t addr)
+{
+    put_desc(b->qts, TX_RING, 0, ctl0, len, addr);
+    setup_ring(b, BCM43XX_DMA_TX_BASE, TX_RING, RING_SLOTS);
+    wr(b, BCM43XX_DMA_TX_BASE + BCM43XX_DMA_INDEX, 1);
+}
+
+static void test_bad_dma(void)
+{
+    QTestState *qts = start("");
+    QPCIBus *bus = qpci_new_pc(qts, NULL);
+    const uint32_t tx = BCM43XX_DMA_TX_BASE, rx = BCM43XX_DMA_RX_BASE;
+    const uint32_t frame_ok = BCM43XX_DCTL0_FRAMESTART |
+                              BCM43XX_DCTL0_FRAMEEND;
+    uint8_t frame[64];
+    Bcm b;
+
+    bcm_open(&b, qts, bus, BCM_DEVFN, 0);
+    bcm_up(&b, 1, false);
+    wr(&b, BCM43XX_REG_INT_STATUS, BCM43XX_INT_ALL);
+    memset(frame, 0x5a, sizeof(frame));
+    qtest_memwrite(qts, TX_BUFS, frame, sizeof(frame));
+
+    /* Ring base outside guest RAM (low and high words). */
+    setup_ring(&b, tx, OUTSIDE_RAM, RING_SLOTS);
+    expect_dma_error(&b, tx, BCM43XX_DMAERR_RING);
+    setup_ring(&b, tx, 0x1000000000ull, RING_SLOTS);
+    expect_dma_error(&b, tx, BCM43XX_DMAERR_RING);
+    setup_ring(&b, rx, OUTSIDE_RAM, RING_SLOTS);
+    expect_dma_error(&b, rx, BCM43XX_DMAERR_RING);
+    /* Misaligned ring base. */
+    setup_ring(&b, tx, TX_RING + 8, RING_SLOTS);
+    expect_dma_error(&b, tx, BCM43XX_DMAERR_RING);
+
+    /* Ring size 0 and > 512. */
+    setup_ring(&b, tx, TX_RING, 0);
+    expect_dma_error(&b, tx, BCM43XX_DMAERR_RING);
+    setup_ring(&b, tx, TX_RING, BCM43XX_DMA_MAX_RING + 1);
+    expect_dma_error(&b, tx, BCM43XX_DMAERR_RING);
+    setup_ring(&b, rx, RX_RING, 0);
+    expect_dma_error(&b, rx, BCM43XX_DMAERR_RING);
+    /* A ring of 512 is fine. */
+    setup_ring(&b, tx, TX_RING, BCM43XX_DMA_MAX_RING);
+    g_assert_cmpuint(rd(&b, tx + BCM43XX_DMA_ERROR), ==, 0);
+    g_assert_cmphex(rd(&b, tx + BCM43XX_DMA_CTL), ==, BCM43XX_DMA_CTL_ENABLE);
+
+    /* INDEX beyond the ring. */
+    setup_ring(&b, tx, TX_RING, RING_SLOTS);
+    wr(&b, tx + BCM43XX_DMA_INDEX, RING_SLOTS);
+    expect_dma_error(&b, tx, BCM43XX_DMAERR_RING);
+
+    /* Descriptor buffer outside RAM. */
+    tx_one(&b, frame_ok, 64, OUTSIDE_RAM);
+    expect_dma_error(&b, tx, BCM43XX_DMAERR_DATA);
+    tx_one(&b, frame_ok, 64, 0xfffffffffffff000ull);
+    expect_dma_error(&b, tx, BCM43XX_DMAERR_DATA);
+    /* Buffer running off the end of RAM. */
+    tx_one(&b, frame_ok, 64, RAM_MB * 1024 * 1024 - 32);
+    expect_dma_error(&b, tx, BCM43XX_DMAERR_DATA);
+
+    /* Zero, too short and oversized byte counts. */
+    tx_one(&b, frame_ok, 0, TX_BUFS);
+    expect_dma_error(&b, tx, BCM43XX_DMAERR_LENGTH);
+    tx_one(&b, frame_ok, 9, TX_BUFS);
+    expect_dma_error(&b, tx, BCM43XX_DMAERR_LENGTH);
+    tx_one(&b, frame_ok, BCM43XX_MAX_FRAME + 1, TX_BUFS);
+    expect_dma_error(&b, tx, BCM43XX_DMAERR_LENGTH);
+    tx_one(&b, frame_ok, BCM43XX_DCTL1_BYTECNT_MASK, TX_BUFS);
+    expect_dma_error(&b, tx, BCM43XX_DMAERR_LENGTH);
+
+    /* A frame split over descriptors is not supported. */
+    tx_one(&b, BCM43XX_DCTL0_FRAMESTART, 64, TX_BUFS);
+    expect_dma_error(&b, tx, BCM43XX_DMAERR_DESC);
+
+    /* A ring whose INDEX is never reached: TABLEEND at slot 1, INDEX 3. */
+    put_desc(qts, TX_RING, 0, frame_ok, 64, TX_BUFS);
+    put_desc(qts, TX_RING, 1, frame_ok | BCM43XX_DCTL0_TABLEEND, 64,
+             TX_BUFS);
+    setup_ring(&b, tx, TX_RING, RING_SLOTS);
+    wr(&b, tx + BCM43XX_DMA_INDEX, 3);
+    expect_dma_error(&b, tx, BCM43XX_DMAERR_RING);
+
+    /* RX: posted buffer outside RAM; a broadcast from a second radio. */
+    setup_ring(&b, rx, RX_RING, RING_SLOTS);
+    put_desc(qts, RX_RING, 0, 0, RX_BUF_SIZE, OUTSIDE_RAM);
+    wr(&b, rx + BCM43XX_DMA_INDEX, 1);
+    g_assert_cmpuint(rd(&b, rx + BCM43XX_DMA_ERROR), ==, 0);
+
+    /* After all that, a good frame still goes out. */
+    setup_ring(&b, tx, TX_RING, RING_SLOTS);
+    put_desc(qts, TX_RING, 0, frame_ok | BCM43XX_DCTL0_IRQ, 64, TX_BUFS);
+    wr(&b, tx + BCM43XX_DMA_INDEX, 1);
+    g_assert_cmpuint(rd(&b, tx + BCM43XX_DMA_ERROR), ==, 0);
+    g_assert_cmpuint(rd(&b, tx + BCM43XX_DMA_STATUS), ==, 1);
+    g_assert_cmphex(rd(&b, BCM43XX_REG_INT_STATUS), ==, BCM43XX_INT_TX_DONE);
+
+    bcm_close(&b);
+    qpci_free_pc(bus);
+    qtest_quit(qts);
+}
+
+/* RX into a buffer outside RAM: a second radio sends a broadcast. */
+static void test_bad_rx_dma(void)
+{
+    QTestState *qts = start("-device bcm43xx,air=air0,addr=05.0,"
+                            "mac=52:54:00:ab:cd:ef");
+    QPCIBus *bus = qpci_new_pc(qts, NULL);
+    const uint32_t rx = BCM43XX_DMA_RX_BASE;
+    uint8_t frame[64];
+    size_t n;
+    Bcm a, b;
+    int i;
+
+    bcm_open(&a, qts, bus, BCM_DEVFN, 0);
+    bcm_open(&b, qts, bus, BCM2_DEVFN, 0x10000);
+    bcm_up(&a, 1, false);
+    bcm_up(&b, 1, false);
+    put_desc(qts, RX_RING + b.ring_off, 0, 0, RX_BUF_SIZE, OUTSIDE_RAM);
+    wr(&b, BCM43XX_REG_INT_STATUS, BCM43XX_INT_ALL);
+    n = mk_data(frame, bcast, mac_a, mac_a, 0, 0x0800, "x");
+    bcm_tx(&a, frame, n);
+    for (i = 0; i < 2000 && !rd(&b, rx + BCM43XX_DMA_ERROR); i++) {
+        g_usleep(1000);
+    }
+    expect_dma_error(&b, rx, BCM43XX_DMAERR_DATA);
+    bcm_close(&a);
+    bcm_close(&b);
+    qpci_free_pc(bus);
+    qtest_quit(qts);
+}
+
+/* ---- through the access point to a -netdev -------------------------- */
+
+typedef struct ApEnv {
+    QTestState *qts;
+    QPCIBus *bus;
+    Bcm b;
+    int sock;                   /* our end of -netdev socket,fd= */
+    uint32_t consumed;
+    uint8_t bssid[6];
+    uint8_t ssid[33];
+    uint8_t ssid_len;
+    uint32_t channel;
+} ApEnv;
+
+/* Next received frame with frame control byte 0 == @fc0, or -1. */
+static int ap_wait(ApEnv *e, uint8_t fc0, uint8_t *got, int wait_ms)
+{
+    gint64 end = g_get_monotonic_time() + wait_ms * 1000;
+    int len;
+
+    do {
+        len = bcm_rx(&e->b, &e->consumed, got, NULL, 10);
+        if (len >= 24 && got[0] == fc0) {
+            return len;
+        }
+    } while (g_get_monotonic_time() < end);
+    return -1;
+}
+
+/* Scan like a driver: each channel, one beacon interval of virtual time. */
+static bool ap_scan(ApEnv *e)
+{
+    uint8_t got[BCM43XX_MAX_FRAME];
+    uint32_t ch;
+    int len, i;
+
+    for (ch = 1; ch <= 14; ch++) {
+        wr(&e->b, BCM43XX_REG_CHANNEL, ch);
+        qtest_clock_step(e->qts, 250 * 1000 * 1000);
+        len = ap_wait(e, 0x80, got, 200);
+        if (len < 0) {
+            continue;
+        }
+        memcpy(e->bssid, got + 16, 6);
+        e->channel = ch;
+        /* IEs after timestamp(8), interval(2), capability(2). */
+        for (i = 36; i + 2 <= len; i += 2 + got[i + 1]) {
+            if (got[i] == 0 && got[i + 1] <= 32) {
+                e->ssid_len = got[i + 1];
+                memcpy(e->ssid, got + i + 2, e->ssid_len);
+            }
+        }
+        return true;
+    }
+    return false;
+}
+
+static int ap_mgmt_reply(ApEnv *e, uint8_t fc0, uint8_t *got)
+{
+    int i, len;
+
+    for (i = 0; i < 50; i++) {
+        qtest_clock_step(e->qts, 10 * 1000 * 1000);
+        len = ap_wait(e, fc0, got, 20);
+        if (len >= 0 && memcmp(got + 4, mac_a, 6) == 0) {
+            return len;
+        }
+    }
+    return -1;
+}
+
+static void ap_associate(ApEnv *e)
+{
+    uint8_t f[256], got[BCM43XX_MAX_FRAME];
+    size_t n;
+    int len;
+
+    /* Open System authentication, sequence 1. */
+    n = mk_hdr(f, 0xb0, 0, e->bssid, mac_a, e->bssid);
+    stw_le_p(f + n, 0);
+    stw_le_p(f + n + 2, 1);
+    stw_le_p(f + n + 4, 0);
+    bcm_tx(&e->b, f, n + 6);
+    len = ap_mgmt_reply(e, 0xb0, got);
+    g_assert_cmpint(len, >=, 30);
+    g_assert_cmpuint(lduw_le_p(got + 26), ==, 2);      /* auth seq 2 */
+    g_assert_cmpuint(lduw_le_p(got + 28), ==, 0);      /* success */
+
+    /* Association request: capability ESS, listen interval, SSID, rates. */
+    n = mk_hdr(f, 0x00, 0, e->bssid, mac_a, e->bssid);
+    stw_le_p(f + n, 0x0001);
+    stw_le_p(f + n + 2, 10);
+    n += 4;
+    f[n++] = 0;
+    f[n++] = e->ssid_len;
+    memcpy(f + n, e->ssid, e->ssid_len);
+    n += e->ssid_len;
+    f[n++] = 1;
+    f[n++] = 4;
+    f[n++] = 0x82;
+    f[n++] = 0x84;
+    f[n++] = 0x8b;
+    f[n++] = 0x96;
+    bcm_tx(&e->b, f, n);
+    len = ap_mgmt_reply(e, 0x10, got);
+    g_assert_cmpint(len, >=, 30);
+    g_assert_cmpuint(lduw_le_p(got + 26), ==, 0);      /* success */
+}
+
+static void ap_setup(ApEnv *e)
+{
+    int sv[2];
+    int ret;
+
+    memset(e, 0, sizeof(*e));
+    ret = socketpair(PF_UNIX, SOCK_STREAM, 0, sv);
+    g_assert_cmpint(ret, !=, -1);
+    e->qts = qtest_initf("-M pc -m %d -nodefaults "
+                         "-object wlan-air,id=air0 "
+                         "-netdev socket,fd=%d,id=hs0 " AP_ARGS " "
+                         "-device bcm43xx,air=air0,addr=04.0,"
+                         "mac=52:54:00:12:34:56", RAM_MB, sv[1]);
+    close(sv[1]);
+    e->sock = sv[0];
+    qemu_socket_set_nonblock(e->sock);
+    e->bus = qpci_new_pc(e->qts, NULL);
+    bcm_open(&e->b, e->qts, e->bus, BCM_DEVFN, 0);
+    bcm_up(&e->b, 1, false);
+}
+
+static void ap_teardown(ApEnv *e)
+{
+    bcm_close(&e->b);
+    qpci_free_pc(e->bus);
+    qtest_quit(e->qts);
+    close(e->sock);
+}
+
+/* One Ethernet frame from the netdev socket (4-byte BE length prefix). */
+static int sock_recv(ApEnv *e, uint8_t *buf, size_t size, int wait_ms)
+{
+    gint64 end = g_get_monotonic_time() + wait_ms * 1000;
+    uint32_t len;
+    size_t got = 0;
+    ssize_t r;
+
+    while (got < sizeof(len)) {
+        r = read(e->sock, (uint8_t *)&len + got, sizeof(len) - got);
+        if (r > 0) {
+            got += r;
+        } else if (g_get_monotonic_time() > end) {
+            return -1;
+        } else {
+            /* Let the main loop run: a qtest command is one iteration. */
+            rd(&e->b, BCM43XX_REG_ID);
+            g_usleep(1000);
+        }
+    }
+    len = be32_to_cpu(len);
+    g_assert_cmpuint(len, <=, size);
+    got = 0;
+    while (got < len) {
+        r = read(e->sock, buf + got, len - got);
+        if (r > 0) {
+            got += r;
+        } else {
+            g_assert_cmpint(g_get_monotonic_time(), <, end + 1000000);
+            g_usleep(1000);
+        }
+    }
+    return len;
+}
+
+static void sock_send(ApEnv *e, const uint8_t *buf, size_t len)
+{
+    uint32_t be = cpu_to_be32(len);
+    struct iovec iov[] = {
+        { .iov_base = &be, .iov_len = sizeof(be) },
+        { .iov_base = (void *)buf, .iov_len = len },
+    };
+    ssize_t ret;
+
+    ret = iov_send(e->sock, iov, 2, 0, sizeof(be) + len);
+    g_assert_cmpint(ret, ==, sizeof(be) + len);
+}
+
+static void test_ap_beacons(void)
+{
+    uint8_t got[BCM43XX_MAX_FRAME];
+    ApEnv e;
+    int beacons = 0;
+    int i;
+
+    ap_setup(&e);
+    g_assert_true(ap_scan(&e));
+    /* Drain, then count the beacons of 1024 ms of virtual time. */
+    while (ap_wait(&e, 0x80, got, 20) >= 0) {
+        ;
+    }
+    for (i = 0; i < 32; i++) {
+        qtest_clock_step(e.qts, 32 * 1000 * 1000);
+        while (ap_wait(&e, 0x80, got, 20) >= 0) {
+            g_assert(memcmp(got + 4, bcast, 6) == 0);
+            g_assert(memcmp(got + 16, e.bssid, 6) == 0);
+            beacons++;
+        }
+    }
+    g_assert_cmpint(beacons, >=, 9);
+    g_assert_cmpint(beacons, <=, 11);
+    ap_teardown(&e);
+}
+
+static void test_ap_data(void)
+{
+    static const uint8_t peer[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
+    uint8_t f[BCM43XX_MAX_FRAME], got[BCM43XX_MAX_FRAME];
+    const char *payload = "ndisbench bcm43xx to the netdev";
+    ApEnv e;
+    size_t n;
+    int len, i;
+
+    ap_setup(&e);
+    g_assert_true(ap_scan(&e));
+    ap_associate(&e);
+
+    /* TX: a ToDS data frame leaves the AP as Ethernet. */
+    n = mk_data(f, e.bssid, mac_a, peer, 0x01, 0x0800, payload);
+    bcm_tx(&e.b, f, n);
+    len = sock_recv(&e, got, sizeof(got), 5000);
+    g_assert_cmpint(len, >=, 14 + strlen(payload));
+    g_assert(memcmp(got, peer, 6) == 0);
+    g_assert(memcmp(got + 6, mac_a, 6) == 0);
+    g_assert_cmphex(lduw_be_p(got + 12), ==, 0x0800);
+    g_assert(memcmp(got + 14, payload, strlen(payload)) == 0);
+
+    /* RX: an Ethernet frame for our MAC arrives as FromDS data. */
+    memcpy(f, mac_a, 6);
+    memcpy(f + 6, peer, 6);
+    stw_be_p(f + 12, 0x0800);
+    memset(f + 14, 0xa5, 46);
+    memcpy(f + 14, "from the netdev", 15);
+    sock_send(&e, f, 60);
+    for (i = 0, len = -1; i < 2000 && len < 0; i++) {
+        len = ap_wait(&e, 0x08, got, 1);
+    }
+    g_assert_cmpint(len, >=, 24 + 8 + 46);
+    g_assert_cmphex(got[1] & 0x03, ==, 0x02);            /* FromDS */
+    g_assert(memcmp(got + 4, mac_a, 6) == 0);
+    g_assert(memcmp(got + 10, e.bssid, 6) == 0);
+    g_assert(memcmp(got + 16, peer, 6) == 0);
+    g_assert_cmphex(lduw_be_p(got + 30), ==, 0x0800);
+    g_assert(memcmp(got + 32, "from the netdev", 15) == 0);
+    ap_teardown(&e);
+}
+
+/* Is a QOM type (device or user-creatable object) built into QEMU? */
+static bool has_type(const char *name)
+{
+    QTestState *qts = qtest_init("-machine none");
+    QDict *resp = qtest_qmp(qts, "{'execute': 'qom-list-types'}");
+    const QListEntry *p;
+    bool found = false;
+
+    for (p = qlist_first(qdict_get_qlist(resp, "return")); p && !found;
+         p = qlist_next(p)) {
+        QDict *info = qobject_to(QDict, qlist_entry_obj(p));
+
+        found = g_str_equal(qdict_get_str(info, "name"), name);
+    }
+    qobject_unref(resp);
+    qtest_quit(qts);
+    return found;
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+
+    qtest_add_func("/ndisbench/bcm43xx/config", test_config);
+    qtest_add_func("/ndisbench/bcm43xx/device-ids", test_device_ids);
+    qtest_add_func("/ndisbench/bcm43xx/registers", test_registers);
+    qtest_add_func("/ndisbench/bcm43xx/air-pair", test_air_pair);
+    qtest_add_func("/ndisbench/bcm43xx/bad-dma", test_bad_dma);
+    qtest_add_func("/ndisbench/bcm43xx/bad-rx-dma", test_bad_rx_dma);
+    if (has_type("wlan-ap")) {
+        qtest_add_func("/ndisbench/bcm43xx/ap-beacons", test_ap_beacons);
+        qtest_add_func("/ndisbench/bcm43xx/ap-data", test_ap_data);
+    }
+    return g_test_run();
+}
