@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests of wrapper/loader/pe.c on synthetic images (pe_build.c). */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "pe.h"
+#include "pe_build.h"
+#include "tap.h"
+
+#define BASE 0xffffc90000400000ull
+
+static uint8_t file[PB_FILE_SIZE];
+static char err[256];
+
+struct sym {
+	const char *dll, *name;
+	uint64_t addr;
+};
+
+static const struct sym syms[] = {
+	{ "ntoskrnl.exe", "IoCreateDevice", 0xffffffffa0001000ull },
+	{ "ntoskrnl.exe", "KeBugCheckEx", 0xffffffffa0002000ull },
+	{ "ndis.sys", "NdisMRegisterMiniport", 0xffffffffa0003000ull },
+};
+
+static int resolve(void *ctx, const char *dll, const char *name,
+		   uint64_t *addr)
+{
+	size_t i, n = ctx ? *(size_t *)ctx : sizeof(syms) / sizeof(syms[0]);
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(syms[i].dll, dll) && !strcmp(syms[i].name, name)) {
+			*addr = syms[i].addr;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+struct collect {
+	char buf[512];
+};
+
+static int collect(void *ctx, const char *dll, const char *name)
+{
+	struct collect *c = ctx;
+	size_t n = strlen(c->buf);
+
+	snprintf(c->buf + n, sizeof(c->buf) - n, "%s:%s;", dll, name);
+	return 0;
+}
+
+static void test_valid_image(void)
+{
+	struct pe_info info;
+	uint8_t *img;
+	struct collect c = { "" };
+
+	pb_build(file);
+	CHECK(pe_check(file, sizeof(file), &info, err, sizeof(err)) == 0);
+	CHECK_STR(err, "");
+	CHECK(info.machine == 0x8664);
+	CHECK(info.subsystem == 1);
+	CHECK(info.size_of_image == 0x4000);
+	CHECK(info.size_of_headers == 0x200);
+	CHECK(info.entry_rva == 0x1000);
+	CHECK(info.image_base == PB_IMAGE_BASE);
+	CHECK(info.num_sections == 3);
+	CHECK(info.dirs[PE_DIR_IMPORT].rva == PB_IMPORT_RVA);
+	CHECK(info.dirs[PE_DIR_BASERELOC].size == PB_RELOC_SIZE);
+
+	img = calloc(1, info.size_of_image);
+	CHECK(pe_map(file, sizeof(file), &info, img, err, sizeof(err)) == 0);
+	CHECK(img[0] == 'M' && img[0x1000] == 0xc3);
+	CHECK(pb_r64(img + PB_PTR_RVA) == PB_IMAGE_BASE + 0x2000);
+	CHECK(!memcmp(img + 0x2140, "ntoskrnl.exe", 13));
+
+	CHECK(pe_relocate(img, &info, BASE, err, sizeof(err)) == 0);
+	CHECK(pb_r64(img + PB_PTR_RVA) == BASE + 0x2000);
+	CHECK(pb_r64(img + PB_OPT + 24) == BASE);	/* new base recorded */
+
+	CHECK(pe_for_each_import(img, &info, collect, &c, err, sizeof(err)) == 0);
+	CHECK_STR(c.buf, "ntoskrnl.exe:IoCreateDevice;ntoskrnl.exe:KeBugCheckEx;"
+		  "ndis.sys:NdisMRegisterMiniport;");
+
+	CHECK(pe_resolve_imports(img, &info, resolve, NULL, err, sizeof(err)) == 0);
+	CHECK(pb_r64(img + PB_IAT_RVA) == syms[0].addr);
+	CHECK(pb_r64(img + PB_IAT_RVA + 8) == syms[1].addr);
+	CHECK(pb_r64(img + PB_IAT_RVA + 16) == 0);
+	CHECK(pb_r64(img + PB_IAT2_RVA) == syms[2].addr);
+	free(img);
+}
+
+static void test_same_base_and_small_err(void)
+{
+	struct pe_info info;
+	uint8_t *img;
+	char small[8];
+
+	pb_build(file);
+	CHECK(pe_check(file, sizeof(file), &info, NULL, 0) == 0);
+	img = calloc(1, info.size_of_image);
+	CHECK(pe_map(file, sizeof(file), &info, img, NULL, 0) == 0);
+	CHECK(pe_relocate(img, &info, PB_IMAGE_BASE, NULL, 0) == 0);
+	CHECK(pb_r64(img + PB_PTR_RVA) == PB_IMAGE_BASE + 0x2000);
+	file[0] = 'X';
+	CHECK(pe_check(file, sizeof(file), &info, small, sizeof(small)) < 0);
+	CHECK(strlen(small) == sizeof(small) - 1);	/* truncated, terminated */
+	free(img);
+}
+
+static void test_unknown_symbol(void)
+{
+	struct pe_info info;
+	uint8_t *img;
+	size_t n = 1;	/* only IoCreateDevice is known */
+
+	pb_build(file);
+	CHECK(pe_check(file, sizeof(file), &info, err, sizeof(err)) == 0);
+	img = calloc(1, info.size_of_image);
+	CHECK(pe_map(file, sizeof(file), &info, img, err, sizeof(err)) == 0);
+	CHECK(pe_resolve_imports(img, &info, resolve, &n, err, sizeof(err)) == -ENOENT);
+	CHECK_STR(err, "unknown symbol: ntoskrnl.exe:'KeBugCheckEx'");
+	free(img);
+}
+
+static void test_map_mismatch(void)
+{
+	struct pe_info info;
+	uint8_t *img;
+
+	pb_build(file);
+	CHECK(pe_check(file, sizeof(file), &info, err, sizeof(err)) == 0);
+	info.size_of_image = 0x1000;
+	img = calloc(1, 0x4000);
+	CHECK(pe_map(file, sizeof(file), &info, img, err, sizeof(err)) == -EINVAL);
+	CHECK_CONTAINS(err, "does not describe");
+	free(img);
+}
+
+/* ---- malformations: each one mutates the valid image ---- */
+
+enum stage { CHECK_STAGE, RELOC_STAGE, IMPORT_STAGE };
+
+struct bad {
+	const char *name;
+	void (*mutate)(uint8_t *b, size_t *size);
+	enum stage stage;
+	int rc;
+	const char *msg;
+};
+
+static uint8_t *opt(uint8_t *b) { return b + PB_OPT; }
+static uint8_t *dir(uint8_t *b, int i) { return b + PB_OPT + 112 + 8 * i; }
+
+static void m_no_mz(uint8_t *b, size_t *s) { (void)s; b[0] = 'Z'; }
+static void m_tiny(uint8_t *b, size_t *s) { (void)b; *s = 0x30; }
+static void m_trunc(uint8_t *b, size_t *s) { (void)b; *s = 0x500; }
+static void m_lfanew(uint8_t *b, size_t *s) { (void)s; pb_w32(b + 0x3c, 0xfffffff0u); }
+static void m_pesig(uint8_t *b, size_t *s) { (void)s; b[PB_NT + 1] = 'X'; }
+static void m_i386(uint8_t *b, size_t *s) { (void)s; pb_w16(b + PB_COFF, 0x14c); }
+static void m_arm64(uint8_t *b, size_t *s) { (void)s; pb_w16(b + PB_COFF, 0xaa64); }
+static void m_pe32(uint8_t *b, size_t *s) { (void)s; pb_w16(opt(b), 0x10b); }
+static void m_gui(uint8_t *b, size_t *s) { (void)s; pb_w16(opt(b) + 68, 2); }
+static void m_obj(uint8_t *b, size_t *s) { (void)s; pb_w16(b + PB_COFF + 18, 0x2000); }
+static void m_stripped(uint8_t *b, size_t *s) { (void)s; pb_w16(b + PB_COFF + 18, 0x2003); }
+static void m_noreloc(uint8_t *b, size_t *s) { (void)s; memset(dir(b, 5), 0, 8); }
+static void m_overlap(uint8_t *b, size_t *s) { (void)s; pb_w32(b + PB_SEC(1) + 12, 0x1000); }
+static void m_beyond(uint8_t *b, size_t *s) { (void)s; pb_w32(b + PB_SEC(2) + 8, 0x2000); }
+static void m_misalign(uint8_t *b, size_t *s) { (void)s; pb_w32(b + PB_SEC(1) + 12, 0x2010); }
+static void m_nsec0(uint8_t *b, size_t *s) { (void)s; pb_w16(b + PB_COFF + 2, 0); }
+static void m_nsec_big(uint8_t *b, size_t *s) { (void)s; pb_w16(b + PB_COFF + 2, 40); }
+static void m_nsec_100(uint8_t *b, size_t *s) { (void)s; pb_w16(b + PB_COFF + 2, 100); }
+static void m_hdrsize(uint8_t *b, size_t *s) { (void)s; pb_w32(opt(b) + 60, 0x900); }
+static void m_falign(uint8_t *b, size_t *s) { (void)s; pb_w32(opt(b) + 36, 0x300); }
+static void m_salign(uint8_t *b, size_t *s) { (void)s; pb_w32(opt(b) + 32, 0x100); }
+static void m_bigimage(uint8_t *b, size_t *s) { (void)s; pb_w32(opt(b) + 56, 0x10000000); }
+static void m_entry(uint8_t *b, size_t *s) { (void)s; pb_w32(opt(b) + 16, 0x5000); }
+static void m_ndirs(uint8_t *b, size_t *s) { (void)s; pb_w32(opt(b) + 108, 17); }
+static void m_optsize(uint8_t *b, size_t *s) { (void)s; pb_w16(b + PB_COFF + 16, 100); }
+static void m_impdir(uint8_t *b, size_t *s) { (void)s; pb_w32(dir(b, 1), 0x3ff0); }
+static void m_rawoff_wrap(uint8_t *b, size_t *s) { (void)s; pb_w32(b + PB_SEC(1) + 20, 0xfffffe00u); }
+static void m_rel_odd(uint8_t *b, size_t *s) { (void)s; pb_w32(b + PB_RELOC_FILE(0x3004), 11); }
+static void m_rel_small(uint8_t *b, size_t *s) { (void)s; pb_w32(b + PB_RELOC_FILE(0x3004), 4); }
+static void m_rel_big(uint8_t *b, size_t *s) { (void)s; pb_w32(b + PB_RELOC_FILE(0x3004), 0x100); }
+static void m_rel_page(uint8_t *b, size_t *s) { (void)s; pb_w32(b + PB_RELOC_FILE(0x3000), 0x8000); }
+static void m_rel_type(uint8_t *b, size_t *s) { (void)s; pb_w16(b + PB_RELOC_FILE(0x3008), 0x3010); }
+static void m_rel_edge(uint8_t *b, size_t *s)
+{
+	(void)s;
+	pb_w32(b + PB_RELOC_FILE(0x3000), 0x3000);
+	pb_w16(b + PB_RELOC_FILE(0x3008), 0xaffc);
+}
+static void m_rel_dirsize(uint8_t *b, size_t *s) { (void)s; pb_w32(dir(b, 5) + 4, 14); }
+static void m_ordinal(uint8_t *b, size_t *s)
+{
+	(void)s;
+	pb_w64(b + PB_RDATA_FILE(0x2088), 0x8000000000000007ull);
+}
+static void m_dllname(uint8_t *b, size_t *s) { (void)s; b[PB_RDATA_FILE(0x2142)] = 0x01; }
+static void m_dllname_rva(uint8_t *b, size_t *s) { (void)s; pb_w32(b + PB_RDATA_FILE(0x200c), 0x9000); }
+static void m_symname_rva(uint8_t *b, size_t *s) { (void)s; pb_w64(b + PB_RDATA_FILE(0x2080), 0x3ffe); }
+static void m_iat_out(uint8_t *b, size_t *s) { (void)s; pb_w32(b + PB_RDATA_FILE(0x2010), 0x3ffc); }
+static void m_noterm(uint8_t *b, size_t *s)
+{
+	(void)s;
+	/* descriptors run into the end of the image without a terminator:
+	 * the image ends at 0x3200, one valid descriptor sits at 0x31ec */
+	uint8_t *d = b + PB_RELOC_FILE(0x31ec);
+
+	pb_w32(opt(b) + 56, 0x3200);
+	pb_w32(b + PB_SEC(2) + 8, 0x200);
+	pb_w32(d, 0x2080);
+	pb_w32(d + 12, 0x2140);
+	pb_w32(d + 16, PB_IAT_RVA);
+	pb_w32(dir(b, 1), 0x31ec);
+	pb_w32(dir(b, 1) + 4, 20);
+}
+static void m_longname(uint8_t *b, size_t *s)
+{
+	(void)s;
+	/* a 480-byte name in .text: longer than PE_MAX_SYMBOL_NAME */
+	pb_w32(b + PB_SEC(0) + 8, 0x200);
+	memset(b + 0x200 + 0x20, 'A', 0x1e0);
+	pb_w64(b + PB_RDATA_FILE(0x2080), 0x1020 - 2);
+}
+
+static const struct bad bads[] = {
+	{ "no MZ", m_no_mz, CHECK_STAGE, -ENOEXEC, "no 'MZ' signature" },
+	{ "tiny file", m_tiny, CHECK_STAGE, -ENOEXEC, "file too small (48 bytes)" },
+	{ "truncated", m_trunc, CHECK_STAGE, -ENOEXEC,
+	  "section 1 (.rdata) raw data 0x400+0x200 beyond file size 0x500" },
+	{ "e_lfanew", m_lfanew, CHECK_STAGE, -ENOEXEC, "beyond file size" },
+	{ "PE signature", m_pesig, CHECK_STAGE, -ENOEXEC, "no 'PE\\0\\0' signature" },
+	{ "i386", m_i386, CHECK_STAGE, -ENOEXEC, "32-bit PE (i386) cannot run on x86_64" },
+	{ "arm64", m_arm64, CHECK_STAGE, -ENOEXEC, "machine 0xaa64 (ARM64) is not x86_64" },
+	{ "PE32", m_pe32, CHECK_STAGE, -ENOEXEC, "32-bit PE (PE32 optional header" },
+	{ "GUI subsystem", m_gui, CHECK_STAGE, -ENOEXEC,
+	  "subsystem 2 (Windows GUI) is not native (1)" },
+	{ "object file", m_obj, CHECK_STAGE, -ENOEXEC, "not an executable image" },
+	{ "relocs stripped", m_stripped, CHECK_STAGE, -ENOEXEC, "relocations stripped" },
+	{ "no reloc dir", m_noreloc, CHECK_STAGE, -ENOEXEC, "no base relocation directory" },
+	{ "overlap", m_overlap, CHECK_STAGE, -ENOEXEC,
+	  "section 1 (.rdata) at 0x1000 overlaps the previous section" },
+	{ "beyond image", m_beyond, CHECK_STAGE, -ENOEXEC,
+	  "section 2 (.reloc) 0x3000+0x2000 beyond size of image 0x4000" },
+	{ "misaligned", m_misalign, CHECK_STAGE, -ENOEXEC, "not aligned to 0x1000" },
+	{ "0 sections", m_nsec0, CHECK_STAGE, -ENOEXEC, "0 sections" },
+	{ "40 sections", m_nsec_big, CHECK_STAGE, -ENOEXEC,
+	  "size of headers 0x200 out of range (headers end at 0x7c8" },
+	{ "100 sections", m_nsec_100, CHECK_STAGE, -ENOEXEC, "100 sections (1..96 allowed)" },
+	{ "headers size", m_hdrsize, CHECK_STAGE, -ENOEXEC, "size of headers 0x900" },
+	{ "file alignment", m_falign, CHECK_STAGE, -ENOEXEC, "bad alignment" },
+	{ "section alignment", m_salign, CHECK_STAGE, -ENOEXEC, "bad alignment" },
+	{ "huge image", m_bigimage, CHECK_STAGE, -EFBIG, "size of image 0x10000000 out of range" },
+	{ "entry", m_entry, CHECK_STAGE, -ENOEXEC, "entry point RVA 0x5000" },
+	{ "17 dirs", m_ndirs, CHECK_STAGE, -ENOEXEC, "17 data directories" },
+	{ "opt header size", m_optsize, CHECK_STAGE, -ENOEXEC, "optional header size 100" },
+	{ "import dir", m_impdir, CHECK_STAGE, -ENOEXEC,
+	  "import directory 0x3ff0+0x3c outside the image" },
+	{ "raw offset wrap", m_rawoff_wrap, CHECK_STAGE, -ENOEXEC,
+	  "raw data 0xfffffe00+0x200 beyond file size" },
+	{ "reloc odd size", m_rel_odd, RELOC_STAGE, -ENOEXEC, "bad size 11" },
+	{ "reloc small size", m_rel_small, RELOC_STAGE, -ENOEXEC, "bad size 4" },
+	{ "reloc size > dir", m_rel_big, RELOC_STAGE, -ENOEXEC, "bad size 256" },
+	{ "reloc page", m_rel_page, RELOC_STAGE, -ENOEXEC,
+	  "page RVA 0x8000 beyond size of image 0x4000" },
+	{ "reloc type", m_rel_type, RELOC_STAGE, -ENOEXEC,
+	  "base relocation type 3 at RVA 0x1010 not supported" },
+	{ "reloc at edge", m_rel_edge, RELOC_STAGE, -ENOEXEC,
+	  "DIR64 relocation at RVA 0x3ffc beyond size of image" },
+	{ "reloc dir tail", m_rel_dirsize, RELOC_STAGE, -ENOEXEC, "truncated (2 bytes left)" },
+	{ "ordinal", m_ordinal, IMPORT_STAGE, -EINVAL,
+	  "ntoskrnl.exe: import by ordinal 7 is not supported" },
+	{ "dll name", m_dllname, IMPORT_STAGE, -ENOEXEC, "import descriptor 0: DLL name" },
+	{ "dll name rva", m_dllname_rva, IMPORT_STAGE, -ENOEXEC, "RVA 0x9000" },
+	{ "symbol name rva", m_symname_rva, IMPORT_STAGE, -ENOEXEC, "import 0 name at RVA 0x3ffe" },
+	{ "IAT outside", m_iat_out, IMPORT_STAGE, -ENOEXEC, "ntoskrnl.exe: import address entry 0 at RVA 0x3ffc beyond" },
+	{ "no terminator", m_noterm, IMPORT_STAGE, -ENOEXEC, "no terminating entry" },
+	{ "unterminated name", m_longname, IMPORT_STAGE, -ENOEXEC, "import 0 name at RVA 0x101e" },
+};
+
+static void test_malformed(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(bads) / sizeof(bads[0]); i++) {
+		const struct bad *t = &bads[i];
+		size_t size = sizeof(file);
+		struct pe_info info;
+		uint8_t *img = NULL, *copy = NULL;
+		int rc;
+		struct collect c = { "" };
+
+		pb_build(file);
+		t->mutate(file, &size);
+		err[0] = '\0';
+		rc = pe_check(file, size, &info, err, sizeof(err));
+		if (t->stage != CHECK_STAGE && rc == 0) {
+			img = calloc(1, info.size_of_image);
+			rc = pe_map(file, size, &info, img, err, sizeof(err));
+			if (rc == 0 && t->stage == RELOC_STAGE) {
+				copy = malloc(info.size_of_image);
+				memcpy(copy, img, info.size_of_image);
+				rc = pe_relocate(img, &info, BASE, err, sizeof(err));
+				/* a failed relocation leaves the image as it was */
+				if (rc && memcmp(copy, img, info.size_of_image)) {
+					printf("#   %s: image modified\n", t->name);
+					tap_cur_failed = 1;
+				}
+			} else if (rc == 0) {
+				rc = pe_for_each_import(img, &info, collect, &c,
+							err, sizeof(err));
+				if (rc == t->rc) {
+					/* the resolver must fail the same way */
+					char e2[256];
+					int rc2 = pe_resolve_imports(img, &info, resolve,
+								     NULL, e2, sizeof(e2));
+					if (rc2 != rc || strcmp(e2, err)) {
+						printf("#   %s: resolve gave %d '%s'\n",
+						       t->name, rc2, e2);
+						tap_cur_failed = 1;
+					}
+				}
+			}
+		}
+		if (rc != t->rc || !strstr(err, t->msg)) {
+			printf("#   %s: rc %d (want %d), err '%s' (want '%s')\n",
+			       t->name, rc, t->rc, err, t->msg);
+			tap_cur_failed = 1;
+		}
+		free(img);
+		free(copy);
+	}
+}
+
+static void test_every_truncation(void)
+{
+	struct pe_info info;
+	size_t n;
+	int accepted = 0;
+
+	/* every prefix of the file is refused until the last section's raw data
+	 * is complete; none may crash (run under ASan in the fuzz build) */
+	pb_build(file);
+	for (n = 0; n < sizeof(file); n++)
+		if (pe_check(file, n, &info, err, sizeof(err)) == 0)
+			accepted++;
+	CHECK(accepted == 0);
+}
+
+int main(void)
+{
+	TEST(test_valid_image);
+	TEST(test_same_base_and_small_err);
+	TEST(test_unknown_symbol);
+	TEST(test_map_mismatch);
+	TEST(test_malformed);
+	TEST(test_every_truncation);
+	return tap_done();
+}

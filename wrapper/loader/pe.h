@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * PE32+ (x86_64) image loader for Windows NDIS drivers.
+ *
+ * Every function returns 0 or a negative errno and, on failure, writes one
+ * human-readable, NUL-terminated line to err (errlen bytes; err may be NULL)
+ * that names what is wrong.  Nothing allocates memory; the caller provides
+ * the image buffer (info->size_of_image bytes, zeroed).
+ *
+ * Typical use:
+ *   pe_check(file) -> pe_map(file, image) -> pe_relocate(image, base)
+ *   -> pe_resolve_imports(image, resolver).
+ */
+#ifndef NDIS_PE_H
+#define NDIS_PE_H
+
+#include "pe_compat.h"
+
+#define PE_MACHINE_AMD64	0x8664
+#define PE_MACHINE_I386		0x014c
+#define PE_SUBSYSTEM_NATIVE	1
+
+/* Limits; anything larger is refused as implausible for a driver. */
+#define PE_MAX_IMAGE_SIZE	(64u << 20)	/* 64 MiB */
+#define PE_MAX_SECTIONS		96		/* the format's own limit */
+#define PE_MAX_IMPORT_DLLS	256
+#define PE_MAX_IMPORTS_PER_DLL	8192
+#define PE_MAX_SYMBOL_NAME	256		/* incl. NUL */
+
+/* Data directory indexes (PE/COFF optional header). */
+#define PE_DIR_EXPORT		0
+#define PE_DIR_IMPORT		1
+#define PE_DIR_RESOURCE		2
+#define PE_DIR_EXCEPTION	3
+#define PE_DIR_SECURITY		4	/* a file offset, not an RVA */
+#define PE_DIR_BASERELOC	5
+#define PE_DIR_IAT		12
+#define PE_NUM_DIRS		16
+
+struct pe_dir {
+	uint32_t rva;
+	uint32_t size;
+};
+
+struct pe_info {		/* filled by pe_check() */
+	uint16_t machine;	/* 0x8664 expected */
+	uint16_t subsystem;	/* 1 = native */
+	uint32_t size_of_image;
+	uint32_t size_of_headers;
+	uint32_t entry_rva;
+	uint64_t image_base;
+	uint16_t num_sections;
+	/* below: what the other functions need */
+	uint16_t characteristics;	/* COFF header flags */
+	uint16_t dll_characteristics;
+	uint32_t section_alignment;
+	uint32_t file_alignment;
+	uint32_t nt_offset;		/* "PE\0\0" signature */
+	uint32_t opt_offset;		/* optional header */
+	uint32_t sections_offset;	/* section table */
+	uint32_t num_dirs;		/* NumberOfRvaAndSizes, <= 16 */
+	struct pe_dir dirs[PE_NUM_DIRS];	/* zero when absent */
+};
+
+int pe_check(const void *file, size_t file_size, struct pe_info *info,
+	     char *err, size_t errlen);
+
+/* Copies headers and sections into image (info->size_of_image bytes,
+ * zeroed by the caller), bounds-checked. */
+int pe_map(const void *file, size_t file_size, const struct pe_info *info,
+	   void *image, char *err, size_t errlen);
+
+/* Applies base relocations (DIR64 and ABSOLUTE; any other type is an error)
+ * for the image now at address base.  All blocks are validated before the
+ * first write, so a failure leaves the image untouched.  Also stores the new
+ * base in the image's optional header. */
+int pe_relocate(void *image, const struct pe_info *info, uint64_t base,
+		char *err, size_t errlen);
+
+/* resolve returns 0 and sets *addr, or -ENOENT. */
+typedef int (*pe_resolve_fn)(void *ctx, const char *dll, const char *name,
+			     uint64_t *addr);
+
+/* Resolves every import by name and writes the IAT.  On the first unknown
+ * symbol the error line is exactly "unknown symbol: <dll>:'<name>'" and
+ * -ENOENT is returned.  Imports by ordinal are refused (-EINVAL). */
+int pe_resolve_imports(void *image, const struct pe_info *info,
+		       pe_resolve_fn resolve, void *ctx,
+		       char *err, size_t errlen);
+
+/* Calls fn(ctx, dll, name) for each import, in order; a non-zero return of
+ * fn stops the walk and is returned. */
+int pe_for_each_import(const void *image, const struct pe_info *info,
+		       int (*fn)(void *ctx, const char *dll, const char *name),
+		       void *ctx, char *err, size_t errlen);
+
+#endif /* NDIS_PE_H */
