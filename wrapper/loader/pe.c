@@ -308,14 +308,15 @@ int pe_check(const void *file, size_t file_size, struct pe_info *info,
 		PE_FAIL(-ENOEXEC,
 			"entry point RVA 0x%x outside the image (size 0x%x)",
 			info->entry_rva, info->size_of_image);
-	/* A driver is always loaded away from its preferred base. */
+	/*
+	 * A driver is always loaded away from its preferred base.  The linker
+	 * says "cannot move" with RELOCS_STRIPPED; an image without that flag
+	 * and without a relocation directory has nothing to fix up (no
+	 * absolute addresses: tiny mingw drivers look like that).
+	 */
 	if (info->characteristics & PE_FILE_RELOCS_STRIPPED)
 		PE_FAIL(-ENOEXEC,
 			"relocations stripped (RELOCS_STRIPPED set): the driver cannot be loaded away from its base 0x%llx",
-			(unsigned long long)info->image_base);
-	if (!info->dirs[PE_DIR_BASERELOC].size)
-		PE_FAIL(-ENOEXEC,
-			"no base relocation directory: the driver cannot be loaded away from its base 0x%llx",
 			(unsigned long long)info->image_base);
 	if (info->dirs[PE_DIR_IMPORT].size &&
 	    info->dirs[PE_DIR_IMPORT].size < PE_IMPORT_DESC_SIZE)
@@ -378,14 +379,12 @@ int pe_relocate(void *image, const struct pe_info *info, uint64_t base,
 	rva = info->dirs[PE_DIR_BASERELOC].rva;
 	size = info->dirs[PE_DIR_BASERELOC].size;
 	delta = base - info->image_base;
-	if (!size) {
-		if (delta)
-			PE_FAIL(-ENOEXEC,
-				"no base relocations, but the image moves from 0x%llx to 0x%llx",
-				(unsigned long long)info->image_base,
-				(unsigned long long)base);
-		return 0;
-	}
+	if (info->characteristics & PE_FILE_RELOCS_STRIPPED && delta)
+		PE_FAIL(-ENOEXEC,
+			"relocations stripped, but the image moves from 0x%llx to 0x%llx",
+			(unsigned long long)info->image_base,
+			(unsigned long long)base);
+	/* size 0: nothing to fix up, the loops below do nothing */
 	if (!pe_in(rva, size, info->size_of_image))
 		PE_FAIL(-ENOEXEC,
 			"base relocation directory 0x%x+0x%x outside the image (size 0x%x)",

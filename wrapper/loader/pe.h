@@ -71,7 +71,9 @@ int pe_map(const void *file, size_t file_size, const struct pe_info *info,
 	   void *image, char *err, size_t errlen);
 
 /* Applies base relocations (DIR64 and ABSOLUTE; any other type is an error)
- * for the image now at address base.  All blocks are validated before the
+ * for the image now at address base.  pe_check refuses images flagged
+ * RELOCS_STRIPPED; an image with no relocation directory (and no such flag)
+ * has no absolute addresses and needs no fixups.  All blocks are validated before the
  * first write, so a failure leaves the image untouched.  Also stores the new
  * base in the image's optional header. */
 int pe_relocate(void *image, const struct pe_info *info, uint64_t base,

@@ -8,10 +8,12 @@
  *   ndiswrapper [--root DIR] -r driver     remove an installed driver
  *
  * --root DIR (or $NDISWRAPPER_ROOT) works under DIR/etc/ndiswrapper.
+ * --no-check installs a .sys without validating it (negative tests of the
+ * module's own checks need broken images installed).
  *
  * -i parses the .inf, finds the .sys next to it (case-insensitively),
- * validates the .sys as a loadable PE32+ driver (headers, sections,
- * relocations, import table), and writes /etc/ndiswrapper/<driver>/ with
+ * validates the .sys as a loadable PE32+ driver (pe_check, then a trial
+ * map, relocation to another base and import-table walk), and writes /etc/ndiswrapper/<driver>/ with
  * <driver>.inf, the .sys file(s) (lowercased names) and one conf file per
  * PCI/USB hardware id (see ndisconf.h), holding:
  *   NdisVersion|0x50001        NDIS 5.1, as ndiswrapper announced
@@ -45,6 +47,7 @@
 #define TEST_BASE 0xffffc90000000000ull
 
 static char err[ERRLEN];
+static int no_check;
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int fail(const char *fmt, ...)
@@ -257,7 +260,7 @@ static int install(const char *root, const char *inf_path)
 			fail("%s", err);
 			goto out;
 		}
-		if (validate_sys(data, size, err, sizeof(err))) {
+		if (!no_check && validate_sys(data, size, err, sizeof(err))) {
 			fail("%s: %s", src, err);
 			goto out;
 		}
@@ -513,11 +516,12 @@ static int remove_driver(const char *root, const char *driver)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ndiswrapper [--root DIR] OPTION\n"
+		"usage: ndiswrapper [--root DIR] [--no-check] OPTION\n"
 		"  -i inffile   install the driver described by inffile\n"
 		"  -l           list installed drivers\n"
 		"  -r driver    remove driver\n"
-		"  --root DIR   operate on DIR/etc/ndiswrapper (also $%s)\n",
+		"  --root DIR   operate on DIR/etc/ndiswrapper (also $%s)\n"
+		"  --no-check   with -i: do not validate the .sys (for negative tests)\n",
 		NDIS_ROOT_ENV);
 }
 
@@ -526,6 +530,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "root", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "no-check", no_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *root = getenv(NDIS_ROOT_ENV);
@@ -536,6 +541,9 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'R':
 			root = optarg;
+			break;
+		case 'N':
+			no_check = 1;
 			break;
 		case 'i':
 		case 'r':

@@ -7,6 +7,7 @@
 #ifndef NDIS_TAP_H
 #define NDIS_TAP_H
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
