@@ -11,6 +11,7 @@ from . import checks as chk
 from . import paths, report, runner
 from .cache import Cache
 from .errors import BenchError
+from .hostbuild import meson_tests
 from .progress import say
 
 UNIT_DIR = paths.REPO / "tests" / "unit"
@@ -29,6 +30,16 @@ def run_tests(matrix: Callable[[], runner.Matrix],
     unit_failed = len(unit.failures) + len(unit.errors)
     unit_passed = unit.testsRun - unit_failed - len(unit.skipped)
     say("test", f"unit: {unit_passed} passed, {unit_failed} failed")
+
+    say("test", "host C unit tests (tests/unit/c, meson suite unit-c)")
+    try:
+        c_passed, c_failed = meson_tests("unit-c")
+    except BenchError as exc:
+        say("test", f"unit-c: ERROR: {exc}")
+        c_passed, c_failed = 0, 1
+    say("test", f"unit-c: {c_passed} passed, {c_failed} failed")
+    unit_passed += c_passed
+    unit_failed += c_failed
 
     say("test", "e2e matrix (tests/e2e)")
     e2e_passed = e2e_failed = 0
