@@ -21,6 +21,11 @@ PACKAGES = (
     "meson", "ninja-build", "python3",
     # Debian source packages (QEMU's sources with Debian's patches)
     "dpkg-dev",
+    # fixtures/: the Windows NDIS fixture drivers (PE32+, mingw-w64)
+    "gcc-mingw-w64-x86-64", "binutils-mingw-w64-x86-64",
+    # QEMU 7.2 with our device models (qemu_build.py): configure's libraries
+    "pkg-config", "libglib2.0-dev", "libpixman-1-dev", "libslirp-dev",
+    "zlib1g-dev",
 )
 APT_SOURCES = pathlib.Path("/etc/apt/sources.list.d")
 SRC_LIST = APT_SOURCES / "ndisbench-deb-src.sources"
