@@ -42,6 +42,12 @@ struct WlanRadio {
 
 #define WLAN_MAX_FRAME 2346     /* 802.11 MSDU + header, no FCS */
 
+/*
+ * The wlan-air object with this id (or QOM path), for a radio's "air"
+ * property; NULL and an error naming it if there is none.
+ */
+WlanAir *wlan_air_find(const char *id, Error **errp);
+
 void wlan_air_attach(WlanAir *air, WlanRadio *radio);
 void wlan_air_detach(WlanRadio *radio);
 /* Copies the frame; frames longer than WLAN_MAX_FRAME are dropped. */

@@ -1,0 +1,427 @@
+"""QEMU with our device models: Debian's qemu source package (7.2 with
+Debian's patches) in a persistent build tree, qemu-devices/ linked in as
+hw/ndisbench.
+
+The tree lives in <cache>/trees/<key>/ (key: source version, configure
+arguments, compiler, repository path) and is never rebuilt from scratch
+once configured: after a device .c edit, ninja recompiles that file and
+relinks (seconds). Each binary is published as <cache>/qemu/<key>/
+keyed by the tree and the contents of qemu-devices/, so an unchanged
+device folder costs nothing at all.
+"""
+import fcntl
+import os
+import pathlib
+import re
+import shutil
+from typing import Dict, List, Optional, Sequence
+
+from . import paths
+from .cache import Cache, compiler_id, digest_inputs, tree_digest
+from .errors import BenchError
+from .progress import Step, say
+from .proc import capture, run_logged
+
+PACKAGE = "qemu"
+TARGET = "qemu-system-x86_64"
+# hw/<SUBDIR> in the tree, configs/devices/x86_64-softmmu/<SUBDIR>.mak
+SUBDIR = "ndisbench"
+BUILD_TIMEOUT = 3 * 3600.0
+FIRMWARE_DIRS = ("/usr/share/seabios", "/usr/share/qemu",
+                 "/usr/lib/ipxe/qemu")
+
+CONFIGURE_ARGS = (
+    "--target-list=x86_64-softmmu",
+    "--without-default-features",
+    "--without-default-devices",
+    f"--with-devices-x86_64={SUBDIR}",
+    "--enable-slirp",
+    "--enable-kvm",
+    "--disable-docs",
+    "--disable-werror",
+    "--with-git-submodules=ignore",
+)
+
+# Devices every bench guest may use besides ours. --without-default-devices
+# turns every `imply` off, so the machines' own needs are listed too.
+BASE_DEVICES = (
+    "I440FX", "Q35",            # -M pc, -M q35
+    "PARALLEL",                 # pc/q35 always create an LPT port
+    "SERIAL_ISA",               # the guest console
+    "VGA_PCI",                  # the default VGA when -nodefaults is absent
+    "ISA_DEBUG",                # isa-debug-exit
+    "E1000_PCI",
+    "USB_EHCI_PCI", "USB_XHCI_PCI", "USB_UHCI",
+)
+
+LATE_OBJECTS_MARK = "Reason: wlan-ap property \"netdev\" (ndisbench)"
+LATE_OBJECTS_ANCHOR = ("    /*\n"
+                       "     * Reason: filter-* property \"netdev\" etc.\n"
+                       "     */\n")
+LATE_OBJECTS_CODE = ("    /* " + LATE_OBJECTS_MARK + " */\n"
+                     "    if (g_str_equal(type, \"wlan-ap\")) {\n"
+                     "        return false;\n"
+                     "    }\n\n")
+
+# qapi/qom.json hooks (see QemuTree.add_qapi_objects)
+QAPI_MARK = "# ndisbench"
+QAPI_BEGIN = "# ndisbench: begin qemu-devices/qom.json"
+QAPI_END = "# ndisbench: end qemu-devices/qom.json"
+QAPI_BLOCK_RE = re.compile(re.escape(QAPI_BEGIN) + r"\n.*?" +
+                           re.escape(QAPI_END) + r"\n\n", re.S)
+QAPI_ENTRY_RE = re.compile(r"^ +'[a-z0-9-]+'(?:,|: *'\w+',) *" +
+                           re.escape(QAPI_MARK) + r"\n", re.M)
+QAPI_STRUCT_RE = re.compile(r"^\{ *'struct': *'(\w+)Properties'", re.M)
+QAPI_STRUCTS_ANCHOR = "##\n# @ObjectType:\n"
+QAPI_ENUM_ANCHOR = "{ 'enum': 'ObjectType',\n  'data': [\n"
+QAPI_UNION_ANCHOR = "  'discriminator': 'qom-type',\n  'data': {\n"
+
+
+def kebab(camel: str) -> str:
+    """WlanAp -> wlan-ap: the qom-type of a FooBarProperties struct."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", camel).lower()
+
+
+# tests/qtest/meson.build hooks (see QemuTree.add_qtests)
+QTEST_DIR = paths.REPO / "tests" / "qtest"
+QTEST_ANCHOR = "qtests_x86_64 = qtests_i386\n"
+QTEST_ENTRY_RE = re.compile(r"^qtests_x86_64 \+= \['[\w-]+'\] *" +
+                            re.escape(QAPI_MARK) + r"\n", re.M)
+QTEST_TIMEOUT = 600.0
+
+
+def qtest_names() -> List[str]:
+    """The repository's qtests: tests/qtest/<name>.c, name ending -test."""
+    return sorted(p.stem for p in QTEST_DIR.glob("*-test.c"))
+
+
+KCONFIG_SYMBOL_RE = re.compile(r"^config\s+([A-Z0-9_]+)\s*$", re.M)
+
+
+def source_version() -> str:
+    """The version `apt-get source qemu` would fetch (Debian's candidate,
+    named by the .dsc apt-get prints), with its epoch (from apt-cache
+    showsrc) so that `apt-get source qemu=<version>` pins exactly it."""
+    what = f"apt-get source {PACKAGE}"
+    out = capture(["apt-get", "source", "--print-uris", "-q", PACKAGE],
+                  timeout=120, what=what)
+    dsc = ""
+    for line in out.splitlines():
+        fields = line.split()
+        if (len(fields) >= 2 and fields[1].startswith(f"{PACKAGE}_")
+                and fields[1].endswith(".dsc")):
+            dsc = fields[1][len(PACKAGE) + 1:-len(".dsc")]
+    if not dsc:
+        raise BenchError(f"{what}: no source package known (run "
+                         f"`scripts/ndisbench setup`: it writes the deb-src "
+                         f"entry and refreshes the package lists)")
+    out = capture(["apt-cache", "showsrc", "--only-source", PACKAGE],
+                  timeout=120, what=f"apt-cache showsrc {PACKAGE}")
+    for line in out.splitlines():
+        if line.startswith("Version:"):
+            version = line.split(":", 1)[1].strip()
+            if version.split(":", 1)[-1] == dsc:
+                return version
+    return dsc
+
+
+def device_symbols(devices: pathlib.Path) -> List[str]:
+    """Every `config X` declared in qemu-devices/Kconfig, in order."""
+    kconfig = devices / "Kconfig"
+    if not kconfig.exists():
+        return []
+    return KCONFIG_SYMBOL_RE.findall(kconfig.read_text())
+
+
+def devices_mak(devices: pathlib.Path) -> str:
+    lines = ["# Generated by scripts/ndisbench_lib/qemu_build.py: QEMU's "
+             "machines and the", "# bench's devices (qemu-devices/Kconfig)."]
+    lines += [f"CONFIG_{name}=y" for name in BASE_DEVICES]
+    lines += [f"CONFIG_{name}=y" for name in device_symbols(devices)]
+    return "\n".join(lines) + "\n"
+
+
+def _append_line(path: pathlib.Path, line: str) -> None:
+    text = path.read_text()
+    if line in text.splitlines():
+        return
+    if text and not text.endswith("\n"):
+        text += "\n"
+    path.write_text(text + line + "\n")
+
+
+def _write_if_changed(path: pathlib.Path, text: str) -> None:
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+
+
+class QemuTree:
+    """Debian's QEMU source, configured for x86_64-softmmu, with
+    qemu-devices/ wired in. Callers hold lock() while using it."""
+
+    def __init__(self, cache: Cache) -> None:
+        self.who = f"QEMU ({PACKAGE} source)"
+        self.version = source_version()
+        self.devices = paths.REPO / "qemu-devices"
+        self.inputs: Dict[str, object] = {
+            "kind": "qemu-tree", "package": PACKAGE,
+            "version": self.version, "configure": list(CONFIGURE_ARGS),
+            "cc": compiler_id(), "devices_dir": str(self.devices)}
+        self.key = digest_inputs(self.inputs)
+        self.root = cache.root / "trees" / self.key
+        self.src = self.root / "src"
+        self.build = self.src / "build"
+        self.log = self.root / "build.log"
+        self.lockfile = cache.root / "trees" / f"{self.key}.lock"
+
+    def lock(self):
+        self.lockfile.parent.mkdir(parents=True, exist_ok=True)
+        fd = open(self.lockfile, "w")
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return fd
+
+    @property
+    def binary(self) -> pathlib.Path:
+        return self.build / TARGET
+
+    def fetch(self) -> None:
+        """apt-get source into a scratch folder (dpkg-source unpacks it and
+        applies Debian's patches), then rename it into place."""
+        if (self.src / ".ndisbench-extracted").exists():
+            return
+        scratch = self.root / "fetch.tmp"
+        shutil.rmtree(scratch, ignore_errors=True)
+        shutil.rmtree(self.src, ignore_errors=True)
+        scratch.mkdir(parents=True)
+        with Step("build", f"{PACKAGE} {self.version}: apt-get source"):
+            run_logged(["apt-get", "source", "-q",
+                        f"{PACKAGE}={self.version}"], self.log,
+                       f"{self.who}: apt-get source", cwd=scratch,
+                       timeout=1800)
+        unpacked = [d for d in scratch.iterdir()
+                    if d.is_dir() and (d / "configure").exists()]
+        if len(unpacked) != 1:
+            raise BenchError(f"{self.who}: apt-get source left no single "
+                             f"source folder in {scratch} (log: {self.log})")
+        (unpacked[0] / ".ndisbench-extracted").write_text(self.version + "\n")
+        os.rename(unpacked[0], self.src)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+    def integrate(self) -> None:
+        """hw/ndisbench -> qemu-devices/, its meson and Kconfig hooks, and the
+        device list. Idempotent; ninja notices what changed."""
+        if not (self.devices / "meson.build").exists():
+            raise BenchError(f"{self.who}: {self.devices}/meson.build "
+                             f"missing")
+        link = self.src / "hw" / SUBDIR
+        if link.is_symlink() and os.readlink(link) != str(self.devices):
+            link.unlink()
+        if not link.is_symlink():
+            if link.exists():
+                raise BenchError(f"{self.who}: {link} exists and is not our"
+                                 f" symlink")
+            link.symlink_to(self.devices)
+        _append_line(self.src / "hw" / "meson.build", f"subdir('{SUBDIR}')")
+        _append_line(self.src / "hw" / "Kconfig", f"source {SUBDIR}/Kconfig")
+        self.add_trace_subdir()
+        self.make_late_objects()
+        self.add_qapi_objects()
+        self.add_qtests()
+        mak = (self.src / "configs" / "devices" / "x86_64-softmmu" /
+               f"{SUBDIR}.mak")
+        _write_if_changed(mak, devices_mak(self.devices))
+
+    def add_trace_subdir(self) -> None:
+        """QEMU lists the folders with a trace-events file in its top
+        meson.build (trace_events_subdirs, read by subdir('trace')); ours
+        joins just before that. The generated header is
+        trace/trace-hw_ndisbench.h, included by qemu-devices/trace.h."""
+        meson = self.src / "meson.build"
+        text = meson.read_text()
+        line = f"trace_events_subdirs += [ 'hw/{SUBDIR}' ]"
+        if line in text.splitlines():
+            return
+        anchor = "\nsubdir('trace')\n"
+        if anchor not in text:
+            raise BenchError(f"{self.who}: {meson}: no subdir('trace') line"
+                             f" to hook the trace events into")
+        meson.write_text(text.replace(anchor, f"\n{line}{anchor}", 1))
+
+    def make_late_objects(self) -> None:
+        """QEMU creates -object options before -netdev ones, except those
+        object_create_early() in softmmu/vl.c lists as delayed (filter-*,
+        for their netdev property). wlan-ap joins them for the same reason:
+        it finds its netdev when created (a missing one is an error on its
+        own option line) and peers with it before QEMU warns about netdevs
+        without a peer."""
+        vl = self.src / "softmmu" / "vl.c"
+        text = vl.read_text()
+        if LATE_OBJECTS_MARK in text:
+            return
+        if LATE_OBJECTS_ANCHOR not in text:
+            raise BenchError(f"{self.who}: {vl}: object_create_early() has "
+                             f"no filter-* entry to add wlan-ap next to")
+        vl.write_text(text.replace(LATE_OBJECTS_ANCHOR, LATE_OBJECTS_CODE +
+                                   LATE_OBJECTS_ANCHOR, 1))
+
+    def add_qapi_objects(self) -> None:
+        """-object and object-add only accept types of qapi/qom.json's
+        ObjectType enum, with the properties of their ObjectOptions branch.
+        Copy qemu-devices/qom.json's structs there (between markers, so an
+        edit replaces them) and list each as an object type."""
+        schema = self.src / "qapi" / "qom.json"
+        text = schema.read_text()
+        frag = self.devices / "qom.json"
+        structs = frag.read_text() if frag.exists() else ""
+        objects = [(kebab(m), m + "Properties")
+                   for m in QAPI_STRUCT_RE.findall(structs)]
+        block = (f"{QAPI_BEGIN}\n{structs.strip()}\n{QAPI_END}\n\n"
+                 if structs else "")
+        new = QAPI_BLOCK_RE.sub("", text)
+        new = QAPI_ENTRY_RE.sub("", new)
+        for anchor, entry in (
+                (QAPI_ENUM_ANCHOR, "    '{0}',  {1}\n"),
+                (QAPI_UNION_ANCHOR, "      '{0}': '{2}',  {1}\n")):
+            if anchor not in new:
+                raise BenchError(f"{self.who}: {schema}: no `{anchor.strip()}`"
+                                 f" line to add our object types to")
+            lines = "".join(entry.format(qom, QAPI_MARK, struct)
+                            for qom, struct in objects)
+            new = new.replace(anchor, anchor + lines, 1)
+        if QAPI_STRUCTS_ANCHOR not in new:
+            raise BenchError(f"{self.who}: {schema}: no ObjectType section "
+                             f"to put our structs before")
+        new = new.replace(QAPI_STRUCTS_ANCHOR, block + QAPI_STRUCTS_ANCHOR, 1)
+        if new != text:
+            schema.write_text(new)
+
+    def add_qtests(self) -> None:
+        """Each tests/qtest/<name>.c of the repository becomes a qtest of
+        the tree (a symlink in its tests/qtest/, a qtests_x86_64 entry)."""
+        qdir = self.src / "tests" / "qtest"
+        meson = qdir / "meson.build"
+        text = meson.read_text()
+        new = QTEST_ENTRY_RE.sub("", text)
+        if QTEST_ANCHOR not in new:
+            raise BenchError(f"{self.who}: {meson}: no `{QTEST_ANCHOR.strip()}"
+                             f"` line to add our qtests after")
+        names = qtest_names()
+        lines = "".join(f"qtests_x86_64 += ['{n}']  {QAPI_MARK}\n"
+                        for n in names)
+        new = new.replace(QTEST_ANCHOR, QTEST_ANCHOR + lines, 1)
+        for name in names:
+            target = QTEST_DIR / f"{name}.c"
+            link = qdir / f"{name}.c"
+            if link.is_symlink() and os.readlink(link) != str(target):
+                link.unlink()
+            if not link.is_symlink():
+                link.symlink_to(target)
+        if new != text:
+            meson.write_text(new)
+
+    def configure(self) -> None:
+        stamp = self.root / "configured"
+        args = "\n".join(CONFIGURE_ARGS) + "\n"
+        if ((self.build / "build.ninja").exists() and stamp.exists()
+                and stamp.read_text() == args):
+            return
+        stamp.unlink(missing_ok=True)
+        shutil.rmtree(self.build, ignore_errors=True)
+        with Step("build", f"{PACKAGE} {self.version}: configure"):
+            run_logged([str(self.src / "configure"), *CONFIGURE_ARGS],
+                       self.log, f"{self.who}: configure", cwd=self.src,
+                       timeout=1800)
+        stamp.write_text(args)
+
+    def prepare(self) -> None:
+        self.fetch()
+        self.integrate()
+        self.configure()
+
+    def ninja(self, *targets: str, what: str) -> None:
+        run_logged(["ninja", "-C", str(self.build),
+                    f"-j{os.cpu_count() or 1}", *targets],
+                   self.log, f"{self.who}: {what}", timeout=BUILD_TIMEOUT)
+
+
+def firmware_args() -> List[str]:
+    """-L options a binary from the DFSG source needs (no firmware in it)."""
+    args: List[str] = []
+    for fw in FIRMWARE_DIRS:
+        if os.path.isdir(fw):
+            args += ["-L", fw]
+    return args
+
+
+def build_qemu(cache: Cache) -> pathlib.Path:
+    """Path of a qemu-system-x86_64 containing qemu-devices/, built (or
+    rebuilt incrementally) if the cache has none for the current sources."""
+    tree = QemuTree(cache)
+    inputs = {"kind": "qemu", "tree": tree.key,
+              "devices": tree_digest(tree.devices)}
+    key = digest_inputs(inputs)
+    entry = cache.lookup("qemu", key)
+    if entry is None:
+        with tree.lock():
+            entry = cache.lookup("qemu", key)
+            if entry is None:
+                tree.prepare()
+                with Step("build", f"{TARGET} with qemu-devices/ "
+                                   f"({PACKAGE} {tree.version})"):
+                    tree.ninja(TARGET, what=f"ninja {TARGET}")
+                    with cache.publish("qemu", key, inputs) as tmp:
+                        shutil.copy2(tree.binary, tmp / TARGET)
+                entry = cache.path("qemu", key)
+    binary = entry / TARGET
+    if not binary.exists():
+        raise BenchError(f"{entry}: cache entry has no {TARGET}")
+    say("build", f"qemu: {binary}")
+    return binary
+
+
+def _qtest_wrapper(tree: QemuTree) -> pathlib.Path:
+    """libqtest runs $QTEST_QEMU_BINARY through sh and takes the target
+    from its name: a script named qemu-system-x86_64 that adds the
+    firmware folders (the DFSG source ships none)."""
+    wrapper = tree.root / "qtest-bin" / TARGET
+    wrapper.parent.mkdir(parents=True, exist_ok=True)
+    args = " ".join(firmware_args())
+    text = f'#!/bin/sh\nexec "{tree.binary}" {args} "$@"\n'
+    _write_if_changed(wrapper, text)
+    wrapper.chmod(0o755)
+    return wrapper
+
+
+def run_qtests(cache: Cache, names: Optional[Sequence[str]] = None
+               ) -> Dict[str, bool]:
+    """Build and run the repository's qtests (all, or those named) in the
+    QEMU tree against its qemu-system-x86_64. name -> passed; each test's
+    TAP output goes to <tree>/qtest-<name>.log."""
+    tree = QemuTree(cache)
+    known = qtest_names()
+    selected = list(names) if names else known
+    bad = [n for n in selected if n not in known]
+    if bad:
+        raise BenchError(f"unknown qtest(s) {', '.join(bad)} (known: "
+                         f"{', '.join(known) or 'none'})")
+    results: Dict[str, bool] = {}
+    with tree.lock():
+        tree.prepare()
+        with Step("build", f"{TARGET} and {len(selected)} qtest(s)"):
+            tree.ninja(TARGET, *(f"tests/qtest/{n}" for n in selected),
+                       what="ninja qtests")
+        env = {"QTEST_QEMU_BINARY": str(_qtest_wrapper(tree))}
+        for name in selected:
+            log = tree.root / f"qtest-{name}.log"
+            log.unlink(missing_ok=True)
+            try:
+                with Step("qtest", name):
+                    run_logged([str(tree.build / "tests" / "qtest" / name),
+                                "--tap", "-k"], log, f"qtest {name}",
+                               cwd=tree.build, env=env,
+                               timeout=QTEST_TIMEOUT, tag="qtest")
+                results[name] = True
+            except BenchError as exc:
+                say("qtest", f"FAIL: {exc}")
+                results[name] = False
+    return results
