@@ -283,6 +283,109 @@ static void test_device_ids(void)
     qtest_quit(qts);
 }
 
+/* ---- interrupts ------------------------------------------------------- */
+
+#define MSI_ADDR        0x500000        /* MSI writes land in RAM here */
+#define MSI_DATA        0x4321
+#define PIIX3_DEVFN     QPCI_DEVFN(1, 0)
+#define PIIX_PIRQD      0x63            /* slot 4 INTA is PIRQD on i440fx */
+#define INTX_GSI        10
+
+static uint32_t msi_take(QTestState *qts)
+{
+    uint32_t v = qtest_readl(qts, MSI_ADDR);
+
+    qtest_writel(qts, MSI_ADDR, 0);
+    return v;
+}
+
+/* Raise DMA_ERROR by enabling the TX engine on a ring of size 0. */
+static void raise_dma_error(Bcm *b)
+{
+    wr(b, BCM43XX_DMA_TX_BASE + BCM43XX_DMA_RINGSIZE, 0);
+    wr(b, BCM43XX_DMA_TX_BASE + BCM43XX_DMA_CTL, 0);
+    wr(b, BCM43XX_DMA_TX_BASE + BCM43XX_DMA_CTL, BCM43XX_DMA_CTL_ENABLE);
+}
+
+static void test_intx(void)
+{
+    QTestState *qts = start("");
+    QPCIBus *bus = qpci_new_pc(qts, NULL);
+    QPCIDevice *piix;
+    Bcm b;
+
+    bcm_open(&b, qts, bus, BCM_DEVFN, 0);
+    piix = qpci_device_find(bus, PIIX3_DEVFN);
+    g_assert(piix != NULL);
+    qpci_config_writeb(piix, PIIX_PIRQD, INTX_GSI);
+    qtest_irq_intercept_in(qts, "ioapic");
+
+    /* Line = (status & mask) != 0. */
+    raise_dma_error(&b);
+    g_assert(!qtest_get_irq(qts, INTX_GSI));
+    wr(&b, BCM43XX_REG_INT_MASK, BCM43XX_INT_TX_DONE);
+    g_assert(!qtest_get_irq(qts, INTX_GSI));
+    wr(&b, BCM43XX_REG_INT_MASK, BCM43XX_INT_DMA_ERROR);
+    g_assert(qtest_get_irq(qts, INTX_GSI));
+    wr(&b, BCM43XX_REG_INT_STATUS, BCM43XX_INT_RX_DONE);
+    g_assert(qtest_get_irq(qts, INTX_GSI));
+    wr(&b, BCM43XX_REG_INT_STATUS, BCM43XX_INT_DMA_ERROR);
+    g_assert(!qtest_get_irq(qts, INTX_GSI));
+    raise_dma_error(&b);
+    g_assert(qtest_get_irq(qts, INTX_GSI));
+    /* CTRL RESET clears the interrupt state. */
+    wr(&b, BCM43XX_REG_CTRL, BCM43XX_CTRL_RESET);
+    g_assert(!qtest_get_irq(qts, INTX_GSI));
+
+    g_free(piix);
+    bcm_close(&b);
+    qpci_free_pc(bus);
+    qtest_quit(qts);
+}
+
+static void test_msi(void)
+{
+    QTestState *qts = start("");
+    QPCIBus *bus = qpci_new_pc(qts, NULL);
+    uint8_t cap;
+    uint16_t flags;
+    Bcm b;
+
+    bcm_open(&b, qts, bus, BCM_DEVFN, 0);
+    cap = qpci_find_capability(b.dev, PCI_CAP_ID_MSI, 0);
+    g_assert_cmpuint(cap, !=, 0);
+    flags = qpci_config_readw(b.dev, cap + PCI_MSI_FLAGS);
+    g_assert(flags & PCI_MSI_FLAGS_64BIT);
+    qpci_config_writel(b.dev, cap + PCI_MSI_ADDRESS_LO, MSI_ADDR);
+    qpci_config_writel(b.dev, cap + PCI_MSI_ADDRESS_HI, 0);
+    qpci_config_writew(b.dev, cap + PCI_MSI_DATA_64, MSI_DATA);
+    qpci_config_writew(b.dev, cap + PCI_MSI_FLAGS,
+                       flags | PCI_MSI_FLAGS_ENABLE);
+    msi_take(qts);
+
+    /* Masked: no message; unmasking a pending cause sends one. */
+    raise_dma_error(&b);
+    g_assert_cmphex(msi_take(qts), ==, 0);
+    wr(&b, BCM43XX_REG_INT_MASK, BCM43XX_INT_ALL);
+    g_assert_cmphex(msi_take(qts), ==, MSI_DATA);
+
+    /* Same cause again while pending: no new message. */
+    raise_dma_error(&b);
+    g_assert_cmphex(msi_take(qts), ==, 0);
+    /* An acknowledge that leaves a cause pending sends another. */
+    wr(&b, BCM43XX_REG_INT_STATUS, BCM43XX_INT_TX_DONE);
+    g_assert_cmphex(msi_take(qts), ==, MSI_DATA);
+    /* Acknowledging everything sends nothing; a new cause sends one. */
+    wr(&b, BCM43XX_REG_INT_STATUS, BCM43XX_INT_ALL);
+    g_assert_cmphex(msi_take(qts), ==, 0);
+    raise_dma_error(&b);
+    g_assert_cmphex(msi_take(qts), ==, MSI_DATA);
+
+    bcm_close(&b);
+    qpci_free_pc(bus);
+    qtest_quit(qts);
+}
+
 /* ---- registers -------------------------------------------------------- */
 
 static void test_registers(void)
@@ -883,6 +986,8 @@ int main(int argc, char **argv)
     qtest_add_func("/ndisbench/bcm43xx/config", test_config);
     qtest_add_func("/ndisbench/bcm43xx/device-ids", test_device_ids);
     qtest_add_func("/ndisbench/bcm43xx/registers", test_registers);
+    qtest_add_func("/ndisbench/bcm43xx/intx", test_intx);
+    qtest_add_func("/ndisbench/bcm43xx/msi", test_msi);
     qtest_add_func("/ndisbench/bcm43xx/air-pair", test_air_pair);
     qtest_add_func("/ndisbench/bcm43xx/bad-dma", test_bad_dma);
     qtest_add_func("/ndisbench/bcm43xx/bad-rx-dma", test_bad_rx_dma);
