@@ -152,6 +152,9 @@ int pe_check(const void *file, size_t file_size, struct pe_info *info,
 		PE_FAIL(-EINVAL, "no file");
 	memset(info, 0, sizeof(*info));
 
+	if (file_size > PE_MAX_FILE_SIZE)
+		PE_FAIL(-EFBIG, "file too large (%zu bytes, at most %u)",
+			file_size, PE_MAX_FILE_SIZE);
 	if (file_size < 0x40)
 		PE_FAIL(-ENOEXEC, "file too small (%zu bytes) for a DOS header",
 			file_size);
@@ -281,11 +284,8 @@ int pe_check(const void *file, size_t file_size, struct pe_info *info,
 				"section %u (%s) raw data 0x%x+0x%x beyond file size 0x%zx",
 				i, name, rawoff, raw, file_size);
 		/* next section must start at or after this one's aligned end */
-		prev_end = va + span;
-		if (prev_end > info->size_of_image - (salign - 1))
-			prev_end = info->size_of_image;
-		else
-			prev_end = (prev_end + salign - 1) & ~(salign - 1);
+		/* no overflow: va + span <= size of image <= 64 MiB */
+		prev_end = (va + span + salign - 1) & ~(salign - 1);
 	}
 
 	for (i = 0; i < info->num_dirs; i++) {
@@ -426,6 +426,12 @@ int pe_relocate(void *image, const struct pe_info *info, uint64_t base,
 					PE_FAIL(-ENOEXEC,
 						"DIR64 relocation at RVA 0x%x beyond size of image 0x%x",
 						target, info->size_of_image);
+				/* a fixup must not rewrite the table being
+				 * applied (validated once, applied once) */
+				if (target < rva + size && target + 8 > rva)
+					PE_FAIL(-ENOEXEC,
+						"DIR64 relocation at RVA 0x%x patches the relocation directory 0x%x+0x%x",
+						target, rva, size);
 				if (pass)
 					pe_wr64(img + target,
 						pe_rd64(img + target) + delta);

@@ -22,6 +22,7 @@
 
 /* Limits; anything larger is refused as implausible for a driver. */
 #define PE_MAX_IMAGE_SIZE	(64u << 20)	/* 64 MiB */
+#define PE_MAX_FILE_SIZE	(256u << 20)	/* keeps every offset in 32 bits */
 #define PE_MAX_SECTIONS		96		/* the format's own limit */
 #define PE_MAX_IMPORT_DLLS	256
 #define PE_MAX_IMPORTS_PER_DLL	8192

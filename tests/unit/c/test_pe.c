@@ -210,6 +210,12 @@ static void m_rel_edge(uint8_t *b, size_t *s)
 	pb_w32(b + PB_RELOC_FILE(0x3000), 0x3000);
 	pb_w16(b + PB_RELOC_FILE(0x3008), 0xaffc);
 }
+static void m_rel_self(uint8_t *b, size_t *s)
+{
+	(void)s;
+	pb_w32(b + PB_RELOC_FILE(0x3000), 0x3000);
+	pb_w16(b + PB_RELOC_FILE(0x3008), 0xa004);
+}
 static void m_rel_dirsize(uint8_t *b, size_t *s) { (void)s; pb_w32(dir(b, 5) + 4, 14); }
 static void m_ordinal(uint8_t *b, size_t *s)
 {
@@ -287,6 +293,8 @@ static const struct bad bads[] = {
 	  "base relocation type 3 at RVA 0x1010 not supported" },
 	{ "reloc at edge", m_rel_edge, RELOC_STAGE, -ENOEXEC,
 	  "DIR64 relocation at RVA 0x3ffc beyond size of image" },
+	{ "reloc patches itself", m_rel_self, RELOC_STAGE, -ENOEXEC,
+	  "DIR64 relocation at RVA 0x3004 patches the relocation directory 0x3000+0xc" },
 	{ "reloc dir tail", m_rel_dirsize, RELOC_STAGE, -ENOEXEC, "truncated (2 bytes left)" },
 	{ "ordinal", m_ordinal, IMPORT_STAGE, -EINVAL,
 	  "ntoskrnl.exe: import by ordinal 7 is not supported" },
@@ -365,6 +373,10 @@ static void test_every_truncation(void)
 		if (pe_check(file, n, &info, err, sizeof(err)) == 0)
 			accepted++;
 	CHECK(accepted == 0);
+	/* sizes beyond PE_MAX_FILE_SIZE are refused before any read */
+	CHECK(pe_check(file, (size_t)PE_MAX_FILE_SIZE + 1, &info, err,
+		       sizeof(err)) == -EFBIG);
+	CHECK_CONTAINS(err, "file too large");
 }
 
 int main(void)
