@@ -960,6 +960,99 @@ static void test_ap_data(void)
     ap_teardown(&e);
 }
 
+/* ---- migration ------------------------------------------------------- */
+
+static void migrate_to_file(QTestState *qts, const char *path)
+{
+    g_autofree char *uri = g_strdup_printf("exec:cat > %s", path);
+    QDict *resp;
+    const char *status;
+    int i;
+
+    resp = qtest_qmp(qts, "{'execute': 'migrate', 'arguments': "
+                     "{'uri': %s}}", uri);
+    g_assert(qdict_haskey(resp, "return"));
+    qobject_unref(resp);
+    for (i = 0; i < 10000; i++) {
+        resp = qtest_qmp(qts, "{'execute': 'query-migrate'}");
+        status = qdict_get_try_str(qdict_get_qdict(resp, "return"),
+                                   "status");
+        if (status && g_str_equal(status, "completed")) {
+            qobject_unref(resp);
+            return;
+        }
+        g_assert(!status || !g_str_equal(status, "failed"));
+        qobject_unref(resp);
+        g_usleep(1000);
+    }
+    g_assert_not_reached();
+}
+
+static void test_migration(void)
+{
+    g_autofree char *path = g_strdup_printf("%s/bcm43xx-mig-%d",
+                                            g_get_tmp_dir(), getpid());
+    uint8_t got[BCM43XX_MAX_FRAME];
+    QTestState *qts;
+    QPCIBus *bus;
+    uint32_t consumed = 0;
+    Bcm b;
+    int len, i;
+
+    qts = start("-object wlan-ap,id=ap0,air=air0");
+    bus = qpci_new_pc(qts, NULL);
+    bcm_open(&b, qts, bus, BCM_DEVFN, 0);
+    bcm_up(&b, 6, false);
+    wr(&b, BCM43XX_REG_MACADDR_HI, 0x7788);
+    raise_dma_error(&b);        /* leaves the TX engine with an error */
+    qtest_qmp_assert_success(qts, "{'execute': 'stop'}");
+    migrate_to_file(qts, path);
+    bcm_close(&b);
+    qpci_free_pc(bus);
+    qtest_quit(qts);
+
+    qts = qtest_initf("-M pc -m %d -nodefaults -object wlan-air,id=air0 "
+                      "-object wlan-ap,id=ap0,air=air0 "
+                      "-device bcm43xx,air=air0,addr=04.0,"
+                      "mac=52:54:00:12:34:56 -incoming 'exec:cat %s'",
+                      RAM_MB, path);
+    bus = qpci_new_pc(qts, NULL);
+    b.dev = qpci_device_find(bus, BCM_DEVFN);
+    /* The BAR keeps the address the source's qpci_iomap() gave it. */
+    b.bar.addr = qpci_config_readl(b.dev, PCI_BASE_ADDRESS_0) &
+                 PCI_BASE_ADDRESS_MEM_MASK;
+    b.bar.is_io = false;
+    b.qts = qts;
+    b.bus = bus;
+    b.rx_posted = RING_SLOTS - 1;
+    g_assert_cmpuint(rd(&b, BCM43XX_REG_CHANNEL), ==, 6);
+    g_assert_cmphex(rd(&b, BCM43XX_REG_CTRL), ==, BCM43XX_CTRL_ENABLE);
+    g_assert_cmphex(rd(&b, BCM43XX_REG_MACADDR_HI), ==, 0x7788);
+    g_assert_cmphex(rd(&b, BCM43XX_REG_INT_MASK), ==, BCM43XX_INT_ALL);
+    g_assert_cmphex(rd(&b, BCM43XX_REG_INT_STATUS), ==,
+                    BCM43XX_INT_DMA_ERROR);
+    g_assert_cmpuint(rd(&b, BCM43XX_DMA_TX_BASE + BCM43XX_DMA_ERROR), ==,
+                     BCM43XX_DMAERR_RING);
+    g_assert_cmphex(rd(&b, BCM43XX_DMA_RX_BASE + BCM43XX_DMA_RINGLO), ==,
+                    RX_RING);
+    g_assert_cmpuint(rd(&b, BCM43XX_DMA_RX_BASE + BCM43XX_DMA_INDEX), ==,
+                     RING_SLOTS - 1);
+
+    /* The radio is back on the air: the AP's beacons arrive. */
+    qtest_qmp_assert_success(qts, "{'execute': 'cont'}");
+    for (i = 0, len = -1; i < 20 && len < 0; i++) {
+        qtest_clock_step(qts, 110 * 1000 * 1000);
+        len = bcm_rx(&b, &consumed, got, NULL, 50);
+    }
+    g_assert_cmpint(len, >, 24);
+    g_assert_cmphex(got[0], ==, 0x80);
+
+    g_free(b.dev);
+    qpci_free_pc(bus);
+    qtest_quit(qts);
+    unlink(path);
+}
+
 /* Is a QOM type (device or user-creatable object) built into QEMU? */
 static bool has_type(const char *name)
 {
@@ -994,6 +1087,7 @@ int main(int argc, char **argv)
     if (has_type("wlan-ap")) {
         qtest_add_func("/ndisbench/bcm43xx/ap-beacons", test_ap_beacons);
         qtest_add_func("/ndisbench/bcm43xx/ap-data", test_ap_data);
+        qtest_add_func("/ndisbench/bcm43xx/migration", test_migration);
     }
     return g_test_run();
 }
