@@ -250,24 +250,73 @@ const char *inf_field(const struct inf_line *l, int i)
 	return l->fields[i];
 }
 
-static const char *strings_lookup(const struct inf_section *strs,
-				  const char *key, size_t n)
+/* [Strings] as an array sorted by key (case-insensitive), first
+ * definition first: lookups are binary searches, so substitution stays
+ * linear in the file size even for hostile input. */
+struct inf_strtab {
+	const struct inf_line **v;
+	size_t n;
+};
+
+static int strtab_cmp(const void *a, const void *b)
+{
+	const struct inf_line *x = *(const struct inf_line *const *)a;
+	const struct inf_line *y = *(const struct inf_line *const *)b;
+	int c = strcasecmp(x->key, y->key);
+
+	return c ? c : (x->lineno > y->lineno) - (x->lineno < y->lineno);
+}
+
+static int strtab_build(struct inf_strtab *t, const struct inf_section *sec)
 {
 	int i;
 
-	for (i = 0; strs && i < strs->nlines; i++) {
-		const struct inf_line *l = &strs->lines[i];
+	t->v = NULL;
+	t->n = 0;
+	if (!sec)
+		return 0;
+	t->v = malloc(sizeof(*t->v) * ((size_t)sec->nlines + 1));
+	if (!t->v)
+		return -ENOMEM;
+	for (i = 0; i < sec->nlines; i++)
+		if (sec->lines[i].key)
+			t->v[t->n++] = &sec->lines[i];
+	qsort(t->v, t->n, sizeof(*t->v), strtab_cmp);
+	return 0;
+}
 
-		if (l->key && strlen(l->key) == n &&
-		    !strncasecmp(l->key, key, n))
-			return inf_field(l, 0);
+/* Compares key[0..n) with the NUL-terminated s, case-insensitively. */
+static int keycmp(const char *key, size_t n, const char *s)
+{
+	int c = strncasecmp(key, s, n);
+
+	if (c)
+		return c;
+	return s[n] ? -1 : 0;
+}
+
+static const char *strings_lookup(const struct inf_strtab *t,
+				  const char *key, size_t n)
+{
+	size_t lo = 0, hi = t->n;
+
+	/* leftmost match: the first definition wins */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (keycmp(key, n, t->v[mid]->key) > 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	if (lo < t->n && !keycmp(key, n, t->v[lo]->key))
+		return inf_field(t->v[lo], 0);
 	return NULL;
 }
 
 /* One field or key: drop outer whitespace, strip quotes ("" -> "), expand
  * %strkey% (when strs is given). */
-static char *cook(const char *s, size_t n, const struct inf_section *strs)
+static char *cook(const char *s, size_t n, const struct inf_strtab *strs)
 {
 	struct buf b = { 0 };
 	int q = 0;
@@ -320,7 +369,7 @@ oom:
 
 /* Split a logical line into key and fields. */
 static int tokenize(const char *text, struct inf_line *l,
-		    const struct inf_section *strs)
+		    const struct inf_strtab *strs)
 {
 	const char *eq = NULL, *p, *start, *end;
 	size_t n = strlen(text);
@@ -428,7 +477,7 @@ int inf_parse_buffer(const char *name, const void *data, size_t size,
 	struct buf text = { 0 }, line = { 0 };
 	struct inf_file *inf;
 	struct inf_rawsec *raws = NULL;
-	const struct inf_section *strs;
+	struct inf_strtab strtab = { NULL, 0 };
 	size_t pos = 0;
 	int phys = 0, cur = -1, rc = 0, i, j, pass;
 
@@ -524,6 +573,12 @@ int inf_parse_buffer(const char *name, const void *data, size_t size,
 				rc = -EINVAL;
 				goto out;
 			}
+			if (inf->nsections >= INF_MAX_SECTIONS) {
+				seterr(err, errlen, "%s:%d: more than %d sections",
+				       name, start, INF_MAX_SECTIONS);
+				rc = -E2BIG;
+				goto out;
+			}
 			cur = add_section(inf, &raws, nm, nl, start);
 			if (cur < 0) {
 				rc = cur;
@@ -550,7 +605,11 @@ int inf_parse_buffer(const char *name, const void *data, size_t size,
 
 	/* pass 0: [Strings] without substitution; pass 1: the rest */
 	for (pass = 0; pass < 2; pass++) {
-		strs = pass ? inf_find_section(inf, "Strings") : NULL;
+		if (pass && strtab_build(&strtab,
+					 inf_find_section(inf, "Strings"))) {
+			rc = -ENOMEM;
+			goto out;
+		}
 		for (i = 0; i < inf->nsections; i++) {
 			struct inf_section *sec = &inf->sections[i];
 			int is_strings = !strcasecmp(sec->name, "Strings");
@@ -565,7 +624,8 @@ int inf_parse_buffer(const char *name, const void *data, size_t size,
 			for (j = 0; j < raws[i].n; j++) {
 				sec->lines[j].lineno = raws[i].lines[j].lineno;
 				sec->nlines = j + 1;
-				rc = tokenize(raws[i].lines[j].text, &sec->lines[j], strs);
+				rc = tokenize(raws[i].lines[j].text, &sec->lines[j],
+					      pass ? &strtab : NULL);
 				if (rc)
 					goto out;
 			}
@@ -586,6 +646,7 @@ out:
 		}
 	}
 	free(raws);
+	free(strtab.v);
 	free(text.p);
 	free(line.p);
 	inf_free(inf);
@@ -812,6 +873,12 @@ int inf_hwids(const struct inf_file *inf, struct inf_hwid **ids, int *nids,
 					       v[m].subdevice == h.subdevice;
 				if (dup)
 					continue;
+				if (n >= INF_MAX_HWIDS) {
+					seterr(err, errlen, "%s:%d: more than %d hardware ids",
+					       inf->name, l->lineno, INF_MAX_HWIDS);
+					inf_hwids_free(v, n);
+					return -E2BIG;
+				}
 				if (!inst) {
 					seterr(err, errlen,
 					       "%s:%d: install section [%s] (or .NTamd64/.NT) of %s not found",

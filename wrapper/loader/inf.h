@@ -20,6 +20,8 @@
 #include <stdint.h>
 
 #define INF_MAX_FILE_SIZE	(8u << 20)
+#define INF_MAX_SECTIONS	16384
+#define INF_MAX_HWIDS		8192
 
 struct inf_line {
 	char *key;		/* NULL for value-only lines */
