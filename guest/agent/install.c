@@ -93,10 +93,14 @@ static int run_captured(char *const argv[], const char *key)
         say_lines(key, buf, len + 1);
     }
     close(pipefd[0]);
-    if (waitpid(pid, &status, WNOHANG) == 0) {
-        kill(pid, SIGKILL);
-        waitpid(pid, &status, 0);
-        return -ETIMEDOUT;
+    /* EOF on the pipe comes just before the exit: wait for it, bounded. */
+    while (waitpid(pid, &status, WNOHANG) == 0) {
+        if (now_ms() > deadline) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            return -ETIMEDOUT;
+        }
+        usleep(5000);
     }
     return WIFEXITED(status) ? WEXITSTATUS(status) : -EINTR;
 }

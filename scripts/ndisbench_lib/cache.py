@@ -37,12 +37,14 @@ def file_digest(path: pathlib.Path) -> str:
 
 
 def tree_digest(root: pathlib.Path,
-                ignore: Sequence[str] = (".gitignore",)) -> str:
-    """Hash of every regular file under root: relative names and contents."""
+                ignore: Sequence[str] = (".gitignore",),
+                skip_dirs: Sequence[str] = ()) -> str:
+    """Hash of every regular file under root: relative names and contents.
+    skip_dirs: top-level folders left out (in-tree build output)."""
     h = hashlib.sha256()
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         rel = path.relative_to(root).as_posix()
-        if path.name in ignore:
+        if path.name in ignore or rel.split("/")[0] in skip_dirs:
             continue
         h.update(rel.encode() + b"\0" + file_digest(path).encode() + b"\0")
     return h.hexdigest()

@@ -13,8 +13,9 @@ from .kernels import Expectations, Policy
 from .ktap import KtapLog, KtapTest
 
 MODULE_CHECKS = ("load", "taint", "driverloader", "control")
+WRAPPER_CHECKS = ("install", "bind", "associate")
 NET_CHECKS = ("dhcp", "ping", "tcp")
-CHECKS = MODULE_CHECKS + NET_CHECKS
+CHECKS = MODULE_CHECKS + WRAPPER_CHECKS + NET_CHECKS
 # The module role each check observes.
 CHECK_ROLE = {"load": "ndiswrapper", "taint": "ndiswrapper",
               "driverloader": "driverloader", "control": "control"}
@@ -189,11 +190,16 @@ def _judge_taint(want: ExpectedLoad, got: Observed, boot: Optional[int],
 
 def judge(check: str, policy: Policy, exp: Expectations, log: KtapLog,
           roles: Sequence[str], base_bits: int,
-          sink_bytes: Optional[int] = None) -> Verdict:
+          sink_bytes: Optional[int] = None, fixture: str = "") -> Verdict:
     """The verdict of one check in one cell. sink_bytes: what the host's
-    TCP sink received (tcp check only)."""
+    TCP sink received (tcp check only); fixture: the Windows driver a
+    wrapped device runs (its checks are not reached where the policy
+    refuses the wrapper)."""
     if check not in CHECK_ROLE:
-        return judge_net(check, exp, log, sink_bytes)
+        if fixture and check != "install" and \
+                policy.modes.get("ndiswrapper") == "module":
+            return judge_unreached(check, log)
+        return judge_net(check, exp, log, sink_bytes, fixture)
     role = CHECK_ROLE[check]
     want = expected_loads(policy, exp, roles, base_bits)[role]
     boot_test: Optional[KtapTest] = log.test("boot")
@@ -234,12 +240,14 @@ def _success(check: str, want: ExpectedLoad) -> Verdict:
 
 # -- network checks -----------------------------------------------------------
 
-def _iface_problem(log: KtapLog) -> Optional[str]:
+def _iface_problem(log: KtapLog, need_link: bool = True) -> Optional[str]:
     iface = next((t for t in log.tests if t.name.startswith("iface ")), None)
     if iface is None:
         return "agent printed no interface result"
     if not iface.ok:
         return iface.fact("error") or f"{iface.name} failed"
+    if not need_link:
+        return None
     link = log.test("link")
     if link is None:
         return "agent printed no link result"
@@ -248,11 +256,73 @@ def _iface_problem(log: KtapLog) -> Optional[str]:
     return None
 
 
+def judge_unreached(check: str, log: KtapLog) -> Verdict:
+    """A check behind a wrapper the policy refuses: the interface must not
+    exist, and nothing after it can run."""
+    iface = next((t for t in log.tests if t.name.startswith("iface ")), None)
+    if iface is None:
+        return Verdict(ERROR, "agent printed no interface result")
+    if iface.ok:
+        return Verdict(FAIL, f"{iface.name} appeared although the policy "
+                             f"refuses ndiswrapper")
+    return Verdict(XFAIL, "not reached (expected: the policy refuses "
+                          "ndiswrapper)")
+
+
+def _judge_wrapper(check: str, exp: Expectations, log: KtapLog,
+                   fixture: str) -> Verdict:
+    net = exp.network
+    if check == "install":
+        test = log.test("install")
+        if test is None:
+            return Verdict(ERROR, "agent printed no install result")
+        problems: List[str] = []
+        _compare("ndiswrapper -i exit status", "0", test.fact("status"),
+                 problems)
+        if not any(fixture in line for line in test.all("list")):
+            problems.append(f"ndiswrapper -l does not list {fixture}")
+        if problems:
+            return Verdict(FAIL, problems[0], problems)
+        return Verdict(PASS, f"{fixture} installed: "
+                             f"{'; '.join(test.all('list'))}")
+    problem = _iface_problem(log, need_link=check == "associate")
+    if problem:
+        return Verdict(FAIL, problem)
+    iface = next(t for t in log.tests if t.name.startswith("iface "))
+    if check == "bind":
+        problems = []
+        _compare("ethtool driver", "ndiswrapper", iface.fact("driver"),
+                 problems)
+        if fixture not in (iface.fact("fw_version") or ""):
+            problems.append(f"ethtool does not name {fixture}: "
+                            f"fw_version {iface.fact('fw_version')!r}")
+        if problems:
+            return Verdict(FAIL, problems[0], problems)
+        return Verdict(PASS, f"{iface.name.split()[1]} bound: driver "
+                             f"ndiswrapper, {iface.fact('fw_version')}, "
+                             f"{iface.fact('bus_info')}")
+    link = log.test("link")
+    assert link is not None
+    problems = []
+    _compare("BSSID the driver reports", net["ap_bssid"],
+             link.fact("ndis_bssid"), problems)
+    if link.fact("ndis_ssid") is not None:
+        _compare("SSID the driver reports", net["ap_ssid"],
+                 link.fact("ndis_ssid"), problems)
+    if problems:
+        return Verdict(FAIL, problems[0], problems)
+    return Verdict(PASS, f"associated to {net['ap_bssid']} "
+                         f"({net['ap_ssid']}) in {link.fact('carrier_ms')} "
+                         f"ms")
+
+
 def judge_net(check: str, exp: Expectations, log: KtapLog,
-              sink_bytes: Optional[int]) -> Verdict:
+              sink_bytes: Optional[int], fixture: str = "") -> Verdict:
     boot_test = log.test("boot")
     if boot_test is None or not boot_test.ok:
         return Verdict(ERROR, "guest did not boot to the agent's checks")
+    if check in WRAPPER_CHECKS:
+        return _judge_wrapper(check, exp, log, fixture)
     problem = _iface_problem(log)
     if problem:
         return Verdict(FAIL, problem)

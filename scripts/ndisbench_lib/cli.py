@@ -92,7 +92,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(f"  {p.name:11} {p.commit:40} {modes}")
     print("devices:")
     for d in devices.DEVICES.values():
-        print(f"  {d.name:10} {d.description}")
+        note = "" if d.default else " (only with --device)"
+        print(f"  {d.name:10} {d.description}{note}")
     print("checks: " + ", ".join(chk.CHECKS))
     print(f"cache: {cache.root}")
     return 0

@@ -3,12 +3,15 @@ in-tree modules the guest loads for it, and which checks apply to it.
 
 - `none`: a q35 guest without network hardware: the load and taint checks.
 - `e1000`: QEMU's e1000 on the slirp user network: the reference NIC the
-  network checks (and later the wrapped WLAN devices) are measured against.
+  network checks (and the wrapped WLAN devices) are measured against.
+- `bcm43xx`: our Broadcom-class PCI WLAN model on an emulated air with an
+  access point bridged to slirp, driven by the bcmwl fixture driver through
+  ndiswrapper: the whole chain from `ndiswrapper -i` to TCP.
 """
 import dataclasses
 from typing import Dict, List, Optional, Tuple
 
-from .checks import MODULE_CHECKS, NET_CHECKS
+from .checks import MODULE_CHECKS, NET_CHECKS, WRAPPER_CHECKS
 from .errors import BenchError
 
 
@@ -20,6 +23,9 @@ class Device:
     qemu_args: Tuple[str, ...] = ()
     guest_modules: Tuple[str, ...] = ()     # in-tree, unless built in
     ifname: str = ""                        # interface the net checks use
+    own_qemu: bool = False                  # needs our QEMU build
+    fixture: str = ""                       # Windows driver it is wrapped with
+    default: bool = True                    # in the matrix without --device
 
 
 DEVICES: Dict[str, Device] = {d.name: d for d in (
@@ -30,12 +36,22 @@ DEVICES: Dict[str, Device] = {d.name: d for d in (
            qemu_args=("-netdev", "user,id=net0", "-device",
                       "e1000,netdev=net0,mac=52:54:00:12:34:56"),
            guest_modules=("e1000",), ifname="eth0"),
+    Device("bcm43xx", "our PCI WLAN model + AP on the air, wrapped: bcmwl.sys "
+           "in ndiswrapper", ("load",) + WRAPPER_CHECKS + NET_CHECKS,
+           qemu_args=("-object", "wlan-air,id=air0",
+                      "-netdev", "user,id=net0",
+                      "-object", "wlan-ap,id=ap0,air=air0,netdev=net0,"
+                      "ssid=ndisbench,bssid=02:00:00:00:01:00,channel=6",
+                      "-device", "bcm43xx,air=air0,mac=52:54:00:12:34:57"),
+           ifname="wlan0", own_qemu=True, fixture="bcmwl",
+           # Joins the default matrix once the chain passes end to end.
+           default=False),
 )}
 
 
 def select(names: Optional[List[str]]) -> List[Device]:
     if not names:
-        return list(DEVICES.values())
+        return [d for d in DEVICES.values() if d.default]
     bad = [n for n in names if n not in DEVICES]
     if bad:
         raise BenchError(f"unknown device(s) {', '.join(bad)} (known: "

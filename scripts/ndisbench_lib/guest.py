@@ -42,9 +42,9 @@ def qemu_binary() -> str:
 
 
 def qemu_command(kernel: pathlib.Path, initrd: pathlib.Path, append: str,
-                 accel: str, memory_mb: int,
-                 device_args: Sequence[str]) -> List[str]:
-    cmd = [qemu_binary(), "-M", "q35", "-accel", accel, "-m",
+                 accel: str, memory_mb: int, device_args: Sequence[str],
+                 qemu: Optional[str] = None) -> List[str]:
+    cmd = [qemu or qemu_binary(), "-M", "q35", "-accel", accel, "-m",
            str(memory_mb), "-nodefaults", "-display", "none",
            "-no-reboot", "-serial", "stdio", "-kernel", str(kernel),
            "-initrd", str(initrd), "-append", append]

@@ -3,14 +3,16 @@ tools, the C unit tests."""
 import json
 import pathlib
 import subprocess
-from typing import Tuple
+from typing import Dict, Tuple
 
 from . import paths
+from .cache import Cache, compiler_id, digest_inputs, tree_digest
 from .errors import BenchError
 from .progress import Step
 from .proc import run_logged
 
 AGENT = paths.MESON_BUILD / "guest" / "agent" / "ndisbench-agent"
+UTILS = paths.MESON_BUILD / "wrapper" / "utils"
 
 
 def meson_compile(target: str) -> None:
@@ -51,3 +53,35 @@ def meson_tests(suite: str) -> Tuple[int, int]:
     if passed + failed == 0:
         raise BenchError(f"meson test --suite {suite}: no results ({log})")
     return passed, failed
+
+
+FIXTURES = paths.REPO / "fixtures"
+SHARED_REGS = paths.REPO / "qemu-devices" / "include"
+MINGW_CC = "x86_64-w64-mingw32-gcc"
+
+
+def build_fixtures(cache: Cache) -> pathlib.Path:
+    """The Windows fixture drivers (fixtures/Makefile, mingw-w64) as a cache
+    entry: <entry>/<driver>/<driver>.{sys,inf} and <entry>/broken/."""
+    inputs = {"kind": "fixtures",
+              "source": tree_digest(FIXTURES, skip_dirs=("build",)),
+              "regs": tree_digest(SHARED_REGS), "cc": compiler_id(MINGW_CC)}
+    key = digest_inputs(inputs)
+    entry = cache.lookup("fixtures", key)
+    if entry is None:
+        with Step("build", "fixtures (mingw-w64)"):
+            with cache.publish("fixtures", key, inputs) as tmp:
+                run_logged(["make", "-C", str(FIXTURES), f"O={tmp}", "all"],
+                           cache.root / "logs" / f"fixtures-{key}.log",
+                           "fixtures: make", timeout=900)
+        entry = cache.path("fixtures", key)
+    return entry
+
+
+def guest_tools() -> Dict[str, pathlib.Path]:
+    """Static builds of the wrapper's user tools, by their guest path."""
+    tools = {"sbin/ndiswrapper": UTILS / "ndiswrapper-static",
+             "sbin/loadndisdriver": UTILS / "loadndisdriver-static"}
+    for tool in tools.values():
+        meson_compile(str(tool.relative_to(paths.MESON_BUILD)))
+    return tools

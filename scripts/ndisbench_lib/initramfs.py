@@ -5,7 +5,7 @@ decompression under TCG). Deterministic: same inputs, same bytes, same key.
 import hashlib
 import pathlib
 import stat
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from . import paths
 from .cache import Cache
@@ -55,9 +55,13 @@ def busybox_applets() -> List[str]:
 
 
 def build(agent: pathlib.Path, modules: Dict[str, bytes],
-          deps: List[Tuple[str, bytes]], cache: Cache) -> pathlib.Path:
+          deps: List[Tuple[str, bytes]], cache: Cache,
+          extra: Optional[Dict[str, Tuple[bytes, int]]] = None
+          ) -> pathlib.Path:
     """modules: test module name -> .ko bytes; deps: (file name, bytes) of
-    in-tree modules in load order. Returns the cached cpio."""
+    in-tree modules in load order; extra: guest path -> (bytes, mode) of
+    further files (tools, fixture drivers), their folders created. Returns
+    the cached cpio."""
     archive = Cpio()
     for d in DIRS:
         archive.add(d, stat.S_IFDIR | 0o755)
@@ -81,6 +85,16 @@ def build(agent: pathlib.Path, modules: Dict[str, bytes],
     for name in sorted(modules):
         archive.add(f"lib/ndisbench/modules/{name}.ko",
                     stat.S_IFREG | 0o644, modules[name])
+    made = set(DIRS)
+    for path in sorted(extra or {}):
+        parts = path.split("/")
+        for i in range(1, len(parts)):
+            folder = "/".join(parts[:i])
+            if folder not in made:
+                archive.add(folder, stat.S_IFDIR | 0o755)
+                made.add(folder)
+        data, mode = (extra or {})[path]
+        archive.add(path, stat.S_IFREG | mode, data)
     blob = archive.finish()
     key = hashlib.sha256(blob).hexdigest()[:24]
     dest = cache.root / "initramfs" / f"{key}.cpio"

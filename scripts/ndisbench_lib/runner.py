@@ -7,7 +7,7 @@ import datetime
 import os
 import pathlib
 import re
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import checks as chk
 from . import accel as accelerator
@@ -15,7 +15,7 @@ from . import guest, initramfs, ktap, modules, report
 from .cache import Cache
 from .devices import DEVICES, Device
 from .errors import BenchError
-from .hostbuild import build_agent
+from .hostbuild import build_agent, build_fixtures, guest_tools
 from .kbuild import KernelArtifact, kernel_artifact
 from .kernels import Expectations, Kernel
 from .modules import BuiltModule
@@ -39,6 +39,38 @@ class Prepared:
     error: str = ""
 
 
+@dataclasses.dataclass
+class HostParts:
+    """What the cells share: the agent, our QEMU and the fixtures (each
+    built only when a selected device needs it, else an error string)."""
+    cache: Cache
+    agent: pathlib.Path
+    qemu: Optional[pathlib.Path] = None
+    qemu_error: str = ""
+    fixtures: Optional[pathlib.Path] = None
+    tools: Dict[str, pathlib.Path] = dataclasses.field(default_factory=dict)
+    fixtures_error: str = ""
+
+
+def host_parts(devices: Sequence[Device], cache: Cache) -> HostParts:
+    parts = HostParts(cache, build_agent())
+    if any(d.own_qemu for d in devices):
+        from .qemu_build import build_qemu   # heavy: only when needed
+        try:
+            parts.qemu = build_qemu(cache)
+        except BenchError as exc:
+            say("build", f"ERROR: {exc}")
+            parts.qemu_error = str(exc)
+    if any(d.fixture for d in devices):
+        try:
+            parts.fixtures = build_fixtures(cache)
+            parts.tools = guest_tools()
+        except BenchError as exc:
+            say("build", f"ERROR: {exc}")
+            parts.fixtures_error = str(exc)
+    return parts
+
+
 def prepare(kernel: Kernel, cache: Cache, exp: Expectations,
             roles: Sequence[str]) -> Prepared:
     """The kernel and its test modules (checked against the expectation
@@ -57,10 +89,34 @@ def prepare(kernel: Kernel, cache: Cache, exp: Expectations,
         return Prepared(kernel, error=str(exc))
 
 
+FIXTURE_DIR = "lib/ndisbench/fixtures"
+
+
+def fixture_inf(device: Device) -> str:
+    return f"/{FIXTURE_DIR}/{device.fixture}/{device.fixture}.inf"
+
+
+def cell_extra_files(device: Device, parts: HostParts
+                     ) -> Dict[str, Tuple[bytes, int]]:
+    """The Windows driver a wrapped device uses and the wrapper's tools."""
+    if not device.fixture:
+        return {}
+    if parts.fixtures is None:
+        raise BenchError(parts.fixtures_error or "fixtures not built")
+    extra = {guest_path: (tool.read_bytes(), 0o755)
+             for guest_path, tool in parts.tools.items()}
+    src = parts.fixtures / device.fixture
+    for suffix in (".sys", ".inf"):
+        name = device.fixture + suffix
+        extra[f"{FIXTURE_DIR}/{device.fixture}/{name}"] = (
+            (src / name).read_bytes(), 0o644)
+    return extra
+
+
 def cell_initrd(prep: Prepared, device: Device, roles: Sequence[str],
-                agent: pathlib.Path, cache: Cache) -> pathlib.Path:
+                parts: HostParts) -> pathlib.Path:
     """The initramfs of one cell: its test modules, the in-tree modules
-    they and the device need."""
+    they and the device need, the device's fixture driver and tools."""
     assert prep.art is not None
     kos = {prep.built[r].name: prep.built[r].ko.read_bytes()
            for r in roles}
@@ -71,7 +127,8 @@ def cell_initrd(prep: Prepared, device: Device, roles: Sequence[str],
             wanted.append(name)
     deps = [(modules.modfile(p), modules.module_bytes(p))
             for p in modules.dependency_paths(prep.art, wanted)]
-    return initramfs.build(agent, kos, deps, cache)
+    return initramfs.build(parts.agent, kos, deps, parts.cache,
+                           cell_extra_files(device, parts))
 
 
 def cell_dir(run_dir: pathlib.Path, kernel: str, device: str
@@ -88,8 +145,8 @@ def kernel_problem(serial: str) -> str:
 
 def judge_cell(prep: Prepared, exp: Expectations, check_names: Sequence[str],
                roles: Sequence[str], boot: guest.BootResult,
-               log_path: pathlib.Path, sink_bytes: Optional[int] = None
-               ) -> Dict[str, chk.Verdict]:
+               log_path: pathlib.Path, sink_bytes: Optional[int] = None,
+               fixture: str = "") -> Dict[str, chk.Verdict]:
     if boot.status == "timeout":
         verdict = chk.Verdict(chk.TIMEOUT, f"guest killed after "
                               f"{fmt_secs(boot.seconds)} (log kept: "
@@ -97,7 +154,7 @@ def judge_cell(prep: Prepared, exp: Expectations, check_names: Sequence[str],
         return {c: verdict for c in check_names}
     log = ktap.parse(boot.serial)
     verdicts = {c: chk.judge(c, prep.kernel.policy, exp, log, roles,
-                             prep.base_bits, sink_bytes)
+                             prep.base_bits, sink_bytes, fixture)
                 for c in check_names}
     problem = kernel_problem(boot.serial)
     if problem:
@@ -115,6 +172,8 @@ def kernel_cmdline(exp: Expectations, device: Device, check_names:
                    tcp_port: Optional[int]) -> str:
     """What the agent is asked to do, on the kernel command line."""
     words = ["console=ttyS0", "loglevel=4", "panic=-1"]
+    if device.fixture and "install" in check_names:
+        words.append(f"ndisbench.install={fixture_inf(device)}")
     if roles:
         words.append("ndisbench.load=" +
                      ",".join(exp.module_names[r] for r in roles))
@@ -129,23 +188,28 @@ def kernel_cmdline(exp: Expectations, device: Device, check_names:
 
 
 def guest_command(prep: Prepared, device: Device, initrd: pathlib.Path,
-                  append: str, accel: str) -> List[str]:
+                  append: str, accel: str, parts: HostParts) -> List[str]:
     assert prep.art is not None
+    qemu = None
+    if device.own_qemu:
+        if parts.qemu is None:
+            raise BenchError(parts.qemu_error or "QEMU not built")
+        qemu = str(parts.qemu)
     return guest.qemu_command(prep.art.boot_image, initrd, append, accel,
-                              MEMORY_MB, device.qemu_args)
+                              MEMORY_MB, device.qemu_args, qemu)
 
 
 def resolve_accel(requested: str, preps: Sequence[Prepared],
-                  exp: Expectations, agent: pathlib.Path, cache: Cache
-                  ) -> str:
+                  exp: Expectations, parts: HostParts) -> str:
     ready = [p for p in preps if not p.error]
     if requested != "auto" or not ready:
         return "tcg" if requested == "auto" else requested
     none = DEVICES["none"]
-    initrd = cell_initrd(ready[0], none, [], agent, cache)
+    initrd = cell_initrd(ready[0], none, [], parts)
     probe = guest_command(ready[0], none, initrd,
-                          kernel_cmdline(exp, none, [], [], None), "kvm")
-    return accelerator.resolve(requested, probe, cache)
+                          kernel_cmdline(exp, none, [], [], None), "kvm",
+                          parts)
+    return accelerator.resolve(requested, probe, parts.cache)
 
 
 def cell_checks(device: Device, selected: Sequence[str]) -> List[str]:
@@ -153,7 +217,7 @@ def cell_checks(device: Device, selected: Sequence[str]) -> List[str]:
 
 
 def run_cell(prep: Prepared, device: Device, exp: Expectations,
-             check_names: Sequence[str], agent: pathlib.Path, cache: Cache,
+             check_names: Sequence[str], parts: HostParts,
              run_dir: pathlib.Path, timeout: float, accel: str
              ) -> report.CellResult:
     cdir = cell_dir(run_dir, prep.kernel.name, device.name)
@@ -165,20 +229,20 @@ def run_cell(prep: Prepared, device: Device, exp: Expectations,
         if prep.error:
             raise BenchError(prep.error)
         assert prep.art is not None
-        initrd = cell_initrd(prep, device, roles, agent, cache)
+        initrd = cell_initrd(prep, device, roles, parts)
+        sink = TcpSink() if "tcp" in check_names else None
+        append = kernel_cmdline(exp, device, check_names, roles,
+                                sink.port if sink else None)
+        cmd = guest_command(prep, device, initrd, append, accel, parts)
     except BenchError as exc:
         verdict = chk.Verdict(chk.ERROR, str(exc))
         cell.verdicts = {c: verdict for c in check_names}
         return cell
-    sink = TcpSink() if "tcp" in check_names else None
-    append = kernel_cmdline(exp, device, check_names, roles,
-                            sink.port if sink else None)
     say("cell", f"{prep.kernel.name} / {device.name}: booting "
                 f"{prep.art.boot_image.name} ({prep.art.release})")
     log_path = cdir / "serial.log"
     try:
-        boot = guest.boot(guest_command(prep, device, initrd, append, accel),
-                          log_path, timeout)
+        boot = guest.boot(cmd, log_path, timeout)
     finally:
         sink_bytes = sink.close() if sink else None
     (cdir / "ktap.txt").write_text("\n".join(ktap.parse(boot.serial).lines)
@@ -188,7 +252,7 @@ def run_cell(prep: Prepared, device: Device, exp: Expectations,
     cell.first_ktap_seconds = (round(boot.first_ktap_secs, 2)
                                if boot.first_ktap_secs else None)
     cell.verdicts = judge_cell(prep, exp, check_names, roles, boot, log_path,
-                               sink_bytes)
+                               sink_bytes, device.fixture)
     return cell
 
 
@@ -222,9 +286,9 @@ def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
         raise BenchError("no selected check applies to the selected "
                          "device(s)")
     roles = chk.modules_for([c for _, cs in cells for c in cs])
-    agent = build_agent()
+    parts = host_parts([d for d, _ in cells], cache)
     preps = [prepare(k, cache, exp, roles) for k in matrix.kernels]
-    accel = resolve_accel(accel, preps, exp, agent, cache)
+    accel = resolve_accel(accel, preps, exp, parts)
     run_dir = new_run_dir(out)
     say("run", f"{len(preps) * len(cells)} cell(s), -j{jobs}, accel "
                f"{accel}, results in {run_dir}")
@@ -232,8 +296,8 @@ def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
                               checks=list(matrix.checks))
     plan = [(p, d, cs) for p in preps for d, cs in cells]
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(run_cell, p, d, exp, cs, agent, cache,
-                               run_dir, timeout, accel)
+        futures = [pool.submit(run_cell, p, d, exp, cs, parts, run_dir,
+                               timeout, accel)
                    for p, d, cs in plan]
         for fut in concurrent.futures.as_completed(futures):
             cell = fut.result()
