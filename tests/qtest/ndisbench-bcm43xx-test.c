@@ -557,6 +557,35 @@ static void test_air_pair(void)
     qtest_quit(qts);
 }
 
+/* Hot-unplug detaches the radio: the air never calls a freed device. */
+static void test_hotplug(void)
+{
+    QTestState *qts = start("");
+    QPCIBus *bus = qpci_new_pc(qts, NULL);
+    uint8_t frame[64];
+    size_t n;
+    Bcm a, b;
+    int i;
+
+    bcm_open(&a, qts, bus, BCM_DEVFN, 0);
+    bcm_up(&a, 1, false);
+    qtest_qmp_device_add(qts, "bcm43xx", "hot", "{'addr': '0x5', "
+                         "'air': 'air0', 'mac': '52:54:00:ab:cd:ef'}");
+    bcm_open(&b, qts, bus, BCM2_DEVFN, 0x10000);
+    bcm_up(&b, 1, true);
+    n = mk_data(frame, bcast, mac_a, mac_a, 0, 0x0800, "to b");
+    bcm_tx(&a, frame, n);
+    bcm_close(&b);
+    qpci_unplug_acpi_device_test(qts, "hot", 5);
+    for (i = 0; i < 20; i++) {
+        bcm_tx(&a, frame, n);
+    }
+    g_assert_cmphex(rd(&a, BCM43XX_REG_ID), ==, 0x43180002);
+    bcm_close(&a);
+    qpci_free_pc(bus);
+    qtest_quit(qts);
+}
+
 /* ---- bad DMA ---------------------------------------------------------- */
 
 /* The engine reports @code, raises DMA_ERROR, stops; QEMU keeps running. */
@@ -988,6 +1017,25 @@ static void migrate_to_file(QTestState *qts, const char *path)
     g_assert_not_reached();
 }
 
+/* The destination loads in the background: wait until it has. */
+static void wait_incoming(QTestState *qts)
+{
+    QDict *resp;
+    bool loading = true;
+    int i;
+
+    for (i = 0; i < 10000 && loading; i++) {
+        resp = qtest_qmp(qts, "{'execute': 'query-status'}");
+        loading = g_str_equal(qdict_get_str(qdict_get_qdict(resp, "return"),
+                                            "status"), "inmigrate");
+        qobject_unref(resp);
+        if (loading) {
+            g_usleep(1000);
+        }
+    }
+    g_assert(!loading);
+}
+
 static void test_migration(void)
 {
     g_autofree char *path = g_strdup_printf("%s/bcm43xx-mig-%d",
@@ -1016,6 +1064,7 @@ static void test_migration(void)
                       "-device bcm43xx,air=air0,addr=04.0,"
                       "mac=52:54:00:12:34:56 -incoming 'exec:cat %s'",
                       RAM_MB, path);
+    wait_incoming(qts);
     bus = qpci_new_pc(qts, NULL);
     b.dev = qpci_device_find(bus, BCM_DEVFN);
     /* The BAR keeps the address the source's qpci_iomap() gave it. */
@@ -1082,6 +1131,7 @@ int main(int argc, char **argv)
     qtest_add_func("/ndisbench/bcm43xx/intx", test_intx);
     qtest_add_func("/ndisbench/bcm43xx/msi", test_msi);
     qtest_add_func("/ndisbench/bcm43xx/air-pair", test_air_pair);
+    qtest_add_func("/ndisbench/bcm43xx/hotplug", test_hotplug);
     qtest_add_func("/ndisbench/bcm43xx/bad-dma", test_bad_dma);
     qtest_add_func("/ndisbench/bcm43xx/bad-rx-dma", test_bad_rx_dma);
     if (has_type("wlan-ap")) {
