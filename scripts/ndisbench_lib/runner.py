@@ -292,8 +292,8 @@ def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
     run_dir = new_run_dir(out)
     say("run", f"{len(preps) * len(cells)} cell(s), -j{jobs}, accel "
                f"{accel}, results in {run_dir}")
-    result = report.RunResult(run_dir.name, accel=accel,
-                              checks=list(matrix.checks))
+    used = [c for c in matrix.checks if any(c in cs for _, cs in cells)]
+    result = report.RunResult(run_dir.name, accel=accel, checks=used)
     plan = [(p, d, cs) for p in preps for d, cs in cells]
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = [pool.submit(run_cell, p, d, exp, cs, parts, run_dir,
