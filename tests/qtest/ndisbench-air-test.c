@@ -1,0 +1,303 @@
+/*
+ * QTest for the ndisbench wlan-air and wlan-ap objects
+ *
+ * Copyright (c) 2026 The ndisbench authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Built inside the QEMU tree (scripts/ndisbench_lib/qemu_build.py links
+ * it into tests/qtest/ and adds it to qtests_x86_64). No radio device is
+ * needed: the air's pcap file shows what the access point transmits, and
+ * the objects are driven through QMP (object-add, qom-get, qom-set,
+ * object-del). Traffic through a station is covered by the bcm43xx qtest.
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/bswap.h"
+#include "libqtest.h"
+#include "qapi/qmp/qdict.h"
+
+#define BEACON_US       102400
+#define RT_LEN          13      /* radiotap: header, channel, dBm signal */
+#define PCAP_HDR_LEN    24
+#define PCAP_REC_LEN    16
+
+static const uint8_t bssid_default[6] = { 0x02, 0x00, 0x00, 0x00, 0x01, 0x00 };
+
+typedef struct Capture {
+    char *path;
+    gchar *data;
+    gsize len;
+} Capture;
+
+static QTestState *start_ap(Capture *cap, const char *ap_opts)
+{
+    int fd;
+
+    fd = g_file_open_tmp("ndisbench-air-XXXXXX.pcap", &cap->path, NULL);
+    g_assert(fd >= 0);
+    close(fd);
+    return qtest_initf("-machine none -object wlan-air,id=air0,pcap=%s "
+                       "-object wlan-ap,id=ap0,air=air0%s", cap->path,
+                       ap_opts);
+}
+
+static void capture_read(Capture *cap)
+{
+    g_free(cap->data);
+    g_assert(g_file_get_contents(cap->path, &cap->data, &cap->len, NULL));
+}
+
+static void capture_free(Capture *cap)
+{
+    unlink(cap->path);
+    g_free(cap->path);
+    g_free(cap->data);
+}
+
+/* The next pcap record from *off: its 802.11 frame and radiotap fields. */
+static bool capture_next(Capture *cap, size_t *off, uint64_t *ts_us,
+                         const uint8_t **frame, size_t *len, uint16_t *freq,
+                         int8_t *signal)
+{
+    const uint8_t *p = (const uint8_t *)cap->data + *off;
+    uint32_t incl;
+
+    if (*off + PCAP_REC_LEN > cap->len) {
+        return false;
+    }
+    *ts_us = (uint64_t)(uint32_t)ldl_le_p(p) * 1000000 +
+             (uint32_t)ldl_le_p(p + 4);
+    incl = (uint32_t)ldl_le_p(p + 8);
+    g_assert_cmpuint(*off + PCAP_REC_LEN + incl, <=, cap->len);
+    p += PCAP_REC_LEN;
+    g_assert_cmpuint(incl, >, RT_LEN);
+    g_assert_cmpuint(lduw_le_p(p + 2), ==, RT_LEN);
+    *freq = lduw_le_p(p + 8);
+    *signal = (int8_t)p[12];
+    *frame = p + RT_LEN;
+    *len = incl - RT_LEN;
+    *off += PCAP_REC_LEN + incl;
+    return true;
+}
+
+/* The IE with this id in a beacon or probe response body, or NULL. */
+static const uint8_t *find_ie(const uint8_t *frame, size_t len, uint8_t id,
+                              uint8_t *ie_len)
+{
+    size_t off = 24 + 12;       /* header, timestamp, interval, capability */
+
+    while (off + 2 <= len) {
+        g_assert_cmpuint(off + 2 + frame[off + 1], <=, len);
+        if (frame[off] == id) {
+            *ie_len = frame[off + 1];
+            return frame + off + 2;
+        }
+        off += 2 + frame[off + 1];
+    }
+    return NULL;
+}
+
+static int check_beacons(Capture *cap, const char *ssid, uint8_t channel,
+                         int8_t rssi)
+{
+    const uint8_t *f, *ie;
+    uint64_t ts, prev_ts = 0;
+    size_t off = PCAP_HDR_LEN, len;
+    uint16_t freq;
+    int8_t signal;
+    uint8_t ie_len;
+    int n = 0;
+
+    capture_read(cap);
+    g_assert_cmpuint(cap->len, >=, PCAP_HDR_LEN);
+    g_assert_cmphex((uint32_t)ldl_le_p(cap->data), ==, 0xa1b2c3d4);
+    /* LINKTYPE_IEEE802_11_RADIOTAP */
+    g_assert_cmpuint((uint32_t)ldl_le_p(cap->data + 20), ==, 127);
+
+    while (capture_next(cap, &off, &ts, &f, &len, &freq, &signal)) {
+        n++;
+        g_assert_cmpuint(freq, ==, 2407 + 5 * channel);
+        g_assert_cmpint(signal, ==, rssi);
+        g_assert_cmphex(f[0], ==, 0x80);                    /* beacon */
+        g_assert_cmphex(f[1], ==, 0x00);
+        g_assert(memcmp(f + 4, "\xff\xff\xff\xff\xff\xff", 6) == 0);
+        g_assert(memcmp(f + 10, bssid_default, 6) == 0);
+        g_assert(memcmp(f + 16, bssid_default, 6) == 0);
+        /* TSF from the virtual clock, 100 TU apart, capability ESS */
+        g_assert_cmpuint(ts, ==, (uint64_t)n * BEACON_US);
+        g_assert_cmpuint(ldq_le_p(f + 24), ==, ts);
+        g_assert_cmpuint(ts - prev_ts, ==, BEACON_US);
+        g_assert_cmpuint(lduw_le_p(f + 32), ==, 100);
+        g_assert_cmphex(lduw_le_p(f + 34), ==, 0x0001);
+        ie = find_ie(f, len, 0, &ie_len);
+        g_assert(ie);
+        g_assert_cmpuint(ie_len, ==, strlen(ssid));
+        g_assert(memcmp(ie, ssid, ie_len) == 0);
+        ie = find_ie(f, len, 1, &ie_len);
+        g_assert(ie && ie_len == 8 && ie[0] == 0x82);       /* 1 Mb/s basic */
+        ie = find_ie(f, len, 3, &ie_len);
+        g_assert(ie && ie_len == 1 && ie[0] == channel);
+        g_assert(find_ie(f, len, 5, &ie_len));              /* TIM */
+        prev_ts = ts;
+    }
+    g_assert_cmpuint(off, ==, cap->len);
+    return n;
+}
+
+static void test_beacons(void)
+{
+    Capture cap = { 0 };
+    QTestState *qts = start_ap(&cap, ",ssid=qtest-air,channel=11,rssi=-55");
+
+    /* 10 beacon intervals of virtual time, in uneven steps */
+    for (int i = 0; i < 8; i++) {
+        qtest_clock_step(qts, 128 * 1000 * 1000);
+    }
+    g_assert_cmpint(check_beacons(&cap, "qtest-air", 11, -55), ==, 10);
+    qtest_quit(qts);
+    capture_free(&cap);
+}
+
+static void test_hidden(void)
+{
+    Capture cap = { 0 };
+    QTestState *qts = start_ap(&cap, ",ssid=secret,hidden=on");
+
+    qtest_clock_step(qts, 3 * BEACON_US * 1000);
+    g_assert_cmpint(check_beacons(&cap, "", 6, -40), ==, 3);
+    qtest_quit(qts);
+    capture_free(&cap);
+}
+
+static void test_channel_change(void)
+{
+    Capture cap = { 0 };
+    QTestState *qts = start_ap(&cap, "");
+    QDict *rsp;
+
+    qtest_clock_step(qts, BEACON_US * 1000);
+    rsp = qtest_qmp(qts, "{'execute': 'qom-set', 'arguments': {"
+                    "'path': '/objects/ap0', 'property': 'channel', "
+                    "'value': 1}}");
+    g_assert(qdict_haskey(rsp, "return"));
+    qobject_unref(rsp);
+    qtest_clock_step(qts, BEACON_US * 1000);
+
+    capture_read(&cap);
+    {
+        size_t off = PCAP_HDR_LEN, len;
+        const uint8_t *f, *ie;
+        uint64_t ts;
+        uint16_t freq;
+        int8_t signal;
+        uint8_t ie_len;
+
+        g_assert(capture_next(&cap, &off, &ts, &f, &len, &freq, &signal));
+        g_assert_cmpuint(freq, ==, 2437);
+        g_assert(capture_next(&cap, &off, &ts, &f, &len, &freq, &signal));
+        g_assert_cmpuint(freq, ==, 2412);
+        ie = find_ie(f, len, 3, &ie_len);
+        g_assert(ie && ie[0] == 1);
+        g_assert(!capture_next(&cap, &off, &ts, &f, &len, &freq, &signal));
+    }
+    rsp = qtest_qmp(qts, "{'execute': 'qom-set', 'arguments': {"
+                    "'path': '/objects/ap0', 'property': 'channel', "
+                    "'value': 15}}");
+    g_assert(strstr(qdict_get_str(qdict_get_qdict(rsp, "error"), "desc"),
+                    "channel must be 1 to 14"));
+    qobject_unref(rsp);
+    qtest_quit(qts);
+    capture_free(&cap);
+}
+
+static const char *qmp_error(QDict *rsp)
+{
+    g_assert(qdict_haskey(rsp, "error"));
+    return qdict_get_str(qdict_get_qdict(rsp, "error"), "desc");
+}
+
+/* object-add / object-del at run time, and their errors. */
+static void test_qmp_lifecycle(void)
+{
+    QTestState *qts = qtest_init("-machine none -object wlan-air,id=air0 "
+                                 "-netdev hubport,id=h0,hubid=0");
+    QDict *rsp;
+    char *s;
+
+    rsp = qtest_qmp(qts, "{'execute': 'object-add', 'arguments': {"
+                    "'qom-type': 'wlan-ap', 'id': 'ap1', 'air': 'air0', "
+                    "'netdev': 'nope'}}");
+    g_assert(strstr(qmp_error(rsp), "netdev 'nope' not found"));
+    qobject_unref(rsp);
+
+    rsp = qtest_qmp(qts, "{'execute': 'object-add', 'arguments': {"
+                    "'qom-type': 'wlan-ap', 'id': 'ap1', 'air': 'h0'}}");
+    g_assert(strstr(qmp_error(rsp), "air 'h0' not found"));
+    qobject_unref(rsp);
+
+    rsp = qtest_qmp(qts, "{'execute': 'object-add', 'arguments': {"
+                    "'qom-type': 'wlan-ap', 'id': 'ap1', 'air': 'air0', "
+                    "'bssid': '02:00:00:00:01:99', 'netdev': 'h0', "
+                    "'ssid': 'runtime'}}");
+    g_assert(qdict_haskey(rsp, "return"));
+    qobject_unref(rsp);
+
+    rsp = qtest_qmp(qts, "{'execute': 'qom-get', 'arguments': {"
+                    "'path': '/objects/ap1', 'property': 'bssid'}}");
+    g_assert_cmpstr(qdict_get_str(rsp, "return"), ==, "02:00:00:00:01:99");
+    qobject_unref(rsp);
+    rsp = qtest_qmp(qts, "{'execute': 'qom-get', 'arguments': {"
+                    "'path': '/objects/ap1', 'property': 'stations'}}");
+    g_assert_cmpint(qdict_get_int(rsp, "return"), ==, 0);
+    qobject_unref(rsp);
+
+    /* the netdev now has its peer: a second AP cannot take it */
+    rsp = qtest_qmp(qts, "{'execute': 'object-add', 'arguments': {"
+                    "'qom-type': 'wlan-ap', 'id': 'ap2', 'air': 'air0', "
+                    "'netdev': 'h0'}}");
+    g_assert(strstr(qmp_error(rsp), "already in use by 'ap1'"));
+    qobject_unref(rsp);
+
+    /* the air cannot go while a radio is on it */
+    rsp = qtest_qmp(qts, "{'execute': 'object-del', 'arguments': {"
+                    "'id': 'air0'}}");
+    qmp_error(rsp);
+    qobject_unref(rsp);
+
+    /* deleting the AP frees the netdev for another one */
+    rsp = qtest_qmp(qts, "{'execute': 'object-del', 'arguments': {"
+                    "'id': 'ap1'}}");
+    g_assert(qdict_haskey(rsp, "return"));
+    qobject_unref(rsp);
+    qtest_clock_step(qts, 10 * BEACON_US * 1000);   /* no timer left */
+    rsp = qtest_qmp(qts, "{'execute': 'object-add', 'arguments': {"
+                    "'qom-type': 'wlan-ap', 'id': 'ap2', 'air': 'air0', "
+                    "'netdev': 'h0'}}");
+    g_assert(qdict_haskey(rsp, "return"));
+    qobject_unref(rsp);
+
+    s = qtest_hmp(qts, "info network");
+    g_assert(strstr(s, "ap2: index=0,type=nic,model=wlan-ap"));
+    g_free(s);
+
+    rsp = qtest_qmp(qts, "{'execute': 'object-del', 'arguments': {"
+                    "'id': 'ap2'}}");
+    g_assert(qdict_haskey(rsp, "return"));
+    qobject_unref(rsp);
+    rsp = qtest_qmp(qts, "{'execute': 'object-del', 'arguments': {"
+                    "'id': 'air0'}}");
+    g_assert(qdict_haskey(rsp, "return"));
+    qobject_unref(rsp);
+    qtest_quit(qts);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    qtest_add_func("/ndisbench/air/beacons", test_beacons);
+    qtest_add_func("/ndisbench/air/hidden", test_hidden);
+    qtest_add_func("/ndisbench/air/channel-change", test_channel_change);
+    qtest_add_func("/ndisbench/air/qmp-lifecycle", test_qmp_lifecycle);
+    return g_test_run();
+}
