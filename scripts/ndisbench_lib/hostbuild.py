@@ -3,7 +3,7 @@ tools, the C unit tests."""
 import json
 import pathlib
 import subprocess
-from typing import Dict, Tuple
+from typing import Dict, List, Tuple
 
 from . import paths
 from .cache import Cache, compiler_id, digest_inputs, tree_digest
@@ -33,15 +33,14 @@ def build_agent() -> pathlib.Path:
     return AGENT
 
 
-def meson_tests(suite: str) -> Tuple[int, int]:
-    """Build and run one meson test suite; (passed, failed) by test."""
-    meson_compile("all")
-    log = paths.MESON_BUILD / "meson-logs" / "testlog.json"
+def _meson_results(build: pathlib.Path, args: List[str]) -> Tuple[int, int]:
+    """Run `meson test` in build; (passed, failed) counted by test."""
+    log = build / "meson-logs" / "testlog.json"
     if log.exists():
         log.unlink()
-    subprocess.run(["meson", "test", "-C", str(paths.MESON_BUILD),
-                    "--suite", suite, "--print-errorlogs"],
-                   stdin=subprocess.DEVNULL, timeout=1800, check=False)
+    subprocess.run(["meson", "test", "-C", str(build), "--print-errorlogs",
+                    *args], stdin=subprocess.DEVNULL, timeout=1800,
+                   check=False)
     passed = failed = 0
     if log.exists():
         for line in log.read_text().splitlines():
@@ -51,11 +50,34 @@ def meson_tests(suite: str) -> Tuple[int, int]:
             elif result != "SKIP":
                 failed += 1
     if passed + failed == 0:
-        raise BenchError(f"meson test --suite {suite}: no results ({log})")
+        raise BenchError(f"meson test -C {build} {' '.join(args)}: no "
+                         f"results ({log})")
     return passed, failed
 
 
+def meson_tests(suite: str) -> Tuple[int, int]:
+    """Build and run one meson test suite of the main project."""
+    meson_compile("all")
+    return _meson_results(paths.MESON_BUILD, ["--suite", suite])
+
+
+def fixture_tests() -> Tuple[int, int]:
+    """The fixtures' own tests (import check, host simulator), in their
+    cross-built meson project (build-fixtures/)."""
+    log = paths.REPO / "build.log"
+    if not (FIXTURES_BUILD / "build.ninja").exists():
+        with Step("build", "meson setup build-fixtures (mingw-w64)"):
+            run_logged(["meson", "setup", "--cross-file",
+                        str(FIXTURES / "mingw-w64-x86_64.ini"),
+                        str(FIXTURES_BUILD), str(FIXTURES)], log,
+                       "meson setup build-fixtures", timeout=300)
+    run_logged(["meson", "compile", "-C", str(FIXTURES_BUILD)], log,
+               "meson compile build-fixtures", timeout=1800)
+    return _meson_results(FIXTURES_BUILD, [])
+
+
 FIXTURES = paths.REPO / "fixtures"
+FIXTURES_BUILD = paths.REPO / "build-fixtures"
 SHARED_REGS = paths.REPO / "qemu-devices" / "include"
 MINGW_CC = "x86_64-w64-mingw32-gcc"
 

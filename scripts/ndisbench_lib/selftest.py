@@ -11,7 +11,7 @@ from . import checks as chk
 from . import paths, report, runner
 from .cache import Cache
 from .errors import BenchError
-from .hostbuild import meson_tests
+from .hostbuild import fixture_tests, meson_tests
 from .progress import say
 
 UNIT_DIR = paths.REPO / "tests" / "unit"
@@ -40,6 +40,16 @@ def run_tests(matrix: Callable[[], runner.Matrix],
     say("test", f"unit-c: {c_passed} passed, {c_failed} failed")
     unit_passed += c_passed
     unit_failed += c_failed
+
+    say("test", "fixture drivers (imports, host simulator)")
+    try:
+        f_passed, f_failed = fixture_tests()
+    except BenchError as exc:
+        say("test", f"fixtures: ERROR: {exc}")
+        f_passed, f_failed = 0, 1
+    say("test", f"fixtures: {f_passed} passed, {f_failed} failed")
+    unit_passed += f_passed
+    unit_failed += f_failed
 
     say("test", "e2e matrix (tests/e2e)")
     e2e_passed = e2e_failed = 0
