@@ -814,6 +814,12 @@ static int is_amd64_deco(const char *d)
 	return !strcasecmp(d, "NTamd64") || !strncasecmp(d, "NTamd64.", 8);
 }
 
+/* "NT" or "NT.<version>": Windows NT on any architecture */
+static int is_any_nt_deco(const char *d)
+{
+	return !strcasecmp(d, "NT") || !strncasecmp(d, "NT.", 3);
+}
+
 int inf_hwids(const struct inf_file *inf, struct inf_hwid **ids, int *nids,
 	      char *err, size_t errlen)
 {
@@ -834,12 +840,16 @@ int inf_hwids(const struct inf_file *inf, struct inf_hwid **ids, int *nids,
 
 		if (!*base)
 			continue;
-		for (j = 1; j < ml->nfields && !models; j++) {
+		/* decorations: NTamd64* first, then architecture-less NT* */
+		for (j = 1; j < 2 * ml->nfields && !models; j++) {
+			const char *deco = ml->fields[j % ml->nfields];
 			char *nm;
 
-			if (!is_amd64_deco(ml->fields[j]))
+			if (j % ml->nfields == 0 ||
+			    !(j < ml->nfields ? is_amd64_deco(deco) :
+						is_any_nt_deco(deco)))
 				continue;
-			nm = join(base, ml->fields[j]);
+			nm = join(base, deco);
 			if (!nm)
 				goto oom;
 			models = inf_find_section(inf, nm);

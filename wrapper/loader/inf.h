@@ -72,8 +72,9 @@ struct inf_hwid {
 };
 
 /* Hardware ids of the models for NTamd64 (decorated models sections such
- * as [Models.NTamd64] or [Models.NTamd64.6.0] are preferred, the
- * undecorated section is the fallback).  Ids of other buses are skipped.
+ * as [Models.NTamd64] or [Models.NTamd64.6.0] are preferred, then
+ * architecture-less ones such as [Models.NT.6.0], the undecorated section
+ * is the fallback).  Ids of other buses are skipped.
  * Duplicates (same bus, ids and subsystem) are dropped. */
 int inf_hwids(const struct inf_file *inf, struct inf_hwid **ids, int *nids,
 	      char *err, size_t errlen);

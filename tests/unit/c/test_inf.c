@@ -268,6 +268,10 @@ static void test_semantic_errors(void)
 {
 	static const char nomfg[] = "[Version]\nSignature=x\n";
 	static const char x86[] = "[Manufacturer]\nM = Mod, NTx86\n[Mod.NTx86]\nd = I, PCI\\VEN_1&DEV_2\n";
+	static const char nt[] = "[Manufacturer]\nM = Mod, NTx86, NT.6.0\n"
+		"[Mod.NTx86]\nd = I, PCI\\VEN_0001&DEV_0001\n"
+		"[Mod.NT.6.0]\nd = I, PCI\\VEN_0001&DEV_0002\n"
+		"[Mod]\nd = I, PCI\\VEN_0001&DEV_0003\n[I]\n";
 	static const char noinst[] = "[Manufacturer]\nM = Mod\n[Mod]\nd = Nope, PCI\\VEN_1234&DEV_5678\n";
 	static const char noreg[] = "[Manufacturer]\nM = Mod\n[Mod]\nd = I, USB\\VID_1234&PID_5678\n[I]\nAddReg = gone\n";
 	struct inf_file *inf;
@@ -283,6 +287,12 @@ static void test_semantic_errors(void)
 	inf = parse("x86.inf", x86, sizeof(x86) - 1);
 	CHECK(inf_hwids(inf, &ids, &n, err, sizeof(err)) == -ENOENT);
 	CHECK_STR(err, "x86.inf:1: no models section for NTamd64 (the driver is for another architecture?)");
+	inf_free(inf);
+	inf = parse("nt.inf", nt, sizeof(nt) - 1);
+	CHECK(inf_hwids(inf, &ids, &n, err, sizeof(err)) == 0 && n == 1);
+	if (n == 1)
+		CHECK(ids[0].device == 0x0002);	/* Mod.NT.6.0, not Mod */
+	inf_hwids_free(ids, n);
 	inf_free(inf);
 	inf = parse("noinst.inf", noinst, sizeof(noinst) - 1);
 	CHECK(inf_hwids(inf, &ids, &n, err, sizeof(err)) == -ENOENT);
