@@ -23,9 +23,10 @@
  * - RX: RX_DONE is raised for every frame written to a buffer; a buffer
  *   too small for header + frame drops the frame (guest error, the slot
  *   is not consumed).
- * - A ring is checked (size 2..512, base 16-byte aligned, whole table in
- *   guest memory) when its engine is enabled and before every use; a bad
- *   ring is DMAERR_RING. The index register must be < the ring size.
+ * - A ring is checked (bus mastering on, size 2..512, base 16-byte
+ *   aligned, whole table in guest memory) when its engine is enabled and
+ *   before every use; a bad ring is DMAERR_RING. The index registers
+ *   must be below the ring size.
  * - One doorbell processes at most ring-size descriptors: a ring whose
  *   INDEX is never reached (TABLEEND placed before it) is DMAERR_RING.
  * - Any DMA error sets the engine's ERROR register, raises DMA_ERROR and
@@ -162,13 +163,26 @@ static uint64_t bcm43xx_ring_base(Bcm43xxDma *d)
     return ((uint64_t)d->ringhi << 32) | d->ringlo;
 }
 
+/* Is [addr, addr + len) guest memory this device may DMA to or from? */
+static bool bcm43xx_dma_valid(Bcm43xxState *s, uint64_t addr, uint64_t len,
+                              bool is_write)
+{
+    return address_space_access_valid(pci_get_address_space(PCI_DEVICE(s)),
+                                      addr, len, is_write,
+                                      MEMTXATTRS_UNSPECIFIED);
+}
+
 /* Checks the ring registers; on failure the engine is stopped. */
 static bool bcm43xx_ring_ok(Bcm43xxState *s, int n)
 {
     Bcm43xxDma *d = &s->dma[n];
     uint64_t base = bcm43xx_ring_base(d);
-    AddressSpace *as = pci_get_address_space(PCI_DEVICE(s));
 
+    if (!(PCI_DEVICE(s)->config[PCI_COMMAND] & PCI_COMMAND_MASTER)) {
+        bcm43xx_dma_fail(s, n, BCM43XX_DMAERR_RING,
+                         "bus mastering is off in PCI_COMMAND");
+        return false;
+    }
     if (d->ringsize < 2 || d->ringsize > BCM43XX_DMA_MAX_RING) {
         bcm43xx_dma_fail(s, n, BCM43XX_DMAERR_RING, "ring size not 2..512");
         return false;
@@ -178,9 +192,9 @@ static bool bcm43xx_ring_ok(Bcm43xxState *s, int n)
                          "ring base not 16-byte aligned");
         return false;
     }
-    if (!address_space_access_valid(as, base,
-                                    (hwaddr)d->ringsize * BCM43XX_DESC_SIZE,
-                                    false, MEMTXATTRS_UNSPECIFIED)) {
+    if (!bcm43xx_dma_valid(s, base,
+                           (uint64_t)d->ringsize * BCM43XX_DESC_SIZE,
+                           false)) {
         bcm43xx_dma_fail(s, n, BCM43XX_DMAERR_RING,
                          "ring outside guest memory");
         return false;
@@ -264,7 +278,9 @@ static void bcm43xx_tx_kick(Bcm43xxState *s)
             break;
         }
         addr = ((uint64_t)desc.addr_hi << 32) | desc.addr_lo;
-        if (pci_dma_read(PCI_DEVICE(s), addr, s->frame, len) != MEMTX_OK) {
+        /* Checked first: a failing pci_dma_read logs every word. */
+        if (!bcm43xx_dma_valid(s, addr, len, false) ||
+            pci_dma_read(PCI_DEVICE(s), addr, s->frame, len) != MEMTX_OK) {
             bcm43xx_dma_fail(s, BCM43XX_DMA_TX, BCM43XX_DMAERR_DATA,
                              "frame buffer outside guest memory");
             break;
@@ -348,9 +364,10 @@ static void bcm43xx_receive(WlanRadio *radio, const uint8_t *frame,
     addr = ((uint64_t)desc.addr_hi << 32) | desc.addr_lo;
     hdr.frame_len = 0;
     hdr.channel = s->channel;
-    hdr.rssi_dbm = rssi_dbm;
+    hdr.rssi_dbm = MIN(MAX(rssi_dbm, INT8_MIN), INT8_MAX);
     hdr.flags = 0;
-    if (pci_dma_write(pdev, addr, &hdr, sizeof(hdr)) != MEMTX_OK ||
+    if (!bcm43xx_dma_valid(s, addr, BCM43XX_RXHDR_SIZE + len, true) ||
+        pci_dma_write(pdev, addr, &hdr, sizeof(hdr)) != MEMTX_OK ||
         pci_dma_write(pdev, addr + BCM43XX_RXHDR_SIZE, frame, len) !=
         MEMTX_OK) {
         bcm43xx_dma_fail(s, BCM43XX_DMA_RX, BCM43XX_DMAERR_DATA,

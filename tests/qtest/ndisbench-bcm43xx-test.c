@@ -649,6 +649,16 @@ static void test_bad_dma(void)
     g_assert_cmpuint(rd(&b, tx + BCM43XX_DMA_ERROR), ==, 0);
     g_assert_cmphex(rd(&b, tx + BCM43XX_DMA_CTL), ==, BCM43XX_DMA_CTL_ENABLE);
 
+    /* Bus mastering off: no DMA at all. */
+    qpci_config_writew(b.dev, PCI_COMMAND,
+                       qpci_config_readw(b.dev, PCI_COMMAND) &
+                       ~PCI_COMMAND_MASTER);
+    setup_ring(&b, tx, TX_RING, RING_SLOTS);
+    expect_dma_error(&b, tx, BCM43XX_DMAERR_RING);
+    qpci_config_writew(b.dev, PCI_COMMAND,
+                       qpci_config_readw(b.dev, PCI_COMMAND) |
+                       PCI_COMMAND_MASTER);
+
     /* INDEX beyond the ring. */
     setup_ring(&b, tx, TX_RING, RING_SLOTS);
     wr(&b, tx + BCM43XX_DMA_INDEX, RING_SLOTS);
