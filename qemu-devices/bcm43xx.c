@@ -27,6 +27,8 @@
  *   aligned, whole table in guest memory) when its engine is enabled and
  *   before every use; a bad ring is DMAERR_RING. The index registers
  *   must be below the ring size.
+ * - DMA into or out of the device's own BAR0 is refused like DMA outside
+ *   guest memory (DMAERR_RING for a ring, DMAERR_DATA for a buffer).
  * - One doorbell processes at most ring-size descriptors: a ring whose
  *   INDEX is never reached (TABLEEND placed before it) is DMAERR_RING.
  * - Any DMA error sets the engine's ERROR register, raises DMA_ERROR and
@@ -163,13 +165,26 @@ static uint64_t bcm43xx_ring_base(Bcm43xxDma *d)
     return ((uint64_t)d->ringhi << 32) | d->ringlo;
 }
 
-/* Is [addr, addr + len) guest memory this device may DMA to or from? */
+/*
+ * Is [addr, addr + len) memory this device may DMA to or from? Not its
+ * own registers: a frame written over CTRL or the ring registers from
+ * inside the RX path would change the engine under our feet.
+ */
 static bool bcm43xx_dma_valid(Bcm43xxState *s, uint64_t addr, uint64_t len,
                               bool is_write)
 {
-    return address_space_access_valid(pci_get_address_space(PCI_DEVICE(s)),
-                                      addr, len, is_write,
-                                      MEMTXATTRS_UNSPECIFIED);
+    PCIDevice *pdev = PCI_DEVICE(s);
+    pcibus_t bar = pci_get_bar_addr(pdev, 0);
+
+    if (len == 0 || addr + len < addr) {
+        return false;
+    }
+    if (bar != PCI_BAR_UNMAPPED && addr < bar + BCM43XX_MMIO_SIZE &&
+        bar < addr + len) {
+        return false;
+    }
+    return address_space_access_valid(pci_get_address_space(pdev), addr,
+                                      len, is_write, MEMTXATTRS_UNSPECIFIED);
 }
 
 /* Checks the ring registers; on failure the engine is stopped. */

@@ -683,6 +683,14 @@ static void test_bad_dma(void)
     tx_one(&b, frame_ok, BCM43XX_DCTL1_BYTECNT_MASK, TX_BUFS);
     expect_dma_error(&b, tx, BCM43XX_DMAERR_LENGTH);
 
+    /* A frame read from the device's own registers (re-entrant DMA). */
+    tx_one(&b, frame_ok, 64, b.bar.addr + BCM43XX_SPROM_BASE);
+    expect_dma_error(&b, tx, BCM43XX_DMAERR_DATA);
+
+    /* A ring in the device's own BAR. */
+    setup_ring(&b, tx, b.bar.addr + BCM43XX_SPROM_BASE, RING_SLOTS);
+    expect_dma_error(&b, tx, BCM43XX_DMAERR_RING);
+
     /* A frame split over descriptors is not supported. */
     tx_one(&b, BCM43XX_DCTL0_FRAMESTART, 64, TX_BUFS);
     expect_dma_error(&b, tx, BCM43XX_DMAERR_DESC);
@@ -695,11 +703,6 @@ static void test_bad_dma(void)
     wr(&b, tx + BCM43XX_DMA_INDEX, 3);
     expect_dma_error(&b, tx, BCM43XX_DMAERR_RING);
 
-    /* RX: posted buffer outside RAM; a broadcast from a second radio. */
-    setup_ring(&b, rx, RX_RING, RING_SLOTS);
-    put_desc(qts, RX_RING, 0, 0, RX_BUF_SIZE, OUTSIDE_RAM);
-    wr(&b, rx + BCM43XX_DMA_INDEX, 1);
-    g_assert_cmpuint(rd(&b, rx + BCM43XX_DMA_ERROR), ==, 0);
 
     /* After all that, a good frame still goes out. */
     setup_ring(&b, tx, TX_RING, RING_SLOTS);
@@ -738,6 +741,21 @@ static void test_bad_rx_dma(void)
         g_usleep(1000);
     }
     expect_dma_error(&b, rx, BCM43XX_DMAERR_DATA);
+
+    /*
+     * A buffer over the device's own registers: the frame would land on
+     * CTRL, the ring registers... refused.
+     */
+    bcm_up(&b, 1, false);
+    put_desc(qts, RX_RING + b.ring_off, 0, 0, RX_BUF_SIZE, b.bar.addr);
+    wr(&b, BCM43XX_REG_INT_STATUS, BCM43XX_INT_ALL);
+    memset(frame + 24, 0xff, sizeof(frame) - 24);
+    bcm_tx(&a, frame, sizeof(frame));
+    for (i = 0; i < 2000 && !rd(&b, rx + BCM43XX_DMA_ERROR); i++) {
+        g_usleep(1000);
+    }
+    expect_dma_error(&b, rx, BCM43XX_DMAERR_DATA);
+    g_assert_cmphex(rd(&b, BCM43XX_REG_CTRL), ==, BCM43XX_CTRL_ENABLE);
     bcm_close(&a);
     bcm_close(&b);
     qpci_free_pc(bus);
