@@ -503,6 +503,20 @@ static void test_air_pair(void)
     g_assert(memcmp(got, frame, n) == 0);
     g_assert_cmpint(bcm_rx(&b, &consumed, got, NULL, 50), ==, -1);
 
+    /* The filter uses the MACADDR registers, not the SPROM address. */
+    wr(&b, BCM43XX_REG_MACADDR_LO, 0x00000002);
+    wr(&b, BCM43XX_REG_MACADDR_HI, 0x0100);
+    n = mk_data(frame, mac_b, mac_a, mac_a, 0, 0x0800, "to the old MAC");
+    bcm_tx(&a, frame, n);
+    n = mk_data(frame, (const uint8_t *)"\x02\x00\x00\x00\x00\x01", mac_a,
+                mac_a, 0, 0x0800, "to the new MAC");
+    bcm_tx(&a, frame, n);
+    len = bcm_rx(&b, &consumed, got, NULL, 2000);
+    g_assert_cmpint(len, ==, n);
+    g_assert(memcmp(got, frame, n) == 0);
+    wr(&b, BCM43XX_REG_MACADDR_LO, ldl_le_p(mac_b));
+    wr(&b, BCM43XX_REG_MACADDR_HI, lduw_le_p(mac_b + 4));
+
     /* Promiscuous b hears it all. */
     wr(&b, BCM43XX_REG_CTRL, BCM43XX_CTRL_ENABLE | BCM43XX_CTRL_PROMISC);
     n = mk_data(frame, (const uint8_t *)"\x02\x00\x00\x00\x00\x01", mac_a,
@@ -711,6 +725,13 @@ static void test_bad_dma(void)
     g_assert_cmpuint(rd(&b, tx + BCM43XX_DMA_ERROR), ==, 0);
     g_assert_cmpuint(rd(&b, tx + BCM43XX_DMA_STATUS), ==, 1);
     g_assert_cmphex(rd(&b, BCM43XX_REG_INT_STATUS), ==, BCM43XX_INT_TX_DONE);
+
+    /* Without DCTL0_IRQ the frame completes silently. */
+    wr(&b, BCM43XX_REG_INT_STATUS, BCM43XX_INT_ALL);
+    put_desc(qts, TX_RING, 1, frame_ok, 64, TX_BUFS);
+    wr(&b, tx + BCM43XX_DMA_INDEX, 2);
+    g_assert_cmpuint(rd(&b, tx + BCM43XX_DMA_STATUS), ==, 2);
+    g_assert_cmphex(rd(&b, BCM43XX_REG_INT_STATUS), ==, 0);
 
     bcm_close(&b);
     qpci_free_pc(bus);
