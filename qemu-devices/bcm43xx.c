@@ -725,6 +725,7 @@ static void bcm43xx_realize(PCIDevice *pdev, Error **errp)
 {
     Bcm43xxState *s = BCM43XX(pdev);
     Error *err = NULL;
+    const char *name;
     int i;
 
     for (i = 0; i < ARRAY_SIZE(bcm43xx_device_ids); i++) {
@@ -759,7 +760,8 @@ static void bcm43xx_realize(PCIDevice *pdev, Error **errp)
     memcpy(s->sprom + (BCM43XX_SPROM_MAC - BCM43XX_SPROM_BASE),
            s->macaddr.a, sizeof(s->macaddr.a));
 
-    s->radio.name = object_get_canonical_path_component(OBJECT(s));
+    name = object_get_canonical_path_component(OBJECT(s));
+    s->radio.name = g_strdup(name ? name : TYPE_BCM43XX);
     s->radio.channel = 1;
     s->radio.rssi_dbm = BCM43XX_RSSI_DBM;
     s->radio.receive = bcm43xx_receive;
@@ -776,6 +778,8 @@ static void bcm43xx_exit(PCIDevice *pdev)
 
     bcm43xx_set_radio(s, false);
     msi_uninit(pdev);
+    g_free((char *)s->radio.name);
+    s->radio.name = NULL;
 }
 
 static Property bcm43xx_properties[] = {
