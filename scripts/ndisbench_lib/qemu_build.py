@@ -441,3 +441,21 @@ def run_qtests(cache: Cache, names: Optional[Sequence[str]] = None
                 say("qtest", f"FAIL: {exc}")
                 results[name] = False
     return results
+
+
+def qtest_cases(cache: Cache, results: Dict[str, bool]
+                ) -> Dict[str, List[str]]:
+    """The TAP result lines of each qtest run_qtests() ran; a test that
+    failed before printing any result gets one synthetic `not ok` line."""
+    tree = QemuTree(cache)
+    cases: Dict[str, List[str]] = {}
+    for name, passed in results.items():
+        log = tree.root / f"qtest-{name}.log"
+        lines = log.read_text().splitlines() if log.exists() else []
+        cases[name] = [line for line in lines
+                       if line.startswith(("ok ", "not ok ", "Bail out!"))]
+        if not passed and not any(not c.startswith("ok ")
+                                  for c in cases[name]):
+            cases[name].append(f"not ok - {name} crashed or timed out "
+                               f"(log: {log})")
+    return cases

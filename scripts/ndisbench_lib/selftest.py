@@ -5,7 +5,7 @@ is the combined `N passed, N failed`."""
 import argparse
 import sys
 import unittest
-from typing import Callable
+from typing import Callable, Tuple
 
 from . import checks as chk
 from . import paths, report, runner
@@ -21,6 +21,23 @@ def run_unit() -> unittest.TestResult:
     suite = unittest.defaultTestLoader.discover(str(UNIT_DIR),
                                                 top_level_dir=str(UNIT_DIR))
     return unittest.TextTestRunner(stream=sys.stdout, verbosity=1).run(suite)
+
+
+def run_device_qtests() -> Tuple[int, int]:
+    """QEMU qtests of our device models, counted by TAP test case."""
+    from . import qemu_build
+    cache = Cache(paths.cache_root())
+    try:
+        results = qemu_build.run_qtests(cache)
+    except BenchError as exc:
+        say("test", f"qtest: ERROR: {exc}")
+        return 0, 1
+    passed = failed = 0
+    for cases in qemu_build.qtest_cases(cache, results).values():
+        ok = sum(1 for line in cases if line.startswith("ok "))
+        passed += ok
+        failed += len(cases) - ok
+    return passed, failed
 
 
 def run_tests(matrix: Callable[[], runner.Matrix],
@@ -50,6 +67,12 @@ def run_tests(matrix: Callable[[], runner.Matrix],
     say("test", f"fixtures: {f_passed} passed, {f_failed} failed")
     unit_passed += f_passed
     unit_failed += f_failed
+
+    say("test", "device-model qtests (tests/qtest, in the QEMU tree)")
+    q_passed, q_failed = run_device_qtests()
+    say("test", f"qtest: {q_passed} passed, {q_failed} failed")
+    unit_passed += q_passed
+    unit_failed += q_failed
 
     say("test", "e2e matrix (tests/e2e)")
     e2e_passed = e2e_failed = 0
