@@ -44,7 +44,14 @@ def cmd_build(args: argparse.Namespace) -> int:
     failed = 0
     if what in ("agent", "all"):
         build_agent()
-    for kernel in selected if what != "agent" else []:
+    if what in ("qemu", "all"):
+        from .qemu_build import build_qemu
+        build_qemu(cache)
+    if what in ("fixtures", "all"):
+        from .hostbuild import build_fixtures, guest_tools
+        say("build", f"fixtures: {build_fixtures(cache)}")
+        guest_tools()
+    for kernel in selected if what in ("kernels", "all") else []:
         if what == "kernels":
             try:
                 kernel_artifact(kernel, cache)
@@ -144,7 +151,7 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("build", help="build kernels, modules, agent and "
                                      "initramfs into the cache")
     p.add_argument("what", nargs="?", default="all",
-                   choices=("all", "kernels", "agent"))
+                   choices=("all", "kernels", "agent", "qemu", "fixtures"))
     p.add_argument("--kernel", action="extend", nargs="+", metavar="K")
     p.set_defaults(func=cmd_build)
 
