@@ -1,0 +1,559 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ndiswrapper: NDIS.SYS, the miniport registration, configuration,
+ * memory, packet, buffer, spin lock and timer functions.
+ *
+ * Windows code runs with preemption off (wincall.h): nothing here sleeps,
+ * allocations are atomic and go through win_alloc() so leaks are counted.
+ * The hardware functions (resources, I/O space, interrupts, DMA) are in
+ * ndis_hw.c.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ctype.h>
+#include <linux/etherdevice.h>
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/timer.h>
+
+#include "ndis.h"
+#include "wincall.h"
+#include "winexport.h"
+
+/* -- miniport registration --------------------------------------------- */
+
+static WIN_ABI void NdisInitializeWrapper(void **handle, void *driver_object,
+					  void *registry_path, void *unused)
+{
+	*handle = container_of(driver_object, struct ndis_driver,
+			       driver_object[0]);
+}
+WIN_FUNC(NdisInitializeWrapper);
+
+static WIN_ABI void NdisTerminateWrapper(void *handle, void *unused)
+{
+	struct ndis_driver *drv = handle;
+
+	drv->registered = false;
+}
+WIN_FUNC(NdisTerminateWrapper);
+
+static WIN_ABI ndis_status NdisMRegisterMiniport(void *handle,
+						 const void *chars, u32 len)
+{
+	struct ndis_driver *drv = handle;
+	const struct ndis_miniport_chars *c = chars;
+
+	if (len < offsetof(struct ndis_miniport_chars, return_packet) ||
+	    len > sizeof(drv->chars) || c->major < 4) {
+		pr_err("%s: miniport characteristics of %u bytes, NDIS %u.%u: not supported\n",
+		       drv->name, len, c->major, c->minor);
+		return NDIS_STATUS_FAILURE;
+	}
+	memset(&drv->chars, 0, sizeof(drv->chars));
+	memcpy(&drv->chars, chars, len);
+	if (!drv->chars.initialize || !drv->chars.halt ||
+	    !drv->chars.query_info || !drv->chars.set_info ||
+	    (!drv->chars.send && !drv->chars.send_packets)) {
+		pr_err("%s: miniport lacks a mandatory handler\n", drv->name);
+		return NDIS_STATUS_FAILURE;
+	}
+	drv->registered = true;
+	return NDIS_STATUS_SUCCESS;
+}
+WIN_FUNC(NdisMRegisterMiniport);
+
+static WIN_ABI void NdisMSetAttributesEx(void *handle, void *ctx,
+					 u32 hang_secs, u32 flags, u32 bus)
+{
+	struct ndis_adapter *ad = ndis_handle_adapter(handle);
+
+	ad->ctx = ctx;
+	ad->attributes = flags;
+}
+WIN_FUNC(NdisMSetAttributesEx);
+
+/* -- configuration ------------------------------------------------------ */
+
+struct ndis_param {
+	struct list_head list;
+	struct ndis_config_param param;
+	u16 string[NDIS_MAX_SETTING_VALUE];
+};
+
+static WIN_ABI void NdisOpenConfiguration(ndis_status *status,
+					  void **handle, void *wrapper_ctx)
+{
+	*handle = wrapper_ctx;		/* the adapter */
+	*status = NDIS_STATUS_SUCCESS;
+}
+WIN_FUNC(NdisOpenConfiguration);
+
+static const char *ndis_setting(struct ndis_adapter *ad, const char *name)
+{
+	u32 i;
+
+	for (i = 0; i < ad->num_settings; i++)
+		if (!strcasecmp(ad->settings[i].name, name))
+			return ad->settings[i].value;
+	return NULL;
+}
+
+/* A keyword in ASCII, or false if it is not plain ASCII or too long. */
+static bool ndis_keyword(const struct win_unicode_string *s, char *out,
+			 size_t size)
+{
+	size_t i, n = s->length / sizeof(u16);
+
+	if (n >= size)
+		return false;
+	for (i = 0; i < n; i++) {
+		if (!s->buffer[i] || s->buffer[i] > 0x7e)
+			return false;
+		out[i] = s->buffer[i];
+	}
+	out[n] = '\0';
+	return true;
+}
+
+static WIN_ABI void NdisReadConfiguration(ndis_status *status,
+					  struct ndis_config_param **result,
+					  void *handle,
+					  struct win_unicode_string *keyword,
+					  u32 type)
+{
+	struct ndis_adapter *ad = handle;
+	char name[NDIS_MAX_SETTING_NAME];
+	struct ndis_param *p;
+	const char *value;
+	size_t i;
+
+	*status = NDIS_STATUS_FAILURE;
+	if (!ndis_keyword(keyword, name, sizeof(name)))
+		return;
+	value = ndis_setting(ad, name);
+	if (!value)
+		return;
+	p = win_alloc(ad->driver, sizeof(*p));
+	if (!p) {
+		*status = NDIS_STATUS_RESOURCES;
+		return;
+	}
+	if ((type == NDIS_PARAMETER_INTEGER &&
+	     !kstrtou32(value, 10, &p->param.data.integer)) ||
+	    (type == NDIS_PARAMETER_HEX_INTEGER &&
+	     !kstrtou32(value, 16, &p->param.data.integer))) {
+		p->param.type = type;
+	} else {
+		for (i = 0; value[i]; i++)
+			p->string[i] = (u8)value[i];
+		p->param.type = NDIS_PARAMETER_STRING;
+		p->param.data.string.buffer = p->string;
+		p->param.data.string.length = i * sizeof(u16);
+		p->param.data.string.max_length = (i + 1) * sizeof(u16);
+	}
+	list_add(&p->list, &ad->params);
+	*result = &p->param;
+	*status = NDIS_STATUS_SUCCESS;
+}
+WIN_FUNC(NdisReadConfiguration);
+
+static WIN_ABI void NdisReadNetworkAddress(ndis_status *status, void **addr,
+					   u32 *len, void *handle)
+{
+	struct ndis_adapter *ad = handle;
+	const char *value = ndis_setting(ad, "NetworkAddress");
+	u8 mac[ETH_ALEN];
+	int i, n = 0;
+
+	*status = NDIS_STATUS_FAILURE;
+	if (!value)
+		return;
+	for (i = 0; value[i] && n < 2 * ETH_ALEN; i++) {
+		int digit = hex_to_bin(value[i]);
+
+		if (digit < 0) {
+			if (strchr(":-", value[i]))
+				continue;
+			return;
+		}
+		mac[n / 2] = n % 2 ? mac[n / 2] << 4 | digit : digit;
+		n++;
+	}
+	if (n != 2 * ETH_ALEN || value[i] || !is_valid_ether_addr(mac))
+		return;
+	memcpy(ad->mac, mac, ETH_ALEN);
+	*addr = ad->mac;
+	*len = ETH_ALEN;
+	*status = NDIS_STATUS_SUCCESS;
+}
+WIN_FUNC(NdisReadNetworkAddress);
+
+void ndis_free_params(struct ndis_adapter *ad)
+{
+	struct ndis_param *p, *tmp;
+
+	list_for_each_entry_safe(p, tmp, &ad->params, list) {
+		list_del(&p->list);
+		win_free(p);
+	}
+}
+
+static WIN_ABI void NdisCloseConfiguration(void *handle)
+{
+	ndis_free_params(handle);
+}
+WIN_FUNC(NdisCloseConfiguration);
+
+/* -- memory ------------------------------------------------------------- */
+
+static WIN_ABI ndis_status NdisAllocateMemoryWithTag(void **addr, u32 len,
+						     u32 tag)
+{
+	struct ndis_driver *drv;
+
+	drv = ndis_driver_at((unsigned long)__builtin_return_address(0));
+	*addr = drv ? win_alloc(drv, len) : NULL;
+	return *addr ? NDIS_STATUS_SUCCESS : NDIS_STATUS_FAILURE;
+}
+WIN_FUNC(NdisAllocateMemoryWithTag);
+
+static WIN_ABI void NdisFreeMemory(void *addr, u32 len, u32 flags)
+{
+	win_free(addr);
+}
+WIN_FUNC(NdisFreeMemory);
+
+/* -- packets and buffers ------------------------------------------------ */
+
+struct ndis_pool {
+	struct ndis_driver *drv;
+	u32 max;			/* descriptors, with overflow */
+	u32 used;
+	u32 proto_reserved;
+	spinlock_t lock;
+};
+
+/* caller: the return address of the export, in the driver's image */
+static struct ndis_pool *ndis_new_pool(void *caller, u32 max,
+				       u32 proto_reserved)
+{
+	struct ndis_driver *drv = ndis_driver_at((unsigned long)caller);
+	struct ndis_pool *pool;
+
+	if (!drv)
+		return NULL;
+	pool = win_alloc(drv, sizeof(*pool));
+	if (!pool)
+		return NULL;
+	pool->drv = drv;
+	pool->max = max;
+	pool->proto_reserved = proto_reserved;
+	spin_lock_init(&pool->lock);
+	return pool;
+}
+
+static bool ndis_pool_get(struct ndis_pool *pool)
+{
+	bool ok;
+
+	spin_lock(&pool->lock);
+	ok = pool->used < pool->max;
+	if (ok)
+		pool->used++;
+	spin_unlock(&pool->lock);
+	return ok;
+}
+
+static void ndis_pool_put(struct ndis_pool *pool)
+{
+	spin_lock(&pool->lock);
+	pool->used--;
+	spin_unlock(&pool->lock);
+}
+
+static WIN_ABI void NdisAllocatePacketPoolEx(ndis_status *status,
+					     void **handle, u32 num,
+					     u32 overflow, u32 proto_reserved)
+{
+	struct ndis_pool *pool = NULL;
+
+	if (proto_reserved <= 4096 && num <= U32_MAX - overflow)
+		pool = ndis_new_pool(__builtin_return_address(0),
+				     num + overflow, proto_reserved);
+	*handle = pool;
+	*status = pool ? NDIS_STATUS_SUCCESS : NDIS_STATUS_RESOURCES;
+}
+WIN_FUNC(NdisAllocatePacketPoolEx);
+
+static WIN_ABI void NdisFreePacketPool(void *handle)
+{
+	win_free(handle);
+}
+WIN_FUNC(NdisFreePacketPool);
+
+/* The out-of-band block follows the protocol reserved area. */
+static WIN_ABI void NdisAllocatePacket(ndis_status *status,
+				       struct ndis_packet **result,
+				       void *handle)
+{
+	struct ndis_pool *pool = handle;
+	struct ndis_packet *pkt;
+	size_t oob;
+
+	*result = NULL;
+	*status = NDIS_STATUS_RESOURCES;
+	if (!ndis_pool_get(pool))
+		return;
+	oob = ALIGN(offsetof(struct ndis_packet, protocol_reserved) +
+		    pool->proto_reserved, 8);
+	pkt = win_alloc(pool->drv, oob + sizeof(struct ndis_packet_oob));
+	if (!pkt) {
+		ndis_pool_put(pool);
+		return;
+	}
+	pkt->pool = pool;
+	pkt->oob_offset = oob;
+	*result = pkt;
+	*status = NDIS_STATUS_SUCCESS;
+}
+WIN_FUNC(NdisAllocatePacket);
+
+static WIN_ABI void NdisFreePacket(struct ndis_packet *pkt)
+{
+	ndis_pool_put(pkt->pool);
+	win_free(pkt);
+}
+WIN_FUNC(NdisFreePacket);
+
+static WIN_ABI void NdisAllocateBufferPool(ndis_status *status, void **handle,
+					   u32 num)
+{
+	struct ndis_pool *pool;
+
+	pool = ndis_new_pool(__builtin_return_address(0), num, 0);
+
+	*handle = pool;
+	*status = pool ? NDIS_STATUS_SUCCESS : NDIS_STATUS_RESOURCES;
+}
+WIN_FUNC(NdisAllocateBufferPool);
+
+static WIN_ABI void NdisFreeBufferPool(void *handle)
+{
+	win_free(handle);
+}
+WIN_FUNC(NdisFreeBufferPool);
+
+/* An MDL over memory the driver has mapped: nonpaged, system VA known. */
+static WIN_ABI void NdisAllocateBuffer(ndis_status *status,
+				       struct win_mdl **result, void *handle,
+				       void *va, u32 len)
+{
+	struct ndis_pool *pool = handle;
+	struct win_mdl *mdl;
+
+	*result = NULL;
+	*status = NDIS_STATUS_FAILURE;
+	if (!ndis_pool_get(pool))
+		return;
+	mdl = win_alloc(pool->drv, sizeof(*mdl) + sizeof(void *));
+	if (!mdl) {
+		ndis_pool_put(pool);
+		return;
+	}
+	*(struct ndis_pool **)(mdl + 1) = pool;
+	mdl->size = sizeof(*mdl);
+	mdl->flags = MDL_SOURCE_IS_NONPAGED_POOL;
+	mdl->mapped_va = va;
+	mdl->start_va = (void *)((uintptr_t)va & PAGE_MASK);
+	mdl->byte_offset = offset_in_page(va);
+	mdl->byte_count = len;
+	*result = mdl;
+	*status = NDIS_STATUS_SUCCESS;
+}
+WIN_FUNC(NdisAllocateBuffer);
+
+static WIN_ABI void NdisFreeBuffer(struct win_mdl *mdl)
+{
+	ndis_pool_put(*(struct ndis_pool **)(mdl + 1));
+	win_free(mdl);
+}
+WIN_FUNC(NdisFreeBuffer);
+
+static WIN_ABI void NdisUnchainBufferAtFront(struct ndis_packet *pkt,
+					     struct win_mdl **result)
+{
+	struct win_mdl *mdl = pkt->head;
+
+	*result = mdl;
+	if (!mdl)
+		return;
+	pkt->head = mdl->next;
+	if (!pkt->head)
+		pkt->tail = NULL;
+	mdl->next = NULL;
+	pkt->valid_counts = 0;
+}
+WIN_FUNC(NdisUnchainBufferAtFront);
+
+/* -- spin locks --------------------------------------------------------- */
+
+/*
+ * NDIS_SPIN_LOCK is 16 bytes of driver storage; a Linux spinlock_t may be
+ * larger (lock debugging), so the storage holds a pointer to one.
+ * Windows code runs with bottom halves and preemption off and never at
+ * interrupt level (the ISR runs in a thread), so a plain spinlock gives
+ * DISPATCH_LEVEL semantics for both the normal and the Dpr variants.
+ */
+struct ndis_lock {
+	spinlock_t lock;
+};
+
+static WIN_ABI void NdisAllocateSpinLock(struct ndis_spin_lock *sl)
+{
+	struct ndis_driver *drv;
+	struct ndis_lock *l = NULL;
+
+	drv = ndis_driver_at((unsigned long)__builtin_return_address(0));
+	if (drv)
+		l = win_alloc(drv, sizeof(*l));
+	if (l)
+		spin_lock_init(&l->lock);
+	sl->lock = (unsigned long)l;
+}
+WIN_FUNC(NdisAllocateSpinLock);
+
+static WIN_ABI void NdisFreeSpinLock(struct ndis_spin_lock *sl)
+{
+	win_free((void *)sl->lock);
+	sl->lock = 0;
+}
+WIN_FUNC(NdisFreeSpinLock);
+
+static WIN_ABI void NdisAcquireSpinLock(struct ndis_spin_lock *sl)
+{
+	spin_lock(&((struct ndis_lock *)sl->lock)->lock);
+}
+WIN_FUNC(NdisAcquireSpinLock);
+
+static WIN_ABI void NdisReleaseSpinLock(struct ndis_spin_lock *sl)
+{
+	spin_unlock(&((struct ndis_lock *)sl->lock)->lock);
+}
+WIN_FUNC(NdisReleaseSpinLock);
+
+static WIN_ABI void NdisDprAcquireSpinLock(struct ndis_spin_lock *sl)
+{
+	spin_lock(&((struct ndis_lock *)sl->lock)->lock);
+}
+WIN_FUNC(NdisDprAcquireSpinLock);
+
+static WIN_ABI void NdisDprReleaseSpinLock(struct ndis_spin_lock *sl)
+{
+	spin_unlock(&((struct ndis_lock *)sl->lock)->lock);
+}
+WIN_FUNC(NdisDprReleaseSpinLock);
+
+/* -- timers ------------------------------------------------------------- */
+
+/*
+ * An NDIS timer is a Linux timer whose expiry queues the timer function
+ * as a DPC: a work item on the module's workqueue, where Windows code may
+ * run (process context). The driver's NDIS_MINIPORT_TIMER holds a pointer
+ * to it; the adapter keeps them all and frees them after MiniportHalt.
+ */
+struct ndis_timer {
+	struct list_head list;		/* adapter->timers */
+	struct timer_list timer;
+	struct work_struct dpc;
+	struct ndis_miniport_timer *storage;
+	void *func;
+	void *context;
+};
+
+static void ndis_timer_dpc(struct work_struct *work)
+{
+	struct ndis_timer *t = container_of(work, struct ndis_timer, dpc);
+
+	LIN2WIN4(t->func, NULL, t->context, NULL, NULL);
+}
+
+static void ndis_timer_fire(struct timer_list *timer)
+{
+	struct ndis_timer *t = from_timer(t, timer, timer);
+
+	queue_work(ndis_wq, &t->dpc);
+}
+
+static WIN_ABI void NdisMInitializeTimer(struct ndis_miniport_timer *storage,
+					 void *handle, void *func,
+					 void *context)
+{
+	struct ndis_adapter *ad = ndis_handle_adapter(handle);
+	struct ndis_timer *t;
+
+	memset(storage, 0, sizeof(*storage));
+	t = win_alloc(ad->driver, sizeof(*t));
+	if (!t) {
+		pr_err("%s: no memory for a timer\n", ad->driver->name);
+		return;
+	}
+	timer_setup(&t->timer, ndis_timer_fire, 0);
+	INIT_WORK(&t->dpc, ndis_timer_dpc);
+	t->storage = storage;
+	t->func = func;
+	t->context = context;
+	list_add(&t->list, &ad->timers);
+	storage->func = func;
+	storage->context = context;
+	storage->miniport = handle;
+	memcpy(storage->kernel.ktimer, &t, sizeof(t));
+}
+WIN_FUNC(NdisMInitializeTimer);
+
+static struct ndis_timer *ndis_timer_of(struct ndis_miniport_timer *storage)
+{
+	struct ndis_timer *t;
+
+	memcpy(&t, storage->kernel.ktimer, sizeof(t));
+	return t;
+}
+
+static WIN_ABI void NdisMSetTimer(struct ndis_miniport_timer *storage,
+				  u32 msecs)
+{
+	struct ndis_timer *t = ndis_timer_of(storage);
+
+	if (t)
+		mod_timer(&t->timer, jiffies + msecs_to_jiffies(msecs));
+}
+WIN_FUNC(NdisMSetTimer);
+
+static WIN_ABI void NdisMCancelTimer(struct ndis_miniport_timer *storage,
+				     u8 *cancelled)
+{
+	struct ndis_timer *t = ndis_timer_of(storage);
+	bool was_pending = false;
+
+	if (t) {
+		was_pending = del_timer(&t->timer);
+		was_pending |= cancel_work(&t->dpc);
+	}
+	*cancelled = was_pending;
+}
+WIN_FUNC(NdisMCancelTimer);
+
+/* After MiniportHalt: no timer may fire into the unloaded driver. */
+void ndis_stop_timers(struct ndis_adapter *ad)
+{
+	struct ndis_timer *t, *tmp;
+
+	list_for_each_entry_safe(t, tmp, &ad->timers, list) {
+		del_timer_sync(&t->timer);
+		cancel_work_sync(&t->dpc);
+		list_del(&t->list);
+		win_free(t);
+	}
+}

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ndiswrapper: the wrapper's own objects behind the Windows handles.
+ *
+ * A struct ndis_driver is one loaded .sys image (shared by its devices);
+ * a struct ndis_adapter is one device it drives: its NDIS_MINIPORT_BLOCK
+ * is the MiniportAdapterHandle, the adapter itself the
+ * WrapperConfigurationContext the driver gets in MiniportInitialize.
+ */
+
+#ifndef NDIS_NDIS_H
+#define NDIS_NDIS_H
+
+#include <linux/atomic.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/pci.h>
+#include <linux/skbuff.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+#include "ndiswrapper.h"
+#include "wintypes.h"
+
+#define NDIS_DRIVER_OBJECT_SIZE	0x150	/* DRIVER_OBJECT, amd64 */
+
+struct ndis_driver {
+	struct list_head list;		/* ndis_drivers */
+	struct kref ref;		/* one per adapter, one while loading */
+	char name[NDIS_MAX_NAME];	/* the directory in /etc/ndiswrapper */
+	char sys_name[NDIS_MAX_NAME];
+	void *image;			/* mapped, relocated image */
+	size_t image_size;
+	struct page **pages;
+	unsigned int num_pages;
+	u8 driver_object[NDIS_DRIVER_OBJECT_SIZE];	/* opaque to drivers */
+	struct win_unicode_string registry_path;
+	bool registered;		/* NdisMRegisterMiniport succeeded */
+	struct ndis_miniport_chars chars;
+	spinlock_t alloc_lock;
+	struct list_head allocs;	/* struct win_alloc: leak accounting */
+	unsigned int num_allocs;
+};
+
+struct ndis_adapter {
+	struct ndis_miniport_block block;	/* MiniportAdapterHandle */
+	struct ndis_driver *driver;
+	struct pci_dev *pdev;
+	struct net_device *net;
+	void *ctx;			/* MiniportAdapterContext */
+	u32 attributes;			/* NDIS_ATTRIBUTE_* */
+	void __iomem *bars[PCI_STD_NUM_BARS];
+	struct ndis_setting *settings;	/* from the loader */
+	u32 num_settings;
+	struct list_head params;	/* struct ndis_param, for the driver */
+	u8 mac[ETH_ALEN];
+	u32 map_registers;
+	struct list_head shared;	/* struct ndis_shared */
+	struct list_head timers;	/* struct ndis_timer */
+	struct ndis_irq *irq;
+	struct mutex oid_lock;		/* one request at a time */
+	struct sk_buff_head tx_queue;
+	struct work_struct tx_work;
+	spinlock_t return_lock;
+	struct ndis_packet *return_list;	/* received, to give back */
+	struct work_struct return_work;
+};
+
+static inline struct ndis_adapter *ndis_handle_adapter(void *handle)
+{
+	return container_of(handle, struct ndis_adapter, block);
+}
+
+/* pe_image.c */
+struct ndis_driver *ndis_load_driver(struct ndis_load_req *req);
+void ndis_put_driver(struct ndis_driver *drv);
+struct ndis_driver *ndis_driver_at(unsigned long addr);
+
+/* ntoskrnl.c: Windows allocations, counted per driver. */
+void *win_alloc(struct ndis_driver *drv, size_t size);
+void win_free(void *ptr);
+void win_free_leaks(struct ndis_driver *drv);
+
+/* ndis.c */
+void ndis_free_params(struct ndis_adapter *ad);
+void ndis_stop_timers(struct ndis_adapter *ad);
+
+/* ndis_hw.c */
+int ndis_hw_setup(struct ndis_adapter *ad);
+void ndis_hw_teardown(struct ndis_adapter *ad);
+
+/* netdev.c */
+void ndis_init_block(struct ndis_adapter *ad);
+int ndis_netdev_alloc(struct ndis_adapter *ad);
+int ndis_netdev_register(struct ndis_adapter *ad);
+void ndis_netdev_unregister(struct ndis_adapter *ad);
+void ndis_netdev_free(struct ndis_adapter *ad);
+int ndis_query_oid(struct ndis_adapter *ad, u32 oid, void *buf, u32 len,
+		   u32 *written);
+
+
+#endif /* NDIS_NDIS_H */

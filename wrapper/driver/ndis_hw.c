@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ndiswrapper: NDIS.SYS, the hardware side: adapter resources, I/O space,
+ * interrupts, map registers and shared memory, for PCI devices.
+ *
+ * Windows code runs with preemption off (wincall.h), so whatever may sleep
+ * (ioremap, request_irq) is done before MiniportInitialize, in
+ * ndis_hw_setup(): the memory BARs are mapped and the interrupt requested
+ * then, and the NDIS calls only hand them out.
+ *
+ * Interrupts: the miniport's ISR may use SSE and so needs the FPU, which
+ * hard interrupt context cannot always give; it runs in the threaded
+ * handler of a oneshot interrupt (the line stays masked until it returns),
+ * under the interrupt's spin lock that NdisMSynchronizeWithInterrupt takes
+ * too. HandleInterrupt then runs as a DPC on the module's workqueue.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/dma-mapping.h>
+#include <linux/interrupt.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
+
+#include "ndis.h"
+#include "wincall.h"
+#include "winexport.h"
+
+struct ndis_irq {
+	struct ndis_adapter *ad;
+	int irq;
+	spinlock_t lock;		/* the ISR, Synchronize, (de)register */
+	bool active;			/* NdisMRegisterInterrupt called */
+	bool request_isr;
+	bool dpc_running;
+	struct work_struct dpc;
+};
+
+struct ndis_shared {
+	struct list_head list;		/* adapter->shared */
+	void *va;
+	dma_addr_t pa;
+	size_t size;
+};
+
+static void ndis_irq_dpc(struct work_struct *work)
+{
+	struct ndis_irq *ni = container_of(work, struct ndis_irq, dpc);
+	struct ndis_driver *drv = ni->ad->driver;
+	void *ctx = ni->ad->ctx;
+
+	spin_lock(&ni->lock);
+	ni->dpc_running = ni->active;
+	spin_unlock(&ni->lock);
+	if (!ni->dpc_running)
+		return;
+	LIN2WIN1(drv->chars.handle_interrupt, ctx);
+	if (!ni->request_isr && drv->chars.enable_interrupt)
+		LIN2WIN1(drv->chars.enable_interrupt, ctx);
+	WRITE_ONCE(ni->dpc_running, false);
+}
+
+static irqreturn_t ndis_irq_thread(int irq, void *data)
+{
+	struct ndis_irq *ni = data;
+	struct ndis_driver *drv = ni->ad->driver;
+	u8 recognized = 0, queue_dpc = 0;
+
+	spin_lock(&ni->lock);
+	if (ni->active && ni->request_isr) {
+		LIN2WIN3(drv->chars.isr, &recognized, &queue_dpc, ni->ad->ctx);
+	} else if (ni->active) {
+		LIN2WIN1(drv->chars.disable_interrupt, ni->ad->ctx);
+		recognized = queue_dpc = 1;
+	}
+	spin_unlock(&ni->lock);
+	if (queue_dpc)
+		queue_work(ndis_wq, &ni->dpc);
+	return recognized ? IRQ_HANDLED : IRQ_NONE;
+}
+
+static WIN_ABI ndis_status
+NdisMRegisterInterrupt(struct ndis_miniport_interrupt *storage, void *handle,
+		       u32 vector, u32 level, u8 request_isr, u8 shared,
+		       u32 mode)
+{
+	struct ndis_adapter *ad = ndis_handle_adapter(handle);
+	struct ndis_irq *ni = ad->irq;
+
+	if (!ni || (request_isr && !ad->driver->chars.isr) ||
+	    (!request_isr && !ad->driver->chars.disable_interrupt) ||
+	    !ad->driver->chars.handle_interrupt)
+		return NDIS_STATUS_RESOURCES;
+	memset(storage, 0, sizeof(*storage));
+	storage->object = ni;
+	spin_lock(&ni->lock);
+	ni->request_isr = request_isr;
+	ni->active = true;
+	spin_unlock(&ni->lock);
+	return NDIS_STATUS_SUCCESS;
+}
+WIN_FUNC(NdisMRegisterInterrupt);
+
+/* No DPC may run once this returns, as on Windows. */
+static void ndis_irq_deactivate(struct ndis_irq *ni)
+{
+	spin_lock(&ni->lock);
+	ni->active = false;
+	spin_unlock(&ni->lock);
+	while (READ_ONCE(ni->dpc_running))
+		cpu_relax();
+}
+
+static WIN_ABI void
+NdisMDeregisterInterrupt(struct ndis_miniport_interrupt *storage)
+{
+	struct ndis_irq *ni = storage->object;
+
+	if (ni)
+		ndis_irq_deactivate(ni);
+}
+WIN_FUNC(NdisMDeregisterInterrupt);
+
+static WIN_ABI u8
+NdisMSynchronizeWithInterrupt(struct ndis_miniport_interrupt *storage,
+			      void *func, void *ctx)
+{
+	struct ndis_irq *ni = storage->object;
+	u8 ret;
+
+	spin_lock(&ni->lock);
+	ret = LIN2WIN1(func, ctx);
+	spin_unlock(&ni->lock);
+	return ret;
+}
+WIN_FUNC(NdisMSynchronizeWithInterrupt);
+
+/* -- resources and I/O space -------------------------------------------- */
+
+static WIN_ABI void NdisMQueryAdapterResources(ndis_status *status,
+					       void *wrapper_ctx,
+					       struct cm_partial_resource_list
+					       *list, u32 *size)
+{
+	struct ndis_adapter *ad = wrapper_ctx;
+	struct pci_dev *pdev = ad->pdev;
+	struct cm_partial_resource *d;
+	u32 n = 0, needed;
+	int i;
+
+	for (i = 0; i < PCI_STD_NUM_BARS; i++)
+		if (pci_resource_len(pdev, i))
+			n++;
+	if (ad->irq)
+		n++;
+	needed = sizeof(*list) + n * sizeof(*d);
+	if (*size < needed) {
+		*size = needed;
+		*status = NDIS_STATUS_RESOURCES;
+		return;
+	}
+	memset(list, 0, needed);
+	list->version = 1;
+	list->revision = 1;
+	d = list->desc;
+	for (i = 0; i < PCI_STD_NUM_BARS; i++) {
+		if (!pci_resource_len(pdev, i))
+			continue;
+		d->type = pci_resource_flags(pdev, i) & IORESOURCE_IO ?
+			  CM_RESOURCE_PORT : CM_RESOURCE_MEMORY;
+		d->share = 1;		/* device exclusive */
+		d->u.mem.start = pci_resource_start(pdev, i);
+		d->u.mem.length = pci_resource_len(pdev, i);
+		d++;
+	}
+	if (ad->irq) {
+		d->type = CM_RESOURCE_INTERRUPT;
+		d->share = pdev->msi_enabled ? 1 : 3;	/* 3: shared */
+		d->flags = pdev->msi_enabled ? CM_RESOURCE_INTERRUPT_LATCHED
+					     : 0;
+		d->u.irq.level = ad->irq->irq;
+		d->u.irq.vector = ad->irq->irq;
+		d->u.irq.affinity = ~0ULL;
+	}
+	list->count = n;
+	*size = needed;
+	*status = NDIS_STATUS_SUCCESS;
+}
+WIN_FUNC(NdisMQueryAdapterResources);
+
+static WIN_ABI ndis_status NdisMMapIoSpace(void **va, void *handle, u64 pa,
+					   u32 len)
+{
+	struct ndis_adapter *ad = ndis_handle_adapter(handle);
+	int i;
+
+	for (i = 0; i < PCI_STD_NUM_BARS; i++) {
+		resource_size_t start = pci_resource_start(ad->pdev, i);
+
+		if (!ad->bars[i] || pa < start || len >
+		    pci_resource_len(ad->pdev, i) ||
+		    pa - start > pci_resource_len(ad->pdev, i) - len)
+			continue;
+		*va = (void __force *)ad->bars[i] + (pa - start);
+		return NDIS_STATUS_SUCCESS;
+	}
+	*va = NULL;
+	return NDIS_STATUS_RESOURCES;
+}
+WIN_FUNC(NdisMMapIoSpace);
+
+/* The BARs stay mapped until the device stops. */
+static WIN_ABI void NdisMUnmapIoSpace(void *handle, void *va, u32 len)
+{
+}
+WIN_FUNC(NdisMUnmapIoSpace);
+
+/* -- DMA ------------------------------------------------------------------ */
+
+static WIN_ABI ndis_status NdisMAllocateMapRegisters(void *handle,
+						     u32 channel, u8 dma_size,
+						     u32 count, u32 max_map)
+{
+	struct ndis_adapter *ad = ndis_handle_adapter(handle);
+	static const u8 bits[] = { 24, 32, 64 };
+
+	if (dma_size >= ARRAY_SIZE(bits) ||
+	    dma_set_mask_and_coherent(&ad->pdev->dev,
+				      DMA_BIT_MASK(bits[dma_size])))
+		return NDIS_STATUS_RESOURCES;
+	ad->map_registers = count;
+	return NDIS_STATUS_SUCCESS;
+}
+WIN_FUNC(NdisMAllocateMapRegisters);
+
+static WIN_ABI void NdisMFreeMapRegisters(void *handle)
+{
+	ndis_handle_adapter(handle)->map_registers = 0;
+}
+WIN_FUNC(NdisMFreeMapRegisters);
+
+static WIN_ABI void NdisMAllocateSharedMemory(void *handle, u32 len,
+					      u8 cached, void **va, u64 *pa)
+{
+	struct ndis_adapter *ad = ndis_handle_adapter(handle);
+	struct ndis_shared *sh;
+
+	*va = NULL;
+	if (!ad->map_registers || !len)
+		return;			/* NDIS 5: map registers first */
+	sh = win_alloc(ad->driver, sizeof(*sh));
+	if (!sh)
+		return;
+	sh->va = dma_alloc_coherent(&ad->pdev->dev, len, &sh->pa, GFP_ATOMIC);
+	if (!sh->va) {
+		win_free(sh);
+		return;
+	}
+	sh->size = len;
+	list_add(&sh->list, &ad->shared);
+	*va = sh->va;
+	*pa = sh->pa;
+}
+WIN_FUNC(NdisMAllocateSharedMemory);
+
+static WIN_ABI void NdisMFreeSharedMemory(void *handle, u32 len, u8 cached,
+					  void *va, u64 pa)
+{
+	struct ndis_adapter *ad = ndis_handle_adapter(handle);
+	struct ndis_shared *sh;
+
+	list_for_each_entry(sh, &ad->shared, list) {
+		if (sh->va != va)
+			continue;
+		dma_free_coherent(&ad->pdev->dev, sh->size, sh->va, sh->pa);
+		list_del(&sh->list);
+		win_free(sh);
+		return;
+	}
+	pr_err("%s: freeing shared memory it does not own\n",
+	       ad->driver->name);
+}
+WIN_FUNC(NdisMFreeSharedMemory);
+
+/* -- setup and teardown, process context ---------------------------------- */
+
+int ndis_hw_setup(struct ndis_adapter *ad)
+{
+	struct pci_dev *pdev = ad->pdev;
+	struct ndis_irq *ni;
+	int i, err;
+
+	for (i = 0; i < PCI_STD_NUM_BARS; i++) {
+		if (!pci_resource_len(pdev, i) ||
+		    !(pci_resource_flags(pdev, i) & IORESOURCE_MEM))
+			continue;
+		ad->bars[i] = pci_iomap(pdev, i, 0);
+		if (!ad->bars[i]) {
+			err = -ENOMEM;
+			goto err_unmap;
+		}
+	}
+	err = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_ALL_TYPES);
+	if (err < 0)
+		goto err_unmap;
+	err = -ENOMEM;
+	ni = kzalloc(sizeof(*ni), GFP_KERNEL);
+	if (!ni)
+		goto err_vectors;
+	ni->ad = ad;
+	ni->irq = pci_irq_vector(pdev, 0);
+	spin_lock_init(&ni->lock);
+	INIT_WORK(&ni->dpc, ndis_irq_dpc);
+	err = request_threaded_irq(ni->irq, NULL, ndis_irq_thread,
+				   IRQF_ONESHOT |
+				   (pdev->msi_enabled || pdev->msix_enabled ?
+				    0 : IRQF_SHARED),
+				   ad->driver->name, ni);
+	if (err)
+		goto err_free_irq;
+	ad->irq = ni;
+	return 0;
+
+err_free_irq:
+	kfree(ni);
+err_vectors:
+	pci_free_irq_vectors(pdev);
+err_unmap:
+	while (i--)
+		if (ad->bars[i])
+			pci_iounmap(pdev, ad->bars[i]);
+	return err;
+}
+
+/*
+ * After MiniportHalt. Shared memory the driver did not free is released
+ * here; its bookkeeping stays a Windows allocation, so the driver's leak
+ * count includes it.
+ */
+void ndis_hw_teardown(struct ndis_adapter *ad)
+{
+	struct ndis_shared *sh, *tmp;
+	int i;
+
+	ndis_irq_deactivate(ad->irq);
+	free_irq(ad->irq->irq, ad->irq);
+	cancel_work_sync(&ad->irq->dpc);
+	kfree(ad->irq);
+	ad->irq = NULL;
+	pci_free_irq_vectors(ad->pdev);
+	list_for_each_entry_safe(sh, tmp, &ad->shared, list) {
+		dma_free_coherent(&ad->pdev->dev, sh->size, sh->va, sh->pa);
+		list_del(&sh->list);
+	}
+	for (i = 0; i < PCI_STD_NUM_BARS; i++)
+		if (ad->bars[i])
+			pci_iounmap(ad->pdev, ad->bars[i]);
+}

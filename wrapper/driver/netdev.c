@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ndiswrapper: the Linux net device of an adapter, and the miniport block
+ * handlers the driver reaches through its DDK macros.
+ *
+ * TX: ndo_start_xmit queues the skb; a work item (process context, where
+ * Windows code may run) wraps each in an NDIS_PACKET with one MDL over the
+ * linear data and hands it to SendPackets (or Send). The driver completes
+ * it through SendCompleteHandler. RX: PacketIndicateHandler copies each
+ * packet into an skb for netif_rx() and gives the packet back, through
+ * MiniportReturnPacket from a work item unless the driver indicated it
+ * with NDIS_STATUS_RESOURCES. StatusHandler drives the carrier.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/etherdevice.h>
+#include <linux/ethtool.h>
+#include <linux/netdevice.h>
+#include <linux/slab.h>
+
+#include "ndis.h"
+#include "wincall.h"
+
+#define NDIS_TX_QUEUE_MAX	64
+#define OID_802_3_CURRENT_ADDRESS	0x01010102
+
+/* The wrapper's packets: the skb they carry sits in WrapperReserved. */
+struct ndis_tx_packet {
+	struct ndis_packet pkt;
+	struct ndis_packet_oob oob;
+	struct win_mdl mdl;
+};
+
+static struct sk_buff **ndis_tx_skb(struct ndis_packet *pkt)
+{
+	return (struct sk_buff **)pkt->wrapper_reserved;
+}
+
+/* Packets to give back to the driver are chained through this. */
+static struct ndis_packet **ndis_next_return(struct ndis_packet *pkt)
+{
+	return (struct ndis_packet **)(pkt->wrapper_reserved + 8);
+}
+
+static struct ndis_packet_oob *ndis_oob(struct ndis_packet *pkt)
+{
+	return (struct ndis_packet_oob *)((u8 *)pkt + pkt->oob_offset);
+}
+
+static void ndis_tx_done(struct ndis_adapter *ad, struct ndis_packet *pkt,
+			 ndis_status status)
+{
+	struct sk_buff *skb = *ndis_tx_skb(pkt);
+	struct net_device *net = ad->net;
+
+	if (status == NDIS_STATUS_SUCCESS) {
+		net->stats.tx_packets++;
+		net->stats.tx_bytes += skb->len;
+	} else {
+		net->stats.tx_errors++;
+	}
+	dev_consume_skb_any(skb);
+	kfree(container_of(pkt, struct ndis_tx_packet, pkt));
+	if (netif_queue_stopped(net) &&
+	    skb_queue_len(&ad->tx_queue) < NDIS_TX_QUEUE_MAX / 2)
+		netif_wake_queue(net);
+}
+
+static struct ndis_packet *ndis_wrap_skb(struct sk_buff *skb)
+{
+	struct ndis_tx_packet *tp;
+
+	if (skb_linearize(skb))
+		return NULL;
+	tp = kzalloc(sizeof(*tp), GFP_KERNEL);
+	if (!tp)
+		return NULL;
+	tp->mdl.size = sizeof(tp->mdl);
+	tp->mdl.flags = MDL_SOURCE_IS_NONPAGED_POOL;
+	tp->mdl.mapped_va = skb->data;
+	tp->mdl.start_va = (void *)((uintptr_t)skb->data & PAGE_MASK);
+	tp->mdl.byte_offset = offset_in_page(skb->data);
+	tp->mdl.byte_count = skb->len;
+	tp->pkt.head = &tp->mdl;
+	tp->pkt.tail = &tp->mdl;
+	tp->pkt.physical_count = 1;
+	tp->pkt.count = 1;
+	tp->pkt.total_length = skb->len;
+	tp->pkt.valid_counts = 1;
+	tp->pkt.oob_offset = offsetof(struct ndis_tx_packet, oob);
+	tp->oob.header_size = ETH_HLEN;
+	*ndis_tx_skb(&tp->pkt) = skb;
+	return &tp->pkt;
+}
+
+static void ndis_tx_work(struct work_struct *work)
+{
+	struct ndis_adapter *ad = container_of(work, struct ndis_adapter,
+					       tx_work);
+	struct ndis_miniport_chars *c = &ad->driver->chars;
+	bool serialized = !(ad->attributes & NDIS_ATTRIBUTE_DESERIALIZE);
+	struct ndis_packet *pkt;
+	struct sk_buff *skb;
+	ndis_status status;
+
+	while ((skb = skb_dequeue(&ad->tx_queue))) {
+		pkt = ndis_wrap_skb(skb);
+		if (!pkt) {
+			ad->net->stats.tx_dropped++;
+			dev_kfree_skb_any(skb);
+			continue;
+		}
+		if (c->send_packets) {
+			ndis_oob(pkt)->status = NDIS_STATUS_PENDING;
+			LIN2WIN3(c->send_packets, ad->ctx, &pkt, 1);
+			status = ndis_oob(pkt)->status;
+		} else {
+			status = LIN2WIN3(c->send, ad->ctx, pkt, 0);
+		}
+		/* A serialized miniport may finish at once; else it calls
+		 * SendCompleteHandler. */
+		if (serialized && status != NDIS_STATUS_PENDING)
+			ndis_tx_done(ad, pkt, status);
+	}
+}
+
+static netdev_tx_t ndis_start_xmit(struct sk_buff *skb,
+				   struct net_device *net)
+{
+	struct ndis_adapter *ad = *(struct ndis_adapter **)netdev_priv(net);
+
+	skb_queue_tail(&ad->tx_queue, skb);
+	if (skb_queue_len(&ad->tx_queue) >= NDIS_TX_QUEUE_MAX)
+		netif_stop_queue(net);
+	queue_work(ndis_wq, &ad->tx_work);
+	return NETDEV_TX_OK;
+}
+
+static int ndis_open(struct net_device *net)
+{
+	netif_start_queue(net);
+	return 0;
+}
+
+static int ndis_stop(struct net_device *net)
+{
+	netif_stop_queue(net);
+	return 0;
+}
+
+static const struct net_device_ops ndis_netdev_ops = {
+	.ndo_open		= ndis_open,
+	.ndo_stop		= ndis_stop,
+	.ndo_start_xmit		= ndis_start_xmit,
+	.ndo_set_mac_address	= eth_mac_addr,
+	.ndo_validate_addr	= eth_validate_addr,
+};
+
+static void ndis_get_drvinfo(struct net_device *net,
+			     struct ethtool_drvinfo *info)
+{
+	struct ndis_adapter *ad = *(struct ndis_adapter **)netdev_priv(net);
+
+	strscpy(info->driver, KBUILD_MODNAME, sizeof(info->driver));
+	strscpy(info->version, THIS_MODULE->version, sizeof(info->version));
+	strscpy(info->fw_version, ad->driver->sys_name,
+		sizeof(info->fw_version));
+	strscpy(info->bus_info, pci_name(ad->pdev), sizeof(info->bus_info));
+}
+
+static const struct ethtool_ops ndis_ethtool_ops = {
+	.get_drvinfo	= ndis_get_drvinfo,
+	.get_link	= ethtool_op_get_link,
+};
+
+/* -- miniport block handlers (called by Windows code) ---------------------- */
+
+static WIN_ABI void ndis_send_complete(void *handle, struct ndis_packet *pkt,
+				       ndis_status status)
+{
+	ndis_tx_done(ndis_handle_adapter(handle), pkt, status);
+}
+
+static WIN_ABI void ndis_send_resources(void *handle)
+{
+	netif_wake_queue(ndis_handle_adapter(handle)->net);
+}
+
+static void ndis_return_work(struct work_struct *work)
+{
+	struct ndis_adapter *ad = container_of(work, struct ndis_adapter,
+					       return_work);
+	struct ndis_packet *pkt;
+
+	spin_lock_bh(&ad->return_lock);
+	pkt = ad->return_list;
+	ad->return_list = NULL;
+	spin_unlock_bh(&ad->return_lock);
+	while (pkt) {
+		struct ndis_packet *next = *ndis_next_return(pkt);
+
+		LIN2WIN2(ad->driver->chars.return_packet, ad->ctx, pkt);
+		pkt = next;
+	}
+}
+
+static void ndis_rx_one(struct ndis_adapter *ad, struct ndis_packet *pkt)
+{
+	struct net_device *net = ad->net;
+	struct win_mdl *mdl;
+	struct sk_buff *skb;
+	u32 len = 0;
+
+	for (mdl = pkt->head; mdl; mdl = mdl->next)
+		len += mdl->byte_count;
+	if (len < ETH_HLEN || len > net->mtu + ETH_HLEN + 64) {
+		net->stats.rx_length_errors++;
+		return;
+	}
+	skb = netdev_alloc_skb(net, len + NET_IP_ALIGN);
+	if (!skb) {
+		net->stats.rx_dropped++;
+		return;
+	}
+	skb_reserve(skb, NET_IP_ALIGN);
+	for (mdl = pkt->head; mdl; mdl = mdl->next)
+		skb_put_data(skb, (u8 *)mdl->start_va + mdl->byte_offset,
+			     mdl->byte_count);
+	skb->protocol = eth_type_trans(skb, net);
+	net->stats.rx_packets++;
+	net->stats.rx_bytes += len;
+	netif_rx(skb);
+}
+
+static WIN_ABI void ndis_indicate_packets(void *handle,
+					  struct ndis_packet **pkts, u32 n)
+{
+	struct ndis_adapter *ad = ndis_handle_adapter(handle);
+	bool queued = false;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		struct ndis_packet *pkt = pkts[i];
+
+		ndis_rx_one(ad, pkt);
+		if (ndis_oob(pkt)->status == NDIS_STATUS_RESOURCES ||
+		    !ad->driver->chars.return_packet)
+			continue;	/* the driver takes it back itself */
+		ndis_oob(pkt)->status = NDIS_STATUS_PENDING;
+		spin_lock_bh(&ad->return_lock);
+		*ndis_next_return(pkt) = ad->return_list;
+		ad->return_list = pkt;
+		spin_unlock_bh(&ad->return_lock);
+		queued = true;
+	}
+	if (queued)
+		queue_work(ndis_wq, &ad->return_work);
+}
+
+static WIN_ABI void ndis_indicate_status(void *handle, ndis_status status,
+					 void *buf, u32 len)
+{
+	struct ndis_adapter *ad = ndis_handle_adapter(handle);
+
+	if (status == NDIS_STATUS_MEDIA_CONNECT)
+		netif_carrier_on(ad->net);
+	else if (status == NDIS_STATUS_MEDIA_DISCONNECT)
+		netif_carrier_off(ad->net);
+}
+
+static WIN_ABI void ndis_status_complete(void *handle)
+{
+}
+
+static WIN_ABI void ndis_reset_complete(void *handle, ndis_status status,
+					u8 addressing_reset)
+{
+	struct ndis_adapter *ad = ndis_handle_adapter(handle);
+
+	if (status != NDIS_STATUS_SUCCESS)
+		netdev_err(ad->net, "reset failed (status %#x)\n", status);
+}
+
+/* Requests complete synchronously here; a pending one is not supported. */
+static WIN_ABI void ndis_request_complete(void *handle, ndis_status status)
+{
+}
+
+/* Before MiniportInitialize: the handlers the DDK macros call through. */
+void ndis_init_block(struct ndis_adapter *ad)
+{
+	struct ndis_miniport_block *b = &ad->block;
+
+	b->packet_indicate = ndis_indicate_packets;
+	b->send_complete = ndis_send_complete;
+	b->send_resources = ndis_send_resources;
+	b->reset_complete = ndis_reset_complete;
+	b->media_type = NDIS_MEDIUM_802_3;
+	b->status = ndis_indicate_status;
+	b->status_complete = ndis_status_complete;
+	b->query_complete = ndis_request_complete;
+	b->set_complete = ndis_request_complete;
+	skb_queue_head_init(&ad->tx_queue);
+	INIT_WORK(&ad->tx_work, ndis_tx_work);
+	spin_lock_init(&ad->return_lock);
+	INIT_WORK(&ad->return_work, ndis_return_work);
+	mutex_init(&ad->oid_lock);
+}
+
+int ndis_query_oid(struct ndis_adapter *ad, u32 oid, void *buf, u32 len,
+		   u32 *written)
+{
+	u32 needed = 0;
+	ndis_status status;
+
+	*written = 0;
+	mutex_lock(&ad->oid_lock);
+	status = LIN2WIN6(ad->driver->chars.query_info, ad->ctx, oid, buf,
+			  len, written, &needed);
+	mutex_unlock(&ad->oid_lock);
+	if (status == NDIS_STATUS_SUCCESS)
+		return 0;
+	return status == NDIS_STATUS_PENDING ? -EOPNOTSUPP : -EIO;
+}
+
+/* The net device exists before MiniportInitialize: indications need it. */
+int ndis_netdev_alloc(struct ndis_adapter *ad)
+{
+	struct net_device *net;
+
+	net = alloc_netdev(sizeof(ad), "wlan%d", NET_NAME_ENUM, ether_setup);
+	if (!net)
+		return -ENOMEM;
+	*(struct ndis_adapter **)netdev_priv(net) = ad;
+	net->netdev_ops = &ndis_netdev_ops;
+	net->ethtool_ops = &ndis_ethtool_ops;
+	SET_NETDEV_DEV(net, &ad->pdev->dev);
+	netif_carrier_off(net);
+	ad->net = net;
+	return 0;
+}
+
+int ndis_netdev_register(struct ndis_adapter *ad)
+{
+	u8 mac[ETH_ALEN];
+	u32 written;
+	int err;
+
+	err = ndis_query_oid(ad, OID_802_3_CURRENT_ADDRESS, mac, sizeof(mac),
+			     &written);
+	if (err || written != ETH_ALEN || !is_valid_ether_addr(mac)) {
+		pr_err("%s: no valid MAC address from the driver\n",
+		       ad->driver->name);
+		return -EIO;
+	}
+	eth_hw_addr_set(ad->net, mac);
+	err = register_netdev(ad->net);
+	if (err)
+		return err;
+	netdev_info(ad->net, "%s on %s, MAC %pM\n", ad->driver->sys_name,
+		    pci_name(ad->pdev), mac);
+	return 0;
+}
+
+/* Before MiniportHalt: no more sends, and none left in flight here. */
+void ndis_netdev_unregister(struct ndis_adapter *ad)
+{
+	unregister_netdev(ad->net);
+	cancel_work_sync(&ad->tx_work);
+	skb_queue_purge(&ad->tx_queue);
+}
+
+/* After MiniportHalt. */
+void ndis_netdev_free(struct ndis_adapter *ad)
+{
+	cancel_work_sync(&ad->return_work);
+	free_netdev(ad->net);
+}

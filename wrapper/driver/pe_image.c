@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ndiswrapper: loading a Windows driver image and calling DriverEntry.
+ *
+ * The PE32+ parsing, relocation and import walking is the shared loader
+ * in wrapper/loader/pe.c (also built for the host tools and tests),
+ * compiled into this file. Here: executable memory, the import resolver
+ * over the generated export tables, the taint, and the driver's lifetime.
+ *
+ * Executable memory: module_alloc()/execmem_alloc() and set_memory_x()
+ * are not exported to modules (6.1, 6.12), and __vmalloc() no longer
+ * takes page protections; vmap() does. The image pages are mapped once,
+ * PAGE_KERNEL_EXEC, and the whole image stays writable and executable:
+ * per-section protections would need set_memory_ro/x, which modules
+ * cannot call. Relocation and import resolution happen before any of its
+ * code runs.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kernel.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/panic.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+
+#include "../loader/pe.c"
+
+#include "ndis.h"
+#include "wincall.h"
+#include "winexport.h"
+
+static DEFINE_MUTEX(ndis_drivers_lock);	/* loading and unloading */
+static DEFINE_SPINLOCK(ndis_drivers_list_lock);	/* for lookups */
+static LIST_HEAD(ndis_drivers);
+
+/* The driver whose image contains addr (a return address), or NULL. */
+struct ndis_driver *ndis_driver_at(unsigned long addr)
+{
+	struct ndis_driver *drv, *found = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ndis_drivers_list_lock, flags);
+	list_for_each_entry(drv, &ndis_drivers, list) {
+		unsigned long base = (unsigned long)drv->image;
+
+		if (addr >= base && addr - base < drv->image_size) {
+			found = drv;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&ndis_drivers_list_lock, flags);
+	return found;
+}
+
+static int ndis_resolve(void *ctx, const char *dll, const char *name,
+			u64 *addr)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < win_num_dlls; i++) {
+		const struct win_dll *d = &win_dlls[i];
+
+		if (strcasecmp(d->name, dll))
+			continue;
+		for (j = 0; j < d->count; j++) {
+			if (!strcmp(d->exports[j]->name, name)) {
+				*addr = (u64)(uintptr_t)d->exports[j]->func;
+				return 0;
+			}
+		}
+	}
+	return -ENOENT;
+}
+
+static int ndis_map_image(struct ndis_driver *drv, size_t size)
+{
+	unsigned int i;
+
+	drv->num_pages = DIV_ROUND_UP(size, PAGE_SIZE);
+	drv->pages = kcalloc(drv->num_pages, sizeof(*drv->pages), GFP_KERNEL);
+	if (!drv->pages)
+		return -ENOMEM;
+	for (i = 0; i < drv->num_pages; i++) {
+		drv->pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!drv->pages[i])
+			goto err_free;
+	}
+	drv->image = vmap(drv->pages, drv->num_pages, VM_MAP,
+			  PAGE_KERNEL_EXEC);
+	if (!drv->image)
+		goto err_free;
+	drv->image_size = size;
+	return 0;
+
+err_free:
+	while (i--)
+		__free_page(drv->pages[i]);
+	kfree(drv->pages);
+	drv->pages = NULL;
+	return -ENOMEM;
+}
+
+static void ndis_unmap_image(struct ndis_driver *drv)
+{
+	unsigned int i;
+
+	vunmap(drv->image);
+	for (i = 0; i < drv->num_pages; i++)
+		__free_page(drv->pages[i]);
+	kfree(drv->pages);
+}
+
+/* "\Registry\Machine\...\Services\<driver>" as a UNICODE_STRING. */
+static int ndis_registry_path(struct ndis_driver *drv)
+{
+	static const char prefix[] =
+		"\\Registry\\Machine\\System\\CurrentControlSet\\Services\\";
+	size_t len = strlen(prefix) + strlen(drv->name);
+	u16 *buf;
+	size_t i;
+
+	buf = kcalloc(len + 1, sizeof(*buf), GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	for (i = 0; i < len; i++)
+		buf[i] = i < strlen(prefix) ? prefix[i] :
+			 drv->name[i - strlen(prefix)];
+	drv->registry_path.buffer = buf;
+	drv->registry_path.length = len * sizeof(*buf);
+	drv->registry_path.max_length = (len + 1) * sizeof(*buf);
+	return 0;
+}
+
+static int ndis_prepare_image(struct ndis_driver *drv,
+			      const struct ndis_load_req *req,
+			      struct pe_info *info)
+{
+	char err[128];
+	int ret;
+
+	ret = pe_check(req->sys_data, req->sys_size, info, err, sizeof(err));
+	if (!ret && (info->machine != PE_MACHINE_AMD64 ||
+		     info->subsystem != PE_SUBSYSTEM_NATIVE)) {
+		snprintf(err, sizeof(err),
+			 "not an amd64 native driver (machine %#x, subsystem %u)",
+			 info->machine, info->subsystem);
+		ret = -ENOEXEC;
+	}
+	if (ret)
+		goto fail;
+	ret = ndis_map_image(drv, info->size_of_image);
+	if (ret) {
+		snprintf(err, sizeof(err), "no memory for a %u byte image",
+			 info->size_of_image);
+		goto fail;
+	}
+	ret = pe_map(req->sys_data, req->sys_size, info, drv->image, err,
+		     sizeof(err));
+	if (!ret)
+		ret = pe_relocate(drv->image, info, (u64)(uintptr_t)drv->image,
+				  err, sizeof(err));
+	if (!ret)
+		ret = pe_resolve_imports(drv->image, info, ndis_resolve, NULL,
+					 err, sizeof(err));
+	if (ret) {
+		ndis_unmap_image(drv);
+		goto fail;
+	}
+	return 0;
+
+fail:
+	pr_err("%s: cannot load %s: %s\n", drv->name, req->sys_name, err);
+	return ret;
+}
+
+static struct ndis_driver *ndis_find_driver(const char *name)
+{
+	struct ndis_driver *drv;
+
+	list_for_each_entry(drv, &ndis_drivers, list)
+		if (!strcmp(drv->name, name))
+			return drv;
+	return NULL;
+}
+
+static void ndis_release_driver(struct kref *ref)
+{
+	struct ndis_driver *drv = container_of(ref, struct ndis_driver, ref);
+
+	spin_lock_irq(&ndis_drivers_list_lock);
+	list_del(&drv->list);
+	spin_unlock_irq(&ndis_drivers_list_lock);
+	win_free_leaks(drv);
+	ndis_unmap_image(drv);
+	kfree(drv->registry_path.buffer);
+	pr_info("%s: driver unloaded\n", drv->name);
+	kfree(drv);
+}
+
+void ndis_put_driver(struct ndis_driver *drv)
+{
+	mutex_lock(&ndis_drivers_lock);
+	kref_put(&drv->ref, ndis_release_driver);
+	mutex_unlock(&ndis_drivers_lock);
+}
+
+/*
+ * Returns the driver named in req, loading its image and running its
+ * DriverEntry the first time; the caller holds a reference.
+ */
+struct ndis_driver *ndis_load_driver(struct ndis_load_req *req)
+{
+	struct ndis_driver *drv;
+	struct pe_info info;
+	s32 status;
+	int err;
+
+	mutex_lock(&ndis_drivers_lock);
+	drv = ndis_find_driver(req->id.driver);
+	if (drv) {
+		kref_get(&drv->ref);
+		goto out;
+	}
+	err = -ENOMEM;
+	drv = kzalloc(sizeof(*drv), GFP_KERNEL);
+	if (!drv)
+		goto err_out;
+	kref_init(&drv->ref);
+	strscpy(drv->name, req->id.driver, sizeof(drv->name));
+	strscpy(drv->sys_name, req->sys_name, sizeof(drv->sys_name));
+	spin_lock_init(&drv->alloc_lock);
+	INIT_LIST_HEAD(&drv->allocs);
+	err = ndis_registry_path(drv);
+	if (err)
+		goto err_free;
+	err = ndis_prepare_image(drv, req, &info);
+	if (err)
+		goto err_free_path;
+
+	/* As the historical wrapper did: a Windows binary now runs. */
+	add_taint(TAINT_PROPRIETARY_MODULE, LOCKDEP_NOW_UNRELIABLE);
+	spin_lock_irq(&ndis_drivers_list_lock);
+	list_add(&drv->list, &ndis_drivers);
+	spin_unlock_irq(&ndis_drivers_list_lock);
+
+	status = LIN2WIN2((u8 *)drv->image + info.entry_rva,
+			  drv->driver_object, &drv->registry_path);
+	if (status < 0 || !drv->registered) {
+		pr_err("%s: DriverEntry of %s failed (status %#x)\n",
+		       drv->name, drv->sys_name, status);
+		err = -ENODEV;
+		kref_put(&drv->ref, ndis_release_driver);
+		goto err_out;
+	}
+	pr_info("%s: %s loaded (NDIS %u.%u miniport)\n", drv->name,
+		drv->sys_name, drv->chars.major, drv->chars.minor);
+out:
+	mutex_unlock(&ndis_drivers_lock);
+	return drv;
+
+err_free_path:
+	kfree(drv->registry_path.buffer);
+err_free:
+	kfree(drv);
+err_out:
+	mutex_unlock(&ndis_drivers_lock);
+	return ERR_PTR(err);
+}

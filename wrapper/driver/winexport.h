@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ndiswrapper: the functions the wrapper exports to Windows drivers.
+ *
+ * Each subsystem file (ntoskrnl.c, hal.c, ndis.c) marks an exported
+ * function by WIN_FUNC(name) after its definition, as EXPORT_SYMBOL does
+ * for the kernel. gen_exports.sh collects those lines at build time into
+ * win_exports.c: one table per Windows module, named as drivers import it.
+ * The import resolver (pe_image.c) looks names up there only; anything
+ * else is refused.
+ */
+
+#ifndef NDIS_WINEXPORT_H
+#define NDIS_WINEXPORT_H
+
+#include "wintypes.h"
+
+struct win_export {
+	const char *name;
+	void *func;
+};
+
+struct win_dll {
+	const char *name;		/* as imported, compared case-blind */
+	const struct win_export *const *exports;
+	unsigned int count;
+};
+
+#define WIN_FUNC(name)							\
+	const struct win_export win_export_##name = { #name, name }
+
+extern const struct win_dll win_dlls[];
+extern const unsigned int win_num_dlls;
+
+#endif /* NDIS_WINEXPORT_H */
