@@ -17,7 +17,7 @@ import shutil
 from typing import Dict, List, Optional, Sequence
 
 from . import paths
-from .cache import Cache, compiler_id, digest_inputs, tree_digest
+from .cache import COMPLETE, Cache, compiler_id, digest_inputs, tree_digest
 from .errors import BenchError
 from .progress import Step, say
 from .proc import capture, run_logged
@@ -27,6 +27,7 @@ TARGET = "qemu-system-x86_64"
 # hw/<SUBDIR> in the tree, configs/devices/x86_64-softmmu/<SUBDIR>.mak
 SUBDIR = "ndisbench"
 BUILD_TIMEOUT = 3 * 3600.0
+KEEP_BINARIES = 4               # published binaries kept per tree
 FIRMWARE_DIRS = ("/usr/share/seabios", "/usr/share/qemu",
                  "/usr/lib/ipxe/qemu")
 
@@ -358,6 +359,24 @@ def _binary_inputs(tree: QemuTree) -> Dict[str, str]:
             "devices": tree_digest(tree.devices)}
 
 
+def _prune_binaries(cache: Cache, tree_key: str, keep: pathlib.Path) -> None:
+    """Every device edit publishes a ~40 MB binary: keep only the newest
+    KEEP_BINARIES of this tree (and `keep`). The caller holds the lock."""
+    root = cache.root / "qemu"
+    entries = []
+    for entry in root.iterdir() if root.is_dir() else []:
+        if entry == keep or cache.lookup("qemu", entry.name) is None:
+            continue
+        try:
+            if cache.meta(entry).get("tree") == tree_key:
+                entries.append(((entry / COMPLETE).stat().st_mtime, entry))
+        except (OSError, ValueError):
+            continue
+    entries.sort(reverse=True)
+    for _, entry in entries[KEEP_BINARIES - 1:]:
+        shutil.rmtree(entry, ignore_errors=True)
+
+
 def build_qemu(cache: Cache) -> pathlib.Path:
     """Path of a qemu-system-x86_64 containing qemu-devices/, built (or
     rebuilt incrementally) if the cache has none for the current sources."""
@@ -388,6 +407,7 @@ def build_qemu(cache: Cache) -> pathlib.Path:
                     with cache.publish("qemu", key, inputs) as tmp:
                         shutil.copy2(tree.binary, tmp / TARGET)
                 entry = cache.path("qemu", key)
+                _prune_binaries(cache, tree.key, entry)
     binary = entry / TARGET
     if not binary.exists():
         raise BenchError(f"{entry}: cache entry has no {TARGET}")
