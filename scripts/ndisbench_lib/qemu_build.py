@@ -3,11 +3,13 @@ Debian's patches) in a persistent build tree, qemu-devices/ linked in as
 hw/ndisbench.
 
 The tree lives in <cache>/trees/<key>/ (key: source version, configure
-arguments, compiler, repository path) and is never rebuilt from scratch
-once configured: after a device .c edit, ninja recompiles that file and
-relinks (seconds). Each binary is published as <cache>/qemu/<key>/
-keyed by the tree and the contents of qemu-devices/, so an unchanged
-device folder costs nothing at all.
+arguments, compiler) and is never rebuilt from scratch once configured. It
+is shared by every clone on the machine (CI runs in a fresh clone each
+time): under the tree's lock, hw/ndisbench and the qtest links are pointed
+at the calling clone and ninja rebuilds what differs, so after a device .c
+edit it recompiles that file and relinks (seconds). Each binary is
+published as <cache>/qemu/<key>/ keyed by the tree and the contents of
+qemu-devices/, so an unchanged device folder costs nothing at all.
 """
 import fcntl
 import os
@@ -167,7 +169,7 @@ class QemuTree:
         self.inputs: Dict[str, object] = {
             "kind": "qemu-tree", "package": PACKAGE,
             "version": self.version, "configure": list(CONFIGURE_ARGS),
-            "cc": compiler_id(), "devices_dir": str(self.devices)}
+            "cc": compiler_id()}
         self.key = digest_inputs(self.inputs)
         self.root = cache.root / "trees" / self.key
         self.src = self.root / "src"
