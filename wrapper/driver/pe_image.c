@@ -8,12 +8,14 @@
  * over the generated export tables, the taint, and the driver's lifetime.
  *
  * Executable memory: module_alloc()/execmem_alloc() and set_memory_x()
- * are not exported to modules (6.1, 6.12), and __vmalloc() no longer
- * takes page protections; vmap() does. The image pages are mapped once,
- * PAGE_KERNEL_EXEC, and the whole image stays writable and executable:
- * per-section protections would need set_memory_ro/x, which modules
- * cannot call. Relocation and import resolution happen before any of its
- * code runs.
+ * are not exported to modules (6.1, 6.12), __vmalloc() takes no page
+ * protections and vmap() forces NX. So the image is built in a vmap()
+ * of its own pages (read-write, not executable): mapped, relocated and
+ * its imports resolved there. Then its page table entries are set per
+ * section (lookup_address(): code read-only and executable, writable
+ * data writable, the rest read-only, nothing both writable and
+ * executable unless one page holds both), and the TLBs flushed on every
+ * CPU, before any of its code runs.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -24,7 +26,10 @@
 #include <linux/panic.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/smp.h>
 #include <linux/vmalloc.h>
+#include <asm/pgtable.h>
+#include <asm/tlbflush.h>
 
 #include "../loader/pe.c"
 
@@ -88,8 +93,7 @@ static int ndis_map_image(struct ndis_driver *drv, size_t size)
 		if (!drv->pages[i])
 			goto err_free;
 	}
-	drv->image = vmap(drv->pages, drv->num_pages, VM_MAP,
-			  PAGE_KERNEL_EXEC);
+	drv->image = vmap(drv->pages, drv->num_pages, VM_MAP, PAGE_KERNEL);
 	if (!drv->image)
 		goto err_free;
 	drv->image_size = size;
@@ -111,6 +115,73 @@ static void ndis_unmap_image(struct ndis_driver *drv)
 	for (i = 0; i < drv->num_pages; i++)
 		__free_page(drv->pages[i]);
 	kfree(drv->pages);
+}
+
+#define PE_SCN_MEM_EXECUTE	0x20000000
+#define PE_SCN_MEM_WRITE	0x80000000
+#define PE_SECTION_HEADER_SIZE	40
+
+static u32 ndis_le32(const u8 *p)
+{
+	__le32 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le32_to_cpu(v);
+}
+
+static void ndis_flush_tlb(void *unused)
+{
+	__flush_tlb_all();
+}
+
+/*
+ * W^X for the image: each page gets the union of the permissions of the
+ * sections on it. pe_check() has validated the section table.
+ */
+static int ndis_protect_image(struct ndis_driver *drv,
+			      const struct pe_info *info)
+{
+	u32 *page_flags;
+	unsigned int i, pg;
+	int ret = 0;
+
+	page_flags = kcalloc(drv->num_pages, sizeof(*page_flags), GFP_KERNEL);
+	if (!page_flags)
+		return -ENOMEM;
+	for (i = 0; i < info->num_sections; i++) {
+		const u8 *sh = (const u8 *)drv->image + info->sections_offset +
+			       i * PE_SECTION_HEADER_SIZE;
+		u32 vsize = ndis_le32(sh + 8);
+		u32 rva = ndis_le32(sh + 12);
+		u32 flags = ndis_le32(sh + 36);
+
+		if (!vsize || rva >= drv->image_size)
+			continue;
+		vsize = min_t(u32, vsize, drv->image_size - rva);
+		for (pg = rva / PAGE_SIZE; pg <= (rva + vsize - 1) / PAGE_SIZE;
+		     pg++)
+			page_flags[pg] |= flags;
+	}
+	for (pg = 0; pg < drv->num_pages; pg++) {
+		unsigned long addr = (unsigned long)drv->image + pg * PAGE_SIZE;
+		unsigned int level;
+		pte_t *ptep = lookup_address(addr, &level);
+		pte_t pte;
+
+		if (!ptep || level != PG_LEVEL_4K) {
+			ret = -EFAULT;
+			break;
+		}
+		pte = *ptep;
+		if (page_flags[pg] & PE_SCN_MEM_EXECUTE)
+			pte = pte_clear_flags(pte, _PAGE_NX);
+		if (!(page_flags[pg] & PE_SCN_MEM_WRITE))
+			pte = pte_clear_flags(pte, _PAGE_RW);
+		set_pte(ptep, pte);
+	}
+	on_each_cpu(ndis_flush_tlb, NULL, 1);
+	kfree(page_flags);
+	return ret;
 }
 
 /* "\Registry\Machine\...\Services\<driver>" as a UNICODE_STRING. */
@@ -165,6 +236,11 @@ static int ndis_prepare_image(struct ndis_driver *drv,
 	if (!ret)
 		ret = pe_resolve_imports(drv->image, info, ndis_resolve, NULL,
 					 err, sizeof(err));
+	if (!ret) {
+		ret = ndis_protect_image(drv, info);
+		if (ret)
+			snprintf(err, sizeof(err), "cannot protect the image");
+	}
 	if (ret) {
 		ndis_unmap_image(drv);
 		goto fail;
