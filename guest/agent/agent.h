@@ -33,6 +33,15 @@ int net_test_count(const struct net_opts *opts);
 /* Run the network tests, numbered from `first`. */
 void net_run_tests(const struct net_opts *opts, int first);
 
+/*
+ * Run path with argv (PATH set, no other environment) for at most
+ * timeout_ms. key == NULL: its output goes to the console; else each line
+ * of its stdout and stderr becomes a fact "# <key>: <line>". Returns the
+ * exit status, or -errno, -ETIMEDOUT (killed) or -EINTR (signalled).
+ */
+int agent_run(const char *path, char *const argv[], const char *key,
+              int timeout_ms);
+
 /* `ndiswrapper -i inf` and `ndiswrapper -l`: KTAP test `number`. */
 bool install_run_test(const char *inf, int number);
 

@@ -19,7 +19,6 @@
 #include <netinet/ip.h>
 #include <netinet/ip_icmp.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +26,6 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -209,31 +207,6 @@ static int set_up(const char *ifname)
     return if_ioctl(SIOCSIFFLAGS, &ifr);
 }
 
-/* Run path with argv, output to the console; exit status or -errno. */
-static int run_program(const char *path, char *const argv[], int timeout_s)
-{
-    char *const envp[] = { "PATH=/bin:/sbin:/usr/bin:/usr/sbin", NULL };
-    long long deadline = now_us() + timeout_s * 1000000LL;
-    pid_t pid = fork();
-    int status;
-
-    if (pid < 0)
-        return -errno;
-    if (pid == 0) {
-        execve(path, argv, envp);
-        _exit(127);
-    }
-    while (waitpid(pid, &status, WNOHANG) == 0) {
-        if (now_us() > deadline) {
-            kill(pid, SIGKILL);
-            waitpid(pid, &status, 0);
-            return -ETIMEDOUT;
-        }
-        usleep(20000);
-    }
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -EINTR;
-}
-
 /* Contents of a one-line sysfs file without its newline, or NULL. */
 static char *read_attr(const char *ifname, const char *attr)
 {
@@ -324,7 +297,7 @@ static bool test_dhcp(const struct net_opts *opts, int number)
     bool ok = false;
 
     start = now_us();
-    status = run_program(BUSYBOX, argv, DHCP_TIMEOUT_S);
+    status = agent_run(BUSYBOX, argv, NULL, DHCP_TIMEOUT_S * 1000);
     say("# udhcpc_status: %d", status);
     say("# dhcp_ms: %lld", (now_us() - start) / 1000);
     ifreq_init(&ifr, opts->ifname);

@@ -7,6 +7,7 @@ and renamed into place only when complete, so an interrupted build never
 leaves a half-written entry behind and a second run finds everything.
 """
 import contextlib
+import fcntl
 import functools
 import hashlib
 import json
@@ -101,3 +102,24 @@ class Cache:
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
+
+
+class WorkTree:
+    """A persistent build folder <cache>/trees/<key>/ (a source tree that is
+    built incrementally, so not a publishable entry) and its lock. Callers
+    hold lock() while they use it."""
+
+    def __init__(self, cache: Cache, inputs: Mapping[str, object]) -> None:
+        self.inputs = dict(inputs)
+        self.key = digest_inputs(self.inputs)
+        self.root = cache.root / "trees" / self.key
+        self.src = self.root / "src"
+        self.log = self.root / "build.log"
+        self.lockfile = cache.root / "trees" / f"{self.key}.lock"
+
+    def lock(self):
+        """An exclusive flock, released when the returned file closes."""
+        self.lockfile.parent.mkdir(parents=True, exist_ok=True)
+        fd = open(self.lockfile, "w")
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return fd

@@ -12,7 +12,6 @@ A cache entry <cache>/kernels/<key>/ holds:
 and its metadata names the folder to build external modules against.
 """
 import dataclasses
-import fcntl
 import lzma
 import os
 import pathlib
@@ -23,7 +22,7 @@ import subprocess
 from typing import Dict, List, Optional
 
 from . import debian
-from .cache import Cache, compiler_id, digest_inputs, file_digest
+from .cache import Cache, WorkTree, compiler_id, digest_inputs, file_digest
 from .errors import BenchError
 from .kernels import Kernel
 from .progress import Step, say
@@ -229,7 +228,7 @@ def debian_kernel(kernel: Kernel, cache: Cache) -> KernelArtifact:
 
 # -- kernels built from linux-source -----------------------------------------
 
-class SourceTree:
+class SourceTree(WorkTree):
     """One configured build tree shared by every policy of a source+config.
 
     The tree is a working folder, not a cache entry: policies are built in it
@@ -246,21 +245,10 @@ class SourceTree:
             raise BenchError(f"{self.who}: Debian package '{self.package}' is"
                              f" not installed (run `scripts/ndisbench setup`)")
         self.config = kernel.config
-        self.inputs = {"kind": "tree", "package": self.package,
-                       "version": self.version,
-                       "config": file_digest(kernel.config),
-                       "cc": compiler_id()}
-        self.key = digest_inputs(self.inputs)
-        self.root = cache.root / "trees" / self.key
-        self.src = self.root / "src"
-        self.log = self.root / "build.log"
-        self.lockfile = cache.root / "trees" / f"{self.key}.lock"
-
-    def lock(self):
-        self.lockfile.parent.mkdir(parents=True, exist_ok=True)
-        fd = open(self.lockfile, "w")
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        return fd
+        super().__init__(cache, {"kind": "tree", "package": self.package,
+                                 "version": self.version,
+                                 "config": file_digest(kernel.config),
+                                 "cc": compiler_id()})
 
     def tarball(self) -> pathlib.Path:
         name = self.package.replace("linux-source-", "linux-source-")

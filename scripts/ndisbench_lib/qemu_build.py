@@ -11,7 +11,6 @@ edit it recompiles that file and relinks (seconds). Each binary is
 published as <cache>/qemu/<key>/ keyed by the tree and the contents of
 qemu-devices/, so an unchanged device folder costs nothing at all.
 """
-import fcntl
 import os
 import pathlib
 import re
@@ -19,7 +18,8 @@ import shutil
 from typing import Dict, List, Optional, Sequence
 
 from . import paths
-from .cache import COMPLETE, Cache, compiler_id, digest_inputs, tree_digest
+from .cache import (COMPLETE, Cache, WorkTree, compiler_id, digest_inputs,
+                    tree_digest)
 from .errors import BenchError
 from .progress import Step, say
 from .proc import capture, run_logged
@@ -158,7 +158,7 @@ def _write_if_changed(path: pathlib.Path, text: str) -> None:
         path.write_text(text)
 
 
-class QemuTree:
+class QemuTree(WorkTree):
     """Debian's QEMU source, configured for x86_64-softmmu, with
     qemu-devices/ wired in. Callers hold lock() while using it."""
 
@@ -166,22 +166,11 @@ class QemuTree:
         self.who = f"QEMU ({PACKAGE} source)"
         self.version = source_version()
         self.devices = paths.REPO / "qemu-devices"
-        self.inputs: Dict[str, object] = {
+        super().__init__(cache, {
             "kind": "qemu-tree", "package": PACKAGE,
             "version": self.version, "configure": list(CONFIGURE_ARGS),
-            "cc": compiler_id()}
-        self.key = digest_inputs(self.inputs)
-        self.root = cache.root / "trees" / self.key
-        self.src = self.root / "src"
+            "cc": compiler_id()})
         self.build = self.src / "build"
-        self.log = self.root / "build.log"
-        self.lockfile = cache.root / "trees" / f"{self.key}.lock"
-
-    def lock(self):
-        self.lockfile.parent.mkdir(parents=True, exist_ok=True)
-        fd = open(self.lockfile, "w")
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        return fd
 
     @property
     def binary(self) -> pathlib.Path:
