@@ -63,6 +63,7 @@ struct ndis_adapter {
 	struct mutex oid_lock;		/* one request at a time */
 	struct sk_buff_head tx_queue;
 	struct work_struct tx_work;
+	struct work_struct rx_mode_work;
 	spinlock_t return_lock;
 	struct ndis_packet *return_list;	/* received, to give back */
 	struct work_struct return_work;

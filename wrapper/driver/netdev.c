@@ -23,21 +23,28 @@
 #include "wincall.h"
 
 #define NDIS_TX_QUEUE_MAX	64
+#define OID_GEN_CURRENT_PACKET_FILTER	0x0001010E
 #define OID_802_3_CURRENT_ADDRESS	0x01010102
 
-/* The wrapper's packets: the skb they carry sits in WrapperReserved. */
+#define NDIS_PACKET_TYPE_DIRECTED	0x00000001
+#define NDIS_PACKET_TYPE_MULTICAST	0x00000002
+#define NDIS_PACKET_TYPE_ALL_MULTICAST	0x00000004
+#define NDIS_PACKET_TYPE_BROADCAST	0x00000008
+#define NDIS_PACKET_TYPE_PROMISCUOUS	0x00000020
+
+/*
+ * The wrapper's own packets, for sending. The driver may use
+ * MiniportReservedEx, which overlaps the first word of WrapperReserved,
+ * so the skb is kept outside the packet.
+ */
 struct ndis_tx_packet {
 	struct ndis_packet pkt;
 	struct ndis_packet_oob oob;
 	struct win_mdl mdl;
+	struct sk_buff *skb;
 };
 
-static struct sk_buff **ndis_tx_skb(struct ndis_packet *pkt)
-{
-	return (struct sk_buff **)pkt->wrapper_reserved;
-}
-
-/* Packets to give back to the driver are chained through this. */
+/* Received packets to give back are chained through WrapperReserved[1]. */
 static struct ndis_packet **ndis_next_return(struct ndis_packet *pkt)
 {
 	return (struct ndis_packet **)(pkt->wrapper_reserved + 8);
@@ -51,7 +58,9 @@ static struct ndis_packet_oob *ndis_oob(struct ndis_packet *pkt)
 static void ndis_tx_done(struct ndis_adapter *ad, struct ndis_packet *pkt,
 			 ndis_status status)
 {
-	struct sk_buff *skb = *ndis_tx_skb(pkt);
+	struct ndis_tx_packet *tp = container_of(pkt, struct ndis_tx_packet,
+						 pkt);
+	struct sk_buff *skb = tp->skb;
 	struct net_device *net = ad->net;
 
 	if (status == NDIS_STATUS_SUCCESS) {
@@ -61,7 +70,7 @@ static void ndis_tx_done(struct ndis_adapter *ad, struct ndis_packet *pkt,
 		net->stats.tx_errors++;
 	}
 	dev_consume_skb_any(skb);
-	kfree(container_of(pkt, struct ndis_tx_packet, pkt));
+	kfree(tp);
 	if (netif_queue_stopped(net) &&
 	    skb_queue_len(&ad->tx_queue) < NDIS_TX_QUEUE_MAX / 2)
 		netif_wake_queue(net);
@@ -90,7 +99,7 @@ static struct ndis_packet *ndis_wrap_skb(struct sk_buff *skb)
 	tp->pkt.valid_counts = 1;
 	tp->pkt.oob_offset = offsetof(struct ndis_tx_packet, oob);
 	tp->oob.header_size = ETH_HLEN;
-	*ndis_tx_skb(&tp->pkt) = skb;
+	tp->skb = skb;
 	return &tp->pkt;
 }
 
@@ -137,15 +146,79 @@ static netdev_tx_t ndis_start_xmit(struct sk_buff *skb,
 	return NETDEV_TX_OK;
 }
 
+static int ndis_set_oid(struct ndis_adapter *ad, u32 oid, void *buf,
+			u32 len)
+{
+	u32 read = 0, needed = 0;
+	ndis_status status;
+
+	mutex_lock(&ad->oid_lock);
+	status = LIN2WIN6(ad->driver->chars.set_info, ad->ctx, oid, buf, len,
+			  &read, &needed);
+	mutex_unlock(&ad->oid_lock);
+	if (status == NDIS_STATUS_SUCCESS)
+		return 0;
+	return status == NDIS_STATUS_PENDING ? -EOPNOTSUPP : -EIO;
+}
+
+/* A miniport indicates nothing until a packet filter is set. */
+static int ndis_set_filter(struct ndis_adapter *ad, bool up)
+{
+	struct net_device *net = ad->net;
+	__le32 filter = 0;
+	u32 f = 0;
+
+	if (up) {
+		f = NDIS_PACKET_TYPE_DIRECTED | NDIS_PACKET_TYPE_BROADCAST |
+		    NDIS_PACKET_TYPE_MULTICAST;
+		if (net->flags & IFF_PROMISC)
+			f |= NDIS_PACKET_TYPE_PROMISCUOUS;
+		if ((net->flags & IFF_ALLMULTI) || !netdev_mc_empty(net))
+			f |= NDIS_PACKET_TYPE_ALL_MULTICAST;
+	}
+	filter = cpu_to_le32(f);
+	return ndis_set_oid(ad, OID_GEN_CURRENT_PACKET_FILTER, &filter,
+			    sizeof(filter));
+}
+
+/* ndo_set_rx_mode runs atomic; the OID request needs process context. */
+static void ndis_rx_mode_work(struct work_struct *work)
+{
+	struct ndis_adapter *ad = container_of(work, struct ndis_adapter,
+					       rx_mode_work);
+
+	if (netif_running(ad->net))
+		ndis_set_filter(ad, true);
+}
+
+static void ndis_set_rx_mode(struct net_device *net)
+{
+	struct ndis_adapter *ad = *(struct ndis_adapter **)netdev_priv(net);
+
+	queue_work(ndis_wq, &ad->rx_mode_work);
+}
+
 static int ndis_open(struct net_device *net)
 {
+	struct ndis_adapter *ad = *(struct ndis_adapter **)netdev_priv(net);
+	int err;
+
+	err = ndis_set_filter(ad, true);
+	if (err) {
+		netdev_err(net, "the driver refused the packet filter\n");
+		return err;
+	}
 	netif_start_queue(net);
 	return 0;
 }
 
 static int ndis_stop(struct net_device *net)
 {
+	struct ndis_adapter *ad = *(struct ndis_adapter **)netdev_priv(net);
+
 	netif_stop_queue(net);
+	cancel_work_sync(&ad->rx_mode_work);
+	ndis_set_filter(ad, false);
 	return 0;
 }
 
@@ -153,6 +226,7 @@ static const struct net_device_ops ndis_netdev_ops = {
 	.ndo_open		= ndis_open,
 	.ndo_stop		= ndis_stop,
 	.ndo_start_xmit		= ndis_start_xmit,
+	.ndo_set_rx_mode	= ndis_set_rx_mode,
 	.ndo_set_mac_address	= eth_mac_addr,
 	.ndo_validate_addr	= eth_validate_addr,
 };
@@ -172,6 +246,58 @@ static void ndis_get_drvinfo(struct net_device *net,
 static const struct ethtool_ops ndis_ethtool_ops = {
 	.get_drvinfo	= ndis_get_drvinfo,
 	.get_link	= ethtool_op_get_link,
+};
+
+/* -- /sys/class/net/<if>/ndis: what the driver reports -------------------- */
+
+#define OID_802_11_BSSID	0x0D010101
+#define OID_802_11_SSID		0x0D010102
+
+static struct ndis_adapter *ndis_dev_adapter(struct device *dev)
+{
+	return *(struct ndis_adapter **)netdev_priv(to_net_dev(dev));
+}
+
+static ssize_t bssid_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	u8 bssid[ETH_ALEN];
+	u32 written;
+
+	if (ndis_query_oid(ndis_dev_adapter(dev), OID_802_11_BSSID, bssid,
+			   sizeof(bssid), &written) || written != ETH_ALEN)
+		return -ENOTCONN;
+	return sysfs_emit(buf, "%pM\n", bssid);
+}
+static DEVICE_ATTR_RO(bssid);
+
+static ssize_t ssid_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	struct {
+		__le32 len;
+		u8 ssid[32];
+	} ssid;
+	u32 written;
+
+	if (ndis_query_oid(ndis_dev_adapter(dev), OID_802_11_SSID, &ssid,
+			   sizeof(ssid), &written) || written < sizeof(ssid.len) ||
+	    le32_to_cpu(ssid.len) > sizeof(ssid.ssid))
+		return -ENOTCONN;
+	return sysfs_emit(buf, "%.*s\n", (int)le32_to_cpu(ssid.len),
+			  ssid.ssid);
+}
+static DEVICE_ATTR_RO(ssid);
+
+static struct attribute *ndis_attrs[] = {
+	&dev_attr_bssid.attr,
+	&dev_attr_ssid.attr,
+	NULL
+};
+
+static const struct attribute_group ndis_attr_group = {
+	.name	= "ndis",
+	.attrs	= ndis_attrs,
 };
 
 /* -- miniport block handlers (called by Windows code) ---------------------- */
@@ -305,6 +431,7 @@ void ndis_init_block(struct ndis_adapter *ad)
 	INIT_WORK(&ad->tx_work, ndis_tx_work);
 	spin_lock_init(&ad->return_lock);
 	INIT_WORK(&ad->return_work, ndis_return_work);
+	INIT_WORK(&ad->rx_mode_work, ndis_rx_mode_work);
 	mutex_init(&ad->oid_lock);
 }
 
@@ -335,6 +462,7 @@ int ndis_netdev_alloc(struct ndis_adapter *ad)
 	*(struct ndis_adapter **)netdev_priv(net) = ad;
 	net->netdev_ops = &ndis_netdev_ops;
 	net->ethtool_ops = &ndis_ethtool_ops;
+	net->sysfs_groups[0] = &ndis_attr_group;
 	SET_NETDEV_DEV(net, &ad->pdev->dev);
 	netif_carrier_off(net);
 	ad->net = net;

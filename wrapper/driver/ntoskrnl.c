@@ -85,15 +85,24 @@ static int win_format_one(char *out, size_t len, const char **fmtp,
 			  __builtin_ms_va_list *ap)
 {
 	const char *f = *fmtp;		/* just after '%' */
-	char spec[16] = "%";
+	char spec[32] = "%";
 	size_t n = 1;
 	bool wide = false;
 	u64 v;
 
 	while (*f && strchr("-+ #0", *f) && n < 6)
 		spec[n++] = *f++;
-	while (*f && (isdigit(*f) || *f == '.') && n < 11)
+	while (*f && (isdigit(*f) || *f == '.' || *f == '*') && n < 11) {
+		if (*f == '*') {	/* width or precision from an int */
+			int arg = __builtin_va_arg(*ap, u64);
+
+			n += scnprintf(spec + n, sizeof(spec) - n, "%d",
+				       clamp(arg, 0, 255));
+			f++;
+			continue;
+		}
 		spec[n++] = *f++;
+	}
 	if (f[0] == 'I' && f[1] == '6' && f[2] == '4') {
 		wide = true;
 		f += 3;
