@@ -123,13 +123,17 @@ static void ndis_tx_work(struct work_struct *work)
 		if (c->send_packets) {
 			ndis_oob(pkt)->status = NDIS_STATUS_PENDING;
 			LIN2WIN3(c->send_packets, ad->ctx, &pkt, 1);
+			/*
+			 * A deserialized miniport always completes through
+			 * SendCompleteHandler, maybe already: pkt may be gone.
+			 */
+			if (!serialized)
+				continue;
 			status = ndis_oob(pkt)->status;
 		} else {
 			status = LIN2WIN3(c->send, ad->ctx, pkt, 0);
 		}
-		/* A serialized miniport may finish at once; else it calls
-		 * SendCompleteHandler. */
-		if (serialized && status != NDIS_STATUS_PENDING)
+		if (status != NDIS_STATUS_PENDING)
 			ndis_tx_done(ad, pkt, status);
 	}
 }

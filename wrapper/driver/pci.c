@@ -87,6 +87,7 @@ static int ndis_pci_probe(struct pci_dev *pdev,
 	struct ndis_load_req *req;
 	struct ndis_adapter *ad;
 	int err;
+
 	if (!ndis_find_device(NDIS_BUS_PCI, pdev->vendor, pdev->device,
 			      pdev->subsystem_vendor, pdev->subsystem_device,
 			      &id))

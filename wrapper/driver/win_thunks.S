@@ -31,9 +31,13 @@
  * stack realignment and the argument area are described by rbp; the
  * indirect call goes through CALL_NOSPEC (a retpoline where the kernel
  * uses them) and the return through RET (return thunk, SLS).
- * IBT: with CONFIG_X86_KERNEL_IBT on a CPU that enforces it, an indirect
- * call needs an ENDBR64 at its target, and Windows code has none; this is
- * not solved yet (see the report in the commit history).
+ * IBT: with CONFIG_X86_KERNEL_IBT (Debian's 6.12) on a CPU that enforces
+ * it, an indirect call must land on an ENDBR64, and Windows code has
+ * none, so the call below would raise #CP there. Not handled yet; the
+ * plan is a per-image page of stubs "endbr64; jmp rel32 <target>" that
+ * this call targets instead (a direct jmp is not tracked). The opposite
+ * direction is fine: our exports are address-taken C functions, which
+ * the compiler starts with ENDBR64. QEMU's TCG does not enforce IBT.
  */
 
 #include <linux/linkage.h>
