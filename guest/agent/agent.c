@@ -40,6 +40,7 @@
 #define OPT_SHELL       "ndisbench.shell"
 #define OPT_NET         "ndisbench.net"
 #define OPT_INSTALL     "ndisbench.install"
+#define OPT_BROKEN      "ndisbench.broken"
 #define OPT_PING        "ndisbench.ping"
 #define OPT_TCP         "ndisbench.tcp"
 
@@ -56,6 +57,8 @@ struct agent_opts {
     size_t n_modules;
     bool shell;                 /* ndisbench.shell=1 */
     const char *install_inf;    /* ndisbench.install=<file.inf> */
+    char **broken;              /* ndisbench.broken=a.inf,b.inf */
+    size_t n_broken;
     struct net_opts net;        /* ndisbench.net=, .ping=, .tcp= */
     bool net_opts_bad;          /* a network option did not parse */
 };
@@ -150,6 +153,7 @@ static int parse_cmdline(char *cmdline, struct agent_opts *opts)
 {
     char *cursor = cmdline;
     char *load = NULL;
+    char *broken = NULL;
     char *word;
     size_t max;
 
@@ -158,6 +162,8 @@ static int parse_cmdline(char *cmdline, struct agent_opts *opts)
     opts->n_modules = 0;
     opts->shell = false;
     opts->install_inf = NULL;
+    opts->broken = NULL;
+    opts->n_broken = 0;
     memset(&opts->net, 0, sizeof(opts->net));
     opts->net_opts_bad = false;
 
@@ -172,6 +178,8 @@ static int parse_cmdline(char *cmdline, struct agent_opts *opts)
             opts->shell = parse_bool(value);
         else if (strcmp(word, OPT_INSTALL) == 0 && value && *value)
             opts->install_inf = value;
+        else if (strcmp(word, OPT_BROKEN) == 0 && value && *value)
+            broken = value;
         else if (strcmp(word, OPT_NET) == 0 && value && *value)
             opts->net.ifname = value;
         else if (strcmp(word, OPT_PING) == 0)
@@ -179,6 +187,14 @@ static int parse_cmdline(char *cmdline, struct agent_opts *opts)
                                                    &opts->net.ping_count);
         else if (strcmp(word, OPT_TCP) == 0)
             opts->net_opts_bad |= !net_parse_tcp(value, &opts->net);
+    }
+    if (broken != NULL) {
+        opts->broken = calloc(strlen(broken) / 2 + 1, sizeof(*opts->broken));
+        if (opts->broken == NULL) {
+            errno = ENOMEM;
+            return -1;
+        }
+        opts->n_broken = split_list(broken, opts->broken);
     }
     if (load == NULL)
         return 0;
@@ -662,7 +678,7 @@ static void say_module_taint(const char *kname)
 }
 
 /* Tests 2..N-1: load one module from MODULE_DIR. Returns true if loaded. */
-static bool test_insmod(int number, const char *name)
+bool insmod_facts(const char *name)
 {
     char path[sizeof(MODULE_DIR "/.ko") + MODULE_NAME_MAX];
     char kname[MODULE_NAME_MAX];
@@ -709,8 +725,31 @@ report:
         say("# kmsg_error: cannot open %s: %s", KMSG_PATH,
             strerror(kmsg_err));
     }
-    say("%s %d insmod %s", err == 0 ? "ok" : "not ok", number, name);
     return err == 0;
+}
+
+static bool test_insmod(int number, const char *name)
+{
+    bool ok = insmod_facts(name);
+
+    say("%s %d insmod %s", ok ? "ok" : "not ok", number, name);
+    return ok;
+}
+
+int rmmod_facts(const char *name)
+{
+    char kname[MODULE_NAME_MAX];
+    int kmsg = kmsg_open();
+    int err;
+
+    kernel_module_name(name, kname);
+    err = delete_module(kname);
+    say("# rmmod: %s errno=%d", kname, err);
+    if (kmsg >= 0) {
+        kmsg_print_new(kmsg);
+        close(kmsg);
+    }
+    return err;
 }
 
 /* Test N: remove the loaded modules in reverse order. */
@@ -720,18 +759,9 @@ static bool test_rmmod(const struct agent_opts *opts)
     bool ok = true;
     size_t i;
 
-    for (i = opts->n_modules; i-- > 0;) {
-        char kname[MODULE_NAME_MAX];
-        int err;
-
-        if (!opts->loaded[i])
-            continue;
-        kernel_module_name(opts->modules[i], kname);
-        err = delete_module(kname);
-        say("# rmmod: %s errno=%d", kname, err);
-        if (err != 0)
+    for (i = opts->n_modules; i-- > 0;)
+        if (opts->loaded[i] && rmmod_facts(opts->modules[i]) != 0)
             ok = false;
-    }
     say("# tainted: %s", tainted(taint, sizeof(taint)));
     return ok;
 }
@@ -739,10 +769,11 @@ static bool test_rmmod(const struct agent_opts *opts)
 static void run_tests(const struct agent_opts *opts,
                       const struct boot_errors *errs)
 {
+    int n_broken = (int)opts->n_broken;
     int n_install = opts->install_inf != NULL;
     int n_net = net_test_count(&opts->net);
-    int plan = 2 + n_install + (int)opts->n_modules + n_net;
-    int first_module = 2 + n_install;
+    int plan = 2 + n_broken + n_install + (int)opts->n_modules + n_net;
+    int first_module = 2 + n_broken + n_install;
     size_t i;
 
     say("KTAP version 1");
@@ -750,12 +781,19 @@ static void run_tests(const struct agent_opts *opts,
     if (opts->net_opts_bad)
         say("# error: bad ndisbench.ping= or ndisbench.tcp= value");
     say_result(test_boot(errs) && !opts->net_opts_bad, 1, "boot");
+    for (i = 0; i < opts->n_broken; i++)
+        broken_run_test(opts->broken[i],
+                        opts->n_modules ? opts->modules[0] : "ndiswrapper",
+                        2 + (int)i);
     if (n_install)
-        install_run_test(opts->install_inf, 2);
+        install_run_test(opts->install_inf, 2 + n_broken);
     for (i = 0; i < opts->n_modules; i++)
         opts->loaded[i] = test_insmod(first_module + (int)i,
                                       opts->modules[i]);
-    net_run_tests(&opts->net, first_module + (int)opts->n_modules);
+    for (i = 0; i < opts->n_modules && opts->loaded[i]; i++)
+        ;
+    net_run_tests(&opts->net, i == opts->n_modules,
+                  first_module + (int)opts->n_modules);
     say_result(test_rmmod(opts), plan, "rmmod");
 }
 

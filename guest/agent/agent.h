@@ -30,8 +30,11 @@ bool net_parse_tcp(const char *value, struct net_opts *opts);
 bool net_parse_count(const char *value, unsigned int *count);
 /* Number of KTAP tests net_run_tests() prints for these options. */
 int net_test_count(const struct net_opts *opts);
-/* Run the network tests, numbered from `first`. */
-void net_run_tests(const struct net_opts *opts, int first);
+/* Run the network tests, numbered from `first`. modules_loaded: every
+ * module of ndisbench.load= loaded (else a missing interface is not
+ * waited for). */
+void net_run_tests(const struct net_opts *opts, bool modules_loaded,
+                   int first);
 
 /*
  * Run path with argv (PATH set, no other environment) for at most
@@ -42,7 +45,23 @@ void net_run_tests(const struct net_opts *opts, int first);
 int agent_run(const char *path, char *const argv[], const char *key,
               int timeout_ms);
 
+/*
+ * Load /lib/ndisbench/modules/<name>.ko and print its facts (errno, taint
+ * masks, module taint, kernel log lines); true if it loaded.
+ */
+bool insmod_facts(const char *name);
+/* Remove a module: fact `rmmod: <name> errno=<n>` and the kernel log lines
+ * of the removal. Returns 0 or the errno. */
+int rmmod_facts(const char *name);
+
 /* `ndiswrapper -i inf` and `ndiswrapper -l`: KTAP test `number`. */
 bool install_run_test(const char *inf, int number);
+
+/*
+ * A malformed driver: install it unchecked, load the wrapper module (which
+ * must refuse the driver), report whether a wlan interface appeared,
+ * remove module and driver. KTAP test `number`, named "broken <name>".
+ */
+bool broken_run_test(const char *inf, const char *module, int number);
 
 #endif /* NDISBENCH_AGENT_H */

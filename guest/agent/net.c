@@ -33,6 +33,7 @@
 
 #define GATEWAY            "10.0.2.2"
 #define IFACE_WAIT_MS      30000
+#define SYSFS_NET_DIR      "/sys/class/net"
 #define CARRIER_WAIT_MS    60000
 #define DHCP_TIMEOUT_S     60
 #define PING_TIMEOUT_MS    1000
@@ -130,14 +131,20 @@ static void ifreq_init(struct ifreq *ifr, const char *ifname)
 
 /* ---- tests ---- */
 
-static bool wait_for_iface(const char *ifname, long long *waited_ms)
+static bool iface_exists(const char *ifname)
 {
     char path[64];
-    long long start = now_us();
     struct stat st;
 
-    snprintf(path, sizeof(path), "/sys/class/net/%s", ifname);
-    while (stat(path, &st) != 0) {
+    snprintf(path, sizeof(path), SYSFS_NET_DIR "/%s", ifname);
+    return stat(path, &st) == 0;
+}
+
+static bool wait_for_iface(const char *ifname, long long *waited_ms)
+{
+    long long start = now_us();
+
+    while (!iface_exists(ifname)) {
         if (now_us() - start > IFACE_WAIT_MS * 1000LL)
             return false;
         usleep(20000);
@@ -165,7 +172,8 @@ static void say_drvinfo(const char *ifname)
     say("# bus_info: %.32s", info.bus_info);
 }
 
-static bool test_iface(const struct net_opts *opts, int number)
+static bool test_iface(const struct net_opts *opts, bool modules_loaded,
+                       int number)
 {
     struct ifreq ifr;
     long long waited;
@@ -173,7 +181,18 @@ static bool test_iface(const struct net_opts *opts, int number)
     bool ok;
 
     say("# ifname: %s", opts->ifname);
-    ok = wait_for_iface(opts->ifname, &waited);
+    if (!modules_loaded && access(SYSFS_NET_DIR "/", F_OK) == 0 &&
+        !iface_exists(opts->ifname)) {
+        /* Its driver did not load: waiting could only time out. */
+        say("# error: %s absent and a module it needs did not load",
+            opts->ifname);
+        ok = false;
+    } else {
+        ok = wait_for_iface(opts->ifname, &waited);
+        if (!ok)
+            say("# error: %s did not appear within %d ms", opts->ifname,
+                IFACE_WAIT_MS);
+    }
     if (ok) {
         say("# appeared_ms: %lld", waited);
         say_drvinfo(opts->ifname);
@@ -185,9 +204,6 @@ static bool test_iface(const struct net_opts *opts, int number)
             say("# mac: %02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2],
                 m[3], m[4], m[5]);
         }
-    } else {
-        say("# error: %s did not appear within %d ms", opts->ifname,
-            IFACE_WAIT_MS);
     }
     snprintf(name, sizeof(name), "iface %s", opts->ifname);
     say_result(ok, number, name);
@@ -463,7 +479,8 @@ out:
     return sent == opts->tcp_bytes;
 }
 
-void net_run_tests(const struct net_opts *opts, int first)
+void net_run_tests(const struct net_opts *opts, bool modules_loaded,
+                   int first)
 {
     static const char *const later[] = { "link", "dhcp" };
     int n = first;
@@ -471,7 +488,7 @@ void net_run_tests(const struct net_opts *opts, int first)
 
     if (opts->ifname == NULL)
         return;
-    if (!test_iface(opts, n++)) {
+    if (!test_iface(opts, modules_loaded, n++)) {
         /* Later tests still print their results, as failures. */
         for (i = 0; i < sizeof(later) / sizeof(later[0]); i++)
             say_result(false, n++, later[i]);

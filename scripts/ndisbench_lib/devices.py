@@ -43,9 +43,7 @@ DEVICES: Dict[str, Device] = {d.name: d for d in (
                       "-object", "wlan-ap,id=ap0,air=air0,netdev=net0,"
                       "ssid=ndisbench,bssid=02:00:00:00:01:00,channel=6",
                       "-device", "bcm43xx,air=air0,mac=52:54:00:12:34:57"),
-           ifname="wlan0", own_qemu=True, fixture="bcmwl",
-           # Joins the default matrix once the chain passes end to end.
-           default=False),
+           ifname="wlan0", own_qemu=True, fixture="bcmwl"),
 )}
 
 

@@ -3,8 +3,10 @@ and the in-tree modules they depend on, as an uncompressed newc cpio (no
 decompression under TCG). Deterministic: same inputs, same bytes, same key.
 """
 import hashlib
+import os
 import pathlib
 import stat
+import tempfile
 from typing import Dict, List, Optional, Tuple
 
 from . import paths
@@ -99,8 +101,11 @@ def build(agent: pathlib.Path, modules: Dict[str, bytes],
     key = hashlib.sha256(blob).hexdigest()[:24]
     dest = cache.root / "initramfs" / f"{key}.cpio"
     if not dest.exists():
+        # Cells run in parallel and may build the same archive: each writes
+        # its own temporary file; the identical results replace each other.
         dest.parent.mkdir(parents=True, exist_ok=True)
-        tmp = dest.with_suffix(".tmp")
-        tmp.write_bytes(blob)
-        tmp.rename(dest)
+        with tempfile.NamedTemporaryFile(dir=dest.parent, suffix=".tmp",
+                                         delete=False) as tmp:
+            tmp.write(blob)
+        os.replace(tmp.name, dest)
     return dest

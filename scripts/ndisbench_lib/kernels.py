@@ -53,6 +53,8 @@ class Expectations:
     messages: Dict[str, str]
     taint_bits: Dict[str, int]
     network: Dict[str, object]
+    broken: Dict[str, str]          # fixtures/broken name -> kmsg regex
+    leak_message: str
 
 
 def _load_toml(path: pathlib.Path) -> dict:
@@ -84,7 +86,8 @@ def load_expectations(path: pathlib.Path = paths.EXPECTATIONS_TOML
         return Expectations(policies, list(module["gpl_only_imports"]),
                             roles, dict(data["messages"]),
                             {k: int(v) for k, v in data["taint"].items()},
-                            dict(data["network"]))
+                            dict(data["network"]), dict(data["broken"]),
+                            data["unload"]["leak"])
     except KeyError as exc:
         raise BenchError(f"{path}: missing key {exc}") from exc
 

@@ -96,7 +96,8 @@ def fixture_inf(device: Device) -> str:
     return f"/{FIXTURE_DIR}/{device.fixture}/{device.fixture}.inf"
 
 
-def cell_extra_files(device: Device, parts: HostParts
+def cell_extra_files(device: Device, check_names: Sequence[str],
+                     exp: Expectations, parts: HostParts
                      ) -> Dict[str, Tuple[bytes, int]]:
     """The Windows driver a wrapped device uses and the wrapper's tools."""
     if not device.fixture:
@@ -105,19 +106,23 @@ def cell_extra_files(device: Device, parts: HostParts
         raise BenchError(parts.fixtures_error or "fixtures not built")
     extra = {guest_path: (tool.read_bytes(), 0o755)
              for guest_path, tool in parts.tools.items()}
-    src = parts.fixtures / device.fixture
-    for suffix in (".sys", ".inf"):
-        name = device.fixture + suffix
-        extra[f"{FIXTURE_DIR}/{device.fixture}/{name}"] = (
-            (src / name).read_bytes(), 0o644)
+    wanted = [(device.fixture, device.fixture)]
+    if "broken" in check_names:
+        wanted += [("broken", name) for name in exp.broken]
+    for folder, name in wanted:
+        for suffix in (".sys", ".inf"):
+            extra[f"{FIXTURE_DIR}/{folder}/{name}{suffix}"] = (
+                (parts.fixtures / folder / f"{name}{suffix}").read_bytes(),
+                0o644)
     return extra
 
 
-def cell_initrd(prep: Prepared, device: Device, roles: Sequence[str],
-                parts: HostParts) -> pathlib.Path:
+def cell_initrd(prep: Prepared, device: Device, check_names: Sequence[str],
+                exp: Expectations, parts: HostParts) -> pathlib.Path:
     """The initramfs of one cell: its test modules, the in-tree modules
     they and the device need, the device's fixture driver and tools."""
     assert prep.art is not None
+    roles = chk.modules_for(check_names)
     kos = {prep.built[r].name: prep.built[r].ko.read_bytes()
            for r in roles}
     wanted: List[str] = []
@@ -128,7 +133,7 @@ def cell_initrd(prep: Prepared, device: Device, roles: Sequence[str],
     deps = [(modules.modfile(p), modules.module_bytes(p))
             for p in modules.dependency_paths(prep.art, wanted)]
     return initramfs.build(parts.agent, kos, deps, parts.cache,
-                           cell_extra_files(device, parts))
+                           cell_extra_files(device, check_names, exp, parts))
 
 
 def cell_dir(run_dir: pathlib.Path, kernel: str, device: str
@@ -172,6 +177,9 @@ def kernel_cmdline(exp: Expectations, device: Device, check_names:
                    tcp_port: Optional[int]) -> str:
     """What the agent is asked to do, on the kernel command line."""
     words = ["console=ttyS0", "loglevel=4", "panic=-1"]
+    if device.fixture and "broken" in check_names:
+        words.append("ndisbench.broken=" + ",".join(
+            f"/{FIXTURE_DIR}/broken/{name}.inf" for name in exp.broken))
     if device.fixture and "install" in check_names:
         words.append(f"ndisbench.install={fixture_inf(device)}")
     if roles:
@@ -205,7 +213,7 @@ def resolve_accel(requested: str, preps: Sequence[Prepared],
     if requested != "auto" or not ready:
         return "tcg" if requested == "auto" else requested
     none = DEVICES["none"]
-    initrd = cell_initrd(ready[0], none, [], parts)
+    initrd = cell_initrd(ready[0], none, [], exp, parts)
     probe = guest_command(ready[0], none, initrd,
                           kernel_cmdline(exp, none, [], [], None), "kvm",
                           parts)
@@ -229,7 +237,7 @@ def run_cell(prep: Prepared, device: Device, exp: Expectations,
         if prep.error:
             raise BenchError(prep.error)
         assert prep.art is not None
-        initrd = cell_initrd(prep, device, roles, parts)
+        initrd = cell_initrd(prep, device, check_names, exp, parts)
         sink = TcpSink() if "tcp" in check_names else None
         append = kernel_cmdline(exp, device, check_names, roles,
                                 sink.port if sink else None)

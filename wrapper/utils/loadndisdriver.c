@@ -39,16 +39,44 @@ static int dry_run;
 static const char *device_path = "/dev/" NDIS_DEVICE_NAME;
 static char err[512];
 
+/*
+ * The module runs us with no terminal: an error also goes to the kernel
+ * log (/dev/kmsg, level 3), next to the module's own lines, when we talk
+ * to the real device.
+ */
+static void log_kernel(const char *line)
+{
+	char rec[1100];
+	int fd, len;
+
+	if (dry_run || strcmp(device_path, "/dev/" NDIS_DEVICE_NAME) != 0)
+		return;
+	len = snprintf(rec, sizeof(rec), "<3>loadndisdriver: %s\n", line);
+	if (len < 0)
+		return;
+	if ((size_t)len >= sizeof(rec))
+		len = sizeof(rec) - 1;
+	fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	/* One write() is one kernel log record; if it fails, stderr has the
+	 * line and there is nowhere else to report it. */
+	if (write(fd, rec, (size_t)len) != len)
+		len = 0;
+	close(fd);
+}
+
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int fail(const char *fmt, ...)
 {
+	char line[1024];
 	va_list ap;
 
-	fputs("loadndisdriver: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "loadndisdriver: %s\n", line);
+	log_kernel(line);
 	return 1;
 }
 
