@@ -305,6 +305,13 @@ def _judge_wrapper(check: str, exp: Expectations, log: KtapLog,
         problems = []
         _compare("ethtool driver", "ndiswrapper", iface.fact("driver"),
                  problems)
+        # Loading a Windows binary taints the kernel P (add_taint), whatever
+        # the module loader's policy did with the module's name.
+        insmod = log.test(f"insmod {exp.module_names['ndiswrapper']}")
+        after = _int(insmod.fact("tainted_after")) if insmod else None
+        p_bit = 1 << exp.taint_bits["P"]
+        _compare("kernel tainted P after the Windows driver loaded", True,
+                 after is not None and bool(after & p_bit), problems)
         if fixture not in (iface.fact("fw_version") or ""):
             problems.append(f"ethtool does not name {fixture}: "
                             f"fw_version {iface.fact('fw_version')!r}")

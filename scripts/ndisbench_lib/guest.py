@@ -106,6 +106,7 @@ def boot(cmd: Sequence[str], log_path: pathlib.Path, timeout: float,
         reader.start()
         status = _wait(proc, done, start, timeout, grace)
         reader.join(grace)
+        proc.stdout.close()
         if done.is_set():
             status = "done"
         elapsed = time.monotonic() - start

@@ -264,3 +264,92 @@ class NetJudgeTest(unittest.TestCase):
                                    log, [], 0, None)
             self.assertEqual(verdict.status, "FAIL")
             self.assertIn("did not appear", verdict.summary)
+
+
+WRAPPED_LOG = """KTAP version 1
+1..6
+# tainted: 0
+ok 1 boot
+# inf: /lib/ndisbench/fixtures/broken/pe32.inf
+# install_status: 0
+# module: ndiswrapper
+# errno: {broken_errno}
+# kmsg: {broken_kmsg}
+# wlan_present: {wlan_present}
+# rmmod: ndiswrapper errno=0
+# remove_status: 0
+ok 2 broken pe32
+# status: 0
+# list: bcmwl : driver installed
+ok 3 install
+# module: ndiswrapper
+# tainted_before: 4097
+# errno: 0
+# tainted_after: {tainted_after}
+# module_taint: O
+ok 4 insmod ndiswrapper
+# ifname: wlan0
+# driver: ndiswrapper
+# fw_version: bcmwl.sys
+ok 5 iface wlan0
+# carrier_ms: 24
+# ndis_bssid: {bssid}
+# ndis_ssid: ndisbench
+ok 6 link
+# rmmod: ndiswrapper errno=0
+# kmsg: {unload_kmsg}
+ok 7 rmmod
+# ndisbench-agent: done
+"""
+
+
+def judge_wrapped(check, policy="2.6.25-rc4", **kw):
+    values = {"broken_errno": 0, "wlan_present": 0, "tainted_after": 4097,
+              "bssid": "02:00:00:00:01:00",
+              "broken_kmsg": "loadndisdriver: /etc/ndiswrapper/pe32/pe32.sys:"
+                             " 32-bit PE (i386) cannot run on x86_64",
+              "unload_kmsg": "usbcore: deregistering interface driver"}
+    values.update(kw)
+    exp = kernels.Expectations(**{**EXP.__dict__,
+                                  "broken": {"pe32": EXP.broken["pe32"]}})
+    log = ktap.parse(WRAPPED_LOG.format(**values))
+    return checks.judge(check, EXP.policies[policy], exp, log, [], 4096,
+                        None, "bcmwl")
+
+
+class WrapperJudgeTest(unittest.TestCase):
+    def test_good_log_passes(self):
+        for check in ("broken", "install", "bind", "associate", "unload"):
+            self.assertEqual(judge_wrapped(check).status, "pass", check)
+
+    def test_broken_driver_without_its_line_fails(self):
+        verdict = judge_wrapped("broken", broken_kmsg="something else")
+        self.assertEqual(verdict.status, "FAIL")
+        self.assertIn("pe32: no kernel line matches", verdict.summary)
+
+    def test_broken_driver_that_binds_fails(self):
+        self.assertEqual(judge_wrapped("broken", wlan_present=1).status,
+                         "FAIL")
+
+    def test_leak_on_unload_fails(self):
+        verdict = judge_wrapped("unload", unload_kmsg="bcmwl: 3 Windows "
+                                "allocations leaked")
+        self.assertEqual(verdict.status, "FAIL")
+        self.assertIn("leaked", verdict.summary)
+
+    def test_bind_needs_the_windows_taint(self):
+        verdict = judge_wrapped("bind", tainted_after=4096)
+        self.assertEqual(verdict.status, "FAIL")
+        self.assertIn("tainted P", verdict.summary)
+
+    def test_wrong_bssid_fails_associate(self):
+        self.assertEqual(judge_wrapped("associate",
+                                       bssid="02:00:00:00:02:00").status,
+                         "FAIL")
+
+    def test_refusing_policy_expects_nothing_to_run(self):
+        verdict = judge_wrapped("broken", policy="2.6.25-rc1",
+                                broken_errno=2)
+        self.assertEqual(verdict.status, "xfail")
+        self.assertEqual(judge_wrapped("bind", policy="2.6.25-rc1").status,
+                         "FAIL")     # wlan0 appeared: must not
