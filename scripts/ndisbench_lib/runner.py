@@ -122,7 +122,7 @@ def cell_initrd(prep: Prepared, device: Device, check_names: Sequence[str],
     """The initramfs of one cell: its test modules, the in-tree modules
     they and the device need, the device's fixture driver and tools."""
     assert prep.art is not None
-    roles = chk.modules_for(check_names)
+    roles = cell_roles(device, check_names)
     kos = {prep.built[r].name: prep.built[r].ko.read_bytes()
            for r in roles}
     wanted: List[str] = []
@@ -180,12 +180,13 @@ def kernel_cmdline(exp: Expectations, device: Device, check_names:
     if device.fixture and "broken" in check_names:
         words.append("ndisbench.broken=" + ",".join(
             f"/{FIXTURE_DIR}/broken/{name}.inf" for name in exp.broken))
-    if device.fixture and "install" in check_names:
+    if needs_wrapper(device, check_names):
         words.append(f"ndisbench.install={fixture_inf(device)}")
     if roles:
         words.append("ndisbench.load=" +
                      ",".join(exp.module_names[r] for r in roles))
-    if any(c in chk.NET_CHECKS for c in check_names):
+    if device.ifname and any(c in chk.NET_CHECKS + ("bind", "associate")
+                             for c in check_names):
         words.append(f"ndisbench.net={device.ifname}")
     if "ping" in check_names:
         words.append(f"ndisbench.ping={exp.network['ping_count']}")
@@ -224,6 +225,22 @@ def cell_checks(device: Device, selected: Sequence[str]) -> List[str]:
     return [c for c in selected if c in device.checks]
 
 
+def needs_wrapper(device: Device, check_names: Sequence[str]) -> bool:
+    """A wrapped device's checks past `broken` all need its driver
+    installed and the wrapper loaded, whichever of them were selected."""
+    return bool(device.fixture) and any(
+        c not in ("broken",) + chk.MODULE_CHECKS for c in check_names)
+
+
+def cell_roles(device: Device, check_names: Sequence[str]) -> List[str]:
+    """Module roles the agent loads in a cell, in load order."""
+    roles = chk.modules_for(check_names)
+    if "ndiswrapper" not in roles and (
+            needs_wrapper(device, check_names) or "broken" in check_names):
+        roles.append("ndiswrapper")
+    return [r for r in chk.LOAD_ORDER if r in roles]
+
+
 def run_cell(prep: Prepared, device: Device, exp: Expectations,
              check_names: Sequence[str], parts: HostParts,
              run_dir: pathlib.Path, timeout: float, accel: str
@@ -232,7 +249,7 @@ def run_cell(prep: Prepared, device: Device, exp: Expectations,
     cdir.mkdir(parents=True, exist_ok=True)
     cell = report.CellResult(prep.kernel.name, prep.kernel.policy.name,
                              device.name, str(cdir.relative_to(run_dir)))
-    roles = chk.modules_for(check_names)
+    roles = cell_roles(device, check_names)
     try:
         if prep.error:
             raise BenchError(prep.error)
@@ -293,7 +310,8 @@ def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
     if not cells:
         raise BenchError("no selected check applies to the selected "
                          "device(s)")
-    roles = chk.modules_for([c for _, cs in cells for c in cs])
+    roles = sorted({r for d, cs in cells for r in cell_roles(d, cs)},
+                   key=chk.LOAD_ORDER.index)
     parts = host_parts([d for d, _ in cells], cache)
     preps = [prepare(k, cache, exp, roles) for k in matrix.kernels]
     accel = resolve_accel(accel, preps, exp, parts)
