@@ -20,6 +20,9 @@ from .kbuild import KernelArtifact, ensure_kdir, SourceTree
 from .proc import capture, run_logged
 
 WRAPPER = paths.REPO / "wrapper"
+# What the module is built from: its own folder, the PE loader it compiles
+# in and the headers it shares with the tools (not the tools themselves).
+MODULE_SOURCES = ("driver", "loader", "include")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,8 +53,9 @@ def _build(art: KernelArtifact, name: str, kdir: pathlib.Path,
     # The whole wrapper/ tree: the module shares wrapper/include and the
     # PE loader sources with the user-space tools.
     src = tmp / "wrapper"
-    shutil.copytree(WRAPPER, src,
-                    ignore=shutil.ignore_patterns(".*", "*.o", "*.ko"))
+    for part in MODULE_SOURCES:
+        shutil.copytree(WRAPPER / part, src / part,
+                        ignore=shutil.ignore_patterns(".*", "*.o", "*.ko"))
     run_logged(["make", "-C", str(kdir), f"M={src / 'driver'}",
                 f"NDIS_MODNAME={name}", "modules"], log,
                f"kernel '{art.kernel.name}': build {name}.ko", timeout=900)
@@ -68,7 +72,9 @@ def _build(art: KernelArtifact, name: str, kdir: pathlib.Path,
 def build_module(art: KernelArtifact, name: str, cache: Cache
                  ) -> BuiltModule:
     inputs = {"kind": "module", "kernel": art.key, "name": name,
-              "source": tree_digest(WRAPPER), "cc": compiler_id()}
+              "source": {part: tree_digest(WRAPPER / part)
+                         for part in MODULE_SOURCES},
+              "cc": compiler_id()}
     key = digest_inputs(inputs)
     entry = cache.lookup("modules", key)
     if entry is None:
