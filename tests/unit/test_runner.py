@@ -150,3 +150,34 @@ class CmdlineTest(unittest.TestCase):
                                      ["load"], ["ndiswrapper"], None)
         self.assertIn("ndisbench.load=ndiswrapper", line)
         self.assertNotIn("ndisbench.net", line)
+
+
+class WrappedCellTest(unittest.TestCase):
+    """Selecting one check of a wrapped device brings what it stands on."""
+
+    def test_dhcp_alone_installs_and_loads_the_wrapper(self):
+        from ndisbench_lib import devices
+        dev = devices.DEVICES["bcm43xx"]
+        roles = runner.cell_roles(dev, ["dhcp"])
+        self.assertEqual(roles, ["ndiswrapper"])
+        line = runner.kernel_cmdline(EXP, dev, ["dhcp"], roles, None)
+        self.assertIn("ndisbench.install=/lib/ndisbench/fixtures/bcmwl/"
+                      "bcmwl.inf", line)
+        self.assertIn("ndisbench.load=ndiswrapper", line)
+        self.assertIn("ndisbench.net=wlan0", line)
+        self.assertNotIn("ndisbench.broken", line)
+
+    def test_broken_alone_loads_but_installs_nothing_else(self):
+        from ndisbench_lib import devices
+        dev = devices.DEVICES["bcm43xx"]
+        roles = runner.cell_roles(dev, ["broken"])
+        line = runner.kernel_cmdline(EXP, dev, ["broken"], roles, None)
+        self.assertIn("ndisbench.broken=", line)
+        self.assertIn("/lib/ndisbench/fixtures/broken/pe32.inf", line)
+        self.assertNotIn("ndisbench.install", line)
+        self.assertNotIn("ndisbench.net", line)
+
+    def test_plain_devices_need_no_wrapper(self):
+        from ndisbench_lib import devices
+        self.assertEqual(runner.cell_roles(devices.DEVICES["e1000"],
+                                           ["dhcp", "ping"]), [])
