@@ -1,0 +1,625 @@
+/*
+ * QTest for the ndisbench usb-rtl8187 USB WLAN device model
+ *
+ * Copyright (c) 2026 The ndisbench authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Built inside the QEMU tree like ndisbench-bcm43xx-test.c. Realize,
+ * descriptors as `info usb` shows them, properties and hot-plug go through
+ * QMP/HMP; transfers go through a minimal UHCI driver below (piix3-usb-uhci,
+ * full speed: 7.2's libqos has no USB transfer helpers), with the frame
+ * list's TDs written into guest RAM and the virtual clock stepped.
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/bswap.h"
+#include "libqtest.h"
+#include "qapi/error.h"
+#include "qapi/qmp/qdict.h"
+#include "qapi/qmp/qjson.h"
+#include "libqos/pci-pc.h"
+#include "hw/ndisbench/include/rtl8187_regs.h"
+
+#define BASE_ARGS "-M pc -nodefaults -object wlan-air,id=air0 " \
+                  "-device usb-ehci,id=ehci "
+
+static char *info_usb(QTestState *qts)
+{
+    return qtest_hmp(qts, "info usb");
+}
+
+static void expect_error(QTestState *qts, const char *args, const char *what)
+{
+    QObject *obj = qobject_from_json(args, &error_abort);
+    QDict *resp = qtest_qmp(qts, "{'execute': 'device_add', 'arguments': "
+                            "%p}", obj);
+
+    g_assert(qdict_haskey(resp, "error"));
+    g_assert(strstr(qdict_get_str(qdict_get_qdict(resp, "error"), "desc"),
+                    what));
+    qobject_unref(resp);
+}
+
+/* High speed on EHCI, with the product string and 0bda:8187 by default. */
+static void test_descriptors(void)
+{
+    QTestState *qts = qtest_init(BASE_ARGS
+                                 "-device usb-rtl8187,id=wlan0,air=air0,"
+                                 "bus=ehci.0,mac=52:54:00:12:34:56");
+    char *out = info_usb(qts);
+    QDict *resp;
+
+    g_assert(strstr(out, "Speed 480 Mb/s"));
+    g_assert(strstr(out, "ID: wlan0"));
+    g_assert(strstr(out, "ndisbench RTL8187 USB WLAN"));
+    g_free(out);
+
+    resp = qtest_qmp(qts, "{'execute': 'qom-get', 'arguments': {"
+                     "'path': 'wlan0', 'property': 'product-id'}}");
+    g_assert_cmpint(qdict_get_int(resp, "return"), ==,
+                    RTL8187_DEFAULT_PRODUCT_ID);
+    qobject_unref(resp);
+    resp = qtest_qmp(qts, "{'execute': 'qom-get', 'arguments': {"
+                     "'path': 'wlan0', 'property': 'vendor-id'}}");
+    g_assert_cmpint(qdict_get_int(resp, "return"), ==, RTL8187_VENDOR_ID);
+    qobject_unref(resp);
+    resp = qtest_qmp(qts, "{'execute': 'qom-get', 'arguments': {"
+                     "'path': 'wlan0', 'property': 'mac'}}");
+    g_assert_cmpstr(qdict_get_str(resp, "return"), ==, "52:54:00:12:34:56");
+    qobject_unref(resp);
+    qtest_quit(qts);
+}
+
+/* Other RTL8187 ids of Linux's table realize; 8187B ids and no air fail. */
+static void test_ids(void)
+{
+    QTestState *qts = qtest_init(BASE_ARGS);
+
+    qtest_qmp_device_add(qts, "usb-rtl8187", "netgear",
+                         "{'bus': 'ehci.0', 'air': 'air0', "
+                         "'vendor-id': 2118, 'product-id': 24832}");
+    expect_error(qts, "{'driver': 'usb-rtl8187', 'id': 'b', 'air': 'air0', "
+                 "'bus': 'ehci.0', 'product-id': 33161}", "0bda:8189");
+    expect_error(qts, "{'driver': 'usb-rtl8187', 'id': 'b2', 'air': 'air0', "
+                 "'bus': 'ehci.0', 'product-id': 33175}", "0bda:8197");
+    expect_error(qts, "{'driver': 'usb-rtl8187', 'id': 'noair', "
+                 "'bus': 'ehci.0'}", "air");
+    qtest_quit(qts);
+}
+
+/* device_add / device_del repeatedly, two radios on one air. */
+static void test_hotplug(void)
+{
+    QTestState *qts = qtest_init(BASE_ARGS
+                                 "-device usb-rtl8187,id=wlan0,air=air0,"
+                                 "bus=ehci.0");
+    char *out;
+    int i;
+
+    for (i = 0; i < 3; i++) {
+        qtest_qmp_device_add(qts, "usb-rtl8187", "hot",
+                             "{'bus': 'ehci.0', 'air': 'air0', "
+                             "'mac': '52:54:00:ab:cd:ef'}");
+        out = info_usb(qts);
+        g_assert(strstr(out, "ID: hot"));
+        g_free(out);
+        qtest_qmp_device_del(qts, "hot");
+        out = info_usb(qts);
+        g_assert(!strstr(out, "ID: hot"));
+        g_free(out);
+    }
+    qtest_qmp_device_del(qts, "wlan0");
+    qtest_quit(qts);
+}
+
+/* ---- a minimal UHCI driver -------------------------------------------- */
+
+#define UHCI_DEVFN      QPCI_DEVFN(5, 0)
+#define UHCI_ARGS       "-M pc -m 128 -nodefaults -object wlan-air,id=air0 " \
+                        "-device piix3-usb-uhci,id=uhci,addr=05.0 "
+#define FL_BASE         0x100000        /* frame list, 1024 entries */
+#define TD_BASE         0x101000        /* TDs, 32 bytes apart */
+#define SETUP_BUF       0x102000
+#define DATA_BUF        0x103000
+
+#define UHCI_CMD        0x00
+#define UHCI_FRNUM      0x06
+#define UHCI_FLBASE     0x08
+#define UHCI_PORTSC(n)  (0x10 + 2 * (n))
+#define PORT_CCS        (1 << 0)
+#define PORT_EN         (1 << 2)
+#define PORT_RESET      (1 << 9)
+#define TD_ACTIVE       (1u << 23)
+#define TD_STALL        (1u << 22)
+#define PID_SETUP       0x2d
+#define PID_IN          0x69
+#define PID_OUT         0xe1
+
+enum { XFER_OK, XFER_STALL, XFER_NAK };
+
+typedef struct Uhci {
+    QTestState *qts;
+    QPCIBus *bus;
+    QPCIDevice *dev;
+    QPCIBar bar;
+} Uhci;
+
+static void td_put(Uhci *u, int i, uint32_t link, uint32_t token,
+                   uint32_t buf)
+{
+    uint32_t td[4] = {
+        cpu_to_le32(link), cpu_to_le32(TD_ACTIVE | (3u << 27)),
+        cpu_to_le32(token), cpu_to_le32(buf),
+    };
+
+    qtest_memwrite(u->qts, TD_BASE + i * 32, td, sizeof(td));
+}
+
+static uint32_t td_token(int pid, int addr, int ep, int toggle, int len)
+{
+    return ((uint32_t)(len ? len - 1 : 0x7ff) << 21) | (toggle << 19) |
+           (ep << 15) | (addr << 8) | pid;
+}
+
+static uint32_t td_link(int i)
+{
+    return TD_BASE + i * 32 + 32;       /* the next TD, depth first */
+}
+
+/* Runs TDs 0..n-1 (already linked) until done; their actual lengths. */
+static int uhci_run(Uhci *u, int n, int *actlen)
+{
+    int i, step;
+    uint32_t ctrl;
+
+    for (step = 0; step < 20; step++) {
+        qtest_clock_step(u->qts, 1000000);
+        for (i = 0; i < n; i++) {
+            ctrl = qtest_readl(u->qts, TD_BASE + i * 32 + 4);
+            if (ctrl & TD_STALL) {
+                return XFER_STALL;
+            }
+            if (ctrl & TD_ACTIVE) {
+                break;
+            }
+            if (actlen) {
+                actlen[i] = (ctrl + 1) & 0x7ff;
+            }
+        }
+        if (i == n) {
+            return XFER_OK;
+        }
+    }
+    /* Give up: deactivate the TDs so later frames skip them. */
+    for (i = 0; i < n; i++) {
+        qtest_writel(u->qts, TD_BASE + i * 32 + 4, 0);
+    }
+    return XFER_NAK;
+}
+
+static int usb_ctrl(Uhci *u, int addr, uint8_t type, uint8_t req,
+                    uint16_t value, uint16_t index, uint16_t len, void *data)
+{
+    uint8_t setup[8] = { type, req, value, value >> 8, index, index >> 8,
+                         len, len >> 8 };
+    bool in = type & 0x80;
+    int actlen[3] = { 0 };
+    int n = 0, ret;
+
+    qtest_memwrite(u->qts, SETUP_BUF, setup, sizeof(setup));
+    td_put(u, n, td_link(n) | 4, td_token(PID_SETUP, addr, 0, 0, 8),
+           SETUP_BUF);
+    n++;
+    if (len) {
+        if (!in) {
+            qtest_memwrite(u->qts, DATA_BUF, data, len);
+        }
+        td_put(u, n, td_link(n) | 4,
+               td_token(in ? PID_IN : PID_OUT, addr, 0, 1, len), DATA_BUF);
+        n++;
+    }
+    td_put(u, n, 1, td_token(in ? PID_OUT : PID_IN, addr, 0, 1, 0), 0);
+    n++;
+    ret = uhci_run(u, n, actlen);
+    if (ret == XFER_OK && in && len) {
+        g_assert_cmpint(actlen[1], ==, len);
+        qtest_memread(u->qts, DATA_BUF, data, len);
+    }
+    return ret;
+}
+
+static int usb_bulk(Uhci *u, int addr, int pid, int ep, void *data,
+                    int len, int *actual)
+{
+    int actlen = 0, ret;
+
+    if (pid == PID_OUT) {
+        qtest_memwrite(u->qts, DATA_BUF, data, len);
+    }
+    td_put(u, 0, 1, td_token(pid, addr, ep, 0, len), DATA_BUF);
+    ret = uhci_run(u, 1, &actlen);
+    if (ret == XFER_OK && pid == PID_IN) {
+        qtest_memread(u->qts, DATA_BUF, data, actlen);
+    }
+    if (actual) {
+        *actual = actlen;
+    }
+    return ret;
+}
+
+static void uhci_start(Uhci *u, QTestState *qts)
+{
+    uint32_t *fl = g_new(uint32_t, 1024);
+    int i;
+
+    u->qts = qts;
+    u->bus = qpci_new_pc(qts, NULL);
+    u->dev = qpci_device_find(u->bus, UHCI_DEVFN);
+    g_assert(u->dev != NULL);
+    qpci_device_enable(u->dev);
+    u->bar = qpci_iomap(u->dev, 4, NULL);
+    for (i = 0; i < 1024; i++) {
+        fl[i] = cpu_to_le32(TD_BASE);
+    }
+    qtest_memwrite(qts, FL_BASE, fl, 1024 * 4);
+    g_free(fl);
+    qtest_writel(qts, TD_BASE, 1);              /* an inactive TD 0 */
+    qtest_writel(qts, TD_BASE + 4, 0);
+    qpci_io_writel(u->dev, u->bar, UHCI_FLBASE, FL_BASE);
+    qpci_io_writew(u->dev, u->bar, UHCI_FRNUM, 0);
+    qpci_io_writew(u->dev, u->bar, UHCI_CMD, 0x81);     /* RS, MAXP */
+}
+
+static void uhci_stop(Uhci *u)
+{
+    qpci_iounmap(u->dev, u->bar);
+    g_free(u->dev);
+    qpci_free_pc(u->bus);
+}
+
+/* Resets the port's device and gives it @addr and configuration 1. */
+static void usb_enumerate(Uhci *u, int port, int addr)
+{
+    g_assert(qpci_io_readw(u->dev, u->bar, UHCI_PORTSC(port)) & PORT_CCS);
+    qpci_io_writew(u->dev, u->bar, UHCI_PORTSC(port), PORT_RESET);
+    qpci_io_writew(u->dev, u->bar, UHCI_PORTSC(port), 0);
+    qpci_io_writew(u->dev, u->bar, UHCI_PORTSC(port), PORT_EN);
+    g_assert_cmpint(usb_ctrl(u, 0, 0x00, 0x05, addr, 0, 0, NULL), ==,
+                    XFER_OK);
+    g_assert_cmpint(usb_ctrl(u, addr, 0x00, 0x09, 1, 0, 0, NULL), ==,
+                    XFER_OK);
+}
+
+static uint32_t reg_read(Uhci *u, int addr, int page, int off, int len)
+{
+    uint8_t buf[4] = { 0 };
+
+    g_assert_cmpint(usb_ctrl(u, addr, RTL8187_REQT_READ,
+                             RTL8187_REQ_GET_REG, RTL8187_REG_BASE | off,
+                             page, len, buf), ==, XFER_OK);
+    return ldl_le_p(buf);
+}
+
+static void reg_write(Uhci *u, int addr, int page, int off, int len,
+                      uint32_t val)
+{
+    uint8_t buf[4];
+
+    stl_le_p(buf, val);
+    g_assert_cmpint(usb_ctrl(u, addr, RTL8187_REQT_WRITE,
+                             RTL8187_REQ_SET_REG, RTL8187_REG_BASE | off,
+                             page, len, buf), ==, XFER_OK);
+}
+
+/* ---- transfers -------------------------------------------------------- */
+
+static void test_usb_descriptors(void)
+{
+    QTestState *qts = qtest_init(UHCI_ARGS "-device usb-rtl8187,air=air0,"
+                                 "bus=uhci.0,port=1");
+    uint8_t d[64];
+    Uhci u;
+
+    uhci_start(&u, qts);
+    usb_enumerate(&u, 0, 1);
+    g_assert_cmpint(usb_ctrl(&u, 1, 0x80, 0x06, 0x0100, 0, 18, d), ==,
+                    XFER_OK);
+    g_assert_cmpint(d[1], ==, 1);
+    g_assert_cmphex(lduw_le_p(d + 8), ==, RTL8187_VENDOR_ID);
+    g_assert_cmphex(lduw_le_p(d + 10), ==, RTL8187_DEFAULT_PRODUCT_ID);
+    g_assert_cmpint(usb_ctrl(&u, 1, 0x80, 0x06, 0x0200, 0, 39, d), ==,
+                    XFER_OK);
+    g_assert_cmpint(lduw_le_p(d + 2), ==, 39);  /* 9 + 9 + 3 * 7 */
+    g_assert_cmpint(d[9 + 4], ==, 3);           /* bNumEndpoints */
+    g_assert_cmpint(d[9 + 5], ==, 0xff);        /* vendor class */
+    g_assert_cmphex(d[18 + 2], ==, 0x81);
+    g_assert_cmpint(d[18 + 3], ==, 2);          /* bulk */
+    g_assert_cmphex(d[25 + 2], ==, 0x02);
+    g_assert_cmpint(d[25 + 3], ==, 2);
+    g_assert_cmphex(d[32 + 2], ==, 0x03);
+    uhci_stop(&u);
+    qtest_quit(qts);
+}
+
+static void test_registers(void)
+{
+    QTestState *qts = qtest_init(UHCI_ARGS "-device usb-rtl8187,air=air0,"
+                                 "bus=uhci.0,port=1,mac=52:54:00:12:34:56");
+    uint8_t buf[4];
+    Uhci u;
+
+    uhci_start(&u, qts);
+    usb_enumerate(&u, 0, 1);
+    /* The MAC registers start with the mac property. */
+    g_assert_cmphex(reg_read(&u, 1, 0, RTL8187_REG_MAC, 4), ==, 0x12005452);
+    g_assert_cmphex(reg_read(&u, 1, 0, RTL8187_REG_MAC + 4, 2), ==, 0x5634);
+    /* Plain registers keep what is written, per page and width. */
+    reg_write(&u, 1, 0, RTL8187_REG_BSSID, 4, 0xdeadbeef);
+    g_assert_cmphex(reg_read(&u, 1, 0, RTL8187_REG_BSSID, 4), ==,
+                    0xdeadbeef);
+    g_assert_cmphex(reg_read(&u, 1, 0, RTL8187_REG_BSSID + 1, 1), ==, 0xbe);
+    reg_write(&u, 1, 2, RTL8187_REG_BSSID, 2, 0x1234);
+    g_assert_cmphex(reg_read(&u, 1, 2, RTL8187_REG_BSSID, 2), ==, 0x1234);
+    g_assert_cmphex(reg_read(&u, 1, 0, RTL8187_REG_BSSID, 2), ==, 0xbeef);
+    /* CMD.RESET and EEPROM_CMD LOAD clear themselves. */
+    reg_write(&u, 1, 0, RTL8187_REG_CMD, 1, RTL8187_CMD_RESET);
+    g_assert_cmphex(reg_read(&u, 1, 0, RTL8187_REG_CMD, 1), ==, 0);
+    reg_write(&u, 1, 0, RTL8187_REG_EEPROM_CMD, 1, RTL8187_EEPROM_CMD_LOAD);
+    g_assert_cmphex(reg_read(&u, 1, 0, RTL8187_REG_EEPROM_CMD, 1) &
+                    RTL8187_EEPROM_CMD_MODE_MASK, ==, 0);
+    /* TSFT counts. */
+    g_assert_cmpuint(reg_read(&u, 1, 0, RTL8187_REG_TSFT, 4), >, 0);
+
+    /* Bad requests stall; the device keeps working. */
+    g_assert_cmpint(usb_ctrl(&u, 1, RTL8187_REQT_READ, RTL8187_REQ_GET_REG,
+                             0x1234, 0, 1, buf), ==, XFER_STALL);
+    g_assert_cmpint(usb_ctrl(&u, 1, RTL8187_REQT_READ, RTL8187_REQ_GET_REG,
+                             0xfffe, 0, 4, buf), ==, XFER_STALL);
+    g_assert_cmpint(usb_ctrl(&u, 1, RTL8187_REQT_READ, RTL8187_REQ_GET_REG,
+                             0xff00, 4, 1, buf), ==, XFER_STALL);
+    g_assert_cmpint(usb_ctrl(&u, 1, RTL8187_REQT_READ, RTL8187_REQ_GET_REG,
+                             0xff00, 0, 3, buf), ==, XFER_STALL);
+    g_assert_cmpint(usb_ctrl(&u, 1, RTL8187_REQT_WRITE, 0x07,
+                             0xff00, 0, 1, buf), ==, XFER_STALL);
+    g_assert_cmpint(usb_ctrl(&u, 1, RTL8187_REQT_READ, 0x42,
+                             0xff00, 0, 1, buf), ==, XFER_STALL);
+    g_assert_cmphex(reg_read(&u, 1, 0, RTL8187_REG_BSSID, 4), ==,
+                    0xdeadbeef);
+    uhci_stop(&u);
+    qtest_quit(qts);
+}
+
+/* The 93c46 protocol as Linux's eeprom_93cx6.c drives it. */
+static void ee_out(Uhci *u, uint8_t bits)
+{
+    reg_write(u, 1, 0, RTL8187_REG_EEPROM_CMD, 1,
+              RTL8187_EEPROM_CMD_PROGRAM | bits);
+}
+
+static uint16_t ee_read_word(Uhci *u, int word)
+{
+    uint32_t cmd = (0x6 << RTL8187_EEPROM_ADDR_BITS) | word;
+    uint16_t val = 0;
+    int i;
+
+    ee_out(u, RTL8187_EEPROM_CMD_CS);
+    ee_out(u, RTL8187_EEPROM_CMD_CS | RTL8187_EEPROM_CMD_CK);
+    ee_out(u, RTL8187_EEPROM_CMD_CS);
+    for (i = RTL8187_EEPROM_ADDR_BITS + 2; i >= 0; i--) {
+        uint8_t di = (cmd >> i) & 1 ? RTL8187_EEPROM_CMD_WRITE : 0;
+
+        ee_out(u, RTL8187_EEPROM_CMD_CS | di);
+        ee_out(u, RTL8187_EEPROM_CMD_CS | di | RTL8187_EEPROM_CMD_CK);
+        ee_out(u, RTL8187_EEPROM_CMD_CS | di);
+    }
+    for (i = 15; i >= 0; i--) {
+        ee_out(u, RTL8187_EEPROM_CMD_CS | RTL8187_EEPROM_CMD_CK);
+        if (reg_read(u, 1, 0, RTL8187_REG_EEPROM_CMD, 1) &
+            RTL8187_EEPROM_CMD_READ) {
+            val |= 1 << i;
+        }
+        ee_out(u, RTL8187_EEPROM_CMD_CS);
+    }
+    ee_out(u, 0);
+    return val;
+}
+
+static void test_eeprom(void)
+{
+    QTestState *qts = qtest_init(UHCI_ARGS "-device usb-rtl8187,air=air0,"
+                                 "bus=uhci.0,port=1,mac=52:54:00:ab:cd:ef");
+    Uhci u;
+
+    uhci_start(&u, qts);
+    usb_enumerate(&u, 0, 1);
+    reg_write(&u, 1, 0, RTL8187_REG_EEPROM_CMD, 1, RTL8187_EEPROM_CMD_CONFIG);
+    g_assert_cmphex(ee_read_word(&u, RTL8187_EEPROM_ID), ==,
+                    RTL8187_EEPROM_ID_VALUE);
+    g_assert_cmphex(ee_read_word(&u, RTL8187_EEPROM_MAC_ADDR), ==, 0x5452);
+    g_assert_cmphex(ee_read_word(&u, RTL8187_EEPROM_MAC_ADDR + 1), ==,
+                    0xab00);
+    g_assert_cmphex(ee_read_word(&u, RTL8187_EEPROM_MAC_ADDR + 2), ==,
+                    0xefcd);
+    uhci_stop(&u);
+    qtest_quit(qts);
+}
+
+/* RTL8225 word over the 3-wire bus, clocked as Linux's rtl8225.c does. */
+static void rf_write(Uhci *u, int addr, uint8_t reg, uint16_t data)
+{
+    uint16_t bang = (data << 4) | (reg & 0xf);
+    int i;
+
+    reg_write(u, addr, 0, RTL8187_REG_RFPINS_OUTPUT, 2, RTL8187_RFPINS_EN);
+    reg_write(u, addr, 0, RTL8187_REG_RFPINS_OUTPUT, 2, 0);
+    for (i = 15; i >= 0; i--) {
+        uint16_t v = (bang >> i) & 1;
+
+        if (i & 1) {
+            reg_write(u, addr, 0, RTL8187_REG_RFPINS_OUTPUT, 2, v);
+        }
+        reg_write(u, addr, 0, RTL8187_REG_RFPINS_OUTPUT, 2,
+                  v | RTL8187_RFPINS_CLK);
+        if (!(i & 1)) {
+            reg_write(u, addr, 0, RTL8187_REG_RFPINS_OUTPUT, 2, v);
+        }
+    }
+    reg_write(u, addr, 0, RTL8187_REG_RFPINS_OUTPUT, 2, RTL8187_RFPINS_EN);
+}
+
+static size_t mk_frame(uint8_t *f, const char *payload)
+{
+    static const uint8_t hdr[24] = {
+        0x08, 0x00, 0x00, 0x00,                     /* data, no DS bits */
+        0xff, 0xff, 0xff, 0xff, 0xff, 0xff,         /* addr1: broadcast */
+        0x52, 0x54, 0x00, 0x12, 0x34, 0x56,
+        0x52, 0x54, 0x00, 0x12, 0x34, 0x56,
+        0x00, 0x00,
+    };
+
+    memcpy(f, hdr, sizeof(hdr));
+    memcpy(f + sizeof(hdr), payload, strlen(payload));
+    return sizeof(hdr) + strlen(payload);
+}
+
+static int tx(Uhci *u, int addr, const uint8_t *frame, size_t len,
+              uint32_t hdr_len)
+{
+    uint8_t buf[512];
+
+    memset(buf, 0, RTL8187_TX_HDR_SIZE);
+    stl_le_p(buf, hdr_len | RTL8187_TX_FLAG_NO_ENC);
+    memcpy(buf + RTL8187_TX_HDR_SIZE, frame, len);
+    return usb_bulk(u, addr, PID_OUT, RTL8187_EP_TX, buf,
+                    RTL8187_TX_HDR_SIZE + len, NULL);
+}
+
+static void test_air(void)
+{
+    QTestState *qts = qtest_init(UHCI_ARGS
+                                 "-device usb-rtl8187,air=air0,bus=uhci.0,"
+                                 "port=1,mac=52:54:00:12:34:56 "
+                                 "-device usb-rtl8187,air=air0,bus=uhci.0,"
+                                 "port=2,mac=52:54:00:ab:cd:ef");
+    uint8_t frame[128], buf[1023];
+    size_t n = mk_frame(frame, "hello over the air");
+    uint32_t flags;
+    int actual, sig;
+    Uhci u;
+
+    uhci_start(&u, qts);
+    usb_enumerate(&u, 0, 1);
+    usb_enumerate(&u, 1, 2);
+    reg_write(&u, 1, 0, RTL8187_REG_CMD, 1,
+              RTL8187_CMD_TX_ENABLE | RTL8187_CMD_RX_ENABLE);
+    reg_write(&u, 2, 0, RTL8187_REG_CMD, 1,
+              RTL8187_CMD_TX_ENABLE | RTL8187_CMD_RX_ENABLE);
+
+    /* Nothing received yet: bulk IN NAKs. */
+    g_assert_cmpint(usb_bulk(&u, 2, PID_IN, RTL8187_EP_RX, buf, sizeof(buf),
+                             NULL), ==, XFER_NAK);
+
+    /* 1 -> 2 on channel 1: frame + FCS + RX trailer. */
+    g_assert_cmpint(tx(&u, 1, frame, n, n), ==, XFER_OK);
+    qtest_clock_step(qts, 1000000);
+    g_assert_cmpint(usb_bulk(&u, 2, PID_IN, RTL8187_EP_RX, buf, sizeof(buf),
+                             &actual), ==, XFER_OK);
+    g_assert_cmpint(actual, ==, n + 4 + RTL8187_RX_HDR_SIZE);
+    g_assert(memcmp(buf, frame, n) == 0);
+    flags = ldl_le_p(buf + n + 4);
+    g_assert_cmpint(flags & RTL8187_RX_FLAG_LEN_MASK, ==, n + 4);
+    g_assert(flags & RTL8187_RX_FLAG_BCAST);
+    sig = -4 - ((27 * buf[n + 4 + 6]) >> 6);
+    g_assert_cmpint(sig, <=, -38);
+    g_assert_cmpint(sig, >=, -42);
+
+    /* Radio 2 to channel 6 by the RTL8225 channel register: 1 -> 2 lost. */
+    rf_write(&u, 2, RTL8225_REG_CHANNEL,
+             RTL8225_CHAN_BASE + 5 * RTL8225_CHAN_STEP);
+    g_assert_cmpint(tx(&u, 1, frame, n, n), ==, XFER_OK);
+    qtest_clock_step(qts, 1000000);
+    g_assert_cmpint(usb_bulk(&u, 2, PID_IN, RTL8187_EP_RX, buf, sizeof(buf),
+                             NULL), ==, XFER_NAK);
+    rf_write(&u, 1, RTL8225_REG_CHANNEL,
+             RTL8225_CHAN_BASE + 5 * RTL8225_CHAN_STEP);
+    g_assert_cmpint(tx(&u, 1, frame, n, n), ==, XFER_OK);
+    qtest_clock_step(qts, 1000000);
+    g_assert_cmpint(usb_bulk(&u, 2, PID_IN, RTL8187_EP_RX, buf, sizeof(buf),
+                             &actual), ==, XFER_OK);
+    g_assert_cmpint(actual, ==, n + 4 + RTL8187_RX_HDR_SIZE);
+
+    /* A header length past the transfer, a runt transfer: stall. */
+    g_assert_cmpint(tx(&u, 1, frame, n, n + 1), ==, XFER_STALL);
+    g_assert_cmpint(usb_bulk(&u, 1, PID_OUT, RTL8187_EP_TX, buf, 8, NULL),
+                    ==, XFER_STALL);
+    /* A bulk IN too short for the frame stalls and drops it. */
+    g_assert_cmpint(tx(&u, 1, frame, n, n), ==, XFER_OK);
+    qtest_clock_step(qts, 1000000);
+    g_assert_cmpint(usb_bulk(&u, 2, PID_IN, RTL8187_EP_RX, buf, 16, NULL),
+                    ==, XFER_STALL);
+    g_assert_cmpint(usb_bulk(&u, 2, PID_IN, RTL8187_EP_RX, buf, sizeof(buf),
+                             NULL), ==, XFER_NAK);
+    /* IN on an OUT endpoint stalls. */
+    g_assert_cmpint(usb_bulk(&u, 2, PID_IN, RTL8187_EP_TX, buf, 64, NULL),
+                    ==, XFER_STALL);
+
+    /* Quit with a frame queued for radio 2: freed at unrealize. */
+    g_assert_cmpint(tx(&u, 1, frame, n, n), ==, XFER_OK);
+    qtest_clock_step(qts, 1000000);
+    uhci_stop(&u);
+    qtest_quit(qts);
+}
+
+/* device_del of a radio on the air, with frames queued, mid-traffic. */
+static void test_unplug_on_air(void)
+{
+    QTestState *qts = qtest_init(UHCI_ARGS
+                                 "-device usb-rtl8187,air=air0,bus=uhci.0,"
+                                 "port=1,mac=52:54:00:12:34:56 "
+                                 "-device usb-rtl8187,id=rx,air=air0,"
+                                 "bus=uhci.0,port=2,mac=52:54:00:ab:cd:ef");
+    uint8_t frame[128];
+    size_t n = mk_frame(frame, "to a radio going away");
+    char *out;
+    int i;
+    Uhci u;
+
+    uhci_start(&u, qts);
+    usb_enumerate(&u, 0, 1);
+    usb_enumerate(&u, 1, 2);
+    reg_write(&u, 1, 0, RTL8187_REG_CMD, 1, RTL8187_CMD_TX_ENABLE);
+    reg_write(&u, 2, 0, RTL8187_REG_CMD, 1, RTL8187_CMD_RX_ENABLE);
+    g_assert_cmpint(tx(&u, 1, frame, n, n), ==, XFER_OK);
+    g_assert_cmpint(tx(&u, 1, frame, n, n), ==, XFER_OK);
+    qtest_clock_step(qts, 1000000);
+    g_assert_cmpint(tx(&u, 1, frame, n, n), ==, XFER_OK);  /* in flight */
+    qtest_qmp_device_del(qts, "rx");
+    out = qtest_hmp(qts, "info usb");
+    g_assert(!strstr(out, "ID: rx"));
+    g_free(out);
+    for (i = 0; i < 10; i++) {
+        g_assert_cmpint(tx(&u, 1, frame, n, n), ==, XFER_OK);
+        qtest_clock_step(qts, 1000000);
+    }
+    g_assert_cmphex(reg_read(&u, 1, 0, RTL8187_REG_CMD, 1), ==,
+                    RTL8187_CMD_TX_ENABLE);
+    uhci_stop(&u);
+    qtest_quit(qts);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+
+    qtest_add_func("/ndisbench/rtl8187/descriptors", test_descriptors);
+    qtest_add_func("/ndisbench/rtl8187/ids", test_ids);
+    qtest_add_func("/ndisbench/rtl8187/hotplug", test_hotplug);
+    qtest_add_func("/ndisbench/rtl8187/usb-descriptors",
+                   test_usb_descriptors);
+    qtest_add_func("/ndisbench/rtl8187/registers", test_registers);
+    qtest_add_func("/ndisbench/rtl8187/eeprom", test_eeprom);
+    qtest_add_func("/ndisbench/rtl8187/air", test_air);
+    qtest_add_func("/ndisbench/rtl8187/unplug-on-air", test_unplug_on_air);
+    return g_test_run();
+}
