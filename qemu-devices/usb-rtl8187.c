@@ -560,6 +560,13 @@ static void rtl8187_tx(Rtl8187State *s, USBPacket *p)
     size_t size = p->iov.size;
     uint32_t flags, len;
 
+    if (size == 0) {
+        /*
+         * The zero-length packet ending a transfer of a multiple of
+         * wMaxPacketSize bytes (the driver sets URB_ZERO_PACKET).
+         */
+        return;
+    }
     if (size < RTL8187_TX_HDR_SIZE || size > sizeof(s->frame)) {
         rtl8187_stall(p, "bulk OUT of %zu bytes (header %d, frame at "
                       "most %d)", size, RTL8187_TX_HDR_SIZE,

@@ -549,6 +549,9 @@ static void test_air(void)
                              &actual), ==, XFER_OK);
     g_assert_cmpint(actual, ==, n + 4 + RTL8187_RX_HDR_SIZE);
 
+    /* The zero-length packet after a 64-byte multiple is fine. */
+    g_assert_cmpint(usb_bulk(&u, 1, PID_OUT, RTL8187_EP_TX, buf, 0, NULL),
+                    ==, XFER_OK);
     /* A header length past the transfer, a runt transfer: stall. */
     g_assert_cmpint(tx(&u, 1, frame, n, n + 1), ==, XFER_STALL);
     g_assert_cmpint(usb_bulk(&u, 1, PID_OUT, RTL8187_EP_TX, buf, 8, NULL),
@@ -608,6 +611,140 @@ static void test_unplug_on_air(void)
     qtest_quit(qts);
 }
 
+/* The wlan-ap's beacons (channel 6) arrive by bulk IN once tuned there. */
+static void test_ap_beacon(void)
+{
+    QTestState *qts = qtest_init(UHCI_ARGS
+                                 "-object wlan-ap,id=ap0,air=air0 "
+                                 "-device usb-rtl8187,air=air0,bus=uhci.0,"
+                                 "port=1");
+    uint8_t buf[1023];
+    int actual = 0, ret = XFER_NAK, i;
+    Uhci u;
+
+    uhci_start(&u, qts);
+    usb_enumerate(&u, 0, 1);
+    rf_write(&u, 1, RTL8225_REG_CHANNEL,
+             RTL8225_CHAN_BASE + 5 * RTL8225_CHAN_STEP);
+    reg_write(&u, 1, 0, RTL8187_REG_CMD, 1, RTL8187_CMD_RX_ENABLE);
+    for (i = 0; i < 10 && ret == XFER_NAK; i++) {
+        qtest_clock_step(qts, 110 * 1000 * 1000);
+        ret = usb_bulk(&u, 1, PID_IN, RTL8187_EP_RX, buf, sizeof(buf),
+                       &actual);
+    }
+    g_assert_cmpint(ret, ==, XFER_OK);
+    g_assert_cmpint(actual, >, 24 + 4 + RTL8187_RX_HDR_SIZE);
+    g_assert_cmphex(buf[0], ==, 0x80);          /* beacon */
+    g_assert_cmpint(ldl_le_p(buf + actual - RTL8187_RX_HDR_SIZE) &
+                    RTL8187_RX_FLAG_LEN_MASK, ==,
+                    actual - RTL8187_RX_HDR_SIZE);
+    uhci_stop(&u);
+    qtest_quit(qts);
+}
+
+/* ---- migration -------------------------------------------------------- */
+
+#define MIG_DEVS "-device usb-rtl8187,air=air0,bus=uhci.0,port=1," \
+                 "mac=52:54:00:12:34:56 " \
+                 "-device usb-rtl8187,air=air0,bus=uhci.0,port=2," \
+                 "mac=52:54:00:ab:cd:ef "
+
+static void migrate_to_file(QTestState *qts, const char *path)
+{
+    g_autofree char *uri = g_strdup_printf("exec:cat > %s", path);
+    QDict *resp;
+    const char *status;
+    int i;
+
+    resp = qtest_qmp(qts, "{'execute': 'migrate', 'arguments': "
+                     "{'uri': %s}}", uri);
+    g_assert(qdict_haskey(resp, "return"));
+    qobject_unref(resp);
+    for (i = 0; i < 10000; i++) {
+        resp = qtest_qmp(qts, "{'execute': 'query-migrate'}");
+        status = qdict_get_try_str(qdict_get_qdict(resp, "return"),
+                                   "status");
+        if (status && g_str_equal(status, "completed")) {
+            qobject_unref(resp);
+            return;
+        }
+        g_assert(!status || !g_str_equal(status, "failed"));
+        qobject_unref(resp);
+        g_usleep(1000);
+    }
+    g_assert_not_reached();
+}
+
+static void wait_incoming(QTestState *qts)
+{
+    QDict *resp;
+    bool loading = true;
+    int i;
+
+    for (i = 0; i < 10000 && loading; i++) {
+        resp = qtest_qmp(qts, "{'execute': 'query-status'}");
+        loading = g_str_equal(qdict_get_str(qdict_get_qdict(resp, "return"),
+                                            "status"), "inmigrate");
+        qobject_unref(resp);
+        if (loading) {
+            g_usleep(1000);
+        }
+    }
+    g_assert(!loading);
+}
+
+/* Registers, EEPROM and channel survive; the radios are back on the air. */
+static void test_migration(void)
+{
+    g_autofree char *path = g_strdup_printf("%s/rtl8187-mig-%d",
+                                            g_get_tmp_dir(), getpid());
+    uint8_t frame[128], buf[1023];
+    size_t n = mk_frame(frame, "after migration");
+    QTestState *qts;
+    int64_t now;
+    int actual;
+    Uhci u;
+
+    qts = qtest_init(UHCI_ARGS MIG_DEVS);
+    uhci_start(&u, qts);
+    usb_enumerate(&u, 0, 1);
+    usb_enumerate(&u, 1, 2);
+    reg_write(&u, 1, 0, RTL8187_REG_CMD, 1, RTL8187_CMD_TX_ENABLE);
+    reg_write(&u, 2, 0, RTL8187_REG_CMD, 1, RTL8187_CMD_RX_ENABLE);
+    reg_write(&u, 2, 1, RTL8187_REG_BSSID, 4, 0x01020304);
+    rf_write(&u, 2, RTL8225_REG_CHANNEL, RTL8225_CHAN_14);
+    now = qtest_clock_step(qts, 0);
+    qtest_qmp_assert_success(qts, "{'execute': 'stop'}");
+    migrate_to_file(qts, path);
+    uhci_stop(&u);
+    qtest_quit(qts);
+
+    qts = qtest_initf(UHCI_ARGS MIG_DEVS "-incoming 'exec:cat %s'", path);
+    wait_incoming(qts);
+    qtest_qmp_assert_success(qts, "{'execute': 'cont'}");
+    /* The migrated timers are on the source's virtual clock. */
+    qtest_clock_set(qts, now + 1000000);
+    memset(&u, 0, sizeof(u));
+    u.qts = qts;                /* the UHCI schedule itself was migrated */
+    g_assert_cmphex(reg_read(&u, 2, 1, RTL8187_REG_BSSID, 4), ==,
+                    0x01020304);
+    g_assert_cmphex(reg_read(&u, 2, 0, RTL8187_REG_CMD, 1), ==,
+                    RTL8187_CMD_RX_ENABLE);
+    /* Radio 2 is still on channel 14: radio 1 (channel 1) is not heard. */
+    g_assert_cmpint(tx(&u, 1, frame, n, n), ==, XFER_OK);
+    qtest_clock_step(qts, 1000000);
+    g_assert_cmpint(usb_bulk(&u, 2, PID_IN, RTL8187_EP_RX, buf, sizeof(buf),
+                             NULL), ==, XFER_NAK);
+    rf_write(&u, 1, RTL8225_REG_CHANNEL, RTL8225_CHAN_14);
+    g_assert_cmpint(tx(&u, 1, frame, n, n), ==, XFER_OK);
+    qtest_clock_step(qts, 1000000);
+    g_assert_cmpint(usb_bulk(&u, 2, PID_IN, RTL8187_EP_RX, buf, sizeof(buf),
+                             &actual), ==, XFER_OK);
+    g_assert_cmpint(actual, ==, n + 4 + RTL8187_RX_HDR_SIZE);
+    qtest_quit(qts);
+    unlink(path);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -621,5 +758,7 @@ int main(int argc, char **argv)
     qtest_add_func("/ndisbench/rtl8187/eeprom", test_eeprom);
     qtest_add_func("/ndisbench/rtl8187/air", test_air);
     qtest_add_func("/ndisbench/rtl8187/unplug-on-air", test_unplug_on_air);
+    qtest_add_func("/ndisbench/rtl8187/ap-beacon", test_ap_beacon);
+    qtest_add_func("/ndisbench/rtl8187/migration", test_migration);
     return g_test_run();
 }
