@@ -23,7 +23,8 @@
  *   CMD.RESET and EEPROM_CMD LOAD mode clear themselves, TSFT counts
  *   microseconds of QEMU_CLOCK_VIRTUAL since the last reset, EEPROM_CMD
  *   in PROGRAM mode bit-bangs the 93c46 and RFPinsOutput bit-bangs the
- *   RTL8225 (only its channel register 7 has an effect).
+ *   RTL8225 (only its channel register 7 has an effect); GPIO1 always
+ *   reads the rfkill switch (bit 1) as radio on.
  * - The radio is on the air while CMD has TX_ENABLE or RX_ENABLE. Frames
  *   are received only with RX_ENABLE, sent only with TX_ENABLE (a bulk
  *   OUT frame with TX off completes and is dropped).
@@ -255,7 +256,7 @@ static void rtl8187_receive(WlanRadio *radio, const uint8_t *frame,
                             size_t len, int rssi_dbm)
 {
     Rtl8187State *s = radio->opaque;
-    Rtl8187RxHdr hdr;
+    struct rtl8187_rx_hdr hdr;
     Rtl8187RxFrame *f;
     uint32_t fcs, flags;
     int agc;
@@ -426,6 +427,9 @@ static uint8_t rtl8187_reg_read(Rtl8187State *s, unsigned page, unsigned off)
     switch (off) {
     case RTL8187_REG_TSFT ... RTL8187_REG_TSFT + 7:
         return rtl8187_tsf(s) >> (8 * (off - RTL8187_REG_TSFT));
+    case RTL8187_REG_GPIO1:
+        /* the rfkill switch the driver polls (mask 0x02): radio on */
+        return val | RTL8187_GPIO1_RADIO_ON;
     case RTL8187_REG_EEPROM_CMD:
         val &= ~RTL8187_EEPROM_CMD_READ;
         if ((val & RTL8187_EEPROM_CMD_MODE_MASK) ==
@@ -804,6 +808,9 @@ static const TypeInfo rtl8187_info = {
     .instance_size = sizeof(Rtl8187State),
     .class_init = rtl8187_class_init,
 };
+
+QEMU_BUILD_BUG_ON(sizeof(struct rtl8187_tx_hdr) != RTL8187_TX_HDR_SIZE);
+QEMU_BUILD_BUG_ON(sizeof(struct rtl8187_rx_hdr) != RTL8187_RX_HDR_SIZE);
 
 static void rtl8187_register_types(void)
 {

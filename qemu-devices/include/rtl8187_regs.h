@@ -1,16 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ndisbench usb-rtl8187: the RTL8187 (not 8187B) USB interface as Linux's
- * in-tree rtl8187 driver uses it. Shared by the device model
- * (usb-rtl8187.c), its qtest and the fixture driver.
+ * in-tree rtl8187 driver uses it (register offsets, 93c46 EEPROM words,
+ * TX header and RX trailer).
  *
- * Copyright (c) 2026 The ndisbench authors
- *
- * SPDX-License-Identifier: GPL-2.0-or-later
- *
- * All multi-byte fields are little-endian.
+ * One source of truth, included by the QEMU device model
+ * (qemu-devices/usb-rtl8187.c), its qtest and the fixture driver. Plain
+ * integer constants and fixed-width little-endian, naturally aligned
+ * structures only, so it builds for QEMU (host gcc) and for a
+ * freestanding mingw-w64 driver alike.
  */
-#ifndef NDISBENCH_RTL8187_REGS_H
-#define NDISBENCH_RTL8187_REGS_H
+#ifndef RTL8187_REGS_H
+#define RTL8187_REGS_H
+
+#include <stdint.h>
 
 #define RTL8187_VENDOR_ID               0x0bda
 #define RTL8187_DEFAULT_PRODUCT_ID      0x8187
@@ -67,6 +70,9 @@
 #define   RTL8187_RFPINS_DATA           (1 << 0)
 #define   RTL8187_RFPINS_CLK            (1 << 1)
 #define   RTL8187_RFPINS_EN             (1 << 2)
+#define RTL8187_REG_GPIO0               0x91
+#define RTL8187_REG_GPIO1               0x92    /* input pins */
+#define   RTL8187_GPIO1_RADIO_ON        (1 << 1)    /* rfkill switch: on */
 #define RTL8187_REG_ASIC_REV            0xfe    /* reads 0: 3-wire bit-bang */
 
 /*
@@ -93,12 +99,12 @@
 #define RTL8187_EEPROM_TXPWR_CHAN_4     0x3d    /* 2 words, ch 7..10 */
 
 /* TX: this header, then the 802.11 frame (no FCS), on a bulk OUT endpoint */
-typedef struct QEMU_PACKED Rtl8187TxHdr {
-    uint32_t flags;
+struct rtl8187_tx_hdr {
+    uint32_t flags;         /* length, rate << 24, RTS/CTS, NO_ENC... */
     uint16_t rts_duration;
-    uint16_t len;
-    uint32_t retry;
-} Rtl8187TxHdr;
+    uint16_t len;           /* 0 */
+    uint32_t retry;         /* retry limit << 8 */
+};
 
 #define RTL8187_TX_HDR_SIZE             12
 #define RTL8187_TX_FLAG_LEN_MASK        0x0fff      /* frame length */
@@ -116,14 +122,14 @@ typedef struct QEMU_PACKED Rtl8187TxHdr {
  * driver says RX_INCLUDES_FCS), then this trailer. flags bits 0..11 are
  * the frame length including the FCS; signal in dBm = -4 - (27 * agc >> 6).
  */
-typedef struct QEMU_PACKED Rtl8187RxHdr {
+struct rtl8187_rx_hdr {
     uint32_t flags;
     uint8_t noise;
-    uint8_t signal;             /* bit 7: antenna */
+    uint8_t signal;         /* bit 7: antenna */
     uint8_t agc;
     uint8_t reserved;
-    uint64_t mac_time;
-} Rtl8187RxHdr;
+    uint64_t mac_time;      /* TSFT at reception, us */
+};
 
 #define RTL8187_RX_HDR_SIZE             16
 #define RTL8187_MAX_RX                  0x9c4       /* driver's URB size */
@@ -137,4 +143,4 @@ typedef struct QEMU_PACKED Rtl8187RxHdr {
 #define RTL8187_RX_FLAG_LS              (1 << 28)
 #define RTL8187_RX_FLAG_FS              (1 << 29)
 
-#endif /* NDISBENCH_RTL8187_REGS_H */
+#endif /* RTL8187_REGS_H */

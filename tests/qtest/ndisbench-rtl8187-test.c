@@ -368,6 +368,10 @@ static void test_registers(void)
     reg_write(&u, 1, 0, RTL8187_REG_EEPROM_CMD, 1, RTL8187_EEPROM_CMD_LOAD);
     g_assert_cmphex(reg_read(&u, 1, 0, RTL8187_REG_EEPROM_CMD, 1) &
                     RTL8187_EEPROM_CMD_MODE_MASK, ==, 0);
+    /* The rfkill switch reads "radio on", whatever was written. */
+    reg_write(&u, 1, 0, RTL8187_REG_GPIO1, 1, 0);
+    g_assert_cmphex(reg_read(&u, 1, 0, RTL8187_REG_GPIO1, 1) &
+                    RTL8187_GPIO1_RADIO_ON, ==, RTL8187_GPIO1_RADIO_ON);
     /* TSFT counts. */
     g_assert_cmpuint(reg_read(&u, 1, 0, RTL8187_REG_TSFT, 4), >, 0);
 
