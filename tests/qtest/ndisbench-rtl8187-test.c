@@ -646,6 +646,211 @@ static void test_ap_beacon(void)
     qtest_quit(qts);
 }
 
+/* ---- high speed: a minimal EHCI driver (async schedule, one QH) ------- */
+
+#define EHCI_DEVFN      QPCI_DEVFN(6, 0)
+#define EHCI_OP         0x20
+#define EHCI_USBCMD     (EHCI_OP + 0x00)
+#define EHCI_ASYNC      (EHCI_OP + 0x18)
+#define EHCI_CONFIG     (EHCI_OP + 0x40)
+#define EHCI_PORTSC(n)  (EHCI_OP + 0x44 + 4 * (n))
+#define EHCI_QH         0x110000
+#define EHCI_QTD        0x111000        /* qTDs, 32 bytes apart */
+#define EHCI_BUF        0x120000        /* 4 pages */
+#define QTD_ACTIVE      (1u << 7)
+#define QTD_HALT        (1u << 6)
+
+typedef struct Ehci {
+    QTestState *qts;
+    QPCIDevice *dev;
+    QPCIBar bar;
+} Ehci;
+
+static void qh_put(Ehci *e, int addr, int ep, int mps, uint32_t first)
+{
+    uint32_t qh[12] = { 0 };
+
+    qh[0] = cpu_to_le32(EHCI_QH | 2);                   /* itself, QH */
+    qh[1] = cpu_to_le32(addr | (ep << 8) | (2 << 12) | (1 << 14) |
+                        (1 << 15) | (mps << 16));       /* HS, DTC, H */
+    qh[2] = cpu_to_le32(1u << 30);
+    qh[4] = cpu_to_le32(first);
+    qh[5] = cpu_to_le32(1);
+    qtest_memwrite(e->qts, EHCI_QH, qh, sizeof(qh));
+}
+
+static void qtd_put(Ehci *e, int i, bool last, int pid, int toggle,
+                    int len, uint32_t buf)
+{
+    uint32_t qtd[8] = { 0 };
+    int j;
+
+    qtd[0] = cpu_to_le32(last ? 1 : EHCI_QTD + (i + 1) * 32);
+    qtd[1] = cpu_to_le32(1);
+    qtd[2] = cpu_to_le32(((uint32_t)toggle << 31) | (len << 16) |
+                         (3 << 10) | (pid << 8) | QTD_ACTIVE);
+    for (j = 0; j < 4; j++) {
+        qtd[3 + j] = cpu_to_le32(buf + j * 4096);
+    }
+    qtest_memwrite(e->qts, EHCI_QTD + i * 32, qtd, sizeof(qtd));
+}
+
+static int ehci_run(Ehci *e, int n, int *left)
+{
+    uint32_t token;
+    int i, step;
+
+    for (step = 0; step < 20; step++) {
+        qtest_clock_step(e->qts, 1000000);
+        for (i = 0; i < n; i++) {
+            token = qtest_readl(e->qts, EHCI_QTD + i * 32 + 8);
+            if (token & QTD_HALT) {
+                qh_put(e, 0, 0, 64, 1);
+                return XFER_STALL;
+            }
+            if (token & QTD_ACTIVE) {
+                break;
+            }
+            if (left) {
+                left[i] = (token >> 16) & 0x7fff;
+            }
+        }
+        if (i == n) {
+            return XFER_OK;
+        }
+    }
+    qh_put(e, 0, 0, 64, 1);
+    for (i = 0; i < n; i++) {
+        qtest_writel(e->qts, EHCI_QTD + i * 32 + 8, 0);
+    }
+    qtest_clock_step(e->qts, 1000000);
+    return XFER_NAK;
+}
+
+static int ehci_ctrl(Ehci *e, int addr, uint8_t type, uint8_t req,
+                     uint16_t value, uint16_t index, uint16_t len,
+                     void *data)
+{
+    uint8_t setup[8] = { type, req, value, value >> 8, index, index >> 8,
+                         len, len >> 8 };
+    bool in = type & 0x80;
+    int n = 0, ret;
+
+    qtest_memwrite(e->qts, EHCI_BUF, setup, sizeof(setup));
+    qtd_put(e, n++, false, 2, 0, 8, EHCI_BUF);
+    if (len) {
+        if (!in) {
+            qtest_memwrite(e->qts, EHCI_BUF + 0x1000, data, len);
+        }
+        qtd_put(e, n++, false, in ? 1 : 0, 1, len, EHCI_BUF + 0x1000);
+    }
+    qtd_put(e, n++, true, in ? 0 : 1, 1, 0, 0);
+    qh_put(e, addr, 0, 64, EHCI_QTD);
+    ret = ehci_run(e, n, NULL);
+    if (ret == XFER_OK && in && len) {
+        qtest_memread(e->qts, EHCI_BUF + 0x1000, data, len);
+    }
+    return ret;
+}
+
+static int ehci_bulk(Ehci *e, int addr, bool in, int ep, void *data,
+                     int len, int *actual)
+{
+    int left = 0, ret;
+
+    if (!in) {
+        qtest_memwrite(e->qts, EHCI_BUF, data, len);
+    }
+    qtd_put(e, 0, true, in ? 1 : 0, 0, len, EHCI_BUF);
+    qh_put(e, addr, ep, 512, EHCI_QTD);
+    ret = ehci_run(e, 1, &left);
+    if (actual) {
+        *actual = len - left;
+    }
+    if (ret == XFER_OK && in) {
+        qtest_memread(e->qts, EHCI_BUF, data, len - left);
+    }
+    return ret;
+}
+
+static void ehci_enumerate(Ehci *e, int port, int addr)
+{
+    g_assert(qpci_io_readl(e->dev, e->bar, EHCI_PORTSC(port)) & 1);
+    qpci_io_writel(e->dev, e->bar, EHCI_PORTSC(port), (1 << 12) | (1 << 8));
+    qpci_io_writel(e->dev, e->bar, EHCI_PORTSC(port), 1 << 12);
+    g_assert(qpci_io_readl(e->dev, e->bar, EHCI_PORTSC(port)) & (1 << 2));
+    g_assert_cmpint(ehci_ctrl(e, 0, 0x00, 0x05, addr, 0, 0, NULL), ==,
+                    XFER_OK);
+    g_assert_cmpint(ehci_ctrl(e, addr, 0x00, 0x09, 1, 0, 0, NULL), ==,
+                    XFER_OK);
+}
+
+/* TX and RX at high speed: 512-byte packets, a 2500-byte bulk IN. */
+static void test_ehci(void)
+{
+    QTestState *qts = qtest_init("-M pc -m 128 -nodefaults "
+                                 "-object wlan-air,id=air0 "
+                                 "-device usb-ehci,id=ehci,addr=06.0 "
+                                 "-device usb-rtl8187,air=air0,bus=ehci.0,"
+                                 "port=1 "
+                                 "-device usb-rtl8187,air=air0,bus=ehci.0,"
+                                 "port=2");
+    QPCIBus *bus = qpci_new_pc(qts, NULL);
+    uint8_t frame[600], buf[RTL8187_MAX_RX], d[4];
+    size_t n = mk_frame(frame, "high speed");
+    int actual;
+    Ehci e;
+
+    e.qts = qts;
+    e.dev = qpci_device_find(bus, EHCI_DEVFN);
+    g_assert(e.dev != NULL);
+    qpci_device_enable(e.dev);
+    e.bar = qpci_iomap(e.dev, 0, NULL);
+    qh_put(&e, 0, 0, 64, 1);
+    qpci_io_writel(e.dev, e.bar, EHCI_CONFIG, 1);
+    qpci_io_writel(e.dev, e.bar, EHCI_ASYNC, EHCI_QH);
+    qpci_io_writel(e.dev, e.bar, EHCI_USBCMD, (1 << 5) | 1);  /* ASE, RS */
+    ehci_enumerate(&e, 0, 1);
+    ehci_enumerate(&e, 1, 2);
+
+    /* wMaxPacketSize 512 in the high-speed configuration */
+    g_assert_cmpint(ehci_ctrl(&e, 1, 0x80, 0x06, 0x0200, 0, 39, buf), ==,
+                    XFER_OK);
+    g_assert_cmpint(lduw_le_p(buf + 18 + 4), ==, 512);
+
+    stl_le_p(d, RTL8187_CMD_TX_ENABLE);
+    g_assert_cmpint(ehci_ctrl(&e, 1, RTL8187_REQT_WRITE, RTL8187_REQ_SET_REG,
+                              RTL8187_REG_BASE | RTL8187_REG_CMD, 0, 1, d),
+                    ==, XFER_OK);
+    stl_le_p(d, RTL8187_CMD_RX_ENABLE);
+    g_assert_cmpint(ehci_ctrl(&e, 2, RTL8187_REQT_WRITE, RTL8187_REQ_SET_REG,
+                              RTL8187_REG_BASE | RTL8187_REG_CMD, 0, 1, d),
+                    ==, XFER_OK);
+
+    g_assert_cmpint(ehci_bulk(&e, 2, true, RTL8187_EP_RX, buf, sizeof(buf),
+                              NULL), ==, XFER_NAK);
+    /* A 500-byte frame: 512 bytes with the header, then a ZLP. */
+    memset(frame + n, 0x5a, 500 - n);
+    n = 500;
+    memset(buf, 0, RTL8187_TX_HDR_SIZE);
+    stl_le_p(buf, n | RTL8187_TX_FLAG_NO_ENC);
+    memcpy(buf + RTL8187_TX_HDR_SIZE, frame, n);
+    g_assert_cmpint(ehci_bulk(&e, 1, false, RTL8187_EP_TX, buf,
+                              RTL8187_TX_HDR_SIZE + n, NULL), ==, XFER_OK);
+    g_assert_cmpint(ehci_bulk(&e, 1, false, RTL8187_EP_TX, buf, 0, NULL),
+                    ==, XFER_OK);
+    qtest_clock_step(qts, 1000000);
+    g_assert_cmpint(ehci_bulk(&e, 2, true, RTL8187_EP_RX, buf, sizeof(buf),
+                              &actual), ==, XFER_OK);
+    g_assert_cmpint(actual, ==, n + 4 + RTL8187_RX_HDR_SIZE);
+    g_assert(memcmp(buf, frame, n) == 0);
+
+    qpci_iounmap(e.dev, e.bar);
+    g_free(e.dev);
+    qpci_free_pc(bus);
+    qtest_quit(qts);
+}
+
 /* ---- migration -------------------------------------------------------- */
 
 #define MIG_DEVS "-device usb-rtl8187,air=air0,bus=uhci.0,port=1," \
@@ -763,6 +968,7 @@ int main(int argc, char **argv)
     qtest_add_func("/ndisbench/rtl8187/air", test_air);
     qtest_add_func("/ndisbench/rtl8187/unplug-on-air", test_unplug_on_air);
     qtest_add_func("/ndisbench/rtl8187/ap-beacon", test_ap_beacon);
+    qtest_add_func("/ndisbench/rtl8187/ehci", test_ehci);
     qtest_add_func("/ndisbench/rtl8187/migration", test_migration);
     return g_test_run();
 }
