@@ -1,5 +1,4 @@
 """Initramfs archive format, PVH note detection, results round trip."""
-import pathlib
 import struct
 import subprocess
 import tempfile
