@@ -289,7 +289,8 @@ class QemuTree(WorkTree):
 
     def add_qtests(self) -> None:
         """Each tests/qtest/<name>.c of the repository becomes a qtest of
-        the tree (a symlink in its tests/qtest/, a qtests_x86_64 entry)."""
+        the tree (a symlink in its tests/qtest/, a qtests_x86_64 entry);
+        the ndisbench-*.h helpers they include are linked beside them."""
         qdir = self.src / "tests" / "qtest"
         meson = qdir / "meson.build"
         text = meson.read_text()
@@ -301,9 +302,12 @@ class QemuTree(WorkTree):
         lines = "".join(f"qtests_x86_64 += ['{n}']  {QAPI_MARK}\n"
                         for n in names)
         new = new.replace(QTEST_ANCHOR, QTEST_ANCHOR + lines, 1)
-        for name in names:
-            target = QTEST_DIR / f"{name}.c"
-            link = qdir / f"{name}.c"
+        # The tests and the helper headers they share.
+        files = [f"{n}.c" for n in names] + sorted(
+            p.name for p in QTEST_DIR.glob("ndisbench-*.h"))
+        for file in files:
+            target = QTEST_DIR / file
+            link = qdir / file
             if link.is_symlink() and os.readlink(link) != str(target):
                 link.unlink()
             if not link.is_symlink():

@@ -21,6 +21,7 @@
 #include "libqos/pci-pc.h"
 #include "hw/pci/pci_regs.h"
 #include "hw/ndisbench/include/bcm43xx_regs.h"
+#include "ndisbench-qtest.h"
 
 #define BCM_DEVFN       QPCI_DEVFN(4, 0)
 #define BCM2_DEVFN      QPCI_DEVFN(5, 0)
@@ -1039,51 +1040,6 @@ static void test_ap_data(void)
 }
 
 /* ---- migration ------------------------------------------------------- */
-
-static void migrate_to_file(QTestState *qts, const char *path)
-{
-    g_autofree char *uri = g_strdup_printf("exec:cat > %s", path);
-    QDict *resp;
-    const char *status;
-    int i;
-
-    resp = qtest_qmp(qts, "{'execute': 'migrate', 'arguments': "
-                     "{'uri': %s}}", uri);
-    g_assert(qdict_haskey(resp, "return"));
-    qobject_unref(resp);
-    for (i = 0; i < 10000; i++) {
-        resp = qtest_qmp(qts, "{'execute': 'query-migrate'}");
-        status = qdict_get_try_str(qdict_get_qdict(resp, "return"),
-                                   "status");
-        if (status && g_str_equal(status, "completed")) {
-            qobject_unref(resp);
-            return;
-        }
-        g_assert(!status || !g_str_equal(status, "failed"));
-        qobject_unref(resp);
-        g_usleep(1000);
-    }
-    g_assert_not_reached();
-}
-
-/* The destination loads in the background: wait until it has. */
-static void wait_incoming(QTestState *qts)
-{
-    QDict *resp;
-    bool loading = true;
-    int i;
-
-    for (i = 0; i < 10000 && loading; i++) {
-        resp = qtest_qmp(qts, "{'execute': 'query-status'}");
-        loading = g_str_equal(qdict_get_str(qdict_get_qdict(resp, "return"),
-                                            "status"), "inmigrate");
-        qobject_unref(resp);
-        if (loading) {
-            g_usleep(1000);
-        }
-    }
-    g_assert(!loading);
-}
 
 static void test_migration(void)
 {

@@ -20,6 +20,7 @@
 #include "qapi/qmp/qjson.h"
 #include "libqos/pci-pc.h"
 #include "hw/ndisbench/include/rtl8187_regs.h"
+#include "ndisbench-qtest.h"
 
 #define BASE_ARGS "-M pc -nodefaults -object wlan-air,id=air0 " \
                   "-device usb-ehci,id=ehci "
@@ -857,50 +858,6 @@ static void test_ehci(void)
                  "mac=52:54:00:12:34:56 " \
                  "-device usb-rtl8187,air=air0,bus=uhci.0,port=2," \
                  "mac=52:54:00:ab:cd:ef "
-
-static void migrate_to_file(QTestState *qts, const char *path)
-{
-    g_autofree char *uri = g_strdup_printf("exec:cat > %s", path);
-    QDict *resp;
-    const char *status;
-    int i;
-
-    resp = qtest_qmp(qts, "{'execute': 'migrate', 'arguments': "
-                     "{'uri': %s}}", uri);
-    g_assert(qdict_haskey(resp, "return"));
-    qobject_unref(resp);
-    for (i = 0; i < 10000; i++) {
-        resp = qtest_qmp(qts, "{'execute': 'query-migrate'}");
-        status = qdict_get_try_str(qdict_get_qdict(resp, "return"),
-                                   "status");
-        if (status && g_str_equal(status, "completed")) {
-            qobject_unref(resp);
-            return;
-        }
-        g_assert(!status || !g_str_equal(status, "failed"));
-        qobject_unref(resp);
-        g_usleep(1000);
-    }
-    g_assert_not_reached();
-}
-
-static void wait_incoming(QTestState *qts)
-{
-    QDict *resp;
-    bool loading = true;
-    int i;
-
-    for (i = 0; i < 10000 && loading; i++) {
-        resp = qtest_qmp(qts, "{'execute': 'query-status'}");
-        loading = g_str_equal(qdict_get_str(qdict_get_qdict(resp, "return"),
-                                            "status"), "inmigrate");
-        qobject_unref(resp);
-        if (loading) {
-            g_usleep(1000);
-        }
-    }
-    g_assert(!loading);
-}
 
 /* Registers, EEPROM and channel survive; the radios are back on the air. */
 static void test_migration(void)
