@@ -252,8 +252,13 @@ def _success(check: str, want: ExpectedLoad) -> Verdict:
 
 # -- network checks -----------------------------------------------------------
 
+def _iface_test(log: KtapLog) -> Optional[KtapTest]:
+    """The agent's `iface <ifname>` result, if it printed one."""
+    return next((t for t in log.tests if t.name.startswith("iface ")), None)
+
+
 def _iface_problem(log: KtapLog, need_link: bool = True) -> Optional[str]:
-    iface = next((t for t in log.tests if t.name.startswith("iface ")), None)
+    iface = _iface_test(log)
     if iface is None:
         return "agent printed no interface result"
     if not iface.ok:
@@ -271,7 +276,7 @@ def _iface_problem(log: KtapLog, need_link: bool = True) -> Optional[str]:
 def judge_unreached(check: str, log: KtapLog) -> Verdict:
     """A check behind a wrapper the policy refuses: the interface must not
     exist, and nothing after it can run."""
-    iface = next((t for t in log.tests if t.name.startswith("iface ")), None)
+    iface = _iface_test(log)
     if iface is None:
         return Verdict(ERROR, "agent printed no interface result")
     if iface.ok:
@@ -300,7 +305,8 @@ def _judge_wrapper(check: str, exp: Expectations, log: KtapLog,
     problem = _iface_problem(log, need_link=check == "associate")
     if problem:
         return Verdict(FAIL, problem)
-    iface = next(t for t in log.tests if t.name.startswith("iface "))
+    iface = _iface_test(log)
+    assert iface is not None
     if check == "bind":
         problems = []
         _compare("ethtool driver", "ndiswrapper", iface.fact("driver"),

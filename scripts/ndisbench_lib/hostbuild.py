@@ -15,16 +15,18 @@ AGENT = paths.MESON_BUILD / "guest" / "agent" / "ndisbench-agent"
 UTILS = paths.MESON_BUILD / "wrapper" / "utils"
 
 
-def meson_compile(target: str) -> None:
-    """meson compile one target ("all": everything) in build/."""
+def meson_compile(*targets: str) -> None:
+    """meson compile these targets ("all": everything) in build/, in one
+    ninja run."""
     log = paths.MESON_BUILD.parent / "build.log"
     if not (paths.MESON_BUILD / "build.ninja").exists():
         with Step("build", "meson setup build"):
             run_logged(["meson", "setup", str(paths.MESON_BUILD),
                         str(paths.REPO)], log, "meson setup", timeout=300)
     cmd = ["meson", "compile", "-C", str(paths.MESON_BUILD)]
-    run_logged(cmd + ([] if target == "all" else [target]), log,
-               f"meson compile {target}", timeout=1800)
+    names = [t for t in targets if t != "all"]
+    run_logged(cmd + names, log, f"meson compile {' '.join(targets)}",
+               timeout=1800)
 
 
 def build_agent() -> pathlib.Path:
@@ -104,6 +106,6 @@ def guest_tools() -> Dict[str, pathlib.Path]:
     """Static builds of the wrapper's user tools, by their guest path."""
     tools = {"sbin/ndiswrapper": UTILS / "ndiswrapper-static",
              "sbin/loadndisdriver": UTILS / "loadndisdriver-static"}
-    for tool in tools.values():
-        meson_compile(str(tool.relative_to(paths.MESON_BUILD)))
+    meson_compile(*(str(t.relative_to(paths.MESON_BUILD))
+                    for t in tools.values()))
     return tools

@@ -251,8 +251,7 @@ class SourceTree(WorkTree):
                                  "cc": compiler_id()})
 
     def tarball(self) -> pathlib.Path:
-        name = self.package.replace("linux-source-", "linux-source-")
-        path = pathlib.Path("/usr/src") / f"{name}.tar.xz"
+        path = pathlib.Path("/usr/src") / f"{self.package}.tar.xz"
         if not path.exists():
             raise BenchError(f"{self.who}: {path} missing (reinstall "
                              f"{self.package})")
