@@ -22,6 +22,19 @@ class CellResult:
     boot_seconds: Optional[float] = None
     first_ktap_seconds: Optional[float] = None
     verdicts: Dict[str, Verdict] = dataclasses.field(default_factory=dict)
+    wrapper: str = ""       # "", "ndiswrapper" or "native"
+
+    @property
+    def label(self) -> str:
+        """The matrix row: device[/wrapper]."""
+        return f"{self.device}/{self.wrapper}" if self.wrapper else \
+            self.device
+    # "ndiswrapper", "native", or "" for a device without a wrapper (and in
+    # runs written before the wrapper axis existed).
+    wrapper: str = ""
+
+
+CELL_FIELDS = frozenset(f.name for f in dataclasses.fields(CellResult))
 
 
 @dataclasses.dataclass
@@ -59,7 +72,7 @@ def cell_lines(cell: CellResult) -> List[str]:
     boot = (f"{cell.boot_seconds:.1f}s" if cell.boot_seconds is not None
             else "not booted")
     words = ", ".join(f"{c} {label(c, v)}" for c, v in cell.verdicts.items())
-    lines = [f"{cell.kernel} / {cell.device}: {words} ({boot})"]
+    lines = [f"{cell.kernel} / {cell.label}: {words} ({boot})"]
     for check, verdict in cell.verdicts.items():
         if verdict.status != PASS:
             lines.append(f"  {check}: {verdict.summary}")
@@ -68,7 +81,7 @@ def cell_lines(cell: CellResult) -> List[str]:
 
 def matrix(result: RunResult) -> str:
     header = ["kernel", "policy", "device"] + result.checks
-    rows = [header] + [[c.kernel, c.policy, c.device] +
+    rows = [header] + [[c.kernel, c.policy, c.label] +
                        [label(k, c.verdicts[k]) if k in c.verdicts else "-"
                         for k in result.checks] for c in result.cells]
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
@@ -94,7 +107,7 @@ def markdown(result: RunResult) -> str:
            + " |",
            "|" + "---|" * (3 + len(result.checks))]
     for c in result.cells:
-        cols = [c.kernel, c.policy, c.device] + [
+        cols = [c.kernel, c.policy, c.label] + [
             label(k, c.verdicts[k]) if k in c.verdicts else "-"
             for k in result.checks]
         out.append("| " + " | ".join(cols) + " |")
@@ -104,7 +117,7 @@ def markdown(result: RunResult) -> str:
             "## Cells", ""]
     for c in result.cells:
         boot = f"{c.boot_seconds}s" if c.boot_seconds is not None else "-"
-        out.append(f"### {c.kernel} / {c.device}")
+        out.append(f"### {c.kernel} / {c.label}")
         out.append(f"release `{c.release or '-'}`, boot {boot}, first KTAP "
                    f"line {c.first_ktap_seconds or '-'}s, "
                    f"[serial log]({c.folder}/serial.log), "
@@ -124,7 +137,7 @@ def junit(result: RunResult) -> bytes:
     for c in result.cells:
         for check, v in c.verdicts.items():
             case = ET.SubElement(suite, "testcase",
-                                 classname=f"{c.kernel}.{c.device}",
+                                 classname=f"{c.kernel}.{c.label}",
                                  name=check,
                                  time=str(c.boot_seconds or 0))
             text = "\n".join([v.summary, *v.details[1:]])
@@ -154,7 +167,8 @@ def from_json(text: str) -> RunResult:
         verdicts = {k: Verdict(v["status"], v["summary"],
                                tuple(v["details"]))
                     for k, v in c.pop("verdicts").items()}
-        cells.append(CellResult(**c, verdicts=verdicts))
+        cells.append(CellResult(**{k: v for k, v in c.items()
+                                   if k in CELL_FIELDS}, verdicts=verdicts))
     return RunResult(**raw, cells=cells)
 
 
