@@ -12,6 +12,7 @@
 /* The network checks selected on the kernel command line. */
 struct net_opts {
     const char *ifname;         /* ndisbench.net=<ifname>; NULL: none */
+    const char *connect_ssid;   /* ndisbench.connect=<ssid>: iw connect */
     unsigned int ping_count;    /* ndisbench.ping=<count>; 0: no ping */
     unsigned int tcp_port;      /* ndisbench.tcp=<port>:<bytes>; 0: none */
     unsigned long long tcp_bytes;

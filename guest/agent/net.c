@@ -40,6 +40,8 @@
 #define PING_INTERVAL_MS   10
 #define TCP_TIMEOUT_MS     60000
 #define BUSYBOX            "/bin/busybox"
+#define IW                 "/usr/sbin/iw"
+#define IW_TIMEOUT_MS      10000
 #define UDHCPC_SCRIPT      "/etc/udhcpc.script"
 
 /* ---- option parsing (pure) ---- */
@@ -275,6 +277,27 @@ static void say_ndis_attrs(const char *ifname)
     closedir(dir);
 }
 
+/*
+ * Ask cfg80211 to join the SSID (mac80211 drivers do nothing until told);
+ * the association itself is then awaited as the carrier.
+ */
+static void iw_connect(const struct net_opts *opts)
+{
+    char *argv[] = { "iw", "dev", (char *)opts->ifname, "connect",
+                     (char *)opts->connect_ssid, NULL };
+
+    say("# iw_connect_status: %d",
+        agent_run(IW, argv, "iw_connect", IW_TIMEOUT_MS));
+}
+
+/* What cfg80211 says the interface is associated to. */
+static void iw_link(const struct net_opts *opts)
+{
+    char *argv[] = { "iw", "dev", (char *)opts->ifname, "link", NULL };
+
+    agent_run(IW, argv, "iw_link", IW_TIMEOUT_MS);
+}
+
 /* Bring the interface up and wait for the driver to report a link. */
 static bool test_link(const struct net_opts *opts, int number)
 {
@@ -286,6 +309,8 @@ static bool test_link(const struct net_opts *opts, int number)
     err = set_up(opts->ifname);
     if (err)
         say("# ifup_errno: %d", -err);
+    if (opts->connect_ssid)
+        iw_connect(opts);
     while (!(up = carrier_up(opts->ifname)) &&
            now_us() - start < CARRIER_WAIT_MS * 1000LL)
         usleep(20000);
@@ -298,6 +323,8 @@ static bool test_link(const struct net_opts *opts, int number)
     say("# operstate: %s", operstate ? operstate : "-");
     free(operstate);
     say_ndis_attrs(opts->ifname);
+    if (opts->connect_ssid)
+        iw_link(opts);
     say_result(up, number, "link");
     return up;
 }

@@ -198,11 +198,13 @@ def _judge_taint(want: ExpectedLoad, got: Observed, boot: Optional[int],
 
 def judge(check: str, policy: Policy, exp: Expectations, log: KtapLog,
           roles: Sequence[str], base_bits: int,
-          sink_bytes: Optional[int] = None, fixture: str = "") -> Verdict:
+          sink_bytes: Optional[int] = None, fixture: str = "",
+          native: str = "") -> Verdict:
     """The verdict of one check in one cell. sink_bytes: what the host's
     TCP sink received (tcp check only); fixture: the Windows driver a
     wrapped device runs (its checks are not reached where the policy
-    refuses the wrapper)."""
+    refuses the wrapper); native: the in-tree driver a native cell binds
+    (no wrapper involved, so no policy applies)."""
     if check not in CHECK_ROLE:
         refused = policy.modes.get("ndiswrapper") == "module"
         if check == "broken":
@@ -211,7 +213,7 @@ def judge(check: str, policy: Policy, exp: Expectations, log: KtapLog,
             return judge_unload(exp, log, refused)
         if fixture and check != "install" and refused:
             return judge_unreached(check, log)
-        return judge_net(check, exp, log, sink_bytes, fixture)
+        return judge_net(check, exp, log, sink_bytes, fixture, native)
     role = CHECK_ROLE[check]
     want = expected_loads(policy, exp, roles, base_bits)[role]
     boot_test: Optional[KtapTest] = log.test("boot")
@@ -286,8 +288,36 @@ def judge_unreached(check: str, log: KtapLog) -> Verdict:
                           "ndiswrapper)")
 
 
+def _judge_native_bind(log: KtapLog, iface: KtapTest, native: str
+                       ) -> Verdict:
+    """The in-tree driver owns the interface, and nothing tainted P."""
+    problems: List[str] = []
+    _compare("ethtool driver", native, iface.fact("driver"), problems)
+    boot = log.test("boot")
+    tainted = _int(boot.fact("tainted")) if boot else None
+    _compare("kernel taint at boot", 0, tainted, problems)
+    if problems:
+        return Verdict(FAIL, problems[0], problems)
+    return Verdict(PASS, f"{iface.name.split()[1]} bound: driver {native}, "
+                         f"{iface.fact('bus_info')}")
+
+
+def _link_bss(link: KtapTest) -> Dict[str, Optional[str]]:
+    """BSSID and SSID of the association, from the wrapper's ndis/ sysfs
+    attributes or from `iw dev <if> link`."""
+    bss: Dict[str, Optional[str]] = {"bssid": link.fact("ndis_bssid"),
+                                     "ssid": link.fact("ndis_ssid")}
+    for line in (raw.strip() for raw in link.all("iw_link")):
+        words = line.split()
+        if line.startswith("Connected to ") and len(words) > 2:
+            bss["bssid"] = words[2]
+        elif line.startswith("SSID: "):
+            bss["ssid"] = line[len("SSID: "):]
+    return bss
+
+
 def _judge_wrapper(check: str, exp: Expectations, log: KtapLog,
-                   fixture: str) -> Verdict:
+                   fixture: str, native: str = "") -> Verdict:
     net = exp.network
     if check == "install":
         test = log.test("install")
@@ -307,6 +337,8 @@ def _judge_wrapper(check: str, exp: Expectations, log: KtapLog,
         return Verdict(FAIL, problem)
     iface = _iface_test(log)
     assert iface is not None
+    if check == "bind" and native:
+        return _judge_native_bind(log, iface, native)
     if check == "bind":
         problems = []
         _compare("ethtool driver", "ndiswrapper", iface.fact("driver"),
@@ -329,11 +361,12 @@ def _judge_wrapper(check: str, exp: Expectations, log: KtapLog,
     link = log.test("link")
     assert link is not None
     problems = []
-    _compare("BSSID the driver reports", net["ap_bssid"],
-             link.fact("ndis_bssid"), problems)
-    if link.fact("ndis_ssid") is not None:
-        _compare("SSID the driver reports", net["ap_ssid"],
-                 link.fact("ndis_ssid"), problems)
+    bss = _link_bss(link)
+    _compare("BSSID the driver reports", net["ap_bssid"], bss["bssid"],
+             problems)
+    if bss["ssid"] is not None:
+        _compare("SSID the driver reports", net["ap_ssid"], bss["ssid"],
+                 problems)
     if problems:
         return Verdict(FAIL, problems[0], problems)
     return Verdict(PASS, f"associated to {net['ap_bssid']} "
@@ -342,12 +375,13 @@ def _judge_wrapper(check: str, exp: Expectations, log: KtapLog,
 
 
 def judge_net(check: str, exp: Expectations, log: KtapLog,
-              sink_bytes: Optional[int], fixture: str = "") -> Verdict:
+              sink_bytes: Optional[int], fixture: str = "",
+              native: str = "") -> Verdict:
     boot_test = log.test("boot")
     if boot_test is None or not boot_test.ok:
         return Verdict(ERROR, "guest did not boot to the agent's checks")
     if check in WRAPPER_CHECKS:
-        return _judge_wrapper(check, exp, log, fixture)
+        return _judge_wrapper(check, exp, log, fixture, native)
     problem = _iface_problem(log)
     if problem:
         return Verdict(FAIL, problem)

@@ -71,7 +71,8 @@ def _matrix(args: argparse.Namespace) -> runner.Matrix:
     exp = kernels.load_expectations()
     selected = kernels.select(kernels.load_kernels(args.kernels_toml, exp),
                               _names(args.kernel))
-    return runner.Matrix(selected, devices.select(_names(args.device)),
+    return runner.Matrix(selected, devices.select(_names(args.device),
+                                                  _names(args.wrapper)),
                          _checks(args.check), exp)
 
 
@@ -98,9 +99,9 @@ def cmd_list(args: argparse.Namespace) -> int:
         modes = ", ".join(f"{r}={m}" for r, m in p.modes.items())
         print(f"  {p.name:11} {p.commit:40} {modes}")
     print("devices:")
-    for d in devices.DEVICES.values():
+    for d in devices.TARGETS:
         note = "" if d.default else " (only with --device)"
-        print(f"  {d.name:10} {d.description}{note}")
+        print(f"  {d.label:20} {d.description}{note}")
     print("checks: " + ", ".join(chk.CHECKS))
     print(f"cache: {cache.root}")
     return 0
@@ -162,7 +163,11 @@ def parser() -> argparse.ArgumentParser:
                                "with 'N passed, N failed'")):
         p = sub.add_parser(name, help=helptext)
         p.add_argument("--kernel", action="extend", nargs="+", metavar="K")
-        p.add_argument("--device", action="extend", nargs="+", metavar="D")
+        p.add_argument("--device", action="extend", nargs="+", metavar="D",
+                       help="device rows (name or name/wrapper)")
+        p.add_argument("--wrapper", action="extend", nargs="+", metavar="W",
+                       help="wrapper columns: " + ", ".join(
+                           devices.WRAPPERS))
         p.add_argument("--check", action="extend", nargs="+", metavar="C")
         p.add_argument("-j", "--jobs", type=int,
                        default=runner.default_jobs())

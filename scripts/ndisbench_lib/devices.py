@@ -1,12 +1,17 @@
-"""The device axis of the matrix: what QEMU adds to the guest, which
-in-tree modules the guest loads for it, and which checks apply to it.
+"""The device and wrapper axes of the matrix: what QEMU adds to the guest,
+how the guest drives it (which wrapper, or the native in-tree driver), the
+in-tree modules it loads for it, and which checks apply.
 
 - `none`: a q35 guest without network hardware: the load and taint checks.
 - `e1000`: QEMU's e1000 on the slirp user network: the reference NIC the
   network checks (and the wrapped WLAN devices) are measured against.
-- `bcm43xx`: our Broadcom-class PCI WLAN model on an emulated air with an
-  access point bridged to slirp, driven by the bcmwl fixture driver through
-  ndiswrapper: the whole chain from `ndiswrapper -i` to TCP.
+- `bcm43xx` / ndiswrapper: our Broadcom-class PCI WLAN model on an emulated
+  air with an access point bridged to slirp, driven by the bcmwl fixture
+  driver through ndiswrapper: the whole chain from `ndiswrapper -i` to TCP.
+- `rtl8187` / ndiswrapper: our RTL8187-class USB WLAN model on xHCI, driven
+  by the rtlwl NDIS-WDM fixture through the wrapper's USB layer.
+- `rtl8187` / native: the same emulated device driven by Linux's in-tree
+  rtl8187 (mac80211, connected with `iw`): the independent reference.
 """
 import dataclasses
 from typing import Dict, List, Optional, Tuple
@@ -14,21 +19,44 @@ from typing import Dict, List, Optional, Tuple
 from .checks import MODULE_CHECKS, NET_CHECKS, WRAPPER_CHECKS
 from .errors import BenchError
 
+WRAPPERS = ("ndiswrapper", "native")
+
+# The air and its access point, bridged to the slirp network.
+AIR_ARGS = ("-object", "wlan-air,id=air0",
+            "-netdev", "user,id=net0",
+            "-object", "wlan-ap,id=ap0,air=air0,netdev=net0,"
+            "ssid=ndisbench,bssid=02:00:00:00:01:00,channel=6")
+# xhci_pci is a module on Debian's kernels (built into the source ones).
+RTL8187_ARGS = AIR_ARGS + ("-device", "qemu-xhci,id=xhci",
+                           "-device", "usb-rtl8187,id=wlan0,bus=xhci.0,"
+                           "air=air0,mac=52:54:00:12:34:58")
+WRAPPED_CHECKS = ("load",) + WRAPPER_CHECKS + NET_CHECKS
+NATIVE_CHECKS = ("bind", "associate") + NET_CHECKS
+
 
 @dataclasses.dataclass(frozen=True)
 class Device:
+    """One device of the matrix as one wrapper (or none) drives it."""
     name: str
     description: str
     checks: Tuple[str, ...]
+    wrapper: str = ""                       # "", or one of WRAPPERS
     qemu_args: Tuple[str, ...] = ()
     guest_modules: Tuple[str, ...] = ()     # in-tree, unless built in
     ifname: str = ""                        # interface the net checks use
     own_qemu: bool = False                  # needs our QEMU build
     fixture: str = ""                       # Windows driver it is wrapped with
+    native_driver: str = ""                 # in-tree driver name (native)
+    connect_ssid: str = ""                  # joined with `iw connect`
     default: bool = True                    # in the matrix without --device
 
+    @property
+    def label(self) -> str:
+        """Row name in matrices and cell folders: device[/wrapper]."""
+        return f"{self.name}/{self.wrapper}" if self.wrapper else self.name
 
-DEVICES: Dict[str, Device] = {d.name: d for d in (
+
+TARGETS: Tuple[Device, ...] = (
     Device("none", "no network device: module load and taint checks",
            MODULE_CHECKS),
     Device("e1000", "QEMU e1000 on -netdev user (slirp): reference NIC",
@@ -37,21 +65,46 @@ DEVICES: Dict[str, Device] = {d.name: d for d in (
                       "e1000,netdev=net0,mac=52:54:00:12:34:56"),
            guest_modules=("e1000",), ifname="eth0"),
     Device("bcm43xx", "our PCI WLAN model + AP on the air, wrapped: bcmwl.sys "
-           "in ndiswrapper", ("load",) + WRAPPER_CHECKS + NET_CHECKS,
-           qemu_args=("-object", "wlan-air,id=air0",
-                      "-netdev", "user,id=net0",
-                      "-object", "wlan-ap,id=ap0,air=air0,netdev=net0,"
-                      "ssid=ndisbench,bssid=02:00:00:00:01:00,channel=6",
-                      "-device", "bcm43xx,air=air0,mac=52:54:00:12:34:57"),
+           "in ndiswrapper", WRAPPED_CHECKS, wrapper="ndiswrapper",
+           qemu_args=AIR_ARGS + ("-device", "bcm43xx,air=air0,"
+                                 "mac=52:54:00:12:34:57"),
            ifname="wlan0", own_qemu=True, fixture="bcmwl"),
-)}
+    Device("rtl8187", "our USB WLAN model on xHCI + AP, wrapped: rtlwl.sys "
+           "(NDIS-WDM) in ndiswrapper", WRAPPED_CHECKS, wrapper="ndiswrapper",
+           qemu_args=RTL8187_ARGS, guest_modules=("xhci_pci",),
+           ifname="wlan0", own_qemu=True, fixture="rtlwl", default=False),
+    Device("rtl8187", "the same USB WLAN model driven by Linux's in-tree "
+           "rtl8187 (mac80211, iw connect): the reference", NATIVE_CHECKS,
+           wrapper="native", qemu_args=RTL8187_ARGS,
+           guest_modules=("xhci_pci", "rtl8187"), ifname="wlan0",
+           own_qemu=True,
+           native_driver="rtl8187", connect_ssid="ndisbench"),
+)
+DEVICES: Dict[str, Device] = {d.label: d for d in TARGETS}
+NAMES = tuple(dict.fromkeys(d.name for d in TARGETS))
 
 
-def select(names: Optional[List[str]]) -> List[Device]:
-    if not names:
-        return [d for d in DEVICES.values() if d.default]
-    bad = [n for n in names if n not in DEVICES]
+def select(names: Optional[List[str]],
+           wrappers: Optional[List[str]] = None) -> List[Device]:
+    """Devices by name (a name selects all its wrappers; `name/wrapper`
+    one of them), narrowed to the given wrappers (devices without a
+    wrapper stay when named explicitly)."""
+    bad = [n for n in names or [] if n not in NAMES and n not in DEVICES]
     if bad:
+        known = list(NAMES) + [d.label for d in TARGETS if d.wrapper]
         raise BenchError(f"unknown device(s) {', '.join(bad)} (known: "
-                         f"{', '.join(DEVICES)})")
-    return [DEVICES[n] for n in names]
+                         f"{', '.join(known)})")
+    bad = [w for w in wrappers or [] if w not in WRAPPERS]
+    if bad:
+        raise BenchError(f"unknown wrapper(s) {', '.join(bad)} (known: "
+                         f"{', '.join(WRAPPERS)})")
+    if names:
+        chosen = [d for d in TARGETS if d.name in names or d.label in names]
+    else:
+        chosen = [d for d in TARGETS if d.default]
+    if wrappers:
+        chosen = [d for d in chosen if d.wrapper in wrappers or
+                  (not d.wrapper and names and d.name in names)]
+    if not chosen:
+        raise BenchError("no device is driven by the selected wrapper(s)")
+    return chosen

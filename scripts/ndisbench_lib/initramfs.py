@@ -5,9 +5,10 @@ decompression under TCG). Deterministic: same inputs, same bytes, same key.
 import hashlib
 import os
 import pathlib
+import re
 import stat
 import tempfile
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import paths
 from .cache import Cache
@@ -54,6 +55,40 @@ def busybox_applets() -> List[str]:
                          f"(scripts/ndisbench setup)")
     out = capture([str(BUSYBOX), "--list-full"], what="busybox --list-full")
     return sorted(line.strip() for line in out.splitlines() if line.strip())
+
+
+# Debian's wireless and network tools, copied from the host with the shared
+# libraries they link (installed by `ndisbench setup`).
+HOST_PROGRAMS = ("/usr/sbin/iw", "/usr/sbin/ip", "/usr/sbin/ethtool")
+LDD_LINE_RE = re.compile(r"(?:=>\s*)?(/\S+)\s+\(0x")
+
+
+def shared_libraries(program: pathlib.Path) -> List[pathlib.Path]:
+    """The shared objects `ldd` resolves for a host program, loader
+    included, by the paths the program looks them up at."""
+    out = capture(["ldd", str(program)], what=f"ldd {program}")
+    libs = []
+    for line in out.splitlines():
+        match = LDD_LINE_RE.search(line)
+        if match:
+            libs.append(pathlib.Path(match.group(1)))
+    return libs
+
+
+def host_program_files(programs: Sequence[str] = HOST_PROGRAMS
+                       ) -> Dict[str, Tuple[bytes, int]]:
+    """Guest path -> (bytes, mode) of host programs and their libraries."""
+    files: Dict[str, Tuple[bytes, int]] = {}
+    for name in programs:
+        program = pathlib.Path(name)
+        if not program.exists():
+            raise BenchError(f"{program} missing: install its Debian "
+                             f"package (scripts/ndisbench setup)")
+        files[name.lstrip("/")] = (program.read_bytes(), 0o755)
+        for lib in shared_libraries(program):
+            # Copy the file a symlink names, under the name looked up.
+            files[str(lib).lstrip("/")] = (lib.resolve().read_bytes(), 0o755)
+    return files
 
 
 def build(agent: pathlib.Path, modules: Dict[str, bytes],

@@ -22,16 +22,15 @@ class CellResult:
     boot_seconds: Optional[float] = None
     first_ktap_seconds: Optional[float] = None
     verdicts: Dict[str, Verdict] = dataclasses.field(default_factory=dict)
-    wrapper: str = ""       # "", "ndiswrapper" or "native"
+    # "ndiswrapper", "native", or "" for a device without a wrapper (and in
+    # runs written before the wrapper axis existed).
+    wrapper: str = ""
 
     @property
     def label(self) -> str:
         """The matrix row: device[/wrapper]."""
         return f"{self.device}/{self.wrapper}" if self.wrapper else \
             self.device
-    # "ndiswrapper", "native", or "" for a device without a wrapper (and in
-    # runs written before the wrapper axis existed).
-    wrapper: str = ""
 
 
 CELL_FIELDS = frozenset(f.name for f in dataclasses.fields(CellResult))

@@ -99,7 +99,10 @@ def fixture_inf(device: Device) -> str:
 def cell_extra_files(device: Device, check_names: Sequence[str],
                      exp: Expectations, parts: HostParts
                      ) -> Dict[str, Tuple[bytes, int]]:
-    """The Windows driver a wrapped device uses and the wrapper's tools."""
+    """The Windows driver a wrapped device uses and the wrapper's tools;
+    iw and its libraries where the guest connects with iw."""
+    if device.connect_ssid:
+        return initramfs.host_program_files()
     if not device.fixture:
         return {}
     if parts.fixtures is None:
@@ -136,9 +139,11 @@ def cell_initrd(prep: Prepared, device: Device, check_names: Sequence[str],
                            cell_extra_files(device, check_names, exp, parts))
 
 
-def cell_dir(run_dir: pathlib.Path, kernel: str, device: str
+def cell_dir(run_dir: pathlib.Path, kernel: str, device: Device
              ) -> pathlib.Path:
-    return run_dir / "cells" / f"{kernel}__{device}"
+    name = "__".join([kernel, device.name] + [device.wrapper] * bool(
+        device.wrapper))
+    return run_dir / "cells" / name
 
 
 def kernel_problem(serial: str) -> str:
@@ -151,15 +156,17 @@ def kernel_problem(serial: str) -> str:
 def judge_cell(prep: Prepared, exp: Expectations, check_names: Sequence[str],
                roles: Sequence[str], boot: guest.BootResult,
                log_path: pathlib.Path, sink_bytes: Optional[int] = None,
-               fixture: str = "") -> Dict[str, chk.Verdict]:
+               device: Optional[Device] = None) -> Dict[str, chk.Verdict]:
     if boot.status == "timeout":
         verdict = chk.Verdict(chk.TIMEOUT, f"guest killed after "
                               f"{fmt_secs(boot.seconds)} (log kept: "
                               f"{log_path})")
         return {c: verdict for c in check_names}
     log = ktap.parse(boot.serial)
+    fixture = device.fixture if device else ""
+    native = device.native_driver if device else ""
     verdicts = {c: chk.judge(c, prep.kernel.policy, exp, log, roles,
-                             prep.base_bits, sink_bytes, fixture)
+                             prep.base_bits, sink_bytes, fixture, native)
                 for c in check_names}
     problem = kernel_problem(boot.serial)
     if problem:
@@ -188,6 +195,8 @@ def kernel_cmdline(exp: Expectations, device: Device, check_names:
     if device.ifname and any(c in chk.NET_CHECKS + ("bind", "associate")
                              for c in check_names):
         words.append(f"ndisbench.net={device.ifname}")
+    if device.connect_ssid:
+        words.append(f"ndisbench.connect={device.connect_ssid}")
     if "ping" in check_names:
         words.append(f"ndisbench.ping={exp.network['ping_count']}")
     if tcp_port is not None:
@@ -245,10 +254,11 @@ def run_cell(prep: Prepared, device: Device, exp: Expectations,
              check_names: Sequence[str], parts: HostParts,
              run_dir: pathlib.Path, timeout: float, accel: str
              ) -> report.CellResult:
-    cdir = cell_dir(run_dir, prep.kernel.name, device.name)
+    cdir = cell_dir(run_dir, prep.kernel.name, device)
     cdir.mkdir(parents=True, exist_ok=True)
     cell = report.CellResult(prep.kernel.name, prep.kernel.policy.name,
-                             device.name, str(cdir.relative_to(run_dir)))
+                             device.name, str(cdir.relative_to(run_dir)),
+                             wrapper=device.wrapper)
     roles = cell_roles(device, check_names)
     try:
         if prep.error:
@@ -263,7 +273,7 @@ def run_cell(prep: Prepared, device: Device, exp: Expectations,
         verdict = chk.Verdict(chk.ERROR, str(exc))
         cell.verdicts = {c: verdict for c in check_names}
         return cell
-    say("cell", f"{prep.kernel.name} / {device.name}: booting "
+    say("cell", f"{prep.kernel.name} / {device.label}: booting "
                 f"{prep.art.boot_image.name} ({prep.art.release})")
     log_path = cdir / "serial.log"
     try:
@@ -277,7 +287,7 @@ def run_cell(prep: Prepared, device: Device, exp: Expectations,
     cell.first_ktap_seconds = (round(boot.first_ktap_secs, 2)
                                if boot.first_ktap_secs else None)
     cell.verdicts = judge_cell(prep, exp, check_names, roles, boot, log_path,
-                               sink_bytes, device.fixture)
+                               sink_bytes, device)
     return cell
 
 
@@ -330,8 +340,9 @@ def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
             for line in report.cell_lines(cell):
                 say("cell", line)
             result.cells.append(cell)
-    order = {(p.kernel.name, d.name): i for i, (p, d, _) in enumerate(plan)}
-    result.cells.sort(key=lambda c: order[(c.kernel, c.device)])
+    order = {(p.kernel.name, d.name, d.wrapper): i
+             for i, (p, d, _) in enumerate(plan)}
+    result.cells.sort(key=lambda c: order[(c.kernel, c.device, c.wrapper)])
     report.write(run_dir, result)
     return result
 

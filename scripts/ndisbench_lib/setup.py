@@ -26,6 +26,9 @@ PACKAGES = (
     # QEMU 7.2 with our device models (qemu_build.py): configure's libraries
     "pkg-config", "libglib2.0-dev", "libpixman-1-dev", "libslirp-dev",
     "zlib1g-dev",
+    # guest image: the standard wireless and network tools (with the
+    # shared libraries they link, copied from the host)
+    "iw", "iproute2", "ethtool",
 )
 APT_SOURCES = pathlib.Path("/etc/apt/sources.list.d")
 SRC_LIST = APT_SOURCES / "ndisbench-deb-src.sources"

@@ -353,3 +353,57 @@ class WrapperJudgeTest(unittest.TestCase):
         self.assertEqual(verdict.status, "xfail")
         self.assertEqual(judge_wrapped("bind", policy="2.6.25-rc1").status,
                          "FAIL")     # wlan0 appeared: must not
+
+
+NATIVE_LOG = """KTAP version 1
+1..4
+# tainted: {boot_taint}
+# dep: rtl8187.ko errno=0
+ok 1 boot
+# ifname: wlan0
+# driver: {driver}
+# bus_info: 1-1:1.0
+ok 2 iface wlan0
+# iw_connect_status: 0
+# carrier_ms: 4477
+# iw_link: Connected to {bssid} (on wlan0)
+# iw_link: \tSSID: {ssid}
+# iw_link: \tfreq: 2437
+ok 3 link
+# tainted: 0
+ok 4 rmmod
+# ndisbench-agent: done
+"""
+
+
+def judge_native(check, policy="2.6.25-rc1", **kw):
+    values = {"boot_taint": 0, "driver": "rtl8187",
+              "bssid": "02:00:00:00:01:00", "ssid": "ndisbench"}
+    values.update(kw)
+    log = ktap.parse(NATIVE_LOG.format(**values))
+    return checks.judge(check, EXP.policies[policy], EXP, log, [], 0, None,
+                        "", "rtl8187")
+
+
+class NativeJudgeTest(unittest.TestCase):
+    """The in-tree driver: no wrapper, so no policy refuses it."""
+
+    def test_good_log_passes_even_on_a_refusing_policy(self):
+        for check in ("bind", "associate"):
+            self.assertEqual(judge_native(check).status, "pass", check)
+
+    def test_other_driver_fails_bind(self):
+        verdict = judge_native("bind", driver="ndiswrapper")
+        self.assertEqual(verdict.status, "FAIL")
+        self.assertIn("ethtool driver", verdict.summary)
+
+    def test_tainted_boot_fails_bind(self):
+        self.assertEqual(judge_native("bind", boot_taint=4096).status,
+                         "FAIL")
+
+    def test_iw_link_names_the_bss(self):
+        self.assertEqual(judge_native("associate",
+                                      bssid="02:00:00:00:02:00").status,
+                         "FAIL")
+        self.assertEqual(judge_native("associate", ssid="other").status,
+                         "FAIL")

@@ -157,7 +157,7 @@ class WrappedCellTest(unittest.TestCase):
 
     def test_dhcp_alone_installs_and_loads_the_wrapper(self):
         from ndisbench_lib import devices
-        dev = devices.DEVICES["bcm43xx"]
+        dev = devices.DEVICES["bcm43xx/ndiswrapper"]
         roles = runner.cell_roles(dev, ["dhcp"])
         self.assertEqual(roles, ["ndiswrapper"])
         line = runner.kernel_cmdline(EXP, dev, ["dhcp"], roles, None)
@@ -169,7 +169,7 @@ class WrappedCellTest(unittest.TestCase):
 
     def test_broken_alone_loads_but_installs_nothing_else(self):
         from ndisbench_lib import devices
-        dev = devices.DEVICES["bcm43xx"]
+        dev = devices.DEVICES["bcm43xx/ndiswrapper"]
         roles = runner.cell_roles(dev, ["broken"])
         line = runner.kernel_cmdline(EXP, dev, ["broken"], roles, None)
         self.assertIn("ndisbench.broken=", line)
@@ -181,3 +181,50 @@ class WrappedCellTest(unittest.TestCase):
         from ndisbench_lib import devices
         self.assertEqual(runner.cell_roles(devices.DEVICES["e1000"],
                                            ["dhcp", "ping"]), [])
+
+
+class DeviceAxesTest(unittest.TestCase):
+    """Device rows and wrapper columns select cells as documented."""
+
+    def test_name_selects_every_wrapper_of_a_device(self):
+        from ndisbench_lib import devices
+        labels = [d.label for d in devices.select(["rtl8187"])]
+        self.assertEqual(labels, ["rtl8187/ndiswrapper", "rtl8187/native"])
+
+    def test_wrapper_narrows_and_keeps_named_plain_devices(self):
+        from ndisbench_lib import devices
+        labels = [d.label for d in devices.select(None, ["native"])]
+        self.assertEqual(labels, ["rtl8187/native"])
+        labels = [d.label for d in devices.select(["e1000", "rtl8187"],
+                                                  ["native"])]
+        self.assertEqual(labels, ["e1000", "rtl8187/native"])
+
+    def test_bad_names_are_one_clear_error(self):
+        from ndisbench_lib import devices
+        with self.assertRaisesRegex(BenchError, "unknown device.*rtl8188"):
+            devices.select(["rtl8188"])
+        with self.assertRaisesRegex(BenchError, "unknown wrapper.*ndisulator"):
+            devices.select(None, ["ndisulator"])
+        with self.assertRaisesRegex(BenchError, "no device is driven"):
+            devices.select(["bcm43xx"], ["native"])
+
+    def test_native_cell_connects_with_iw_and_loads_no_wrapper(self):
+        from ndisbench_lib import devices
+        dev = devices.DEVICES["rtl8187/native"]
+        checks_ = runner.cell_checks(dev, list(checks.CHECKS))
+        self.assertNotIn("load", checks_)
+        roles = runner.cell_roles(dev, checks_)
+        self.assertEqual(roles, [])
+        line = runner.kernel_cmdline(EXP, dev, checks_, roles, None)
+        self.assertIn("ndisbench.connect=ndisbench", line)
+        self.assertNotIn("ndisbench.install", line)
+        self.assertNotIn("ndisbench.load", line)
+
+    def test_cell_folders_name_the_wrapper(self):
+        from ndisbench_lib import devices
+        run = pathlib.Path("/r")
+        self.assertEqual(runner.cell_dir(run, "k", devices.DEVICES["e1000"]),
+                         run / "cells" / "k__e1000")
+        self.assertEqual(
+            runner.cell_dir(run, "k", devices.DEVICES["rtl8187/native"]),
+            run / "cells" / "k__rtl8187__native")
