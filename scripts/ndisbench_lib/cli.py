@@ -1,4 +1,4 @@
-"""Command line: setup, build, run, list, report, test."""
+"""Command line: setup, build, run, list, report, compare, test."""
 import argparse
 import pathlib
 import sys
@@ -81,7 +81,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                         args.jobs, args.timeout, args.accel)
     sys.stdout.write("\n" + report.matrix(result) + "\n")
     say("run", f"{report.summary_line(result)}; see "
-               f"{args.out / result.run_id / 'summary.md'}")
+               f"{args.out / result.run_id / 'summary.md'} and "
+               f"{args.out / result.run_id / 'report.html'}")
     return 0 if result.ok else 1
 
 
@@ -128,8 +129,14 @@ def cmd_report(args: argparse.Namespace) -> int:
     report.render(run_dir, result)
     sys.stdout.write(report.matrix(result) + "\n")
     say("report", f"{report.summary_line(result)}; wrote "
-                  f"{run_dir / 'summary.md'} and {run_dir / 'junit.xml'}")
+                  f"{run_dir / 'summary.md'}, {run_dir / 'junit.xml'} and "
+                  f"{run_dir / 'report.html'}")
     return 0 if result.ok else 1
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from . import compare
+    return compare.main(args.run_a, args.run_b, args.out)
 
 
 def cmd_test(args: argparse.Namespace) -> int:
@@ -185,6 +192,16 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("run", nargs="?", default="latest")
     p.add_argument("--out", type=pathlib.Path, default=paths.OUT)
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("compare", help="what changed from run A to run B "
+                                       "(exit 1 if something regressed)")
+    p.add_argument("run_a", nargs="?", default="previous", metavar="RUN_A",
+                   help="run id, folder, 'latest' or 'previous' "
+                        "(default previous)")
+    p.add_argument("run_b", nargs="?", default="latest", metavar="RUN_B",
+                   help="the same (default latest)")
+    p.add_argument("--out", type=pathlib.Path, default=paths.OUT)
+    p.set_defaults(func=cmd_compare)
     return top
 
 

@@ -1,5 +1,5 @@
-"""Run results: the terminal lines, the matrix, results.json, JUnit XML and
-the Markdown summary of a run folder."""
+"""Run results: the terminal lines, the matrix, results.json, JUnit XML,
+the Markdown summary and report.html (htmlreport.py) of a run folder."""
 import dataclasses
 import datetime
 import json
@@ -181,6 +181,8 @@ def render(run_dir: pathlib.Path, result: RunResult) -> None:
     (run_dir / "matrix.txt").write_text(matrix(result))
     (run_dir / "summary.md").write_text(markdown(result))
     (run_dir / "junit.xml").write_bytes(junit(result))
+    from . import htmlreport
+    htmlreport.write(run_dir, result)
 
 
 def load(run_dir: pathlib.Path) -> RunResult:

@@ -23,6 +23,8 @@ PACKAGES = (
     "dpkg-dev",
     # fixtures/: the Windows NDIS fixture drivers (PE32+, mingw-w64)
     "gcc-mingw-w64-x86-64", "binutils-mingw-w64-x86-64",
+    # report.html (htmlreport.py): a unit test renders it in headless Chromium
+    "chromium",
     # QEMU 7.2 with our device models (qemu_build.py): configure's libraries
     "pkg-config", "libglib2.0-dev", "libpixman-1-dev", "libslirp-dev",
     "zlib1g-dev",
