@@ -42,8 +42,8 @@ dl.meta { display: grid; grid-template-columns: max-content auto;
   gap: .1em 1em; margin: 0; }
 dl.meta dt { font-weight: 600; }
 dl.meta dd { margin: 0; }
-.legend span { display: inline-block; padding: .1em .6em; margin: 0 .3em .3em 0;
-  border: 1px solid #bdbdbd; }
+.legend span { display: inline-block; padding: .1em .6em;
+  margin: 0 .3em .3em 0; border: 1px solid #bdbdbd; }
 ul.checks { list-style: none; padding: 0; margin: .3em 0; }
 ul.checks li { margin: .2em 0; }
 ul.checks .badge { display: inline-block; min-width: 6.5em; padding: 0 .4em;

@@ -3,9 +3,11 @@ renders in headless Chromium (Debian package chromium, which
 `scripts/ndisbench setup` installs) with the grid coloured as intended."""
 import html.parser
 import json
+import os
 import pathlib
 import re
 import shutil
+import signal
 import struct
 import subprocess
 import tempfile
@@ -183,21 +185,27 @@ def chromium() -> str:
 
 
 def run_chromium(args, tmp: pathlib.Path) -> subprocess.CompletedProcess:
+    """Runs headless Chromium in its own session (a timeout kills its whole
+    process group, renderers included) with a throwaway profile."""
     cmd = [chromium(), "--headless", "--disable-gpu", "--no-sandbox",
            "--no-first-run", "--no-default-browser-check",
            "--disable-extensions", "--hide-scrollbars",
            f"--user-data-dir={tmp / 'profile'}", *args]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                            env={"HOME": str(tmp), "PATH": "/usr/bin:/bin"},
+                            start_new_session=True)
     try:
-        res = subprocess.run(cmd, capture_output=True, timeout=CHROMIUM_TIMEOUT,
-                             stdin=subprocess.DEVNULL, check=False,
-                             env={"HOME": str(tmp), "PATH": "/usr/bin:/bin"})
-    except subprocess.TimeoutExpired as exc:
+        out, err = proc.communicate(timeout=CHROMIUM_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
         raise AssertionError(f"chromium did not finish in "
-                             f"{CHROMIUM_TIMEOUT} s: {' '.join(cmd)}") from exc
-    if res.returncode != 0:
-        raise AssertionError(f"chromium exit {res.returncode}: "
-                             f"{res.stderr.decode(errors='replace')[-2000:]}")
-    return res
+                             f"{CHROMIUM_TIMEOUT} s: {' '.join(cmd)}")
+    if proc.returncode != 0:
+        raise AssertionError(f"chromium exit {proc.returncode}: "
+                             f"{err.decode(errors='replace')[-2000:]}")
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
 def rgb(colour: str) -> tuple:
