@@ -44,6 +44,7 @@
 #define OPT_PING        "ndisbench.ping"
 #define OPT_TCP         "ndisbench.tcp"
 #define OPT_CONNECT     "ndisbench.connect"
+#define OPT_HOTPLUG     "ndisbench.hotplug"
 
 /* The kernel's MODULE_NAME_LEN is 64 - sizeof(unsigned long). */
 #define MODULE_NAME_MAX 56
@@ -185,6 +186,9 @@ static int parse_cmdline(char *cmdline, struct agent_opts *opts)
             opts->net.ifname = value;
         else if (strcmp(word, OPT_CONNECT) == 0 && value && *value)
             opts->net.connect_ssid = value;
+        else if (strcmp(word, OPT_HOTPLUG) == 0)
+            opts->net_opts_bad |= !net_parse_port(value,
+                                                  &opts->net.hotplug_port);
         else if (strcmp(word, OPT_PING) == 0)
             opts->net_opts_bad |= !net_parse_count(value,
                                                    &opts->net.ping_count);

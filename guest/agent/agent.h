@@ -16,6 +16,7 @@ struct net_opts {
     unsigned int ping_count;    /* ndisbench.ping=<count>; 0: no ping */
     unsigned int tcp_port;      /* ndisbench.tcp=<port>:<bytes>; 0: none */
     unsigned long long tcp_bytes;
+    unsigned int hotplug_port;  /* ndisbench.hotplug=<port>; 0: none */
 };
 
 /* One complete console line (newline added), drained before returning. */
@@ -29,6 +30,8 @@ char *read_file(const char *path);
 /* Parse "<port>:<bytes>" and "<count>" option values; false if bad. */
 bool net_parse_tcp(const char *value, struct net_opts *opts);
 bool net_parse_count(const char *value, unsigned int *count);
+/* Parse a TCP port (1..65535); false if bad. */
+bool net_parse_port(const char *value, unsigned int *port);
 /* Number of KTAP tests net_run_tests() prints for these options. */
 int net_test_count(const struct net_opts *opts);
 /* Run the network tests, numbered from `first`. modules_loaded: every

@@ -25,7 +25,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -43,6 +45,9 @@
 #define IW                 "/usr/sbin/iw"
 #define IW_TIMEOUT_MS      10000
 #define UDHCPC_SCRIPT      "/etc/udhcpc.script"
+#define HOTPLUG_STREAM_MS  1000     /* traffic before the unplug */
+#define HOTPLUG_WAIT_MS    30000
+#define HOTPLUG_PINGS      10
 
 /* ---- option parsing (pure) ---- */
 
@@ -58,6 +63,16 @@ bool net_parse_count(const char *value, unsigned int *count)
     if (errno != 0 || *end != '\0' || n > 100000)
         return false;
     *count = (unsigned int)n;
+    return true;
+}
+
+bool net_parse_port(const char *value, unsigned int *port)
+{
+    unsigned int n;
+
+    if (!net_parse_count(value, &n) || n == 0 || n > 65535)
+        return false;
+    *port = n;
     return true;
 }
 
@@ -85,7 +100,8 @@ int net_test_count(const struct net_opts *opts)
 {
     if (opts->ifname == NULL)
         return 0;
-    return 3 + (opts->ping_count > 0) + (opts->tcp_port > 0);
+    return 3 + (opts->ping_count > 0) + (opts->tcp_port > 0) +
+           (opts->hotplug_port > 0);
 }
 
 /* ---- helpers ---- */
@@ -299,7 +315,7 @@ static void iw_link(const struct net_opts *opts)
 }
 
 /* Bring the interface up and wait for the driver to report a link. */
-static bool test_link(const struct net_opts *opts, int number)
+static bool link_up(const struct net_opts *opts)
 {
     long long start = now_us();
     char *operstate;
@@ -325,11 +341,18 @@ static bool test_link(const struct net_opts *opts, int number)
     say_ndis_attrs(opts->ifname);
     if (opts->connect_ssid)
         iw_link(opts);
+    return up;
+}
+
+static bool test_link(const struct net_opts *opts, int number)
+{
+    bool up = link_up(opts);
+
     say_result(up, number, "link");
     return up;
 }
 
-static bool test_dhcp(const struct net_opts *opts, int number)
+static bool dhcp_lease(const struct net_opts *opts)
 {
     char *argv[] = { "udhcpc", "-i", (char *)opts->ifname, "-n", "-q",
                      "-f", "-t", "10", "-T", "2", "-s", UDHCPC_SCRIPT,
@@ -352,6 +375,13 @@ static bool test_dhcp(const struct net_opts *opts, int number)
     } else {
         say("# address: -");
     }
+    return ok;
+}
+
+static bool test_dhcp(const struct net_opts *opts, int number)
+{
+    bool ok = dhcp_lease(opts);
+
     say_result(ok, number, "dhcp");
     return ok;
 }
@@ -398,10 +428,11 @@ static long long ping_wait(int fd, uint16_t id, uint16_t seq, long long sent)
     }
 }
 
-static bool test_ping(const struct net_opts *opts, int number)
+/* `count` echo requests to the gateway: facts, and the replies counted. */
+static unsigned int ping_gateway(unsigned int count)
 {
     struct sockaddr_in dst = { .sin_family = AF_INET };
-    long long *rtt = calloc(opts->ping_count, sizeof(*rtt));
+    long long *rtt = calloc(count, sizeof(*rtt));
     unsigned int i, received = 0;
     uint16_t id = (uint16_t)getpid();
     int fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP);
@@ -412,7 +443,7 @@ static bool test_ping(const struct net_opts *opts, int number)
         say("# error: raw socket: %s", strerror(errno));
         goto out;
     }
-    for (i = 0; i < opts->ping_count; i++) {
+    for (i = 0; i < count; i++) {
         uint8_t pkt[sizeof(struct icmphdr) + 56] = { 0 };
         struct icmphdr *icmp = (struct icmphdr *)pkt;
         long long sent, r;
@@ -431,7 +462,7 @@ static bool test_ping(const struct net_opts *opts, int number)
         usleep(PING_INTERVAL_MS * 1000);
     }
 out:
-    say("# transmitted: %u", opts->ping_count);
+    say("# transmitted: %u", count);
     say("# received: %u", received);
     if (received) {
         qsort(rtt, received, sizeof(*rtt), cmp_ll);
@@ -442,8 +473,15 @@ out:
     if (fd >= 0)
         close(fd);
     free(rtt);
-    say_result(received == opts->ping_count && received > 0, number, "ping");
-    return received == opts->ping_count;
+    return received;
+}
+
+static bool test_ping(const struct net_opts *opts, int number)
+{
+    bool ok = ping_gateway(opts->ping_count) == opts->ping_count;
+
+    say_result(ok, number, "ping");
+    return ok;
 }
 
 /* Send opts->tcp_bytes, half-close, read the sink's "received=<n>" line. */
@@ -506,6 +544,85 @@ out:
     return sent == opts->tcp_bytes;
 }
 
+/* ---- hot-unplug and replug in the middle of traffic ---- */
+
+/* A child that streams to the host's sink until it is killed. */
+static pid_t start_stream(unsigned int port)
+{
+    struct sockaddr_in dst = { .sin_family = AF_INET,
+                               .sin_port = htons((uint16_t)port) };
+    static uint8_t block[16384];
+    pid_t pid = fork();
+    int fd;
+
+    if (pid != 0)
+        return pid;
+    inet_pton(AF_INET, GATEWAY, &dst.sin_addr);
+    fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&dst, sizeof(dst)) < 0)
+        _exit(1);
+    while (write(fd, block, sizeof(block)) > 0)
+        ;
+    _exit(0);
+}
+
+/* Wait until the interface exists (or not); the time it took, or -1. */
+static long long wait_iface_state(const char *ifname, bool present)
+{
+    long long start = now_us();
+
+    while (iface_exists(ifname) != present) {
+        if (now_us() - start > HOTPLUG_WAIT_MS * 1000LL)
+            return -1;
+        usleep(20000);
+    }
+    return (now_us() - start) / 1000;
+}
+
+/*
+ * Ask the host (a console line it watches) to remove the device while a
+ * TCP stream runs through it, wait for the interface to go, ask for the
+ * device back, and bring the new interface all the way to ping again.
+ */
+static bool test_hotplug(const struct net_opts *opts, int number)
+{
+    long long unplug_ms, replug_ms = -1;
+    bool ok = false;
+    pid_t stream;
+
+    say("# target: %s:%u", GATEWAY, opts->hotplug_port);
+    stream = start_stream(opts->hotplug_port);
+    if (stream < 0) {
+        say("# error: fork: %s", strerror(errno));
+        goto out;
+    }
+    usleep(HOTPLUG_STREAM_MS * 1000);
+    say("# hotplug_request: unplug");
+    unplug_ms = wait_iface_state(opts->ifname, false);
+    kill(stream, SIGKILL);
+    waitpid(stream, NULL, 0);
+    if (unplug_ms < 0) {
+        say("# error: %s still present %d ms after the unplug",
+            opts->ifname, HOTPLUG_WAIT_MS);
+        goto out;
+    }
+    say("# unplug_ms: %lld", unplug_ms);
+    say("# hotplug_request: replug");
+    replug_ms = wait_iface_state(opts->ifname, true);
+    if (replug_ms < 0) {
+        say("# error: %s did not come back within %d ms", opts->ifname,
+            HOTPLUG_WAIT_MS);
+        goto out;
+    }
+    say("# replug_ms: %lld", replug_ms);
+    if (!link_up(opts) || !dhcp_lease(opts))
+        goto out;
+    ok = ping_gateway(HOTPLUG_PINGS) == HOTPLUG_PINGS;
+out:
+    say_result(ok, number, "hotplug");
+    return ok;
+}
+
 void net_run_tests(const struct net_opts *opts, bool modules_loaded,
                    int first)
 {
@@ -523,6 +640,8 @@ void net_run_tests(const struct net_opts *opts, bool modules_loaded,
             say_result(false, n++, "ping");
         if (opts->tcp_port)
             say_result(false, n++, "tcp");
+        if (opts->hotplug_port)
+            say_result(false, n++, "hotplug");
         return;
     }
     test_link(opts, n++);
@@ -531,4 +650,6 @@ void net_run_tests(const struct net_opts *opts, bool modules_loaded,
         test_ping(opts, n++);
     if (opts->tcp_port)
         test_tcp(opts, n++);
+    if (opts->hotplug_port)
+        test_hotplug(opts, n++);
 }

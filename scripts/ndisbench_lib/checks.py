@@ -15,7 +15,11 @@ from .ktap import KtapLog, KtapTest
 MODULE_CHECKS = ("load", "taint", "driverloader", "control")
 WRAPPER_CHECKS = ("broken", "install", "bind", "associate", "unload")
 NET_CHECKS = ("dhcp", "ping", "tcp")
-CHECKS = MODULE_CHECKS + WRAPPER_CHECKS[:4] + NET_CHECKS + ("unload",)
+# Hot-unplug during traffic and replug (devices that can be unplugged).
+HOTPLUG_CHECKS = ("hotplug",)
+CHECKS = MODULE_CHECKS + WRAPPER_CHECKS[:4] + NET_CHECKS + HOTPLUG_CHECKS + \
+    ("unload",)
+HOTPLUG_PINGS = 10          # the agent's pings after the replug
 # The module role each check observes.
 CHECK_ROLE = {"load": "ndiswrapper", "taint": "ndiswrapper",
               "driverloader": "driverloader", "control": "control"}
@@ -390,6 +394,8 @@ def judge_net(check: str, exp: Expectations, log: KtapLog,
         return Verdict(ERROR, f"agent printed no {check} result")
     net = exp.network
     problems: List[str] = []
+    if check == "hotplug":
+        return _judge_hotplug(exp, test, sink_bytes)
     if check == "dhcp":
         _compare("address", net["address"], test.fact("address"), problems)
         summary = (f"lease {test.fact('address')} in "
@@ -419,6 +425,31 @@ def judge_net(check: str, exp: Expectations, log: KtapLog,
     if problems:
         return Verdict(FAIL, problems[0], problems)
     return Verdict(PASS, summary)
+
+
+def _judge_hotplug(exp: Expectations, test: KtapTest,
+                   streamed: Optional[int]) -> Verdict:
+    """Unplugged while a stream ran, the interface went away; replugged,
+    it came back and reached the gateway again."""
+    problems: List[str] = []
+    if not streamed:
+        problems.append("no traffic reached the host before the unplug")
+    if test.fact("unplug_ms") is None:
+        problems.append(test.fact("error") or "interface not removed")
+    elif test.fact("replug_ms") is None:
+        problems.append(test.fact("error") or "interface not back")
+    _compare("address after the replug", exp.network["address"],
+             test.fact("address"), problems)
+    _compare("echo replies after the replug", HOTPLUG_PINGS,
+             _int(test.fact("received")), problems)
+    if not test.ok and not problems:
+        problems.append("agent reported hotplug failed")
+    if problems:
+        return Verdict(FAIL, problems[0], problems)
+    return Verdict(PASS, f"unplugged during a stream ({streamed} bytes "
+                         f"arrived): gone in {test.fact('unplug_ms')} ms, "
+                         f"back in {test.fact('replug_ms')} ms, "
+                         f"{HOTPLUG_PINGS}/{HOTPLUG_PINGS} pings after")
 
 
 # -- malformed drivers and unloading ------------------------------------------

@@ -16,7 +16,8 @@ in-tree modules it loads for it, and which checks apply.
 import dataclasses
 from typing import Dict, List, Optional, Tuple
 
-from .checks import MODULE_CHECKS, NET_CHECKS, WRAPPER_CHECKS
+from .checks import HOTPLUG_CHECKS, MODULE_CHECKS, NET_CHECKS, \
+    WRAPPER_CHECKS
 from .errors import BenchError
 
 WRAPPERS = ("ndiswrapper", "native")
@@ -26,12 +27,14 @@ AIR_ARGS = ("-object", "wlan-air,id=air0",
             "-netdev", "user,id=net0",
             "-object", "wlan-ap,id=ap0,air=air0,netdev=net0,"
             "ssid=ndisbench,bssid=02:00:00:00:01:00,channel=6")
+# The USB device, with the id the hotplug check removes and re-adds it by.
+RTL8187_DEVICE = ("usb-rtl8187,id=wlan0,bus=xhci.0,air=air0,"
+                  "mac=52:54:00:12:34:58")
 # xhci_pci is a module on Debian's kernels (built into the source ones).
 RTL8187_ARGS = AIR_ARGS + ("-device", "qemu-xhci,id=xhci",
-                           "-device", "usb-rtl8187,id=wlan0,bus=xhci.0,"
-                           "air=air0,mac=52:54:00:12:34:58")
+                           "-device", RTL8187_DEVICE)
 WRAPPED_CHECKS = ("load",) + WRAPPER_CHECKS + NET_CHECKS
-NATIVE_CHECKS = ("bind", "associate") + NET_CHECKS
+NATIVE_CHECKS = ("bind", "associate") + NET_CHECKS + HOTPLUG_CHECKS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,6 +51,7 @@ class Device:
     fixture: str = ""                       # Windows driver it is wrapped with
     native_driver: str = ""                 # in-tree driver name (native)
     connect_ssid: str = ""                  # joined with `iw connect`
+    hotplug: str = ""                       # -device text QMP re-adds
     default: bool = True                    # in the matrix without --device
 
     @property
@@ -70,15 +74,18 @@ TARGETS: Tuple[Device, ...] = (
                                  "mac=52:54:00:12:34:57"),
            ifname="wlan0", own_qemu=True, fixture="bcmwl"),
     Device("rtl8187", "our USB WLAN model on xHCI + AP, wrapped: rtlwl.sys "
-           "(NDIS-WDM) in ndiswrapper", WRAPPED_CHECKS, wrapper="ndiswrapper",
+           "(NDIS-WDM) in ndiswrapper", WRAPPED_CHECKS + HOTPLUG_CHECKS,
+           wrapper="ndiswrapper",
            qemu_args=RTL8187_ARGS, guest_modules=("xhci_pci",),
-           ifname="wlan0", own_qemu=True, fixture="rtlwl", default=False),
+           ifname="wlan0", own_qemu=True, fixture="rtlwl",
+           hotplug=RTL8187_DEVICE, default=False),
     Device("rtl8187", "the same USB WLAN model driven by Linux's in-tree "
            "rtl8187 (mac80211, iw connect): the reference", NATIVE_CHECKS,
            wrapper="native", qemu_args=RTL8187_ARGS,
            guest_modules=("xhci_pci", "rtl8187"), ifname="wlan0",
            own_qemu=True,
-           native_driver="rtl8187", connect_ssid="ndisbench"),
+           native_driver="rtl8187", connect_ssid="ndisbench",
+           hotplug=RTL8187_DEVICE),
 )
 DEVICES: Dict[str, Device] = {d.label: d for d in TARGETS}
 NAMES = tuple(dict.fromkeys(d.name for d in TARGETS))

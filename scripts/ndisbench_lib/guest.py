@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import threading
 import time
-from typing import List, Optional, Sequence
+from typing import Callable, List, Optional, Sequence
 
 from .errors import BenchError
 from .ktap import DONE_LINE
@@ -75,8 +75,12 @@ def _wait(proc: subprocess.Popen, done: threading.Event, start: float,
 
 
 def boot(cmd: Sequence[str], log_path: pathlib.Path, timeout: float,
-         grace: float = GRACE_SECS) -> BootResult:
-    """Run QEMU until it exits, the agent is done, or the timeout hits."""
+         grace: float = GRACE_SECS,
+         on_line: Optional[Callable[[str], Optional[str]]] = None
+         ) -> BootResult:
+    """Run QEMU until it exits, the agent is done, or the timeout hits.
+    on_line sees every console line as it arrives (the host's side of a
+    conversation with the agent); what it returns goes into the log."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
     first_ktap: List[float] = []
@@ -101,6 +105,10 @@ def boot(cmd: Sequence[str], log_path: pathlib.Path, timeout: float,
                     first_ktap.append(time.monotonic() - start)
                 if text == DONE_LINE:
                     done.set()
+                note = on_line(text) if on_line else None
+                if note:
+                    log.write(f"# ndisbench: {note}\n")
+                    log.flush()
 
         reader = threading.Thread(target=pump, daemon=True)
         reader.start()

@@ -16,6 +16,7 @@ from .cache import Cache
 from .devices import DEVICES, Device
 from .errors import BenchError
 from .hostbuild import build_agent, build_fixtures, guest_tools
+from .hotplug import Hotplug
 from .kbuild import KernelArtifact, kernel_artifact
 from .kernels import Expectations, Kernel
 from .modules import BuiltModule
@@ -155,8 +156,10 @@ def kernel_problem(serial: str) -> str:
 
 def judge_cell(prep: Prepared, exp: Expectations, check_names: Sequence[str],
                roles: Sequence[str], boot: guest.BootResult,
-               log_path: pathlib.Path, sink_bytes: Optional[int] = None,
+               log_path: pathlib.Path,
+               sink_bytes: Optional[Dict[str, Optional[int]]] = None,
                device: Optional[Device] = None) -> Dict[str, chk.Verdict]:
+    """sink_bytes: per check (tcp, hotplug), what the host's sink got."""
     if boot.status == "timeout":
         verdict = chk.Verdict(chk.TIMEOUT, f"guest killed after "
                               f"{fmt_secs(boot.seconds)} (log kept: "
@@ -165,8 +168,9 @@ def judge_cell(prep: Prepared, exp: Expectations, check_names: Sequence[str],
     log = ktap.parse(boot.serial)
     fixture = device.fixture if device else ""
     native = device.native_driver if device else ""
+    sinks = sink_bytes or {}
     verdicts = {c: chk.judge(c, prep.kernel.policy, exp, log, roles,
-                             prep.base_bits, sink_bytes, fixture, native)
+                             prep.base_bits, sinks.get(c), fixture, native)
                 for c in check_names}
     problem = kernel_problem(boot.serial)
     if problem:
@@ -181,7 +185,8 @@ def judge_cell(prep: Prepared, exp: Expectations, check_names: Sequence[str],
 
 def kernel_cmdline(exp: Expectations, device: Device, check_names:
                    Sequence[str], roles: Sequence[str],
-                   tcp_port: Optional[int]) -> str:
+                   tcp_port: Optional[int],
+                   hotplug_port: Optional[int] = None) -> str:
     """What the agent is asked to do, on the kernel command line."""
     words = ["console=ttyS0", "loglevel=4", "panic=-1"]
     if device.fixture and "broken" in check_names:
@@ -202,11 +207,14 @@ def kernel_cmdline(exp: Expectations, device: Device, check_names:
     if tcp_port is not None:
         words.append(f"ndisbench.tcp={tcp_port}:"
                      f"{exp.network['tcp_bytes']}")
+    if hotplug_port is not None:
+        words.append(f"ndisbench.hotplug={hotplug_port}")
     return " ".join(words)
 
 
 def guest_command(prep: Prepared, device: Device, initrd: pathlib.Path,
-                  append: str, accel: str, parts: HostParts) -> List[str]:
+                  append: str, accel: str, parts: HostParts,
+                  extra_args: Sequence[str] = ()) -> List[str]:
     assert prep.art is not None
     qemu = None
     if device.own_qemu:
@@ -214,7 +222,8 @@ def guest_command(prep: Prepared, device: Device, initrd: pathlib.Path,
             raise BenchError(parts.qemu_error or "QEMU not built")
         qemu = str(parts.qemu)
     return guest.qemu_command(prep.art.boot_image, initrd, append, accel,
-                              MEMORY_MB, device.qemu_args, qemu)
+                              MEMORY_MB, list(device.qemu_args) +
+                              list(extra_args), qemu)
 
 
 def resolve_accel(requested: str, preps: Sequence[Prepared],
@@ -260,16 +269,27 @@ def run_cell(prep: Prepared, device: Device, exp: Expectations,
                              device.name, str(cdir.relative_to(run_dir)),
                              wrapper=device.wrapper)
     roles = cell_roles(device, check_names)
+    sinks: Dict[str, TcpSink] = {}
+    plug: Optional[Hotplug] = None
     try:
         if prep.error:
             raise BenchError(prep.error)
         assert prep.art is not None
         initrd = cell_initrd(prep, device, check_names, exp, parts)
-        sink = TcpSink() if "tcp" in check_names else None
+        sinks = {c: TcpSink() for c in ("tcp", "hotplug")
+                 if c in check_names}
+        plug = Hotplug(device.hotplug) if "hotplug" in sinks else None
         append = kernel_cmdline(exp, device, check_names, roles,
-                                sink.port if sink else None)
-        cmd = guest_command(prep, device, initrd, append, accel, parts)
+                                sinks["tcp"].port if "tcp" in sinks
+                                else None,
+                                sinks["hotplug"].port if plug else None)
+        cmd = guest_command(prep, device, initrd, append, accel, parts,
+                            plug.qemu_args() if plug else ())
     except BenchError as exc:
+        for sink in sinks.values():
+            sink.close()
+        if plug:
+            plug.close()
         verdict = chk.Verdict(chk.ERROR, str(exc))
         cell.verdicts = {c: verdict for c in check_names}
         return cell
@@ -277,9 +297,15 @@ def run_cell(prep: Prepared, device: Device, exp: Expectations,
                 f"{prep.art.boot_image.name} ({prep.art.release})")
     log_path = cdir / "serial.log"
     try:
-        boot = guest.boot(cmd, log_path, timeout)
+        boot = guest.boot(cmd, log_path, timeout,
+                          on_line=plug.on_line if plug else None)
     finally:
-        sink_bytes = sink.close() if sink else None
+        sink_bytes = {c: sink.close() for c, sink in sinks.items()}
+        if "hotplug" in sinks:
+            # A stream cut by the unplug never ends: what arrived counts.
+            sink_bytes["hotplug"] = sinks["hotplug"].count
+        if plug:
+            plug.close()
     (cdir / "ktap.txt").write_text("\n".join(ktap.parse(boot.serial).lines)
                                    + "\n")
     cell.release = prep.art.release

@@ -18,6 +18,8 @@ class TcpSink:
         self.listener.settimeout(ACCEPT_TIMEOUT)
         self.port: int = self.listener.getsockname()[1]
         self.received: Optional[int] = None
+        self.count = 0          # bytes so far, also of a broken stream
+        self.conn: Optional[socket.socket] = None
         self.thread = threading.Thread(target=self._serve, daemon=True)
         self.thread.start()
 
@@ -26,22 +28,30 @@ class TcpSink:
             conn, _ = self.listener.accept()
         except OSError:
             return
+        self.conn = conn
         with conn:
             conn.settimeout(READ_TIMEOUT)
-            count = 0
             try:
                 while True:
                     data = conn.recv(1 << 16)
                     if not data:
                         break
-                    count += len(data)
-                self.received = count
-                conn.sendall(f"received={count}\n".encode())
+                    self.count += len(data)
+                self.received = self.count
+                conn.sendall(f"received={self.count}\n".encode())
             except OSError:
-                self.received = count
+                self.received = self.count
 
     def close(self) -> Optional[int]:
-        """Stop listening; the byte count of the finished connection."""
+        """Stop listening; the byte count of the finished connection (a
+        stream the guest never ended, e.g. cut by a hot-unplug, is shut
+        down here: its bytes so far stay in self.count)."""
         self.listener.close()
         self.thread.join(5)
+        if self.thread.is_alive() and self.conn is not None:
+            try:
+                self.conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            self.thread.join(5)
         return self.received

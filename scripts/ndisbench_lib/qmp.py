@@ -1,0 +1,65 @@
+"""A minimal QMP client (QEMU Machine Protocol, JSON lines over a unix
+socket): enough to hot-unplug and replug a device while a guest runs."""
+import json
+import socket
+from typing import Any, Dict, Optional
+
+from .errors import BenchError
+
+TIMEOUT_SECS = 10.0
+
+
+class Qmp:
+    def __init__(self, path: str, timeout: float = TIMEOUT_SECS) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(timeout)
+        try:
+            self.sock.connect(path)
+        except OSError as exc:
+            self.sock.close()
+            raise BenchError(f"QMP {path}: {exc}") from exc
+        self.reader = self.sock.makefile("r", encoding="utf-8")
+        if "QMP" not in self._message():
+            raise BenchError(f"QMP {path}: no greeting")
+        self.execute("qmp_capabilities")
+
+    def _message(self) -> Dict[str, Any]:
+        try:
+            line = self.reader.readline()
+        except OSError as exc:
+            raise BenchError(f"QMP: {exc}") from exc
+        if not line:
+            raise BenchError("QMP: QEMU closed the connection")
+        return json.loads(line)
+
+    def execute(self, command: str,
+                arguments: Optional[Dict[str, Any]] = None) -> Any:
+        """Run one command; its "return" value, or BenchError with QEMU's
+        error description. Events arriving meanwhile are skipped."""
+        request: Dict[str, Any] = {"execute": command}
+        if arguments:
+            request["arguments"] = arguments
+        self.sock.sendall(json.dumps(request).encode() + b"\n")
+        while True:
+            reply = self._message()
+            if "return" in reply:
+                return reply["return"]
+            if "error" in reply:
+                raise BenchError(f"QMP {command}: "
+                                 f"{reply['error'].get('desc', reply)}")
+
+    def close(self) -> None:
+        self.reader.close()
+        self.sock.close()
+
+
+def device_options(spec: str) -> Dict[str, str]:
+    """`-device` text ("driver,key=value,...") as device_add arguments."""
+    driver, *pairs = spec.split(",")
+    args = {"driver": driver}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise BenchError(f"-device {spec}: '{pair}' is not key=value")
+        args[key] = value
+    return args
