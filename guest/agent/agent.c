@@ -26,6 +26,7 @@
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -45,6 +46,7 @@
 #define OPT_TCP         "ndisbench.tcp"
 #define OPT_CONNECT     "ndisbench.connect"
 #define OPT_HOTPLUG     "ndisbench.hotplug"
+#define OPT_UDP         "ndisbench.udp"
 
 /* The kernel's MODULE_NAME_LEN is 64 - sizeof(unsigned long). */
 #define MODULE_NAME_MAX 56
@@ -186,6 +188,8 @@ static int parse_cmdline(char *cmdline, struct agent_opts *opts)
             opts->net.ifname = value;
         else if (strcmp(word, OPT_CONNECT) == 0 && value && *value)
             opts->net.connect_ssid = value;
+        else if (strcmp(word, OPT_UDP) == 0)
+            opts->net_opts_bad |= !net_parse_udp(value, &opts->net);
         else if (strcmp(word, OPT_HOTPLUG) == 0)
             opts->net_opts_bad |= !net_parse_port(value,
                                                   &opts->net.hotplug_port);
@@ -690,6 +694,7 @@ bool insmod_facts(const char *name)
     char path[sizeof(MODULE_DIR "/.ko") + MODULE_NAME_MAX];
     char kname[MODULE_NAME_MAX];
     char taint[24];
+    long long load_start;
     int kmsg = -1;
     int kmsg_err = 0;
     int err;
@@ -714,7 +719,9 @@ bool insmod_facts(const char *name)
     kmsg = kmsg_open();
     if (kmsg < 0)
         kmsg_err = errno;
+    load_start = monotonic_us();
     err = finit_module_fd(fd, 0);
+    say("# load_ms: %lld", (monotonic_us() - load_start) / 1000);
     close(fd);
 
 report:
@@ -733,6 +740,14 @@ report:
             strerror(kmsg_err));
     }
     return err == 0;
+}
+
+long long monotonic_us(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 static bool test_insmod(int number, const char *name)

@@ -17,6 +17,8 @@ struct net_opts {
     unsigned int tcp_port;      /* ndisbench.tcp=<port>:<bytes>; 0: none */
     unsigned long long tcp_bytes;
     unsigned int hotplug_port;  /* ndisbench.hotplug=<port>; 0: none */
+    unsigned int udp_port;      /* ndisbench.udp=<port>:<ms>; 0: none */
+    unsigned int udp_ms;
 };
 
 /* One complete console line (newline added), drained before returning. */
@@ -32,6 +34,10 @@ bool net_parse_tcp(const char *value, struct net_opts *opts);
 bool net_parse_count(const char *value, unsigned int *count);
 /* Parse a TCP port (1..65535); false if bad. */
 bool net_parse_port(const char *value, unsigned int *port);
+/* Parse "<port>:<milliseconds>" (ndisbench.udp=); false if bad. */
+bool net_parse_udp(const char *value, struct net_opts *opts);
+/* CLOCK_MONOTONIC in microseconds. */
+long long monotonic_us(void);
 /* Number of KTAP tests net_run_tests() prints for these options. */
 int net_test_count(const struct net_opts *opts);
 /* Run the network tests, numbered from `first`. modules_loaded: every

@@ -48,6 +48,7 @@
 #define HOTPLUG_STREAM_MS  1000     /* traffic before the unplug */
 #define HOTPLUG_WAIT_MS    30000
 #define HOTPLUG_PINGS      10
+#define UDP_PAYLOAD        64
 
 /* ---- option parsing (pure) ---- */
 
@@ -76,6 +77,20 @@ bool net_parse_port(const char *value, unsigned int *port)
     return true;
 }
 
+bool net_parse_udp(const char *value, struct net_opts *opts)
+{
+    char port[8];
+    const char *colon = value ? strchr(value, ':') : NULL;
+    size_t len = colon ? (size_t)(colon - value) : 0;
+
+    if (colon == NULL || len == 0 || len >= sizeof(port))
+        return false;
+    memcpy(port, value, len);
+    port[len] = '\0';
+    return net_parse_port(port, &opts->udp_port) &&
+           net_parse_count(colon + 1, &opts->udp_ms) && opts->udp_ms > 0;
+}
+
 bool net_parse_tcp(const char *value, struct net_opts *opts)
 {
     unsigned long port;
@@ -101,18 +116,10 @@ int net_test_count(const struct net_opts *opts)
     if (opts->ifname == NULL)
         return 0;
     return 3 + (opts->ping_count > 0) + (opts->tcp_port > 0) +
-           (opts->hotplug_port > 0);
+           (opts->udp_port > 0) + (opts->hotplug_port > 0);
 }
 
 /* ---- helpers ---- */
-
-static long long now_us(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 static int cmp_ll(const void *a, const void *b)
 {
@@ -160,14 +167,14 @@ static bool iface_exists(const char *ifname)
 
 static bool wait_for_iface(const char *ifname, long long *waited_ms)
 {
-    long long start = now_us();
+    long long start = monotonic_us();
 
     while (!iface_exists(ifname)) {
-        if (now_us() - start > IFACE_WAIT_MS * 1000LL)
+        if (monotonic_us() - start > IFACE_WAIT_MS * 1000LL)
             return false;
         usleep(20000);
     }
-    *waited_ms = (now_us() - start) / 1000;
+    *waited_ms = (monotonic_us() - start) / 1000;
     return true;
 }
 
@@ -317,7 +324,7 @@ static void iw_link(const struct net_opts *opts)
 /* Bring the interface up and wait for the driver to report a link. */
 static bool link_up(const struct net_opts *opts)
 {
-    long long start = now_us();
+    long long start = monotonic_us();
     char *operstate;
     int err;
     bool up;
@@ -328,10 +335,10 @@ static bool link_up(const struct net_opts *opts)
     if (opts->connect_ssid)
         iw_connect(opts);
     while (!(up = carrier_up(opts->ifname)) &&
-           now_us() - start < CARRIER_WAIT_MS * 1000LL)
+           monotonic_us() - start < CARRIER_WAIT_MS * 1000LL)
         usleep(20000);
     if (up)
-        say("# carrier_ms: %lld", (now_us() - start) / 1000);
+        say("# carrier_ms: %lld", (monotonic_us() - start) / 1000);
     else
         say("# error: no carrier on %s within %d ms", opts->ifname,
             CARRIER_WAIT_MS);
@@ -362,10 +369,10 @@ static bool dhcp_lease(const struct net_opts *opts)
     int status;
     bool ok = false;
 
-    start = now_us();
+    start = monotonic_us();
     status = agent_run(BUSYBOX, argv, NULL, DHCP_TIMEOUT_S * 1000);
     say("# udhcpc_status: %d", status);
-    say("# dhcp_ms: %lld", (now_us() - start) / 1000);
+    say("# dhcp_ms: %lld", (monotonic_us() - start) / 1000);
     ifreq_init(&ifr, opts->ifname);
     if (status == 0 && if_ioctl(SIOCGIFADDR, &ifr) == 0) {
         struct sockaddr_in *sin = (struct sockaddr_in *)&ifr.ifr_addr;
@@ -407,7 +414,7 @@ static long long ping_wait(int fd, uint16_t id, uint16_t seq, long long sent)
     uint8_t buf[1500];
 
     for (;;) {
-        long long left = deadline - now_us();
+        long long left = deadline - monotonic_us();
         struct pollfd pfd = { .fd = fd, .events = POLLIN };
         struct icmphdr *icmp;
         struct iphdr *ip;
@@ -424,7 +431,7 @@ static long long ping_wait(int fd, uint16_t id, uint16_t seq, long long sent)
         icmp = (struct icmphdr *)(buf + ip->ihl * 4);
         if (icmp->type == ICMP_ECHOREPLY && icmp->un.echo.id == htons(id) &&
             icmp->un.echo.sequence == htons(seq))
-            return now_us() - sent;
+            return monotonic_us() - sent;
     }
 }
 
@@ -435,6 +442,7 @@ static unsigned int ping_gateway(unsigned int count)
     long long *rtt = calloc(count, sizeof(*rtt));
     unsigned int i, received = 0;
     uint16_t id = (uint16_t)getpid();
+    long long start = monotonic_us();
     int fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP);
 
     inet_pton(AF_INET, GATEWAY, &dst.sin_addr);
@@ -452,7 +460,7 @@ static unsigned int ping_gateway(unsigned int count)
         icmp->un.echo.id = htons(id);
         icmp->un.echo.sequence = htons((uint16_t)i);
         icmp->checksum = icmp_checksum(pkt, sizeof(pkt));
-        sent = now_us();
+        sent = monotonic_us();
         if (sendto(fd, pkt, sizeof(pkt), 0, (struct sockaddr *)&dst,
                    sizeof(dst)) < 0)
             continue;
@@ -462,6 +470,7 @@ static unsigned int ping_gateway(unsigned int count)
         usleep(PING_INTERVAL_MS * 1000);
     }
 out:
+    say("# seconds: %.3f", (double)(monotonic_us() - start) / 1e6);
     say("# transmitted: %u", count);
     say("# received: %u", received);
     if (received) {
@@ -491,7 +500,7 @@ static bool test_tcp(const struct net_opts *opts, int number)
                                .sin_port = htons((uint16_t)opts->tcp_port) };
     static uint8_t block[65536];
     unsigned long long sent = 0;
-    long long start = now_us();
+    long long start = monotonic_us();
     char reply[64] = "";
     size_t got = 0;
     int fd;
@@ -506,7 +515,7 @@ static bool test_tcp(const struct net_opts *opts, int number)
         say("# error: connect: %s", strerror(errno));
         goto out;
     }
-    while (sent < opts->tcp_bytes && now_us() - start <
+    while (sent < opts->tcp_bytes && monotonic_us() - start <
            TCP_TIMEOUT_MS * 1000LL) {
         size_t chunk = sizeof(block);
         ssize_t n;
@@ -536,12 +545,53 @@ static bool test_tcp(const struct net_opts *opts, int number)
     reply[strcspn(reply, "\r\n")] = '\0';
 out:
     say("# bytes_sent: %llu", sent);
-    say("# seconds: %.3f", (double)(now_us() - start) / 1e6);
+    say("# seconds: %.3f", (double)(monotonic_us() - start) / 1e6);
     say("# sink_reply: %s", got ? reply : "-");
     if (fd >= 0)
         close(fd);
     say_result(sent == opts->tcp_bytes && got > 0, number, "tcp");
     return sent == opts->tcp_bytes;
+}
+
+/*
+ * Small-packet rate: UDP datagrams of UDP_PAYLOAD bytes to the host's sink
+ * as fast as the stack takes them for opts->udp_ms; the host counts what
+ * arrives (the rate is the host's count over the time).
+ */
+static bool test_udp(const struct net_opts *opts, int number)
+{
+    struct sockaddr_in dst = { .sin_family = AF_INET,
+                               .sin_port = htons((uint16_t)opts->udp_port) };
+    uint8_t payload[UDP_PAYLOAD] = { 0 };
+    unsigned long long sent = 0, errors = 0;
+    long long start, elapsed;
+    int fd;
+
+    inet_pton(AF_INET, GATEWAY, &dst.sin_addr);
+    say("# target: %s:%u", GATEWAY, opts->udp_port);
+    fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&dst, sizeof(dst)) < 0) {
+        say("# error: udp socket: %s", strerror(errno));
+        say_result(false, number, "udp");
+        return false;
+    }
+    start = monotonic_us();
+    while ((elapsed = monotonic_us() - start) < opts->udp_ms * 1000LL) {
+        memcpy(payload, &sent, sizeof(sent));
+        if (send(fd, payload, sizeof(payload), 0) < 0) {
+            errors++;
+            usleep(100);    /* queue full: let it drain */
+        } else {
+            sent++;
+        }
+    }
+    close(fd);
+    say("# udp_payload: %d", UDP_PAYLOAD);
+    say("# udp_sent: %llu", sent);
+    say("# udp_send_errors: %llu", errors);
+    say("# seconds: %.3f", (double)elapsed / 1e6);
+    say_result(sent > 0, number, "udp");
+    return sent > 0;
 }
 
 /* ---- hot-unplug and replug in the middle of traffic ---- */
@@ -569,14 +619,14 @@ static pid_t start_stream(unsigned int port)
 /* Wait until the interface exists (or not); the time it took, or -1. */
 static long long wait_iface_state(const char *ifname, bool present)
 {
-    long long start = now_us();
+    long long start = monotonic_us();
 
     while (iface_exists(ifname) != present) {
-        if (now_us() - start > HOTPLUG_WAIT_MS * 1000LL)
+        if (monotonic_us() - start > HOTPLUG_WAIT_MS * 1000LL)
             return -1;
         usleep(20000);
     }
-    return (now_us() - start) / 1000;
+    return (monotonic_us() - start) / 1000;
 }
 
 /*
@@ -640,6 +690,8 @@ void net_run_tests(const struct net_opts *opts, bool modules_loaded,
             say_result(false, n++, "ping");
         if (opts->tcp_port)
             say_result(false, n++, "tcp");
+        if (opts->udp_port)
+            say_result(false, n++, "udp");
         if (opts->hotplug_port)
             say_result(false, n++, "hotplug");
         return;
@@ -650,6 +702,8 @@ void net_run_tests(const struct net_opts *opts, bool modules_loaded,
         test_ping(opts, n++);
     if (opts->tcp_port)
         test_tcp(opts, n++);
+    if (opts->udp_port)
+        test_udp(opts, n++);
     if (opts->hotplug_port)
         test_hotplug(opts, n++);
 }

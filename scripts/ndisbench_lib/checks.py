@@ -17,8 +17,11 @@ WRAPPER_CHECKS = ("broken", "install", "bind", "associate", "unload")
 NET_CHECKS = ("dhcp", "ping", "tcp")
 # Hot-unplug during traffic and replug (devices that can be unplugged).
 HOTPLUG_CHECKS = ("hotplug",)
-CHECKS = MODULE_CHECKS + WRAPPER_CHECKS[:4] + NET_CHECKS + HOTPLUG_CHECKS + \
-    ("unload",)
+# Measurements for `ndisbench bench`, not run unless selected.
+BENCH_CHECKS = ("udp",)
+CHECKS = MODULE_CHECKS + WRAPPER_CHECKS[:4] + NET_CHECKS + BENCH_CHECKS + \
+    HOTPLUG_CHECKS + ("unload",)
+DEFAULT_CHECKS = tuple(c for c in CHECKS if c not in BENCH_CHECKS)
 HOTPLUG_PINGS = 10          # the agent's pings after the replug
 # The module role each check observes.
 CHECK_ROLE = {"load": "ndiswrapper", "taint": "ndiswrapper",
@@ -396,6 +399,8 @@ def judge_net(check: str, exp: Expectations, log: KtapLog,
     problems: List[str] = []
     if check == "hotplug":
         return _judge_hotplug(exp, test, sink_bytes)
+    if check == "udp":
+        return _judge_udp(test, sink_bytes)
     if check == "dhcp":
         _compare("address", net["address"], test.fact("address"), problems)
         summary = (f"lease {test.fact('address')} in "
@@ -425,6 +430,20 @@ def judge_net(check: str, exp: Expectations, log: KtapLog,
     if problems:
         return Verdict(FAIL, problems[0], problems)
     return Verdict(PASS, summary)
+
+
+def _judge_udp(test: KtapTest, arrived: Optional[int]) -> Verdict:
+    """Small datagrams: some must arrive, never more than were sent; the
+    rate is a measurement for `ndisbench bench`, not a pass mark."""
+    sent = _int(test.fact("udp_sent"))
+    seconds = float(test.fact("seconds") or 0)
+    if not test.ok or not sent or not seconds:
+        return Verdict(FAIL, test.fact("error") or "no datagram sent")
+    if not arrived or arrived > sent:
+        return Verdict(FAIL, f"host counted {arrived} of {sent} datagrams")
+    return Verdict(PASS, f"{arrived / seconds:.0f} datagrams/s arrived "
+                         f"({arrived}/{sent}, {test.fact('udp_payload')} "
+                         f"bytes each, {seconds:.1f} s)")
 
 
 def _judge_hotplug(exp: Expectations, test: KtapTest,

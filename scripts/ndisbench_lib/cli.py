@@ -1,4 +1,4 @@
-"""Command line: setup, build, run, list, report, compare, test."""
+"""Command line: setup, build, run, bench, list, report, compare, test."""
 import argparse
 import pathlib
 import sys
@@ -19,7 +19,7 @@ def _names(values: Optional[List[str]]) -> Optional[List[str]]:
 
 
 def _checks(values: Optional[List[str]]) -> List[str]:
-    names = _names(values) or list(chk.CHECKS)
+    names = _names(values) or list(chk.DEFAULT_CHECKS)
     bad = [n for n in names if n not in chk.CHECKS]
     if bad:
         raise BenchError(f"unknown check(s) {', '.join(bad)} (known: "
@@ -103,7 +103,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     for d in devices.TARGETS:
         note = "" if d.default else " (only with --device)"
         print(f"  {d.label:20} {d.description}{note}")
-    print("checks: " + ", ".join(chk.CHECKS))
+    print("checks: " + ", ".join(chk.DEFAULT_CHECKS) + " (and for "
+          "`bench`: " + ", ".join(chk.BENCH_CHECKS) + ")")
     print(f"cache: {cache.root}")
     return 0
 
@@ -137,6 +138,28 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     from . import compare
     return compare.main(args.run_a, args.run_b, args.out)
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from . import bench
+    exp = kernels.load_expectations()
+    kernel = kernels.select(kernels.load_kernels(args.kernels_toml, exp),
+                            [args.kernel])[0]
+    names = _names(args.device) or list(bench.DEVICES)
+    bad = [n for n in names if n not in devices.DEVICES]
+    if bad:
+        raise BenchError(f"unknown device(s) {', '.join(bad)} for bench "
+                         f"(known: {', '.join(bench.DEVICES)})")
+    default = runner.Matrix(kernels.load_kernels(args.kernels_toml, exp),
+                            devices.select(None), list(chk.DEFAULT_CHECKS),
+                            exp)
+    res = bench.run(kernel, exp, Cache(paths.cache_root()), args.out,
+                    args.rounds, args.timeout, args.accel, names,
+                    args.matrix, default)
+    sys.stdout.write("\n" + bench.markdown(res))
+    say("bench", f"wrote {args.out / res.bench_id / 'bench.json'} and "
+                 f"bench.md")
+    return 1 if res.failures else 0
 
 
 def cmd_test(args: argparse.Namespace) -> int:
@@ -184,6 +207,24 @@ def parser() -> argparse.ArgumentParser:
                        default="auto")
         p.add_argument("--out", type=pathlib.Path, default=paths.OUT)
         p.set_defaults(func=func)
+
+    p = sub.add_parser("bench", help="wrapped devices vs their references, "
+                                     "side by side in one run")
+    p.add_argument("--kernel", default="src-6.1",
+                   help="the kernel every device boots (default src-6.1)")
+    p.add_argument("--device", action="extend", nargs="+", metavar="D",
+                   help="device/wrapper labels (default: e1000, "
+                        "bcm43xx/ndiswrapper, rtl8187/ndiswrapper, "
+                        "rtl8187/native)")
+    p.add_argument("--rounds", type=int, default=3,
+                   help="boots per device; medians are reported (default 3)")
+    p.add_argument("--matrix", action="store_true",
+                   help="also time the default matrix (warm cache)")
+    p.add_argument("--timeout", type=float, default=180.0)
+    p.add_argument("--accel", choices=("auto", "tcg", "kvm"),
+                   default="auto")
+    p.add_argument("--out", type=pathlib.Path, default=paths.OUT)
+    p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("list", help="kernels, policies, devices, checks")
     p.set_defaults(func=cmd_list)

@@ -16,8 +16,8 @@ in-tree modules it loads for it, and which checks apply.
 import dataclasses
 from typing import Dict, List, Optional, Tuple
 
-from .checks import HOTPLUG_CHECKS, MODULE_CHECKS, NET_CHECKS, \
-    WRAPPER_CHECKS
+from .checks import BENCH_CHECKS, HOTPLUG_CHECKS, MODULE_CHECKS, \
+    NET_CHECKS, WRAPPER_CHECKS
 from .errors import BenchError
 
 WRAPPERS = ("ndiswrapper", "native")
@@ -33,8 +33,9 @@ RTL8187_DEVICE = ("usb-rtl8187,id=wlan0,bus=xhci.0,air=air0,"
 # xhci_pci is a module on Debian's kernels (built into the source ones).
 RTL8187_ARGS = AIR_ARGS + ("-device", "qemu-xhci,id=xhci",
                            "-device", RTL8187_DEVICE)
-WRAPPED_CHECKS = ("load",) + WRAPPER_CHECKS + NET_CHECKS
-NATIVE_CHECKS = ("bind", "associate") + NET_CHECKS + HOTPLUG_CHECKS
+WRAPPED_CHECKS = ("load",) + WRAPPER_CHECKS + NET_CHECKS + BENCH_CHECKS
+NATIVE_CHECKS = ("bind", "associate") + NET_CHECKS + BENCH_CHECKS + \
+    HOTPLUG_CHECKS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,7 +65,7 @@ TARGETS: Tuple[Device, ...] = (
     Device("none", "no network device: module load and taint checks",
            MODULE_CHECKS),
     Device("e1000", "QEMU e1000 on -netdev user (slirp): reference NIC",
-           NET_CHECKS,
+           NET_CHECKS + BENCH_CHECKS,
            qemu_args=("-netdev", "user,id=net0", "-device",
                       "e1000,netdev=net0,mac=52:54:00:12:34:56"),
            guest_modules=("e1000",), ifname="eth0"),

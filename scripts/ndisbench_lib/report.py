@@ -25,6 +25,9 @@ class CellResult:
     # "ndiswrapper", "native", or "" for a device without a wrapper (and in
     # runs written before the wrapper axis existed).
     wrapper: str = ""
+    # What the host's sinks counted, per traffic check (bytes; udp:
+    # datagrams): the host's half of the measurements.
+    sinks: Dict[str, Optional[int]] = dataclasses.field(default_factory=dict)
 
     @property
     def label(self) -> str:

@@ -7,7 +7,7 @@ import datetime
 import os
 import pathlib
 import re
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from . import checks as chk
 from . import accel as accelerator
@@ -21,7 +21,7 @@ from .kbuild import KernelArtifact, kernel_artifact
 from .kernels import Expectations, Kernel
 from .modules import BuiltModule
 from .progress import fmt_secs, say
-from .sink import TcpSink
+from .sink import TcpSink, UdpSink
 
 KERNEL_PROBLEM_RE = re.compile(
     r"(Kernel panic|BUG: |Oops: |general protection fault|WARNING: CPU:|"
@@ -185,9 +185,10 @@ def judge_cell(prep: Prepared, exp: Expectations, check_names: Sequence[str],
 
 def kernel_cmdline(exp: Expectations, device: Device, check_names:
                    Sequence[str], roles: Sequence[str],
-                   tcp_port: Optional[int],
-                   hotplug_port: Optional[int] = None) -> str:
-    """What the agent is asked to do, on the kernel command line."""
+                   ports: Optional[Dict[str, int]] = None) -> str:
+    """What the agent is asked to do, on the kernel command line. ports:
+    the host sinks of the traffic checks (tcp, udp, hotplug)."""
+    ports = ports or {}
     words = ["console=ttyS0", "loglevel=4", "panic=-1"]
     if device.fixture and "broken" in check_names:
         words.append("ndisbench.broken=" + ",".join(
@@ -204,11 +205,14 @@ def kernel_cmdline(exp: Expectations, device: Device, check_names:
         words.append(f"ndisbench.connect={device.connect_ssid}")
     if "ping" in check_names:
         words.append(f"ndisbench.ping={exp.network['ping_count']}")
-    if tcp_port is not None:
-        words.append(f"ndisbench.tcp={tcp_port}:"
+    if "tcp" in ports:
+        words.append(f"ndisbench.tcp={ports['tcp']}:"
                      f"{exp.network['tcp_bytes']}")
-    if hotplug_port is not None:
-        words.append(f"ndisbench.hotplug={hotplug_port}")
+    if "udp" in ports:
+        words.append(f"ndisbench.udp={ports['udp']}:"
+                     f"{exp.network['udp_ms']}")
+    if "hotplug" in ports:
+        words.append(f"ndisbench.hotplug={ports['hotplug']}")
     return " ".join(words)
 
 
@@ -269,20 +273,18 @@ def run_cell(prep: Prepared, device: Device, exp: Expectations,
                              device.name, str(cdir.relative_to(run_dir)),
                              wrapper=device.wrapper)
     roles = cell_roles(device, check_names)
-    sinks: Dict[str, TcpSink] = {}
+    sinks: Dict[str, Union[TcpSink, UdpSink]] = {}
     plug: Optional[Hotplug] = None
     try:
         if prep.error:
             raise BenchError(prep.error)
         assert prep.art is not None
         initrd = cell_initrd(prep, device, check_names, exp, parts)
-        sinks = {c: TcpSink() for c in ("tcp", "hotplug")
-                 if c in check_names}
+        sinks = {c: UdpSink() if c == "udp" else TcpSink()
+                 for c in ("tcp", "udp", "hotplug") if c in check_names}
         plug = Hotplug(device.hotplug) if "hotplug" in sinks else None
         append = kernel_cmdline(exp, device, check_names, roles,
-                                sinks["tcp"].port if "tcp" in sinks
-                                else None,
-                                sinks["hotplug"].port if plug else None)
+                                {c: s.port for c, s in sinks.items()})
         cmd = guest_command(prep, device, initrd, append, accel, parts,
                             plug.qemu_args() if plug else ())
     except BenchError as exc:
@@ -312,6 +314,7 @@ def run_cell(prep: Prepared, device: Device, exp: Expectations,
     cell.boot_seconds = round(boot.seconds, 2)
     cell.first_ktap_seconds = (round(boot.first_ktap_secs, 2)
                                if boot.first_ktap_secs else None)
+    cell.sinks = sink_bytes
     cell.verdicts = judge_cell(prep, exp, check_names, roles, boot, log_path,
                                sink_bytes, device)
     return cell

@@ -55,3 +55,35 @@ class TcpSink:
                 pass
             self.thread.join(5)
         return self.received
+
+
+class UdpSink:
+    """Counts the datagrams the guest's udp test sends to 10.0.2.2:port."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.settimeout(0.5)
+        self.port: int = self.sock.getsockname()[1]
+        self.count = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while not self.stop.is_set():
+            try:
+                self.sock.recv(2048)
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            self.count += 1
+
+    def close(self) -> int:
+        """Stop counting; the number of datagrams that arrived."""
+        self.stop.set()
+        self.thread.join(5)
+        self.sock.close()
+        return self.count
+

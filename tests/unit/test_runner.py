@@ -141,13 +141,14 @@ class CmdlineTest(unittest.TestCase):
     def test_net_options_only_for_net_checks(self):
         from ndisbench_lib import devices
         line = runner.kernel_cmdline(EXP, devices.DEVICES["e1000"],
-                                     ["dhcp", "ping", "tcp"], [], 4242)
+                                     ["dhcp", "ping", "tcp"], [],
+                                     {"tcp": 4242})
         self.assertIn("ndisbench.net=eth0", line)
         self.assertIn("ndisbench.ping=100", line)
         self.assertIn("ndisbench.tcp=4242:4194304", line)
         self.assertNotIn("ndisbench.load", line)
         line = runner.kernel_cmdline(EXP, devices.DEVICES["none"],
-                                     ["load"], ["ndiswrapper"], None)
+                                     ["load"], ["ndiswrapper"])
         self.assertIn("ndisbench.load=ndiswrapper", line)
         self.assertNotIn("ndisbench.net", line)
 
@@ -160,7 +161,7 @@ class WrappedCellTest(unittest.TestCase):
         dev = devices.DEVICES["bcm43xx/ndiswrapper"]
         roles = runner.cell_roles(dev, ["dhcp"])
         self.assertEqual(roles, ["ndiswrapper"])
-        line = runner.kernel_cmdline(EXP, dev, ["dhcp"], roles, None)
+        line = runner.kernel_cmdline(EXP, dev, ["dhcp"], roles)
         self.assertIn("ndisbench.install=/lib/ndisbench/fixtures/bcmwl/"
                       "bcmwl.inf", line)
         self.assertIn("ndisbench.load=ndiswrapper", line)
@@ -171,7 +172,7 @@ class WrappedCellTest(unittest.TestCase):
         from ndisbench_lib import devices
         dev = devices.DEVICES["bcm43xx/ndiswrapper"]
         roles = runner.cell_roles(dev, ["broken"])
-        line = runner.kernel_cmdline(EXP, dev, ["broken"], roles, None)
+        line = runner.kernel_cmdline(EXP, dev, ["broken"], roles)
         self.assertIn("ndisbench.broken=", line)
         self.assertIn("/lib/ndisbench/fixtures/broken/pe32.inf", line)
         self.assertNotIn("ndisbench.install", line)
@@ -215,7 +216,7 @@ class DeviceAxesTest(unittest.TestCase):
         self.assertNotIn("load", checks_)
         roles = runner.cell_roles(dev, checks_)
         self.assertEqual(roles, [])
-        line = runner.kernel_cmdline(EXP, dev, checks_, roles, None)
+        line = runner.kernel_cmdline(EXP, dev, checks_, roles)
         self.assertIn("ndisbench.connect=ndisbench", line)
         self.assertNotIn("ndisbench.install", line)
         self.assertNotIn("ndisbench.load", line)

@@ -1,0 +1,211 @@
+"""`ndisbench bench`: the wrapped devices measured side by side with their
+references in one run, never against absolute numbers (these shared
+machines drift): TCP bulk, ping RTT, small-packet rate, and where a cell's
+time goes (guest boot, module load, bind, association, traffic).
+
+Every round boots each device once on the same kernel, one guest at a time
+(a parallel guest would be measured too), the device order reversed every
+other round so drift does not favour one side; the figures are medians
+over the rounds. Results: out/bench-<stamp>/bench.json and bench.md, next
+to the ordinary run folders of the rounds.
+"""
+import dataclasses
+import datetime
+import json
+import pathlib
+import statistics
+import time
+from typing import Dict, List, Optional, Sequence
+
+from . import devices, ktap, report, runner
+from .cache import Cache
+from .checks import PASS
+from .errors import BenchError
+from .kernels import Expectations, Kernel
+from .progress import fmt_secs, say
+
+DEVICES = ("e1000", "bcm43xx/ndiswrapper", "rtl8187/ndiswrapper",
+           "rtl8187/native")
+CHECKS = ("load", "bind", "associate", "dhcp", "ping", "tcp", "udp")
+TCP_BYTES = 16 << 20            # longer than the check's 4 MiB: steadier
+
+# (what, device, reference, metric, comparison, target): the issue's goals.
+TARGETS = (
+    ("PCI wrapped TCP throughput", "bcm43xx/ndiswrapper", "e1000",
+     "tcp_mbps", ">=", 0.5),
+    ("PCI wrapped ping RTT p50", "bcm43xx/ndiswrapper", "e1000",
+     "rtt_p50_us", "<=", 1.5),
+    ("USB wrapped TCP throughput", "rtl8187/ndiswrapper", "rtl8187/native",
+     "tcp_mbps", ">=", 0.9),
+)
+# Column order and headings of the per-device table.
+METRICS = (
+    ("tcp_mbps", "TCP MB/s"), ("rtt_p50_us", "RTT p50 us"),
+    ("rtt_p99_us", "RTT p99 us"), ("udp_pps", "64 B pkt/s"),
+    ("boot_s", "boot s"), ("load_ms", "load ms"), ("bind_ms", "bind ms"),
+    ("assoc_ms", "assoc ms"), ("dhcp_ms", "dhcp ms"),
+    ("traffic_s", "traffic s"), ("cell_s", "cell s"),
+)
+
+
+def _num(value: Optional[str]) -> Optional[float]:
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def cell_metrics(run_dir: pathlib.Path, cell: report.CellResult,
+                 tcp_bytes: int) -> Dict[str, float]:
+    """The numbers of one cell, from its KTAP facts and the host's sinks;
+    only those of checks that passed."""
+    log = ktap.parse((run_dir / cell.folder / "ktap.txt").read_text())
+    ok = {c for c, v in cell.verdicts.items() if v.status == PASS}
+    out: Dict[str, Optional[float]] = {
+        "boot_s": cell.first_ktap_seconds, "cell_s": cell.boot_seconds}
+    insmod = next((t for t in log.tests if t.name.startswith("insmod ")),
+                  None)
+    if insmod:
+        out["load_ms"] = _num(insmod.fact("load_ms"))
+    iface = next((t for t in log.tests if t.name.startswith("iface ")), None)
+    if iface:
+        out["bind_ms"] = _num(iface.fact("appeared_ms"))
+    link = log.test("link")
+    if link and link.ok:
+        out["assoc_ms"] = _num(link.fact("carrier_ms"))
+    dhcp = log.test("dhcp")
+    if "dhcp" in ok and dhcp:
+        out["dhcp_ms"] = _num(dhcp.fact("dhcp_ms"))
+    ping = log.test("ping")
+    if "ping" in ok and ping:
+        out["rtt_p50_us"] = _num(ping.fact("rtt_p50_us"))
+        out["rtt_p99_us"] = _num(ping.fact("rtt_p99_us"))
+    tcp = log.test("tcp")
+    seconds = _num(tcp.fact("seconds")) if tcp else None
+    if "tcp" in ok and seconds:
+        out["tcp_mbps"] = tcp_bytes / seconds / 1e6
+    udp = log.test("udp")
+    udp_secs = _num(udp.fact("seconds")) if udp else None
+    if "udp" in ok and udp_secs and cell.sinks.get("udp"):
+        out["udp_pps"] = cell.sinks["udp"] / udp_secs
+    traffic = [_num(t.fact("seconds")) if t and t.name in ok else None
+               for t in (ping, tcp, udp)]
+    if all(traffic):
+        out["traffic_s"] = sum(t or 0 for t in traffic)
+    return {k: float(v) for k, v in out.items() if v is not None}
+
+
+@dataclasses.dataclass
+class BenchResult:
+    bench_id: str
+    kernel: str
+    rounds: int
+    accel: str = ""
+    runs: List[str] = dataclasses.field(default_factory=list)
+    # device label -> metric -> one value per round that produced it
+    samples: Dict[str, Dict[str, List[float]]] = dataclasses.field(
+        default_factory=dict)
+    failures: Dict[str, List[str]] = dataclasses.field(default_factory=dict)
+    matrix_wall_s: Optional[float] = None
+
+    def median(self, device: str, metric: str) -> Optional[float]:
+        values = self.samples.get(device, {}).get(metric)
+        return statistics.median(values) if values else None
+
+    def ratios(self) -> List[Dict[str, object]]:
+        rows = []
+        for what, dev, ref, metric, op, target in TARGETS:
+            a, b = self.median(dev, metric), self.median(ref, metric)
+            ratio = a / b if a is not None and b else None
+            met = None if ratio is None else (
+                ratio >= target if op == ">=" else ratio <= target)
+            rows.append({"what": what, "device": dev, "reference": ref,
+                         "metric": metric, "ratio": ratio,
+                         "target": f"{op} {target}", "met": met})
+        return rows
+
+
+def _fmt(value: Optional[float]) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.2f}" if abs(value) < 100 else f"{value:.0f}"
+
+
+def markdown(res: BenchResult) -> str:
+    out = [f"# ndisbench bench {res.bench_id}", "",
+           f"Kernel `{res.kernel}`, {res.rounds} round(s), accel "
+           f"{res.accel}, medians; one guest at a time. Runs: "
+           + ", ".join(f"`{r}`" for r in res.runs) + ".", "",
+           "| device | " + " | ".join(h for _, h in METRICS) + " |",
+           "|---|" + "---:|" * len(METRICS)]
+    for dev in res.samples:
+        out.append(f"| {dev} | " + " | ".join(
+            _fmt(res.median(dev, m)) for m, _ in METRICS) + " |")
+    out += ["", "| target | ratio | goal | met |", "|---|---:|---|---|"]
+    for r in res.ratios():
+        met = {None: "no data", True: "yes", False: "**no**"}[r["met"]]
+        ratio = r["ratio"]
+        out.append(f"| {r['what']} ({r['device']} / {r['reference']}, "
+                   f"{r['metric']}) | "
+                   f"{_fmt(ratio) if isinstance(ratio, float) else '-'} | "
+                   f"{r['target']} | {met} |")
+    if res.matrix_wall_s is not None:
+        out += ["", f"Default matrix, warm cache: "
+                    f"{fmt_secs(res.matrix_wall_s)} wall (goal < 2 min)."]
+    for dev, problems in res.failures.items():
+        out += ["", f"{dev}: " + "; ".join(problems)]
+    out += ["", "boot: QEMU start to the agent's first KTAP line; load: "
+            "finit_module of the wrapper; bind: modules loaded to the "
+            "interface; assoc: interface up to carrier; traffic: ping + "
+            "TCP + UDP; cell: QEMU start to exit."]
+    return "\n".join(out) + "\n"
+
+
+def bench_expectations(exp: Expectations) -> Expectations:
+    return dataclasses.replace(exp, network={**exp.network,
+                                             "tcp_bytes": TCP_BYTES})
+
+
+def run(kernel: Kernel, exp: Expectations, cache: Cache, out: pathlib.Path,
+        rounds: int, timeout: float, accel: str,
+        device_names: Sequence[str] = DEVICES, matrix: bool = False,
+        default_matrix: Optional[runner.Matrix] = None) -> BenchResult:
+    if rounds < 1:
+        raise BenchError(f"--rounds {rounds}: at least 1")
+    targets = [devices.DEVICES[n] for n in device_names]
+    exp = bench_expectations(exp)
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    res = BenchResult(f"bench-{stamp}", kernel.name, rounds)
+    for n in range(rounds):
+        order = targets if n % 2 == 0 else targets[::-1]
+        say("bench", f"round {n + 1}/{rounds}: "
+                     + ", ".join(d.label for d in order))
+        result = runner.run(runner.Matrix([kernel], order, CHECKS, exp),
+                            cache, out, 1, timeout, accel)
+        res.accel = result.accel
+        res.runs.append(result.run_id)
+        for cell in result.cells:
+            bad = [f"{c} {v.status}" for c, v in cell.verdicts.items()
+                   if v.status != PASS]
+            if bad:
+                res.failures.setdefault(cell.label, []).append(
+                    f"round {n + 1}: " + ", ".join(bad))
+            metrics = cell_metrics(out / result.run_id, cell, TCP_BYTES)
+            per_dev = res.samples.setdefault(cell.label, {})
+            for key, value in metrics.items():
+                per_dev.setdefault(key, []).append(value)
+    res.samples = {d.label: res.samples.get(d.label, {}) for d in targets}
+    if matrix and default_matrix is not None:
+        say("bench", "the default matrix, warm, as `ndisbench run` runs it")
+        start = time.monotonic()
+        runner.run(default_matrix, cache, out, runner.default_jobs(),
+                   timeout, accel)
+        res.matrix_wall_s = time.monotonic() - start
+    bench_dir = out / res.bench_id
+    bench_dir.mkdir(parents=True, exist_ok=True)
+    (bench_dir / "bench.json").write_text(json.dumps(
+        {**dataclasses.asdict(res), "ratios": res.ratios(),
+         "medians": {d: {m: res.median(d, m) for m, _ in METRICS}
+                     for d in res.samples}}, indent=1))
+    (bench_dir / "bench.md").write_text(markdown(res))
+    return res

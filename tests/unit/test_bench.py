@@ -1,0 +1,101 @@
+"""`ndisbench bench`: numbers taken from the cells' facts and the host's
+counts, medians over rounds, and the side-by-side targets."""
+import pathlib
+import shutil
+import tempfile
+import unittest
+
+import helpers  # noqa: F401  (import path)
+from ndisbench_lib import bench, report
+from ndisbench_lib.checks import FAIL, PASS, Verdict
+
+KTAP = """KTAP version 1
+1..7
+# tainted: 0
+ok 1 boot
+# load_ms: 41
+ok 2 insmod ndiswrapper
+# appeared_ms: 300
+ok 3 iface wlan0
+# carrier_ms: 600
+ok 4 link
+# dhcp_ms: 150
+ok 5 dhcp
+# seconds: 1.500
+# rtt_p50_us: {p50}
+# rtt_p99_us: 3000
+ok 6 ping
+# seconds: {tcp_secs}
+ok 7 tcp
+# seconds: 2.000
+ok 8 udp
+# ndisbench-agent: done
+"""
+
+
+class CellMetricsTest(unittest.TestCase):
+    def setUp(self):
+        self.run = pathlib.Path(tempfile.mkdtemp())
+
+    def tearDown(self):
+        shutil.rmtree(self.run)
+
+    def cell(self, label, p50=1000, tcp_secs=2.0, tcp=PASS):
+        device, _, wrapper = label.partition("/")
+        folder = f"cells/k__{label.replace('/', '__')}"
+        (self.run / folder).mkdir(parents=True, exist_ok=True)
+        (self.run / folder / "ktap.txt").write_text(
+            KTAP.format(p50=p50, tcp_secs=tcp_secs))
+        verdicts = {c: Verdict(PASS, "") for c in
+                    ("load", "bind", "associate", "dhcp", "ping", "udp")}
+        verdicts["tcp"] = Verdict(tcp, "")
+        return report.CellResult("k", "p", device, folder,
+                                 boot_seconds=9.0, first_ktap_seconds=2.5,
+                                 verdicts=verdicts, wrapper=wrapper,
+                                 sinks={"tcp": 1 << 24, "udp": 8000})
+
+    def test_metrics_come_from_facts_and_sinks(self):
+        m = bench.cell_metrics(self.run, self.cell("e1000"), 16 << 20)
+        self.assertAlmostEqual(m["tcp_mbps"], (16 << 20) / 2.0 / 1e6)
+        self.assertEqual(m["udp_pps"], 4000)
+        self.assertEqual(m["load_ms"], 41)
+        self.assertEqual(m["bind_ms"], 300)
+        self.assertEqual(m["assoc_ms"], 600)
+        self.assertEqual(m["rtt_p50_us"], 1000)
+        self.assertAlmostEqual(m["traffic_s"], 1.5 + 2.0 + 2.0)
+        self.assertEqual(m["boot_s"], 2.5)
+
+    def test_a_failed_check_gives_no_number(self):
+        m = bench.cell_metrics(self.run, self.cell("e1000", tcp=FAIL),
+                               16 << 20)
+        self.assertNotIn("tcp_mbps", m)
+        self.assertNotIn("traffic_s", m)
+
+    def test_targets_are_ratios_of_medians(self):
+        res = bench.BenchResult("b", "k", 3)
+        res.samples = {
+            "e1000": {"tcp_mbps": [30, 10, 20], "rtt_p50_us": [700]},
+            "bcm43xx/ndiswrapper": {"tcp_mbps": [9, 11, 5],
+                                    "rtt_p50_us": [1400]},
+        }
+        rows = {r["what"]: r for r in res.ratios()}
+        tcp = rows["PCI wrapped TCP throughput"]
+        self.assertAlmostEqual(tcp["ratio"], 9 / 20)
+        self.assertFalse(tcp["met"])
+        rtt = rows["PCI wrapped ping RTT p50"]
+        self.assertAlmostEqual(rtt["ratio"], 2.0)
+        self.assertFalse(rtt["met"])
+        self.assertIsNone(rows["USB wrapped TCP throughput"]["met"])
+        text = bench.markdown(res)
+        self.assertIn("| e1000 | 20.00 |", text)
+        self.assertIn("**no**", text)
+        self.assertIn("no data", text)
+
+    def test_rounds_must_be_positive(self):
+        from ndisbench_lib.errors import BenchError
+        with self.assertRaises(BenchError):
+            bench.run(None, None, None, self.run, 0, 10, "tcg")
+
+
+if __name__ == "__main__":
+    unittest.main()
