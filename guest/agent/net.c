@@ -44,6 +44,7 @@
 #define BUSYBOX            "/bin/busybox"
 #define IW                 "/usr/sbin/iw"
 #define IW_TIMEOUT_MS      10000
+#define IW_SCAN_TIMEOUT_MS 30000
 #define UDHCPC_SCRIPT      "/etc/udhcpc.script"
 #define HOTPLUG_STREAM_MS  1000     /* traffic before the unplug */
 #define HOTPLUG_WAIT_MS    30000
@@ -115,7 +116,7 @@ int net_test_count(const struct net_opts *opts)
 {
     if (opts->ifname == NULL)
         return 0;
-    return 3 + (opts->ping_count > 0) + (opts->tcp_port > 0) +
+    return 3 + opts->scan + (opts->ping_count > 0) + (opts->tcp_port > 0) +
            (opts->udp_port > 0) + (opts->hotplug_port > 0);
 }
 
@@ -319,6 +320,21 @@ static void iw_link(const struct net_opts *opts)
     char *argv[] = { "iw", "dev", (char *)opts->ifname, "link", NULL };
 
     agent_run(IW, argv, "iw_link", IW_TIMEOUT_MS);
+}
+
+/* What `iw dev <if> scan` finds: every BSS on the air, one fact a line. */
+static bool test_scan(const struct net_opts *opts, int number)
+{
+    char *argv[] = { "iw", "dev", (char *)opts->ifname, "scan", NULL };
+    int err = set_up(opts->ifname);
+    int status;
+
+    if (err)
+        say("# ifup_errno: %d", -err);
+    status = agent_run(IW, argv, "iw_scan", IW_SCAN_TIMEOUT_MS);
+    say("# iw_scan_status: %d", status);
+    say_result(status == 0, number, "scan");
+    return status == 0;
 }
 
 /* Bring the interface up and wait for the driver to report a link. */
@@ -684,6 +700,8 @@ void net_run_tests(const struct net_opts *opts, bool modules_loaded,
         return;
     if (!test_iface(opts, modules_loaded, n++)) {
         /* Later tests still print their results, as failures. */
+        if (opts->scan)
+            say_result(false, n++, "scan");
         for (i = 0; i < sizeof(later) / sizeof(later[0]); i++)
             say_result(false, n++, later[i]);
         if (opts->ping_count)
@@ -696,6 +714,8 @@ void net_run_tests(const struct net_opts *opts, bool modules_loaded,
             say_result(false, n++, "hotplug");
         return;
     }
+    if (opts->scan)
+        test_scan(opts, n++);
     test_link(opts, n++);
     test_dhcp(opts, n++);
     if (opts->ping_count)

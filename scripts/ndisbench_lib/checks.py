@@ -7,10 +7,14 @@ table, so a wrong kernel or a wrong expectation shows up as FAIL.
 """
 import dataclasses
 import re
-from typing import Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
 
+from .air import ACCESS_POINTS
 from .kernels import Expectations, Policy
 from .ktap import KtapLog, KtapTest
+
+if TYPE_CHECKING:
+    from .capture import Frame
 
 MODULE_CHECKS = ("load", "taint", "driverloader", "control")
 WRAPPER_CHECKS = ("broken", "install", "bind", "associate", "unload")
@@ -19,10 +23,15 @@ NET_CHECKS = ("dhcp", "ping", "tcp")
 HOTPLUG_CHECKS = ("hotplug",)
 # Measurements for `ndisbench bench`, not run unless selected.
 BENCH_CHECKS = ("udp",)
-CHECKS = MODULE_CHECKS + WRAPPER_CHECKS[:4] + NET_CHECKS + BENCH_CHECKS + \
+# The wireless control plane and the air, seen with standard tools.
+SCAN_CHECKS = ("scan",)
+CAPTURE_CHECKS = ("capture",)
+CHECKS = MODULE_CHECKS + WRAPPER_CHECKS[:3] + SCAN_CHECKS + \
+    WRAPPER_CHECKS[3:4] + NET_CHECKS + BENCH_CHECKS + CAPTURE_CHECKS + \
     HOTPLUG_CHECKS + ("unload",)
 DEFAULT_CHECKS = tuple(c for c in CHECKS if c not in BENCH_CHECKS)
 HOTPLUG_PINGS = 10          # the agent's pings after the replug
+SIGNAL_TOLERANCE_DB = 3     # the driver's RSSI arithmetic rounds
 # The module role each check observes.
 CHECK_ROLE = {"load": "ndiswrapper", "taint": "ndiswrapper",
               "driverloader": "driverloader", "control": "control"}
@@ -206,7 +215,8 @@ def _judge_taint(want: ExpectedLoad, got: Observed, boot: Optional[int],
 def judge(check: str, policy: Policy, exp: Expectations, log: KtapLog,
           roles: Sequence[str], base_bits: int,
           sink_bytes: Optional[int] = None, fixture: str = "",
-          native: str = "") -> Verdict:
+          native: str = "",
+          air: Optional["AirCapture"] = None) -> Verdict:
     """The verdict of one check in one cell. sink_bytes: what the host's
     TCP sink received (tcp check only); fixture: the Windows driver a
     wrapped device runs (its checks are not reached where the policy
@@ -220,6 +230,10 @@ def judge(check: str, policy: Policy, exp: Expectations, log: KtapLog,
             return judge_unload(exp, log, refused)
         if fixture and check != "install" and refused:
             return judge_unreached(check, log)
+        if check == "scan":
+            return judge_scan(log)
+        if check == "capture":
+            return judge_capture(exp, log, air)
         return judge_net(check, exp, log, sink_bytes, fixture, native)
     role = CHECK_ROLE[check]
     want = expected_loads(policy, exp, roles, base_bits)[role]
@@ -469,6 +483,88 @@ def _judge_hotplug(exp: Expectations, test: KtapTest,
                          f"arrived): gone in {test.fact('unplug_ms')} ms, "
                          f"back in {test.fact('replug_ms')} ms, "
                          f"{HOTPLUG_PINGS}/{HOTPLUG_PINGS} pings after")
+
+
+# -- the air: scan results and the capture -------------------------------------
+
+def scan_results(lines: Sequence[str]) -> Dict[str, Dict[str, str]]:
+    """`iw dev <if> scan` output as BSSID -> {freq, signal, ssid}."""
+    found: Dict[str, Dict[str, str]] = {}
+    current: Optional[Dict[str, str]] = None
+    for raw in lines:
+        line = raw.strip()
+        match = re.match(r"BSS ([0-9a-f:]{17})", line)
+        if match:
+            current = found.setdefault(match.group(1), {})
+        elif current is not None and ":" in line:
+            key, _, value = line.partition(":")
+            if key in ("freq", "signal", "SSID"):
+                current[key.lower()] = value.strip()
+    return found
+
+
+def judge_scan(log: KtapLog) -> Verdict:
+    """Every AP on the air is listed, except that a hidden one shows no
+    SSID, on its channel, with the signal level the air model gives it."""
+    test = log.test("scan")
+    if test is None:
+        return Verdict(ERROR, "agent printed no scan result")
+    found = scan_results(test.all("iw_scan"))
+    problems: List[str] = []
+    for ap in ACCESS_POINTS:
+        bss = found.get(ap.bssid)
+        if bss is None:
+            problems.append(f"{ap.bssid} ({ap.ssid}) not in the scan")
+            continue
+        _compare(f"{ap.bssid} frequency", str(ap.freq_mhz),
+                 bss.get("freq", "").split(".")[0], problems)
+        signal = (bss.get("signal") or "").split()
+        try:
+            dbm = float(signal[0])
+        except (IndexError, ValueError):
+            dbm = None
+        if dbm is None or abs(dbm - ap.rssi_dbm) > SIGNAL_TOLERANCE_DB:
+            problems.append(f"{ap.bssid} signal {bss.get('signal')!r}, the "
+                            f"air gives {ap.rssi_dbm} dBm")
+        want_ssid = "" if ap.hidden else ap.ssid
+        ssid = bss.get("ssid", "")
+        if ap.hidden and ssid == ap.ssid:
+            problems.append(f"{ap.bssid}: hidden SSID revealed by the scan")
+        elif not ap.hidden and ssid != want_ssid:
+            problems.append(f"{ap.bssid} SSID {ssid!r}, want {want_ssid!r}")
+    if not test.ok and not problems:
+        problems.append(test.fact("error") or "scan failed")
+    if problems:
+        return Verdict(FAIL, problems[0], problems)
+    return Verdict(PASS, f"{len(ACCESS_POINTS)} APs listed with channel and "
+                         f"signal (one hidden, SSID not shown)")
+
+
+@dataclasses.dataclass(frozen=True)
+class AirCapture:
+    """The host's reading of a cell's air.pcap (capture.py)."""
+    frames: Sequence["Frame"] = ()
+    file_problems: Sequence[str] = ()
+    error: str = ""
+    path: str = ""
+
+
+def judge_capture(exp: Expectations, log: KtapLog,
+                  air: Optional[AirCapture]) -> Verdict:
+    from .capture import sequence_problems
+    if air is None or air.error:
+        return Verdict(ERROR, air.error if air else "no capture read")
+    iface = _iface_test(log)
+    station = iface.fact("mac") if iface else None
+    if not station:
+        return Verdict(FAIL, "no interface, so no station to follow")
+    problems = list(air.file_problems)
+    problems += sequence_problems(list(air.frames), station,
+                                  str(exp.network["ap_bssid"]))
+    if problems:
+        return Verdict(FAIL, problems[0], problems)
+    return Verdict(PASS, f"{len(air.frames)} frames, no warnings: beacon, "
+                         f"probe, auth, assoc, data in order ({air.path})")
 
 
 # -- malformed drivers and unloading ------------------------------------------

@@ -16,26 +16,26 @@ in-tree modules it loads for it, and which checks apply.
 import dataclasses
 from typing import Dict, List, Optional, Tuple
 
-from .checks import BENCH_CHECKS, HOTPLUG_CHECKS, MODULE_CHECKS, \
-    NET_CHECKS, WRAPPER_CHECKS
+from .checks import BENCH_CHECKS, CAPTURE_CHECKS, HOTPLUG_CHECKS, \
+    MODULE_CHECKS, NET_CHECKS, SCAN_CHECKS, WRAPPER_CHECKS
+from . import air
 from .errors import BenchError
 
 WRAPPERS = ("ndiswrapper", "native")
 
-# The air and its access point, bridged to the slirp network.
-AIR_ARGS = ("-object", "wlan-air,id=air0",
-            "-netdev", "user,id=net0",
-            "-object", "wlan-ap,id=ap0,air=air0,netdev=net0,"
-            "ssid=ndisbench,bssid=02:00:00:00:01:00,channel=6")
+# The air (captured to the cell's air.pcap) and its access points, the
+# first bridged to the slirp network (air.py).
+AIR_ARGS = air.qemu_args()
 # The USB device, with the id the hotplug check removes and re-adds it by.
 RTL8187_DEVICE = ("usb-rtl8187,id=wlan0,bus=xhci.0,air=air0,"
                   "mac=52:54:00:12:34:58")
 # xhci_pci is a module on Debian's kernels (built into the source ones).
 RTL8187_ARGS = AIR_ARGS + ("-device", "qemu-xhci,id=xhci",
                            "-device", RTL8187_DEVICE)
-WRAPPED_CHECKS = ("load",) + WRAPPER_CHECKS + NET_CHECKS + BENCH_CHECKS
-NATIVE_CHECKS = ("bind", "associate") + NET_CHECKS + BENCH_CHECKS + \
-    HOTPLUG_CHECKS
+WRAPPED_CHECKS = ("load",) + WRAPPER_CHECKS + NET_CHECKS + BENCH_CHECKS + \
+    CAPTURE_CHECKS
+NATIVE_CHECKS = ("bind", "associate") + SCAN_CHECKS + NET_CHECKS + \
+    BENCH_CHECKS + CAPTURE_CHECKS + HOTPLUG_CHECKS
 
 
 @dataclasses.dataclass(frozen=True)

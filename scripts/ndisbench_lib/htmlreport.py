@@ -22,7 +22,9 @@ OTHER_CLASS = "st-skip"
 COLOURS = {"st-pass": "#a5d6a7", "st-xfail": "#90caf9", "st-fail": "#ef5350",
            "st-error": "#b71c1c", "st-timeout": "#ffa726",
            "st-skip": "#d6d6d6", "st-none": "#eeeeee"}
-FILES = ("serial.log", "ktap.txt", "air.pcap")
+# The air capture, kept gzipped by the capture check (capture.py).
+PCAP = "air.pcap.gz"
+FILES = ("serial.log", "ktap.txt", PCAP)
 
 CSS = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #212121;
@@ -144,10 +146,10 @@ def file_links(run_dir: Optional[pathlib.Path], folder: str,
     for name in FILES:
         rel = f"{folder}/{name}"
         present = (run_dir / rel).is_file() if run_dir is not None else (
-            name != "air.pcap")
+            name != PCAP)
         if present:
             out.append(f'<a href="{href(base + rel)}">{esc(name)}</a>')
-        elif name != "air.pcap":
+        elif name != PCAP:
             out.append(f'<span class="missing">{esc(name)} (none)</span>')
     return ", ".join(out)
 

@@ -9,9 +9,10 @@ import pathlib
 import re
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
+from . import air
 from . import checks as chk
 from . import accel as accelerator
-from . import guest, initramfs, ktap, modules, report
+from . import capture, guest, initramfs, ktap, modules, report
 from .cache import Cache
 from .devices import DEVICES, Device
 from .errors import BenchError
@@ -154,12 +155,28 @@ def kernel_problem(serial: str) -> str:
     return ""
 
 
+def read_capture(pcap: pathlib.Path) -> chk.AirCapture:
+    """Read the air's capture with tshark, then keep it gzipped."""
+    if not pcap.exists():
+        return chk.AirCapture(error=f"QEMU wrote no {pcap.name}")
+    try:
+        air = chk.AirCapture(capture.read_frames(pcap),
+                             capture.file_problems(pcap),
+                             path=pcap.name + ".gz")
+    except BenchError as exc:
+        air = chk.AirCapture(error=str(exc))
+    capture.compress(pcap)
+    return air
+
+
 def judge_cell(prep: Prepared, exp: Expectations, check_names: Sequence[str],
                roles: Sequence[str], boot: guest.BootResult,
                log_path: pathlib.Path,
                sink_bytes: Optional[Dict[str, Optional[int]]] = None,
                device: Optional[Device] = None) -> Dict[str, chk.Verdict]:
     """sink_bytes: per check (tcp, hotplug), what the host's sink got."""
+    capture = read_capture(log_path.parent / "air.pcap") \
+        if "capture" in check_names else None
     if boot.status == "timeout":
         verdict = chk.Verdict(chk.TIMEOUT, f"guest killed after "
                               f"{fmt_secs(boot.seconds)} (log kept: "
@@ -170,7 +187,8 @@ def judge_cell(prep: Prepared, exp: Expectations, check_names: Sequence[str],
     native = device.native_driver if device else ""
     sinks = sink_bytes or {}
     verdicts = {c: chk.judge(c, prep.kernel.policy, exp, log, roles,
-                             prep.base_bits, sinks.get(c), fixture, native)
+                             prep.base_bits, sinks.get(c), fixture, native,
+                             capture)
                 for c in check_names}
     problem = kernel_problem(boot.serial)
     if problem:
@@ -203,6 +221,8 @@ def kernel_cmdline(exp: Expectations, device: Device, check_names:
         words.append(f"ndisbench.net={device.ifname}")
     if device.connect_ssid:
         words.append(f"ndisbench.connect={device.connect_ssid}")
+    if "scan" in check_names:
+        words.append("ndisbench.scan=1")
     if "ping" in check_names:
         words.append(f"ndisbench.ping={exp.network['ping_count']}")
     if "tcp" in ports:
@@ -218,7 +238,9 @@ def kernel_cmdline(exp: Expectations, device: Device, check_names:
 
 def guest_command(prep: Prepared, device: Device, initrd: pathlib.Path,
                   append: str, accel: str, parts: HostParts,
-                  extra_args: Sequence[str] = ()) -> List[str]:
+                  extra_args: Sequence[str] = (),
+                  cdir: Optional[pathlib.Path] = None,
+                  capture: bool = False) -> List[str]:
     assert prep.art is not None
     qemu = None
     if device.own_qemu:
@@ -226,8 +248,21 @@ def guest_command(prep: Prepared, device: Device, initrd: pathlib.Path,
             raise BenchError(parts.qemu_error or "QEMU not built")
         qemu = str(parts.qemu)
     return guest.qemu_command(prep.art.boot_image, initrd, append, accel,
-                              MEMORY_MB, list(device.qemu_args) +
+                              MEMORY_MB, cell_qemu_args(
+                                  device.qemu_args, cdir, capture) +
                               list(extra_args), qemu)
+
+
+def cell_qemu_args(args: Sequence[str], cdir: Optional[pathlib.Path],
+                   capture: bool) -> List[str]:
+    """A device's QEMU arguments for one cell: "{cell}" is its folder; the
+    air writes air.pcap only when the capture check wants it."""
+    out = []
+    for arg in args:
+        if not capture or cdir is None:
+            arg = arg.replace(air.PCAP_OPTION, "")
+        out.append(arg.replace("{cell}", str(cdir)))
+    return out
 
 
 def resolve_accel(requested: str, preps: Sequence[Prepared],
@@ -286,7 +321,8 @@ def run_cell(prep: Prepared, device: Device, exp: Expectations,
         append = kernel_cmdline(exp, device, check_names, roles,
                                 {c: s.port for c, s in sinks.items()})
         cmd = guest_command(prep, device, initrd, append, accel, parts,
-                            plug.qemu_args() if plug else ())
+                            plug.qemu_args() if plug else (), cdir,
+                            "capture" in check_names)
     except BenchError as exc:
         for sink in sinks.values():
             sink.close()

@@ -102,7 +102,7 @@ class ReportHtmlTest(unittest.TestCase):
             folder.mkdir(parents=True)
             (folder / "serial.log").write_text("log\n")
             (folder / "ktap.txt").write_text("KTAP version 1\n")
-        (self.run_dir / self.result.cells[0].folder / "air.pcap").write_bytes(
+        (self.run_dir / self.result.cells[0].folder / "air.pcap.gz").write_bytes(
             b"\xd4\xc3\xb2\xa1")
 
     def tearDown(self) -> None:
@@ -153,10 +153,10 @@ class ReportHtmlTest(unittest.TestCase):
     def test_log_links_are_relative_and_pcap_only_when_present(self):
         grid = parse(self.page())
         bcm = "cells/policy-2.6.25-rc1__bcm43xx__ndiswrapper/"
-        for name in ("serial.log", "ktap.txt", "air.pcap"):
+        for name in ("serial.log", "ktap.txt", "air.pcap.gz"):
             self.assertIn(bcm + name, grid.hrefs)
         self.assertIn("cells/src-6.1__e1000/serial.log", grid.hrefs)
-        self.assertNotIn("cells/src-6.1__e1000/air.pcap", grid.hrefs)
+        self.assertNotIn("cells/src-6.1__e1000/air.pcap.gz", grid.hrefs)
 
     def test_self_contained(self):
         text = self.page()

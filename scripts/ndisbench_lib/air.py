@@ -1,0 +1,60 @@
+"""The emulated air of the WLAN rows: which access points QEMU puts on it
+(wlan-ap objects on one wlan-air) and what a scan must therefore find.
+
+The first AP is the one the drivers join: it is bridged to slirp and its
+SSID/BSSID/channel are the expectation table's ap_* values (a unit test
+keeps them equal). The others have no uplink: one on another channel with
+a weaker signal, one hidden (empty SSID in its beacons, silent to wildcard
+probe requests). None is encrypted: the AP model does open authentication
+only (no WEP, no WPA2).
+"""
+import dataclasses
+from typing import List, Tuple
+
+
+@dataclasses.dataclass(frozen=True)
+class AccessPoint:
+    ident: str
+    ssid: str
+    bssid: str
+    channel: int
+    rssi_dbm: int
+    hidden: bool = False
+    uplink: bool = False            # bridged to -netdev user (slirp)
+
+    @property
+    def freq_mhz(self) -> int:
+        return 2484 if self.channel == 14 else 2407 + 5 * self.channel
+
+    def qemu_object(self) -> str:
+        opts = [f"wlan-ap,id={self.ident},air=air0", f"ssid={self.ssid}",
+                f"bssid={self.bssid}", f"channel={self.channel}",
+                f"rssi={self.rssi_dbm}"]
+        if self.uplink:
+            opts.append("netdev=net0")
+        if self.hidden:
+            opts.append("hidden=on")
+        return ",".join(opts)
+
+
+ACCESS_POINTS: Tuple[AccessPoint, ...] = (
+    AccessPoint("ap0", "ndisbench", "02:00:00:00:01:00", 6, -40,
+                uplink=True),
+    AccessPoint("ap1", "ndisbench-far", "02:00:00:00:02:00", 1, -70),
+    AccessPoint("ap2", "ndisbench-hidden", "02:00:00:00:03:00", 11, -55,
+                hidden=True),
+)
+
+
+# The medium's capture option: "{cell}" is the cell folder; the runner
+# fills it in, or drops the option where no check reads the capture.
+PCAP_OPTION = ",pcap={cell}/air.pcap"
+
+
+def qemu_args() -> Tuple[str, ...]:
+    """The air (captured), slirp and the APs."""
+    args: List[str] = ["-object", "wlan-air,id=air0" + PCAP_OPTION,
+                       "-netdev", "user,id=net0"]
+    for ap in ACCESS_POINTS:
+        args += ["-object", ap.qemu_object()]
+    return tuple(args)

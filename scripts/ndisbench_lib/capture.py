@@ -1,0 +1,142 @@
+"""The capture check: the air's radiotap pcap (wlan-air pcap=, timestamps
+from QEMU's virtual clock) read back with tshark (Debian's Wireshark
+dissectors): the file opens without warnings, and the station's way into
+the BSS is there in order: beacons, probe request, probe response,
+authentication both ways, association request and a successful response,
+then data both ways. Afterwards the capture is kept gzipped (Wireshark
+opens .pcap.gz as it is)."""
+import dataclasses
+import gzip
+import pathlib
+import re
+import shutil
+import subprocess
+from typing import List, Optional, Tuple
+
+from .errors import BenchError
+
+TSHARK = "tshark"
+TIMEOUT_SECS = 120
+FIELDS = ("frame.number", "wlan.fc.type_subtype", "wlan.sa", "wlan.da",
+          "wlan.fixed.status_code")
+# tshark's own complaint when run as root: not about the file.
+ROOT_NOTE = "Running as user"
+# A row of `-z expert`: count, group, protocol, summary.
+EXPERT_ROW_RE = re.compile(r"^\s*(\d+)\s+(\S+)\s+(\S+)\s+(.*)$")
+TRAFFIC_GROUPS = ("Sequence",)
+
+BEACON, PROBE_REQ, PROBE_RESP, AUTH = 0x08, 0x04, 0x05, 0x0b
+ASSOC_REQ, ASSOC_RESP = 0x00, 0x01
+DATA_SUBTYPES = (0x20, 0x28)        # data, QoS data
+
+
+@dataclasses.dataclass(frozen=True)
+class Frame:
+    number: int
+    subtype: int
+    sa: str
+    da: str
+    status: Optional[int]
+
+
+def _tshark(args: List[str]) -> Tuple[str, List[str]]:
+    """tshark's output and its complaints (a damaged file makes it exit
+    non-zero after printing what it could read: both are wanted)."""
+    if shutil.which(TSHARK) is None:
+        raise BenchError("tshark missing: install it (scripts/ndisbench "
+                         "setup)")
+    try:
+        res = subprocess.run([TSHARK, *args], capture_output=True,
+                             text=True, timeout=TIMEOUT_SECS, check=False,
+                             stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired as exc:
+        raise BenchError(f"tshark {args[1]}: timed out after "
+                         f"{TIMEOUT_SECS}s") from exc
+    errors = [line.strip() for line in res.stderr.splitlines()
+              if line.strip() and not line.startswith(ROOT_NOTE)]
+    if res.returncode != 0 and not errors:
+        errors.append(f"tshark exited {res.returncode}")
+    return res.stdout, errors
+
+
+def read_frames(pcap: pathlib.Path) -> List[Frame]:
+    args = ["-r", str(pcap), "-T", "fields", "-E", "separator=/t"]
+    for field in FIELDS:
+        args += ["-e", field]
+    frames = []
+    for line in _tshark(args)[0].splitlines():
+        cols = line.split("\t")
+        if len(cols) != len(FIELDS) or not cols[0].isdigit():
+            continue
+        try:
+            subtype = int(cols[1], 16)
+        except ValueError:
+            continue
+        status = int(cols[4], 0) if cols[4] else None
+        frames.append(Frame(int(cols[0]), subtype, cols[2].lower(),
+                            cols[3].lower(), status))
+    return frames
+
+
+def file_problems(pcap: pathlib.Path) -> List[str]:
+    """What Wireshark would warn about in the capture itself: a damaged
+    file, or expert items of warning level and above (malformed or
+    undecodable frames, bad checksums, ...). The Sequence group is TCP's
+    own flow analysis (window full, retransmission): traffic behaviour,
+    not a defect of the capture, so it is left out."""
+    out, errors = _tshark(["-r", str(pcap), "-q", "-z", "expert,warn"])
+    for line in out.splitlines():
+        row = EXPERT_ROW_RE.match(line)
+        if row and row.group(2) not in TRAFFIC_GROUPS:
+            errors.append(f"{row.group(1)} x {row.group(2)}/{row.group(3)}: "
+                          f"{row.group(4).strip()}")
+    return errors
+
+
+def _first(frames: List[Frame], subtypes, sa: str, da: str,
+           after: int = 0) -> Optional[Frame]:
+    subtypes = (subtypes,) if isinstance(subtypes, int) else subtypes
+    return next((f for f in frames if f.subtype in subtypes and
+                 f.number > after and f.sa == sa and
+                 (da == "*" or f.da == da)), None)
+
+
+def sequence_problems(frames: List[Frame], station: str, ap: str
+                      ) -> List[str]:
+    """The station's association with the AP, step by step, in order."""
+    station, ap = station.lower(), ap.lower()
+    steps = (("beacon from the AP", BEACON, ap, "*"),
+             ("probe request", PROBE_REQ, station, "*"),
+             ("probe response", PROBE_RESP, ap, station),
+             ("authentication request", AUTH, station, ap),
+             ("authentication response", AUTH, ap, station),
+             ("association request", ASSOC_REQ, station, ap),
+             ("association response", ASSOC_RESP, ap, station),
+             ("data from the station", DATA_SUBTYPES, station, "*"),
+             ("data to the station", DATA_SUBTYPES, "*", station))
+    after = 0
+    for name, subtypes, sa, da in steps:
+        if sa == "*":
+            found = next((f for f in frames if f.subtype in subtypes and
+                          f.number > after and f.da == da), None)
+        else:
+            found = _first(frames, subtypes, sa, da,
+                           0 if name.startswith(("beacon", "probe req"))
+                           else after)
+        if found is None:
+            return [f"no {name} ({station} / {ap}) after frame {after}"]
+        if name == "association response" and found.status not in (0, None):
+            return [f"association refused (status {found.status}) in "
+                    f"frame {found.number}"]
+        if not name.startswith("beacon"):
+            after = found.number
+    return []
+
+
+def compress(pcap: pathlib.Path) -> pathlib.Path:
+    """air.pcap -> air.pcap.gz (the TCP payloads compress well)."""
+    dest = pcap.with_name(pcap.name + ".gz")
+    with open(pcap, "rb") as src, gzip.open(dest, "wb", 6) as out:
+        shutil.copyfileobj(src, out, 1 << 20)
+    pcap.unlink()
+    return dest
