@@ -38,6 +38,9 @@
  *   the SPROM is a byte image (16-bit little-endian reads), so the byte at
  *   BCM43XX_SPROM_MAC + i is mac[i].
  * - TSF counts microseconds of QEMU_CLOCK_VIRTUAL since the last reset.
+ * - A frame whose FCS does not match (bit errors on the air) is dropped,
+ *   unless CTRL has KEEP_BADFCS: then it is delivered with FCS_ERR in
+ *   the rx header's flags (b43's MACCTL_KEEP_BAD and FCSERR, in short).
  */
 
 #include "qemu/osdep.h"
@@ -337,7 +340,7 @@ static bool bcm43xx_rx_accept(Bcm43xxState *s, const uint8_t *frame,
 }
 
 static void bcm43xx_receive(WlanRadio *radio, const uint8_t *frame,
-                            size_t len, int rssi_dbm)
+                            size_t len, uint32_t fcs, int rssi_dbm)
 {
     Bcm43xxState *s = radio->opaque;
     Bcm43xxDma *d = &s->dma[BCM43XX_DMA_RX];
@@ -346,6 +349,7 @@ static void bcm43xx_receive(WlanRadio *radio, const uint8_t *frame,
     uint32_t bufsize;
     uint64_t addr;
     PCIDevice *pdev = PCI_DEVICE(s);
+    bool bad_fcs;
 
     if (!(s->ctrl & BCM43XX_CTRL_ENABLE) ||
         !(d->ctl & BCM43XX_DMA_CTL_ENABLE)) {
@@ -354,6 +358,11 @@ static void bcm43xx_receive(WlanRadio *radio, const uint8_t *frame,
     }
     if (len > BCM43XX_MAX_FRAME || !bcm43xx_rx_accept(s, frame, len)) {
         trace_bcm43xx_rx_drop(len, "filtered");
+        return;
+    }
+    bad_fcs = !wlan_air_fcs_ok(frame, len, fcs);
+    if (bad_fcs && !(s->ctrl & BCM43XX_CTRL_KEEP_BADFCS)) {
+        trace_bcm43xx_rx_drop(len, "bad FCS");
         return;
     }
     if (!bcm43xx_ring_ok(s, BCM43XX_DMA_RX)) {
@@ -380,7 +389,7 @@ static void bcm43xx_receive(WlanRadio *radio, const uint8_t *frame,
     hdr.frame_len = 0;
     hdr.channel = s->channel;
     hdr.rssi_dbm = MIN(MAX(rssi_dbm, INT8_MIN), INT8_MAX);
-    hdr.flags = 0;
+    hdr.flags = cpu_to_le32(bad_fcs ? BCM43XX_RXHDR_FCS_ERR : 0);
     if (!bcm43xx_dma_valid(s, addr, BCM43XX_RXHDR_SIZE + len, true) ||
         pci_dma_write(pdev, addr, &hdr, sizeof(hdr)) != MEMTX_OK ||
         pci_dma_write(pdev, addr + BCM43XX_RXHDR_SIZE, frame, len) !=
@@ -594,7 +603,8 @@ static void bcm43xx_mmio_write(void *opaque, hwaddr addr, uint64_t val,
             s->int_mask = 0;
             bcm43xx_update_irq(s, false);
         }
-        s->ctrl = val & (BCM43XX_CTRL_ENABLE | BCM43XX_CTRL_PROMISC);
+        s->ctrl = val & (BCM43XX_CTRL_ENABLE | BCM43XX_CTRL_PROMISC |
+                         BCM43XX_CTRL_KEEP_BADFCS);
         bcm43xx_set_radio(s, s->ctrl & BCM43XX_CTRL_ENABLE);
         break;
     case BCM43XX_REG_CHANNEL:

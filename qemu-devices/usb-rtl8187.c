@@ -47,7 +47,6 @@
 #include "migration/vmstate.h"
 #include "net/net.h"
 #include "qom/object.h"
-#include <zlib.h>
 #include "wlan-air.h"
 #include "include/rtl8187_regs.h"
 #include "trace.h"
@@ -253,12 +252,12 @@ static uint64_t rtl8187_tsf(Rtl8187State *s)
 }
 
 static void rtl8187_receive(WlanRadio *radio, const uint8_t *frame,
-                            size_t len, int rssi_dbm)
+                            size_t len, uint32_t fcs, int rssi_dbm)
 {
     Rtl8187State *s = radio->opaque;
     struct rtl8187_rx_hdr hdr;
     Rtl8187RxFrame *f;
-    uint32_t fcs, flags;
+    uint32_t flags;
     int agc;
 
     if (!(s->regs[0][RTL8187_REG_CMD] & RTL8187_CMD_RX_ENABLE)) {
@@ -283,6 +282,14 @@ static void rtl8187_receive(WlanRadio *radio, const uint8_t *frame,
         flags |= (frame[4] == 0xff && frame[5] == 0xff)
                  ? RTL8187_RX_FLAG_BCAST : RTL8187_RX_FLAG_MCAST;
     }
+    if (!wlan_air_fcs_ok(frame, len, fcs)) {
+        /*
+         * Bit errors: the chip still hands the frame up, with the FCS as
+         * received and CRC32_ERR in the trailer; the driver drops it.
+         */
+        flags |= RTL8187_RX_FLAG_CRC32_ERR;
+        trace_rtl8187_rx_bad_fcs(len);
+    }
     hdr.flags = cpu_to_le32(flags);
     hdr.noise = 0;
     hdr.signal = 0x40;
@@ -293,7 +300,6 @@ static void rtl8187_receive(WlanRadio *radio, const uint8_t *frame,
     f = g_malloc(sizeof(*f) + len + 4 + RTL8187_RX_HDR_SIZE);
     f->len = len + 4 + RTL8187_RX_HDR_SIZE;
     memcpy(f->data, frame, len);
-    fcs = crc32(0, frame, len);
     stl_le_p(f->data + len, fcs);
     memcpy(f->data + len + 4, &hdr, sizeof(hdr));
     QSIMPLEQ_INSERT_TAIL(&s->rxq, f, link);

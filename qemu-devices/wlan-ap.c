@@ -585,10 +585,16 @@ static void wlan_ap_rx_data(WlanApState *ap, uint8_t subtype, uint8_t fc1,
 }
 
 static void wlan_ap_radio_receive(WlanRadio *radio, const uint8_t *frame,
-                                  size_t len, int rssi_dbm)
+                                  size_t len, uint32_t fcs, int rssi_dbm)
 {
     WlanApState *ap = radio->opaque;
     uint8_t type, subtype;
+
+    if (!wlan_air_fcs_ok(frame, len, fcs)) {
+        /* Bit errors on the air: the radio never hands such a frame up. */
+        trace_wlan_ap_drop(wlan_ap_name(ap), "bad FCS", len);
+        return;
+    }
 
     if (len < WLAN_HDR_LEN) {
         if (len < 2 || WLAN_FC_TYPE(frame[0]) != WLAN_TYPE_CTRL) {

@@ -33,6 +33,8 @@
 #define   BCM43XX_CTRL_ENABLE      (1u << 0)  /* MAC + radio on air */
 #define   BCM43XX_CTRL_RESET       (1u << 1)  /* WO: reset rings, IRQs */
 #define   BCM43XX_CTRL_PROMISC     (1u << 2)  /* receive every frame */
+#define   BCM43XX_CTRL_KEEP_BADFCS (1u << 3)  /* deliver frames with a bad
+                                              * FCS (flagged), not drop */
 #define BCM43XX_REG_CHANNEL        0x0008  /* RW: 1..14 (2.4 GHz) */
 #define BCM43XX_REG_MACADDR_LO     0x000c  /* RW: bytes 0..3 of the
                                             * address the RX filter uses */
@@ -102,8 +104,10 @@ struct bcm43xx_rxhdr {
     uint16_t frame_len;     /* bytes of 802.11 frame after this header */
     uint8_t channel;
     int8_t rssi_dbm;
-    uint32_t flags;         /* reserved, 0 */
+    uint32_t flags;         /* BCM43XX_RXHDR_*, other bits 0 */
 };
+/* Only with BCM43XX_CTRL_KEEP_BADFCS: the frame failed its FCS check. */
+#define BCM43XX_RXHDR_FCS_ERR      (1u << 0)
 #define BCM43XX_RXHDR_SIZE         8
 #define BCM43XX_RX_BUF_MIN         2400
 #define BCM43XX_MAX_FRAME          2346

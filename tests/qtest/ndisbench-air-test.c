@@ -292,6 +292,154 @@ static void test_qmp_lifecycle(void)
     qtest_quit(qts);
 }
 
+/* ---- fault injection -------------------------------------------------- */
+
+static uint64_t air_counter(QTestState *qts, const char *name)
+{
+    QDict *rsp = qtest_qmp(qts, "{'execute': 'qom-get', 'arguments': {"
+                           "'path': '/objects/air0', 'property': %s}}",
+                           name);
+    uint64_t val;
+
+    g_assert(qdict_haskey(rsp, "return"));
+    val = qdict_get_int(rsp, "return");
+    qobject_unref(rsp);
+    return val;
+}
+
+typedef struct FaultCounts {
+    uint64_t frames, lost, corrupted, duplicated, delayed, dropped;
+} FaultCounts;
+
+/*
+ * The AP beacons for @seconds of virtual time on an air with these
+ * faults; one-second steps keep the air's queue (256) from filling.
+ */
+static void run_beacons(const char *faults, int seconds, FaultCounts *c)
+{
+    QTestState *qts = qtest_initf("-machine none -object wlan-air,id=air0,%s "
+                                  "-object wlan-ap,id=ap0,air=air0", faults);
+    int i;
+
+    for (i = 0; i < seconds; i++) {
+        qtest_clock_step(qts, 1000 * 1000 * 1000);
+    }
+    c->frames = air_counter(qts, "frames");
+    c->lost = air_counter(qts, "lost");
+    c->corrupted = air_counter(qts, "corrupted");
+    c->duplicated = air_counter(qts, "duplicated");
+    c->delayed = air_counter(qts, "delayed");
+    c->dropped = air_counter(qts, "dropped");
+    qtest_quit(qts);
+}
+
+/* count is rate (parts per 10000) of n, within tol_pct percent. */
+static void assert_rate(uint64_t count, uint64_t n, unsigned rate,
+                        unsigned tol_pct)
+{
+    double expect = (double)n * rate / 10000;
+
+    g_test_message("%" PRIu64 " of %" PRIu64 " (expected %.1f)", count, n,
+                   expect);
+    g_assert_cmpfloat(count, >=, expect * (100 - tol_pct) / 100);
+    g_assert_cmpfloat(count, <=, expect * (100 + tol_pct) / 100);
+}
+
+/*
+ * With a fixed seed the fault counts over ~9800 beacons match the rates
+ * (binomial: 3 standard deviations is under 25% at these counts), and
+ * the same seed gives exactly the same counts again.
+ */
+static void test_fault_rates(void)
+{
+    const char *faults = "drop=300,corrupt=200,duplicate=150,seed=42";
+    FaultCounts a, b, c;
+
+    run_beacons(faults, 1000, &a);
+    g_assert_cmpuint(a.frames, ==, 1000 * 1000000 / BEACON_US);
+    g_assert_cmpuint(a.dropped, ==, 0);
+    assert_rate(a.lost, a.frames, 300, 25);
+    /* corrupt and duplicate apply to the frames that were not lost */
+    assert_rate(a.corrupted, a.frames - a.lost, 200, 25);
+    assert_rate(a.duplicated, a.frames - a.lost, 150, 25);
+    g_assert_cmpuint(a.delayed, ==, 0);
+
+    run_beacons(faults, 1000, &b);
+    g_assert(memcmp(&a, &b, sizeof(a)) == 0);
+
+    /* another seed: other frames, the same rates */
+    run_beacons("drop=300,corrupt=200,duplicate=150,seed=7", 1000, &c);
+    g_assert(memcmp(&a, &c, sizeof(a)) != 0);
+    assert_rate(c.lost, c.frames, 300, 25);
+    assert_rate(c.corrupted, c.frames - c.lost, 200, 25);
+    assert_rate(c.duplicated, c.frames - c.lost, 150, 25);
+
+    /* all or nothing */
+    run_beacons("drop=10000", 20, &c);
+    g_assert_cmpuint(c.lost, ==, c.frames);
+    run_beacons("corrupt=10000,duplicate=10000,delay-us=1", 20, &c);
+    g_assert_cmpuint(c.lost, ==, 0);
+    g_assert_cmpuint(c.corrupted, ==, c.frames);
+    g_assert_cmpuint(c.duplicated, ==, c.frames);
+    g_assert_cmpuint(c.delayed, ==, c.frames);
+}
+
+/* Bad values are refused with an error that names the range. */
+static void test_fault_validation(void)
+{
+    QTestState *qts = qtest_init("-machine none -object wlan-air,id=air0,"
+                                 "drop=100");
+    static const struct {
+        const char *name;
+        int64_t value;
+    } bad[] = {
+        { "drop", 10001 }, { "corrupt", 20000 },
+        { "duplicate", 4294967295ll }, { "delay-us", 1000001 },
+        { "jitter-us", 5000000 },
+    };
+    QDict *rsp;
+    int i;
+
+    for (i = 0; i < ARRAY_SIZE(bad); i++) {
+        g_autofree char *what = g_strdup_printf("%s=%" PRId64 " is out "
+                                                "of range", bad[i].name,
+                                                bad[i].value);
+
+        rsp = qtest_qmp(qts, "{'execute': 'object-add', 'arguments': {"
+                        "'qom-type': 'wlan-air', 'id': 'air1', "
+                        "%s: %" PRId64 "}}", bad[i].name, bad[i].value);
+        g_assert(strstr(qmp_error(rsp), what));
+        qobject_unref(rsp);
+        rsp = qtest_qmp(qts, "{'execute': 'qom-set', 'arguments': {"
+                        "'path': '/objects/air0', 'property': %s, "
+                        "'value': %" PRId64 "}}", bad[i].name,
+                        bad[i].value);
+        g_assert(strstr(qmp_error(rsp), what));
+        qobject_unref(rsp);
+    }
+    rsp = qtest_qmp(qts, "{'execute': 'object-add', 'arguments': {"
+                    "'qom-type': 'wlan-air', 'id': 'air1', 'drop': -1}}");
+    qmp_error(rsp);
+    qobject_unref(rsp);
+    /* the failed sets left the value alone; a good one is taken */
+    rsp = qtest_qmp(qts, "{'execute': 'qom-get', 'arguments': {"
+                    "'path': '/objects/air0', 'property': 'drop'}}");
+    g_assert_cmpint(qdict_get_int(rsp, "return"), ==, 100);
+    qobject_unref(rsp);
+    rsp = qtest_qmp(qts, "{'execute': 'qom-set', 'arguments': {"
+                    "'path': '/objects/air0', 'property': 'jitter-us', "
+                    "'value': 1000000}}");
+    g_assert(qdict_haskey(rsp, "return"));
+    qobject_unref(rsp);
+    rsp = qtest_qmp(qts, "{'execute': 'object-add', 'arguments': {"
+                    "'qom-type': 'wlan-air', 'id': 'air1', 'drop': 10000, "
+                    "'corrupt': 0, 'duplicate': 5, 'delay-us': 2000, "
+                    "'jitter-us': 500, 'seed': 18446744073709551615}}");
+    g_assert(qdict_haskey(rsp, "return"));
+    qobject_unref(rsp);
+    qtest_quit(qts);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -299,5 +447,7 @@ int main(int argc, char **argv)
     qtest_add_func("/ndisbench/air/hidden", test_hidden);
     qtest_add_func("/ndisbench/air/channel-change", test_channel_change);
     qtest_add_func("/ndisbench/air/qmp-lifecycle", test_qmp_lifecycle);
+    qtest_add_func("/ndisbench/air/fault-rates", test_fault_rates);
+    qtest_add_func("/ndisbench/air/fault-validation", test_fault_validation);
     return g_test_run();
 }

@@ -1041,6 +1041,139 @@ static void test_ap_data(void)
 
 /* ---- migration ------------------------------------------------------- */
 
+/* ---- a faulty air ---------------------------------------------------- */
+
+/*
+ * What the radio does with the air's faults: a frame with bit errors is
+ * dropped (bad FCS), or with KEEP_BADFCS delivered flagged; a delayed
+ * frame waits for the virtual clock; a duplicate arrives twice, the copy
+ * with the Retry bit.
+ */
+static void test_air_faults(void)
+{
+    QTestState *qts = start("-device bcm43xx,air=air0,addr=05.0,"
+                            "mac=52:54:00:ab:cd:ef");
+    QPCIBus *bus = qpci_new_pc(qts, NULL);
+    uint8_t frame[BCM43XX_MAX_FRAME], got[BCM43XX_MAX_FRAME];
+    struct bcm43xx_rxhdr hdr;
+    uint32_t consumed = 0;
+    Bcm a, b;
+    size_t n;
+    int len, flips;
+
+    bcm_open(&a, qts, bus, BCM_DEVFN, 0);
+    bcm_open(&b, qts, bus, BCM2_DEVFN, 0x10000);
+    bcm_up(&a, 6, false);
+    bcm_up(&b, 6, false);
+    n = mk_data(frame, mac_b, mac_a, mac_a, 0, 0x0800,
+                "a payload long enough for a few bit errors");
+
+    /* Every frame corrupted: the receiver drops them all. */
+    air_set(qts, "corrupt", 10000);
+    bcm_tx(&a, frame, n);
+    bcm_tx(&a, frame, n);
+    g_assert_cmpint(bcm_rx(&b, &consumed, got, NULL, 100), ==, -1);
+    g_assert_cmphex(rd(&b, BCM43XX_REG_INT_STATUS) & BCM43XX_INT_RX_DONE,
+                    ==, 0);
+
+    /* KEEP_BADFCS: delivered, flagged, 1 to 3 bits of the body flipped. */
+    wr(&b, BCM43XX_REG_CTRL, BCM43XX_CTRL_ENABLE | BCM43XX_CTRL_KEEP_BADFCS);
+    bcm_tx(&a, frame, n);
+    len = bcm_rx(&b, &consumed, got, &hdr, 2000);
+    g_assert_cmpint(len, ==, n);
+    g_assert_cmphex(le32_to_cpu(hdr.flags), ==, BCM43XX_RXHDR_FCS_ERR);
+    g_assert(memcmp(got, frame, 24) == 0);
+    flips = bits_differ(got, frame, n);
+    g_assert_cmpint(flips, >=, 1);
+    g_assert_cmpint(flips, <=, 3);
+    g_assert_cmphex(fcs32(got, n), !=, fcs32(frame, n));
+
+    /* A clean air: the same radio delivers with flags 0. */
+    air_set(qts, "corrupt", 0);
+    bcm_tx(&a, frame, n);
+    len = bcm_rx(&b, &consumed, got, &hdr, 2000);
+    g_assert_cmpint(len, ==, n);
+    g_assert_cmphex(le32_to_cpu(hdr.flags), ==, 0);
+    g_assert(memcmp(got, frame, n) == 0);
+    wr(&b, BCM43XX_REG_CTRL, BCM43XX_CTRL_ENABLE);
+
+    /* 5 ms of delay: nothing after 4 ms of virtual time, then the frame. */
+    air_set(qts, "delay-us", 5000);
+    bcm_tx(&a, frame, n);
+    qtest_clock_step(qts, 4 * 1000 * 1000);
+    g_assert_cmpint(bcm_rx(&b, &consumed, got, NULL, 100), ==, -1);
+    qtest_clock_step(qts, 1 * 1000 * 1000);
+    g_assert_cmpint(bcm_rx(&b, &consumed, got, NULL, 2000), ==, n);
+    g_assert(memcmp(got, frame, n) == 0);
+
+    /* Jitter 0..3 ms on top: within 5..8 ms, and frames keep their order. */
+    air_set(qts, "jitter-us", 3000);
+    frame[n - 1] = '1';
+    bcm_tx(&a, frame, n);
+    frame[n - 1] = '2';
+    bcm_tx(&a, frame, n);
+    qtest_clock_step(qts, 4 * 1000 * 1000);
+    g_assert_cmpint(bcm_rx(&b, &consumed, got, NULL, 100), ==, -1);
+    qtest_clock_step(qts, 4 * 1000 * 1000);
+    g_assert_cmpint(bcm_rx(&b, &consumed, got, NULL, 2000), ==, n);
+    g_assert_cmpint(got[n - 1], ==, '1');
+    g_assert_cmpint(bcm_rx(&b, &consumed, got, NULL, 2000), ==, n);
+    g_assert_cmpint(got[n - 1], ==, '2');
+    air_set(qts, "delay-us", 0);
+    air_set(qts, "jitter-us", 0);
+
+    /* Duplicates: the frame, then its retransmission (Retry bit). */
+    air_set(qts, "duplicate", 10000);
+    bcm_tx(&a, frame, n);
+    g_assert_cmpint(bcm_rx(&b, &consumed, got, NULL, 2000), ==, n);
+    g_assert(memcmp(got, frame, n) == 0);
+    g_assert_cmpint(bcm_rx(&b, &consumed, got, NULL, 2000), ==, n);
+    g_assert_cmphex(got[1], ==, frame[1] | 0x08);
+    g_assert(memcmp(got + 2, frame + 2, n - 2) == 0);
+    g_assert_cmpint(bcm_rx(&b, &consumed, got, NULL, 50), ==, -1);
+    air_set(qts, "duplicate", 0);
+
+    /* Lost frames never arrive. */
+    air_set(qts, "drop", 10000);
+    bcm_tx(&a, frame, n);
+    g_assert_cmpint(bcm_rx(&b, &consumed, got, NULL, 100), ==, -1);
+    air_set(qts, "drop", 0);
+    bcm_tx(&a, frame, n);
+    g_assert_cmpint(bcm_rx(&b, &consumed, got, NULL, 2000), ==, n);
+
+    bcm_close(&a);
+    bcm_close(&b);
+    qpci_free_pc(bus);
+    qtest_quit(qts);
+}
+
+/* The access point ignores a corrupted request: no probe response. */
+static void test_ap_bad_fcs(void)
+{
+    uint8_t f[64], got[BCM43XX_MAX_FRAME];
+    ApEnv e;
+    size_t n;
+
+    ap_setup(&e);
+    g_assert_true(ap_scan(&e));
+    n = mk_hdr(f, 0x40, 0, bcast, mac_a, bcast);
+    f[n++] = 0;                 /* wildcard SSID */
+    f[n++] = 0;
+    f[n++] = 1;                 /* rates */
+    f[n++] = 1;
+    f[n++] = 0x82;
+    bcm_tx(&e.b, f, n);
+    g_assert_cmpint(ap_mgmt_reply(&e, 0x50, got), >=, 24);
+
+    air_set(e.qts, "corrupt", 10000);
+    /* the AP's answer would be corrupted too: keep bad frames to see */
+    wr(&e.b, BCM43XX_REG_CTRL, BCM43XX_CTRL_ENABLE |
+       BCM43XX_CTRL_KEEP_BADFCS);
+    bcm_tx(&e.b, f, n);
+    g_assert_cmpint(ap_mgmt_reply(&e, 0x50, got), ==, -1);
+    ap_teardown(&e);
+}
+
 static void test_migration(void)
 {
     g_autofree char *path = g_strdup_printf("%s/bcm43xx-mig-%d",
@@ -1136,12 +1269,14 @@ int main(int argc, char **argv)
     qtest_add_func("/ndisbench/bcm43xx/intx", test_intx);
     qtest_add_func("/ndisbench/bcm43xx/msi", test_msi);
     qtest_add_func("/ndisbench/bcm43xx/air-pair", test_air_pair);
+    qtest_add_func("/ndisbench/bcm43xx/air-faults", test_air_faults);
     qtest_add_func("/ndisbench/bcm43xx/hotplug", test_hotplug);
     qtest_add_func("/ndisbench/bcm43xx/bad-dma", test_bad_dma);
     qtest_add_func("/ndisbench/bcm43xx/bad-rx-dma", test_bad_rx_dma);
     if (has_type("wlan-ap")) {
         qtest_add_func("/ndisbench/bcm43xx/ap-beacons", test_ap_beacons);
         qtest_add_func("/ndisbench/bcm43xx/ap-data", test_ap_data);
+        qtest_add_func("/ndisbench/bcm43xx/ap-bad-fcs", test_ap_bad_fcs);
         qtest_add_func("/ndisbench/bcm43xx/migration", test_migration);
     }
     return g_test_run();

@@ -56,4 +56,40 @@ static inline void wait_incoming(QTestState *qts)
     g_assert(!loading);
 }
 
+/* Set a wlan-air property (a fault rate, delay-us...) of air0. */
+static inline void air_set(QTestState *qts, const char *prop, int64_t value)
+{
+    qtest_qmp_assert_success(qts, "{'execute': 'qom-set', 'arguments': {"
+                             "'path': '/objects/air0', 'property': %s, "
+                             "'value': %" PRId64 "}}", prop, value);
+}
+
+/* The 802.11 FCS (IEEE CRC-32, reflected, as zlib's crc32()). */
+static inline uint32_t fcs32(const uint8_t *buf, size_t len)
+{
+    uint32_t crc = 0xffffffff;
+    size_t i;
+    int k;
+
+    for (i = 0; i < len; i++) {
+        crc ^= buf[i];
+        for (k = 0; k < 8; k++) {
+            crc = (crc >> 1) ^ (0xedb88320 & -(crc & 1));
+        }
+    }
+    return ~crc;
+}
+
+/* How many bits differ between two buffers. */
+static inline int bits_differ(const uint8_t *a, const uint8_t *b, size_t len)
+{
+    int n = 0;
+    size_t i;
+
+    for (i = 0; i < len; i++) {
+        n += __builtin_popcount(a[i] ^ b[i]);
+    }
+    return n;
+}
+
 #endif /* NDISBENCH_QTEST_H */

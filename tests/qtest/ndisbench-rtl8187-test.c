@@ -579,6 +579,73 @@ static void test_air(void)
     qtest_quit(qts);
 }
 
+/*
+ * A frame with bit errors on the air is still handed up, as the chip
+ * does: the FCS as sent (no longer matching) and CRC32_ERR in the RX
+ * trailer; Linux's rtl8187 and the rtlwl fixture drop it. A clean frame
+ * has the matching FCS and no error flag.
+ */
+static void test_bad_fcs(void)
+{
+    QTestState *qts = qtest_init(UHCI_ARGS
+                                 "-device usb-rtl8187,air=air0,bus=uhci.0,"
+                                 "port=1,mac=52:54:00:12:34:56 "
+                                 "-device usb-rtl8187,air=air0,bus=uhci.0,"
+                                 "port=2,mac=52:54:00:ab:cd:ef");
+    uint8_t frame[128], buf[1023];
+    size_t n = mk_frame(frame, "bits flipped on the way over");
+    uint32_t flags;
+    int actual, flips;
+    Uhci u;
+
+    uhci_start(&u, qts);
+    usb_enumerate(&u, 0, 1);
+    usb_enumerate(&u, 1, 2);
+    reg_write(&u, 1, 0, RTL8187_REG_CMD, 1, RTL8187_CMD_TX_ENABLE);
+    reg_write(&u, 2, 0, RTL8187_REG_CMD, 1, RTL8187_CMD_RX_ENABLE);
+
+    air_set(qts, "corrupt", 10000);
+    g_assert_cmpint(tx(&u, 1, frame, n, n), ==, XFER_OK);
+    qtest_clock_step(qts, 1000000);
+    g_assert_cmpint(usb_bulk(&u, 2, PID_IN, RTL8187_EP_RX, buf, sizeof(buf),
+                             &actual), ==, XFER_OK);
+    g_assert_cmpint(actual, ==, n + 4 + RTL8187_RX_HDR_SIZE);
+    flags = ldl_le_p(buf + n + 4);
+    g_assert(flags & RTL8187_RX_FLAG_CRC32_ERR);
+    g_assert_cmpint(flags & RTL8187_RX_FLAG_LEN_MASK, ==, n + 4);
+    flips = bits_differ(buf, frame, n);
+    g_assert_cmpint(flips, >=, 1);
+    g_assert_cmpint(flips, <=, 3);
+    /* the FCS field is what the sender computed over the clean frame */
+    g_assert_cmphex((uint32_t)ldl_le_p(buf + n), ==, fcs32(frame, n));
+    g_assert_cmphex((uint32_t)ldl_le_p(buf + n), !=, fcs32(buf, n));
+
+    air_set(qts, "corrupt", 0);
+    g_assert_cmpint(tx(&u, 1, frame, n, n), ==, XFER_OK);
+    qtest_clock_step(qts, 1000000);
+    g_assert_cmpint(usb_bulk(&u, 2, PID_IN, RTL8187_EP_RX, buf, sizeof(buf),
+                             &actual), ==, XFER_OK);
+    flags = ldl_le_p(buf + n + 4);
+    g_assert(!(flags & (RTL8187_RX_FLAG_CRC32_ERR | RTL8187_RX_FLAG_ICV_ERR)));
+    g_assert(memcmp(buf, frame, n) == 0);
+    g_assert_cmphex((uint32_t)ldl_le_p(buf + n), ==, fcs32(buf, n));
+
+    /*
+     * 100 ms of delay on the virtual clock: a bulk IN (which waits 20 ms
+     * of it) NAKs, 100 ms later the frame is there.
+     */
+    air_set(qts, "delay-us", 100000);
+    g_assert_cmpint(tx(&u, 1, frame, n, n), ==, XFER_OK);
+    g_assert_cmpint(usb_bulk(&u, 2, PID_IN, RTL8187_EP_RX, buf, sizeof(buf),
+                             NULL), ==, XFER_NAK);
+    qtest_clock_step(qts, 100 * 1000 * 1000);
+    g_assert_cmpint(usb_bulk(&u, 2, PID_IN, RTL8187_EP_RX, buf, sizeof(buf),
+                             &actual), ==, XFER_OK);
+    g_assert_cmpint(actual, ==, n + 4 + RTL8187_RX_HDR_SIZE);
+    uhci_stop(&u);
+    qtest_quit(qts);
+}
+
 /* device_del of a radio on the air, with frames queued, mid-traffic. */
 static void test_unplug_on_air(void)
 {
@@ -923,6 +990,7 @@ int main(int argc, char **argv)
     qtest_add_func("/ndisbench/rtl8187/registers", test_registers);
     qtest_add_func("/ndisbench/rtl8187/eeprom", test_eeprom);
     qtest_add_func("/ndisbench/rtl8187/air", test_air);
+    qtest_add_func("/ndisbench/rtl8187/bad-fcs", test_bad_fcs);
     qtest_add_func("/ndisbench/rtl8187/unplug-on-air", test_unplug_on_air);
     qtest_add_func("/ndisbench/rtl8187/ap-beacon", test_ap_beacon);
     qtest_add_func("/ndisbench/rtl8187/ehci", test_ehci);
