@@ -36,6 +36,17 @@ WRAPPED_CHECKS = ("load",) + WRAPPER_CHECKS + NET_CHECKS + BENCH_CHECKS + \
     CAPTURE_CHECKS
 NATIVE_CHECKS = ("bind", "associate") + SCAN_CHECKS + NET_CHECKS + \
     BENCH_CHECKS + CAPTURE_CHECKS + HOTPLUG_CHECKS
+# The *-faults rows: the same radios on a faulty air (wlan-air's fault
+# properties, qemu-devices/README.md): 2% of the frames lost, 1% with bit
+# errors (bad FCS), 1% duplicated, 2 to 3 ms of delay, a fixed PRNG seed.
+# The driver, the wrapper and TCP must recover; no ping (loss expected).
+AIR_FAULTS = ("drop=200,corrupt=100,duplicate=100,delay-us=2000,"
+              "jitter-us=1000,seed=1")
+FAULTY_AIR_ARGS = tuple(a.replace("wlan-air,id=air0",
+                                  "wlan-air,id=air0," + AIR_FAULTS)
+                        for a in AIR_ARGS)
+FAULTY_RTL8187_ARGS = FAULTY_AIR_ARGS + RTL8187_ARGS[len(AIR_ARGS):]
+FAULT_CHECKS = ("bind", "associate", "dhcp", "tcp")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,6 +98,21 @@ TARGETS: Tuple[Device, ...] = (
            own_qemu=True,
            native_driver="rtl8187", connect_ssid="ndisbench",
            hotplug=RTL8187_DEVICE),
+    Device("bcm43xx-faults", "bcm43xx/ndiswrapper on a faulty air (lost, "
+           "corrupted, duplicated, delayed frames)",
+           ("load", "install") + FAULT_CHECKS, wrapper="ndiswrapper",
+           qemu_args=FAULTY_AIR_ARGS + ("-device", "bcm43xx,air=air0,"
+                                        "mac=52:54:00:12:34:57"),
+           ifname="wlan0", own_qemu=True, fixture="bcmwl", default=False),
+    Device("rtl8187-faults", "rtl8187/ndiswrapper on a faulty air",
+           ("load", "install") + FAULT_CHECKS, wrapper="ndiswrapper",
+           qemu_args=FAULTY_RTL8187_ARGS, guest_modules=("xhci_pci",),
+           ifname="wlan0", own_qemu=True, fixture="rtlwl", default=False),
+    Device("rtl8187-faults", "rtl8187/native on a faulty air",
+           FAULT_CHECKS, wrapper="native", qemu_args=FAULTY_RTL8187_ARGS,
+           guest_modules=("xhci_pci", "rtl8187"), ifname="wlan0",
+           own_qemu=True, native_driver="rtl8187",
+           connect_ssid="ndisbench", default=False),
 )
 DEVICES: Dict[str, Device] = {d.label: d for d in TARGETS}
 NAMES = tuple(dict.fromkeys(d.name for d in TARGETS))
