@@ -237,17 +237,19 @@ class SourceTree(WorkTree):
     """
 
     def __init__(self, kernel: Kernel, cache: Cache) -> None:
-        assert kernel.config is not None
+        assert kernel.configs
         self.who = f"kernel '{kernel.name}'"
         self.package = kernel.source
         self.version = debian.installed_version(self.package)
         if not self.version:
             raise BenchError(f"{self.who}: Debian package '{self.package}' is"
                              f" not installed (run `scripts/ndisbench setup`)")
-        self.config = kernel.config
+        self.configs = kernel.configs
+        self.config_names = "+".join(c.name for c in self.configs)
         super().__init__(cache, {"kind": "tree", "package": self.package,
                                  "version": self.version,
-                                 "config": file_digest(kernel.config),
+                                 "config": "+".join(file_digest(c) for c in
+                                                    self.configs),
                                  "cc": compiler_id()})
 
     def tarball(self) -> pathlib.Path:
@@ -280,12 +282,12 @@ class SourceTree(WorkTree):
         if stamp.exists():
             return
         with Step("build", f"{self.package}: tinyconfig + "
-                           f"{self.config.name}"):
+                           f"{self.config_names}"):
             self.make("tinyconfig", what="make tinyconfig")
             run_logged([str(self.src / "scripts/kconfig/merge_config.sh"),
                         "-m", "-O", str(self.src), str(self.src / ".config"),
-                        str(self.config)], self.log,
-                       f"{self.who}: merge {self.config.name}",
+                        *map(str, self.configs)], self.log,
+                       f"{self.who}: merge {self.config_names}",
                        cwd=self.src, timeout=600)
             self.make("olddefconfig", what="make olddefconfig")
         self.check_config()
@@ -294,11 +296,13 @@ class SourceTree(WorkTree):
     def check_config(self) -> None:
         """Kconfig silently drops options whose dependencies are unmet: make
         that loud, naming the options."""
-        wanted = parse_config(self.config.read_text())
+        wanted: Dict[str, str] = {}
+        for fragment in self.configs:
+            wanted.update(parse_config(fragment.read_text()))
         got = parse_config((self.src / ".config").read_text())
         lost = [f"{k}={v}" for k, v in wanted.items() if got.get(k) != v]
         if lost:
-            raise BenchError(f"{self.who}: {self.config.name}: options not "
+            raise BenchError(f"{self.who}: {self.config_names}: options not "
                              f"accepted by Kconfig: {', '.join(lost)}")
 
     def patch(self, patch: pathlib.Path, reverse: bool = False) -> None:

@@ -7,7 +7,7 @@ import dataclasses
 import pathlib
 import re
 import tomllib
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from . import paths
 from .errors import BenchError
@@ -37,7 +37,8 @@ class Kernel:
     image: str = ""         # debian: image metapackage
     headers: str = ""       # debian: headers metapackage
     unsigned: bool = False  # debian: use the -unsigned image package
-    config: Optional[pathlib.Path] = None   # built: config fragment
+    # built: config fragments merged onto tinyconfig, in order
+    configs: Tuple[pathlib.Path, ...] = ()
     patch: Optional[pathlib.Path] = None    # built: policy patch
 
     @property
@@ -99,7 +100,9 @@ def _entry_error(path: pathlib.Path, name: str, msg: str) -> BenchError:
 def _repo_file(path: pathlib.Path, name: str, field: str,
                value: object) -> pathlib.Path:
     if not isinstance(value, str) or not value:
-        raise _entry_error(path, name, f"{field} must be a path string")
+        raise _entry_error(path, name, f"{field} must be a path string" +
+                           (" or a list of them" if field == "config"
+                            else ""))
     full = (paths.REPO / value).resolve()
     if not full.is_file():
         raise _entry_error(path, name, f"{field} '{value}' does not exist")
@@ -139,11 +142,13 @@ def _parse_entry(path: pathlib.Path, raw: dict,
             raise _entry_error(path, name, "unsigned must be true or false")
         return Kernel(name, source, policy, image=raw["image"],
                       headers=raw["headers"], unsigned=unsigned)
-    config = _repo_file(path, name, "config", raw.get("config"))
+    value = raw.get("config")
+    values = value if isinstance(value, list) and value else [value]
+    configs = tuple(_repo_file(path, name, "config", v) for v in values)
     patch = None
     if "patch" in raw:
         patch = _repo_file(path, name, "patch", raw["patch"])
-    return Kernel(name, source, policy, config=config, patch=patch)
+    return Kernel(name, source, policy, configs=configs, patch=patch)
 
 
 def load_kernels(path: pathlib.Path = paths.KERNELS_TOML,

@@ -24,9 +24,15 @@ from .modules import BuiltModule
 from .progress import fmt_secs, say
 from .sink import TcpSink, UdpSink
 
+# What fails a whole cell: oopses and WARNs, and the reports of the debug
+# kernel's checkers (KASAN prints "BUG: KASAN", lockdep "WARNING: possible
+# ...", "inconsistent lock state", "bad unlock balance"; kmemleak's scan,
+# printed by the agent, "unreferenced object").
 KERNEL_PROBLEM_RE = re.compile(
     r"(Kernel panic|BUG: |Oops: |general protection fault|WARNING: CPU:|"
-    r"Call Trace:)")
+    r"Call Trace:|WARNING: possible |WARNING: inconsistent lock state|"
+    r"WARNING: bad unlock balance|WARNING: suspicious RCU usage|"
+    r"unreferenced object 0x)")
 MEMORY_MB = 512
 
 

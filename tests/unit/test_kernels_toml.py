@@ -47,7 +47,7 @@ class KernelsTomlTest(unittest.TestCase):
     def test_good_entry(self):
         (k,) = self.load(GOOD_BUILT)
         self.assertEqual(k.policy.name, "2.6.25-rc1")
-        self.assertEqual(k.config, REPO / "guest/config/guest.config")
+        self.assertEqual(k.configs, (REPO / "guest/config/guest.config",))
 
     def test_unknown_policy_names_entry(self):
         msg = self.error(GOOD_BUILT.replace('policy = "2.6.25-rc1"',

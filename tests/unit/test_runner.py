@@ -229,3 +229,26 @@ class DeviceAxesTest(unittest.TestCase):
         self.assertEqual(
             runner.cell_dir(run, "k", devices.DEVICES["rtl8187/native"]),
             run / "cells" / "k__rtl8187__native")
+
+
+class DebugKernelReportTest(unittest.TestCase):
+    """The debug kernel's checkers fail the cell; ordinary noise does not."""
+
+    def test_checker_reports_are_problems(self):
+        for line in (
+                "[   12.1] BUG: KASAN: slab-out-of-bounds in ndis_foo+0x1",
+                "[    3.2] WARNING: possible circular locking dependency "
+                "detected",
+                "[    3.2] WARNING: inconsistent lock state",
+                "[    9.9] BUG: sleeping function called from invalid "
+                "context at kernel/locking/mutex.c:580",
+                "# kmemleak: unreferenced object 0xffff888003a1c000 "
+                "(size 64):"):
+            self.assertTrue(runner.kernel_problem("noise\n" + line + "\n"),
+                            line)
+
+    def test_ordinary_lines_are_not(self):
+        self.assertEqual(runner.kernel_problem(
+            "[    0.1] kasan: KernelAddressSanitizer initialized\n"
+            "# kmemleak_scanned: 1\n"
+            "[    1.0] cfg80211: failed to load regulatory.db\n"), "")
