@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Long fuzzing run of the device models: ndisbench-fuzz-test, seed after
+seed, for a given time, against the bench's QEMU.
+
+    tests/qtest/fuzz.py [--minutes 10] [--seed 1] [--iters N]
+                        [--device bcm43xx|rtl8187 ...] [--out DIR]
+
+Builds QEMU and the fuzz qtest in the bench's tree (as tests/qtest/run.py
+does), copies both out of it (the tree stays free for others), then runs
+one QEMU per seed, alternating the devices, until the time is up. A seed
+whose run fails (QEMU aborted, crashed or hung, or the test asserted)
+keeps its log in --out as <device>-seed<N>.log; reproduce it with
+
+    NDISBENCH_FUZZ_SEED=N NDISBENCH_FUZZ_ITERS=I \\
+        <tree>/src/build/tests/qtest/ndisbench-fuzz-test -p \\
+        /x86_64/ndisbench/fuzz/<device>
+
+Prints the actions and seeds run and the failures per device; exit status
+1 if any seed failed.
+"""
+import argparse
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "scripts"))
+
+from ndisbench_lib import paths, qemu_build  # noqa: E402
+from ndisbench_lib.cache import Cache  # noqa: E402
+
+TEST = "ndisbench-fuzz-test"
+DEVICES = ("bcm43xx", "rtl8187")
+ITERS = {"bcm43xx": 3000, "rtl8187": 600}
+ACTIONS_RE = re.compile(r"# fuzz (\w+): (\d+) actions in")
+
+
+def build(workdir: pathlib.Path) -> pathlib.Path:
+    """The fuzz test and a QEMU wrapper script, copied to workdir."""
+    tree = qemu_build.QemuTree(Cache(paths.cache_root()))
+    with tree.lock():
+        tree.prepare()
+        tree.ninja(qemu_build.TARGET, f"tests/qtest/{TEST}",
+                   what="ninja fuzz")
+        shutil.copy2(tree.binary, workdir / "qemu-bin")
+        shutil.copy2(tree.build / "tests" / "qtest" / TEST, workdir / TEST)
+    # libqtest takes the target from the binary's name
+    wrapper = workdir / "bin" / qemu_build.TARGET
+    wrapper.parent.mkdir()
+    args = " ".join(qemu_build.firmware_args())
+    wrapper.write_text(f'#!/bin/sh\nexec "{workdir}/qemu-bin" {args} '
+                       f'"$@"\n')
+    wrapper.chmod(0o755)
+    return wrapper
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--minutes", type=float, default=10.0)
+    ap.add_argument("--seed", type=int, default=1000)
+    ap.add_argument("--iters", type=int, default=0,
+                    help="actions per seed (default: the test's)")
+    ap.add_argument("--device", action="append", choices=DEVICES)
+    ap.add_argument("--out", default="/tmp/ndisbench-fuzz")
+    args = ap.parse_args(argv)
+    devices = args.device or list(DEVICES)
+    out = pathlib.Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+
+    with tempfile.TemporaryDirectory(prefix="ndisbench-fuzz-") as tmp:
+        workdir = pathlib.Path(tmp)
+        wrapper = build(workdir)
+        env = dict(os.environ, QTEST_QEMU_BINARY=str(wrapper))
+        stats = {d: {"seeds": 0, "actions": 0, "failed": []}
+                 for d in devices}
+        start = time.monotonic()
+        end = start + args.minutes * 60
+        seed = args.seed
+        while time.monotonic() < end:
+            for dev in devices:
+                iters = args.iters or ITERS[dev]
+                env.update(NDISBENCH_FUZZ_SEED=str(seed),
+                           NDISBENCH_FUZZ_ITERS=str(iters),
+                           NDISBENCH_FUZZ_RUNS="1")
+                try:
+                    proc = subprocess.run(
+                        [str(workdir / TEST), "--tap", "-p",
+                         f"/x86_64/ndisbench/fuzz/{dev}"],
+                        env=env, stdout=subprocess.PIPE,
+                        stderr=subprocess.STDOUT, text=True, timeout=300)
+                    text, ok = proc.stdout, proc.returncode == 0
+                except subprocess.TimeoutExpired as exc:
+                    text = (exc.stdout or b"").decode(errors="replace")
+                    text += "\nfuzz.py: killed after 300 s\n"
+                    ok = False
+                st = stats[dev]
+                st["seeds"] += 1
+                m = ACTIONS_RE.search(text)
+                st["actions"] += int(m.group(2)) if m else 0
+                if not ok or not m:
+                    st["failed"].append(seed)
+                    log = out / f"{dev}-seed{seed}.log"
+                    log.write_text(text)
+                    print(f"fuzz {dev}: seed {seed} FAILED (log: {log})",
+                          flush=True)
+            seed += 1
+        secs = time.monotonic() - start
+    failed = 0
+    for dev, st in stats.items():
+        failed += len(st["failed"])
+        print(f"fuzz {dev}: {st['actions']} actions, {st['seeds']} seeds "
+              f"({args.seed}..{seed - 1}), {len(st['failed'])} failed"
+              + (f": seeds {st['failed']}" if st["failed"] else ""))
+    print(f"fuzz: {secs:.0f} s in all")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,773 @@
+/*
+ * QTest-driven fuzzer for the ndisbench device models
+ *
+ * Copyright (c) 2026 The ndisbench authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * A seeded PRNG drives random guest actions, interleaved with steps of
+ * the virtual clock, against two radios of one model on a faulty air with
+ * an access point (whose frame parser the radios feed random frames):
+ *
+ * - bcm43xx: MMIO reads and writes (registers, SPROM, any offset and
+ *   width), DMA rings with random bases, sizes and indexes, descriptors
+ *   with random control bits, byte counts and addresses (guest RAM, its
+ *   last bytes, the device's own BAR, the other radio's BAR, nothing at
+ *   all, 64-bit wrap-around), bus mastering and MSI toggled;
+ * - usb-rtl8187 (one on UHCI, one on EHCI, through ndisbench-usb.h):
+ *   control requests of any type and length, register writes that
+ *   bit-bang garbage into the 93c46 and RTL8225 lines, bulk OUT of any
+ *   length with random TX headers, bulk IN of any length on any
+ *   endpoint, port resets, hot-unplug and replug;
+ * - the air: its fault rates, delay and jitter changed at run time.
+ *
+ * The test fails if QEMU aborts, asserts, crashes or stops answering (a
+ * watchdog aborts a test that makes no progress). Environment:
+ *   NDISBENCH_FUZZ_SEED   first seed (default 1)
+ *   NDISBENCH_FUZZ_ITERS  actions per seed (default: a few seconds)
+ *   NDISBENCH_FUZZ_RUNS   seeds to run, one QEMU each (default 1)
+ * The seed and the action count are printed (# lines of the TAP log); a
+ * failure is reproduced by running that seed alone.
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/bswap.h"
+#include "libqtest.h"
+#include "qapi/qmp/qdict.h"
+#include "libqos/pci-pc.h"
+#include "hw/pci/pci_regs.h"
+#include "hw/ndisbench/include/bcm43xx_regs.h"
+#include "hw/ndisbench/include/rtl8187_regs.h"
+#include "ndisbench-qtest.h"
+#include "ndisbench-usb.h"
+
+#define RAM_SIZE        (64 * 1024 * 1024)
+#define WATCHDOG_S      60
+
+typedef struct Fuzz {
+    uint64_t rng;
+    uint64_t seed;
+    uint64_t ops;
+    const char *what;
+} Fuzz;
+
+static Fuzz *cur;
+
+static void watchdog(int sig)
+{
+    fprintf(stderr, "fuzz %s: seed %" PRIu64 ": no progress for %d s after "
+            "%" PRIu64 " actions: QEMU hangs\n", cur ? cur->what : "?",
+            cur ? cur->seed : 0, WATCHDOG_S, cur ? cur->ops : 0);
+    abort();
+}
+
+/* One action done: the watchdog starts again. */
+static void tick(Fuzz *f)
+{
+    f->ops++;
+    alarm(WATCHDOG_S);
+}
+
+static uint64_t rnd(Fuzz *f)
+{
+    uint64_t z = (f->rng += 0x9e3779b97f4a7c15ull);
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static uint32_t below(Fuzz *f, uint32_t n)
+{
+    return n ? rnd(f) % n : 0;
+}
+
+static bool chance(Fuzz *f, unsigned pct)
+{
+    return below(f, 100) < pct;
+}
+
+/* A 32-bit value a fuzzer finds interesting: edges, small, random. */
+static uint32_t value32(Fuzz *f)
+{
+    static const uint32_t edges[] = {
+        0, 1, 2, 3, 4, 0x7f, 0x80, 0xff, 0x100, 0x1ff, 0x200, 0x201,
+        0x7ff, 0x800, 0x92a, 0x92b, 0xfff, 0x1000, 0x1fff, 0x2000,
+        0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff,
+    };
+
+    switch (below(f, 4)) {
+    case 0:
+        return edges[below(f, ARRAY_SIZE(edges))];
+    case 1:
+        return below(f, 16);
+    case 2:
+        return 1u << below(f, 32);
+    default:
+        return rnd(f);
+    }
+}
+
+static uint64_t env_u64(const char *name, uint64_t dflt)
+{
+    const char *s = g_getenv(name);
+
+    return s && *s ? g_ascii_strtoull(s, NULL, 0) : dflt;
+}
+
+/* Random 802.11 frames: mostly well-formed headers, random bodies. */
+static const uint8_t ap_bssid[6] = { 0x02, 0x00, 0x00, 0x00, 0x01, 0x00 };
+
+static size_t random_frame(Fuzz *f, uint8_t *buf, size_t max,
+                           const uint8_t *self)
+{
+    static const uint8_t fc0s[] = {
+        0x00, 0x20, 0x40, 0xb0, 0xc0, 0xa0, 0x08, 0x88, 0x48, 0xc8,
+        0x80, 0x50, 0xd4, 0xb4,
+    };
+    size_t len, off;
+
+    len = chance(f, 10) ? below(f, max + 1) : MIN(max, 24 + below(f, 300));
+    for (off = 0; off < len; off++) {
+        buf[off] = rnd(f);
+    }
+    if (len < 24 || chance(f, 10)) {
+        return len;
+    }
+    buf[0] = fc0s[below(f, ARRAY_SIZE(fc0s))];
+    buf[1] = chance(f, 50) ? (buf[0] & 0x0c) == 0x08 : value32(f);
+    memcpy(buf + 4, chance(f, 70) ? ap_bssid :
+           (const uint8_t *)"\xff\xff\xff\xff\xff\xff", 6);
+    memcpy(buf + 10, self, 6);
+    memcpy(buf + 16, ap_bssid, 6);
+    if (buf[0] == 0xb0 && len >= 30) {          /* auth: open, seq 1 */
+        stw_le_p(buf + 24, chance(f, 80) ? 0 : value32(f));
+        stw_le_p(buf + 26, chance(f, 80) ? 1 : value32(f));
+    }
+    /* IEs after the fixed fields: random ids, lengths often too long */
+    off = buf[0] == 0x40 ? 24 : buf[0] == 0x00 ? 28 : buf[0] == 0x20 ? 34
+                                                                      : len;
+    while (off + 2 <= len && chance(f, 90)) {
+        uint8_t id = chance(f, 60) ? below(f, 4) : rnd(f);
+        uint8_t ie_len = chance(f, 80) ? below(f, 40) : rnd(f);
+
+        buf[off] = id;
+        buf[off + 1] = ie_len;
+        if (id == 0 && chance(f, 50) && off + 2 + 9 <= len) {
+            buf[off + 1] = 9;
+            memcpy(buf + off + 2, "ndisbench", 9);
+            ie_len = 9;
+        }
+        off += 2 + ie_len;
+    }
+    return len;
+}
+
+static void air_knobs(Fuzz *f, QTestState *qts)
+{
+    static const char *const rates[] = { "drop", "corrupt", "duplicate" };
+
+    if (chance(f, 70)) {
+        air_set(qts, rates[below(f, 3)],
+                chance(f, 20) ? 10000 : chance(f, 50) ? 0 : below(f, 3000));
+    } else {
+        air_set(qts, chance(f, 50) ? "delay-us" : "jitter-us",
+                chance(f, 50) ? 0 : below(f, chance(f, 10) ? 1000001
+                                                           : 20000));
+    }
+}
+
+static void clock_step(Fuzz *f, QTestState *qts)
+{
+    static const int64_t steps[] = {
+        0, 1000, 100000, 1000000, 10000000, 102400000, 500000000,
+    };
+
+    qtest_clock_step(qts, steps[below(f, ARRAY_SIZE(steps))] +
+                          below(f, 1000000));
+}
+
+/* ---- bcm43xx ---------------------------------------------------------- */
+
+#define BCM_RINGS       0x100000        /* 0x100000..0x1fffff: rings */
+#define BCM_BUFS        0x200000        /* 0x200000..0x3fffff: buffers */
+
+typedef struct BcmDev {
+    QPCIDevice *dev;
+    QPCIBar bar;
+    uint64_t bar_addr;
+    uint8_t mac[6];
+    uint64_t ring[2];           /* what we last programmed */
+    uint32_t ringsize[2];
+} BcmDev;
+
+typedef struct BcmFuzz {
+    Fuzz f;
+    QTestState *qts;
+    QPCIBus *bus;
+    BcmDev d[2];
+} BcmFuzz;
+
+static void bcm_wr(BcmFuzz *b, BcmDev *d, uint32_t reg, uint32_t val)
+{
+    qpci_io_writel(d->dev, d->bar, reg, val);
+}
+
+/* An address for DMA: usually sane, sometimes anything but. */
+static uint64_t bcm_addr(BcmFuzz *b, uint32_t len)
+{
+    Fuzz *f = &b->f;
+
+    switch (below(f, 12)) {
+    case 0:
+        return RAM_SIZE - below(f, len + 16);   /* straddles the end */
+    case 1:
+        return 0x40000000ull + below(f, 0x1000);    /* nothing there */
+    case 2:
+        return b->d[below(f, 2)].bar_addr + below(f, BCM43XX_MMIO_SIZE);
+    case 3:
+        return 0xfffffffffffff000ull + below(f, 0x1000);   /* wraps */
+    case 4:
+        return ((uint64_t)rnd(f) << 32) | (uint32_t)rnd(f);
+    case 5:
+        return below(f, 0x1000);                /* low RAM */
+    default:
+        return BCM_BUFS + below(f, 0x200000 - 0x2000);
+    }
+}
+
+static void bcm_ring(BcmFuzz *b, BcmDev *d, int n)
+{
+    Fuzz *f = &b->f;
+    uint32_t base = n ? BCM43XX_DMA_RX_BASE : BCM43XX_DMA_TX_BASE;
+    uint32_t size = chance(f, 80) ? 2 + below(f, 63) : value32(f);
+    uint64_t ring = chance(f, 80) ? BCM_RINGS + below(f, 0xf0) * 0x1000
+                                  : bcm_addr(b, size * 16);
+
+    if (chance(f, 90)) {
+        ring &= ~15ull;
+    }
+    if (chance(f, 70)) {
+        bcm_wr(b, d, base + BCM43XX_DMA_CTL, 0);
+    }
+    bcm_wr(b, d, base + BCM43XX_DMA_RINGLO, ring);
+    bcm_wr(b, d, base + BCM43XX_DMA_RINGHI, ring >> 32);
+    bcm_wr(b, d, base + BCM43XX_DMA_RINGSIZE, size);
+    bcm_wr(b, d, base + BCM43XX_DMA_INDEX, chance(f, 80) ? 0 : value32(f));
+    bcm_wr(b, d, base + BCM43XX_DMA_CTL, chance(f, 90) ? 1 : value32(f));
+    d->ring[n] = ring;
+    d->ringsize[n] = size;
+}
+
+/* Descriptors for the ring last programmed (in RAM or not). */
+static void bcm_descs(BcmFuzz *b, BcmDev *d, int n)
+{
+    Fuzz *f = &b->f;
+    uint32_t count = MIN(d->ringsize[n], 64), i;
+
+    if (d->ring[n] < BCM_RINGS || d->ring[n] + count * 16 > BCM_BUFS) {
+        return;                 /* not ours to write */
+    }
+    for (i = 0; i < count; i++) {
+        uint32_t len = chance(f, 70) ? (n ? 2400 : 24 + below(f, 400))
+                                     : value32(f);
+        uint64_t addr = bcm_addr(b, len & 0x1fff);
+        uint32_t ctl0 = chance(f, 70) ? BCM43XX_DCTL0_FRAMESTART |
+                                        BCM43XX_DCTL0_FRAMEEND |
+                                        BCM43XX_DCTL0_IRQ : value32(f);
+        uint32_t desc[4];
+
+        if (i == count - 1 && chance(f, 80)) {
+            ctl0 |= BCM43XX_DCTL0_TABLEEND;
+        }
+        desc[0] = cpu_to_le32(ctl0);
+        desc[1] = cpu_to_le32(len);
+        desc[2] = cpu_to_le32(addr);
+        desc[3] = cpu_to_le32(addr >> 32);
+        qtest_memwrite(b->qts, d->ring[n] + i * 16, desc, sizeof(desc));
+        /* a frame in the buffer, when the buffer is RAM we own */
+        if (!n && addr >= BCM_BUFS && addr + 2400 < BCM_BUFS + 0x200000) {
+            uint8_t frame[2400];
+            size_t flen = random_frame(f, frame, MIN(sizeof(frame),
+                                                     len & 0x1fff), d->mac);
+
+            qtest_memwrite(b->qts, addr, frame, flen);
+        }
+    }
+}
+
+/* A working radio: the fuzzer needs real traffic to reach deep paths. */
+static void bcm_sane(BcmFuzz *b, BcmDev *d)
+{
+    Fuzz *f = &b->f;
+
+    bcm_wr(b, d, BCM43XX_REG_CTRL, BCM43XX_CTRL_RESET);
+    bcm_wr(b, d, BCM43XX_REG_CHANNEL, chance(f, 80) ? 1 : 1 + below(f, 14));
+    bcm_ring(b, d, 0);
+    bcm_descs(b, d, 0);
+    bcm_ring(b, d, 1);
+    bcm_descs(b, d, 1);
+    bcm_wr(b, d, BCM43XX_DMA_RX_BASE + BCM43XX_DMA_INDEX,
+           d->ringsize[1] ? below(f, d->ringsize[1]) : 0);
+    bcm_wr(b, d, BCM43XX_REG_INT_MASK, value32(f));
+    bcm_wr(b, d, BCM43XX_REG_CTRL, BCM43XX_CTRL_ENABLE |
+           (chance(f, 30) ? BCM43XX_CTRL_PROMISC : 0) |
+           (chance(f, 30) ? BCM43XX_CTRL_KEEP_BADFCS : 0));
+}
+
+static void bcm_mmio(BcmFuzz *b, BcmDev *d)
+{
+    static const uint32_t regs[] = {
+        BCM43XX_REG_ID, BCM43XX_REG_CTRL, BCM43XX_REG_CHANNEL,
+        BCM43XX_REG_MACADDR_LO, BCM43XX_REG_MACADDR_HI, BCM43XX_REG_TSF_LO,
+        BCM43XX_REG_TSF_HI, BCM43XX_REG_INT_STATUS, BCM43XX_REG_INT_MASK,
+    };
+    Fuzz *f = &b->f;
+    uint32_t off, val = value32(f);
+    int size = 1 << below(f, 3);
+
+    switch (below(f, 4)) {
+    case 0:
+        off = regs[below(f, ARRAY_SIZE(regs))];
+        break;
+    case 1:
+        off = (chance(f, 50) ? BCM43XX_DMA_TX_BASE : BCM43XX_DMA_RX_BASE) +
+              below(f, 0x20);
+        break;
+    case 2:
+        off = BCM43XX_SPROM_BASE + below(f, BCM43XX_SPROM_SIZE + 4);
+        break;
+    default:
+        off = below(f, BCM43XX_MMIO_SIZE);
+        break;
+    }
+    if (chance(f, 70)) {
+        size = 4;
+        off &= ~3u;
+    }
+    off = MIN(off, BCM43XX_MMIO_SIZE - size);
+    if (chance(f, 50)) {
+        switch (size) {
+        case 1:
+            qpci_io_readb(d->dev, d->bar, off);
+            break;
+        case 2:
+            qpci_io_readw(d->dev, d->bar, off);
+            break;
+        default:
+            qpci_io_readl(d->dev, d->bar, off);
+            break;
+        }
+        return;
+    }
+    switch (size) {
+    case 1:
+        qpci_io_writeb(d->dev, d->bar, off, val);
+        break;
+    case 2:
+        qpci_io_writew(d->dev, d->bar, off, val);
+        break;
+    default:
+        qpci_io_writel(d->dev, d->bar, off, val);
+        break;
+    }
+}
+
+static void bcm_pci(BcmFuzz *b, BcmDev *d)
+{
+    Fuzz *f = &b->f;
+    uint16_t cmd = qpci_config_readw(d->dev, PCI_COMMAND);
+    uint8_t msi = qpci_find_capability(d->dev, PCI_CAP_ID_MSI, 0);
+
+    if (chance(f, 50) || !msi) {
+        /* bus mastering on or off; the BAR stays mapped */
+        qpci_config_writew(d->dev, PCI_COMMAND, cmd ^ PCI_COMMAND_MASTER);
+        return;
+    }
+    qpci_config_writel(d->dev, msi + PCI_MSI_ADDRESS_LO,
+                       chance(f, 80) ? 0xfee00000 : value32(f));
+    qpci_config_writew(d->dev, msi + PCI_MSI_FLAGS,
+                       chance(f, 50) ? PCI_MSI_FLAGS_ENABLE : 0);
+}
+
+static void bcm_fuzz_one(BcmFuzz *b)
+{
+    Fuzz *f = &b->f;
+    BcmDev *d = &b->d[below(f, 2)];
+    uint32_t base = chance(f, 50) ? BCM43XX_DMA_TX_BASE
+                                  : BCM43XX_DMA_RX_BASE;
+
+    switch (below(f, 20)) {
+    case 0 ... 5:
+        bcm_mmio(b, d);
+        break;
+    case 6:
+        bcm_ring(b, d, base == BCM43XX_DMA_RX_BASE);
+        break;
+    case 7 ... 8:
+        bcm_descs(b, d, base == BCM43XX_DMA_RX_BASE);
+        break;
+    case 9 ... 11:
+        /* the doorbell, mostly within the ring */
+        bcm_wr(b, d, base + BCM43XX_DMA_INDEX, chance(f, 80) ?
+               below(f, MAX(d->ringsize[base == BCM43XX_DMA_RX_BASE], 1))
+               : value32(f));
+        break;
+    case 12:
+        bcm_sane(b, d);
+        break;
+    case 13:
+        bcm_pci(b, d);
+        break;
+    case 14:
+        air_knobs(f, b->qts);
+        break;
+    default:
+        clock_step(f, b->qts);
+        break;
+    }
+}
+
+static void bcm_fuzz_seed(uint64_t seed, uint64_t iters, uint64_t *ops)
+{
+    BcmFuzz b = { .f = { .rng = seed, .seed = seed, .what = "bcm43xx" } };
+    uint64_t i;
+    int n;
+
+    cur = &b.f;
+    alarm(WATCHDOG_S);
+    b.qts = qtest_initf("-M pc -m 64M -nodefaults "
+                        "-object wlan-air,id=air0,seed=%" PRIu64 " "
+                        "-object wlan-ap,id=ap0,air=air0,channel=1 "
+                        "-device bcm43xx,air=air0,addr=04.0,"
+                        "mac=52:54:00:12:34:56 "
+                        "-device bcm43xx,air=air0,addr=05.0,"
+                        "mac=52:54:00:ab:cd:ef", seed);
+    b.bus = qpci_new_pc(b.qts, NULL);
+    for (n = 0; n < 2; n++) {
+        BcmDev *d = &b.d[n];
+
+        d->dev = qpci_device_find(b.bus, QPCI_DEVFN(4 + n, 0));
+        g_assert(d->dev);
+        qpci_device_enable(d->dev);
+        d->bar = qpci_iomap(d->dev, 0, NULL);
+        d->bar_addr = qpci_config_readl(d->dev, PCI_BASE_ADDRESS_0) & ~0xfull;
+        memcpy(d->mac, n ? "\x52\x54\x00\xab\xcd\xef"
+                         : "\x52\x54\x00\x12\x34\x56", 6);
+        bcm_sane(&b, d);
+    }
+    for (i = 0; i < iters; i++) {
+        bcm_fuzz_one(&b);
+        tick(&b.f);
+    }
+    /* still alive and answering */
+    g_assert_cmphex(qpci_io_readl(b.d[0].dev, b.d[0].bar, BCM43XX_REG_ID) &
+                    0xffff0000, ==, 0x43180000);
+    for (n = 0; n < 2; n++) {
+        qpci_iounmap(b.d[n].dev, b.d[n].bar);
+        g_free(b.d[n].dev);
+    }
+    qpci_free_pc(b.bus);
+    qtest_quit(b.qts);
+    alarm(0);
+    cur = NULL;
+    *ops += b.f.ops;
+}
+
+/* ---- usb-rtl8187 ------------------------------------------------------- */
+
+#define RTL_ARGS "-M pc -m 64M -nodefaults " \
+                 "-object wlan-air,id=air0,seed=%" PRIu64 " " \
+                 "-object wlan-ap,id=ap0,air=air0,channel=1 " \
+                 "-device piix3-usb-uhci,id=uhci,addr=05.0 " \
+                 "-device usb-ehci,id=ehci,addr=06.0 " \
+                 "-device usb-rtl8187,air=air0,bus=uhci.0,port=1," \
+                 "mac=52:54:00:12:34:56 " \
+                 "-device usb-rtl8187,id=hot,air=air0,bus=uhci.0,port=2," \
+                 "mac=52:54:00:12:34:57 " \
+                 "-device usb-rtl8187,air=air0,bus=ehci.0,port=1," \
+                 "mac=52:54:00:ab:cd:ef "
+
+typedef struct RtlFuzz {
+    Fuzz f;
+    QTestState *qts;
+    QPCIBus *bus;
+    Uhci u;
+    Ehci e;
+    bool hot_present;
+} RtlFuzz;
+
+/* Target: 0 = UHCI port 1, 1 = UHCI port 2 (hot-plugged), 2 = EHCI. */
+static int rtl_ctrl(RtlFuzz *r, int t, uint8_t type, uint8_t req,
+                    uint16_t value, uint16_t index, uint16_t len,
+                    uint8_t *data)
+{
+    if (t == 2) {
+        return ehci_ctrl(&r->e, 1, type, req, value, index, len, data);
+    }
+    return usb_ctrl_xfer(&r->u, t + 1, type, req, value, index, len, data,
+                         NULL);
+}
+
+static void rtl_reg_write(RtlFuzz *r, int t, int page, int off, int len,
+                          uint32_t val)
+{
+    uint8_t buf[4];
+
+    stl_le_p(buf, val);
+    rtl_ctrl(r, t, RTL8187_REQT_WRITE, RTL8187_REQ_SET_REG,
+             RTL8187_REG_BASE | off, page, len, buf);
+}
+
+static void rtl_control(RtlFuzz *r, int t)
+{
+    static const uint8_t types[] = {
+        RTL8187_REQT_READ, RTL8187_REQT_WRITE, 0x80, 0x81, 0x82, 0x01,
+        0x02, 0x21, 0xa1, 0xc1, 0x41, 0xc2, 0x42,
+    };
+    static const uint8_t reqs[] = { 0x05, 0x05, 0x05, 0x06, 0x00, 0x01,
+                                    0x03, 0x08, 0x0a, 0x0b, 0x0c };
+    Fuzz *f = &r->f;
+    uint8_t type = chance(f, 90) ? types[below(f, ARRAY_SIZE(types))] : rnd(f);
+    uint8_t req = chance(f, 90) ? reqs[below(f, ARRAY_SIZE(reqs))] : rnd(f);
+    uint16_t value, index, len;
+    uint8_t data[0x400];
+    uint32_t i;
+
+    if (type == 0x00 && (req == 0x05 || req == 0x09)) {
+        req = 0x01;     /* SET_ADDRESS/SET_CONFIGURATION: done below */
+    }
+    value = chance(f, 70) ? RTL8187_REG_BASE | below(f, 0x100) : value32(f);
+    index = chance(f, 60) ? below(f, 5) : chance(f, 50) ?
+            RTL8187_INDEX_RF8225 : value32(f);
+    len = chance(f, 70) ? below(f, 6) : below(f, sizeof(data) + 1);
+    if (t == 2) {
+        len = MIN(len, 0x400);
+    }
+    for (i = 0; i < len; i++) {
+        data[i] = rnd(f);
+    }
+    rtl_ctrl(r, t, type, req, value, index, len, data);
+}
+
+/* Bit-bang garbage into the 93c46 and RTL8225 lines, or any register. */
+static void rtl_bitbang(RtlFuzz *r, int t)
+{
+    static const uint8_t regs[] = {
+        RTL8187_REG_EEPROM_CMD, RTL8187_REG_RFPINS_OUTPUT,
+        RTL8187_REG_RFPINS_OUTPUT + 1, RTL8187_REG_CMD, RTL8187_REG_TSFT,
+        RTL8187_REG_GPIO1, RTL8187_REG_ASIC_REV, 0xff, 0xfc,
+    };
+    Fuzz *f = &r->f;
+    int n = 1 + below(f, 64), i;
+    uint8_t reg = chance(f, 80) ? regs[below(f, ARRAY_SIZE(regs))] : rnd(f);
+    int len = 1 << below(f, 3);
+
+    for (i = 0; i < n; i++) {
+        uint32_t val = value32(f);
+
+        if (reg == RTL8187_REG_EEPROM_CMD && chance(f, 80)) {
+            val = RTL8187_EEPROM_CMD_PROGRAM | (val & 0x0f);
+        }
+        rtl_reg_write(r, t, chance(f, 90) ? 0 : below(f, 5),
+                      MIN(reg, 0x100 - len), len, val);
+    }
+}
+
+static void rtl_radio_on(RtlFuzz *r, int t)
+{
+    Fuzz *f = &r->f;
+
+    rtl_reg_write(r, t, 0, RTL8187_REG_CMD, 1,
+                  chance(f, 90) ? RTL8187_CMD_TX_ENABLE |
+                                  RTL8187_CMD_RX_ENABLE : value32(f));
+}
+
+static void rtl_bulk_out(RtlFuzz *r, int t)
+{
+    Fuzz *f = &r->f;
+    int max = t == 2 ? 5000 : 1023;
+    int size = chance(f, 70) ? 0 : below(f, max + 1);
+    uint8_t buf[5000];
+    size_t flen;
+    int ep = chance(f, 90) ? (chance(f, 80) ? RTL8187_EP_TX
+                                            : RTL8187_EP_TX_LOW)
+                           : below(f, 16);
+
+    if (size == 0) {
+        /* a well-formed TX: header + random frame */
+        flen = random_frame(f, buf + RTL8187_TX_HDR_SIZE,
+                            MIN(max - RTL8187_TX_HDR_SIZE, 2346),
+                            (const uint8_t *)"\x52\x54\x00\x12\x34\x56");
+        memset(buf, 0, RTL8187_TX_HDR_SIZE);
+        stl_le_p(buf, (chance(f, 90) ? flen : value32(f) & 0xfff) |
+                 RTL8187_TX_FLAG_NO_ENC);
+        size = RTL8187_TX_HDR_SIZE + flen;
+    } else {
+        int i;
+
+        for (i = 0; i < size; i++) {
+            buf[i] = rnd(f);
+        }
+    }
+    if (t == 2) {
+        ehci_bulk(&r->e, 1, false, ep, buf, size, NULL);
+    } else {
+        usb_bulk(&r->u, t + 1, PID_OUT, ep, buf, MIN(size, 1023), NULL);
+    }
+}
+
+static void rtl_bulk_in(RtlFuzz *r, int t)
+{
+    Fuzz *f = &r->f;
+    uint8_t buf[RTL8187_MAX_RX + 512];
+    int ep = chance(f, 90) ? RTL8187_EP_RX : below(f, 16);
+    int size = chance(f, 70) ? (t == 2 ? RTL8187_MAX_RX : 1023)
+                             : below(f, t == 2 ? sizeof(buf) : 1024);
+
+    if (t == 2) {
+        ehci_bulk(&r->e, 1, true, ep, buf, size, NULL);
+    } else {
+        usb_bulk(&r->u, t + 1, PID_IN, ep, buf, MAX(size, 1), NULL);
+    }
+}
+
+/* Port reset and enumeration again (the device resets itself). */
+static void rtl_reenumerate(RtlFuzz *r, int t)
+{
+    if (t == 2) {
+        ehci_enumerate(&r->e, 0, 1);
+    } else if (t == 0 || r->hot_present) {
+        usb_enumerate(&r->u, t, t + 1);
+    }
+}
+
+static void rtl_hotplug(RtlFuzz *r)
+{
+    if (r->hot_present) {
+        qtest_qmp_device_del(r->qts, "hot");
+        r->hot_present = false;
+        return;
+    }
+    qtest_qmp_device_add(r->qts, "usb-rtl8187", "hot",
+                         "{'bus': 'uhci.0', 'port': '2', 'air': 'air0', "
+                         "'mac': '52:54:00:12:34:57'}");
+    r->hot_present = true;
+    usb_enumerate(&r->u, 1, 2);
+    rtl_radio_on(r, 1);
+}
+
+static void rtl_fuzz_one(RtlFuzz *r)
+{
+    Fuzz *f = &r->f;
+    int t = below(f, 3);
+
+    if (t == 1 && !r->hot_present) {
+        t = 0;
+    }
+    switch (below(f, 40)) {
+    case 0 ... 7:
+        rtl_control(r, t);
+        break;
+    case 8 ... 11:
+        rtl_bitbang(r, t);
+        break;
+    case 12 ... 21:
+        rtl_bulk_out(r, t);
+        break;
+    case 22 ... 29:
+        rtl_bulk_in(r, t);
+        break;
+    case 30 ... 31:
+        rtl_radio_on(r, t);
+        break;
+    case 32:
+        rtl_reenumerate(r, t);
+        break;
+    case 33:
+        rtl_hotplug(r);
+        break;
+    case 34:
+        air_knobs(f, r->qts);
+        break;
+    default:
+        clock_step(f, r->qts);
+        break;
+    }
+}
+
+static void rtl_fuzz_seed(uint64_t seed, uint64_t iters, uint64_t *ops)
+{
+    RtlFuzz r = { .f = { .rng = seed, .seed = seed, .what = "rtl8187" } };
+    uint64_t i;
+    int t;
+
+    cur = &r.f;
+    alarm(WATCHDOG_S);
+    r.qts = qtest_initf(RTL_ARGS, seed);
+    uhci_start(&r.u, r.qts);
+    r.bus = r.u.bus;
+    ehci_start(&r.e, r.qts, r.bus);
+    usb_enumerate(&r.u, 0, 1);
+    usb_enumerate(&r.u, 1, 2);
+    ehci_enumerate(&r.e, 0, 1);
+    r.hot_present = true;
+    for (t = 0; t < 3; t++) {
+        rtl_radio_on(&r, t);
+    }
+    for (i = 0; i < iters; i++) {
+        rtl_fuzz_one(&r);
+        tick(&r.f);
+    }
+    /* still alive and answering */
+    usb_enumerate(&r.u, 0, 1);
+    g_assert_cmpint(usb_ctrl(&r.u, 1, 0x80, 0x06, 0x0100, 0, 18,
+                             (uint8_t[18]){ 0 }), ==, XFER_OK);
+    ehci_stop(&r.e);
+    uhci_stop(&r.u);
+    qtest_quit(r.qts);
+    alarm(0);
+    cur = NULL;
+    *ops += r.f.ops;
+}
+
+/* ---- driver ------------------------------------------------------------ */
+
+typedef void FuzzSeed(uint64_t seed, uint64_t iters, uint64_t *ops);
+
+static void fuzz_run(const char *what, FuzzSeed *fn, uint64_t dflt_iters)
+{
+    uint64_t seed = env_u64("NDISBENCH_FUZZ_SEED", 1);
+    uint64_t iters = env_u64("NDISBENCH_FUZZ_ITERS", dflt_iters);
+    uint64_t runs = env_u64("NDISBENCH_FUZZ_RUNS", 1);
+    uint64_t ops = 0, r;
+    gint64 start = g_get_monotonic_time();
+
+    for (r = 0; r < runs; r++) {
+        g_test_message("fuzz %s: seed %" PRIu64 ", %" PRIu64 " actions",
+                       what, seed + r, iters);
+        fn(seed + r, iters, &ops);
+    }
+    g_test_message("fuzz %s: %" PRIu64 " actions in %" PRIu64 " run(s), "
+                   "%.1f s, no crash", what, ops, runs,
+                   (g_get_monotonic_time() - start) / 1e6);
+}
+
+static void test_fuzz_bcm43xx(void)
+{
+    fuzz_run("bcm43xx", bcm_fuzz_seed, 3000);
+}
+
+static void test_fuzz_rtl8187(void)
+{
+    fuzz_run("rtl8187", rtl_fuzz_seed, 600);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    signal(SIGALRM, watchdog);
+    qtest_add_func("/ndisbench/fuzz/bcm43xx", test_fuzz_bcm43xx);
+    qtest_add_func("/ndisbench/fuzz/rtl8187", test_fuzz_rtl8187);
+    return g_test_run();
+}
