@@ -50,6 +50,7 @@
 #define OPT_HOTPLUG     "ndisbench.hotplug"
 #define OPT_UDP         "ndisbench.udp"
 #define OPT_SCAN        "ndisbench.scan"
+#define OPT_ROAM        "ndisbench.roam"
 
 /* The kernel's MODULE_NAME_LEN is 64 - sizeof(unsigned long). */
 #define MODULE_NAME_MAX 56
@@ -193,6 +194,8 @@ static int parse_cmdline(char *cmdline, struct agent_opts *opts)
             opts->net.connect_ssid = value;
         else if (strcmp(word, OPT_SCAN) == 0)
             opts->net.scan = parse_bool(value);
+        else if (strcmp(word, OPT_ROAM) == 0)
+            opts->net.roam = parse_bool(value);
         else if (strcmp(word, OPT_UDP) == 0)
             opts->net_opts_bad |= !net_parse_udp(value, &opts->net);
         else if (strcmp(word, OPT_HOTPLUG) == 0)

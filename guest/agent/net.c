@@ -50,6 +50,7 @@
 #define HOTPLUG_WAIT_MS    30000
 #define HOTPLUG_PINGS      10
 #define UDP_PAYLOAD        64
+#define ROAM_WAIT_MS       30000
 
 /* ---- option parsing (pure) ---- */
 
@@ -117,7 +118,7 @@ int net_test_count(const struct net_opts *opts)
     if (opts->ifname == NULL)
         return 0;
     return 3 + opts->scan + (opts->ping_count > 0) + (opts->tcp_port > 0) +
-           (opts->udp_port > 0) + (opts->hotplug_port > 0);
+           (opts->udp_port > 0) + (opts->hotplug_port > 0) + opts->roam;
 }
 
 /* ---- helpers ---- */
@@ -689,6 +690,45 @@ out:
     return ok;
 }
 
+/* ---- roaming: the associated AP goes away ---- */
+
+/*
+ * Ask the host to remove the AP the station is associated to, wait for
+ * the link to drop, then for it to come back (through the other AP of the
+ * SSID: the driver's own roaming, or `iw connect` again on mac80211), and
+ * reach the gateway through it.
+ */
+static bool test_roam(const struct net_opts *opts, int number)
+{
+    long long start = monotonic_us();
+    bool ok = false;
+
+    say("# roam_request: drop");
+    while (carrier_up(opts->ifname)) {
+        if (monotonic_us() - start > ROAM_WAIT_MS * 1000LL) {
+            say("# error: link still up %d ms after the AP went away",
+                ROAM_WAIT_MS);
+            goto out;
+        }
+        usleep(20000);
+    }
+    say("# lost_ms: %lld", (monotonic_us() - start) / 1000);
+    if (opts->connect_ssid) {
+        /* As a supplicant would: forget the gone BSS (cfg80211 keeps
+         * scan results for 30 s and would try it first), then join. */
+        char *argv[] = { "iw", "dev", (char *)opts->ifname, "scan",
+                         "flush", NULL };
+
+        say("# rescan_status: %d",
+            agent_run(IW, argv, "iw_rescan", IW_SCAN_TIMEOUT_MS));
+    }
+    if (link_up(opts))
+        ok = ping_gateway(HOTPLUG_PINGS) == HOTPLUG_PINGS;
+out:
+    say_result(ok, number, "roam");
+    return ok;
+}
+
 void net_run_tests(const struct net_opts *opts, bool modules_loaded,
                    int first)
 {
@@ -712,6 +752,8 @@ void net_run_tests(const struct net_opts *opts, bool modules_loaded,
             say_result(false, n++, "udp");
         if (opts->hotplug_port)
             say_result(false, n++, "hotplug");
+        if (opts->roam)
+            say_result(false, n++, "roam");
         return;
     }
     if (opts->scan)
@@ -726,4 +768,6 @@ void net_run_tests(const struct net_opts *opts, bool modules_loaded,
         test_udp(opts, n++);
     if (opts->hotplug_port)
         test_hotplug(opts, n++);
+    if (opts->roam)
+        test_roam(opts, n++);
 }

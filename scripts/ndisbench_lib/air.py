@@ -1,12 +1,14 @@
 """The emulated air of the WLAN rows: which access points QEMU puts on it
 (wlan-ap objects on one wlan-air) and what a scan must therefore find.
 
-The first AP is the one the drivers join: it is bridged to slirp and its
-SSID/BSSID/channel are the expectation table's ap_* values (a unit test
-keeps them equal). The others have no uplink: one on another channel with
-a weaker signal, one hidden (empty SSID in its beacons, silent to wildcard
-probe requests). None is encrypted: the AP model does open authentication
-only (no WEP, no WPA2).
+The first AP is the one the drivers join (the strongest of its SSID): it is
+bridged to slirp and its SSID/BSSID/channel are the expectation table's
+ap_* values (a unit test keeps them equal). The last has the same SSID,
+a weaker signal and its own slirp: the roam check removes the first and
+the station must move there. The others have no uplink: one on another
+channel with a weaker signal, one hidden (empty SSID in its beacons, silent
+to wildcard probe requests). None is encrypted: the AP model does open
+authentication only (no WEP, no WPA2).
 """
 import dataclasses
 from typing import List, Tuple
@@ -20,7 +22,7 @@ class AccessPoint:
     channel: int
     rssi_dbm: int
     hidden: bool = False
-    uplink: bool = False            # bridged to -netdev user (slirp)
+    uplink: str = ""                # id of the -netdev user it bridges to
 
     @property
     def freq_mhz(self) -> int:
@@ -31,7 +33,7 @@ class AccessPoint:
                 f"bssid={self.bssid}", f"channel={self.channel}",
                 f"rssi={self.rssi_dbm}"]
         if self.uplink:
-            opts.append("netdev=net0")
+            opts.append(f"netdev={self.uplink}")
         if self.hidden:
             opts.append("hidden=on")
         return ",".join(opts)
@@ -39,11 +41,17 @@ class AccessPoint:
 
 ACCESS_POINTS: Tuple[AccessPoint, ...] = (
     AccessPoint("ap0", "ndisbench", "02:00:00:00:01:00", 6, -40,
-                uplink=True),
+                uplink="net0"),
     AccessPoint("ap1", "ndisbench-far", "02:00:00:00:02:00", 1, -70),
     AccessPoint("ap2", "ndisbench-hidden", "02:00:00:00:03:00", 11, -55,
                 hidden=True),
+    AccessPoint("ap3", "ndisbench", "02:00:00:00:04:00", 11, -60,
+                uplink="net1"),
 )
+# The roam check removes this AP (QMP object-del) ...
+ROAM_FROM = ACCESS_POINTS[0]
+# ... and the station must reassociate here.
+ROAM_TO = ACCESS_POINTS[3]
 
 
 # The medium's capture option: "{cell}" is the cell folder; the runner
@@ -53,8 +61,10 @@ PCAP_OPTION = ",pcap={cell}/air.pcap"
 
 def qemu_args() -> Tuple[str, ...]:
     """The air (captured), slirp and the APs."""
-    args: List[str] = ["-object", "wlan-air,id=air0" + PCAP_OPTION,
-                       "-netdev", "user,id=net0"]
+    args: List[str] = ["-object", "wlan-air,id=air0" + PCAP_OPTION]
+    for ap in ACCESS_POINTS:
+        if ap.uplink:
+            args += ["-netdev", f"user,id={ap.uplink}"]
     for ap in ACCESS_POINTS:
         args += ["-object", ap.qemu_object()]
     return tuple(args)

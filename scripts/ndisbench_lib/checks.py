@@ -9,7 +9,7 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
 
-from .air import ACCESS_POINTS
+from .air import ACCESS_POINTS, ROAM_FROM, ROAM_TO
 from .kernels import Expectations, Policy
 from .ktap import KtapLog, KtapTest
 
@@ -21,6 +21,8 @@ WRAPPER_CHECKS = ("broken", "install", "bind", "associate", "unload")
 NET_CHECKS = ("dhcp", "ping", "tcp")
 # Hot-unplug during traffic and replug (devices that can be unplugged).
 HOTPLUG_CHECKS = ("hotplug",)
+# The associated AP disappears: reassociate to the other one of the SSID.
+ROAM_CHECKS = ("roam",)
 # Measurements for `ndisbench bench`, not run unless selected.
 BENCH_CHECKS = ("udp",)
 # The wireless control plane and the air, seen with standard tools.
@@ -28,7 +30,7 @@ SCAN_CHECKS = ("scan",)
 CAPTURE_CHECKS = ("capture",)
 CHECKS = MODULE_CHECKS + WRAPPER_CHECKS[:3] + SCAN_CHECKS + \
     WRAPPER_CHECKS[3:4] + NET_CHECKS + BENCH_CHECKS + CAPTURE_CHECKS + \
-    HOTPLUG_CHECKS + ("unload",)
+    HOTPLUG_CHECKS + ROAM_CHECKS + ("unload",)
 DEFAULT_CHECKS = tuple(c for c in CHECKS if c not in BENCH_CHECKS)
 HOTPLUG_PINGS = 10          # the agent's pings after the replug
 SIGNAL_TOLERANCE_DB = 3     # the driver's RSSI arithmetic rounds
@@ -413,6 +415,8 @@ def judge_net(check: str, exp: Expectations, log: KtapLog,
     problems: List[str] = []
     if check == "hotplug":
         return _judge_hotplug(exp, test, sink_bytes)
+    if check == "roam":
+        return _judge_roam(test)
     if check == "udp":
         return _judge_udp(test, sink_bytes)
     if check == "dhcp":
@@ -458,6 +462,26 @@ def _judge_udp(test: KtapTest, arrived: Optional[int]) -> Verdict:
     return Verdict(PASS, f"{arrived / seconds:.0f} datagrams/s arrived "
                          f"({arrived}/{sent}, {test.fact('udp_payload')} "
                          f"bytes each, {seconds:.1f} s)")
+
+
+def _judge_roam(test: KtapTest) -> Verdict:
+    """The AP went away: link lost, then the station is associated to the
+    other AP of the SSID and reaches the gateway through it."""
+    problems: List[str] = []
+    if test.fact("lost_ms") is None:
+        problems.append(test.fact("error") or "the link never went down")
+    bss = _link_bss(test)
+    _compare("BSSID after the roam", ROAM_TO.bssid, bss["bssid"], problems)
+    _compare("echo replies after the roam", HOTPLUG_PINGS,
+             _int(test.fact("received")), problems)
+    if not test.ok and not problems:
+        problems.append("agent reported roam failed")
+    if problems:
+        return Verdict(FAIL, problems[0], problems)
+    return Verdict(PASS, f"{ROAM_FROM.bssid} removed: link lost after "
+                         f"{test.fact('lost_ms')} ms, associated to "
+                         f"{ROAM_TO.bssid} after {test.fact('carrier_ms')} "
+                         f"ms, {HOTPLUG_PINGS}/{HOTPLUG_PINGS} pings")
 
 
 def _judge_hotplug(exp: Expectations, test: KtapTest,

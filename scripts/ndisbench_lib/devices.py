@@ -17,7 +17,7 @@ import dataclasses
 from typing import Dict, List, Optional, Tuple
 
 from .checks import BENCH_CHECKS, CAPTURE_CHECKS, HOTPLUG_CHECKS, \
-    MODULE_CHECKS, NET_CHECKS, SCAN_CHECKS, WRAPPER_CHECKS
+    MODULE_CHECKS, NET_CHECKS, ROAM_CHECKS, SCAN_CHECKS, WRAPPER_CHECKS
 from . import air
 from .errors import BenchError
 
@@ -35,7 +35,7 @@ RTL8187_ARGS = AIR_ARGS + ("-device", "qemu-xhci,id=xhci",
 WRAPPED_CHECKS = ("load",) + WRAPPER_CHECKS + NET_CHECKS + BENCH_CHECKS + \
     CAPTURE_CHECKS
 NATIVE_CHECKS = ("bind", "associate") + SCAN_CHECKS + NET_CHECKS + \
-    BENCH_CHECKS + CAPTURE_CHECKS + HOTPLUG_CHECKS
+    BENCH_CHECKS + CAPTURE_CHECKS + HOTPLUG_CHECKS + ROAM_CHECKS
 # The *-faults rows: the same radios on a faulty air (wlan-air's fault
 # properties, qemu-devices/README.md): 2% of the frames lost, 1% with bit
 # errors (bad FCS), 1% duplicated, 2 to 3 ms of delay, a fixed PRNG seed.

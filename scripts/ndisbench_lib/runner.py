@@ -17,7 +17,7 @@ from .cache import Cache
 from .devices import DEVICES, Device
 from .errors import BenchError
 from .hostbuild import build_agent, build_fixtures, guest_tools
-from .hotplug import Hotplug
+from .qmp_requests import QmpRequests
 from .kbuild import KernelArtifact, kernel_artifact
 from .kernels import Expectations, Kernel
 from .modules import BuiltModule
@@ -239,6 +239,8 @@ def kernel_cmdline(exp: Expectations, device: Device, check_names:
                      f"{exp.network['udp_ms']}")
     if "hotplug" in ports:
         words.append(f"ndisbench.hotplug={ports['hotplug']}")
+    if "roam" in check_names:
+        words.append("ndisbench.roam=1")
     return " ".join(words)
 
 
@@ -315,7 +317,7 @@ def run_cell(prep: Prepared, device: Device, exp: Expectations,
                              wrapper=device.wrapper)
     roles = cell_roles(device, check_names)
     sinks: Dict[str, Union[TcpSink, UdpSink]] = {}
-    plug: Optional[Hotplug] = None
+    plug: Optional[QmpRequests] = None
     try:
         if prep.error:
             raise BenchError(prep.error)
@@ -323,7 +325,9 @@ def run_cell(prep: Prepared, device: Device, exp: Expectations,
         initrd = cell_initrd(prep, device, check_names, exp, parts)
         sinks = {c: UdpSink() if c == "udp" else TcpSink()
                  for c in ("tcp", "udp", "hotplug") if c in check_names}
-        plug = Hotplug(device.hotplug) if "hotplug" in sinks else None
+        roam = air.ROAM_FROM.ident if "roam" in check_names else ""
+        plug = QmpRequests(device.hotplug if "hotplug" in sinks else "",
+                           roam) if "hotplug" in sinks or roam else None
         append = kernel_cmdline(exp, device, check_names, roles,
                                 {c: s.port for c, s in sinks.items()})
         cmd = guest_command(prep, device, initrd, append, accel, parts,

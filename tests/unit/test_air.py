@@ -21,8 +21,11 @@ class AirConfigTest(unittest.TestCase):
         self.assertEqual(main.ssid, EXP.network["ap_ssid"])
         self.assertEqual(main.bssid, EXP.network["ap_bssid"])
         self.assertEqual(main.channel, EXP.network["ap_channel"])
-        self.assertTrue(main.uplink)
-        self.assertEqual([a for a in air.ACCESS_POINTS if a.uplink], [main])
+        self.assertEqual(main.uplink, "net0")
+        same = [a for a in air.ACCESS_POINTS if a.ssid == main.ssid]
+        self.assertEqual(same, [air.ROAM_FROM, air.ROAM_TO])
+        self.assertGreater(main.rssi_dbm, air.ROAM_TO.rssi_dbm)
+        self.assertTrue(air.ROAM_TO.uplink)
 
     def test_qemu_objects(self):
         args = air.qemu_args()
@@ -53,6 +56,10 @@ BSS 02:00:00:00:03:00(on wlan0)
 \tfreq: 2462
 \tsignal: -55.00 dBm
 \tSSID: {hidden_ssid}
+BSS 02:00:00:00:04:00(on wlan0)
+\tfreq: 2462
+\tsignal: -60.00 dBm
+\tSSID: ndisbench
 """
 
 

@@ -1,5 +1,5 @@
-"""The host's half of the hotplug check: QMP requests answered from the
-console lines, and the judge of the agent's facts."""
+"""The host's half of the hotplug and roam checks: QMP requests answered
+from the console lines, and the judge of the agent's facts."""
 import json
 import pathlib
 import shutil
@@ -9,7 +9,7 @@ import threading
 import unittest
 
 import helpers  # noqa: F401  (import path)
-from ndisbench_lib import checks, hotplug, kernels, ktap, qmp
+from ndisbench_lib import checks, kernels, ktap, qmp, qmp_requests
 from ndisbench_lib.errors import BenchError
 
 EXP = kernels.load_expectations()
@@ -56,7 +56,7 @@ class FakeQemu:
 
 class HotplugRequestTest(unittest.TestCase):
     def setUp(self):
-        self.plug = hotplug.Hotplug(SPEC)
+        self.plug = qmp_requests.QmpRequests(SPEC, "ap0")
 
     def tearDown(self):
         self.plug.close()
@@ -69,6 +69,8 @@ class HotplugRequestTest(unittest.TestCase):
             self.assertIn("device_del wlan0", note)
             note = self.plug.on_line("# hotplug_request: replug")
             self.assertIn("device_add wlan0", note)
+            note = self.plug.on_line("# roam_request: drop")
+            self.assertIn("object-del ap0", note)
         finally:
             qemu.close()
         sent = [c for c in qemu.commands if c["execute"] != "qmp_capabilities"]
@@ -78,6 +80,8 @@ class HotplugRequestTest(unittest.TestCase):
         self.assertEqual(sent[1]["arguments"], {
             "driver": "usb-rtl8187", "id": "wlan0", "bus": "xhci.0",
             "air": "air0", "mac": "52:54:00:12:34:58"})
+        self.assertEqual(sent[2], {"execute": "object-del",
+                                   "arguments": {"id": "ap0"}})
         self.assertEqual(self.plug.errors, [])
 
     def test_qemu_error_is_kept_not_raised(self):
@@ -91,11 +95,19 @@ class HotplugRequestTest(unittest.TestCase):
 
     def test_no_qemu_listening_is_an_error_line(self):
         note = self.plug.on_line("# hotplug_request: unplug")
-        self.assertIn("hotplug unplug: QMP", note)
+        self.assertIn("hotplug_request: unplug: QMP", note)
+
+    def test_requests_the_cell_did_not_plan_are_refused(self):
+        plug = qmp_requests.QmpRequests()
+        try:
+            note = plug.on_line("# roam_request: drop")
+        finally:
+            plug.close()
+        self.assertIn("not a request of this cell", note)
 
     def test_device_text_needs_an_id_and_key_values(self):
         with self.assertRaisesRegex(BenchError, "needs an id"):
-            hotplug.Hotplug("usb-rtl8187,bus=xhci.0")
+            qmp_requests.QmpRequests("usb-rtl8187,bus=xhci.0")
         with self.assertRaisesRegex(BenchError, "not key=value"):
             qmp.device_options("usb-rtl8187,id=x,bogus")
 
@@ -152,3 +164,44 @@ class HotplugJudgeTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+ROAM_LOG = """KTAP version 1
+1..3
+# tainted: 0
+ok 1 boot
+# ifname: wlan0
+ok 2 iface wlan0
+# carrier_ms: 12
+ok 3 link
+# roam_request: drop
+{lost}
+# carrier_ms: 1655
+# iw_link: Connected to {bssid} (on wlan0)
+# transmitted: 10
+# received: {received}
+{result} 4 roam
+# ndisbench-agent: done
+"""
+
+
+def judge_roam(**kw):
+    values = {"lost": "# lost_ms: 5248", "bssid": "02:00:00:00:04:00",
+              "received": 10, "result": "ok"}
+    values.update(kw)
+    log = ktap.parse(ROAM_LOG.format(**values))
+    return checks.judge("roam", EXP.policies["2.6.25-rc4"], EXP, log, [], 0,
+                        None, "", "rtl8187")
+
+
+class RoamJudgeTest(unittest.TestCase):
+    def test_good_log_passes(self):
+        self.assertEqual(judge_roam().status, "pass")
+
+    def test_link_that_never_drops_fails(self):
+        verdict = judge_roam(lost="# error: link still up", result="not ok")
+        self.assertIn("link still up", verdict.summary)
+
+    def test_back_on_the_removed_ap_fails(self):
+        verdict = judge_roam(bssid="02:00:00:00:01:00")
+        self.assertIn("BSSID after the roam", verdict.summary)
