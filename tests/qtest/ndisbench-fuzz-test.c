@@ -296,11 +296,49 @@ static void bcm_descs(BcmFuzz *b, BcmDev *d, int n)
     }
 }
 
+/*
+ * A burst of well-formed frames on a sane TX ring: the air, the other
+ * radio's RX path and the access point's parser get real traffic.
+ */
+static void bcm_tx_burst(BcmFuzz *b, BcmDev *d)
+{
+    Fuzz *f = &b->f;
+    uint32_t size = 2 + below(f, 31), n = 1 + below(f, size - 1), i;
+    uint64_t ring = BCM_RINGS + (d == &b->d[0] ? 0xf0000 : 0xf8000);
+    uint8_t frame[2346];
+
+    bcm_wr(b, d, BCM43XX_DMA_TX_BASE + BCM43XX_DMA_CTL, 0);
+    bcm_wr(b, d, BCM43XX_DMA_TX_BASE + BCM43XX_DMA_RINGLO, ring);
+    bcm_wr(b, d, BCM43XX_DMA_TX_BASE + BCM43XX_DMA_RINGHI, 0);
+    bcm_wr(b, d, BCM43XX_DMA_TX_BASE + BCM43XX_DMA_RINGSIZE, size);
+    bcm_wr(b, d, BCM43XX_DMA_TX_BASE + BCM43XX_DMA_INDEX, 0);
+    for (i = 0; i < n; i++) {
+        uint64_t buf = BCM_BUFS + 0x100000 + i * 0x1000 +
+                       (d == &b->d[0] ? 0 : 0x80000);
+        size_t len = MAX(random_frame(f, frame, 2346, d->mac), 10);
+        uint32_t desc[4] = {
+            cpu_to_le32(BCM43XX_DCTL0_FRAMESTART | BCM43XX_DCTL0_FRAMEEND |
+                        BCM43XX_DCTL0_IRQ),
+            cpu_to_le32(len), cpu_to_le32(buf), 0,
+        };
+
+        qtest_memwrite(b->qts, buf, frame, len);
+        qtest_memwrite(b->qts, ring + i * 16, desc, sizeof(desc));
+    }
+    bcm_wr(b, d, BCM43XX_DMA_TX_BASE + BCM43XX_DMA_CTL, 1);
+    bcm_wr(b, d, BCM43XX_DMA_TX_BASE + BCM43XX_DMA_INDEX, n);
+    d->ring[0] = ring;
+    d->ringsize[0] = size;
+}
+
 /* A working radio: the fuzzer needs real traffic to reach deep paths. */
 static void bcm_sane(BcmFuzz *b, BcmDev *d)
 {
     Fuzz *f = &b->f;
 
+    qpci_config_writew(d->dev, PCI_COMMAND,
+                       qpci_config_readw(d->dev, PCI_COMMAND) |
+                       PCI_COMMAND_MASTER);
     bcm_wr(b, d, BCM43XX_REG_CTRL, BCM43XX_CTRL_RESET);
     bcm_wr(b, d, BCM43XX_REG_CHANNEL, chance(f, 80) ? 1 : 1 + below(f, 14));
     bcm_ring(b, d, 0);
@@ -380,8 +418,12 @@ static void bcm_pci(BcmFuzz *b, BcmDev *d)
     uint8_t msi = qpci_find_capability(d->dev, PCI_CAP_ID_MSI, 0);
 
     if (chance(f, 50) || !msi) {
-        /* bus mastering on or off; the BAR stays mapped */
-        qpci_config_writew(d->dev, PCI_COMMAND, cmd ^ PCI_COMMAND_MASTER);
+        /* bus mastering off now and then, mostly on; the BAR stays */
+        cmd |= PCI_COMMAND_MASTER;
+        if (chance(f, 30)) {
+            cmd &= ~PCI_COMMAND_MASTER;
+        }
+        qpci_config_writew(d->dev, PCI_COMMAND, cmd);
         return;
     }
     qpci_config_writel(d->dev, msi + PCI_MSI_ADDRESS_LO,
@@ -397,9 +439,12 @@ static void bcm_fuzz_one(BcmFuzz *b)
     uint32_t base = chance(f, 50) ? BCM43XX_DMA_TX_BASE
                                   : BCM43XX_DMA_RX_BASE;
 
-    switch (below(f, 20)) {
+    switch (below(f, 22)) {
     case 0 ... 5:
         bcm_mmio(b, d);
+        break;
+    case 20 ... 21:
+        bcm_tx_burst(b, d);
         break;
     case 6:
         bcm_ring(b, d, base == BCM43XX_DMA_RX_BASE);
