@@ -56,6 +56,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(WlanApState, WLAN_AP)
 #define WLAN_TYPE_DATA          2
 #define WLAN_FC1_TODS           0x01
 #define WLAN_FC1_FROMDS         0x02
+#define WLAN_FC1_RETRY          0x08
 #define WLAN_FC1_PROTECTED      0x40
 #define WLAN_FC1_ORDER          0x80
 
@@ -120,6 +121,8 @@ typedef struct WlanApStation {
     WlanApStaState state;
     uint8_t mac[ETH_ALEN];
     uint16_t aid;
+    bool rx_seq_valid;
+    uint16_t rx_seq;            /* sequence control of the last data frame */
 } WlanApStation;
 
 struct WlanApState {
@@ -177,6 +180,7 @@ static WlanApStation *wlan_ap_new_sta(WlanApState *ap, const uint8_t *mac)
             memcpy(ap->sta[i].mac, mac, ETH_ALEN);
             ap->sta[i].state = WLAN_AP_STA_AUTH;
             ap->sta[i].aid = 0;
+            ap->sta[i].rx_seq_valid = false;
             return &ap->sta[i];
         }
     }
@@ -541,6 +545,17 @@ static void wlan_ap_rx_data(WlanApState *ap, uint8_t subtype, uint8_t fc1,
         wlan_ap_deauth(ap, sa, sta ? WLAN_REASON_CLASS3 : WLAN_REASON_CLASS2);
         return;
     }
+    /*
+     * Duplicate detection (802.11 10.3.2.14): a retransmission of the
+     * frame just received (its ACK was lost) is dropped.
+     */
+    if ((fc1 & WLAN_FC1_RETRY) && sta->rx_seq_valid &&
+        sta->rx_seq == lduw_le_p(frame + 22)) {
+        trace_wlan_ap_drop(wlan_ap_name(ap), "duplicate", len);
+        return;
+    }
+    sta->rx_seq = lduw_le_p(frame + 22);
+    sta->rx_seq_valid = true;
     if (subtype & WLAN_DATA_NODATA) {
         return;     /* (QoS) null function: power management only */
     }

@@ -1147,6 +1147,34 @@ static void test_air_faults(void)
     qtest_quit(qts);
 }
 
+/*
+ * Duplicates on the air: the AP drops a data frame's retransmission (the
+ * Retry bit and the sequence control of the frame before it), so the
+ * netdev gets each frame once; a new sequence number passes.
+ */
+static void test_ap_duplicates(void)
+{
+    static const uint8_t peer[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
+    uint8_t f[BCM43XX_MAX_FRAME], got[BCM43XX_MAX_FRAME];
+    ApEnv e;
+    size_t n;
+    int i;
+
+    ap_setup(&e);
+    g_assert_true(ap_scan(&e));
+    ap_associate(&e);
+    air_set(e.qts, "duplicate", 10000);
+    for (i = 0; i < 3; i++) {
+        n = mk_data(f, e.bssid, mac_a, peer, 0x01, 0x0800, "once");
+        stw_le_p(f + 22, (100 + i) << 4);
+        bcm_tx(&e.b, f, n);
+        g_assert_cmpint(sock_recv(&e, got, sizeof(got), 5000), ==, 14 + 4);
+        g_assert(memcmp(got + 14, "once", 4) == 0);
+        g_assert_cmpint(sock_recv(&e, got, sizeof(got), 200), ==, -1);
+    }
+    ap_teardown(&e);
+}
+
 /* The access point ignores a corrupted request: no probe response. */
 static void test_ap_bad_fcs(void)
 {
@@ -1277,6 +1305,8 @@ int main(int argc, char **argv)
         qtest_add_func("/ndisbench/bcm43xx/ap-beacons", test_ap_beacons);
         qtest_add_func("/ndisbench/bcm43xx/ap-data", test_ap_data);
         qtest_add_func("/ndisbench/bcm43xx/ap-bad-fcs", test_ap_bad_fcs);
+        qtest_add_func("/ndisbench/bcm43xx/ap-duplicates",
+                       test_ap_duplicates);
         qtest_add_func("/ndisbench/bcm43xx/migration", test_migration);
     }
     return g_test_run();
