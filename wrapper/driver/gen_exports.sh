@@ -10,7 +10,7 @@ src=$1
 
 # table:Windows module name:source files
 dlls="ntoskrnl:ntoskrnl.exe:ntoskrnl.c hal:HAL.dll:hal.c
-ndis:NDIS.SYS:ndis.c,ndis_hw.c"
+ndis:NDIS.SYS:ndis.c,ndis_hw.c usbd:USBD.SYS:usbd.c"
 
 names() {
 	for file in $(echo "$1" | tr , ' '); do

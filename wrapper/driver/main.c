@@ -4,9 +4,9 @@
  *
  * The same sources build as ndiswrapper.ko, driverloader.ko and
  * ndisbench_control.ko (see Kbuild). Deferred Windows routines run on the
- * module's own workqueue; alloc_workqueue(), destroy_workqueue() and the
- * USB registration are the EXPORT_SYMBOL_GPL functions the historical taint
- * policies are about.
+ * module's own workqueues (ndiswrapper.h says which runs what);
+ * alloc_workqueue(), destroy_workqueue() and the USB functions (usb.c) are
+ * the EXPORT_SYMBOL_GPL functions the historical taint policies are about.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -18,6 +18,8 @@
 #include "ndiswrapper.h"
 
 struct workqueue_struct *ndis_wq;
+struct workqueue_struct *ndis_irp_wq;
+struct workqueue_struct *ndis_work_wq;
 
 static int __init ndis_init(void)
 {
@@ -26,10 +28,18 @@ static int __init ndis_init(void)
 	ndis_wq = alloc_workqueue("%s", WQ_UNBOUND, 0, KBUILD_MODNAME);
 	if (!ndis_wq)
 		return -ENOMEM;
+	err = -ENOMEM;
+	ndis_irp_wq = alloc_workqueue("%s_irp", WQ_UNBOUND, 0, KBUILD_MODNAME);
+	if (!ndis_irp_wq)
+		goto err_destroy_wq;
+	ndis_work_wq = alloc_workqueue("%s_work", WQ_UNBOUND, 0,
+				       KBUILD_MODNAME);
+	if (!ndis_work_wq)
+		goto err_destroy_irp_wq;
 
 	err = ndis_loader_init();
 	if (err)
-		goto err_destroy_wq;
+		goto err_destroy_work_wq;
 
 	err = ndisbench_pci_init();
 	if (err)
@@ -46,6 +56,10 @@ err_pci_exit:
 	ndisbench_pci_exit();
 err_loader_exit:
 	ndis_loader_exit();
+err_destroy_work_wq:
+	destroy_workqueue(ndis_work_wq);
+err_destroy_irp_wq:
+	destroy_workqueue(ndis_irp_wq);
 err_destroy_wq:
 	destroy_workqueue(ndis_wq);
 	return err;
@@ -56,6 +70,8 @@ static void __exit ndis_exit(void)
 	ndisbench_usb_exit();
 	ndisbench_pci_exit();
 	ndis_loader_exit();
+	destroy_workqueue(ndis_work_wq);
+	destroy_workqueue(ndis_irp_wq);
 	destroy_workqueue(ndis_wq);
 }
 

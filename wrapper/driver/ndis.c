@@ -75,6 +75,31 @@ static WIN_ABI void NdisMSetAttributesEx(void *handle, void *ctx,
 }
 WIN_FUNC(NdisMSetAttributesEx);
 
+/*
+ * The WDM view of the adapter for NDIS-WDM drivers: the PDO, the FDO and
+ * the device object below the FDO, where the driver sends its IRPs. No
+ * resource lists: a USB function has none, a PCI driver asks
+ * NdisMQueryAdapterResources.
+ */
+static WIN_ABI void NdisMGetDeviceProperty(void *handle, void **pdo,
+					   void **fdo, void **next,
+					   void **alloc_res, void **trans_res)
+{
+	struct ndis_adapter *ad = ndis_handle_adapter(handle);
+
+	if (pdo)
+		*pdo = &ad->wdm.pdo;
+	if (fdo)
+		*fdo = &ad->wdm.fdo;
+	if (next)
+		*next = &ad->wdm.pdo;
+	if (alloc_res)
+		*alloc_res = NULL;
+	if (trans_res)
+		*trans_res = NULL;
+}
+WIN_FUNC(NdisMGetDeviceProperty);
+
 /* -- configuration ------------------------------------------------------ */
 
 struct ndis_param {
@@ -432,14 +457,18 @@ static WIN_ABI void NdisFreeSpinLock(struct ndis_spin_lock *sl)
 }
 WIN_FUNC(NdisFreeSpinLock);
 
+/* Raises to DISPATCH_LEVEL, as on Windows; Release goes back. */
 static WIN_ABI void NdisAcquireSpinLock(struct ndis_spin_lock *sl)
 {
 	spin_lock(&((struct ndis_lock *)sl->lock)->lock);
+	sl->old_irql = this_cpu_read(win_irql);
+	this_cpu_write(win_irql, max_t(u8, sl->old_irql, WIN_DISPATCH_LEVEL));
 }
 WIN_FUNC(NdisAcquireSpinLock);
 
 static WIN_ABI void NdisReleaseSpinLock(struct ndis_spin_lock *sl)
 {
+	this_cpu_write(win_irql, sl->old_irql);
 	spin_unlock(&((struct ndis_lock *)sl->lock)->lock);
 }
 WIN_FUNC(NdisReleaseSpinLock);
@@ -455,6 +484,59 @@ static WIN_ABI void NdisDprReleaseSpinLock(struct ndis_spin_lock *sl)
 	spin_unlock(&((struct ndis_lock *)sl->lock)->lock);
 }
 WIN_FUNC(NdisDprReleaseSpinLock);
+
+/* -- work items ------------------------------------------------------------ */
+
+/*
+ * NdisScheduleWorkItem: the routine runs at PASSIVE_LEVEL on ndis_work_wq
+ * and may wait (KeWaitForSingleObject) for IRPs, whose completion routines
+ * run on ndis_irp_wq: a separate queue, so a waiting work item never holds
+ * up the completion it waits for. The wrapper's part is its own
+ * allocation (the driver's NDIS_WORK_ITEM may be freed by the routine);
+ * ndis_flush_work_items() waits for all of them after MiniportHalt.
+ */
+struct ndis_work {
+	struct work_struct work;
+	void *item;			/* NDIS_WORK_ITEM */
+};
+
+struct ndis_work_item {			/* the driver's storage */
+	void *context;
+	void *routine;
+	u8 wrapper_reserved[8 * sizeof(void *)];
+};
+static_assert(offsetof(struct ndis_work_item, routine) == 8);
+static_assert(offsetof(struct ndis_work_item, wrapper_reserved) == 0x10);
+
+static void ndis_work_run(struct work_struct *work)
+{
+	struct ndis_work *w = container_of(work, struct ndis_work, work);
+	struct ndis_work_item *item = w->item;
+	void *routine = READ_ONCE(item->routine);
+	void *context = READ_ONCE(item->context);
+
+	kfree(w);
+	LIN2WIN2(routine, item, context);
+}
+
+static WIN_ABI ndis_status NdisScheduleWorkItem(struct ndis_work_item *item)
+{
+	struct ndis_work *w;
+
+	w = kzalloc(sizeof(*w), GFP_ATOMIC);
+	if (!w)
+		return NDIS_STATUS_RESOURCES;
+	INIT_WORK(&w->work, ndis_work_run);
+	w->item = item;
+	queue_work(ndis_work_wq, &w->work);
+	return NDIS_STATUS_SUCCESS;
+}
+WIN_FUNC(NdisScheduleWorkItem);
+
+void ndis_flush_work_items(void)
+{
+	flush_workqueue(ndis_work_wq);
+}
 
 /* -- timers ------------------------------------------------------------- */
 
@@ -477,7 +559,7 @@ static void ndis_timer_dpc(struct work_struct *work)
 {
 	struct ndis_timer *t = container_of(work, struct ndis_timer, dpc);
 
-	LIN2WIN4(t->func, NULL, t->context, NULL, NULL);
+	DPC2WIN4(t->func, NULL, t->context, NULL, NULL);
 }
 
 static void ndis_timer_fire(struct timer_list *timer)

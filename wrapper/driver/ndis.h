@@ -22,6 +22,7 @@
 #include <linux/workqueue.h>
 
 #include "ndiswrapper.h"
+#include "wdm.h"
 #include "wintypes.h"
 
 #define NDIS_DRIVER_OBJECT_SIZE	0x150	/* DRIVER_OBJECT, amd64 */
@@ -44,10 +45,23 @@ struct ndis_driver {
 	unsigned int num_allocs;
 };
 
+struct ndis_usb;
+
+/*
+ * One device a Windows driver drives, on either bus: dev and bus are all
+ * the shared code (adapter.c, ndis.c, netdev.c) looks at; pdev is set for
+ * PCI (pci.c, ndis_hw.c), intf/udev/usb for USB (usb.c).
+ */
 struct ndis_adapter {
 	struct ndis_miniport_block block;	/* MiniportAdapterHandle */
 	struct ndis_driver *driver;
+	struct device *dev;
+	u32 bus;			/* NDIS_BUS_PCI or NDIS_BUS_USB */
 	struct pci_dev *pdev;
+	struct usb_interface *intf;
+	struct usb_device *udev;
+	struct ndis_usb *usb;
+	struct ndis_wdm_dev wdm;	/* PDO and FDO */
 	struct net_device *net;
 	void *ctx;			/* MiniportAdapterContext */
 	u32 attributes;			/* NDIS_ATTRIBUTE_* */
@@ -74,6 +88,13 @@ static inline struct ndis_adapter *ndis_handle_adapter(void *handle)
 	return container_of(handle, struct ndis_adapter, block);
 }
 
+/* adapter.c: what both buses share, from the driver load to the free. */
+struct ndis_adapter *ndis_adapter_create(struct device *dev, u32 bus,
+					 const struct ndis_device_id *id);
+int ndis_adapter_start(struct ndis_adapter *ad);
+void ndis_adapter_stop(struct ndis_adapter *ad, bool surprise);
+void ndis_adapter_destroy(struct ndis_adapter *ad);
+
 /* pe_image.c */
 struct ndis_driver *ndis_load_driver(struct ndis_load_req *req);
 void ndis_put_driver(struct ndis_driver *drv);
@@ -87,10 +108,14 @@ void win_free_leaks(struct ndis_driver *drv);
 /* ndis.c */
 void ndis_free_params(struct ndis_adapter *ad);
 void ndis_stop_timers(struct ndis_adapter *ad);
+void ndis_flush_work_items(void);
 
 /* ndis_hw.c */
 int ndis_hw_setup(struct ndis_adapter *ad);
 void ndis_hw_teardown(struct ndis_adapter *ad);
+
+/* usb.c: after MiniportHalt, whatever the driver left in flight. */
+void ndis_usb_stop_io(struct ndis_adapter *ad);
 
 /* netdev.c */
 void ndis_init_block(struct ndis_adapter *ad);

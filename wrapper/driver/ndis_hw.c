@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ndiswrapper: NDIS.SYS, the hardware side: adapter resources, I/O space,
- * interrupts, map registers and shared memory, for PCI devices.
+ * interrupts, map registers and shared memory, for PCI devices (a USB
+ * adapter has no resources: the list is empty, the rest fails).
  *
  * Windows code runs with preemption off (wincall.h), so whatever may sleep
  * (ioremap, request_irq) is done before MiniportInitialize, in
@@ -54,9 +55,9 @@ static void ndis_irq_dpc(struct work_struct *work)
 	spin_unlock(&ni->lock);
 	if (!ni->dpc_running)
 		return;
-	LIN2WIN1(drv->chars.handle_interrupt, ctx);
+	DPC2WIN1(drv->chars.handle_interrupt, ctx);
 	if (!ni->request_isr && drv->chars.enable_interrupt)
-		LIN2WIN1(drv->chars.enable_interrupt, ctx);
+		DPC2WIN1(drv->chars.enable_interrupt, ctx);
 	WRITE_ONCE(ni->dpc_running, false);
 }
 
@@ -68,9 +69,12 @@ static irqreturn_t ndis_irq_thread(int irq, void *data)
 
 	spin_lock(&ni->lock);
 	if (ni->active && ni->request_isr) {
-		LIN2WIN3(drv->chars.isr, &recognized, &queue_dpc, ni->ad->ctx);
+		win_callv_at(WIN_DEVICE_LEVEL, drv->chars.isr, 3,
+			     (u64 [4]){ WARG(&recognized), WARG(&queue_dpc),
+					WARG(ni->ad->ctx) });
 	} else if (ni->active) {
-		LIN2WIN1(drv->chars.disable_interrupt, ni->ad->ctx);
+		win_callv_at(WIN_DEVICE_LEVEL, drv->chars.disable_interrupt,
+			     1, (u64 [4]){ WARG(ni->ad->ctx) });
 		recognized = queue_dpc = 1;
 	}
 	spin_unlock(&ni->lock);
@@ -129,7 +133,8 @@ NdisMSynchronizeWithInterrupt(struct ndis_miniport_interrupt *storage,
 	u8 ret;
 
 	spin_lock(&ni->lock);
-	ret = LIN2WIN1(func, ctx);
+	ret = win_callv_at(WIN_DEVICE_LEVEL, func, 1,
+			   (u64 [4]){ WARG(ctx) });
 	spin_unlock(&ni->lock);
 	return ret;
 }
@@ -148,7 +153,7 @@ static WIN_ABI void NdisMQueryAdapterResources(ndis_status *status,
 	u32 n = 0, needed;
 	int i;
 
-	for (i = 0; i < PCI_STD_NUM_BARS; i++)
+	for (i = 0; pdev && i < PCI_STD_NUM_BARS; i++)
 		if (pci_resource_len(pdev, i))
 			n++;
 	if (ad->irq)
@@ -163,7 +168,7 @@ static WIN_ABI void NdisMQueryAdapterResources(ndis_status *status,
 	list->version = 1;
 	list->revision = 1;
 	d = list->desc;
-	for (i = 0; i < PCI_STD_NUM_BARS; i++) {
+	for (i = 0; pdev && i < PCI_STD_NUM_BARS; i++) {
 		if (!pci_resource_len(pdev, i))
 			continue;
 		d->type = pci_resource_flags(pdev, i) & IORESOURCE_IO ?
@@ -194,7 +199,7 @@ static WIN_ABI ndis_status NdisMMapIoSpace(void **va, void *handle, u64 pa,
 	struct ndis_adapter *ad = ndis_handle_adapter(handle);
 	int i;
 
-	for (i = 0; i < PCI_STD_NUM_BARS; i++) {
+	for (i = 0; ad->pdev && i < PCI_STD_NUM_BARS; i++) {
 		resource_size_t start = pci_resource_start(ad->pdev, i);
 
 		if (!ad->bars[i] || pa < start || len >
@@ -225,7 +230,7 @@ static WIN_ABI ndis_status NdisMAllocateMapRegisters(void *handle,
 	static const u8 bits[] = { 24, 32, 64 };
 
 	if (dma_size >= ARRAY_SIZE(bits) ||
-	    dma_set_mask_and_coherent(&ad->pdev->dev,
+	    dma_set_mask_and_coherent(ad->dev,
 				      DMA_BIT_MASK(bits[dma_size])))
 		return NDIS_STATUS_RESOURCES;
 	ad->map_registers = count;
@@ -251,7 +256,7 @@ static WIN_ABI void NdisMAllocateSharedMemory(void *handle, u32 len,
 	sh = win_alloc(ad->driver, sizeof(*sh));
 	if (!sh)
 		return;
-	sh->va = dma_alloc_coherent(&ad->pdev->dev, len, &sh->pa, GFP_ATOMIC);
+	sh->va = dma_alloc_coherent(ad->dev, len, &sh->pa, GFP_ATOMIC);
 	if (!sh->va) {
 		win_free(sh);
 		return;
@@ -272,7 +277,7 @@ static WIN_ABI void NdisMFreeSharedMemory(void *handle, u32 len, u8 cached,
 	list_for_each_entry(sh, &ad->shared, list) {
 		if (sh->va != va)
 			continue;
-		dma_free_coherent(&ad->pdev->dev, sh->size, sh->va, sh->pa);
+		dma_free_coherent(ad->dev, sh->size, sh->va, sh->pa);
 		list_del(&sh->list);
 		win_free(sh);
 		return;
@@ -349,7 +354,7 @@ void ndis_hw_teardown(struct ndis_adapter *ad)
 	ad->irq = NULL;
 	pci_free_irq_vectors(ad->pdev);
 	list_for_each_entry_safe(sh, tmp, &ad->shared, list) {
-		dma_free_coherent(&ad->pdev->dev, sh->size, sh->va, sh->pa);
+		dma_free_coherent(ad->dev, sh->size, sh->va, sh->pa);
 		list_del(&sh->list);
 	}
 	for (i = 0; i < PCI_STD_NUM_BARS; i++)

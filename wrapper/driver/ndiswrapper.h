@@ -14,8 +14,19 @@
 
 struct pci_dev;
 
-/* The workqueue every deferred Windows routine runs on (main.c). */
+/*
+ * The module's workqueues (main.c), one per kind of deferred Windows code,
+ * so that no queue ever waits on itself:
+ *  ndis_wq: DPC-like work at DISPATCH_LEVEL (timers, interrupt DPCs,
+ *	sends, packet returns, filter changes); never waits;
+ *  ndis_irp_wq: IRP completion routines (DISPATCH_LEVEL), fed by the
+ *	Linux URB completions;
+ *  ndis_work_wq: NdisScheduleWorkItem routines (PASSIVE_LEVEL); may wait
+ *	for IRPs, i.e. for ndis_irp_wq.
+ */
 extern struct workqueue_struct *ndis_wq;
+extern struct workqueue_struct *ndis_irp_wq;
+extern struct workqueue_struct *ndis_work_wq;
 
 /*
  * What /sbin/loadndisdriver handed over for one device: the .sys image and

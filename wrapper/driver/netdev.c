@@ -122,7 +122,7 @@ static void ndis_tx_work(struct work_struct *work)
 		}
 		if (c->send_packets) {
 			ndis_oob(pkt)->status = NDIS_STATUS_PENDING;
-			LIN2WIN3(c->send_packets, ad->ctx, &pkt, 1);
+			DPC2WIN3(c->send_packets, ad->ctx, &pkt, 1);
 			/*
 			 * A deserialized miniport always completes through
 			 * SendCompleteHandler, maybe already: pkt may be gone.
@@ -131,7 +131,7 @@ static void ndis_tx_work(struct work_struct *work)
 				continue;
 			status = ndis_oob(pkt)->status;
 		} else {
-			status = LIN2WIN3(c->send, ad->ctx, pkt, 0);
+			status = DPC2WIN3(c->send, ad->ctx, pkt, 0);
 		}
 		if (status != NDIS_STATUS_PENDING)
 			ndis_tx_done(ad, pkt, status);
@@ -244,7 +244,7 @@ static void ndis_get_drvinfo(struct net_device *net,
 	strscpy(info->version, THIS_MODULE->version, sizeof(info->version));
 	strscpy(info->fw_version, ad->driver->sys_name,
 		sizeof(info->fw_version));
-	strscpy(info->bus_info, pci_name(ad->pdev), sizeof(info->bus_info));
+	strscpy(info->bus_info, dev_name(ad->dev), sizeof(info->bus_info));
 }
 
 static const struct ethtool_ops ndis_ethtool_ops = {
@@ -330,7 +330,7 @@ static void ndis_return_work(struct work_struct *work)
 	while (pkt) {
 		struct ndis_packet *next = *ndis_next_return(pkt);
 
-		LIN2WIN2(ad->driver->chars.return_packet, ad->ctx, pkt);
+		DPC2WIN2(ad->driver->chars.return_packet, ad->ctx, pkt);
 		pkt = next;
 	}
 }
@@ -467,7 +467,7 @@ int ndis_netdev_alloc(struct ndis_adapter *ad)
 	net->netdev_ops = &ndis_netdev_ops;
 	net->ethtool_ops = &ndis_ethtool_ops;
 	net->sysfs_groups[0] = &ndis_attr_group;
-	SET_NETDEV_DEV(net, &ad->pdev->dev);
+	SET_NETDEV_DEV(net, ad->dev);
 	netif_carrier_off(net);
 	ad->net = net;
 	return 0;
@@ -491,7 +491,7 @@ int ndis_netdev_register(struct ndis_adapter *ad)
 	if (err)
 		return err;
 	netdev_info(ad->net, "%s on %s, MAC %pM\n", ad->driver->sys_name,
-		    pci_name(ad->pdev), mac);
+		    dev_name(ad->dev), mac);
 	return 0;
 }
 

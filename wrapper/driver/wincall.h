@@ -10,30 +10,69 @@
 #include <linux/types.h>
 #include <asm/fpu/api.h>
 
+#include "wdm.h"
+
 u64 win_call(const void *fn, unsigned long nargs, const u64 *args);
 
 /* Nonzero while this CPU runs Windows code (ntoskrnl.c). */
 DECLARE_PER_CPU(unsigned int, win_depth);
 
 /*
+ * The IRQL the Windows code running on this CPU believes it runs at
+ * (WIN_*_LEVEL, wdm.h). The wrapper never raises the CPU's real priority:
+ * Windows code always runs in process context with preemption off, and
+ * the level only says what the code may do. PASSIVE_LEVEL: probe,
+ * MiniportInitialize/Halt, OID requests, NDIS work items (they may wait);
+ * DISPATCH_LEVEL: IRP completion routines, timer and interrupt DPCs, sends
+ * and packet returns, and while an NDIS spin lock is held (they may not).
+ * KeWaitForSingleObject refuses to sleep above PASSIVE/APC_LEVEL.
+ * Per CPU is per call chain: a chain owns its CPU while it runs, and a
+ * wait that sleeps gives both values back and takes them along.
+ */
+DECLARE_PER_CPU(u8, win_irql);
+
+/*
  * Windows code may use SSE: the outermost call owns the FPU (and so runs
  * with preemption off) while it runs; nested calls, from Windows code
- * through our exports back into Windows code, already own it. Process
- * context only: kernel_fpu_end() must not run with interrupts off.
+ * through our exports back into Windows code, already own it and run at
+ * the caller's level or irql if that is higher. Process context only:
+ * kernel_fpu_end() must not run with interrupts off.
  */
-static inline u64 win_callv(const void *fn, unsigned long nargs,
-			    const u64 *args)
+static inline u64 win_callv_at(u8 irql, const void *fn, unsigned long nargs,
+			       const u64 *args)
 {
+	u8 old;
 	u64 ret;
 
-	if (this_cpu_read(win_depth))
-		return win_call(fn, nargs, args);
+	if (this_cpu_read(win_depth)) {
+		old = this_cpu_read(win_irql);
+		if (irql > old)
+			this_cpu_write(win_irql, irql);
+		ret = win_call(fn, nargs, args);
+		this_cpu_write(win_irql, old);
+		return ret;
+	}
 	kernel_fpu_begin();
 	this_cpu_inc(win_depth);
+	this_cpu_write(win_irql, irql);
 	ret = win_call(fn, nargs, args);
+	this_cpu_write(win_irql, WIN_PASSIVE_LEVEL);
 	this_cpu_dec(win_depth);
 	kernel_fpu_end();
 	return ret;
+}
+
+static inline u64 win_callv(const void *fn, unsigned long nargs,
+			    const u64 *args)
+{
+	return win_callv_at(WIN_PASSIVE_LEVEL, fn, nargs, args);
+}
+
+/* Outside Windows code, PASSIVE_LEVEL. */
+static inline u8 win_current_irql(void)
+{
+	return this_cpu_read(win_depth) ? this_cpu_read(win_irql) :
+					  WIN_PASSIVE_LEVEL;
 }
 
 #define WARG(x) ((u64)(uintptr_t)(x))
@@ -49,5 +88,17 @@ static inline u64 win_callv(const void *fn, unsigned long nargs,
 #define LIN2WIN6(fn, a, b, c, d, e, f) \
 	win_callv(fn, 6, (u64 [6]){ WARG(a), WARG(b), WARG(c), WARG(d), \
 				    WARG(e), WARG(f) })
+
+/* The same at DISPATCH_LEVEL: DPCs, completion routines, sends. */
+#define DPC2WIN1(fn, a) \
+	win_callv_at(WIN_DISPATCH_LEVEL, fn, 1, (u64 [4]){ WARG(a) })
+#define DPC2WIN2(fn, a, b) \
+	win_callv_at(WIN_DISPATCH_LEVEL, fn, 2, (u64 [4]){ WARG(a), WARG(b) })
+#define DPC2WIN3(fn, a, b, c) \
+	win_callv_at(WIN_DISPATCH_LEVEL, fn, 3, \
+		     (u64 [4]){ WARG(a), WARG(b), WARG(c) })
+#define DPC2WIN4(fn, a, b, c, d) \
+	win_callv_at(WIN_DISPATCH_LEVEL, fn, 4, \
+		     (u64 [4]){ WARG(a), WARG(b), WARG(c), WARG(d) })
 
 #endif /* NDIS_WINCALL_H */

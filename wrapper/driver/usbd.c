@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ndiswrapper: USBD.SYS, the helpers an NDIS-WDM USB driver links against
+ * to build its configuration request. Descriptor walking only: the
+ * requests themselves go down as IRPs (usb.c).
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kernel.h>
+#include <linux/usb/ch9.h>
+
+#include "ndis.h"
+#include "usbd.h"
+#include "winexport.h"
+
+/*
+ * Finds an interface descriptor in a configuration descriptor, from start
+ * on; -1 in any of the criteria matches anything.
+ */
+static WIN_ABI struct usb_interface_descriptor *
+USBD_ParseConfigurationDescriptorEx(struct usb_config_descriptor *cd,
+				    void *start, s32 number, s32 alternate,
+				    s32 class, s32 subclass, s32 protocol)
+{
+	u8 *end = (u8 *)cd + le16_to_cpu(cd->wTotalLength);
+	u8 *p = start;
+
+	if (p < (u8 *)cd || p >= end)
+		return NULL;
+	while (end - p >= 2) {
+		struct usb_interface_descriptor *d = (void *)p;
+
+		if (p[0] < 2 || p[0] > end - p)
+			break;
+		if (p[1] == USB_DT_INTERFACE && p[0] >= USB_DT_INTERFACE_SIZE &&
+		    (number == -1 || d->bInterfaceNumber == number) &&
+		    (alternate == -1 || d->bAlternateSetting == alternate) &&
+		    (class == -1 || d->bInterfaceClass == class) &&
+		    (subclass == -1 || d->bInterfaceSubClass == subclass) &&
+		    (protocol == -1 || d->bInterfaceProtocol == protocol))
+			return d;
+		p += p[0];
+	}
+	return NULL;
+}
+WIN_FUNC(USBD_ParseConfigurationDescriptorEx);
+
+/*
+ * Builds the URB that selects a configuration with the listed interfaces:
+ * one USBD_INTERFACE_INFORMATION per list entry, room for its pipes, and
+ * the entry's Interface pointing at it. Pool memory the driver frees with
+ * ExFreePoolWithTag.
+ */
+static WIN_ABI union win_urb *
+USBD_CreateConfigurationRequestEx(struct usb_config_descriptor *cd,
+				  struct usbd_interface_list_entry *list)
+{
+	struct usbd_interface_list_entry *e;
+	struct ndis_driver *drv;
+	union win_urb *urb;
+	size_t size = sizeof(struct urb_select_configuration);
+	u8 *p;
+
+	drv = ndis_driver_at((unsigned long)__builtin_return_address(0));
+	if (!drv || !cd || !list)
+		return NULL;
+	for (e = list; e->interface_descriptor; e++) {
+		struct usb_interface_descriptor *d = e->interface_descriptor;
+
+		size += USBD_INTERFACE_SIZE(d->bNumEndpoints);
+		if (size > U16_MAX)
+			return NULL;
+	}
+	urb = win_alloc(drv, size);
+	if (!urb)
+		return NULL;
+	urb->select.hdr.length = size;
+	urb->select.hdr.function = URB_FUNCTION_SELECT_CONFIGURATION;
+	urb->select.configuration_descriptor = cd;
+	p = urb->select.interface;
+	for (e = list; e->interface_descriptor; e++) {
+		struct usb_interface_descriptor *d = e->interface_descriptor;
+		struct usbd_interface_information *info = (void *)p;
+		unsigned int i;
+
+		info->length = USBD_INTERFACE_SIZE(d->bNumEndpoints);
+		info->interface_number = d->bInterfaceNumber;
+		info->alternate_setting = d->bAlternateSetting;
+		info->number_of_pipes = d->bNumEndpoints;
+		for (i = 0; i < d->bNumEndpoints; i++)
+			info->pipes[i].maximum_transfer_size =
+				USBD_DEFAULT_MAXIMUM_TRANSFER_SIZE;
+		e->interface = info;
+		p += info->length;
+	}
+	return urb;
+}
+WIN_FUNC(USBD_CreateConfigurationRequestEx);

@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ndiswrapper: the WDM objects an NDIS-WDM miniport shares with the
+ * wrapper (amd64 layouts): device objects, IRPs and their stack locations,
+ * dispatcher events, and the I/O manager's status codes.
+ *
+ * Written from Microsoft's WDM reference (wdm.h's documented fields); every
+ * offset the fixture contract names is pinned with static_assert so a
+ * layout mistake fails the build.
+ */
+
+#ifndef NDIS_WDM_H
+#define NDIS_WDM_H
+
+#include <linux/build_bug.h>
+#include <linux/stddef.h>
+#include <linux/types.h>
+
+#include "wintypes.h"
+
+/* NTSTATUS values the I/O paths use. */
+#define STATUS_SUCCESS			0x00000000
+#define STATUS_TIMEOUT			0x00000102
+#define STATUS_PENDING			0x00000103
+#define STATUS_UNSUCCESSFUL		0xC0000001
+#define STATUS_INVALID_PARAMETER	0xC000000D
+#define STATUS_MORE_PROCESSING_REQUIRED	0xC0000016
+#define STATUS_INSUFFICIENT_RESOURCES	0xC000009A
+#define STATUS_DEVICE_NOT_CONNECTED	0xC000009D
+#define STATUS_NOT_SUPPORTED		0xC00000BB
+#define STATUS_CANCELLED		0xC0000120
+#define STATUS_INVALID_DEVICE_REQUEST	0xC0000010
+
+#define NT_SUCCESS(status)		((s32)(status) >= 0)
+
+/* Interrupt request levels, as far as the wrapper tracks them. */
+#define WIN_PASSIVE_LEVEL		0
+#define WIN_APC_LEVEL			1
+#define WIN_DISPATCH_LEVEL		2
+#define WIN_DEVICE_LEVEL		3	/* any DIRQL */
+
+struct win_list_entry {
+	struct win_list_entry *flink;
+	struct win_list_entry *blink;
+};
+static_assert(sizeof(struct win_list_entry) == 16);
+
+/* -- dispatcher objects ------------------------------------------------- */
+
+#define WIN_NOTIFICATION_EVENT		0
+#define WIN_SYNCHRONIZATION_EVENT	1
+
+struct win_dispatcher_header {
+	u8 type;
+	u8 signalling;
+	u8 size;
+	u8 reserved;
+	s32 signal_state;
+	struct win_list_entry wait_list_head;
+};
+
+struct win_kevent {
+	struct win_dispatcher_header header;
+};
+static_assert(offsetof(struct win_kevent, header.type) == 0);
+static_assert(offsetof(struct win_kevent, header.signal_state) == 4);
+static_assert(offsetof(struct win_kevent, header.wait_list_head) == 8);
+static_assert(sizeof(struct win_kevent) == 0x18);
+
+/* -- device objects ----------------------------------------------------- */
+
+#define WIN_IO_TYPE_DEVICE		3
+#define WIN_IO_TYPE_IRP			6
+#define WIN_FILE_DEVICE_UNKNOWN		0x22
+#define WIN_DO_DEVICE_INITIALIZING	0x80
+
+struct win_device_object {
+	s16 type;
+	u16 size;
+	s32 reference_count;
+	void *driver_object;
+	struct win_device_object *next_device;
+	struct win_device_object *attached_device;
+	void *current_irp;
+	void *timer;
+	u32 flags;
+	u32 characteristics;
+	void *vpb;
+	void *device_extension;		/* here: the wrapper's owner */
+	u32 device_type;
+	s8 stack_size;
+	u8 rest[0x150 - 0x4d];		/* queue, DPC, alignment, ... */
+};
+static_assert(offsetof(struct win_device_object, driver_object) == 0x08);
+static_assert(offsetof(struct win_device_object, next_device) == 0x10);
+static_assert(offsetof(struct win_device_object, attached_device) == 0x18);
+static_assert(offsetof(struct win_device_object, current_irp) == 0x20);
+static_assert(offsetof(struct win_device_object, timer) == 0x28);
+static_assert(offsetof(struct win_device_object, flags) == 0x30);
+static_assert(offsetof(struct win_device_object, characteristics) == 0x34);
+static_assert(offsetof(struct win_device_object, vpb) == 0x38);
+static_assert(offsetof(struct win_device_object, device_extension) == 0x40);
+static_assert(offsetof(struct win_device_object, device_type) == 0x48);
+static_assert(offsetof(struct win_device_object, stack_size) == 0x4c);
+static_assert(sizeof(struct win_device_object) == 0x150);
+
+/* -- IRPs ---------------------------------------------------------------- */
+
+#define IRP_MJ_INTERNAL_DEVICE_CONTROL	0x0f
+
+/* IO_STACK_LOCATION.Control */
+#define SL_PENDING_RETURNED		0x01
+#define SL_INVOKE_ON_CANCEL		0x20
+#define SL_INVOKE_ON_SUCCESS		0x40
+#define SL_INVOKE_ON_ERROR		0x80
+
+struct win_io_stack_location {
+	u8 major_function;
+	u8 minor_function;
+	u8 flags;
+	u8 control;
+	u32 pad;
+	union {				/* Parameters: 32 bytes */
+		struct {
+			u32 output_buffer_length;
+			u32 pad0;
+			u32 input_buffer_length;
+			u32 pad1;
+			u32 io_control_code;
+			u32 pad2;
+			void *type3_input_buffer;
+		} device_io_control;
+		struct {
+			void *argument1;
+			void *argument2;
+			void *argument3;
+			void *argument4;
+		} others;
+	} parameters;
+	struct win_device_object *device_object;
+	void *file_object;
+	void *completion_routine;	/* WIN_ABI, see wdm_completion_fn */
+	void *context;
+};
+static_assert(offsetof(struct win_io_stack_location, control) == 3);
+static_assert(offsetof(struct win_io_stack_location, parameters) == 8);
+static_assert(offsetof(struct win_io_stack_location,
+		       parameters.device_io_control.input_buffer_length) ==
+	      0x10);
+static_assert(offsetof(struct win_io_stack_location,
+		       parameters.device_io_control.io_control_code) == 0x18);
+static_assert(offsetof(struct win_io_stack_location,
+		       parameters.others.argument4) == 0x20);
+static_assert(offsetof(struct win_io_stack_location, device_object) == 0x28);
+static_assert(offsetof(struct win_io_stack_location, file_object) == 0x30);
+static_assert(offsetof(struct win_io_stack_location,
+		       completion_routine) == 0x38);
+static_assert(offsetof(struct win_io_stack_location, context) == 0x40);
+static_assert(sizeof(struct win_io_stack_location) == 0x48);
+
+struct win_io_status_block {
+	union {
+		s32 status;
+		void *pointer;
+	};
+	unsigned long information;
+};
+static_assert(sizeof(struct win_io_status_block) == 16);
+
+struct win_irp {
+	s16 type;
+	u16 size;
+	u32 pad0;
+	struct win_mdl *mdl_address;
+	u32 flags;
+	u32 pad1;
+	void *associated_irp;
+	struct win_list_entry thread_list_entry;
+	struct win_io_status_block io_status;
+	u8 requestor_mode;
+	u8 pending_returned;
+	s8 stack_count;
+	s8 current_location;
+	u8 cancel;
+	u8 cancel_irql;
+	u8 apc_environment;
+	u8 allocation_flags;
+	struct win_io_status_block *user_iosb;
+	struct win_kevent *user_event;
+	u8 overlay[16];
+	void *cancel_routine;
+	void *user_buffer;
+	/* Tail.Overlay (the Tail union is a KAPC's 0x58 bytes) */
+	void *driver_context[4];
+	void *thread;
+	char *auxiliary_buffer;
+	struct win_list_entry list_entry;
+	struct win_io_stack_location *current_stack_location;
+	void *original_file_object;
+	void *tail_rest;
+	struct win_io_stack_location stack[];	/* StackCount of them */
+};
+static_assert(offsetof(struct win_irp, mdl_address) == 0x08);
+static_assert(offsetof(struct win_irp, flags) == 0x10);
+static_assert(offsetof(struct win_irp, associated_irp) == 0x18);
+static_assert(offsetof(struct win_irp, thread_list_entry) == 0x20);
+static_assert(offsetof(struct win_irp, io_status.status) == 0x30);
+static_assert(offsetof(struct win_irp, io_status.information) == 0x38);
+static_assert(offsetof(struct win_irp, requestor_mode) == 0x40);
+static_assert(offsetof(struct win_irp, pending_returned) == 0x41);
+static_assert(offsetof(struct win_irp, stack_count) == 0x42);
+static_assert(offsetof(struct win_irp, current_location) == 0x43);
+static_assert(offsetof(struct win_irp, cancel) == 0x44);
+static_assert(offsetof(struct win_irp, cancel_irql) == 0x45);
+static_assert(offsetof(struct win_irp, apc_environment) == 0x46);
+static_assert(offsetof(struct win_irp, allocation_flags) == 0x47);
+static_assert(offsetof(struct win_irp, user_iosb) == 0x48);
+static_assert(offsetof(struct win_irp, user_event) == 0x50);
+static_assert(offsetof(struct win_irp, overlay) == 0x58);
+static_assert(offsetof(struct win_irp, cancel_routine) == 0x68);
+static_assert(offsetof(struct win_irp, user_buffer) == 0x70);
+static_assert(offsetof(struct win_irp, driver_context) == 0x78);
+static_assert(offsetof(struct win_irp, thread) == 0x98);
+static_assert(offsetof(struct win_irp, auxiliary_buffer) == 0xa0);
+static_assert(offsetof(struct win_irp, list_entry) == 0xa8);
+static_assert(offsetof(struct win_irp, current_stack_location) == 0xb8);
+static_assert(offsetof(struct win_irp, original_file_object) == 0xc0);
+static_assert(offsetof(struct win_irp, stack) == 0xd0);
+static_assert(sizeof(struct win_irp) == 0xd0);
+
+/* The stack location the current (lowest called) driver owns. */
+static inline struct win_io_stack_location *
+win_irp_current_stack(struct win_irp *irp)
+{
+	return irp->current_stack_location;
+}
+
+/* -- the wrapper's side ------------------------------------------------- */
+
+struct ndis_adapter;
+
+/*
+ * The device objects of an adapter: the PDO stands for the bus driver
+ * (the wrapper's usb.c), the FDO for the miniport; NdisMGetDeviceProperty
+ * hands both out, with the PDO as the NextDeviceObject IRPs go to.
+ */
+struct ndis_wdm_dev {
+	struct win_device_object pdo;
+	struct win_device_object fdo;
+};
+
+void ndis_wdm_init_dev(struct ndis_adapter *ad);
+
+/*
+ * Completes an IRP the wrapper owns (IoCompleteRequest): walks the stack
+ * locations up, calling each completion routine its Control asks for, at
+ * irql or the caller's level if higher. Windows context or not.
+ */
+void ndis_complete_irp(struct win_irp *irp, u8 irql);
+
+/* usb.c: the bus driver behind the PDO of a USB adapter. */
+s32 ndis_usb_dispatch(struct ndis_adapter *ad, struct win_irp *irp);
+bool ndis_usb_cancel(struct win_irp *irp);
+bool ndis_usb_irp_busy(struct win_irp *irp);
+
+/* ntoskrnl.c */
+int ndis_wdm_init(void);
+void ndis_wdm_exit(void);
+
+#endif /* NDIS_WDM_H */
