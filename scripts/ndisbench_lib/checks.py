@@ -112,7 +112,7 @@ def expected_loads(policy: Policy, exp: Expectations, roles: Sequence[str],
             tainted_after=after,
             module_taint=taint_letters(module_bits, exp.taint_bits)
             if loads else "-",
-            unknown_symbols=[] if loads else sorted(exp.gpl_only_imports),
+            unknown_symbols=[] if loads else sorted(exp.gpl_imports(role)),
             license_message=mode != "none" and not state & p_bit)
         state = after
     return out

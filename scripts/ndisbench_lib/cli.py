@@ -5,7 +5,7 @@ import sys
 from typing import List, Optional
 
 from . import checks as chk
-from . import devices, kernels, paths, report, runner
+from . import devices, kernels, modules, paths, report, runner
 from .cache import Cache
 from .errors import BenchError
 from .progress import say
@@ -71,9 +71,13 @@ def _matrix(args: argparse.Namespace) -> runner.Matrix:
     exp = kernels.load_expectations()
     selected = kernels.select(kernels.load_kernels(args.kernels_toml, exp),
                               _names(args.kernel))
+    src = getattr(args, "wrapper_src", None)
+    if src is not None:
+        src = src.resolve()
+        modules.check_wrapper_src(src)
     return runner.Matrix(selected, devices.select(_names(args.device),
                                                   _names(args.wrapper)),
-                         _checks(args.check), exp)
+                         _checks(args.check), exp, src)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -199,6 +203,10 @@ def parser() -> argparse.ArgumentParser:
                        help="wrapper columns: " + ", ".join(
                            devices.WRAPPERS))
         p.add_argument("--check", action="extend", nargs="+", metavar="C")
+        p.add_argument("--wrapper-src", type=pathlib.Path, metavar="DIR",
+                       help="test this wrapper tree (classic layout: "
+                            "driver/ built with make KBUILD=..., utils/ "
+                            "with make) instead of wrapper/")
         p.add_argument("-j", "--jobs", type=int,
                        default=runner.default_jobs())
         p.add_argument("--timeout", type=float, default=120.0,

@@ -2,6 +2,7 @@
 tools, the C unit tests."""
 import json
 import pathlib
+import shutil
 import subprocess
 from typing import Dict, List, Tuple
 
@@ -109,3 +110,39 @@ def guest_tools() -> Dict[str, pathlib.Path]:
     meson_compile(*(str(t.relative_to(paths.MESON_BUILD))
                     for t in tools.values()))
     return tools
+
+
+# The user tools of a --wrapper-src tree, and where the guest gets them.
+EXTERNAL_TOOLS = {"sbin/ndiswrapper": "ndiswrapper",
+                  "sbin/loadndisdriver": "loadndisdriver"}
+
+
+def build_external_tools(src: pathlib.Path, cache: Cache
+                         ) -> Dict[str, pathlib.Path]:
+    """`make -C <src>/utils` in a scratch copy, as a cache entry keyed by
+    the tree; the tools by their guest path (their shared libraries are
+    added to the image by initramfs.host_program_files)."""
+    inputs = {"kind": "external-tools",
+              "source": tree_digest(src, skip_dirs=(".git",)),
+              "cc": compiler_id()}
+    key = digest_inputs(inputs)
+    entry = cache.lookup("tools", key)
+    if entry is None:
+        with Step("build", f"wrapper tools: make -C {src}/utils"):
+            with cache.publish("tools", key, inputs) as tmp:
+                tree = tmp / "src"
+                shutil.copytree(src, tree, ignore=shutil.ignore_patterns(
+                    ".*", "*.o", "*.ko"))
+                run_logged(["make", "-C", str(tree / "utils")],
+                           cache.root / "logs" / f"tools-{key}.log",
+                           f"make -C {src}/utils", timeout=600)
+                for name in EXTERNAL_TOOLS.values():
+                    built = tree / "utils" / name
+                    if not built.is_file():
+                        raise BenchError(f"--wrapper-src {src}: utils/ "
+                                         f"built no {name}")
+                    shutil.copy2(built, tmp / name)
+                shutil.rmtree(tree)
+        entry = cache.path("tools", key)
+    return {guest: entry / name for guest, name in EXTERNAL_TOOLS.items()}
+

@@ -7,8 +7,9 @@ import os
 import pathlib
 import re
 import stat
+import subprocess
 import tempfile
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from . import paths
 from .cache import Cache
@@ -66,13 +67,32 @@ LDD_LINE_RE = re.compile(r"(?:=>\s*)?(/\S+)\s+\(0x")
 def shared_libraries(program: pathlib.Path) -> List[pathlib.Path]:
     """The shared objects `ldd` resolves for a host program, loader
     included, by the paths the program looks them up at."""
-    out = capture(["ldd", str(program)], what=f"ldd {program}")
+    res = subprocess.run(["ldd", str(program)], capture_output=True,
+                         text=True, timeout=60, check=False,
+                         stdin=subprocess.DEVNULL)
+    if "not a dynamic executable" in res.stdout + res.stderr:
+        return []
+    if res.returncode != 0:
+        raise BenchError(f"ldd {program}: {res.stderr.strip()}")
+    out = res.stdout
     libs = []
     for line in out.splitlines():
         match = LDD_LINE_RE.search(line)
         if match:
             libs.append(pathlib.Path(match.group(1)))
     return libs
+
+
+def library_files(programs: Iterable[pathlib.Path]
+                  ) -> Dict[str, Tuple[bytes, int]]:
+    """Guest path -> (bytes, mode) of the shared libraries the programs
+    need (none for static ones)."""
+    files: Dict[str, Tuple[bytes, int]] = {}
+    for program in programs:
+        for lib in shared_libraries(program):
+            # Copy the file a symlink names, under the name looked up.
+            files[str(lib).lstrip("/")] = (lib.resolve().read_bytes(), 0o755)
+    return files
 
 
 def host_program_files(programs: Sequence[str] = HOST_PROGRAMS
@@ -85,9 +105,7 @@ def host_program_files(programs: Sequence[str] = HOST_PROGRAMS
             raise BenchError(f"{program} missing: install its Debian "
                              f"package (scripts/ndisbench setup)")
         files[name.lstrip("/")] = (program.read_bytes(), 0o755)
-        for lib in shared_libraries(program):
-            # Copy the file a symlink names, under the name looked up.
-            files[str(lib).lstrip("/")] = (lib.resolve().read_bytes(), 0o755)
+    files.update(library_files(pathlib.Path(n) for n in programs))
     return files
 
 

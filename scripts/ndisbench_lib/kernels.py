@@ -56,6 +56,13 @@ class Expectations:
     network: Dict[str, object]
     broken: Dict[str, str]          # fixtures/broken name -> kmsg regex
     leak_message: str
+    # Per role, the GPL-only imports of the module actually built (set per
+    # kernel by the runner; a wrapper tree of --wrapper-src has its own).
+    role_gpl_imports: Dict[str, List[str]] = dataclasses.field(
+        default_factory=dict)
+
+    def gpl_imports(self, role: str) -> List[str]:
+        return self.role_gpl_imports.get(role, self.gpl_only_imports)
 
 
 def _load_toml(path: pathlib.Path) -> dict:

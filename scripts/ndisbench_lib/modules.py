@@ -95,6 +95,68 @@ def build_module(art: KernelArtifact, name: str, cache: Cache
                        meta["depends"])
 
 
+# -- a wrapper tree of someone else's (--wrapper-src) -------------------------
+
+EXTERNAL_MODULE = "ndiswrapper"
+SKIP_PATTERNS = (".*", "*.o", "*.ko", "*.mod", "*.mod.c", "*.cmd")
+
+
+def check_wrapper_src(src: pathlib.Path) -> None:
+    """The layout of the classic ndiswrapper releases: driver/ built with
+    `make KBUILD=<kernel build dir>`, utils/ with `make`."""
+    for need in ("driver/Makefile", "utils/Makefile"):
+        if not (src / need).is_file():
+            raise BenchError(f"--wrapper-src {src}: no {need} (expected "
+                             f"the classic layout: driver/, utils/)")
+
+
+def _build_external(art: KernelArtifact, src: pathlib.Path,
+                    kdir: pathlib.Path, tmp: pathlib.Path,
+                    log: pathlib.Path) -> Dict[str, object]:
+    tree = tmp / "src"
+    shutil.copytree(src, tree, ignore=shutil.ignore_patterns(*SKIP_PATTERNS))
+    run_logged(["make", "-C", str(tree / "driver"), f"KBUILD={kdir}"], log,
+               f"kernel '{art.kernel.name}': make -C {src}/driver", timeout=900)
+    built = tree / "driver" / f"{EXTERNAL_MODULE}.ko"
+    if not built.is_file():
+        raise BenchError(f"--wrapper-src {src}: driver/ built no "
+                         f"{EXTERNAL_MODULE}.ko (log: {log})")
+    ko = tmp / built.name
+    shutil.move(str(built), ko)
+    shutil.rmtree(tree)
+    gpl = sorted(undefined_symbols(ko) & gpl_exports(art.symvers))
+    depends = capture(["modinfo", "-F", "depends", str(ko)],
+                      what=f"modinfo {ko.name}").strip()
+    return {"gpl_imports": gpl,
+            "depends": [d for d in depends.split(",") if d]}
+
+
+def build_external_module(art: KernelArtifact, src: pathlib.Path,
+                          cache: Cache) -> BuiltModule:
+    """ndiswrapper.ko from a wrapper tree outside the repository, for one
+    kernel, as a cache entry keyed by the tree's contents."""
+    inputs = {"kind": "external-module", "kernel": art.key,
+              "source": tree_digest(src, skip_dirs=(".git",)),
+              "cc": compiler_id()}
+    key = digest_inputs(inputs)
+    entry = cache.lookup("modules", key)
+    if entry is None:
+        log = cache.root / "logs" / f"module-{key}.log"
+        if art.kernel.is_debian:
+            with cache.publish("modules", key, inputs) as tmp:
+                inputs.update(_build_external(art, src, art.kdir, tmp, log))
+        else:
+            tree = SourceTree(art.kernel, cache)
+            with tree.lock():
+                kdir = ensure_kdir(art, tree)
+                with cache.publish("modules", key, inputs) as tmp:
+                    inputs.update(_build_external(art, src, kdir, tmp, log))
+        entry = cache.path("modules", key)
+    meta = cache.meta(entry)
+    return BuiltModule(EXTERNAL_MODULE, entry / f"{EXTERNAL_MODULE}.ko",
+                       meta["gpl_imports"], meta["depends"])
+
+
 def check_gpl_imports(mod: BuiltModule, expected: List[str],
                       art: KernelArtifact) -> None:
     """The expectation table must name exactly the GPL-only imports."""

@@ -16,7 +16,8 @@ from . import capture, guest, initramfs, ktap, modules, report
 from .cache import Cache
 from .devices import DEVICES, Device
 from .errors import BenchError
-from .hostbuild import build_agent, build_fixtures, guest_tools
+from .hostbuild import build_agent, build_external_tools, build_fixtures, \
+    guest_tools
 from .qmp_requests import QmpRequests
 from .kbuild import KernelArtifact, kernel_artifact
 from .kernels import Expectations, Kernel
@@ -60,7 +61,8 @@ class HostParts:
     fixtures_error: str = ""
 
 
-def host_parts(devices: Sequence[Device], cache: Cache) -> HostParts:
+def host_parts(devices: Sequence[Device], cache: Cache,
+               wrapper_src: Optional[pathlib.Path] = None) -> HostParts:
     parts = HostParts(cache, build_agent())
     if any(d.own_qemu for d in devices):
         from .qemu_build import build_qemu   # heavy: only when needed
@@ -72,7 +74,8 @@ def host_parts(devices: Sequence[Device], cache: Cache) -> HostParts:
     if any(d.fixture for d in devices):
         try:
             parts.fixtures = build_fixtures(cache)
-            parts.tools = guest_tools()
+            parts.tools = (build_external_tools(wrapper_src, cache)
+                           if wrapper_src else guest_tools())
         except BenchError as exc:
             say("build", f"ERROR: {exc}")
             parts.fixtures_error = str(exc)
@@ -80,13 +83,19 @@ def host_parts(devices: Sequence[Device], cache: Cache) -> HostParts:
 
 
 def prepare(kernel: Kernel, cache: Cache, exp: Expectations,
-            roles: Sequence[str]) -> Prepared:
-    """The kernel and its test modules (checked against the expectation
-    table)."""
+            roles: Sequence[str],
+            wrapper_src: Optional[pathlib.Path] = None) -> Prepared:
+    """The kernel and its test modules: ours are checked against the
+    expectation table; the ndiswrapper of a --wrapper-src tree brings its
+    own list of GPL-only imports."""
     try:
         art = kernel_artifact(kernel, cache)
         built = {}
         for role in roles:
+            if role == "ndiswrapper" and wrapper_src:
+                built[role] = modules.build_external_module(art, wrapper_src,
+                                                            cache)
+                continue
             mod = modules.build_module(art, exp.module_names[role], cache)
             modules.check_gpl_imports(mod, exp.gpl_only_imports, art)
             built[role] = mod
@@ -117,6 +126,8 @@ def cell_extra_files(device: Device, check_names: Sequence[str],
         raise BenchError(parts.fixtures_error or "fixtures not built")
     extra = {guest_path: (tool.read_bytes(), 0o755)
              for guest_path, tool in parts.tools.items()}
+    # Tools of a --wrapper-src tree may be dynamically linked.
+    extra.update(initramfs.library_files(parts.tools.values()))
     wanted = [(device.fixture, device.fixture)]
     if "broken" in check_names:
         wanted += [("broken", name) for name in exp.broken]
@@ -189,6 +200,8 @@ def judge_cell(prep: Prepared, exp: Expectations, check_names: Sequence[str],
                               f"{log_path})")
         return {c: verdict for c in check_names}
     log = ktap.parse(boot.serial)
+    exp = dataclasses.replace(exp, role_gpl_imports={
+        role: mod.gpl_imports for role, mod in prep.built.items()})
     fixture = device.fixture if device else ""
     native = device.native_driver if device else ""
     sinks = sink_bytes or {}
@@ -380,11 +393,13 @@ def new_run_dir(out: pathlib.Path) -> pathlib.Path:
 
 @dataclasses.dataclass(frozen=True)
 class Matrix:
-    """The selected cells: kernels x devices, each running the checks."""
+    """The selected cells: kernels x devices, each running the checks;
+    wrapper_src: a wrapper tree to test instead of wrapper/."""
     kernels: Sequence[Kernel]
     devices: Sequence[Device]
     checks: Sequence[str]
     exp: Expectations
+    wrapper_src: Optional[pathlib.Path] = None
 
 
 def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
@@ -397,8 +412,9 @@ def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
                          "device(s)")
     roles = sorted({r for d, cs in cells for r in cell_roles(d, cs)},
                    key=chk.LOAD_ORDER.index)
-    parts = host_parts([d for d, _ in cells], cache)
-    preps = [prepare(k, cache, exp, roles) for k in matrix.kernels]
+    parts = host_parts([d for d, _ in cells], cache, matrix.wrapper_src)
+    preps = [prepare(k, cache, exp, roles, matrix.wrapper_src)
+             for k in matrix.kernels]
     accel = resolve_accel(accel, preps, exp, parts)
     run_dir = new_run_dir(out)
     say("run", f"{len(preps) * len(cells)} cell(s), -j{jobs}, accel "

@@ -1,5 +1,6 @@
 """Expectation logic: literal logs (numbers as measured on Debian 6.1 under
 QEMU) judged against the policy table; wrong observations must FAIL."""
+import pathlib
 import unittest
 
 from helpers import agent_log
@@ -407,3 +408,38 @@ class NativeJudgeTest(unittest.TestCase):
                          "FAIL")
         self.assertEqual(judge_native("associate", ssid="other").status,
                          "FAIL")
+
+
+class RoleImportsTest(unittest.TestCase):
+    """A module built from another wrapper tree brings its own GPL-only
+    imports: the rc1 breakage is expected to name exactly those."""
+
+    def test_per_role_list_overrides_the_table(self):
+        import dataclasses
+        exp = dataclasses.replace(EXP, role_gpl_imports={
+            "ndiswrapper": ["usb_submit_urb", "usb_register_driver"]})
+        want = checks.expected_loads(EXP.policies["2.6.25-rc1"], exp,
+                                     ["control", "ndiswrapper"], 4096)
+        self.assertEqual(want["ndiswrapper"].unknown_symbols,
+                         ["usb_register_driver", "usb_submit_urb"])
+        self.assertEqual(want["control"].unknown_symbols, [])
+        want = checks.expected_loads(EXP.policies["2.6.25-rc1"], exp,
+                                     ["driverloader"], 4096)
+        self.assertEqual(want["driverloader"].unknown_symbols,
+                         sorted(EXP.gpl_only_imports))
+
+
+class WrapperSrcTest(unittest.TestCase):
+    def test_classic_layout_is_required(self):
+        import tempfile
+        from ndisbench_lib import modules
+        from ndisbench_lib.errors import BenchError
+        with tempfile.TemporaryDirectory() as tmp:
+            root = pathlib.Path(tmp)
+            (root / "driver").mkdir()
+            (root / "driver" / "Makefile").write_text("all:\n")
+            with self.assertRaisesRegex(BenchError, "no utils/Makefile"):
+                modules.check_wrapper_src(root)
+            (root / "utils").mkdir()
+            (root / "utils" / "Makefile").write_text("all:\n")
+            modules.check_wrapper_src(root)
