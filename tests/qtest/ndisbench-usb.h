@@ -8,7 +8,9 @@
  * are written into guest RAM (full speed, piix3-usb-uhci at 05.0) and an
  * EHCI async schedule with one QH (high speed, usb-ehci at 06.0), the
  * virtual clock stepped until the transfer is done. A transfer the device
- * keeps NAKing is given up after 20 ms of virtual time (XFER_NAK).
+ * keeps NAKing is given up after 20 ms (UHCI) or 100 ms (EHCI, which
+ * polls an idle async schedule only every 65 ms) of virtual time:
+ * XFER_NAK.
  *
  * Included after libqtest.h and libqos/pci-pc.h by tests/qtest/ndisbench-
  * *-test.c; qemu_build.py links it into QEMU's tests/qtest/ next to them.
@@ -268,10 +270,14 @@ static inline void qtd_put(Ehci *e, int i, bool last, int pid, int toggle,
 static inline int ehci_run(Ehci *e, int n, int *left)
 {
     uint32_t token;
-    int i, step;
+    int i, ms;
 
-    for (step = 0; step < 20; step++) {
-        qtest_clock_step(e->qts, 1000000);
+    /*
+     * 1 ms steps for 20 ms, then 10 ms steps up to 100 ms: an idle EHCI
+     * polls its async schedule only every (up to) 65 ms of virtual time.
+     */
+    for (ms = 0; ms < 100; ms += ms < 20 ? 1 : 10) {
+        qtest_clock_step(e->qts, (ms < 20 ? 1 : 10) * 1000000);
         for (i = 0; i < n; i++) {
             token = qtest_readl(e->qts, EHCI_QTD + i * 32 + 8);
             if (token & QTD_HALT) {
