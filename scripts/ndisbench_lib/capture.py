@@ -95,20 +95,30 @@ def file_problems(pcap: pathlib.Path) -> List[str]:
 
 def _first(frames: List[Frame], subtypes, sa: str, da: str,
            after: int = 0) -> Optional[Frame]:
+    """The first frame of a subtype from sa to da ("*": anyone) after a
+    frame number."""
     subtypes = (subtypes,) if isinstance(subtypes, int) else subtypes
     return next((f for f in frames if f.subtype in subtypes and
-                 f.number > after and f.sa == sa and
-                 (da == "*" or f.da == da)), None)
+                 f.number > after and sa in ("*", f.sa) and
+                 da in ("*", f.da)), None)
 
 
 def sequence_problems(frames: List[Frame], station: str, ap: str
                       ) -> List[str]:
-    """The station's association with the AP, step by step, in order."""
+    """The station's association with the AP, step by step, in order. A
+    probe request is optional (a passive scan learns the BSS from its
+    beacons), but one sent before the authentication must be answered."""
     station, ap = station.lower(), ap.lower()
-    steps = (("beacon from the AP", BEACON, ap, "*"),
-             ("probe request", PROBE_REQ, station, "*"),
-             ("probe response", PROBE_RESP, ap, station),
-             ("authentication request", AUTH, station, ap),
+    if _first(frames, BEACON, ap, "*") is None:
+        return [f"no beacon from {ap}"]
+    auth = _first(frames, AUTH, station, ap)
+    probe = _first(frames, PROBE_REQ, station, "*")
+    if probe and (auth is None or probe.number < auth.number):
+        answer = _first(frames, PROBE_RESP, ap, station, probe.number)
+        if answer is None or (auth and answer.number > auth.number):
+            return [f"no probe response ({ap} -> {station}) after the "
+                    f"probe request in frame {probe.number}"]
+    steps = (("authentication request", AUTH, station, ap),
              ("authentication response", AUTH, ap, station),
              ("association request", ASSOC_REQ, station, ap),
              ("association response", ASSOC_RESP, ap, station),
@@ -116,20 +126,13 @@ def sequence_problems(frames: List[Frame], station: str, ap: str
              ("data to the station", DATA_SUBTYPES, "*", station))
     after = 0
     for name, subtypes, sa, da in steps:
-        if sa == "*":
-            found = next((f for f in frames if f.subtype in subtypes and
-                          f.number > after and f.da == da), None)
-        else:
-            found = _first(frames, subtypes, sa, da,
-                           0 if name.startswith(("beacon", "probe req"))
-                           else after)
+        found = _first(frames, subtypes, sa, da, after)
         if found is None:
             return [f"no {name} ({station} / {ap}) after frame {after}"]
         if name == "association response" and found.status not in (0, None):
             return [f"association refused (status {found.status}) in "
                     f"frame {found.number}"]
-        if not name.startswith("beacon"):
-            after = found.number
+        after = found.number
     return []
 
 

@@ -90,7 +90,7 @@ TARGETS: Tuple[Device, ...] = (
            wrapper="ndiswrapper",
            qemu_args=RTL8187_ARGS, guest_modules=("xhci_pci",),
            ifname="wlan0", own_qemu=True, fixture="rtlwl",
-           hotplug=RTL8187_DEVICE, default=False),
+           hotplug=RTL8187_DEVICE),
     Device("rtl8187", "the same USB WLAN model driven by Linux's in-tree "
            "rtl8187 (mac80211, iw connect): the reference", NATIVE_CHECKS,
            wrapper="native", qemu_args=RTL8187_ARGS,

@@ -113,8 +113,16 @@ class CaptureSequenceTest(unittest.TestCase):
     def test_full_sequence_passes(self):
         self.assertEqual(capture.sequence_problems(sequence(), STA, AP), [])
 
+    def test_passive_scan_needs_no_probe(self):
+        self.assertEqual(capture.sequence_problems(sequence(2, 3), STA, AP),
+                         [])
+
+    def test_unanswered_probe_fails(self):
+        problems = capture.sequence_problems(sequence(3), STA, AP)
+        self.assertIn("no probe response", problems[0])
+
     def test_each_missing_step_is_named(self):
-        names = {2: "probe request", 5: "authentication response",
+        names = {1: "beacon", 5: "authentication response",
                  7: "association response", 9: "data to the station"}
         for number, name in names.items():
             problems = capture.sequence_problems(sequence(number), STA, AP)
