@@ -1,8 +1,8 @@
 """The capture check: the air's radiotap pcap (wlan-air pcap=, timestamps
 from QEMU's virtual clock) read back with tshark (Debian's Wireshark
 dissectors): the file opens without warnings, and the station's way into
-the BSS is there in order: beacons, probe request, probe response,
-authentication both ways, association request and a successful response,
+the BSS is there in order: beacons, probe request and response where
+sent, authentication both ways, association request and a successful response,
 then data both ways. Afterwards the capture is kept gzipped (Wireshark
 opens .pcap.gz as it is)."""
 import dataclasses
