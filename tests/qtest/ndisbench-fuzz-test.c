@@ -139,6 +139,11 @@ static size_t random_frame(Fuzz *f, uint8_t *buf, size_t max,
     memcpy(buf + 4, chance(f, 70) ? ap_bssid :
            (const uint8_t *)"\xff\xff\xff\xff\xff\xff", 6);
     memcpy(buf + 10, self, 6);
+    if (chance(f, 20)) {
+        /* another station: fills the AP's table (32) */
+        buf[10] = 0x02;
+        buf[15] = below(f, 40);
+    }
     memcpy(buf + 16, ap_bssid, 6);
     if (buf[0] == 0xb0 && len >= 30) {          /* auth: open, seq 1 */
         stw_le_p(buf + 24, chance(f, 80) ? 0 : value32(f));
