@@ -38,6 +38,7 @@
  */
 
 #include "qemu/osdep.h"
+#include <zlib.h>
 #include "qapi/error.h"
 #include "qapi/visitor.h"
 #include "qemu/main-loop.h"
@@ -46,7 +47,6 @@
 #include "qom/object_interfaces.h"
 #include "wlan-air.h"
 #include "trace.h"
-#include <zlib.h>
 
 #define WLAN_AIR_QUEUE_MAX 256
 
@@ -297,20 +297,22 @@ static void wlan_air_corrupt(WlanAirFrame *f, uint64_t r)
 {
     size_t start = f->len > WLAN_HDR_LEN ? WLAN_HDR_LEN : 0;
     uint32_t nbits = (f->len - start) * 8;     /* at least 8 */
-    uint32_t bits[3];
+    uint32_t bits[3], bit;
     int flips = 1 + r % 3, i, j;
 
     r /= 3;
     for (i = 0; i < flips; i++) {
-        bits[i] = (r & 0xffff) % nbits;
+        bit = (r & 0xffff) % nbits;
         r >>= 16;
+        /* distinct bits: two flips of one bit would cancel out */
         for (j = 0; j < i; j++) {
-            if (bits[j] == bits[i]) {
-                bits[i] = (bits[i] + 1) % nbits;
-                j = -1;         /* compare with all of them again */
+            if (bits[j] == bit) {
+                bit = (bit + 1) % nbits;
+                j = -1;
             }
         }
-        f->data[start + bits[i] / 8] ^= 1 << (bits[i] % 8);
+        bits[i] = bit;
+        f->data[start + bit / 8] ^= 1 << (bit % 8);
     }
 }
 
