@@ -1,16 +1,20 @@
 """`ndisbench test`: the project's test command (README.md, .ci/run).
 
 Stages, fastest first: Python unit tests, C unit tests, the fixtures' own
-tests, the device-model qtests, then the e2e matrix. Each stage counts its
+tests, the device-model qtests, the e2e matrix, then a few cells through
+`run --wrapper-src` with a copy of wrapper/. Each stage counts its
 own passes and failures; a stage that cannot run at all counts as one
 failure. The last line is the combined `N passed, N failed`."""
 import argparse
+import pathlib
+import shutil
 import sys
+import tempfile
 import unittest
 from typing import Callable, List, Tuple
 
 from . import checks as chk
-from . import paths, report, runner
+from . import devices, paths, report, runner
 from .cache import Cache
 from .errors import BenchError
 from .hostbuild import fixture_tests, meson_tests
@@ -52,6 +56,27 @@ def e2e(matrix: Callable[[], runner.Matrix],
     return passed, sum(counts.values()) - passed
 
 
+# The --wrapper-src path, exercised with a copy of our own wrapper/ on the
+# unpatched kernel and one that refuses ndiswrapper.
+WRAPPER_SRC_KERNELS = ("src-6.1", "policy-2.6.25-rc1")
+WRAPPER_SRC_DEVICES = ("none", "bcm43xx", "rtl8187/ndiswrapper")
+
+
+def wrapper_src(matrix: Callable[[], runner.Matrix],
+                args: argparse.Namespace) -> Counts:
+    """`run --wrapper-src` on a copy of wrapper/ in the classic layout."""
+    full = matrix()
+    with tempfile.TemporaryDirectory(prefix="ndisbench-wrapper-src-") as tmp:
+        src = pathlib.Path(tmp) / "wrapper"
+        shutil.copytree(paths.REPO / "wrapper", src,
+                        ignore=shutil.ignore_patterns(".*", "*.o", "*.ko"))
+        cells = runner.Matrix(
+            [k for k in full.kernels if k.name in WRAPPER_SRC_KERNELS],
+            devices.select(list(WRAPPER_SRC_DEVICES)), full.checks,
+            full.exp, src)
+        return e2e(lambda: cells, args)
+
+
 def stage(name: str, what: str, run: Callable[[], Counts]) -> Counts:
     say("test", f"{name}: {what}")
     try:
@@ -74,6 +99,8 @@ def run_tests(matrix: Callable[[], runner.Matrix],
         stage("qtest", "device-model qtests (tests/qtest)", device_qtests),
         stage("e2e", "the kernel x device matrix (tests/e2e)",
               lambda: e2e(matrix, args)),
+        stage("wrapper-src", "run --wrapper-src with a copy of wrapper/",
+              lambda: wrapper_src(matrix, args)),
     ]
     passed = sum(p for p, _ in stages)
     failed = sum(f for _, f in stages)
