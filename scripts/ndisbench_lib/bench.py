@@ -12,6 +12,7 @@ to the ordinary run folders of the rounds.
 import dataclasses
 import datetime
 import json
+import os
 import pathlib
 import statistics
 import time
@@ -107,6 +108,9 @@ class BenchResult:
         default_factory=dict)
     failures: Dict[str, List[str]] = dataclasses.field(default_factory=dict)
     matrix_wall_s: Optional[float] = None
+    # 1-minute load average before and after: a busy host slows every
+    # device alike, but it explains absolute numbers.
+    load: List[float] = dataclasses.field(default_factory=list)
 
     def median(self, device: str, metric: str) -> Optional[float]:
         values = self.samples.get(device, {}).get(metric)
@@ -134,7 +138,9 @@ def _fmt(value: Optional[float]) -> str:
 def markdown(res: BenchResult) -> str:
     out = [f"# ndisbench bench {res.bench_id}", "",
            f"Kernel `{res.kernel}`, {res.rounds} round(s), accel "
-           f"{res.accel}, medians; one guest at a time. Runs: "
+           f"{res.accel}, medians; one guest at a time; host load "
+           f"{' -> '.join(f'{x:.1f}' for x in res.load)} on "
+           f"{os.cpu_count()} CPUs. Runs: "
            + ", ".join(f"`{r}`" for r in res.runs) + ".", "",
            "| device | " + " | ".join(h for _, h in METRICS) + " |",
            "|---|" + "---:|" * len(METRICS)]
@@ -175,7 +181,8 @@ def run(kernel: Kernel, exp: Expectations, cache: Cache, out: pathlib.Path,
     targets = [devices.DEVICES[n] for n in device_names]
     exp = bench_expectations(exp)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    res = BenchResult(f"bench-{stamp}", kernel.name, rounds)
+    res = BenchResult(f"bench-{stamp}", kernel.name, rounds,
+                      load=[os.getloadavg()[0]])
     for n in range(rounds):
         order = targets if n % 2 == 0 else targets[::-1]
         say("bench", f"round {n + 1}/{rounds}: "
@@ -195,6 +202,7 @@ def run(kernel: Kernel, exp: Expectations, cache: Cache, out: pathlib.Path,
             for key, value in metrics.items():
                 per_dev.setdefault(key, []).append(value)
     res.samples = {d.label: res.samples.get(d.label, {}) for d in targets}
+    res.load.append(os.getloadavg()[0])
     if matrix and default_matrix is not None:
         say("bench", "the default matrix, warm, as `ndisbench run` runs it")
         start = time.monotonic()
