@@ -60,6 +60,7 @@ struct ndis_adapter *ndis_adapter_create(struct device *dev, u32 bus,
 /* After MiniportHalt, or a failed MiniportInitialize. */
 static void ndis_adapter_cleanup(struct ndis_adapter *ad)
 {
+	ndis_netdev_quiesce(ad, false);
 	ndis_stop_timers(ad);
 	if (ad->bus == NDIS_BUS_USB)
 		ndis_usb_stop_io(ad);
@@ -96,6 +97,7 @@ int ndis_adapter_start(struct ndis_adapter *ad)
 	}
 	err = ndis_netdev_register(ad);
 	if (err) {
+		ndis_netdev_quiesce(ad, true);
 		LIN2WIN1(drv->chars.halt, ad->ctx);
 		ndis_adapter_cleanup(ad);
 		return err;
@@ -121,6 +123,7 @@ void ndis_adapter_stop(struct ndis_adapter *ad, bool surprise)
 		LIN2WIN4(c->pnp_event_notify, ad->ctx,
 			 NDIS_DEVICE_PNP_EVENT_SURPRISE_REMOVED, NULL, 0);
 	ndis_netdev_unregister(ad);
+	ndis_netdev_quiesce(ad, true);
 	LIN2WIN1(c->halt, ad->ctx);
 	ndis_adapter_cleanup(ad);
 }

@@ -81,6 +81,10 @@ struct ndis_adapter {
 	spinlock_t return_lock;
 	struct ndis_packet *return_list;	/* received, to give back */
 	struct work_struct return_work;
+	bool returns_off;		/* halting: the driver takes no more */
+	spinlock_t rx_lock;		/* rx_on against unregistering */
+	bool rx_on;			/* registered: indications go up */
+	bool net_gone;			/* unregistering: no more indications */
 };
 
 static inline struct ndis_adapter *ndis_handle_adapter(void *handle)
@@ -122,6 +126,7 @@ void ndis_init_block(struct ndis_adapter *ad);
 int ndis_netdev_alloc(struct ndis_adapter *ad);
 int ndis_netdev_register(struct ndis_adapter *ad);
 void ndis_netdev_unregister(struct ndis_adapter *ad);
+void ndis_netdev_quiesce(struct ndis_adapter *ad, bool give_back);
 void ndis_netdev_free(struct ndis_adapter *ad);
 int ndis_query_oid(struct ndis_adapter *ad, u32 oid, void *buf, u32 len,
 		   u32 *written);

@@ -314,7 +314,10 @@ static WIN_ABI void ndis_send_complete(void *handle, struct ndis_packet *pkt,
 
 static WIN_ABI void ndis_send_resources(void *handle)
 {
-	netif_wake_queue(ndis_handle_adapter(handle)->net);
+	struct ndis_adapter *ad = ndis_handle_adapter(handle);
+
+	if (!READ_ONCE(ad->net_gone))
+		netif_wake_queue(ad->net);
 }
 
 static void ndis_return_work(struct work_struct *work)
@@ -325,7 +328,10 @@ static void ndis_return_work(struct work_struct *work)
 
 	spin_lock_bh(&ad->return_lock);
 	pkt = ad->return_list;
-	ad->return_list = NULL;
+	if (!ad->returns_off)
+		ad->return_list = NULL;
+	else
+		pkt = NULL;		/* halting: the driver frees them */
 	spin_unlock_bh(&ad->return_lock);
 	while (pkt) {
 		struct ndis_packet *next = *ndis_next_return(pkt);
@@ -358,9 +364,23 @@ static void ndis_rx_one(struct ndis_adapter *ad, struct ndis_packet *pkt)
 		skb_put_data(skb, (u8 *)mdl->start_va + mdl->byte_offset,
 			     mdl->byte_count);
 	skb->protocol = eth_type_trans(skb, net);
-	net->stats.rx_packets++;
-	net->stats.rx_bytes += len;
-	netif_rx(skb);
+	/*
+	 * Not before the net device is registered, nor once it is being
+	 * unregistered: rx_on goes off under rx_lock before
+	 * unregister_netdev(), which then flushes the backlog, so no skb
+	 * outlives the device. (Not RCU: rcu_read_lock() is a GPL-only
+	 * call on preemptible-RCU kernels and the import list would differ
+	 * between kernels.)
+	 */
+	spin_lock_bh(&ad->rx_lock);
+	if (ad->rx_on) {
+		net->stats.rx_packets++;
+		net->stats.rx_bytes += len;
+		netif_rx(skb);
+	} else {
+		dev_kfree_skb_any(skb);
+	}
+	spin_unlock_bh(&ad->rx_lock);
 }
 
 static WIN_ABI void ndis_indicate_packets(void *handle,
@@ -393,6 +413,9 @@ static WIN_ABI void ndis_indicate_status(void *handle, ndis_status status,
 {
 	struct ndis_adapter *ad = ndis_handle_adapter(handle);
 
+	/* A carrier event would hold the device past free_netdev(). */
+	if (READ_ONCE(ad->net_gone))
+		return;
 	if (status == NDIS_STATUS_MEDIA_CONNECT)
 		netif_carrier_on(ad->net);
 	else if (status == NDIS_STATUS_MEDIA_DISCONNECT)
@@ -434,6 +457,7 @@ void ndis_init_block(struct ndis_adapter *ad)
 	skb_queue_head_init(&ad->tx_queue);
 	INIT_WORK(&ad->tx_work, ndis_tx_work);
 	spin_lock_init(&ad->return_lock);
+	spin_lock_init(&ad->rx_lock);
 	INIT_WORK(&ad->return_work, ndis_return_work);
 	INIT_WORK(&ad->rx_mode_work, ndis_rx_mode_work);
 	mutex_init(&ad->oid_lock);
@@ -490,6 +514,9 @@ int ndis_netdev_register(struct ndis_adapter *ad)
 	err = register_netdev(ad->net);
 	if (err)
 		return err;
+	spin_lock_bh(&ad->rx_lock);
+	ad->rx_on = true;
+	spin_unlock_bh(&ad->rx_lock);
 	netdev_info(ad->net, "%s on %s, MAC %pM\n", ad->driver->sys_name,
 		    dev_name(ad->dev), mac);
 	return 0;
@@ -498,9 +525,34 @@ int ndis_netdev_register(struct ndis_adapter *ad)
 /* Before MiniportHalt: no more sends, and none left in flight here. */
 void ndis_netdev_unregister(struct ndis_adapter *ad)
 {
+	WRITE_ONCE(ad->net_gone, true);
+	spin_lock_bh(&ad->rx_lock);
+	ad->rx_on = false;
+	spin_unlock_bh(&ad->rx_lock);
 	unregister_netdev(ad->net);
 	cancel_work_sync(&ad->tx_work);
 	skb_queue_purge(&ad->tx_queue);
+}
+
+/*
+ * Right before MiniportHalt (give_back): the packets the stack still owes
+ * the driver go back now, as NDIS returns them all before it halts a
+ * miniport; any indicated later are not returned, so that no
+ * MiniportReturnPacket runs beside or after Halt. After a failed
+ * MiniportInitialize nothing goes back.
+ */
+void ndis_netdev_quiesce(struct ndis_adapter *ad, bool give_back)
+{
+	WRITE_ONCE(ad->net_gone, true);
+	spin_lock_bh(&ad->rx_lock);
+	ad->rx_on = false;
+	spin_unlock_bh(&ad->rx_lock);
+	if (give_back)
+		flush_work(&ad->return_work);
+	spin_lock_bh(&ad->return_lock);
+	ad->returns_off = true;
+	spin_unlock_bh(&ad->return_lock);
+	flush_work(&ad->return_work);
 }
 
 /* After MiniportHalt. */
