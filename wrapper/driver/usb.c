@@ -75,7 +75,7 @@ struct ndis_usb {
 	bool halted;			/* complete nothing any more */
 	unsigned int in_flight;		/* requests not yet completed */
 	wait_queue_head_t idle;		/* in_flight reached 0 */
-	struct list_head done;		/* struct ndis_urb_req, done_entry */
+	struct list_head done;		/* ndis_urb_req.done_entry */
 	struct work_struct complete_work;
 	unsigned int num_pipes;
 	struct ndis_usb_pipe pipes[NDIS_USB_MAX_PIPES];
