@@ -130,6 +130,17 @@ void ndis_netdev_quiesce(struct ndis_adapter *ad, bool give_back);
 void ndis_netdev_free(struct ndis_adapter *ad);
 int ndis_query_oid(struct ndis_adapter *ad, u32 oid, void *buf, u32 len,
 		   u32 *written);
+int ndis_set_oid(struct ndis_adapter *ad, u32 oid, void *buf, u32 len);
+
+/* wireless.c: the net device as a cfg80211 station (see there). */
+int ndis_wireless_alloc(struct ndis_adapter *ad);
+int ndis_wireless_register(struct ndis_adapter *ad);
+void ndis_wireless_quiesce(struct ndis_adapter *ad);
+void ndis_wireless_unregister(struct ndis_adapter *ad);
+void ndis_wireless_free(struct ndis_adapter *ad);
+void ndis_wireless_open(struct ndis_adapter *ad);
+void ndis_wireless_stop(struct ndis_adapter *ad);
+void ndis_wireless_status(struct ndis_adapter *ad, ndis_status status);
 
 
 #endif /* NDIS_NDIS_H */

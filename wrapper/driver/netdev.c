@@ -150,8 +150,7 @@ static netdev_tx_t ndis_start_xmit(struct sk_buff *skb,
 	return NETDEV_TX_OK;
 }
 
-static int ndis_set_oid(struct ndis_adapter *ad, u32 oid, void *buf,
-			u32 len)
+int ndis_set_oid(struct ndis_adapter *ad, u32 oid, void *buf, u32 len)
 {
 	u32 read = 0, needed = 0;
 	ndis_status status;
@@ -213,6 +212,7 @@ static int ndis_open(struct net_device *net)
 		return err;
 	}
 	netif_start_queue(net);
+	ndis_wireless_open(ad);
 	return 0;
 }
 
@@ -221,6 +221,7 @@ static int ndis_stop(struct net_device *net)
 	struct ndis_adapter *ad = *(struct ndis_adapter **)netdev_priv(net);
 
 	netif_stop_queue(net);
+	ndis_wireless_stop(ad);
 	cancel_work_sync(&ad->rx_mode_work);
 	ndis_set_filter(ad, false);
 	return 0;
@@ -420,6 +421,7 @@ static WIN_ABI void ndis_indicate_status(void *handle, ndis_status status,
 		netif_carrier_on(ad->net);
 	else if (status == NDIS_STATUS_MEDIA_DISCONNECT)
 		netif_carrier_off(ad->net);
+	ndis_wireless_status(ad, status);
 }
 
 static WIN_ABI void ndis_status_complete(void *handle)
@@ -483,6 +485,7 @@ int ndis_query_oid(struct ndis_adapter *ad, u32 oid, void *buf, u32 len,
 int ndis_netdev_alloc(struct ndis_adapter *ad)
 {
 	struct net_device *net;
+	int err;
 
 	net = alloc_netdev(sizeof(ad), "wlan%d", NET_NAME_ENUM, ether_setup);
 	if (!net)
@@ -494,7 +497,12 @@ int ndis_netdev_alloc(struct ndis_adapter *ad)
 	SET_NETDEV_DEV(net, ad->dev);
 	netif_carrier_off(net);
 	ad->net = net;
-	return 0;
+	err = ndis_wireless_alloc(ad);
+	if (err) {
+		ad->net = NULL;
+		free_netdev(net);
+	}
+	return err;
 }
 
 int ndis_netdev_register(struct ndis_adapter *ad)
@@ -511,9 +519,14 @@ int ndis_netdev_register(struct ndis_adapter *ad)
 		return -EIO;
 	}
 	eth_hw_addr_set(ad->net, mac);
-	err = register_netdev(ad->net);
+	err = ndis_wireless_register(ad);
 	if (err)
 		return err;
+	err = register_netdev(ad->net);
+	if (err) {
+		ndis_wireless_unregister(ad);
+		return err;
+	}
 	spin_lock_bh(&ad->rx_lock);
 	ad->rx_on = true;
 	spin_unlock_bh(&ad->rx_lock);
@@ -529,7 +542,9 @@ void ndis_netdev_unregister(struct ndis_adapter *ad)
 	spin_lock_bh(&ad->rx_lock);
 	ad->rx_on = false;
 	spin_unlock_bh(&ad->rx_lock);
+	ndis_wireless_quiesce(ad);
 	unregister_netdev(ad->net);
+	ndis_wireless_unregister(ad);
 	cancel_work_sync(&ad->tx_work);
 	skb_queue_purge(&ad->tx_queue);
 }
@@ -559,5 +574,6 @@ void ndis_netdev_quiesce(struct ndis_adapter *ad, bool give_back)
 void ndis_netdev_free(struct ndis_adapter *ad)
 {
 	cancel_work_sync(&ad->return_work);
+	ndis_wireless_free(ad);
 	free_netdev(ad->net);
 }
