@@ -17,7 +17,7 @@ NAME_RE = re.compile(r"^[a-z0-9][a-z0-9.+_-]*$")
 MODES = ("none", "kernel", "module")
 FIELDS = {
     "debian": {"name", "source", "image", "headers", "unsigned", "policy"},
-    "built": {"name", "source", "config", "patch", "policy"},
+    "built": {"name", "source", "config", "patch", "policy", "slowdown"},
 }
 
 
@@ -40,6 +40,9 @@ class Kernel:
     # built: config fragments merged onto tinyconfig, in order
     configs: Tuple[pathlib.Path, ...] = ()
     patch: Optional[pathlib.Path] = None    # built: policy patch
+    # built: how much slower its guests run (debug checkers): the guest
+    # timeout is multiplied by it
+    slowdown: int = 1
 
     @property
     def is_debian(self) -> bool:
@@ -56,6 +59,10 @@ class Expectations:
     network: Dict[str, object]
     broken: Dict[str, str]          # fixtures/broken name -> kmsg regex
     leak_message: str
+    # More GPL-only imports where a kernel option is set: debug options
+    # turn inline helpers into calls (lockdep: mutex_lock_nested, ...).
+    gpl_only_imports_if: Dict[str, List[str]] = dataclasses.field(
+        default_factory=dict)
     # Per role, the GPL-only imports of the module actually built (set per
     # kernel by the runner; a wrapper tree of --wrapper-src has its own).
     role_gpl_imports: Dict[str, List[str]] = dataclasses.field(
@@ -63,6 +70,12 @@ class Expectations:
 
     def gpl_imports(self, role: str) -> List[str]:
         return self.role_gpl_imports.get(role, self.gpl_only_imports)
+
+    def gpl_imports_for(self, config: Dict[str, str]) -> List[str]:
+        """The table's GPL-only imports on a kernel with this .config."""
+        extra = [sym for option, syms in self.gpl_only_imports_if.items()
+                 if config.get(option) == "y" for sym in syms]
+        return sorted(set(self.gpl_only_imports) | set(extra))
 
 
 def _load_toml(path: pathlib.Path) -> dict:
@@ -95,7 +108,9 @@ def load_expectations(path: pathlib.Path = paths.EXPECTATIONS_TOML
                             roles, dict(data["messages"]),
                             {k: int(v) for k, v in data["taint"].items()},
                             dict(data["network"]), dict(data["broken"]),
-                            data["unload"]["leak"])
+                            data["unload"]["leak"],
+                            {k: list(v) for k, v in module.get(
+                                "gpl_only_imports_if", {}).items()})
     except KeyError as exc:
         raise BenchError(f"{path}: missing key {exc}") from exc
 
@@ -155,7 +170,13 @@ def _parse_entry(path: pathlib.Path, raw: dict,
     patch = None
     if "patch" in raw:
         patch = _repo_file(path, name, "patch", raw["patch"])
-    return Kernel(name, source, policy, configs=configs, patch=patch)
+    slowdown = raw.get("slowdown", 1)
+    if not isinstance(slowdown, int) or isinstance(slowdown, bool) or \
+            not 1 <= slowdown <= 20:
+        raise _entry_error(path, name, "slowdown must be an integer from "
+                           "1 to 20")
+    return Kernel(name, source, policy, configs=configs, patch=patch,
+                  slowdown=slowdown)
 
 
 def load_kernels(path: pathlib.Path = paths.KERNELS_TOML,

@@ -97,7 +97,8 @@ def prepare(kernel: Kernel, cache: Cache, exp: Expectations,
                                                             cache)
                 continue
             mod = modules.build_module(art, exp.module_names[role], cache)
-            modules.check_gpl_imports(mod, exp.gpl_only_imports, art)
+            modules.check_gpl_imports(mod, exp.gpl_imports_for(art.config()),
+                                      art)
             built[role] = mod
         base = chk.module_base_bits(art.config(), exp.taint_bits)
         return Prepared(kernel, art, built, base)
@@ -358,7 +359,7 @@ def run_cell(prep: Prepared, device: Device, exp: Expectations,
                 f"{prep.art.boot_image.name} ({prep.art.release})")
     log_path = cdir / "serial.log"
     try:
-        boot = guest.boot(cmd, log_path, timeout,
+        boot = guest.boot(cmd, log_path, timeout * prep.kernel.slowdown,
                           on_line=plug.on_line if plug else None)
     finally:
         sink_bytes = {c: sink.close() for c, sink in sinks.items()}

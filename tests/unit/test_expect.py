@@ -443,3 +443,12 @@ class WrapperSrcTest(unittest.TestCase):
             (root / "utils").mkdir()
             (root / "utils" / "Makefile").write_text("all:\n")
             modules.check_wrapper_src(root)
+
+
+class ConditionalImportsTest(unittest.TestCase):
+    def test_lockdep_kernels_add_their_imports(self):
+        plain = EXP.gpl_imports_for({"CONFIG_SMP": "y"})
+        self.assertEqual(plain, sorted(EXP.gpl_only_imports))
+        debug = EXP.gpl_imports_for({"CONFIG_DEBUG_LOCK_ALLOC": "y"})
+        self.assertIn("mutex_lock_nested", debug)
+        self.assertEqual(len(debug), len(plain) + 2)

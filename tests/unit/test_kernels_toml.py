@@ -90,6 +90,16 @@ class KernelsTomlTest(unittest.TestCase):
             kernels.select(kernels.load_kernels(), ["nope"])
         self.assertIn("unknown kernel(s) nope", str(ctx.exception))
 
+    def test_slowdown_is_validated(self):
+        for bad in ("0", "1.5", "true", "\"4\"", "21"):
+            text = GOOD_BUILT + f"slowdown = {bad}\n"
+            self.assertIn("slowdown", self.error(text))
+
+    def test_debug_kernel_is_slower(self):
+        self.assertEqual(self.load(GOOD_BUILT + "slowdown = 4\n")[0]
+                         .slowdown, 4)
+        self.assertEqual(self.load(GOOD_BUILT)[0].slowdown, 1)
+
 
 class PolicyPatchTest(unittest.TestCase):
     """Every policy patch says which historical commit it reproduces."""
@@ -112,3 +122,5 @@ class PolicyPatchTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
