@@ -51,6 +51,7 @@
 #define HOTPLUG_PINGS      10
 #define UDP_PAYLOAD        64
 #define ROAM_WAIT_MS       30000
+#define SETTLE_PINGS       20       /* at most, one second each */
 
 /* ---- option parsing (pure) ---- */
 
@@ -453,6 +454,47 @@ static long long ping_wait(int fd, uint16_t id, uint16_t seq, long long sent)
 }
 
 /* `count` echo requests to the gateway: facts, and the replies counted. */
+/* One echo request; its RTT in us, or -1 (not sent, or no reply). */
+static long long ping_once(int fd, const struct sockaddr_in *dst,
+                           uint16_t id, uint16_t seq)
+{
+    uint8_t pkt[sizeof(struct icmphdr) + 56] = { 0 };
+    struct icmphdr *icmp = (struct icmphdr *)pkt;
+    long long sent;
+
+    icmp->type = ICMP_ECHO;
+    icmp->un.echo.id = htons(id);
+    icmp->un.echo.sequence = htons(seq);
+    icmp->checksum = icmp_checksum(pkt, sizeof(pkt));
+    sent = monotonic_us();
+    if (sendto(fd, pkt, sizeof(pkt), 0, (const struct sockaddr *)dst,
+               sizeof(*dst)) < 0)
+        return -1;
+    return ping_wait(fd, id, seq, sent);
+}
+
+/*
+ * After the link changed under the stack (replug, roam) the first echoes
+ * may go while ARP and the new path settle: wait, bounded, for one answer
+ * before the counted pings. Fact: settle_pings, the echoes it took.
+ */
+static void ping_settle(void)
+{
+    struct sockaddr_in dst = { .sin_family = AF_INET };
+    uint16_t id = (uint16_t)(getpid() + 1);
+    int fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP);
+    unsigned int i;
+
+    if (fd < 0)
+        return;
+    inet_pton(AF_INET, GATEWAY, &dst.sin_addr);
+    for (i = 1; i <= SETTLE_PINGS; i++)
+        if (ping_once(fd, &dst, id, (uint16_t)i) >= 0)
+            break;
+    say("# settle_pings: %u", i);
+    close(fd);
+}
+
 static unsigned int ping_gateway(unsigned int count)
 {
     struct sockaddr_in dst = { .sin_family = AF_INET };
@@ -469,19 +511,8 @@ static unsigned int ping_gateway(unsigned int count)
         goto out;
     }
     for (i = 0; i < count; i++) {
-        uint8_t pkt[sizeof(struct icmphdr) + 56] = { 0 };
-        struct icmphdr *icmp = (struct icmphdr *)pkt;
-        long long sent, r;
+        long long r = ping_once(fd, &dst, id, (uint16_t)i);
 
-        icmp->type = ICMP_ECHO;
-        icmp->un.echo.id = htons(id);
-        icmp->un.echo.sequence = htons((uint16_t)i);
-        icmp->checksum = icmp_checksum(pkt, sizeof(pkt));
-        sent = monotonic_us();
-        if (sendto(fd, pkt, sizeof(pkt), 0, (struct sockaddr *)&dst,
-                   sizeof(dst)) < 0)
-            continue;
-        r = ping_wait(fd, id, (uint16_t)i, sent);
         if (r >= 0)
             rtt[received++] = r;
         usleep(PING_INTERVAL_MS * 1000);
@@ -684,6 +715,7 @@ static bool test_hotplug(const struct net_opts *opts, int number)
     say("# replug_ms: %lld", replug_ms);
     if (!link_up(opts) || !dhcp_lease(opts))
         goto out;
+    ping_settle();
     ok = ping_gateway(HOTPLUG_PINGS) == HOTPLUG_PINGS;
 out:
     say_result(ok, number, "hotplug");
@@ -722,8 +754,10 @@ static bool test_roam(const struct net_opts *opts, int number)
         say("# rescan_status: %d",
             agent_run(IW, argv, "iw_rescan", IW_SCAN_TIMEOUT_MS));
     }
-    if (link_up(opts))
+    if (link_up(opts)) {
+        ping_settle();
         ok = ping_gateway(HOTPLUG_PINGS) == HOTPLUG_PINGS;
+    }
 out:
     say_result(ok, number, "roam");
     return ok;

@@ -32,6 +32,9 @@ CHECKS = MODULE_CHECKS + WRAPPER_CHECKS[:3] + SCAN_CHECKS + \
     WRAPPER_CHECKS[3:4] + NET_CHECKS + BENCH_CHECKS + CAPTURE_CHECKS + \
     HOTPLUG_CHECKS + ROAM_CHECKS + ("unload",)
 DEFAULT_CHECKS = tuple(c for c in CHECKS if c not in BENCH_CHECKS)
+# The checks that need the device's interface (the agent's network tests).
+IFACE_CHECKS = ("bind", "associate") + SCAN_CHECKS + NET_CHECKS + \
+    BENCH_CHECKS + CAPTURE_CHECKS + HOTPLUG_CHECKS + ROAM_CHECKS
 HOTPLUG_PINGS = 10          # the agent's pings after the replug
 SIGNAL_TOLERANCE_DB = 3     # the driver's RSSI arithmetic rounds
 # The module role each check observes.

@@ -236,8 +236,7 @@ def kernel_cmdline(exp: Expectations, device: Device, check_names:
     if roles:
         words.append("ndisbench.load=" +
                      ",".join(exp.module_names[r] for r in roles))
-    if device.ifname and any(c in chk.NET_CHECKS + ("bind", "associate")
-                             for c in check_names):
+    if device.ifname and any(c in chk.IFACE_CHECKS for c in check_names):
         words.append(f"ndisbench.net={device.ifname}")
     if device.connect_ssid:
         words.append(f"ndisbench.connect={device.connect_ssid}")

@@ -252,3 +252,12 @@ class DebugKernelReportTest(unittest.TestCase):
             "[    0.1] kasan: KernelAddressSanitizer initialized\n"
             "# kmemleak_scanned: 1\n"
             "[    1.0] cfg80211: failed to load regulatory.db\n"), "")
+
+
+class IfaceChecksTest(unittest.TestCase):
+    def test_any_interface_check_alone_brings_the_network_tests(self):
+        from ndisbench_lib import devices
+        dev = devices.DEVICES["rtl8187/native"]
+        for check in ("hotplug", "roam", "scan", "capture", "udp"):
+            line = runner.kernel_cmdline(EXP, dev, [check], [])
+            self.assertIn("ndisbench.net=wlan0", line, check)
