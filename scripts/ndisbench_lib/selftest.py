@@ -1,10 +1,11 @@
 """`ndisbench test`: the project's test command (README.md, .ci/run).
 
 Stages, fastest first: Python unit tests, C unit tests, the fixtures' own
-tests, the device-model qtests, the e2e matrix, then a few cells through
-`run --wrapper-src` with a copy of wrapper/. Each stage counts its
-own passes and failures; a stage that cannot run at all counts as one
-failure. The last line is the combined `N passed, N failed`."""
+tests, the device-model qtests, the e2e matrix, a few cells through
+`run --wrapper-src` with a copy of wrapper/, and the faulty-air rows.
+Each stage counts its own passes and failures; a stage that cannot run at
+all counts as one failure. The last line is the combined `N passed, N
+failed`."""
 import argparse
 import pathlib
 import shutil
@@ -77,6 +78,22 @@ def wrapper_src(matrix: Callable[[], runner.Matrix],
         return e2e(lambda: cells, args)
 
 
+# The faulty-air rows (only with --device in `run`), on one kernel.
+FAULT_KERNELS = ("src-6.1",)
+FAULT_DEVICES = ("bcm43xx-faults", "rtl8187-faults")
+
+
+def faults(matrix: Callable[[], runner.Matrix],
+           args: argparse.Namespace) -> Counts:
+    """Lost, corrupted, duplicated and delayed frames: the drivers, the
+    wrapper and TCP must recover with both byte counts equal."""
+    full = matrix()
+    cells = runner.Matrix(
+        [k for k in full.kernels if k.name in FAULT_KERNELS],
+        devices.select(list(FAULT_DEVICES)), full.checks, full.exp)
+    return e2e(lambda: cells, args)
+
+
 def stage(name: str, what: str, run: Callable[[], Counts]) -> Counts:
     say("test", f"{name}: {what}")
     try:
@@ -101,6 +118,8 @@ def run_tests(matrix: Callable[[], runner.Matrix],
               lambda: e2e(matrix, args)),
         stage("wrapper-src", "run --wrapper-src with a copy of wrapper/",
               lambda: wrapper_src(matrix, args)),
+        stage("faults", "the faulty-air rows (drop, corrupt, duplicate, "
+                        "delay)", lambda: faults(matrix, args)),
     ]
     passed = sum(p for p, _ in stages)
     failed = sum(f for _, f in stages)
