@@ -51,6 +51,7 @@
 #define OPT_UDP         "ndisbench.udp"
 #define OPT_SCAN        "ndisbench.scan"
 #define OPT_ROAM        "ndisbench.roam"
+#define OPT_SLOWDOWN    "ndisbench.slowdown"
 
 /* The kernel's MODULE_NAME_LEN is 64 - sizeof(unsigned long). */
 #define MODULE_NAME_MAX 56
@@ -196,6 +197,11 @@ static int parse_cmdline(char *cmdline, struct agent_opts *opts)
             opts->net.scan = parse_bool(value);
         else if (strcmp(word, OPT_ROAM) == 0)
             opts->net.roam = parse_bool(value);
+        else if (strcmp(word, OPT_SLOWDOWN) == 0)
+            opts->net_opts_bad |= !net_parse_count(value,
+                                                   &opts->net.slowdown) ||
+                                  opts->net.slowdown == 0 ||
+                                  opts->net.slowdown > 20;
         else if (strcmp(word, OPT_UDP) == 0)
             opts->net_opts_bad |= !net_parse_udp(value, &opts->net);
         else if (strcmp(word, OPT_HOTPLUG) == 0)

@@ -15,6 +15,7 @@ struct net_opts {
     const char *connect_ssid;   /* ndisbench.connect=<ssid>: iw connect */
     bool scan;                  /* ndisbench.scan=1: iw scan first */
     bool roam;                  /* ndisbench.roam=1: roam test last */
+    unsigned int slowdown;      /* ndisbench.slowdown=<n>: waits x n */
     unsigned int ping_count;    /* ndisbench.ping=<count>; 0: no ping */
     unsigned int tcp_port;      /* ndisbench.tcp=<port>:<bytes>; 0: none */
     unsigned long long tcp_bytes;

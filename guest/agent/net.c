@@ -53,6 +53,13 @@
 #define ROAM_WAIT_MS       30000
 #define SETTLE_PINGS       20       /* at most, one second each */
 
+/*
+ * Every wait scales with ndisbench.slowdown= (a kernel with slow debug
+ * checkers): the host scales its own timeout by the same factor.
+ */
+static unsigned int slowdown = 1;
+#define SLOW(limit)        ((limit) * (int)slowdown)
+
 /* ---- option parsing (pure) ---- */
 
 bool net_parse_count(const char *value, unsigned int *count)
@@ -173,7 +180,7 @@ static bool wait_for_iface(const char *ifname, long long *waited_ms)
     long long start = monotonic_us();
 
     while (!iface_exists(ifname)) {
-        if (monotonic_us() - start > IFACE_WAIT_MS * 1000LL)
+        if (monotonic_us() - start > SLOW(IFACE_WAIT_MS) * 1000LL)
             return false;
         usleep(20000);
     }
@@ -219,7 +226,7 @@ static bool test_iface(const struct net_opts *opts, bool modules_loaded,
         ok = wait_for_iface(opts->ifname, &waited);
         if (!ok)
             say("# error: %s did not appear within %d ms", opts->ifname,
-                IFACE_WAIT_MS);
+                SLOW(IFACE_WAIT_MS));
     }
     if (ok) {
         say("# appeared_ms: %lld", waited);
@@ -313,7 +320,7 @@ static void iw_connect(const struct net_opts *opts)
                      (char *)opts->connect_ssid, NULL };
 
     say("# iw_connect_status: %d",
-        agent_run(IW, argv, "iw_connect", IW_TIMEOUT_MS));
+        agent_run(IW, argv, "iw_connect", SLOW(IW_TIMEOUT_MS)));
 }
 
 /* What cfg80211 says the interface is associated to. */
@@ -321,7 +328,7 @@ static void iw_link(const struct net_opts *opts)
 {
     char *argv[] = { "iw", "dev", (char *)opts->ifname, "link", NULL };
 
-    agent_run(IW, argv, "iw_link", IW_TIMEOUT_MS);
+    agent_run(IW, argv, "iw_link", SLOW(IW_TIMEOUT_MS));
 }
 
 /* What `iw dev <if> scan` finds: every BSS on the air, one fact a line. */
@@ -333,7 +340,7 @@ static bool test_scan(const struct net_opts *opts, int number)
 
     if (err)
         say("# ifup_errno: %d", -err);
-    status = agent_run(IW, argv, "iw_scan", IW_SCAN_TIMEOUT_MS);
+    status = agent_run(IW, argv, "iw_scan", SLOW(IW_SCAN_TIMEOUT_MS));
     say("# iw_scan_status: %d", status);
     say_result(status == 0, number, "scan");
     return status == 0;
@@ -353,13 +360,13 @@ static bool link_up(const struct net_opts *opts)
     if (opts->connect_ssid)
         iw_connect(opts);
     while (!(up = carrier_up(opts->ifname)) &&
-           monotonic_us() - start < CARRIER_WAIT_MS * 1000LL)
+           monotonic_us() - start < SLOW(CARRIER_WAIT_MS) * 1000LL)
         usleep(20000);
     if (up)
         say("# carrier_ms: %lld", (monotonic_us() - start) / 1000);
     else
         say("# error: no carrier on %s within %d ms", opts->ifname,
-            CARRIER_WAIT_MS);
+            SLOW(CARRIER_WAIT_MS));
     operstate = read_attr(opts->ifname, "operstate");
     say("# operstate: %s", operstate ? operstate : "-");
     free(operstate);
@@ -388,7 +395,7 @@ static bool dhcp_lease(const struct net_opts *opts)
     bool ok = false;
 
     start = monotonic_us();
-    status = agent_run(BUSYBOX, argv, NULL, DHCP_TIMEOUT_S * 1000);
+    status = agent_run(BUSYBOX, argv, NULL, SLOW(DHCP_TIMEOUT_S) * 1000);
     say("# udhcpc_status: %d", status);
     say("# dhcp_ms: %lld", (monotonic_us() - start) / 1000);
     ifreq_init(&ifr, opts->ifname);
@@ -564,7 +571,7 @@ static bool test_tcp(const struct net_opts *opts, int number)
         goto out;
     }
     while (sent < opts->tcp_bytes && monotonic_us() - start <
-           TCP_TIMEOUT_MS * 1000LL) {
+           SLOW(TCP_TIMEOUT_MS) * 1000LL) {
         size_t chunk = sizeof(block);
         ssize_t n;
 
@@ -670,7 +677,7 @@ static long long wait_iface_state(const char *ifname, bool present)
     long long start = monotonic_us();
 
     while (iface_exists(ifname) != present) {
-        if (monotonic_us() - start > HOTPLUG_WAIT_MS * 1000LL)
+        if (monotonic_us() - start > SLOW(HOTPLUG_WAIT_MS) * 1000LL)
             return -1;
         usleep(20000);
     }
@@ -701,7 +708,7 @@ static bool test_hotplug(const struct net_opts *opts, int number)
     waitpid(stream, NULL, 0);
     if (unplug_ms < 0) {
         say("# error: %s still present %d ms after the unplug",
-            opts->ifname, HOTPLUG_WAIT_MS);
+            opts->ifname, SLOW(HOTPLUG_WAIT_MS));
         goto out;
     }
     say("# unplug_ms: %lld", unplug_ms);
@@ -709,7 +716,7 @@ static bool test_hotplug(const struct net_opts *opts, int number)
     replug_ms = wait_iface_state(opts->ifname, true);
     if (replug_ms < 0) {
         say("# error: %s did not come back within %d ms", opts->ifname,
-            HOTPLUG_WAIT_MS);
+            SLOW(HOTPLUG_WAIT_MS));
         goto out;
     }
     say("# replug_ms: %lld", replug_ms);
@@ -737,9 +744,9 @@ static bool test_roam(const struct net_opts *opts, int number)
 
     say("# roam_request: drop");
     while (carrier_up(opts->ifname)) {
-        if (monotonic_us() - start > ROAM_WAIT_MS * 1000LL) {
+        if (monotonic_us() - start > SLOW(ROAM_WAIT_MS) * 1000LL) {
             say("# error: link still up %d ms after the AP went away",
-                ROAM_WAIT_MS);
+                SLOW(ROAM_WAIT_MS));
             goto out;
         }
         usleep(20000);
@@ -752,7 +759,7 @@ static bool test_roam(const struct net_opts *opts, int number)
                          "flush", NULL };
 
         say("# rescan_status: %d",
-            agent_run(IW, argv, "iw_rescan", IW_SCAN_TIMEOUT_MS));
+            agent_run(IW, argv, "iw_rescan", SLOW(IW_SCAN_TIMEOUT_MS)));
     }
     if (link_up(opts)) {
         ping_settle();
@@ -772,6 +779,8 @@ void net_run_tests(const struct net_opts *opts, bool modules_loaded,
 
     if (opts->ifname == NULL)
         return;
+    if (opts->slowdown > 1)
+        slowdown = opts->slowdown;
     if (!test_iface(opts, modules_loaded, n++)) {
         /* Later tests still print their results, as failures. */
         if (opts->scan)

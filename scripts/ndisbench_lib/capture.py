@@ -18,7 +18,7 @@ from .errors import BenchError
 TSHARK = "tshark"
 TIMEOUT_SECS = 120
 FIELDS = ("frame.number", "wlan.fc.type_subtype", "wlan.sa", "wlan.da",
-          "wlan.fixed.status_code")
+          "wlan.fixed.status_code", "radiotap.channel.freq")
 # tshark's own complaint when run as root: not about the file.
 ROOT_NOTE = "Running as user"
 # A row of `-z expert`: count, group, protocol, summary.
@@ -37,6 +37,7 @@ class Frame:
     sa: str
     da: str
     status: Optional[int]
+    freq: int = 0               # MHz, from radiotap (the sender's channel)
 
 
 def _tshark(args: List[str]) -> Tuple[str, List[str]]:
@@ -73,8 +74,9 @@ def read_frames(pcap: pathlib.Path) -> List[Frame]:
         except ValueError:
             continue
         status = int(cols[4], 0) if cols[4] else None
+        freq = int(cols[5]) if cols[5].isdigit() else 0
         frames.append(Frame(int(cols[0]), subtype, cols[2].lower(),
-                            cols[3].lower(), status))
+                            cols[3].lower(), status, freq))
     return frames
 
 
@@ -107,12 +109,15 @@ def sequence_problems(frames: List[Frame], station: str, ap: str
                       ) -> List[str]:
     """The station's association with the AP, step by step, in order. A
     probe request is optional (a passive scan learns the BSS from its
-    beacons), but one sent before the authentication must be answered."""
+    beacons), but one sent on the AP's channel before the authentication
+    must be answered (probes on other channels go unanswered: scanning)."""
     station, ap = station.lower(), ap.lower()
-    if _first(frames, BEACON, ap, "*") is None:
+    beacon = _first(frames, BEACON, ap, "*")
+    if beacon is None:
         return [f"no beacon from {ap}"]
     auth = _first(frames, AUTH, station, ap)
-    probe = _first(frames, PROBE_REQ, station, "*")
+    probe = next((f for f in frames if f.subtype == PROBE_REQ and
+                  f.sa == station and f.freq == beacon.freq), None)
     if probe and (auth is None or probe.number < auth.number):
         answer = _first(frames, PROBE_RESP, ap, station, probe.number)
         if answer is None or (auth and answer.number > auth.number):

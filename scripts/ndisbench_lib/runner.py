@@ -223,7 +223,8 @@ def judge_cell(prep: Prepared, exp: Expectations, check_names: Sequence[str],
 
 def kernel_cmdline(exp: Expectations, device: Device, check_names:
                    Sequence[str], roles: Sequence[str],
-                   ports: Optional[Dict[str, int]] = None) -> str:
+                   ports: Optional[Dict[str, int]] = None,
+                   slowdown: int = 1) -> str:
     """What the agent is asked to do, on the kernel command line. ports:
     the host sinks of the traffic checks (tcp, udp, hotplug)."""
     ports = ports or {}
@@ -254,6 +255,8 @@ def kernel_cmdline(exp: Expectations, device: Device, check_names:
         words.append(f"ndisbench.hotplug={ports['hotplug']}")
     if "roam" in check_names:
         words.append("ndisbench.roam=1")
+    if slowdown > 1:
+        words.append(f"ndisbench.slowdown={slowdown}")
     return " ".join(words)
 
 
@@ -342,7 +345,8 @@ def run_cell(prep: Prepared, device: Device, exp: Expectations,
         plug = QmpRequests(device.hotplug if "hotplug" in sinks else "",
                            roam) if "hotplug" in sinks or roam else None
         append = kernel_cmdline(exp, device, check_names, roles,
-                                {c: s.port for c, s in sinks.items()})
+                                {c: s.port for c, s in sinks.items()},
+                                prep.kernel.slowdown)
         cmd = guest_command(prep, device, initrd, append, accel, parts,
                             plug.qemu_args() if plug else (), cdir,
                             "capture" in check_names)

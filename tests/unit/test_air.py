@@ -97,15 +97,15 @@ class ScanTest(unittest.TestCase):
 
 
 def sequence(*skip):
-    frames = [Frame(1, 0x08, AP, "ff:ff:ff:ff:ff:ff", None),
-              Frame(2, 0x04, STA, "ff:ff:ff:ff:ff:ff", None),
-              Frame(3, 0x05, AP, STA, None),
-              Frame(4, 0x0b, STA, AP, None),
-              Frame(5, 0x0b, AP, STA, None),
-              Frame(6, 0x00, STA, AP, None),
-              Frame(7, 0x01, AP, STA, 0),
-              Frame(8, 0x20, STA, AP, None),
-              Frame(9, 0x20, AP, STA, None)]
+    frames = [Frame(1, 0x08, AP, "ff:ff:ff:ff:ff:ff", None, 2437),
+              Frame(2, 0x04, STA, "ff:ff:ff:ff:ff:ff", None, 2437),
+              Frame(3, 0x05, AP, STA, None, 2437),
+              Frame(4, 0x0b, STA, AP, None, 2437),
+              Frame(5, 0x0b, AP, STA, None, 2437),
+              Frame(6, 0x00, STA, AP, None, 2437),
+              Frame(7, 0x01, AP, STA, 0, 2437),
+              Frame(8, 0x20, STA, AP, None, 2437),
+              Frame(9, 0x20, AP, STA, None, 2437)]
     return [f for f in frames if f.number not in skip]
 
 
@@ -121,6 +121,12 @@ class CaptureSequenceTest(unittest.TestCase):
         problems = capture.sequence_problems(sequence(3), STA, AP)
         self.assertIn("no probe response", problems[0])
 
+    def test_probes_on_other_channels_need_no_answer(self):
+        frames = sequence(2, 3) + [
+            Frame(2, 0x04, STA, "ff:ff:ff:ff:ff:ff", None, 2472)]
+        frames.sort(key=lambda f: f.number)
+        self.assertEqual(capture.sequence_problems(frames, STA, AP), [])
+
     def test_each_missing_step_is_named(self):
         names = {1: "beacon", 5: "authentication response",
                  7: "association response", 9: "data to the station"}
@@ -131,12 +137,12 @@ class CaptureSequenceTest(unittest.TestCase):
 
     def test_refused_association_fails(self):
         frames = sequence()
-        frames[6] = Frame(7, 0x01, AP, STA, 17)
+        frames[6] = Frame(7, 0x01, AP, STA, 17, 2437)
         self.assertIn("refused", capture.sequence_problems(frames, STA,
                                                            AP)[0])
 
     def test_data_before_association_does_not_count(self):
-        frames = sequence(8, 9) + [Frame(0, 0x20, STA, AP, None)]
+        frames = sequence(8, 9) + [Frame(0, 0x20, STA, AP, None, 2437)]
         self.assertTrue(capture.sequence_problems(sorted(
             frames, key=lambda f: f.number), STA, AP))
 

@@ -261,3 +261,13 @@ class IfaceChecksTest(unittest.TestCase):
         for check in ("hotplug", "roam", "scan", "capture", "udp"):
             line = runner.kernel_cmdline(EXP, dev, [check], [])
             self.assertIn("ndisbench.net=wlan0", line, check)
+
+
+class SlowdownCmdlineTest(unittest.TestCase):
+    def test_slow_kernels_scale_the_agents_waits(self):
+        from ndisbench_lib import devices
+        dev = devices.DEVICES["e1000"]
+        self.assertIn("ndisbench.slowdown=4",
+                      runner.kernel_cmdline(EXP, dev, ["tcp"], [], None, 4))
+        self.assertNotIn("slowdown",
+                         runner.kernel_cmdline(EXP, dev, ["tcp"], []))
