@@ -11,7 +11,7 @@ import lzma
 import pathlib
 import shutil
 import subprocess
-from typing import Dict, List
+from typing import Callable, Dict, List
 
 from . import paths
 from .cache import Cache, compiler_id, digest_inputs, tree_digest
@@ -62,11 +62,45 @@ def _build(art: KernelArtifact, name: str, kdir: pathlib.Path,
     ko = tmp / f"{name}.ko"
     shutil.move(str(src / "driver" / f"{name}.ko"), ko)
     shutil.rmtree(src)
+    return _module_facts(art, ko)
+
+
+def _module_facts(art: KernelArtifact, ko: pathlib.Path
+                  ) -> Dict[str, object]:
+    """What the cache entry records of a built module: its GPL-only
+    imports on this kernel and the modules it depends on."""
     gpl = sorted(undefined_symbols(ko) & gpl_exports(art.symvers))
     depends = capture(["modinfo", "-F", "depends", str(ko)],
                       what=f"modinfo {ko.name}").strip()
     return {"gpl_imports": gpl,
             "depends": [d for d in depends.split(",") if d]}
+
+
+Builder = Callable[[pathlib.Path, pathlib.Path, pathlib.Path],
+                   Dict[str, object]]
+
+
+def _cached_module(art: KernelArtifact, name: str, inputs: Dict[str, object],
+                   cache: Cache, build: Builder) -> BuiltModule:
+    """Look the module up, else build(kdir, tmp, log) it into a new cache
+    entry (a source kernel's build dir is shared: under its tree lock)."""
+    key = digest_inputs(inputs)
+    entry = cache.lookup("modules", key)
+    if entry is None:
+        log = cache.root / "logs" / f"module-{key}.log"
+        if art.kernel.is_debian:
+            with cache.publish("modules", key, inputs) as tmp:
+                inputs.update(build(art.kdir, tmp, log))
+        else:
+            tree = SourceTree(art.kernel, cache)
+            with tree.lock():
+                kdir = ensure_kdir(art, tree)
+                with cache.publish("modules", key, inputs) as tmp:
+                    inputs.update(build(kdir, tmp, log))
+        entry = cache.path("modules", key)
+    meta = cache.meta(entry)
+    return BuiltModule(name, entry / f"{name}.ko", meta["gpl_imports"],
+                       meta["depends"])
 
 
 def build_module(art: KernelArtifact, name: str, cache: Cache
@@ -75,24 +109,9 @@ def build_module(art: KernelArtifact, name: str, cache: Cache
               "source": {part: tree_digest(WRAPPER / part)
                          for part in MODULE_SOURCES},
               "cc": compiler_id()}
-    key = digest_inputs(inputs)
-    entry = cache.lookup("modules", key)
-    if entry is None:
-        log = cache.root / "logs" / f"module-{key}.log"
-        if art.kernel.is_debian:
-            kdir = art.kdir
-            with cache.publish("modules", key, inputs) as tmp:
-                inputs.update(_build(art, name, kdir, tmp, log))
-        else:
-            tree = SourceTree(art.kernel, cache)
-            with tree.lock():
-                kdir = ensure_kdir(art, tree)
-                with cache.publish("modules", key, inputs) as tmp:
-                    inputs.update(_build(art, name, kdir, tmp, log))
-        entry = cache.path("modules", key)
-    meta = cache.meta(entry)
-    return BuiltModule(name, entry / f"{name}.ko", meta["gpl_imports"],
-                       meta["depends"])
+    return _cached_module(art, name, inputs, cache,
+                          lambda kdir, tmp, log: _build(art, name, kdir, tmp,
+                                                        log))
 
 
 # -- a wrapper tree of someone else's (--wrapper-src) -------------------------
@@ -124,11 +143,7 @@ def _build_external(art: KernelArtifact, src: pathlib.Path,
     ko = tmp / built.name
     shutil.move(str(built), ko)
     shutil.rmtree(tree)
-    gpl = sorted(undefined_symbols(ko) & gpl_exports(art.symvers))
-    depends = capture(["modinfo", "-F", "depends", str(ko)],
-                      what=f"modinfo {ko.name}").strip()
-    return {"gpl_imports": gpl,
-            "depends": [d for d in depends.split(",") if d]}
+    return _module_facts(art, ko)
 
 
 def build_external_module(art: KernelArtifact, src: pathlib.Path,
@@ -138,23 +153,9 @@ def build_external_module(art: KernelArtifact, src: pathlib.Path,
     inputs = {"kind": "external-module", "kernel": art.key,
               "source": tree_digest(src, skip_dirs=(".git",)),
               "cc": compiler_id()}
-    key = digest_inputs(inputs)
-    entry = cache.lookup("modules", key)
-    if entry is None:
-        log = cache.root / "logs" / f"module-{key}.log"
-        if art.kernel.is_debian:
-            with cache.publish("modules", key, inputs) as tmp:
-                inputs.update(_build_external(art, src, art.kdir, tmp, log))
-        else:
-            tree = SourceTree(art.kernel, cache)
-            with tree.lock():
-                kdir = ensure_kdir(art, tree)
-                with cache.publish("modules", key, inputs) as tmp:
-                    inputs.update(_build_external(art, src, kdir, tmp, log))
-        entry = cache.path("modules", key)
-    meta = cache.meta(entry)
-    return BuiltModule(EXTERNAL_MODULE, entry / f"{EXTERNAL_MODULE}.ko",
-                       meta["gpl_imports"], meta["depends"])
+    return _cached_module(art, EXTERNAL_MODULE, inputs, cache,
+                          lambda kdir, tmp, log: _build_external(
+                              art, src, kdir, tmp, log))
 
 
 def check_gpl_imports(mod: BuiltModule, expected: List[str],
