@@ -467,6 +467,19 @@ def _judge_udp(test: KtapTest, arrived: Optional[int]) -> Verdict:
                          f"bytes each, {seconds:.1f} s)")
 
 
+def _after_the_change(check: str, test: KtapTest, problems: List[str],
+                      summary: str) -> Verdict:
+    """The end of hotplug and roam: the counted pings after the change,
+    then the verdict."""
+    _compare(f"echo replies after the {check}", HOTPLUG_PINGS,
+             _int(test.fact("received")), problems)
+    if not test.ok and not problems:
+        problems.append(f"agent reported {check} failed")
+    if problems:
+        return Verdict(FAIL, problems[0], problems)
+    return Verdict(PASS, summary)
+
+
 def _judge_roam(test: KtapTest) -> Verdict:
     """The AP went away: link lost, then the station is associated to the
     other AP of the SSID and reaches the gateway through it."""
@@ -475,16 +488,11 @@ def _judge_roam(test: KtapTest) -> Verdict:
         problems.append(test.fact("error") or "the link never went down")
     bss = _link_bss(test)
     _compare("BSSID after the roam", ROAM_TO.bssid, bss["bssid"], problems)
-    _compare("echo replies after the roam", HOTPLUG_PINGS,
-             _int(test.fact("received")), problems)
-    if not test.ok and not problems:
-        problems.append("agent reported roam failed")
-    if problems:
-        return Verdict(FAIL, problems[0], problems)
-    return Verdict(PASS, f"{ROAM_FROM.bssid} removed: link lost after "
-                         f"{test.fact('lost_ms')} ms, associated to "
-                         f"{ROAM_TO.bssid} after {test.fact('carrier_ms')} "
-                         f"ms, {HOTPLUG_PINGS}/{HOTPLUG_PINGS} pings")
+    return _after_the_change(
+        "roam", test, problems, f"{ROAM_FROM.bssid} removed: link lost "
+        f"after {test.fact('lost_ms')} ms, associated to {ROAM_TO.bssid} "
+        f"after {test.fact('carrier_ms')} ms, {HOTPLUG_PINGS}/"
+        f"{HOTPLUG_PINGS} pings")
 
 
 def _judge_hotplug(exp: Expectations, test: KtapTest,
@@ -500,16 +508,11 @@ def _judge_hotplug(exp: Expectations, test: KtapTest,
         problems.append(test.fact("error") or "interface not back")
     _compare("address after the replug", exp.network["address"],
              test.fact("address"), problems)
-    _compare("echo replies after the replug", HOTPLUG_PINGS,
-             _int(test.fact("received")), problems)
-    if not test.ok and not problems:
-        problems.append("agent reported hotplug failed")
-    if problems:
-        return Verdict(FAIL, problems[0], problems)
-    return Verdict(PASS, f"unplugged during a stream ({streamed} bytes "
-                         f"arrived): gone in {test.fact('unplug_ms')} ms, "
-                         f"back in {test.fact('replug_ms')} ms, "
-                         f"{HOTPLUG_PINGS}/{HOTPLUG_PINGS} pings after")
+    return _after_the_change(
+        "hotplug", test, problems, f"unplugged during a stream ({streamed} "
+        f"bytes arrived): gone in {test.fact('unplug_ms')} ms, back in "
+        f"{test.fact('replug_ms')} ms, {HOTPLUG_PINGS}/{HOTPLUG_PINGS} "
+        f"pings after")
 
 
 # -- the air: scan results and the capture -------------------------------------
