@@ -35,6 +35,8 @@
 #define DEPS_LIST       "/lib/ndisbench/deps.list"
 #define TAINTED_PATH    "/proc/sys/kernel/tainted"
 #define KMSG_PATH       "/dev/kmsg"
+#define KLOG_LEVEL      4       /* KERN_WARNING and worse */
+#define KLOG_MAX        400
 #define SHELL_PATH      "/bin/sh"
 #define DEBUGFS_DIR     "/sys/kernel/debug"
 #define KMEMLEAK_PATH   DEBUGFS_DIR "/kmemleak"
@@ -631,6 +633,50 @@ static void kmsg_print_new(int fd)
     }
 }
 
+/*
+ * Every record of the kernel log at warning level or worse, from boot on,
+ * as "# klog: <text>" (at most KLOG_MAX). The console shows only the
+ * worst levels (loglevel=2), so that asynchronous kernel messages cannot
+ * cut into the agent's lines; WARN, lockdep and KASAN reports reach the
+ * host through these facts instead.
+ */
+static void klog_facts(void)
+{
+    static char rec[KMSG_RECORD_MAX];
+    static char text[4 * KMSG_RECORD_MAX + 1];
+    unsigned int printed = 0, skipped = 0;
+    int fd = open(KMSG_PATH, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+    if (fd < 0)
+        return;
+    for (;;) {
+        ssize_t n = read(fd, rec, sizeof(rec));
+        const char *msg;
+        size_t msg_len;
+
+        if (n < 0 && (errno == EINTR || errno == EPIPE))
+            continue;
+        if (n <= 0)
+            break;
+        /* "<prio>,...;text": the level is prio's low three bits. */
+        if ((atoi(rec) & 7) > KLOG_LEVEL)
+            continue;
+        msg = kmsg_record_text(rec, (size_t)n, &msg_len);
+        if (msg == NULL)
+            continue;
+        if (printed == KLOG_MAX) {
+            skipped++;
+            continue;
+        }
+        escape_text(msg, msg_len, text, sizeof(text));
+        say("# klog: %s", text);
+        printed++;
+    }
+    if (skipped)
+        say("# klog_skipped: %u", skipped);
+    close(fd);
+}
+
 /* ---- the tests ---- */
 
 /* Test 1: the guest is up; load the dependency modules of DEPS_LIST. */
@@ -829,6 +875,7 @@ static bool test_rmmod(const struct agent_opts *opts)
             ok = false;
     say("# tainted: %s", tainted(taint, sizeof(taint)));
     kmemleak_facts();
+    klog_facts();
     return ok;
 }
 

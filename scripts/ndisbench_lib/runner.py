@@ -119,10 +119,9 @@ def cell_extra_files(device: Device, check_names: Sequence[str],
                      ) -> Dict[str, Tuple[bytes, int]]:
     """The Windows driver a wrapped device uses and the wrapper's tools;
     iw and its libraries where the guest connects with iw."""
-    if device.connect_ssid:
-        return initramfs.host_program_files()
+    iw = initramfs.host_program_files() if device.connect_ssid else {}
     if not device.fixture:
-        return {}
+        return iw
     if parts.fixtures is None:
         raise BenchError(parts.fixtures_error or "fixtures not built")
     extra = {guest_path: (tool.read_bytes(), 0o755)
@@ -137,6 +136,7 @@ def cell_extra_files(device: Device, check_names: Sequence[str],
             extra[f"{FIXTURE_DIR}/{folder}/{name}{suffix}"] = (
                 (parts.fixtures / folder / f"{name}{suffix}").read_bytes(),
                 0o644)
+    extra.update(iw)
     return extra
 
 
@@ -228,7 +228,10 @@ def kernel_cmdline(exp: Expectations, device: Device, check_names:
     """What the agent is asked to do, on the kernel command line. ports:
     the host sinks of the traffic checks (tcp, udp, hotplug)."""
     ports = ports or {}
-    words = ["console=ttyS0", "loglevel=4", "panic=-1"]
+    # Only emergencies and alerts on the console (an oops raises it by
+    # itself): async messages would cut into the agent's lines. The agent
+    # prints the warnings and worse of the kernel log at the end.
+    words = ["console=ttyS0", "loglevel=2", "panic=-1"]
     if device.fixture and "broken" in check_names:
         words.append("ndisbench.broken=" + ",".join(
             f"/{FIXTURE_DIR}/broken/{name}.inf" for name in exp.broken))
