@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,6 +37,8 @@
 #define TAINTED_PATH    "/proc/sys/kernel/tainted"
 #define KMSG_PATH       "/dev/kmsg"
 #define KLOG_LEVEL      4       /* KERN_WARNING and worse */
+#define NOBODY_ID       65534
+#define DEVNODE_WAIT_MS 2000
 #define KLOG_MAX        400
 #define SHELL_PATH      "/bin/sh"
 #define DEBUGFS_DIR     "/sys/kernel/debug"
@@ -677,6 +680,40 @@ static void klog_facts(void)
     close(fd);
 }
 
+/*
+ * The wrapper's misc device (/dev/<module name>) carries Windows driver
+ * images into the kernel: only root may open it. A child that became
+ * nobody tries; fact devnode_unprivileged_errno (0: it could). Nothing
+ * where the module has no such node (devtmpfs gets DEVNODE_WAIT_MS).
+ */
+static void devnode_facts(const char *kname)
+{
+    char path[sizeof("/dev/") + MODULE_NAME_MAX];
+    long long start = monotonic_us();
+    int status;
+    pid_t pid;
+
+    snprintf(path, sizeof(path), "/dev/%s", kname);
+    while (access(path, F_OK) != 0) {
+        if (monotonic_us() - start > DEVNODE_WAIT_MS * 1000LL)
+            return;
+        usleep(10000);
+    }
+    pid = fork();
+    if (pid == 0) {
+        int fd;
+
+        if (setgid(NOBODY_ID) != 0 || setuid(NOBODY_ID) != 0)
+            _exit(127);
+        fd = open(path, O_RDWR | O_CLOEXEC);
+        _exit(fd >= 0 ? 0 : (errno & 0x7f));
+    }
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+        WEXITSTATUS(status) == 127)
+        return;
+    say("# devnode_unprivileged_errno: %d", WEXITSTATUS(status));
+}
+
 /* ---- the tests ---- */
 
 /* Test 1: the guest is up; load the dependency modules of DEPS_LIST. */
@@ -792,6 +829,8 @@ report:
         say_module_taint(kname);
     else
         say("# module_taint: -");
+    if (err == 0)
+        devnode_facts(kname);
     if (kmsg >= 0) {
         kmsg_print_new(kmsg);
         close(kmsg);

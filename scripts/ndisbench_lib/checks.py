@@ -44,6 +44,7 @@ CHECK_ROLE = {"load": "ndiswrapper", "taint": "ndiswrapper",
 # special-cased name cannot hide a wrong P from the control.
 LOAD_ORDER = ("control", "ndiswrapper", "driverloader")
 ENOENT = 2
+EACCES = 13
 
 PASS, XFAIL, FAIL, ERROR, TIMEOUT = "pass", "xfail", "FAIL", "ERROR", \
     "TIMEOUT"
@@ -130,6 +131,8 @@ class Observed:
     module_taint: Optional[str]
     kmsg: List[str]
     rmmod_errno: Optional[int]
+    # errno of an unprivileged open of /dev/<module> (None: not tried)
+    devnode_errno: Optional[int] = None
 
 
 def _int(value: Optional[str]) -> Optional[int]:
@@ -154,7 +157,8 @@ def observe(log: KtapLog, module: str) -> Optional[Observed]:
                     _int(test.fact("tainted_before")),
                     _int(test.fact("tainted_after")),
                     test.fact("module_taint"), test.all("kmsg"),
-                    rmmod_errno)
+                    rmmod_errno,
+                    _int(test.fact("devnode_unprivileged_errno")))
 
 
 def _symbols(kmsg: List[str], module: str, exp: Expectations) -> List[str]:
@@ -194,6 +198,10 @@ def _judge_load(want: ExpectedLoad, got: Observed, exp: Expectations
              license_line in got.kmsg, problems)
     if want.errno == 0:
         _compare("rmmod errno", 0, got.rmmod_errno, problems)
+    if want.errno == 0 and got.devnode_errno is not None:
+        # The node carries driver images into the kernel: root only.
+        _compare(f"errno of a non-root open of /dev/{want.module}", EACCES,
+                 got.devnode_errno, problems)
     return problems
 
 

@@ -452,3 +452,30 @@ class ConditionalImportsTest(unittest.TestCase):
         debug = EXP.gpl_imports_for({"CONFIG_DEBUG_LOCK_ALLOC": "y"})
         self.assertIn("mutex_lock_nested", debug)
         self.assertEqual(len(debug), len(plain) + 2)
+
+
+class DevnodeTest(unittest.TestCase):
+    """/dev/ndiswrapper is root only: a world-openable node fails load."""
+
+    def judge(self, errno):
+        log = agent_log([{"module": "ndisbench_control", "before": 0,
+                          "errno": 0, "after": 12288, "taint": "OE"},
+                         {"module": "ndiswrapper", "before": 12288,
+                          "errno": 0, "after": 12289, "taint": "OE",
+                          "kmsg": ["ndiswrapper: module license taints "
+                                   "kernel."]}])
+        log = log.replace("# module_taint: OE\r\n# kmsg: ndiswrapper",
+                          f"# module_taint: OE\r\n"
+                          f"# devnode_unprivileged_errno: {errno}\r\n"
+                          f"# kmsg: ndiswrapper")
+        return checks.judge("load", EXP.policies["2.6.25-rc4"], EXP,
+                            ktap.parse(log), ["control", "ndiswrapper"],
+                            12288)
+
+    def test_refused_open_passes(self):
+        self.assertEqual(self.judge(13).status, "pass")
+
+    def test_world_openable_node_fails(self):
+        verdict = self.judge(0)
+        self.assertEqual(verdict.status, "FAIL")
+        self.assertIn("non-root open of /dev/ndiswrapper", verdict.summary)
