@@ -328,26 +328,36 @@ static int tx(Uhci *u, int addr, const uint8_t *frame, size_t len,
                     RTL8187_TX_HDR_SIZE + len, NULL);
 }
 
+/*
+ * Two adapters on UHCI ports 1 and 2 (USB addresses 1 and 2), enumerated,
+ * with their CMD registers set: the sender and the receiver of a test.
+ */
+#define PAIR_ARGS(rx_id) \
+    UHCI_ARGS "-device usb-rtl8187,air=air0,bus=uhci.0,port=1," \
+    "mac=52:54:00:12:34:56 -device usb-rtl8187," rx_id "air=air0," \
+    "bus=uhci.0,port=2,mac=52:54:00:ab:cd:ef"
+
+static void start_pair(Uhci *u, QTestState *qts, uint32_t cmd1,
+                       uint32_t cmd2)
+{
+    uhci_start(u, qts);
+    usb_enumerate(u, 0, 1);
+    usb_enumerate(u, 1, 2);
+    reg_write(u, 1, 0, RTL8187_REG_CMD, 1, cmd1);
+    reg_write(u, 2, 0, RTL8187_REG_CMD, 1, cmd2);
+}
+
 static void test_air(void)
 {
-    QTestState *qts = qtest_init(UHCI_ARGS
-                                 "-device usb-rtl8187,air=air0,bus=uhci.0,"
-                                 "port=1,mac=52:54:00:12:34:56 "
-                                 "-device usb-rtl8187,air=air0,bus=uhci.0,"
-                                 "port=2,mac=52:54:00:ab:cd:ef");
+    QTestState *qts = qtest_init(PAIR_ARGS(""));
     uint8_t frame[128], buf[1023];
     size_t n = mk_frame(frame, "hello over the air");
     uint32_t flags;
     int actual, sig;
     Uhci u;
 
-    uhci_start(&u, qts);
-    usb_enumerate(&u, 0, 1);
-    usb_enumerate(&u, 1, 2);
-    reg_write(&u, 1, 0, RTL8187_REG_CMD, 1,
-              RTL8187_CMD_TX_ENABLE | RTL8187_CMD_RX_ENABLE);
-    reg_write(&u, 2, 0, RTL8187_REG_CMD, 1,
-              RTL8187_CMD_TX_ENABLE | RTL8187_CMD_RX_ENABLE);
+    start_pair(&u, qts, RTL8187_CMD_TX_ENABLE | RTL8187_CMD_RX_ENABLE,
+               RTL8187_CMD_TX_ENABLE | RTL8187_CMD_RX_ENABLE);
 
     /* Nothing received yet: bulk IN NAKs. */
     g_assert_cmpint(usb_bulk(&u, 2, PID_IN, RTL8187_EP_RX, buf, sizeof(buf),
@@ -415,22 +425,14 @@ static void test_air(void)
  */
 static void test_bad_fcs(void)
 {
-    QTestState *qts = qtest_init(UHCI_ARGS
-                                 "-device usb-rtl8187,air=air0,bus=uhci.0,"
-                                 "port=1,mac=52:54:00:12:34:56 "
-                                 "-device usb-rtl8187,air=air0,bus=uhci.0,"
-                                 "port=2,mac=52:54:00:ab:cd:ef");
+    QTestState *qts = qtest_init(PAIR_ARGS(""));
     uint8_t frame[128], buf[1023];
     size_t n = mk_frame(frame, "bits flipped on the way over");
     uint32_t flags;
     int actual, flips;
     Uhci u;
 
-    uhci_start(&u, qts);
-    usb_enumerate(&u, 0, 1);
-    usb_enumerate(&u, 1, 2);
-    reg_write(&u, 1, 0, RTL8187_REG_CMD, 1, RTL8187_CMD_TX_ENABLE);
-    reg_write(&u, 2, 0, RTL8187_REG_CMD, 1, RTL8187_CMD_RX_ENABLE);
+    start_pair(&u, qts, RTL8187_CMD_TX_ENABLE, RTL8187_CMD_RX_ENABLE);
 
     air_set(qts, "corrupt", 10000);
     g_assert_cmpint(tx(&u, 1, frame, n, n), ==, XFER_OK);
@@ -477,22 +479,14 @@ static void test_bad_fcs(void)
 /* device_del of a radio on the air, with frames queued, mid-traffic. */
 static void test_unplug_on_air(void)
 {
-    QTestState *qts = qtest_init(UHCI_ARGS
-                                 "-device usb-rtl8187,air=air0,bus=uhci.0,"
-                                 "port=1,mac=52:54:00:12:34:56 "
-                                 "-device usb-rtl8187,id=rx,air=air0,"
-                                 "bus=uhci.0,port=2,mac=52:54:00:ab:cd:ef");
+    QTestState *qts = qtest_init(PAIR_ARGS("id=rx,"));
     uint8_t frame[128];
     size_t n = mk_frame(frame, "to a radio going away");
     char *out;
     int i;
     Uhci u;
 
-    uhci_start(&u, qts);
-    usb_enumerate(&u, 0, 1);
-    usb_enumerate(&u, 1, 2);
-    reg_write(&u, 1, 0, RTL8187_REG_CMD, 1, RTL8187_CMD_TX_ENABLE);
-    reg_write(&u, 2, 0, RTL8187_REG_CMD, 1, RTL8187_CMD_RX_ENABLE);
+    start_pair(&u, qts, RTL8187_CMD_TX_ENABLE, RTL8187_CMD_RX_ENABLE);
     g_assert_cmpint(tx(&u, 1, frame, n, n), ==, XFER_OK);
     g_assert_cmpint(tx(&u, 1, frame, n, n), ==, XFER_OK);
     qtest_clock_step(qts, 1000000);
@@ -603,11 +597,6 @@ static void test_ehci(void)
 
 /* ---- migration -------------------------------------------------------- */
 
-#define MIG_DEVS "-device usb-rtl8187,air=air0,bus=uhci.0,port=1," \
-                 "mac=52:54:00:12:34:56 " \
-                 "-device usb-rtl8187,air=air0,bus=uhci.0,port=2," \
-                 "mac=52:54:00:ab:cd:ef "
-
 /* Registers, EEPROM and channel survive; the radios are back on the air. */
 static void test_migration(void)
 {
@@ -620,12 +609,8 @@ static void test_migration(void)
     int actual;
     Uhci u;
 
-    qts = qtest_init(UHCI_ARGS MIG_DEVS);
-    uhci_start(&u, qts);
-    usb_enumerate(&u, 0, 1);
-    usb_enumerate(&u, 1, 2);
-    reg_write(&u, 1, 0, RTL8187_REG_CMD, 1, RTL8187_CMD_TX_ENABLE);
-    reg_write(&u, 2, 0, RTL8187_REG_CMD, 1, RTL8187_CMD_RX_ENABLE);
+    qts = qtest_init(PAIR_ARGS(""));
+    start_pair(&u, qts, RTL8187_CMD_TX_ENABLE, RTL8187_CMD_RX_ENABLE);
     reg_write(&u, 2, 1, RTL8187_REG_BSSID, 4, 0x01020304);
     rf_write(&u, 2, RTL8225_REG_CHANNEL, RTL8225_CHAN_14);
     now = qtest_clock_step(qts, 0);
@@ -634,7 +619,7 @@ static void test_migration(void)
     uhci_stop(&u);
     qtest_quit(qts);
 
-    qts = qtest_initf(UHCI_ARGS MIG_DEVS "-incoming 'exec:cat %s'", path);
+    qts = qtest_initf(PAIR_ARGS("") " -incoming 'exec:cat %s'", path);
     wait_incoming(qts);
     qtest_qmp_assert_success(qts, "{'execute': 'cont'}");
     /* The migrated timers are on the source's virtual clock. */
