@@ -479,3 +479,25 @@ class DevnodeTest(unittest.TestCase):
         verdict = self.judge(0)
         self.assertEqual(verdict.status, "FAIL")
         self.assertIn("non-root open of /dev/ndiswrapper", verdict.summary)
+
+
+class UdpJudgeTest(unittest.TestCase):
+    """The bench's small-packet check: the host's count is the measure."""
+
+    LOG = ("KTAP version 1\n1..3\n# tainted: 0\nok 1 boot\n# ifname: eth0\n"
+           "ok 2 iface eth0\n# carrier_ms: 5\nok 3 link\n"
+           "# udp_payload: 64\n# udp_sent: 1000\n# seconds: 2.000\n"
+           "ok 4 udp\n# ndisbench-agent: done\n")
+
+    def judge(self, arrived):
+        return checks.judge("udp", EXP.policies["2.6.25-rc4"], EXP,
+                            ktap.parse(self.LOG), [], 0, arrived)
+
+    def test_rate_from_the_host_count(self):
+        verdict = self.judge(800)
+        self.assertEqual(verdict.status, "pass")
+        self.assertIn("400 datagrams/s", verdict.summary)
+
+    def test_nothing_or_too_much_arriving_fails(self):
+        self.assertEqual(self.judge(0).status, "FAIL")
+        self.assertEqual(self.judge(1001).status, "FAIL")
