@@ -12,6 +12,7 @@
 
 #define _GNU_SOURCE
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/module.h>
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
@@ -38,6 +40,8 @@
 #define KMSG_PATH       "/dev/kmsg"
 #define KLOG_LEVEL      4       /* KERN_WARNING and worse */
 #define NOBODY_ID       65534
+#define USB_DEVICES_DIR "/sys/bus/usb/devices"
+#define USB_WAIT_MS     30000
 #define DEVNODE_WAIT_MS 2000
 #define KLOG_MAX        400
 #define SHELL_PATH      "/bin/sh"
@@ -57,6 +61,7 @@
 #define OPT_SCAN        "ndisbench.scan"
 #define OPT_ROAM        "ndisbench.roam"
 #define OPT_SLOWDOWN    "ndisbench.slowdown"
+#define OPT_USB         "ndisbench.usb"
 
 /* The kernel's MODULE_NAME_LEN is 64 - sizeof(unsigned long). */
 #define MODULE_NAME_MAX 56
@@ -71,6 +76,7 @@ struct agent_opts {
     size_t n_modules;
     bool shell;                 /* ndisbench.shell=1 */
     const char *install_inf;    /* ndisbench.install=<file.inf> */
+    const char *usb_id;         /* ndisbench.usb=vvvv:pppp */
     char **broken;              /* ndisbench.broken=a.inf,b.inf */
     size_t n_broken;
     struct net_opts net;        /* ndisbench.net=, .ping=, .tcp= */
@@ -194,6 +200,8 @@ static int parse_cmdline(char *cmdline, struct agent_opts *opts)
             opts->install_inf = value;
         else if (strcmp(word, OPT_BROKEN) == 0 && value && *value)
             broken = value;
+        else if (strcmp(word, OPT_USB) == 0 && value && *value)
+            opts->usb_id = value;
         else if (strcmp(word, OPT_NET) == 0 && value && *value)
             opts->net.ifname = value;
         else if (strcmp(word, OPT_CONNECT) == 0 && value && *value)
@@ -717,6 +725,63 @@ static void devnode_facts(const char *kname)
 /* ---- the tests ---- */
 
 /* Test 1: the guest is up; load the dependency modules of DEPS_LIST. */
+/* The first interface of the USB device vvvv:pppp is registered. */
+static bool usb_device_ready(const char *id)
+{
+    char path[300], want[16], got[16] = "";
+    struct dirent *ent;
+    bool found = false;
+    DIR *dir = opendir(USB_DEVICES_DIR);
+
+    if (dir == NULL)
+        return false;
+    while (!found && (ent = readdir(dir)) != NULL) {
+        char *vendor, *product;
+        struct stat st;
+
+        if (ent->d_name[0] == '.' || strchr(ent->d_name, ':'))
+            continue;
+        snprintf(path, sizeof(path), USB_DEVICES_DIR "/%s/idVendor",
+                 ent->d_name);
+        vendor = read_file(path);
+        snprintf(path, sizeof(path), USB_DEVICES_DIR "/%s/idProduct",
+                 ent->d_name);
+        product = read_file(path);
+        if (vendor && product) {
+            snprintf(got, sizeof(got), "%.4s:%.4s", vendor, product);
+            snprintf(want, sizeof(want), "%s", id);
+            snprintf(path, sizeof(path), USB_DEVICES_DIR "/%s:1.0",
+                     ent->d_name);
+            found = strcasecmp(got, want) == 0 && stat(path, &st) == 0;
+        }
+        free(vendor);
+        free(product);
+    }
+    closedir(dir);
+    return found;
+}
+
+/*
+ * A USB device enumerates after its host controller's module loaded (a
+ * module on Debian's kernels): the wrapper's first load must not race it,
+ * or it registers its USB driver before there is anything to probe.
+ */
+static bool wait_usb_device(const char *id)
+{
+    long long start = monotonic_us();
+
+    while (!usb_device_ready(id)) {
+        if (monotonic_us() - start > USB_WAIT_MS * 1000LL) {
+            say("# error: USB device %s not enumerated within %d ms", id,
+                USB_WAIT_MS);
+            return false;
+        }
+        usleep(10000);
+    }
+    say("# usb_device_ms: %lld", (monotonic_us() - start) / 1000);
+    return true;
+}
+
 static bool test_boot(const struct boot_errors *errs)
 {
     struct utsname uts;
@@ -926,13 +991,17 @@ static void run_tests(const struct agent_opts *opts,
     int n_net = net_test_count(&opts->net);
     int plan = 2 + n_broken + n_install + (int)opts->n_modules + n_net;
     int first_module = 2 + n_broken + n_install;
+    bool booted;
     size_t i;
 
     say("KTAP version 1");
     say("1..%d", plan);
     if (opts->net_opts_bad)
         say("# error: bad ndisbench.ping= or ndisbench.tcp= value");
-    say_result(test_boot(errs) && !opts->net_opts_bad, 1, "boot");
+    booted = test_boot(errs) && !opts->net_opts_bad;
+    if (opts->usb_id)
+        booted = wait_usb_device(opts->usb_id) && booted;
+    say_result(booted, 1, "boot");
     for (i = 0; i < opts->n_broken; i++)
         broken_run_test(opts->broken[i],
                         opts->n_modules ? opts->modules[0] : "ndiswrapper",

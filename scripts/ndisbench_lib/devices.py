@@ -22,6 +22,8 @@ from . import air
 from .errors import BenchError
 
 WRAPPERS = ("ndiswrapper", "native")
+# Our USB device models, by QEMU driver name: their vendor:product.
+USB_IDS = {"usb-rtl8187": "0bda:8187"}
 
 # The air (captured to the cell's air.pcap) and its access points, the
 # first bridged to the slirp network (air.py).
@@ -65,6 +67,15 @@ class Device:
     connect_ssid: str = ""                  # joined with `iw connect`
     hotplug: str = ""                       # -device text QMP re-adds
     default: bool = True                    # in the matrix without --device
+
+    @property
+    def usb_id(self) -> str:
+        """vendor:product of the USB device QEMU plugs in, if any: the
+        agent waits for it to enumerate before loading the wrapper."""
+        drivers = [self.qemu_args[i + 1].split(",")[0]
+                   for i, arg in enumerate(self.qemu_args[:-1])
+                   if arg == "-device"]
+        return next((USB_IDS[d] for d in drivers if d in USB_IDS), "")
 
     @property
     def label(self) -> str:

@@ -242,6 +242,8 @@ def kernel_cmdline(exp: Expectations, device: Device, check_names:
                      ",".join(exp.module_names[r] for r in roles))
     if device.ifname and any(c in chk.IFACE_CHECKS for c in check_names):
         words.append(f"ndisbench.net={device.ifname}")
+    if device.usb_id:
+        words.append(f"ndisbench.usb={device.usb_id}")
     if device.connect_ssid:
         words.append(f"ndisbench.connect={device.connect_ssid}")
     if "scan" in check_names:

@@ -271,3 +271,16 @@ class SlowdownCmdlineTest(unittest.TestCase):
                       runner.kernel_cmdline(EXP, dev, ["tcp"], [], None, 4))
         self.assertNotIn("slowdown",
                          runner.kernel_cmdline(EXP, dev, ["tcp"], []))
+
+
+class UsbWaitTest(unittest.TestCase):
+    def test_usb_rows_wait_for_their_device(self):
+        from ndisbench_lib import devices
+        for label in ("rtl8187/ndiswrapper", "rtl8187/native",
+                      "rtl8187-faults/native"):
+            line = runner.kernel_cmdline(EXP, devices.DEVICES[label],
+                                         ["bind"], [])
+            self.assertIn("ndisbench.usb=0bda:8187", line, label)
+        line = runner.kernel_cmdline(EXP, devices.DEVICES["e1000"],
+                                     ["dhcp"], [])
+        self.assertNotIn("ndisbench.usb", line)
