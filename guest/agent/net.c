@@ -45,6 +45,8 @@
 #define IW                 "/usr/sbin/iw"
 #define IW_TIMEOUT_MS      10000
 #define IW_SCAN_TIMEOUT_MS 30000
+/* iw exits with its -errno: cfg80211 refused a connect as EALREADY */
+#define IW_STATUS_EALREADY (256 - EALREADY)
 #define UDHCPC_SCRIPT      "/etc/udhcpc.script"
 #define HOTPLUG_STREAM_MS  1000     /* traffic before the unplug */
 #define HOTPLUG_WAIT_MS    30000
@@ -312,13 +314,31 @@ static void say_ndis_attrs(const char *ifname)
 
 /*
  * Ask cfg80211 to join the SSID (mac80211 drivers do nothing until told);
- * the association itself is then awaited as the carrier.
+ * the association itself is then awaited as the carrier. A wrapped NDIS
+ * 5.1 driver may already be associated on its own (its INF's SSID, or it
+ * roamed by itself); cfg80211 then refuses with EALREADY, and the agent
+ * leaves that BSS first, as a supplicant does, so the join is iw's. The
+ * last iw_connect_status fact is the one judged.
  */
 static void iw_connect(const struct net_opts *opts)
 {
     char *argv[] = { "iw", "dev", (char *)opts->ifname, "connect",
                      (char *)opts->connect_ssid, NULL };
+    char *leave[] = { "iw", "dev", (char *)opts->ifname, "disconnect",
+                      NULL };
+    long long start;
+    int status;
 
+    status = agent_run(IW, argv, "iw_connect", SLOW(IW_TIMEOUT_MS));
+    say("# iw_connect_status: %d", status);
+    if (status != IW_STATUS_EALREADY)
+        return;
+    say("# iw_disconnect_status: %d",
+        agent_run(IW, leave, "iw_disconnect", SLOW(IW_TIMEOUT_MS)));
+    start = monotonic_us();
+    while (carrier_up(opts->ifname) &&
+           monotonic_us() - start < SLOW(CARRIER_WAIT_MS) * 1000LL)
+        usleep(20000);
     say("# iw_connect_status: %d",
         agent_run(IW, argv, "iw_connect", SLOW(IW_TIMEOUT_MS)));
 }

@@ -229,12 +229,15 @@ def judge(check: str, policy: Policy, exp: Expectations, log: KtapLog,
           roles: Sequence[str], base_bits: int,
           sink_bytes: Optional[int] = None, fixture: str = "",
           native: str = "",
-          air: Optional["AirCapture"] = None) -> Verdict:
+          air: Optional["AirCapture"] = None,
+          iw_ssid: str = "") -> Verdict:
     """The verdict of one check in one cell. sink_bytes: what the host's
     TCP sink received (tcp check only); fixture: the Windows driver a
     wrapped device runs (its checks are not reached where the policy
     refuses the wrapper); native: the in-tree driver a native cell binds
-    (no wrapper involved, so no policy applies)."""
+    (no wrapper involved, so no policy applies); iw_ssid: the SSID the
+    agent joins with `iw connect` (associate and roam then need iw to
+    have succeeded, not only a link)."""
     if check not in CHECK_ROLE:
         refused = policy.modes.get("ndiswrapper") == "module"
         if check == "broken":
@@ -247,7 +250,8 @@ def judge(check: str, policy: Policy, exp: Expectations, log: KtapLog,
             return judge_scan(log)
         if check == "capture":
             return judge_capture(exp, log, air)
-        return judge_net(check, exp, log, sink_bytes, fixture, native)
+        return judge_net(check, exp, log, sink_bytes, fixture, native,
+                         iw_ssid)
     role = CHECK_ROLE[check]
     want = expected_loads(policy, exp, roles, base_bits)[role]
     boot_test: Optional[KtapTest] = log.test("boot")
@@ -350,8 +354,22 @@ def _link_bss(link: KtapTest) -> Dict[str, Optional[str]]:
     return bss
 
 
+def _iw_connect_problem(test: KtapTest, ssid: str) -> Optional[str]:
+    """The join must be iw's: its last `iw connect` exited 0 (an earlier
+    EALREADY, the driver already associated on its own, is followed by a
+    disconnect and a second connect)."""
+    statuses = test.all("iw_connect_status")
+    if not statuses:
+        return f"agent never ran iw connect {ssid}"
+    if statuses[-1] != "0":
+        return (f"iw connect {ssid} exited {statuses[-1]}: "
+                f"{'; '.join(test.all('iw_connect')) or 'no output'}")
+    return None
+
+
 def _judge_wrapper(check: str, exp: Expectations, log: KtapLog,
-                   fixture: str, native: str = "") -> Verdict:
+                   fixture: str, native: str = "",
+                   iw_ssid: str = "") -> Verdict:
     net = exp.network
     if check == "install":
         test = log.test("install")
@@ -401,21 +419,25 @@ def _judge_wrapper(check: str, exp: Expectations, log: KtapLog,
     if bss["ssid"] is not None:
         _compare("SSID the driver reports", net["ap_ssid"], bss["ssid"],
                  problems)
+    iw_problem = _iw_connect_problem(link, iw_ssid) if iw_ssid else None
+    if iw_problem:
+        problems.append(iw_problem)
     if problems:
         return Verdict(FAIL, problems[0], problems)
+    how = f" with iw connect {iw_ssid}" if iw_ssid else ""
     return Verdict(PASS, f"associated to {net['ap_bssid']} "
-                         f"({net['ap_ssid']}) in {link.fact('carrier_ms')} "
-                         f"ms")
+                         f"({net['ap_ssid']}){how} in "
+                         f"{link.fact('carrier_ms')} ms")
 
 
 def judge_net(check: str, exp: Expectations, log: KtapLog,
               sink_bytes: Optional[int], fixture: str = "",
-              native: str = "") -> Verdict:
+              native: str = "", iw_ssid: str = "") -> Verdict:
     boot_test = log.test("boot")
     if boot_test is None or not boot_test.ok:
         return Verdict(ERROR, "guest did not boot to the agent's checks")
     if check in WRAPPER_CHECKS:
-        return _judge_wrapper(check, exp, log, fixture, native)
+        return _judge_wrapper(check, exp, log, fixture, native, iw_ssid)
     problem = _iface_problem(log)
     if problem:
         return Verdict(FAIL, problem)
@@ -427,7 +449,7 @@ def judge_net(check: str, exp: Expectations, log: KtapLog,
     if check == "hotplug":
         return _judge_hotplug(exp, test, sink_bytes)
     if check == "roam":
-        return _judge_roam(test)
+        return _judge_roam(test, iw_ssid)
     if check == "udp":
         return _judge_udp(test, sink_bytes)
     if check == "dhcp":
@@ -488,12 +510,15 @@ def _after_the_change(check: str, test: KtapTest, problems: List[str],
     return Verdict(PASS, summary)
 
 
-def _judge_roam(test: KtapTest) -> Verdict:
+def _judge_roam(test: KtapTest, iw_ssid: str = "") -> Verdict:
     """The AP went away: link lost, then the station is associated to the
     other AP of the SSID and reaches the gateway through it."""
     problems: List[str] = []
     if test.fact("lost_ms") is None:
         problems.append(test.fact("error") or "the link never went down")
+    iw_problem = _iw_connect_problem(test, iw_ssid) if iw_ssid else None
+    if iw_problem:
+        problems.append(iw_problem)
     bss = _link_bss(test)
     _compare("BSSID after the roam", ROAM_TO.bssid, bss["bssid"], problems)
     return _after_the_change(

@@ -34,8 +34,10 @@ RTL8187_DEVICE = ("usb-rtl8187,id=wlan0,bus=xhci.0,air=air0,"
 # xhci_pci is a module on Debian's kernels (built into the source ones).
 RTL8187_ARGS = AIR_ARGS + ("-device", "qemu-xhci,id=xhci",
                            "-device", RTL8187_DEVICE)
-WRAPPED_CHECKS = ("load",) + WRAPPER_CHECKS + NET_CHECKS + BENCH_CHECKS + \
-    CAPTURE_CHECKS
+# Both rows join with `iw connect` through the wrapper's cfg80211 and run
+# the same scan and roam checks as the native driver.
+WRAPPED_CHECKS = ("load",) + WRAPPER_CHECKS + SCAN_CHECKS + NET_CHECKS + \
+    BENCH_CHECKS + CAPTURE_CHECKS + ROAM_CHECKS
 NATIVE_CHECKS = ("bind", "associate") + SCAN_CHECKS + NET_CHECKS + \
     BENCH_CHECKS + CAPTURE_CHECKS + HOTPLUG_CHECKS + ROAM_CHECKS
 # The *-faults rows: the same radios on a faulty air (wlan-air's fault
@@ -95,13 +97,14 @@ TARGETS: Tuple[Device, ...] = (
            "in ndiswrapper", WRAPPED_CHECKS, wrapper="ndiswrapper",
            qemu_args=AIR_ARGS + ("-device", "bcm43xx,air=air0,"
                                  "mac=52:54:00:12:34:57"),
-           ifname="wlan0", own_qemu=True, fixture="bcmwl"),
+           ifname="wlan0", own_qemu=True, fixture="bcmwl",
+           connect_ssid="ndisbench"),
     Device("rtl8187", "our USB WLAN model on xHCI + AP, wrapped: rtlwl.sys "
            "(NDIS-WDM) in ndiswrapper", WRAPPED_CHECKS + HOTPLUG_CHECKS,
            wrapper="ndiswrapper",
            qemu_args=RTL8187_ARGS, guest_modules=("xhci_pci",),
            ifname="wlan0", own_qemu=True, fixture="rtlwl",
-           hotplug=RTL8187_DEVICE),
+           connect_ssid="ndisbench", hotplug=RTL8187_DEVICE),
     Device("rtl8187", "the same USB WLAN model driven by Linux's in-tree "
            "rtl8187 (mac80211, iw connect): the reference", NATIVE_CHECKS,
            wrapper="native", qemu_args=RTL8187_ARGS,

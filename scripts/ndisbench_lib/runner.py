@@ -206,9 +206,10 @@ def judge_cell(prep: Prepared, exp: Expectations, check_names: Sequence[str],
     fixture = device.fixture if device else ""
     native = device.native_driver if device else ""
     sinks = sink_bytes or {}
+    iw_ssid = device.connect_ssid if device else ""
     verdicts = {c: chk.judge(c, prep.kernel.policy, exp, log, roles,
                              prep.base_bits, sinks.get(c), fixture, native,
-                             capture)
+                             capture, iw_ssid)
                 for c in check_names}
     problem = kernel_problem(boot.serial)
     if problem:

@@ -365,7 +365,7 @@ ok 1 boot
 # driver: {driver}
 # bus_info: 1-1:1.0
 ok 2 iface wlan0
-# iw_connect_status: 0
+{connect}
 # carrier_ms: 4477
 # iw_link: Connected to {bssid} (on wlan0)
 # iw_link: \tSSID: {ssid}
@@ -379,11 +379,12 @@ ok 4 rmmod
 
 def judge_native(check, policy="2.6.25-rc1", **kw):
     values = {"boot_taint": 0, "driver": "rtl8187",
-              "bssid": "02:00:00:00:01:00", "ssid": "ndisbench"}
+              "bssid": "02:00:00:00:01:00", "ssid": "ndisbench",
+              "connect": "# iw_connect_status: 0"}
     values.update(kw)
     log = ktap.parse(NATIVE_LOG.format(**values))
     return checks.judge(check, EXP.policies[policy], EXP, log, [], 0, None,
-                        "", "rtl8187")
+                        "", "rtl8187", iw_ssid="ndisbench")
 
 
 class NativeJudgeTest(unittest.TestCase):
@@ -408,6 +409,24 @@ class NativeJudgeTest(unittest.TestCase):
                          "FAIL")
         self.assertEqual(judge_native("associate", ssid="other").status,
                          "FAIL")
+
+    def test_the_join_must_be_iws(self):
+        # A link the driver made on its own while iw connect failed.
+        verdict = judge_native("associate", connect="# iw_connect: command "
+                               "failed: Operation already in progress "
+                               "(-114)\n# iw_connect_status: 142")
+        self.assertEqual(verdict.status, "FAIL")
+        self.assertIn("iw connect ndisbench exited 142", verdict.summary)
+        verdict = judge_native("associate", connect="# tainted: 0")
+        self.assertEqual(verdict.status, "FAIL")
+        self.assertIn("never ran iw connect", verdict.summary)
+
+    def test_ealready_then_disconnect_and_connect_passes(self):
+        verdict = judge_native("associate", connect="# iw_connect_status: "
+                               "142\n# iw_disconnect_status: 0\n"
+                               "# iw_connect_status: 0")
+        self.assertEqual(verdict.status, "pass")
+        self.assertIn("with iw connect ndisbench", verdict.summary)
 
 
 class RoleImportsTest(unittest.TestCase):

@@ -176,6 +176,7 @@ ok 2 iface wlan0
 ok 3 link
 # roam_request: drop
 {lost}
+# iw_connect_status: {connect}
 # carrier_ms: 1655
 # iw_link: Connected to {bssid} (on wlan0)
 # transmitted: 10
@@ -187,11 +188,11 @@ ok 3 link
 
 def judge_roam(**kw):
     values = {"lost": "# lost_ms: 5248", "bssid": "02:00:00:00:04:00",
-              "received": 10, "result": "ok"}
+              "received": 10, "result": "ok", "connect": 0}
     values.update(kw)
     log = ktap.parse(ROAM_LOG.format(**values))
     return checks.judge("roam", EXP.policies["2.6.25-rc4"], EXP, log, [], 0,
-                        None, "", "rtl8187")
+                        None, "", "rtl8187", iw_ssid="ndisbench")
 
 
 class RoamJudgeTest(unittest.TestCase):
@@ -201,6 +202,11 @@ class RoamJudgeTest(unittest.TestCase):
     def test_link_that_never_drops_fails(self):
         verdict = judge_roam(lost="# error: link still up", result="not ok")
         self.assertIn("link still up", verdict.summary)
+
+    def test_failed_iw_connect_fails(self):
+        verdict = judge_roam(connect=142)
+        self.assertEqual(verdict.status, "FAIL")
+        self.assertIn("iw connect ndisbench exited 142", verdict.summary)
 
     def test_back_on_the_removed_ap_fails(self):
         verdict = judge_roam(bssid="02:00:00:00:01:00")

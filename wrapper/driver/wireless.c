@@ -18,12 +18,17 @@
  *   get_station OID_802_11_RSSI (signal) and OID_GEN_LINK_SPEED (rate).
  *
  * NDIS 5.1 drivers join by themselves too (the SSID of their INF settings)
- * and lose their AP without being asked: cfg80211 is told whatever the
- * driver reports, whoever started it. A connection cfg80211 asked for is
- * cfg80211's: once lost, the driver is told to stop trying (as a
- * mac80211 station would), the next join is user space's. A connection the
- * driver made on its own stays the driver's, including its own rejoins,
- * so a setup without iw behaves as before.
+ * and lose their AP without being asked. A connection cfg80211 asked for
+ * is cfg80211's: its result and its loss are reported, and once lost the
+ * driver is told to stop trying (as a mac80211 station would); the next
+ * join is user space's. A connection the driver made on its own is not
+ * reported (state DRIVER): cfg80211 (6.1, 6.12) learns the SSID of a
+ * connection it did not start only from a BSS that carries a Country
+ * element, and without the SSID cfg80211_disconnect() never calls
+ * .disconnect, so `iw disconnect` would silently do nothing and every
+ * `iw connect` fail with EALREADY. The carrier still follows the driver
+ * (netdev.c), so a setup without iw works as before, and `iw connect` to
+ * the SSID the driver is on adopts that association at once.
  *
  * Indications arrive at any level (the driver's DPCs, an OID request in
  * progress): they only queue link_work, which asks the driver (OIDs need
@@ -125,6 +130,7 @@ enum ndis_wl_state {
 	NDIS_WL_IDLE,			/* cfg80211 knows no connection */
 	NDIS_WL_CONNECTING,		/* cfg80211 waits for our result */
 	NDIS_WL_CONNECTED,		/* reported to cfg80211 */
+	NDIS_WL_DRIVER,			/* the driver's own: not reported */
 };
 
 #define NDIS_NUM_CHANNELS	14
@@ -147,13 +153,10 @@ struct ndis_wireless {
 	struct delayed_work connect_work; /* a connect timed out */
 	struct cfg80211_scan_request *scan_req;
 	enum ndis_wl_state state;
-	u8 bssid[ETH_ALEN];		/* CONNECTED: reported to cfg80211 */
+	u8 bssid[ETH_ALEN];		/* CONNECTED, DRIVER: the AP */
 	bool up;			/* between ndo_open and ndo_stop */
 	bool gone;			/* unregistering: no more reports */
 	bool user;			/* cfg80211 asked for the connection */
-	bool rejoin;			/* rejoin auto_ssid at the next open */
-	u8 auto_ssid[NDIS_SSID_MAX];	/* the driver's own, for rejoin */
-	u8 auto_ssid_len;
 };
 
 static struct ndis_wireless *ndis_wl(struct ndis_adapter *ad)
@@ -391,8 +394,14 @@ static void ndis_wl_link_work(struct work_struct *work)
 	if (wl->state == NDIS_WL_CONNECTED &&
 	    (!associated || !ether_addr_equal(bssid, wl->bssid)))
 		ndis_wl_report_lost(wl, associated);
-	if (associated && wl->state != NDIS_WL_CONNECTED)
+	if (wl->state == NDIS_WL_DRIVER)
+		wl->state = NDIS_WL_IDLE;	/* looked at afresh below */
+	if (associated && wl->state == NDIS_WL_CONNECTING) {
 		ndis_wl_report_connect(wl, bssid);
+	} else if (associated && wl->state == NDIS_WL_IDLE) {
+		ether_addr_copy(wl->bssid, bssid);
+		wl->state = NDIS_WL_DRIVER;
+	}
 out:
 	mutex_unlock(&wl->lock);
 }
@@ -485,13 +494,11 @@ static int ndis_wl_connect(struct wiphy *wiphy, struct net_device *net,
 
 	mutex_lock(&wl->lock);
 	wl->user = true;
-	wl->rejoin = false;
 	/*
-	 * Already there (the driver joined this SSID by itself, and cfg80211
-	 * has not seen our report yet): this is the result, no need to leave
-	 * and rejoin.
+	 * Already there (the driver joined this SSID by itself): this is the
+	 * result, no need to leave and rejoin.
 	 */
-	if (wl->state == NDIS_WL_CONNECTED &&
+	if (wl->state == NDIS_WL_DRIVER &&
 	    (!sme->bssid || ether_addr_equal(sme->bssid, wl->bssid))) {
 		len = ndis_wl_query_ssid(wl, cur);
 		if (len == sme->ssid_len && !memcmp(cur, sme->ssid, len)) {
@@ -536,18 +543,8 @@ static int ndis_wl_disconnect(struct wiphy *wiphy, struct net_device *net,
 {
 	struct ndis_wireless *wl = wiphy_priv(wiphy);
 	enum ndis_wl_state was;
-	int len;
 
 	mutex_lock(&wl->lock);
-	/*
-	 * The driver's own connection (from its INF settings) comes back at
-	 * the next ndo_open: bringing the interface down disconnects too.
-	 */
-	if (!wl->user && wl->state == NDIS_WL_CONNECTED) {
-		len = ndis_wl_query_ssid(wl, wl->auto_ssid);
-		wl->auto_ssid_len = max(len, 0);
-		wl->rejoin = len > 0;
-	}
 	ndis_set_oid(wl->ad, OID_802_11_DISASSOCIATE, NULL, 0);
 	cancel_delayed_work(&wl->connect_work);
 	was = wl->state;
@@ -729,26 +726,16 @@ void ndis_wireless_open(struct ndis_adapter *ad)
 
 	mutex_lock(&wl->lock);
 	wl->up = true;
-	if (wl->rejoin && !wl->user) {
-		struct ndis_ssid ssid = {
-			.len = cpu_to_le32(wl->auto_ssid_len),
-		};
-
-		memcpy(ssid.ssid, wl->auto_ssid, wl->auto_ssid_len);
-		ndis_set_oid(ad, OID_802_11_SSID, &ssid, sizeof(ssid));
-		wl->rejoin = false;
-	}
 	mutex_unlock(&wl->lock);
 	ndis_wireless_status(ad, NDIS_STATUS_MEDIA_CONNECT);
 }
 
 /*
  * ndo_stop, after NETDEV_GOING_DOWN: a scan still running ends aborted
- * now, as cfg80211 requires before NETDEV_DOWN. cfg80211 calls
- * .disconnect on the way down only for a connection it knows the SSID of,
- * which a connection the driver made by itself may lack (cfg80211 takes it
- * from the BSS's IEs in some cases only): such a connection is reported
- * lost here, the driver keeps it, and ndo_open reports it again.
+ * now, as cfg80211 requires before NETDEV_DOWN. cfg80211 has normally
+ * left its connection through .disconnect on the way down already; one it
+ * still has is reported lost here. The driver's own association (DRIVER)
+ * stays the driver's, and ndo_open looks at the link again.
  */
 void ndis_wireless_stop(struct ndis_adapter *ad)
 {
