@@ -7,7 +7,7 @@
  * modules again and powers the guest off. The output contract is described
  * in README.md next to this file.
  *
- * Build: gcc -static -O2 -Wall -Wextra -Werror -o ndisbench-agent agent.c
+ * Build: meson (guest/agent/meson.build; README.md has the gcc line).
  */
 
 #define _GNU_SOURCE
