@@ -454,8 +454,8 @@ class ConditionalImportsTest(unittest.TestCase):
         self.assertEqual(len(debug), len(plain) + 2)
 
 
-class DevnodeTest(unittest.TestCase):
-    """/dev/ndiswrapper is root only: a world-openable node fails load."""
+class DevnodeLog:
+    """A load-check verdict on an agent log with the devnode facts."""
 
     def judge(self, errno, ioctls=None, kmsg=""):
         """ioctls: the agent's `ioctl` facts (default: every case answered
@@ -479,6 +479,10 @@ class DevnodeTest(unittest.TestCase):
                             ktap.parse(log), ["control", "ndiswrapper"],
                             12288)
 
+
+class DevnodeTest(DevnodeLog, unittest.TestCase):
+    """/dev/ndiswrapper is root only: a world-openable node fails load."""
+
     def test_refused_open_passes(self):
         self.assertEqual(self.judge(13).status, "pass")
 
@@ -488,7 +492,7 @@ class DevnodeTest(unittest.TestCase):
         self.assertIn("non-root open of /dev/ndiswrapper", verdict.summary)
 
 
-class IoctlTest(DevnodeTest):
+class IoctlTest(DevnodeLog, unittest.TestCase):
     """The malformed messages to /dev/ndiswrapper (guest/agent/devnode.c):
     each must be refused with its exact errno."""
 
