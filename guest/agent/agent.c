@@ -7,7 +7,7 @@
  * modules again and powers the guest off. The output contract is described
  * in README.md next to this file.
  *
- * Build: gcc -static -O2 -Wall -Wextra -Werror -o ndisbench-agent agent.c
+ * Build: meson (guest/agent/meson.build; README.md has the gcc line).
  */
 
 #define _GNU_SOURCE
@@ -372,7 +372,7 @@ static char *strip_newline(char *s)
 }
 
 #if defined(__GLIBC__) && __GLIBC_PREREQ(2, 32)
-static const char *errno_name(int err)
+const char *errno_name(int err)
 {
     const char *name;
 
@@ -382,7 +382,7 @@ static const char *errno_name(int err)
     return name != NULL ? name : "UNKNOWN";
 }
 #else
-static const char *errno_name(int err)
+const char *errno_name(int err)
 {
     static const struct {
         int err;
@@ -720,6 +720,7 @@ static void devnode_facts(const char *kname)
         WEXITSTATUS(status) == 127)
         return;
     say("# devnode_unprivileged_errno: %d", WEXITSTATUS(status));
+    devnode_ioctl_facts(path);
 }
 
 /* ---- the tests ---- */

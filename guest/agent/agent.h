@@ -67,6 +67,15 @@ bool insmod_facts(const char *name);
  * of the removal. Returns 0 or the errno. */
 int rmmod_facts(const char *name);
 
+/* The name of an errno ("EINVAL"), "0" for 0. */
+const char *errno_name(int err);
+
+/*
+ * As root, malformed messages to the wrapper's /dev/<module> (devnode.c):
+ * one fact `ioctl: <case> errno=<NAME>` per case.
+ */
+void devnode_ioctl_facts(const char *path);
+
 /* `ndiswrapper -i inf` and `ndiswrapper -l`: KTAP test `number`. */
 bool install_run_test(const char *inf, int number);
 

@@ -45,6 +45,29 @@ CHECK_ROLE = {"load": "ndiswrapper", "taint": "ndiswrapper",
 LOAD_ORDER = ("control", "ndiswrapper", "driverloader")
 ENOENT = 2
 EACCES = 13
+# The malformed messages the agent sends to /dev/<module> as root after a
+# load (guest/agent/devnode.c) and the errno the wrapper must answer each
+# with (wrapper/include/loader_abi.h, wrapper/loader/msg.c). Judged with
+# the root-only open, by the checks that load the module.
+IOCTL_EXPECTED = {
+    "add_abi_version": "EPROTO", "add_bus": "EINVAL",
+    "add_driver_unterminated": "EINVAL", "add_driver_empty": "EINVAL",
+    "add_driver_slash": "EINVAL", "add_driver_dotdot": "EINVAL",
+    "add_driver_latin1": "EINVAL", "add_bad_pointer": "EFAULT",
+    "load_abi_version": "EPROTO", "load_id_abi_version": "EPROTO",
+    "load_driver_unterminated": "EINVAL", "load_sys_size_0": "EFBIG",
+    "load_sys_size_over_max": "EFBIG", "load_sys_size_huge": "EFBIG",
+    "load_num_settings_over_max": "E2BIG",
+    "load_num_settings_huge": "E2BIG",
+    "load_sys_name_unterminated": "EINVAL", "load_sys_name_slash": "EINVAL",
+    "load_sys_name_dotdot": "EINVAL", "load_unrequested": "ESRCH",
+    "load_bad_pointer": "EFAULT", "unknown_ioctl": "ENOTTY",
+    "unprivileged": "EPERM",
+}
+# A kernel that oopsed or warned while it handled them.
+IOCTL_KERNEL_FAULT_RE = re.compile(
+    r"(Kernel panic|BUG: |Oops: |general protection fault|WARNING: CPU:|"
+    r"Call Trace:)")
 
 PASS, XFAIL, FAIL, ERROR, TIMEOUT = "pass", "xfail", "FAIL", "ERROR", \
     "TIMEOUT"
@@ -133,6 +156,8 @@ class Observed:
     rmmod_errno: Optional[int]
     # errno of an unprivileged open of /dev/<module> (None: not tried)
     devnode_errno: Optional[int] = None
+    # the agent's malformed ioctls: case -> "errno=<NAME>" (or "error=...")
+    ioctls: Dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 def _int(value: Optional[str]) -> Optional[int]:
@@ -153,12 +178,16 @@ def observe(log: KtapLog, module: str) -> Optional[Observed]:
             name, _, rest = fact.partition(" errno=")
             if name == module:
                 rmmod_errno = _int(rest)
+    ioctls = {}
+    for fact in test.all("ioctl"):
+        case, _, result = fact.partition(" ")
+        ioctls[case] = result
     return Observed(_int(test.fact("errno")),
                     _int(test.fact("tainted_before")),
                     _int(test.fact("tainted_after")),
                     test.fact("module_taint"), test.all("kmsg"),
                     rmmod_errno,
-                    _int(test.fact("devnode_unprivileged_errno")))
+                    _int(test.fact("devnode_unprivileged_errno")), ioctls)
 
 
 def _symbols(kmsg: List[str], module: str, exp: Expectations) -> List[str]:
@@ -202,6 +231,21 @@ def _judge_load(want: ExpectedLoad, got: Observed, exp: Expectations
         # The node carries driver images into the kernel: root only.
         _compare(f"errno of a non-root open of /dev/{want.module}", EACCES,
                  got.devnode_errno, problems)
+        problems += _judge_ioctls(want.module, got)
+    return problems
+
+
+def _judge_ioctls(module: str, got: Observed) -> List[str]:
+    """Where the node exists, every malformed message must be refused with
+    its exact errno, and the kernel must not oops or warn meanwhile."""
+    problems = [f"ioctl on /dev/{module}: unexpected case {case} {result}"
+                for case, result in got.ioctls.items()
+                if case not in IOCTL_EXPECTED]
+    for case, name in IOCTL_EXPECTED.items():
+        _compare(f"ioctl {case} on /dev/{module}", f"errno={name}",
+                 got.ioctls.get(case, "missing"), problems)
+    problems += [f"kernel log while /dev/{module} was probed: {line}"
+                 for line in got.kmsg if IOCTL_KERNEL_FAULT_RE.search(line)]
     return problems
 
 

@@ -1,5 +1,5 @@
 """Host-side builds through meson: the guest agent, the wrapper's user
-tools, the C unit tests."""
+tools, the C unit tests, the libFuzzer targets (build-fuzz/, clang)."""
 import json
 import pathlib
 import shutil
@@ -77,6 +77,47 @@ def fixture_tests() -> Tuple[int, int]:
     run_logged(["meson", "compile", "-C", str(FIXTURES_BUILD)], log,
                "meson compile build-fixtures", timeout=1800)
     return _meson_results(FIXTURES_BUILD, [])
+
+
+FUZZ_BUILD = paths.REPO / "build-fuzz"
+FUZZ_CC = "clang"
+FUZZ_TARGETS = ("fuzz_pe", "fuzz_inf", "fuzz_ioctl")
+
+
+def _suite_tests(build: pathlib.Path, suite: str) -> List[str]:
+    """The tests of one suite a configured meson build folder has."""
+    info = build / "meson-info" / "intro-tests.json"
+    try:
+        tests = json.loads(info.read_text())
+        return [t["name"] for t in tests
+                if any(s.endswith(":" + suite) for s in t["suite"])]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+
+
+def fuzz_tests() -> Tuple[int, int]:
+    """The libFuzzer smoke runs (tests/fuzz, `meson test --suite fuzz`) in
+    build-fuzz/, configured with CC=clang: libFuzzer is clang's. No clang,
+    or a build-fuzz/ without the three smoke tests (configured with
+    another compiler), is an error."""
+    if shutil.which(FUZZ_CC) is None:
+        raise BenchError(f"fuzz: {FUZZ_CC} not found (the fuzz targets need "
+                         f"clang and libclang-rt-14-dev: ndisbench setup)")
+    log = paths.REPO / "build.log"
+    if not (FUZZ_BUILD / "build.ninja").exists():
+        with Step("build", f"meson setup build-fuzz (CC={FUZZ_CC})"):
+            run_logged(["meson", "setup", str(FUZZ_BUILD), str(paths.REPO)],
+                       log, "meson setup build-fuzz", env={"CC": FUZZ_CC},
+                       timeout=300)
+    smokes = sorted(_suite_tests(FUZZ_BUILD, "fuzz"))
+    want = sorted(f"{t}_smoke" for t in FUZZ_TARGETS)
+    if smokes != want:
+        raise BenchError(f"fuzz: {FUZZ_BUILD} has fuzz tests {smokes}, "
+                         f"expected {want} (configured without "
+                         f"CC={FUZZ_CC}? remove it)")
+    run_logged(["meson", "compile", "-C", str(FUZZ_BUILD), *FUZZ_TARGETS],
+               log, "meson compile build-fuzz", timeout=1800)
+    return _meson_results(FUZZ_BUILD, ["--suite", "fuzz"])
 
 
 FIXTURES = paths.REPO / "fixtures"

@@ -1,7 +1,7 @@
 """`ndisbench test`: the project's test command (README.md, .ci/run).
 
-Stages, fastest first: Python unit tests, C unit tests, the fixtures' own
-tests, the device-model qtests, the e2e matrix, a few cells through
+Stages, fastest first: Python unit tests, C unit tests, short libFuzzer
+runs (clang), the fixtures' own tests, the device-model qtests, the e2e matrix, a few cells through
 `run --wrapper-src` with a copy of wrapper/, and the faulty-air rows.
 Each stage counts its own passes and failures; a stage that cannot run at
 all counts as one failure. The last line is the combined `N passed, N
@@ -18,7 +18,7 @@ from . import checks as chk
 from . import devices, paths, report, runner
 from .cache import Cache
 from .errors import BenchError
-from .hostbuild import fixture_tests, meson_tests
+from .hostbuild import fixture_tests, fuzz_tests, meson_tests
 from .progress import say
 
 UNIT_DIR = paths.REPO / "tests" / "unit"
@@ -111,6 +111,8 @@ def run_tests(matrix: Callable[[], runner.Matrix],
         stage("unit", "Python unit tests (tests/unit)", python_unit),
         stage("unit-c", "C unit tests (tests/unit/c)",
               lambda: meson_tests("unit-c")),
+        stage("fuzz", "libFuzzer smoke runs (tests/fuzz: PE loader, INF "
+                      "parser, ioctl validators)", fuzz_tests),
         stage("fixtures", "fixture drivers (imports, host simulator)",
               fixture_tests),
         stage("qtest", "device-model qtests (tests/qtest)", device_qtests),

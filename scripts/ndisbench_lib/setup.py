@@ -21,6 +21,8 @@ PACKAGES = (
     "meson", "ninja-build", "python3",
     # Debian source packages (QEMU's sources with Debian's patches)
     "dpkg-dev",
+    # tests/fuzz: the libFuzzer targets (clang; libclang_rt.fuzzer)
+    "clang", "libclang-rt-14-dev",
     # fixtures/: the Windows NDIS fixture drivers (PE32+, mingw-w64)
     "gcc-mingw-w64-x86-64", "binutils-mingw-w64-x86-64",
     # report.html (htmlreport.py): a unit test renders it in headless Chromium

@@ -473,10 +473,16 @@ class ConditionalImportsTest(unittest.TestCase):
         self.assertEqual(len(debug), len(plain) + 2)
 
 
-class DevnodeTest(unittest.TestCase):
-    """/dev/ndiswrapper is root only: a world-openable node fails load."""
+class DevnodeLog:
+    """A load-check verdict on an agent log with the devnode facts."""
 
-    def judge(self, errno):
+    def judge(self, errno, ioctls=None, kmsg=""):
+        """ioctls: the agent's `ioctl` facts (default: every case answered
+        as the wrapper must); kmsg: a kernel line logged meanwhile."""
+        if ioctls is None:
+            ioctls = dict(checks.IOCTL_EXPECTED)
+        facts = "".join(f"# ioctl: {case} errno={name}\r\n"
+                        for case, name in ioctls.items())
         log = agent_log([{"module": "ndisbench_control", "before": 0,
                           "errno": 0, "after": 12288, "taint": "OE"},
                          {"module": "ndiswrapper", "before": 12288,
@@ -486,10 +492,15 @@ class DevnodeTest(unittest.TestCase):
         log = log.replace("# module_taint: OE\r\n# kmsg: ndiswrapper",
                           f"# module_taint: OE\r\n"
                           f"# devnode_unprivileged_errno: {errno}\r\n"
+                          f"{facts}{kmsg}"
                           f"# kmsg: ndiswrapper")
         return checks.judge("load", EXP.policies["2.6.25-rc4"], EXP,
                             ktap.parse(log), ["control", "ndiswrapper"],
                             12288)
+
+
+class DevnodeTest(DevnodeLog, unittest.TestCase):
+    """/dev/ndiswrapper is root only: a world-openable node fails load."""
 
     def test_refused_open_passes(self):
         self.assertEqual(self.judge(13).status, "pass")
@@ -498,6 +509,44 @@ class DevnodeTest(unittest.TestCase):
         verdict = self.judge(0)
         self.assertEqual(verdict.status, "FAIL")
         self.assertIn("non-root open of /dev/ndiswrapper", verdict.summary)
+
+
+class IoctlTest(DevnodeLog, unittest.TestCase):
+    """The malformed messages to /dev/ndiswrapper (guest/agent/devnode.c):
+    each must be refused with its exact errno."""
+
+    def test_accepted_message_fails(self):
+        ioctls = dict(checks.IOCTL_EXPECTED, load_sys_size_over_max="0")
+        verdict = self.judge(13, ioctls)
+        self.assertEqual(verdict.status, "FAIL")
+        self.assertEqual(verdict.summary,
+                         "ioctl load_sys_size_over_max on /dev/ndiswrapper: "
+                         "expected 'errno=EFBIG', got 'errno=0'")
+
+    def test_wrong_errno_fails(self):
+        # a size check gone: the message reaches the request lookup
+        ioctls = dict(checks.IOCTL_EXPECTED, load_sys_size_0="ESRCH")
+        self.assertEqual(self.judge(13, ioctls).status, "FAIL")
+
+    def test_missing_case_fails(self):
+        ioctls = dict(checks.IOCTL_EXPECTED)
+        del ioctls["unprivileged"]
+        verdict = self.judge(13, ioctls)
+        self.assertEqual(verdict.status, "FAIL")
+        self.assertIn("got 'missing'", verdict.summary)
+
+    def test_unknown_case_fails(self):
+        ioctls = dict(checks.IOCTL_EXPECTED, open="EACCES")
+        self.assertIn("unexpected case open",
+                      self.judge(13, ioctls).summary)
+
+    def test_oops_while_probing_fails(self):
+        verdict = self.judge(13, kmsg="# kmsg: BUG: unable to handle page "
+                                      "fault for address: 0000000000000010"
+                                      "\r\n")
+        self.assertEqual(verdict.status, "FAIL")
+        self.assertIn("kernel log while /dev/ndiswrapper was probed",
+                      verdict.summary)
 
 
 class UdpJudgeTest(unittest.TestCase):

@@ -15,13 +15,13 @@
  *
  * A missing helper means "no drivers configured", not an error. Both
  * ioctls come from root only and every length, count and string is
- * checked before use.
+ * checked before use, by the validators shared with the host
+ * (wrapper/loader/msg.c, which the ioctl fuzzer runs).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
-#include <linux/ctype.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
@@ -33,6 +33,8 @@
 #include <linux/umh.h>
 
 #include "ndiswrapper.h"
+
+#include "../loader/msg.c"
 
 #define NDIS_MAX_DEVICES	64
 
@@ -70,29 +72,11 @@ static int ndis_run_helper(char **argv)
 	return ret;
 }
 
-/* A driver name is a path component for the helper: keep it plain. */
-static bool ndis_valid_name(const char *name, size_t size)
+/* A message the validators refused: say why (root sent it). */
+static int ndis_refused(const char *ioctl, const char *why, int err)
 {
-	size_t len = strnlen(name, size);
-	size_t i;
-
-	if (len == 0 || len == size || name[0] == '.')
-		return false;
-	for (i = 0; i < len; i++)
-		if (!isalnum(name[i]) && !strchr("._-", name[i]))
-			return false;
-	return true;
-}
-
-static int ndis_check_id(const struct ndis_device_id *id)
-{
-	if (id->abi_version != NDIS_LOADER_ABI_VERSION)
-		return -EPROTO;
-	if (id->bus != NDIS_BUS_PCI && id->bus != NDIS_BUS_USB)
-		return -EINVAL;
-	if (!ndis_valid_name(id->driver, sizeof(id->driver)))
-		return -EINVAL;
-	return 0;
+	pr_info_ratelimited("%s refused: %s (%d)\n", ioctl, why, err);
+	return err;
 }
 
 static bool ndis_same_device(const struct ndis_device_id *a,
@@ -106,6 +90,7 @@ static bool ndis_same_device(const struct ndis_device_id *a,
 static long ndis_ioctl_add_device(void __user *arg)
 {
 	struct ndis_dev_entry *entry, *e;
+	const char *why;
 	int err;
 
 	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
@@ -115,9 +100,11 @@ static long ndis_ioctl_add_device(void __user *arg)
 		err = -EFAULT;
 		goto err_free;
 	}
-	err = ndis_check_id(&entry->id);
-	if (err)
+	err = ndis_msg_check_id(&entry->id, &why);
+	if (err) {
+		ndis_refused("NDIS_IOCTL_ADD_DEVICE", why, err);
 		goto err_free;
+	}
 
 	mutex_lock(&ndis_loader_lock);
 	list_for_each_entry(e, &ndis_devices, list) {
@@ -144,14 +131,16 @@ err_free:
 	return err;
 }
 
-/* Copies and checks the settings: every name and value NUL-terminated. */
+/*
+ * Copies and checks the settings (every name and value NUL-terminated) of
+ * a request that passed ndis_msg_check_load (num_settings in bounds).
+ */
 static int ndis_copy_settings(struct ndis_load_req *req,
 			      const struct ndis_load_driver *ld)
 {
-	u32 i;
+	const char *why;
+	int err;
 
-	if (ld->num_settings > NDIS_MAX_SETTINGS)
-		return -E2BIG;
 	req->num_settings = ld->num_settings;
 	if (!ld->num_settings)
 		return 0;
@@ -164,24 +153,16 @@ static int ndis_copy_settings(struct ndis_load_req *req,
 		req->settings = NULL;
 		return err;
 	}
-	for (i = 0; i < ld->num_settings; i++) {
-		const struct ndis_setting *s = &req->settings[i];
-
-		if (!strnlen(s->name, sizeof(s->name)) ||
-		    strnlen(s->name, sizeof(s->name)) == sizeof(s->name) ||
-		    strnlen(s->value, sizeof(s->value)) == sizeof(s->value))
-			return -EINVAL;
-	}
+	err = ndis_msg_check_settings(req->settings, ld->num_settings, &why);
+	if (err)
+		return ndis_refused("NDIS_IOCTL_LOAD_DRIVER", why, err);
 	return 0;
 }
 
+/* The image of a request that passed ndis_msg_check_load. */
 static int ndis_copy_image(struct ndis_load_req *req,
 			   const struct ndis_load_driver *ld)
 {
-	if (!ld->sys_size || ld->sys_size > NDIS_MAX_SYS_SIZE)
-		return -EFBIG;
-	if (!ndis_valid_name(ld->sys_name, sizeof(ld->sys_name)))
-		return -EINVAL;
 	req->sys_data = vmemdup_user(u64_to_user_ptr(ld->sys_data),
 				     ld->sys_size);
 	if (IS_ERR(req->sys_data)) {
@@ -212,17 +193,18 @@ static long ndis_ioctl_load_driver(void __user *arg)
 {
 	struct ndis_load_driver *ld;
 	struct ndis_load_req *req;
+	const char *why;
 	int err;
 
 	ld = memdup_user(arg, sizeof(*ld));
 	if (IS_ERR(ld))
 		return PTR_ERR(ld);
-	err = -EPROTO;
-	if (ld->abi_version != NDIS_LOADER_ABI_VERSION)
+	/* Every fixed field first, whether or not anybody asked. */
+	err = ndis_msg_check_load(ld, &why);
+	if (err) {
+		ndis_refused("NDIS_IOCTL_LOAD_DRIVER", why, err);
 		goto out_free;
-	err = ndis_check_id(&ld->id);
-	if (err)
-		goto out_free;
+	}
 
 	mutex_lock(&ndis_loader_lock);
 	req = ndis_pending(&ld->id);
