@@ -11,10 +11,12 @@ two ping each other through the AP's intra-BSS relay; the host judges the
 `peer` check of each side (checks.judge_peer) with the other checks of the
 cell as a run does (runner.judge_cell).
 
-Results: out/pair-<stamp>/ with a cell folder per guest (serial.log,
+Results: out/pairs/<stamp>/ with a cell folder per guest (serial.log,
 ktap.txt, air.pcap.gz), results.json and the usual renderings (the rows
 are `A:<device>/<wrapper>` and `B:...`), and pair.json (the port, the
-addresses, when B started, both sides' RTTs).
+addresses, when B started, both sides' RTTs). One level down, so that
+`report latest` and `compare` (every out/* with a results.json, sorted by
+name) keep seeing only the matrix runs; `report out/pairs/<stamp>` works.
 """
 import dataclasses
 import datetime
@@ -114,10 +116,13 @@ def pick(label: str) -> Device:
     return device
 
 
+PAIRS_DIR = "pairs"
+
+
 def new_pair_dir(out: pathlib.Path) -> pathlib.Path:
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     for n in range(100):
-        run_dir = out / (f"pair-{stamp}" if n == 0 else f"pair-{stamp}-{n}")
+        run_dir = out / PAIRS_DIR / (stamp if n == 0 else f"{stamp}-{n}")
         try:
             run_dir.mkdir(parents=True)
             return run_dir

@@ -8,7 +8,7 @@ import tempfile
 import unittest
 
 from helpers import agent_log  # noqa: F401  (sets the import path)
-from ndisbench_lib import checks, devices, kernels, ktap, pair
+from ndisbench_lib import checks, compare, devices, kernels, ktap, pair
 from ndisbench_lib.errors import BenchError
 
 EXP = kernels.load_expectations()
@@ -119,6 +119,17 @@ class PairArgsTest(unittest.TestCase):
         self.assertEqual(
             pair.side_checks(devices.DEVICES["bcm43xx/ndiswrapper"]),
             ["load", "install", "bind", "associate", "dhcp", "peer"])
+
+    def test_pair_folders_stay_out_of_latest(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = pathlib.Path(tmp)
+            run = out / "20261203-100000"
+            run.mkdir()
+            (run / "results.json").write_text("{}")
+            folder = pair.new_pair_dir(out)
+            (folder / "results.json").write_text("{}")
+            self.assertEqual(folder.parent, out / "pairs")
+            self.assertEqual(compare.run_dirs(out), [run])
 
     def test_free_port(self):
         self.assertTrue(1 <= pair.free_udp_port() <= 65535)
