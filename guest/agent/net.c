@@ -55,6 +55,7 @@
 #define PEER_PINGS         10       /* default count of ndisbench.peer= */
 #define PEER_PINGS_MAX     1000
 #define PEER_WAIT_MS       120000   /* for the peer to answer, to ping us */
+#define PEER_QUIET_MS      (2 * PING_TIMEOUT_MS)   /* the peer is done */
 #define SNMP_PATH          "/proc/net/snmp"
 
 /*
@@ -847,8 +848,9 @@ static long long icmp_in_echos(void)
  * The other guest on the air (through the AP's relay): wait, bounded,
  * for its first answer (it may still be booting), ping it peer_count
  * times, then wait, bounded, until it has pinged us as often (InEchos:
- * only the peer sends this guest echo requests), so that neither guest
- * powers off while the other still needs it. Facts only.
+ * only the peer sends this guest echo requests) and then stopped (no echo
+ * request for PEER_QUIET_MS), so that neither guest powers off while the
+ * other still needs it. Facts only.
  */
 static bool test_peer(const struct net_opts *opts, int number)
 {
@@ -888,12 +890,29 @@ static bool test_peer(const struct net_opts *opts, int number)
            in_echos < (long long)opts->peer_count &&
            monotonic_us() - start < limit)
         usleep(50000);
-    say("# in_echos: %lld", in_echos);
-    if (in_echos >= (long long)opts->peer_count)
-        say("# peer_pinged_ms: %lld", (monotonic_us() - start) / 1000);
-    else
+    if (in_echos >= (long long)opts->peer_count) {
+        long long last = monotonic_us(), seen = in_echos, now;
+
+        say("# peer_pinged_ms: %lld", (last - start) / 1000);
+        /*
+         * The count includes the peer's settle pings, so it may be one
+         * counted echo short of done: stay until it has been quiet for
+         * longer than one echo's timeout.
+         */
+        while ((now = monotonic_us()) - last < PEER_QUIET_MS * 1000LL &&
+               now - start < limit) {
+            usleep(50000);
+            in_echos = icmp_in_echos();
+            if (in_echos != seen) {
+                seen = in_echos;
+                last = monotonic_us();
+            }
+        }
+    } else {
         say("# error: %s sent %lld echo requests within %d ms, not %u",
             opts->peer, in_echos, SLOW(PEER_WAIT_MS), opts->peer_count);
+    }
+    say("# in_echos: %lld", in_echos);
     ok = received == opts->peer_count &&
          in_echos >= (long long)opts->peer_count;
 out:

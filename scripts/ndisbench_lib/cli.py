@@ -174,8 +174,9 @@ def cmd_pair(args: argparse.Namespace) -> int:
     result = pair.run(kernel, exp, Cache(paths.cache_root()), args.out,
                       args.a, args.b, args.timeout, args.accel)
     sys.stdout.write("\n" + report.matrix(result) + "\n")
+    folder = args.out / pair.PAIRS_DIR / result.run_id
     say("pair", f"{report.summary_line(result)}; see "
-                f"{args.out / result.run_id / 'summary.md'} and pair.json")
+                f"{folder / 'summary.md'} and pair.json")
     return 0 if result.ok else 1
 
 
