@@ -54,7 +54,7 @@
 #define SETTLE_PINGS       20       /* at most, one second each */
 #define PEER_PINGS         10       /* default count of ndisbench.peer= */
 #define PEER_PINGS_MAX     1000
-#define PEER_WAIT_MS       120000   /* for the peer to answer, to ping us */
+#define PEER_WAIT_MS       240000   /* for the peer to answer, to ping us */
 #define PEER_QUIET_MS      (2 * PING_TIMEOUT_MS)   /* the peer is done */
 #define SNMP_PATH          "/proc/net/snmp"
 
