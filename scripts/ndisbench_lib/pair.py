@@ -26,7 +26,7 @@ import re
 import socket
 import threading
 import time
-from typing import Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence
 
 from . import air, capture, guest, ktap, report, runner
 from . import checks as chk
@@ -152,7 +152,8 @@ def boot_pair(sides: Sequence[Side], timeout: float) -> None:
             return "A's dhcp result is in: starting B"
         return None
 
-    def run(side: Side, on_line=None) -> None:
+    def run(side: Side, on_line: Optional[Callable[[str], Optional[str]]]
+            = None) -> None:
         side.started = round(time.monotonic() - start, 2)
         say("pair", f"{side.name}: {side.device.label} booting "
                     f"(+{fmt_secs(side.started)})")
