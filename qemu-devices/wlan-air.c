@@ -7,6 +7,7 @@
  *
  *   -object wlan-air,id=air0[,pcap=FILE][,drop=N][,corrupt=N]
  *           [,duplicate=N][,delay-us=US][,jitter-us=US][,seed=S]
+ *           [,link-listen=PORT | ,link-connect=PORT]
  *
  * wlan_air_transmit() copies a frame into a bounded queue; a bottom half
  * hands it to every other radio tuned to the sender's channel, with the
@@ -35,6 +36,25 @@
  * The air is an object, not a device: it has no guest-visible state and
  * no migration state (vmstate) of its own. Frames still queued when a VM
  * is saved are lost, as they would be on a real medium.
+ *
+ * A link joins two airs (two QEMUs, or two airs of one QEMU) into one
+ * medium over UDP on 127.0.0.1 (loopback only): one air has
+ * link-listen=PORT (binds 127.0.0.1:PORT, answers whoever last sent it a
+ * valid datagram), the other link-connect=PORT (binds an ephemeral port,
+ * connected to PORT, so the kernel drops datagrams from anyone else; it
+ * says hello when created so the listener learns its address at once).
+ * Every frame a local radio transmitted is sent over the link when it is
+ * delivered here (after this air's faults: a lost frame is lost for both
+ * sides, a corrupted one arrives corrupted, with the sender's FCS), and
+ * the other air hands it to its radios as if it had been transmitted
+ * there, on the same channel, with the sender's rssi and FCS, as soon as
+ * it arrives (the two virtual clocks are independent). Frames that came
+ * from the link are never sent back (no loops) and meet no fault of this
+ * air: each frame meets the faults of the air it was transmitted on,
+ * once. Every datagram is validated (magic, version, type, channel,
+ * length against the datagram's size); a bad one is counted (link-bad)
+ * and traced, never trusted. Counters: link-tx, link-rx, link-bad,
+ * link-lost (not sent: no peer known yet, or the socket refused it).
  */
 
 #include "qemu/osdep.h"
@@ -43,6 +63,7 @@
 #include "qapi/visitor.h"
 #include "qemu/main-loop.h"
 #include "qemu/module.h"
+#include "qemu/sockets.h"
 #include "qemu/timer.h"
 #include "qom/object_interfaces.h"
 #include "wlan-air.h"
@@ -57,12 +78,35 @@
 #define WLAN_FC1_RETRY      0x08
 #define WLAN_HDR_LEN        24
 
+/*
+ * The link: one frame (or a hello) per UDP datagram, a 16-byte header in
+ * network byte order, then the 802.11 frame without FCS.
+ */
+#define WLAN_LINK_MAGIC     0x4e42414cu     /* "NBAL" */
+#define WLAN_LINK_VERSION   1
+#define WLAN_LINK_FRAME     0
+#define WLAN_LINK_HELLO     1
+
+typedef struct QEMU_PACKED WlanLinkHeader {
+    uint32_t magic;
+    uint8_t version;
+    uint8_t type;
+    uint8_t channel;            /* 1..14 (0 in a hello) */
+    int8_t rssi_dbm;
+    uint16_t len;               /* bytes after the header */
+    uint16_t reserved;          /* 0 */
+    uint32_t fcs;               /* as the sender computed it */
+} WlanLinkHeader;
+
+#define WLAN_LINK_DGRAM_MAX (sizeof(WlanLinkHeader) + WLAN_MAX_FRAME)
+
 /* pcap: LINKTYPE_IEEE802_11_RADIOTAP */
 #define WLAN_AIR_PCAP_MAGIC     0xa1b2c3d4
 #define WLAN_AIR_PCAP_LINKTYPE  127
 
 typedef struct WlanAirFrame {
     WlanRadio *sender;          /* NULL once the sender has detached */
+    bool from_link;             /* transmitted on the other air */
     uint8_t channel;
     int rssi_dbm;
     uint32_t fcs;               /* as the sender computed it */
@@ -101,6 +145,17 @@ struct WlanAir {
     uint64_t corrupted;
     uint64_t duplicated;
     uint64_t delayed;
+
+    /* The link to another air (see the top of this file) */
+    uint16_t link_listen;       /* port to bind, or 0 */
+    uint16_t link_connect;      /* port to send to, or 0 */
+    int link_fd;                /* -1: no link */
+    struct sockaddr_in link_peer;
+    bool link_peer_known;
+    uint64_t link_tx;
+    uint64_t link_rx;
+    uint64_t link_bad;
+    uint64_t link_lost;
 };
 
 /* A fault setting: a uint32 property with a range. */
@@ -136,10 +191,14 @@ typedef struct QEMU_PACKED WlanAirRadiotap {
     uint16_t freq;
     uint16_t chan_flags;
     int8_t signal_dbm;
+    uint8_t antenna;            /* only in frames from the link */
 } WlanAirRadiotap;
 
 #define WLAN_AIR_RT_CHANNEL     (1u << 3)
 #define WLAN_AIR_RT_DBM_SIGNAL  (1u << 5)
+#define WLAN_AIR_RT_ANTENNA     (1u << 11)
+/* Antenna 1 in the capture: the frame arrived over the link. */
+#define WLAN_AIR_RT_LINK_ANTENNA 1
 #define WLAN_AIR_RT_CHAN_2GHZ   0x0080
 
 static uint16_t wlan_air_channel_freq(uint8_t channel)
@@ -147,25 +206,32 @@ static uint16_t wlan_air_channel_freq(uint8_t channel)
     return channel == 14 ? 2484 : 2407 + 5 * channel;
 }
 
+/*
+ * Local frames as sent (channel, signal); frames from the link as they
+ * arrived, with antenna 1 added (rt_len 14 instead of 13).
+ */
 static void wlan_air_pcap_write(WlanAir *air, const WlanAirFrame *f)
 {
     int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    size_t rt_len = sizeof(WlanAirRadiotap) - (f->from_link ? 0 : 1);
     WlanAirRadiotap rt = {
-        .len = cpu_to_le16(sizeof(WlanAirRadiotap)),
-        .present = cpu_to_le32(WLAN_AIR_RT_CHANNEL | WLAN_AIR_RT_DBM_SIGNAL),
+        .len = cpu_to_le16(rt_len),
+        .present = cpu_to_le32(WLAN_AIR_RT_CHANNEL | WLAN_AIR_RT_DBM_SIGNAL |
+                               (f->from_link ? WLAN_AIR_RT_ANTENNA : 0)),
         .freq = cpu_to_le16(wlan_air_channel_freq(f->channel)),
         .chan_flags = cpu_to_le16(WLAN_AIR_RT_CHAN_2GHZ),
         .signal_dbm = MAX(-128, MIN(127, f->rssi_dbm)),
+        .antenna = WLAN_AIR_RT_LINK_ANTENNA,
     };
     uint32_t rec[4] = {
         now / NANOSECONDS_PER_SECOND,
         (now % NANOSECONDS_PER_SECOND) / 1000,
-        sizeof(rt) + f->len,
-        sizeof(rt) + f->len,
+        rt_len + f->len,
+        rt_len + f->len,
     };
 
     if (fwrite(rec, sizeof(rec), 1, air->pcap) != 1 ||
-        fwrite(&rt, sizeof(rt), 1, air->pcap) != 1 ||
+        fwrite(&rt, rt_len, 1, air->pcap) != 1 ||
         fwrite(f->data, f->len, 1, air->pcap) != 1 ||
         fflush(air->pcap) != 0) {
         trace_wlan_air_pcap_error(air->pcap_path, errno);
@@ -189,16 +255,60 @@ static uint64_t wlan_air_rand(WlanAir *air)
     return z ^ (z >> 31);
 }
 
+/* A local frame, as this air delivers it, to the other air. */
+static void wlan_air_link_send(WlanAir *air, const WlanAirFrame *f)
+{
+    uint8_t buf[WLAN_LINK_DGRAM_MAX];
+    WlanLinkHeader *h = (WlanLinkHeader *)buf;
+    ssize_t n;
+
+    if (air->link_fd < 0 || f->from_link) {
+        return;
+    }
+    if (!air->link_peer_known) {
+        air->link_lost++;
+        trace_wlan_air_link_lost(f->len, "no peer yet");
+        return;
+    }
+    assert(f->len <= WLAN_MAX_FRAME);
+    h->magic = cpu_to_be32(WLAN_LINK_MAGIC);
+    h->version = WLAN_LINK_VERSION;
+    h->type = WLAN_LINK_FRAME;
+    h->channel = f->channel;
+    h->rssi_dbm = MAX(-128, MIN(127, f->rssi_dbm));
+    h->len = cpu_to_be16(f->len);
+    h->reserved = 0;
+    h->fcs = cpu_to_be32(f->fcs);
+    memcpy(buf + sizeof(*h), f->data, f->len);
+    do {
+        n = sendto(air->link_fd, buf, sizeof(*h) + f->len, 0,
+                   (struct sockaddr *)&air->link_peer,
+                   sizeof(air->link_peer));
+    } while (n < 0 && errno == EINTR);
+    if (n != (ssize_t)(sizeof(*h) + f->len)) {
+        /* ECONNREFUSED: nobody listens (yet); EAGAIN: the peer is slow */
+        air->link_lost++;
+        trace_wlan_air_link_lost(f->len, n < 0 ? strerror(errno) :
+                                 "short send");
+        return;
+    }
+    air->link_tx++;
+    trace_wlan_air_link_tx(f->len, f->channel);
+}
+
 static void wlan_air_deliver(WlanAir *air, WlanAirFrame *f)
 {
     WlanRadio *radio, *next;
+
+    wlan_air_link_send(air, f);
 
     QTAILQ_FOREACH_SAFE(radio, &air->radios, link, next) {
         if (radio == f->sender || radio->channel != f->channel ||
             !radio->receive) {
             continue;
         }
-        trace_wlan_air_deliver(radio->name, f->len, f->channel, f->rssi_dbm);
+        trace_wlan_air_deliver(radio->name, f->len, f->channel, f->rssi_dbm,
+                               f->from_link);
         radio->receive(radio, f->data, f->len, f->fcs, f->rssi_dbm);
     }
 }
@@ -277,6 +387,7 @@ static WlanAirFrame *wlan_air_enqueue(WlanAir *air, WlanRadio *radio,
     }
     f = g_malloc(sizeof(*f) + len);
     f->sender = radio;
+    f->from_link = false;
     f->channel = radio->channel;
     f->rssi_dbm = radio->rssi_dbm;
     f->len = len;
@@ -390,6 +501,209 @@ void wlan_air_transmit(WlanRadio *radio, const uint8_t *frame, size_t len)
     qemu_bh_schedule(air->bh);
 }
 
+/* -- the link ------------------------------------------------------------ */
+
+static void wlan_air_link_bad(WlanAir *air, const char *why, size_t len)
+{
+    air->link_bad++;
+    trace_wlan_air_link_bad(why, len);
+}
+
+/* A frame from the other air: deliver it here, as if sent here. */
+static void wlan_air_link_frame(WlanAir *air, const WlanLinkHeader *h,
+                                const uint8_t *data, size_t len)
+{
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    WlanAirFrame *f;
+
+    if (air->queued >= WLAN_AIR_QUEUE_MAX) {
+        air->dropped++;
+        trace_wlan_air_drop("link", len, "queue full");
+        return;
+    }
+    f = g_malloc(sizeof(*f) + len);
+    f->sender = NULL;
+    f->from_link = true;
+    f->channel = h->channel;
+    f->rssi_dbm = h->rssi_dbm;
+    f->fcs = be32_to_cpu(h->fcs);
+    f->len = len;
+    memcpy(f->data, data, len);
+    /* First in, first out with the local frames: never overtake one. */
+    f->due_ns = MAX(now, air->last_due_ns);
+    QSIMPLEQ_INSERT_TAIL(&air->queue, f, next);
+    air->queued++;
+    air->link_rx++;
+    trace_wlan_air_link_rx(len, f->channel);
+    if (air->pcap) {
+        wlan_air_pcap_write(air, f);
+    }
+    qemu_bh_schedule(air->bh);
+}
+
+/*
+ * One datagram from the link. Nothing in it is trusted: the size read is
+ * the only length used, the header must match it exactly.
+ */
+static void wlan_air_link_read(void *opaque)
+{
+    WlanAir *air = opaque;
+    uint8_t buf[WLAN_LINK_DGRAM_MAX + 1];
+    const WlanLinkHeader *h = (const WlanLinkHeader *)buf;
+    struct sockaddr_in from;
+    socklen_t fromlen = sizeof(from);
+    size_t len;
+    ssize_t n;
+
+    n = recvfrom(air->link_fd, buf, sizeof(buf), 0, (struct sockaddr *)&from,
+                 &fromlen);
+    if (n < 0) {
+        /* EAGAIN, EINTR; ECONNREFUSED after a send nobody received */
+        return;
+    }
+    if ((size_t)n < sizeof(*h)) {
+        wlan_air_link_bad(air, "shorter than the header", n);
+        return;
+    }
+    if (be32_to_cpu(h->magic) != WLAN_LINK_MAGIC) {
+        wlan_air_link_bad(air, "bad magic", n);
+        return;
+    }
+    if (h->version != WLAN_LINK_VERSION) {
+        wlan_air_link_bad(air, "unknown version", h->version);
+        return;
+    }
+    if (h->reserved != 0) {
+        wlan_air_link_bad(air, "reserved field set", n);
+        return;
+    }
+    len = be16_to_cpu(h->len);
+    if (len != (size_t)n - sizeof(*h)) {
+        wlan_air_link_bad(air, "length does not match the datagram", len);
+        return;
+    }
+    switch (h->type) {
+    case WLAN_LINK_HELLO:
+        if (len != 0) {
+            wlan_air_link_bad(air, "hello with a body", len);
+            return;
+        }
+        break;
+    case WLAN_LINK_FRAME:
+        if (len == 0 || len > WLAN_MAX_FRAME) {
+            wlan_air_link_bad(air, "bad frame length", len);
+            return;
+        }
+        if (h->channel < 1 || h->channel > 14) {
+            wlan_air_link_bad(air, "bad channel", h->channel);
+            return;
+        }
+        break;
+    default:
+        wlan_air_link_bad(air, "unknown type", h->type);
+        return;
+    }
+    if (air->link_listen && fromlen == sizeof(from) &&
+        from.sin_family == AF_INET &&
+        (!air->link_peer_known ||
+         memcmp(&from, &air->link_peer, sizeof(from)))) {
+        /* The listener answers whoever sent the last valid datagram. */
+        air->link_peer = from;
+        air->link_peer_known = true;
+        trace_wlan_air_link_peer(ntohs(from.sin_port));
+    }
+    if (h->type == WLAN_LINK_FRAME) {
+        wlan_air_link_frame(air, h, buf + sizeof(*h), len);
+    }
+}
+
+static bool wlan_air_link_open(WlanAir *air, Error **errp)
+{
+    struct sockaddr_in local = {
+        .sin_family = AF_INET,
+        .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+        .sin_port = htons(air->link_listen),
+    };
+    WlanLinkHeader hello = {
+        .magic = cpu_to_be32(WLAN_LINK_MAGIC),
+        .version = WLAN_LINK_VERSION,
+        .type = WLAN_LINK_HELLO,
+    };
+    const char *what = air->link_listen ? "link-listen" : "link-connect";
+    uint16_t port = air->link_listen ? air->link_listen : air->link_connect;
+    int fd;
+
+    if (air->link_listen && air->link_connect) {
+        error_setg(errp, "wlan-air: link-listen and link-connect exclude "
+                   "each other (one air listens, the other connects)");
+        return false;
+    }
+    fd = qemu_socket(AF_INET, SOCK_DGRAM, 0);
+    if (fd < 0) {
+        error_setg_errno(errp, errno, "wlan-air: %s=%u: cannot create a UDP "
+                         "socket", what, port);
+        return false;
+    }
+    if (bind(fd, (struct sockaddr *)&local, sizeof(local)) < 0) {
+        error_setg_errno(errp, errno, "wlan-air: %s=%u: cannot bind "
+                         "127.0.0.1:%u", what, port, air->link_listen);
+        close(fd);
+        return false;
+    }
+    if (air->link_connect) {
+        air->link_peer = local;
+        air->link_peer.sin_port = htons(air->link_connect);
+        if (connect(fd, (struct sockaddr *)&air->link_peer,
+                    sizeof(air->link_peer)) < 0) {
+            error_setg_errno(errp, errno, "wlan-air: link-connect=%u: "
+                             "cannot connect to 127.0.0.1:%u", port, port);
+            close(fd);
+            return false;
+        }
+        air->link_peer_known = true;
+    }
+    qemu_socket_set_nonblock(fd);
+    air->link_fd = fd;
+    qemu_set_fd_handler(fd, wlan_air_link_read, NULL, air);
+    trace_wlan_air_link_open(what, port);
+    if (air->link_connect &&
+        send(fd, &hello, sizeof(hello), 0) != sizeof(hello)) {
+        /* Nobody listens yet: the first frame will introduce us. */
+        trace_wlan_air_link_lost(0, "hello not sent");
+    }
+    return true;
+}
+
+static void wlan_air_get_port(Object *obj, Visitor *v, const char *name,
+                              void *opaque, Error **errp)
+{
+    uint16_t value = *(uint16_t *)((char *)obj + (size_t)opaque);
+
+    visit_type_uint16(v, name, &value, errp);
+}
+
+static void wlan_air_set_port(Object *obj, Visitor *v, const char *name,
+                              void *opaque, Error **errp)
+{
+    WlanAir *air = WLAN_AIR(obj);
+    uint16_t value;
+
+    if (air->timer) {
+        error_setg(errp, "wlan-air: %s cannot be changed once the air "
+                   "exists", name);
+        return;
+    }
+    if (!visit_type_uint16(v, name, &value, errp)) {
+        return;
+    }
+    if (value == 0) {
+        error_setg(errp, "wlan-air: %s=0: a UDP port on 127.0.0.1 is "
+                   "needed (1 to 65535)", name);
+        return;
+    }
+    *(uint16_t *)((char *)obj + (size_t)opaque) = value;
+}
+
 WlanAir *wlan_air_find(const char *id, Error **errp)
 {
     Object *obj = object_resolve_path_component(object_get_objects_root(),
@@ -490,6 +804,10 @@ static void wlan_air_complete(UserCreatable *uc, Error **errp)
     };
 
     air->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, wlan_air_timer, air);
+    if ((air->link_listen || air->link_connect) &&
+        !wlan_air_link_open(air, errp)) {
+        return;
+    }
     if (!air->pcap_path) {
         return;
     }
@@ -519,6 +837,7 @@ static void wlan_air_init(Object *obj)
 
     QTAILQ_INIT(&air->radios);
     QSIMPLEQ_INIT(&air->queue);
+    air->link_fd = -1;
     air->bh = qemu_bh_new(wlan_air_bh, air);
     /* Read-only counters: qom-get air0 dropped */
     object_property_add_uint64_ptr(obj, "dropped", &air->dropped,
@@ -532,6 +851,14 @@ static void wlan_air_init(Object *obj)
     object_property_add_uint64_ptr(obj, "duplicated", &air->duplicated,
                                    OBJ_PROP_FLAG_READ);
     object_property_add_uint64_ptr(obj, "delayed", &air->delayed,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "link-tx", &air->link_tx,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "link-rx", &air->link_rx,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "link-bad", &air->link_bad,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "link-lost", &air->link_lost,
                                    OBJ_PROP_FLAG_READ);
 }
 
@@ -547,6 +874,10 @@ static void wlan_air_finalize(Object *obj)
      */
     QTAILQ_FOREACH_SAFE(radio, &air->radios, link, next_radio) {
         wlan_air_detach(radio);
+    }
+    if (air->link_fd >= 0) {
+        qemu_set_fd_handler(air->link_fd, NULL, NULL, NULL);
+        close(air->link_fd);
     }
     qemu_bh_delete(air->bh);
     if (air->timer) {
@@ -586,6 +917,16 @@ static void wlan_air_class_init(ObjectClass *oc, void *data)
                               wlan_air_set_seed, NULL, NULL);
     object_class_property_set_description(oc, "seed",
         "seed of the fault PRNG: the same seed, the same faults");
+    object_class_property_add(oc, "link-listen", "uint16", wlan_air_get_port,
+                              wlan_air_set_port, NULL,
+                              (void *)offsetof(WlanAir, link_listen));
+    object_class_property_set_description(oc, "link-listen",
+        "join the air of another QEMU: listen on UDP 127.0.0.1:PORT");
+    object_class_property_add(oc, "link-connect", "uint16",
+                              wlan_air_get_port, wlan_air_set_port, NULL,
+                              (void *)offsetof(WlanAir, link_connect));
+    object_class_property_set_description(oc, "link-connect",
+        "join the air of another QEMU: the one with link-listen=PORT");
 }
 
 static const TypeInfo wlan_air_info = {

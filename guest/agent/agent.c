@@ -62,6 +62,7 @@
 #define OPT_ROAM        "ndisbench.roam"
 #define OPT_SLOWDOWN    "ndisbench.slowdown"
 #define OPT_USB         "ndisbench.usb"
+#define OPT_PEER        "ndisbench.peer"
 
 /* The kernel's MODULE_NAME_LEN is 64 - sizeof(unsigned long). */
 #define MODULE_NAME_MAX 56
@@ -225,6 +226,8 @@ static int parse_cmdline(char *cmdline, struct agent_opts *opts)
                                                    &opts->net.ping_count);
         else if (strcmp(word, OPT_TCP) == 0)
             opts->net_opts_bad |= !net_parse_tcp(value, &opts->net);
+        else if (strcmp(word, OPT_PEER) == 0)
+            opts->net_opts_bad |= !net_parse_peer(value, &opts->net);
     }
     if (broken != NULL) {
         opts->broken = calloc(strlen(broken) / 2 + 1, sizeof(*opts->broken));

@@ -22,6 +22,8 @@ struct net_opts {
     unsigned int hotplug_port;  /* ndisbench.hotplug=<port>; 0: none */
     unsigned int udp_port;      /* ndisbench.udp=<port>:<ms>; 0: none */
     unsigned int udp_ms;
+    char peer[16];              /* ndisbench.peer=<ipv4>[:<count>]; "": none */
+    unsigned int peer_count;
 };
 
 /* One complete console line (newline added), drained before returning. */
@@ -39,6 +41,8 @@ bool net_parse_count(const char *value, unsigned int *count);
 bool net_parse_port(const char *value, unsigned int *port);
 /* Parse "<port>:<milliseconds>" (ndisbench.udp=); false if bad. */
 bool net_parse_udp(const char *value, struct net_opts *opts);
+/* Parse "<ipv4>[:<count>]" (ndisbench.peer=); false if bad. */
+bool net_parse_peer(const char *value, struct net_opts *opts);
 /* CLOCK_MONOTONIC in microseconds. */
 long long monotonic_us(void);
 /* Number of KTAP tests net_run_tests() prints for these options. */

@@ -54,6 +54,11 @@
 #define UDP_PAYLOAD        64
 #define ROAM_WAIT_MS       30000
 #define SETTLE_PINGS       20       /* at most, one second each */
+#define PEER_PINGS         10       /* default count of ndisbench.peer= */
+#define PEER_PINGS_MAX     1000
+#define PEER_WAIT_MS       240000   /* for the peer to answer, to ping us */
+#define PEER_QUIET_MS      (2 * PING_TIMEOUT_MS)   /* the peer is done */
+#define SNMP_PATH          "/proc/net/snmp"
 
 /*
  * Every wait scales with ndisbench.slowdown= (a kernel with slow debug
@@ -123,12 +128,36 @@ bool net_parse_tcp(const char *value, struct net_opts *opts)
     return true;
 }
 
+bool net_parse_peer(const char *value, struct net_opts *opts)
+{
+    const char *colon = value ? strchr(value, ':') : NULL;
+    size_t len = colon ? (size_t)(colon - value) : (value ? strlen(value)
+                                                          : 0);
+    char addr[sizeof(opts->peer)];
+    struct in_addr in;
+    unsigned int count = PEER_PINGS;
+
+    if (len == 0 || len >= sizeof(addr))
+        return false;
+    memcpy(addr, value, len);
+    addr[len] = '\0';
+    if (inet_pton(AF_INET, addr, &in) != 1)
+        return false;
+    if (colon != NULL && (!net_parse_count(colon + 1, &count) ||
+                          count == 0 || count > PEER_PINGS_MAX))
+        return false;
+    memcpy(opts->peer, addr, len + 1);
+    opts->peer_count = count;
+    return true;
+}
+
 int net_test_count(const struct net_opts *opts)
 {
     if (opts->ifname == NULL)
         return 0;
     return 3 + opts->scan + (opts->ping_count > 0) + (opts->tcp_port > 0) +
-           (opts->udp_port > 0) + (opts->hotplug_port > 0) + opts->roam;
+           (opts->udp_port > 0) + (opts->peer[0] != '\0') +
+           (opts->hotplug_port > 0) + opts->roam;
 }
 
 /* ---- helpers ---- */
@@ -522,7 +551,7 @@ static void ping_settle(void)
     close(fd);
 }
 
-static unsigned int ping_gateway(unsigned int count)
+static unsigned int ping_target(const char *target, unsigned int count)
 {
     struct sockaddr_in dst = { .sin_family = AF_INET };
     long long *rtt = calloc(count, sizeof(*rtt));
@@ -531,8 +560,8 @@ static unsigned int ping_gateway(unsigned int count)
     long long start = monotonic_us();
     int fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP);
 
-    inet_pton(AF_INET, GATEWAY, &dst.sin_addr);
-    say("# target: %s", GATEWAY);
+    inet_pton(AF_INET, target, &dst.sin_addr);
+    say("# target: %s", target);
     if (fd < 0 || rtt == NULL) {
         say("# error: raw socket: %s", strerror(errno));
         goto out;
@@ -558,6 +587,11 @@ out:
         close(fd);
     free(rtt);
     return received;
+}
+
+static unsigned int ping_gateway(unsigned int count)
+{
+    return ping_target(GATEWAY, count);
 }
 
 static bool test_ping(const struct net_opts *opts, int number)
@@ -790,6 +824,122 @@ out:
     return ok;
 }
 
+/* ---- two guests on one air: ping each other ---- */
+
+/* Icmp InEchos of /proc/net/snmp: echo requests received since boot. */
+static long long icmp_in_echos(void)
+{
+    char *text = read_file(SNMP_PATH);
+    char *names = NULL, *values = NULL, *line, *save = NULL;
+    long long result = -1;
+
+    if (text == NULL)
+        return -1;
+    for (line = strtok_r(text, "\n", &save); line != NULL;
+         line = strtok_r(NULL, "\n", &save)) {
+        if (strncmp(line, "Icmp: ", 6) != 0)
+            continue;
+        if (names == NULL) {
+            names = line;
+        } else {
+            values = line;
+            break;
+        }
+    }
+    if (names != NULL && values != NULL) {
+        char *ns = NULL, *vs = NULL;
+        char *name = strtok_r(names, " ", &ns);
+        char *value = strtok_r(values, " ", &vs);
+
+        while (name != NULL && value != NULL) {
+            if (strcmp(name, "InEchos") == 0) {
+                result = strtoll(value, NULL, 10);
+                break;
+            }
+            name = strtok_r(NULL, " ", &ns);
+            value = strtok_r(NULL, " ", &vs);
+        }
+    }
+    free(text);
+    return result;
+}
+
+/*
+ * The other guest on the air (through the AP's relay): wait, bounded,
+ * for its first answer (it may still be booting), ping it peer_count
+ * times, then wait, bounded, until it has pinged us as often (InEchos:
+ * only the peer sends this guest echo requests) and then stopped (no echo
+ * request for PEER_QUIET_MS), so that neither guest powers off while the
+ * other still needs it. Facts only.
+ */
+static bool test_peer(const struct net_opts *opts, int number)
+{
+    struct sockaddr_in dst = { .sin_family = AF_INET };
+    uint16_t id = (uint16_t)(getpid() + 2);
+    long long start = monotonic_us(), limit = SLOW(PEER_WAIT_MS) * 1000LL;
+    long long in_echos = icmp_in_echos(), rtt = -1;
+    unsigned int i, received = 0;
+    int fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP);
+    bool ok = false;
+
+    say("# peer: %s", opts->peer);
+    say("# in_echos_start: %lld", in_echos);
+    if (fd < 0) {
+        say("# error: raw socket: %s", strerror(errno));
+        goto out;
+    }
+    inet_pton(AF_INET, opts->peer, &dst.sin_addr);
+    for (i = 1; rtt < 0 && monotonic_us() - start < limit; i++) {
+        long long sent = monotonic_us();
+
+        rtt = ping_once(fd, &dst, id, (uint16_t)i);
+        if (rtt < 0 && monotonic_us() - sent < PING_TIMEOUT_MS * 1000LL)
+            usleep(PING_TIMEOUT_MS * 1000);  /* no route/ARP yet */
+    }
+    close(fd);
+    say("# settle_pings: %u", i - 1);
+    if (rtt < 0) {
+        say("# error: %s did not answer within %d ms", opts->peer,
+            SLOW(PEER_WAIT_MS));
+        goto out;
+    }
+    say("# peer_answered_ms: %lld", (monotonic_us() - start) / 1000);
+    received = ping_target(opts->peer, opts->peer_count);
+    start = monotonic_us();
+    while ((in_echos = icmp_in_echos()) >= 0 &&
+           in_echos < (long long)opts->peer_count &&
+           monotonic_us() - start < limit)
+        usleep(50000);
+    if (in_echos >= (long long)opts->peer_count) {
+        long long last = monotonic_us(), seen = in_echos, now;
+
+        say("# peer_pinged_ms: %lld", (last - start) / 1000);
+        /*
+         * The count includes the peer's settle pings, so it may be one
+         * counted echo short of done: stay until it has been quiet for
+         * longer than one echo's timeout.
+         */
+        while ((now = monotonic_us()) - last < PEER_QUIET_MS * 1000LL &&
+               now - start < limit) {
+            usleep(50000);
+            in_echos = icmp_in_echos();
+            if (in_echos != seen) {
+                seen = in_echos;
+                last = monotonic_us();
+            }
+        }
+    } else {
+        say("# error: %s sent %lld echo requests within %d ms, not %u",
+            opts->peer, in_echos, SLOW(PEER_WAIT_MS), opts->peer_count);
+    }
+    say("# in_echos: %lld", in_echos);
+    ok = received == opts->peer_count &&
+         in_echos >= (long long)opts->peer_count;
+out:
+    say_result(ok, number, "peer");
+    return ok;
+}
+
 void net_run_tests(const struct net_opts *opts, bool modules_loaded,
                    int first)
 {
@@ -813,6 +963,8 @@ void net_run_tests(const struct net_opts *opts, bool modules_loaded,
             say_result(false, n++, "tcp");
         if (opts->udp_port)
             say_result(false, n++, "udp");
+        if (opts->peer[0])
+            say_result(false, n++, "peer");
         if (opts->hotplug_port)
             say_result(false, n++, "hotplug");
         if (opts->roam)
@@ -829,6 +981,8 @@ void net_run_tests(const struct net_opts *opts, bool modules_loaded,
         test_tcp(opts, n++);
     if (opts->udp_port)
         test_udp(opts, n++);
+    if (opts->peer[0])
+        test_peer(opts, n++);
     if (opts->hotplug_port)
         test_hotplug(opts, n++);
     if (opts->roam)

@@ -28,13 +28,17 @@ BENCH_CHECKS = ("udp",)
 # The wireless control plane and the air, seen with standard tools.
 SCAN_CHECKS = ("scan",)
 CAPTURE_CHECKS = ("capture",)
+# Two guests on one air (`ndisbench pair`, pair.py): they ping each other.
+PEER_CHECKS = ("peer",)
+PEER_PINGS = 10             # each way, all must be answered
 CHECKS = MODULE_CHECKS + WRAPPER_CHECKS[:3] + SCAN_CHECKS + \
     WRAPPER_CHECKS[3:4] + NET_CHECKS + BENCH_CHECKS + CAPTURE_CHECKS + \
     HOTPLUG_CHECKS + ROAM_CHECKS + ("unload",)
 DEFAULT_CHECKS = tuple(c for c in CHECKS if c not in BENCH_CHECKS)
 # The checks that need the device's interface (the agent's network tests).
 IFACE_CHECKS = ("bind", "associate") + SCAN_CHECKS + NET_CHECKS + \
-    BENCH_CHECKS + CAPTURE_CHECKS + HOTPLUG_CHECKS + ROAM_CHECKS
+    BENCH_CHECKS + CAPTURE_CHECKS + HOTPLUG_CHECKS + ROAM_CHECKS + \
+    PEER_CHECKS
 HOTPLUG_PINGS = 10          # the agent's pings after the replug
 SIGNAL_TOLERANCE_DB = 3     # the driver's RSSI arithmetic rounds
 # The module role each check observes.
@@ -496,6 +500,8 @@ def judge_net(check: str, exp: Expectations, log: KtapLog,
         return _judge_roam(test, iw_ssid)
     if check == "udp":
         return _judge_udp(test, sink_bytes)
+    if check == "peer":
+        return judge_peer(test)
     if check == "dhcp":
         _compare("address", net["address"], test.fact("address"), problems)
         summary = (f"lease {test.fact('address')} in "
@@ -539,6 +545,33 @@ def _judge_udp(test: KtapTest, arrived: Optional[int]) -> Verdict:
     return Verdict(PASS, f"{arrived / seconds:.0f} datagrams/s arrived "
                          f"({arrived}/{sent}, {test.fact('udp_payload')} "
                          f"bytes each, {seconds:.1f} s)")
+
+
+def judge_peer(test: KtapTest, count: int = PEER_PINGS) -> Verdict:
+    """The other guest on the air answered every echo, and it pinged this
+    guest at least as often (Icmp InEchos since boot: only the peer sends
+    echo requests to a guest)."""
+    problems: List[str] = []
+    peer = test.fact("peer")
+    if test.fact("peer_answered_ms") is None:
+        problems.append(test.fact("error") or f"{peer} never answered")
+    else:
+        _compare(f"echo requests sent to {peer}", count,
+                 _int(test.fact("transmitted")), problems)
+        _compare(f"echo replies from {peer}", count,
+                 _int(test.fact("received")), problems)
+        in_echos = _int(test.fact("in_echos"))
+        if in_echos is None or in_echos < count:
+            problems.append(f"{peer} pinged this guest {in_echos} times, "
+                            f"want at least {count}")
+    if not test.ok and not problems:
+        problems.append(test.fact("error") or "agent reported peer failed")
+    if problems:
+        return Verdict(FAIL, problems[0], problems)
+    return Verdict(PASS, f"{test.fact('received')}/{count} replies from "
+                         f"{peer}, rtt p50 {test.fact('rtt_p50_us')} us "
+                         f"p99 {test.fact('rtt_p99_us')} us; it pinged "
+                         f"us {test.fact('in_echos')} times")
 
 
 def _after_the_change(check: str, test: KtapTest, problems: List[str],

@@ -166,6 +166,20 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 1 if res.failures else 0
 
 
+def cmd_pair(args: argparse.Namespace) -> int:
+    from . import pair
+    exp = kernels.load_expectations()
+    kernel = kernels.select(kernels.load_kernels(args.kernels_toml, exp),
+                            [args.kernel])[0]
+    result = pair.run(kernel, exp, Cache(paths.cache_root()), args.out,
+                      args.a, args.b, args.timeout, args.accel)
+    sys.stdout.write("\n" + report.matrix(result) + "\n")
+    folder = args.out / pair.PAIRS_DIR / result.run_id
+    say("pair", f"{report.summary_line(result)}; see "
+                f"{folder / 'summary.md'} and pair.json")
+    return 0 if result.ok else 1
+
+
 def cmd_test(args: argparse.Namespace) -> int:
     from .selftest import run_tests
     return run_tests(lambda: _matrix(args), args)
@@ -233,6 +247,22 @@ def parser() -> argparse.ArgumentParser:
                    default="auto")
     p.add_argument("--out", type=pathlib.Path, default=paths.OUT)
     p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("pair", help="two guests on one air (two QEMUs "
+                                    "linked): they ping each other")
+    p.add_argument("--kernel", default="src-6.1",
+                   help="the kernel both guests boot (default src-6.1)")
+    p.add_argument("--a", default="rtl8187/ndiswrapper", metavar="D/W",
+                   help="guest A, whose QEMU has the APs and slirp "
+                        "(default rtl8187/ndiswrapper)")
+    p.add_argument("--b", default="rtl8187/native", metavar="D/W",
+                   help="guest B, joining A's air (default rtl8187/native)")
+    p.add_argument("--timeout", type=float, default=300.0,
+                   help="seconds before a guest is killed (default 300)")
+    p.add_argument("--accel", choices=("auto", "tcg", "kvm"),
+                   default="auto")
+    p.add_argument("--out", type=pathlib.Path, default=paths.OUT)
+    p.set_defaults(func=cmd_pair)
 
     p = sub.add_parser("list", help="kernels, policies, devices, checks")
     p.set_defaults(func=cmd_list)

@@ -1,8 +1,9 @@
 """`ndisbench test`: the project's test command (README.md, .ci/run).
 
 Stages, fastest first: Python unit tests, C unit tests, short libFuzzer
-runs (clang), the fixtures' own tests, the device-model qtests, the e2e matrix, a few cells through
-`run --wrapper-src` with a copy of wrapper/, and the faulty-air rows.
+runs (clang), the fixtures' own tests, the device-model qtests, the e2e
+matrix, a few cells through `run --wrapper-src` with a copy of wrapper/,
+the faulty-air rows, and one pair of guests on one air (`ndisbench pair`).
 Each stage counts its own passes and failures; a stage that cannot run at
 all counts as one failure. The last line is the combined `N passed, N
 failed`."""
@@ -94,6 +95,28 @@ def faults(matrix: Callable[[], runner.Matrix],
     return e2e(lambda: cells, args)
 
 
+# Two guests on one air (pair.py): its defaults, on one kernel.
+PAIR_KERNEL = "src-6.1"
+
+
+def pair_stage(matrix: Callable[[], runner.Matrix],
+               args: argparse.Namespace) -> Counts:
+    """A wrapped guest and a native one ping each other through the AP:
+    every check of both sides, `peer` both ways, must pass."""
+    from . import pair
+    full = matrix()
+    kernel = next((k for k in full.kernels if k.name == PAIR_KERNEL), None)
+    if kernel is None:
+        say("test", f"pair: {PAIR_KERNEL} not selected, nothing to run")
+        return 0, 0
+    result = pair.run(kernel, full.exp, Cache(paths.cache_root()), args.out,
+                      accel=args.accel)
+    sys.stdout.write("\n" + report.matrix(result) + "\n")
+    counts = result.counts()
+    passed = counts.get(chk.PASS, 0)
+    return passed, sum(counts.values()) - passed
+
+
 def stage(name: str, what: str, run: Callable[[], Counts]) -> Counts:
     say("test", f"{name}: {what}")
     try:
@@ -122,6 +145,8 @@ def run_tests(matrix: Callable[[], runner.Matrix],
               lambda: wrapper_src(matrix, args)),
         stage("faults", "the faulty-air rows (drop, corrupt, duplicate, "
                         "delay)", lambda: faults(matrix, args)),
+        stage("pair", "two guests on one air ping each other",
+              lambda: pair_stage(matrix, args)),
     ]
     passed = sum(p for p, _ in stages)
     failed = sum(f for _, f in stages)
