@@ -67,6 +67,10 @@ class Expectations:
     # kernel by the runner; a wrapper tree of --wrapper-src has its own).
     role_gpl_imports: Dict[str, List[str]] = dataclasses.field(
         default_factory=dict)
+    # The wrapper speaks our loader ABI (wrapper/include/loader_abi.h), so
+    # each malformed ioctl has a known errno; a --wrapper-src tree only has
+    # to survive them (set by the runner).
+    own_loader_abi: bool = True
 
     def gpl_imports(self, role: str) -> List[str]:
         return self.role_gpl_imports.get(role, self.gpl_only_imports)

@@ -423,6 +423,8 @@ def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
     roles = sorted({r for d, cs in cells for r in cell_roles(d, cs)},
                    key=chk.LOAD_ORDER.index)
     parts = host_parts([d for d, _ in cells], cache, matrix.wrapper_src)
+    if matrix.wrapper_src:
+        exp = dataclasses.replace(exp, own_loader_abi=False)
     preps = [prepare(k, cache, exp, roles, matrix.wrapper_src)
              for k in matrix.kernels]
     accel = resolve_accel(accel, preps, exp, parts)

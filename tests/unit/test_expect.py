@@ -476,7 +476,7 @@ class ConditionalImportsTest(unittest.TestCase):
 class DevnodeLog:
     """A load-check verdict on an agent log with the devnode facts."""
 
-    def judge(self, errno, ioctls=None, kmsg=""):
+    def judge(self, errno, ioctls=None, kmsg="", exp=EXP):
         """ioctls: the agent's `ioctl` facts (default: every case answered
         as the wrapper must); kmsg: a kernel line logged meanwhile."""
         if ioctls is None:
@@ -494,7 +494,7 @@ class DevnodeLog:
                           f"# devnode_unprivileged_errno: {errno}\r\n"
                           f"{facts}{kmsg}"
                           f"# kmsg: ndiswrapper")
-        return checks.judge("load", EXP.policies["2.6.25-rc4"], EXP,
+        return checks.judge("load", exp.policies["2.6.25-rc4"], exp,
                             ktap.parse(log), ["control", "ndiswrapper"],
                             12288)
 
@@ -547,6 +547,18 @@ class IoctlTest(DevnodeLog, unittest.TestCase):
         self.assertEqual(verdict.status, "FAIL")
         self.assertIn("kernel log while /dev/ndiswrapper was probed",
                       verdict.summary)
+
+    def test_another_tree_only_has_to_survive(self):
+        """--wrapper-src: its ioctls are not ours, so other errnos pass,
+        but an oops while probing still fails."""
+        import dataclasses
+        foreign = dataclasses.replace(EXP, own_loader_abi=False)
+        ioctls = {case: "ENOTTY" for case in checks.IOCTL_EXPECTED}
+        self.assertEqual(self.judge(13, ioctls, exp=foreign).status, "pass")
+        verdict = self.judge(13, ioctls, exp=foreign,
+                             kmsg="# kmsg: BUG: unable to handle page "
+                                  "fault for address: 0000000000000010\r\n")
+        self.assertEqual(verdict.status, "FAIL")
 
 
 class UdpJudgeTest(unittest.TestCase):
