@@ -14,13 +14,15 @@ import datetime
 import json
 import os
 import pathlib
+import shutil
 import statistics
+import tempfile
 import time
 from typing import Dict, List, Optional, Sequence
 
-from . import devices, ktap, report, runner
+from . import devices, ktap, paths, report, runner
 from .cache import Cache
-from .checks import PASS
+from .checks import DEFAULT_CHECKS, PASS
 from .errors import BenchError
 from .kernels import Expectations, Kernel
 from .progress import fmt_secs, say
@@ -108,6 +110,8 @@ class BenchResult:
         default_factory=dict)
     failures: Dict[str, List[str]] = dataclasses.field(default_factory=dict)
     matrix_wall_s: Optional[float] = None
+    # --edit-cycle: one wrapper .c edited, module rebuilt, one cell rerun
+    edit_cycle: Dict[str, object] = dataclasses.field(default_factory=dict)
     # 1-minute load average before and after: a busy host slows every
     # device alike, but it explains absolute numbers.
     load: List[float] = dataclasses.field(default_factory=list)
@@ -158,6 +162,17 @@ def markdown(res: BenchResult) -> str:
     if res.matrix_wall_s is not None:
         out += ["", f"Default matrix, warm cache: "
                     f"{fmt_secs(res.matrix_wall_s)} wall (goal < 2 min)."]
+    if res.edit_cycle:
+        e = res.edit_cycle
+        out += ["", f"Edit cycle: `{e['edited']}` edited in a copy of "
+                    f"wrapper/, module rebuilt and one `{e['device']}` cell "
+                    f"rerun (`run --wrapper-src`): "
+                    f"{fmt_secs(float(e['edit_s']))} (goal < 30 s): "
+                    f"{fmt_secs(float(e['build_s']))} to rebuild (the "
+                    f"host parts and the module, one file recompiled), "
+                    f"{fmt_secs(float(e['cell_s']))} the cell; the "
+                    f"edit before it, on a fresh work tree: "
+                    f"{fmt_secs(float(e['first_build_s']))} to rebuild."]
     for dev, problems in res.failures.items():
         out += ["", f"{dev}: " + "; ".join(problems)]
     out += ["", "boot: QEMU start to the agent's first KTAP line; load: "
@@ -172,10 +187,72 @@ def bench_expectations(exp: Expectations) -> Expectations:
                                              "tcp_bytes": TCP_BYTES})
 
 
+# The edit-cycle target: what a wrapper developer reruns after a change.
+EDIT_DEVICE = "bcm43xx/ndiswrapper"
+EDIT_FILE = "driver/ndis.c"
+
+
+def _timed_cell(kernel: Kernel, exp: Expectations, cache: Cache,
+                out: pathlib.Path, timeout: float, accel: str,
+                src: pathlib.Path, res: BenchResult) -> Dict[str, float]:
+    """One cell of EDIT_DEVICE built from src: wall time, and the part of
+    it before the guest started (the builds)."""
+    dev = devices.DEVICES[EDIT_DEVICE]
+    checks = [c for c in DEFAULT_CHECKS if c in dev.checks]
+    start = time.monotonic()
+    result = runner.run(runner.Matrix([kernel], [dev], checks, exp, src),
+                        cache, out, 1, timeout, accel)
+    wall = time.monotonic() - start
+    res.runs.append(result.run_id)
+    cell = result.cells[0]
+    bad = [f"{c} {v.status}" for c, v in cell.verdicts.items()
+           if v.status != PASS]
+    if bad:
+        res.failures.setdefault(f"edit cycle {cell.label}", []).append(
+            ", ".join(bad))
+    return {"wall": wall, "cell": cell.boot_seconds or 0.0,
+            "build": wall - (cell.boot_seconds or 0.0)}
+
+
+def _edit(src: pathlib.Path, n: int) -> None:
+    """Append a comment to EDIT_FILE: a new module cache key, as any edit
+    gives, and a newer file for make."""
+    edited = src / EDIT_FILE
+    stamp = datetime.datetime.now().isoformat()
+    edited.write_text(edited.read_text() +
+                      f"/* ndisbench bench edit {n} {stamp} */\n")
+
+
+def edit_cycle(kernel: Kernel, exp: Expectations, cache: Cache,
+               out: pathlib.Path, timeout: float, accel: str,
+               res: BenchResult) -> None:
+    """Time what a developer waits for after editing one wrapper .c: the
+    module rebuild and one cell. Done on a copy of wrapper/ (the checkout
+    is never touched) built through `run --wrapper-src`: a first edit
+    brings the module's work tree up to date (a whole build if it had
+    another tree's files), the second edit is the one timed."""
+    with tempfile.TemporaryDirectory(prefix="ndisbench-edit-") as tmp:
+        src = pathlib.Path(tmp) / "wrapper"
+        shutil.copytree(paths.REPO / "wrapper", src,
+                        ignore=shutil.ignore_patterns(".*", "*.o", "*.ko"))
+        say("bench", f"edit cycle: {EDIT_DEVICE} from a copy of wrapper/, "
+                     f"{EDIT_FILE} edited (first edit: the work tree)")
+        _edit(src, 1)
+        first = _timed_cell(kernel, exp, cache, out, timeout, accel, src, res)
+        say("bench", f"edit cycle: {EDIT_FILE} edited again; timed")
+        _edit(src, 2)
+        edit = _timed_cell(kernel, exp, cache, out, timeout, accel, src, res)
+    res.edit_cycle = {"device": EDIT_DEVICE, "edited": EDIT_FILE,
+                      "edit_s": edit["wall"], "build_s": edit["build"],
+                      "cell_s": edit["cell"],
+                      "first_build_s": first["build"]}
+
+
 def run(kernel: Kernel, exp: Expectations, cache: Cache, out: pathlib.Path,
         rounds: int, timeout: float, accel: str,
         device_names: Sequence[str] = DEVICES, matrix: bool = False,
-        default_matrix: Optional[runner.Matrix] = None) -> BenchResult:
+        default_matrix: Optional[runner.Matrix] = None,
+        edit: bool = False) -> BenchResult:
     if rounds < 1:
         raise BenchError(f"--rounds {rounds}: at least 1")
     targets = [devices.DEVICES[n] for n in device_names]
@@ -209,6 +286,8 @@ def run(kernel: Kernel, exp: Expectations, cache: Cache, out: pathlib.Path,
         runner.run(default_matrix, cache, out, runner.default_jobs(),
                    timeout, accel)
         res.matrix_wall_s = time.monotonic() - start
+    if edit:
+        edit_cycle(kernel, exp, cache, out, timeout, accel, res)
     bench_dir = out / res.bench_id
     bench_dir.mkdir(parents=True, exist_ok=True)
     (bench_dir / "bench.json").write_text(json.dumps(

@@ -159,7 +159,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
                             exp)
     res = bench.run(kernel, exp, Cache(paths.cache_root()), args.out,
                     args.rounds, args.timeout, args.accel, names,
-                    args.matrix, default)
+                    args.matrix, default, args.edit_cycle)
     sys.stdout.write("\n" + bench.markdown(res))
     say("bench", f"wrote {args.out / res.bench_id / 'bench.json'} and "
                  f"bench.md")
@@ -242,6 +242,9 @@ def parser() -> argparse.ArgumentParser:
                    help="boots per device; medians are reported (default 3)")
     p.add_argument("--matrix", action="store_true",
                    help="also time the default matrix (warm cache)")
+    p.add_argument("--edit-cycle", action="store_true",
+                   help="also time one wrapper .c edit: module rebuild "
+                        "and one bcm43xx cell")
     p.add_argument("--timeout", type=float, default=180.0)
     p.add_argument("--accel", choices=("auto", "tcg", "kvm"),
                    default="auto")

@@ -161,10 +161,11 @@ EXTERNAL_TOOLS = {"sbin/ndiswrapper": "ndiswrapper",
 def build_external_tools(src: pathlib.Path, cache: Cache
                          ) -> Dict[str, pathlib.Path]:
     """`make -C <src>/utils` in a scratch copy, as a cache entry keyed by
-    the tree; the tools by their guest path (their shared libraries are
-    added to the image by initramfs.host_program_files)."""
+    the tree without driver/ (the module's own folder: an edit there
+    leaves the tools alone); the tools by their guest path (their shared
+    libraries are added to the image by initramfs.host_program_files)."""
     inputs = {"kind": "external-tools",
-              "source": tree_digest(src, skip_dirs=(".git",)),
+              "source": tree_digest(src, skip_dirs=(".git", "driver")),
               "cc": compiler_id()}
     key = digest_inputs(inputs)
     entry = cache.lookup("tools", key)

@@ -1,20 +1,28 @@
 """Out-of-tree modules: the wrapper built under each test name, per kernel.
 
 The same wrapper/driver sources are built as ndiswrapper.ko, driverloader.ko
-and the control name (the kernel only special-cases names), in a scratch copy
-so the source folder stays clean. Each result is a cache entry keyed by the
-kernel, the source tree hash, the name and the compiler.
+and the control name (the kernel only special-cases names), in a copy so the
+source folder stays clean. Each result is a cache entry keyed by the kernel,
+the source tree hash, the name and the compiler.
+
+The copy is a persistent work tree per kernel and module (<cache>/trees/):
+only the files whose contents changed are rewritten, so kbuild recompiles
+just those after an edit (the edit cycle `ndisbench bench --edit-cycle`
+times). A tree whose file list changed, or whose last build was cut short,
+is started afresh.
 """
 import dataclasses
+import fnmatch
 import gzip
 import lzma
+import os
 import pathlib
 import shutil
 import subprocess
-from typing import Callable, Dict, List
+from typing import Callable, Dict, List, Sequence
 
 from . import paths
-from .cache import Cache, compiler_id, digest_inputs, tree_digest
+from .cache import Cache, WorkTree, compiler_id, digest_inputs, tree_digest
 from .errors import BenchError
 from .kbuild import KernelArtifact, ensure_kdir, SourceTree
 from .proc import capture, run_logged
@@ -48,20 +56,80 @@ def undefined_symbols(ko: pathlib.Path) -> set:
     return {line.split()[-1] for line in out.splitlines() if line.strip()}
 
 
+# Never copied into a build tree: hidden files and build output.
+SKIP_PATTERNS = (".*", "*.o", "*.ko", "*.mod", "*.mod.c", "*.cmd")
+SOURCES_LIST = ".ndisbench-sources"     # the file list of the last sync
+BUILDING = ".ndisbench-building"        # present while make runs
+
+
+def source_files(root: pathlib.Path, parts: Sequence[str] = ()
+                 ) -> Dict[str, pathlib.Path]:
+    """Relative name -> file, under root (or only its parts), without
+    SKIP_PATTERNS."""
+    files: Dict[str, pathlib.Path] = {}
+    for top in [root / p for p in parts] or [root]:
+        for path in top.rglob("*"):
+            rel = path.relative_to(root)
+            if path.is_file() and not any(
+                    fnmatch.fnmatch(n, pat) for n in rel.parts
+                    for pat in SKIP_PATTERNS):
+                files[rel.as_posix()] = path
+    return files
+
+
+def sync_sources(files: Dict[str, pathlib.Path], tree: pathlib.Path) -> None:
+    """Make tree hold exactly these files, rewriting only those whose
+    contents differ (a fresh mtime: make rebuilds what uses them). Starts
+    afresh if the file list changed or the last build was interrupted
+    (its objects could be half written)."""
+    names = "\n".join(sorted(files))
+    listed = tree / SOURCES_LIST
+    if (tree / BUILDING).exists() or not listed.is_file() or \
+            listed.read_text() != names:
+        shutil.rmtree(tree, ignore_errors=True)
+    tree.mkdir(parents=True, exist_ok=True)
+    for rel, path in files.items():
+        dst = tree / rel
+        data = path.read_bytes()
+        if not dst.is_file() or dst.read_bytes() != data:
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            dst.write_bytes(data)
+            shutil.copymode(path, dst)
+    listed.write_text(names)
+
+
+def _incremental_make(cache: Cache, art: KernelArtifact, what: str,
+                      files: Dict[str, pathlib.Path], make: List[str],
+                      built: str, ko: pathlib.Path,
+                      log: pathlib.Path) -> None:
+    """Sync files into this kernel's work tree for `what`, run make (its
+    arguments: {tree} stands for the tree), copy the module to ko."""
+    work = WorkTree(cache, {"kind": "module-tree", "kernel": art.key,
+                            "what": what, "cc": compiler_id()})
+    with work.lock():
+        sync_sources(files, work.src)
+        (work.src / BUILDING).touch()
+        run_logged([a.replace("{tree}", str(work.src)) for a in make], log,
+                   f"kernel '{art.kernel.name}': build {what}", timeout=900)
+        out = work.src / built
+        if not out.is_file():
+            raise BenchError(f"kernel '{art.kernel.name}': make built no "
+                             f"{built} (log: {log})")
+        shutil.copyfile(out, ko)
+        (work.src / BUILDING).unlink()
+
+
 def _build(art: KernelArtifact, name: str, kdir: pathlib.Path,
-           tmp: pathlib.Path, log: pathlib.Path) -> Dict[str, object]:
+           tmp: pathlib.Path, log: pathlib.Path,
+           cache: Cache) -> Dict[str, object]:
     # The whole wrapper/ tree: the module shares wrapper/include and the
     # PE loader sources with the user-space tools.
-    src = tmp / "wrapper"
-    for part in MODULE_SOURCES:
-        shutil.copytree(WRAPPER / part, src / part,
-                        ignore=shutil.ignore_patterns(".*", "*.o", "*.ko"))
-    run_logged(["make", "-C", str(kdir), f"M={src / 'driver'}",
-                f"NDIS_MODNAME={name}", "modules"], log,
-               f"kernel '{art.kernel.name}': build {name}.ko", timeout=900)
     ko = tmp / f"{name}.ko"
-    shutil.move(str(src / "driver" / f"{name}.ko"), ko)
-    shutil.rmtree(src)
+    _incremental_make(cache, art, f"{name}.ko",
+                      source_files(WRAPPER, MODULE_SOURCES),
+                      ["make", "-C", str(kdir), "M={tree}/driver",
+                       f"-j{os.cpu_count() or 1}", f"NDIS_MODNAME={name}",
+                       "modules"], f"driver/{name}.ko", ko, log)
     return _module_facts(art, ko)
 
 
@@ -111,13 +179,12 @@ def build_module(art: KernelArtifact, name: str, cache: Cache
               "cc": compiler_id()}
     return _cached_module(art, name, inputs, cache,
                           lambda kdir, tmp, log: _build(art, name, kdir, tmp,
-                                                        log))
+                                                        log, cache))
 
 
 # -- a wrapper tree of someone else's (--wrapper-src) -------------------------
 
 EXTERNAL_MODULE = "ndiswrapper"
-SKIP_PATTERNS = (".*", "*.o", "*.ko", "*.mod", "*.mod.c", "*.cmd")
 
 
 def check_wrapper_src(src: pathlib.Path) -> None:
@@ -131,18 +198,17 @@ def check_wrapper_src(src: pathlib.Path) -> None:
 
 def _build_external(art: KernelArtifact, src: pathlib.Path,
                     kdir: pathlib.Path, tmp: pathlib.Path,
-                    log: pathlib.Path) -> Dict[str, object]:
-    tree = tmp / "src"
-    shutil.copytree(src, tree, ignore=shutil.ignore_patterns(*SKIP_PATTERNS))
-    run_logged(["make", "-C", str(tree / "driver"), f"KBUILD={kdir}"], log,
-               f"kernel '{art.kernel.name}': make -C {src}/driver", timeout=900)
-    built = tree / "driver" / f"{EXTERNAL_MODULE}.ko"
-    if not built.is_file():
-        raise BenchError(f"--wrapper-src {src}: driver/ built no "
-                         f"{EXTERNAL_MODULE}.ko (log: {log})")
-    ko = tmp / built.name
-    shutil.move(str(built), ko)
-    shutil.rmtree(tree)
+                    log: pathlib.Path, cache: Cache) -> Dict[str, object]:
+    ko = tmp / f"{EXTERNAL_MODULE}.ko"
+    try:
+        # One work tree per kernel for any outside tree: syncing rewrites
+        # whatever differs, so trees may take turns in it.
+        _incremental_make(cache, art, "external:driver",
+                          source_files(src), ["make", "-C", "{tree}/driver",
+                          f"KBUILD={kdir}", f"-j{os.cpu_count() or 1}"],
+                          f"driver/{EXTERNAL_MODULE}.ko", ko, log)
+    except BenchError as exc:
+        raise BenchError(f"--wrapper-src {src}: {exc}") from None
     return _module_facts(art, ko)
 
 
@@ -155,7 +221,7 @@ def build_external_module(art: KernelArtifact, src: pathlib.Path,
               "cc": compiler_id()}
     return _cached_module(art, EXTERNAL_MODULE, inputs, cache,
                           lambda kdir, tmp, log: _build_external(
-                              art, src, kdir, tmp, log))
+                              art, src, kdir, tmp, log, cache))
 
 
 def check_gpl_imports(mod: BuiltModule, expected: List[str],
