@@ -47,6 +47,11 @@
 #define SHELL_PATH      "/bin/sh"
 #define DEBUGFS_DIR     "/sys/kernel/debug"
 #define KMEMLEAK_PATH   DEBUGFS_DIR "/kmemleak"
+/* kmemleak reports no object younger than 5 s (MSECS_MIN_AGE) */
+#define KMEMLEAK_AGE_MS 6000
+
+/* CLOCK_MONOTONIC of the last module load (kmemleak_facts waits on it). */
+static long long last_load_us;
 
 #define OPT_LOAD        "ndisbench.load"
 #define OPT_SHELL       "ndisbench.shell"
@@ -887,7 +892,8 @@ bool insmod_facts(const char *name)
         kmsg_err = errno;
     load_start = monotonic_us();
     err = finit_module_fd(fd, 0);
-    say("# load_ms: %lld", (monotonic_us() - load_start) / 1000);
+    last_load_us = monotonic_us();
+    say("# load_ms: %lld", (last_load_us - load_start) / 1000);
     close(fd);
 
 report:
@@ -960,8 +966,16 @@ static void kmemleak_facts(void)
     fd = open(KMEMLEAK_PATH, O_WRONLY | O_CLOEXEC);
     if (fd < 0)
         return;
-    if (write(fd, "scan", 4) != 4)
-        say("# kmemleak_error: scan: %s", strerror(errno));
+    /*
+     * What the last module allocated as it loaded must be old enough to
+     * count, and an object is reported only by a scan that finds its
+     * contents unchanged since the scan before: so two scans.
+     */
+    while (monotonic_us() - last_load_us < KMEMLEAK_AGE_MS * 1000LL)
+        usleep(100000);
+    for (int i = 0; i < 2; i++)
+        if (write(fd, "scan", 4) != 4)
+            say("# kmemleak_error: scan: %s", strerror(errno));
     close(fd);
     report = read_file(KMEMLEAK_PATH);
     if (report == NULL)

@@ -31,9 +31,12 @@ CAPTURE_CHECKS = ("capture",)
 # Two guests on one air (`ndisbench pair`, pair.py): they ping each other.
 PEER_CHECKS = ("peer",)
 PEER_PINGS = 10             # each way, all must be answered
+# The debug kernel's checkers, shown to work on deliberate bugs
+# (guest/plant/, the `planted` device row).
+PLANTED_CHECKS = ("planted",)
 CHECKS = MODULE_CHECKS + WRAPPER_CHECKS[:3] + SCAN_CHECKS + \
     WRAPPER_CHECKS[3:4] + NET_CHECKS + BENCH_CHECKS + CAPTURE_CHECKS + \
-    HOTPLUG_CHECKS + ROAM_CHECKS + ("unload",)
+    HOTPLUG_CHECKS + ROAM_CHECKS + ("unload",) + PLANTED_CHECKS
 DEFAULT_CHECKS = tuple(c for c in CHECKS if c not in BENCH_CHECKS)
 # The checks that need the device's interface (the agent's network tests).
 IFACE_CHECKS = ("bind", "associate") + SCAN_CHECKS + NET_CHECKS + \
@@ -282,14 +285,18 @@ def judge(check: str, policy: Policy, exp: Expectations, log: KtapLog,
           sink_bytes: Optional[int] = None, fixture: str = "",
           native: str = "",
           air: Optional["AirCapture"] = None,
-          iw_ssid: str = "") -> Verdict:
+          iw_ssid: str = "",
+          config: Optional[Dict[str, str]] = None) -> Verdict:
     """The verdict of one check in one cell. sink_bytes: what the host's
     TCP sink received (tcp check only); fixture: the Windows driver a
     wrapped device runs (its checks are not reached where the policy
     refuses the wrapper); native: the in-tree driver a native cell binds
     (no wrapper involved, so no policy applies); iw_ssid: the SSID the
     agent joins with `iw connect` (associate and roam then need iw to
-    have succeeded, not only a link)."""
+    have succeeded, not only a link); config: the kernel's .config (the
+    planted check)."""
+    if check == "planted":
+        return judge_planted(log, config or {})
     if check not in CHECK_ROLE:
         refused = policy.modes.get("ndiswrapper") == "module"
         if check == "broken":
@@ -404,6 +411,58 @@ def _link_bss(link: KtapTest) -> Dict[str, Optional[str]]:
         elif line.startswith("SSID: "):
             bss["ssid"] = line[len("SSID: "):]
     return bss
+
+
+# Each checker of the debug kernel, the option that enables it, and what
+# its report of ndisbench_plant's bug looks like (in the agent's klog and
+# kmemleak facts). All patterns must match where the option is set; none
+# where it is not.
+PLANTED_REPORTS = (
+    ("lockdep", "CONFIG_PROVE_LOCKING",
+     (r"WARNING: possible circular locking dependency detected",
+      r"\(plant_lock_[ab]\)")),
+    ("atomic sleep", "CONFIG_DEBUG_ATOMIC_SLEEP",
+     (r"BUG: sleeping function called from invalid context at "
+      r"\S*plant\.c:\d+",)),
+    ("KASAN", "CONFIG_KASAN",
+     (r"BUG: KASAN: slab-out-of-bounds in ndisbench_plant_oob\b",)),
+    ("kmemleak", "CONFIG_DEBUG_KMEMLEAK",
+     (r"unreferenced object 0x[0-9a-f]+ \(size 64\)",
+      r"(a5 ){16}")),
+)
+
+
+def judge_planted(log: KtapLog, config: Dict[str, str]) -> Verdict:
+    """ndisbench_plant.ko loaded; every checker the kernel has reported its
+    bug, and no checker it lacks seems to have."""
+    boot_test = log.test("boot")
+    if boot_test is None or not boot_test.ok:
+        return Verdict(ERROR, "guest did not boot to the agent's checks")
+    insmod = log.test("insmod ndisbench_plant")
+    if insmod is None or not insmod.ok:
+        return Verdict(FAIL, "ndisbench_plant.ko did not load")
+    lines = [v for t in log.tests for k, v in t.facts
+             if k in ("klog", "kmemleak")]
+    problems: List[str] = []
+    found: List[str] = []
+    for name, option, patterns in PLANTED_REPORTS:
+        enabled = config.get(option) == "y"
+        seen = all(any(re.search(p, line) for line in lines)
+                   for p in patterns)
+        if enabled and not seen:
+            missing = [p for p in patterns
+                       if not any(re.search(p, line) for line in lines)]
+            problems.append(f"{name} ({option}=y) did not report its "
+                            f"planted bug: no line matches {missing[0]!r}")
+        elif not enabled and seen:
+            problems.append(f"{name} reported although {option} is not set")
+        elif enabled:
+            found.append(name)
+    if problems:
+        return Verdict(FAIL, problems[0], problems)
+    if not found:
+        return Verdict(PASS, "no checker on this kernel; none reported")
+    return Verdict(PASS, f"reported by {', '.join(found)}")
 
 
 def _iw_connect_problem(test: KtapTest, ssid: str) -> Optional[str]:

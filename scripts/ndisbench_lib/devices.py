@@ -17,7 +17,8 @@ import dataclasses
 from typing import Dict, List, Optional, Tuple
 
 from .checks import BENCH_CHECKS, CAPTURE_CHECKS, HOTPLUG_CHECKS, \
-    MODULE_CHECKS, NET_CHECKS, ROAM_CHECKS, SCAN_CHECKS, WRAPPER_CHECKS
+    MODULE_CHECKS, NET_CHECKS, PLANTED_CHECKS, ROAM_CHECKS, SCAN_CHECKS, \
+    WRAPPER_CHECKS
 from . import air
 from .errors import BenchError
 
@@ -127,6 +128,9 @@ TARGETS: Tuple[Device, ...] = (
            guest_modules=("xhci_pci", "rtl8187"), ifname="wlan0",
            own_qemu=True, native_driver="rtl8187",
            connect_ssid="ndisbench", default=False),
+    Device("planted", "no device: a module with four deliberate bugs "
+           "(guest/plant/); the debug kernel's checkers must report each",
+           PLANTED_CHECKS, default=False),
 )
 DEVICES: Dict[str, Device] = {d.label: d for d in TARGETS}
 NAMES = tuple(dict.fromkeys(d.name for d in TARGETS))

@@ -182,6 +182,31 @@ def build_module(art: KernelArtifact, name: str, cache: Cache
                                                         log, cache))
 
 
+# -- the planted bugs of the `planted` check (guest/plant/) -------------------
+
+PLANT = paths.REPO / "guest" / "plant"
+PLANT_MODULE = "ndisbench_plant"
+
+
+def build_plant_module(art: KernelArtifact, cache: Cache) -> BuiltModule:
+    """ndisbench_plant.ko for one kernel: deliberate bugs the debug kernel's
+    checkers must report."""
+    inputs = {"kind": "plant-module", "kernel": art.key,
+              "source": tree_digest(PLANT), "cc": compiler_id()}
+
+    def build(kdir: pathlib.Path, tmp: pathlib.Path,
+              log: pathlib.Path) -> Dict[str, object]:
+        ko = tmp / f"{PLANT_MODULE}.ko"
+        _incremental_make(cache, art, f"{PLANT_MODULE}.ko",
+                          source_files(PLANT),
+                          ["make", "-C", str(kdir), "M={tree}",
+                           f"-j{os.cpu_count() or 1}", "modules"],
+                          f"{PLANT_MODULE}.ko", ko, log)
+        return _module_facts(art, ko)
+
+    return _cached_module(art, PLANT_MODULE, inputs, cache, build)
+
+
 # -- a wrapper tree of someone else's (--wrapper-src) -------------------------
 
 EXTERNAL_MODULE = "ndiswrapper"

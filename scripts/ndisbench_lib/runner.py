@@ -46,6 +46,7 @@ class Prepared:
         default_factory=dict)          # role -> built test module
     base_bits: int = 0
     error: str = ""
+    plant: Optional[BuiltModule] = None     # the `planted` check's module
 
 
 @dataclasses.dataclass
@@ -84,7 +85,8 @@ def host_parts(devices: Sequence[Device], cache: Cache,
 
 def prepare(kernel: Kernel, cache: Cache, exp: Expectations,
             roles: Sequence[str],
-            wrapper_src: Optional[pathlib.Path] = None) -> Prepared:
+            wrapper_src: Optional[pathlib.Path] = None,
+            plant: bool = False) -> Prepared:
     """The kernel and its test modules: ours are checked against the
     expectation table; the ndiswrapper of a --wrapper-src tree brings its
     own list of GPL-only imports."""
@@ -101,7 +103,8 @@ def prepare(kernel: Kernel, cache: Cache, exp: Expectations,
                                       art)
             built[role] = mod
         base = chk.module_base_bits(art.config(), exp.taint_bits)
-        return Prepared(kernel, art, built, base)
+        planted = modules.build_plant_module(art, cache) if plant else None
+        return Prepared(kernel, art, built, base, plant=planted)
     except BenchError as exc:
         say("build", f"ERROR: {exc}")
         return Prepared(kernel, error=str(exc))
@@ -148,6 +151,8 @@ def cell_initrd(prep: Prepared, device: Device, check_names: Sequence[str],
     roles = cell_roles(device, check_names)
     kos = {prep.built[r].name: prep.built[r].ko.read_bytes()
            for r in roles}
+    if "planted" in check_names and prep.plant is not None:
+        kos[prep.plant.name] = prep.plant.ko.read_bytes()
     wanted: List[str] = []
     for name in [d for r in roles for d in prep.built[r].depends] + \
             list(device.guest_modules):
@@ -207,9 +212,11 @@ def judge_cell(prep: Prepared, exp: Expectations, check_names: Sequence[str],
     native = device.native_driver if device else ""
     sinks = sink_bytes or {}
     iw_ssid = device.connect_ssid if device else ""
+    config = prep.art.config() if "planted" in check_names and prep.art \
+        else None
     verdicts = {c: chk.judge(c, prep.kernel.policy, exp, log, roles,
                              prep.base_bits, sinks.get(c), fixture, native,
-                             capture, iw_ssid)
+                             capture, iw_ssid, config)
                 for c in check_names}
     problem = kernel_problem(boot.serial)
     if problem:
@@ -219,7 +226,9 @@ def judge_cell(prep: Prepared, exp: Expectations, check_names: Sequence[str],
                                 f"stopped, exit {boot.exit_code})")
     else:
         return verdicts
-    return {c: (downgrade if v.ok else v) for c, v in verdicts.items()}
+    # The planted check wants the kernel's reports: it judges them itself.
+    return {c: (downgrade if v.ok and (c != "planted" or not problem)
+                else v) for c, v in verdicts.items()}
 
 
 def kernel_cmdline(exp: Expectations, device: Device, check_names:
@@ -238,9 +247,11 @@ def kernel_cmdline(exp: Expectations, device: Device, check_names:
             f"/{FIXTURE_DIR}/broken/{name}.inf" for name in exp.broken))
     if needs_wrapper(device, check_names):
         words.append(f"ndisbench.install={fixture_inf(device)}")
-    if roles:
-        words.append("ndisbench.load=" +
-                     ",".join(exp.module_names[r] for r in roles))
+    loads = [exp.module_names[r] for r in roles]
+    if "planted" in check_names:
+        loads.append(modules.PLANT_MODULE)
+    if loads:
+        words.append("ndisbench.load=" + ",".join(loads))
     if device.ifname and any(c in chk.IFACE_CHECKS for c in check_names):
         words.append(f"ndisbench.net={device.ifname}")
     if device.usb_id:
@@ -425,7 +436,8 @@ def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
     parts = host_parts([d for d, _ in cells], cache, matrix.wrapper_src)
     if matrix.wrapper_src:
         exp = dataclasses.replace(exp, own_loader_abi=False)
-    preps = [prepare(k, cache, exp, roles, matrix.wrapper_src)
+    plant = any("planted" in cs for _, cs in cells)
+    preps = [prepare(k, cache, exp, roles, matrix.wrapper_src, plant)
              for k in matrix.kernels]
     accel = resolve_accel(accel, preps, exp, parts)
     run_dir = new_run_dir(out)

@@ -3,7 +3,8 @@
 Stages, fastest first: Python unit tests, C unit tests, short libFuzzer
 runs (clang), the fixtures' own tests, the device-model qtests, the e2e
 matrix, a few cells through `run --wrapper-src` with a copy of wrapper/,
-the faulty-air rows, and one pair of guests on one air (`ndisbench pair`).
+the faulty-air rows, the planted bugs of the debug kernel, and one pair of
+guests on one air (`ndisbench pair`).
 Each stage counts its own passes and failures; a stage that cannot run at
 all counts as one failure. The last line is the combined `N passed, N
 failed`."""
@@ -95,6 +96,22 @@ def faults(matrix: Callable[[], runner.Matrix],
     return e2e(lambda: cells, args)
 
 
+# The planted bugs (guest/plant/): reported by every checker of the debug
+# kernel, by none on the plain one.
+PLANTED_KERNELS = ("debug-6.1", "src-6.1")
+
+
+def planted(matrix: Callable[[], runner.Matrix],
+            args: argparse.Namespace) -> Counts:
+    """The debug kernel's checkers catch deliberate bugs: otherwise its
+    quiet run of the whole chain would prove nothing."""
+    full = matrix()
+    cells = runner.Matrix(
+        [k for k in full.kernels if k.name in PLANTED_KERNELS],
+        devices.select(["planted"]), full.checks, full.exp)
+    return e2e(lambda: cells, args)
+
+
 # Two guests on one air (pair.py): its defaults, on one kernel.
 PAIR_KERNEL = "src-6.1"
 
@@ -145,6 +162,8 @@ def run_tests(matrix: Callable[[], runner.Matrix],
               lambda: wrapper_src(matrix, args)),
         stage("faults", "the faulty-air rows (drop, corrupt, duplicate, "
                         "delay)", lambda: faults(matrix, args)),
+        stage("planted", "the debug kernel's checkers report planted bugs",
+              lambda: planted(matrix, args)),
         stage("pair", "two guests on one air ping each other",
               lambda: pair_stage(matrix, args)),
     ]
