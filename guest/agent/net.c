@@ -44,6 +44,7 @@
 #define BUSYBOX            "/bin/busybox"
 #define IW                 "/usr/sbin/iw"
 #define IW_TIMEOUT_MS      10000
+#define IWCONFIG           "/usr/sbin/iwconfig"
 #define IW_SCAN_TIMEOUT_MS 30000
 /* iw exits with its -errno: cfg80211 refused a connect as EALREADY */
 #define IW_STATUS_EALREADY (256 - EALREADY)
@@ -380,6 +381,18 @@ static void iw_link(const struct net_opts *opts)
     agent_run(IW, argv, "iw_link", SLOW(IW_TIMEOUT_MS));
 }
 
+/*
+ * The same link as an iwconfig-era user sees it: wireless extensions, which
+ * cfg80211 emulates where the kernel has CONFIG_CFG80211_WEXT.
+ */
+static void iwconfig(const struct net_opts *opts)
+{
+    char *argv[] = { "iwconfig", (char *)opts->ifname, NULL };
+
+    say("# iwconfig_status: %d",
+        agent_run(IWCONFIG, argv, "iwconfig", SLOW(IW_TIMEOUT_MS)));
+}
+
 /* What `iw dev <if> scan` finds: every BSS on the air, one fact a line. */
 static bool test_scan(const struct net_opts *opts, int number)
 {
@@ -420,8 +433,10 @@ static bool link_up(const struct net_opts *opts)
     say("# operstate: %s", operstate ? operstate : "-");
     free(operstate);
     say_ndis_attrs(opts->ifname);
-    if (opts->connect_ssid)
+    if (opts->connect_ssid) {
         iw_link(opts);
+        iwconfig(opts);
+    }
     return up;
 }
 

@@ -310,7 +310,7 @@ def judge(check: str, policy: Policy, exp: Expectations, log: KtapLog,
         if check == "capture":
             return judge_capture(exp, log, air)
         return judge_net(check, exp, log, sink_bytes, fixture, native,
-                         iw_ssid)
+                         iw_ssid, config)
     role = CHECK_ROLE[check]
     want = expected_loads(policy, exp, roles, base_bits)[role]
     boot_test: Optional[KtapTest] = log.test("boot")
@@ -478,9 +478,30 @@ def _iw_connect_problem(test: KtapTest, ssid: str) -> Optional[str]:
     return None
 
 
+def _wext_problem(test: KtapTest, config: Dict[str, str], ssid: str,
+                  bssid: str) -> Optional[str]:
+    """iwconfig on the joined link: the ESSID and AP where the kernel has
+    cfg80211's wireless-extensions emulation, a plain refusal where not."""
+    lines = test.all("iwconfig")
+    text = " ".join(line.strip() for line in lines)
+    if not lines:
+        return "agent printed no iwconfig output"
+    if config.get("CONFIG_CFG80211_WEXT") != "y":
+        if "no wireless extensions" not in text:
+            return (f"iwconfig answered without CONFIG_CFG80211_WEXT: "
+                    f"{text}")
+        return None
+    if f'ESSID:"{ssid}"' not in text:
+        return f'iwconfig shows no ESSID:"{ssid}": {text}'
+    if f"ACCESS POINT: {bssid.upper()}" not in text.upper():
+        return f"iwconfig shows no Access Point: {bssid}: {text}"
+    return None
+
+
 def _judge_wrapper(check: str, exp: Expectations, log: KtapLog,
                    fixture: str, native: str = "",
-                   iw_ssid: str = "") -> Verdict:
+                   iw_ssid: str = "",
+                   config: Optional[Dict[str, str]] = None) -> Verdict:
     net = exp.network
     if check == "install":
         test = log.test("install")
@@ -533,22 +554,32 @@ def _judge_wrapper(check: str, exp: Expectations, log: KtapLog,
     iw_problem = _iw_connect_problem(link, iw_ssid) if iw_ssid else None
     if iw_problem:
         problems.append(iw_problem)
+    wext = None
+    if iw_ssid and config is not None:
+        wext = _wext_problem(link, config, net["ap_ssid"], net["ap_bssid"])
+        if wext:
+            problems.append(wext)
     if problems:
         return Verdict(FAIL, problems[0], problems)
     how = f" with iw connect {iw_ssid}" if iw_ssid else ""
+    if iw_ssid and config is not None:
+        how += (", iwconfig agrees" if config.get("CONFIG_CFG80211_WEXT")
+                == "y" else ", no wireless extensions here")
     return Verdict(PASS, f"associated to {net['ap_bssid']} "
-                         f"({net['ap_ssid']}){how} in "
-                         f"{link.fact('carrier_ms')} ms")
+                         f"({net['ap_ssid']}) in "
+                         f"{link.fact('carrier_ms')} ms{how}")
 
 
 def judge_net(check: str, exp: Expectations, log: KtapLog,
               sink_bytes: Optional[int], fixture: str = "",
-              native: str = "", iw_ssid: str = "") -> Verdict:
+              native: str = "", iw_ssid: str = "",
+              config: Optional[Dict[str, str]] = None) -> Verdict:
     boot_test = log.test("boot")
     if boot_test is None or not boot_test.ok:
         return Verdict(ERROR, "guest did not boot to the agent's checks")
     if check in WRAPPER_CHECKS:
-        return _judge_wrapper(check, exp, log, fixture, native, iw_ssid)
+        return _judge_wrapper(check, exp, log, fixture, native, iw_ssid,
+                              config)
     problem = _iface_problem(log)
     if problem:
         return Verdict(FAIL, problem)

@@ -212,8 +212,7 @@ def judge_cell(prep: Prepared, exp: Expectations, check_names: Sequence[str],
     native = device.native_driver if device else ""
     sinks = sink_bytes or {}
     iw_ssid = device.connect_ssid if device else ""
-    config = prep.art.config() if "planted" in check_names and prep.art \
-        else None
+    config = prep.art.config() if prep.art else None
     verdicts = {c: chk.judge(c, prep.kernel.policy, exp, log, roles,
                              prep.base_bits, sinks.get(c), fixture, native,
                              capture, iw_ssid, config)

@@ -32,7 +32,7 @@ PACKAGES = (
     "zlib1g-dev",
     # guest image: the standard wireless and network tools (with the
     # shared libraries they link, copied from the host)
-    "iw", "iproute2", "ethtool",
+    "iw", "iproute2", "ethtool", "wireless-tools",
 )
 APT_SOURCES = pathlib.Path("/etc/apt/sources.list.d")
 SRC_LIST = APT_SOURCES / "ndisbench-deb-src.sources"

@@ -370,6 +370,7 @@ ok 2 iface wlan0
 # iw_link: Connected to {bssid} (on wlan0)
 # iw_link: \tSSID: {ssid}
 # iw_link: \tfreq: 2437
+{iwconfig}
 ok 3 link
 # tainted: 0
 ok 4 rmmod
@@ -380,11 +381,20 @@ ok 4 rmmod
 def judge_native(check, policy="2.6.25-rc1", **kw):
     values = {"boot_taint": 0, "driver": "rtl8187",
               "bssid": "02:00:00:00:01:00", "ssid": "ndisbench",
-              "connect": "# iw_connect_status: 0"}
+              "connect": "# iw_connect_status: 0", "iwconfig": ""}
+    config = kw.pop("config", None)
     values.update(kw)
     log = ktap.parse(NATIVE_LOG.format(**values))
     return checks.judge(check, EXP.policies[policy], EXP, log, [], 0, None,
-                        "", "rtl8187", iw_ssid="ndisbench")
+                        "", "rtl8187", iw_ssid="ndisbench", config=config)
+
+
+WEXT = {"CONFIG_CFG80211_WEXT": "y"}
+IWCONFIG = ('# iwconfig: wlan0     IEEE 802.11  ESSID:"ndisbench"\n'
+            "# iwconfig:           Mode:Managed  Frequency:2.437 GHz  "
+            "Access Point: 02:00:00:00:01:00\n# iwconfig_status: 0")
+NO_WEXT = "# iwconfig: wlan0     no wireless extensions.\n" \
+          "# iwconfig_status: 255"
 
 
 class NativeJudgeTest(unittest.TestCase):
@@ -420,6 +430,26 @@ class NativeJudgeTest(unittest.TestCase):
         verdict = judge_native("associate", connect="# tainted: 0")
         self.assertEqual(verdict.status, "FAIL")
         self.assertIn("never ran iw connect", verdict.summary)
+
+    def test_iwconfig_agrees_where_the_kernel_has_wext(self):
+        verdict = judge_native("associate", config=WEXT, iwconfig=IWCONFIG)
+        self.assertEqual(verdict.status, "pass")
+        self.assertIn("iwconfig agrees", verdict.summary)
+        self.assertEqual(judge_native("associate", config={},
+                                      iwconfig=NO_WEXT).status, "pass")
+
+    def test_wext_that_disagrees_or_is_missing_fails(self):
+        other_ap = IWCONFIG.replace("02:00:00:00:01:00",
+                                    "02:00:00:00:04:00")
+        verdict = judge_native("associate", config=WEXT, iwconfig=other_ap)
+        self.assertEqual(verdict.status, "FAIL")
+        self.assertIn("no Access Point", verdict.summary)
+        verdict = judge_native("associate", config=WEXT, iwconfig=NO_WEXT)
+        self.assertIn('no ESSID:"ndisbench"', verdict.summary)
+        verdict = judge_native("associate", config=WEXT)
+        self.assertIn("no iwconfig output", verdict.summary)
+        verdict = judge_native("associate", config={}, iwconfig=IWCONFIG)
+        self.assertIn("without CONFIG_CFG80211_WEXT", verdict.summary)
 
     def test_ealready_then_disconnect_and_connect_passes(self):
         verdict = judge_native("associate", connect="# iw_connect_status: "
