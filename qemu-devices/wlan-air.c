@@ -831,35 +831,40 @@ static bool wlan_air_can_be_deleted(UserCreatable *uc)
     return QTAILQ_EMPTY(&WLAN_AIR(uc)->radios);
 }
 
+
+/* The counters, as read-only QOM properties of the same names. */
+static const struct {
+    const char *name;
+    size_t offset;
+} wlan_air_counters[] = {
+    { "dropped", offsetof(WlanAir, dropped) },
+    { "frames", offsetof(WlanAir, frames) },
+    { "lost", offsetof(WlanAir, lost) },
+    { "corrupted", offsetof(WlanAir, corrupted) },
+    { "duplicated", offsetof(WlanAir, duplicated) },
+    { "delayed", offsetof(WlanAir, delayed) },
+    { "link-tx", offsetof(WlanAir, link_tx) },
+    { "link-rx", offsetof(WlanAir, link_rx) },
+    { "link-bad", offsetof(WlanAir, link_bad) },
+    { "link-lost", offsetof(WlanAir, link_lost) },
+};
+
 static void wlan_air_init(Object *obj)
 {
     WlanAir *air = WLAN_AIR(obj);
+    size_t i;
 
     QTAILQ_INIT(&air->radios);
     QSIMPLEQ_INIT(&air->queue);
     air->link_fd = -1;
     air->bh = qemu_bh_new(wlan_air_bh, air);
     /* Read-only counters: qom-get air0 dropped */
-    object_property_add_uint64_ptr(obj, "dropped", &air->dropped,
-                                   OBJ_PROP_FLAG_READ);
-    object_property_add_uint64_ptr(obj, "frames", &air->frames,
-                                   OBJ_PROP_FLAG_READ);
-    object_property_add_uint64_ptr(obj, "lost", &air->lost,
-                                   OBJ_PROP_FLAG_READ);
-    object_property_add_uint64_ptr(obj, "corrupted", &air->corrupted,
-                                   OBJ_PROP_FLAG_READ);
-    object_property_add_uint64_ptr(obj, "duplicated", &air->duplicated,
-                                   OBJ_PROP_FLAG_READ);
-    object_property_add_uint64_ptr(obj, "delayed", &air->delayed,
-                                   OBJ_PROP_FLAG_READ);
-    object_property_add_uint64_ptr(obj, "link-tx", &air->link_tx,
-                                   OBJ_PROP_FLAG_READ);
-    object_property_add_uint64_ptr(obj, "link-rx", &air->link_rx,
-                                   OBJ_PROP_FLAG_READ);
-    object_property_add_uint64_ptr(obj, "link-bad", &air->link_bad,
-                                   OBJ_PROP_FLAG_READ);
-    object_property_add_uint64_ptr(obj, "link-lost", &air->link_lost,
-                                   OBJ_PROP_FLAG_READ);
+    for (i = 0; i < ARRAY_SIZE(wlan_air_counters); i++) {
+        object_property_add_uint64_ptr(obj, wlan_air_counters[i].name,
+                                       (uint64_t *)((char *)air +
+                                           wlan_air_counters[i].offset),
+                                       OBJ_PROP_FLAG_READ);
+    }
 }
 
 static void wlan_air_finalize(Object *obj)
