@@ -1,5 +1,7 @@
 """The `fuzz` stage of `ndisbench test`: it cannot pass without clang, and
 a crashing target fails its smoke run."""
+import contextlib
+import io
 import subprocess
 import sys
 import tempfile
@@ -14,12 +16,15 @@ SMOKE = REPO / "tests" / "fuzz" / "smoke.py"
 
 class FuzzStageTest(unittest.TestCase):
     def test_missing_clang_is_one_failure(self):
+        out = io.StringIO()
         with mock.patch.object(hostbuild.shutil, "which",
                                return_value=None), \
-                mock.patch.object(hostbuild, "run_logged") as run:
+                mock.patch.object(hostbuild, "run_logged") as run, \
+                contextlib.redirect_stdout(out):
             counts = selftest.stage("fuzz", "libFuzzer smoke",
                                     hostbuild.fuzz_tests)
         self.assertEqual(counts, (0, 1))
+        self.assertIn("clang not found", out.getvalue())
         run.assert_not_called()
 
     def test_build_without_the_smoke_tests_is_refused(self):

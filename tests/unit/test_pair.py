@@ -1,6 +1,8 @@
 """Two guests on one air (pair.py) and the peer check (checks.judge_peer):
 a missing reply or a peer that never pinged fails; B's QEMU has no AP and
 no slirp, only a link to A's air; B starts after A's dhcp result."""
+import contextlib
+import io
 import pathlib
 import shutil
 import sys
@@ -142,6 +144,11 @@ class StartOrderTest(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.tmp)
 
+    def boot_pair(self, sides):
+        """pair.boot_pair, its progress lines kept out of the test log."""
+        with contextlib.redirect_stdout(io.StringIO()):
+            pair.boot_pair(sides, timeout=30)
+
     def side(self, name, script):
         cdir = self.tmp / name
         cdir.mkdir()
@@ -153,7 +160,7 @@ class StartOrderTest(unittest.TestCase):
                            "time.sleep(1.0); print('ok 4 dhcp', flush=True);"
                            " time.sleep(1.0)")
         b = self.side("B", "print('hello')")
-        pair.boot_pair([a, b], timeout=30)
+        self.boot_pair([a, b])
         self.assertGreaterEqual(b.started, 0.9)
         self.assertLess(b.started, 10)
         self.assertEqual(a.boot.exit_code, 0)
@@ -162,7 +169,7 @@ class StartOrderTest(unittest.TestCase):
     def test_b_starts_when_a_ends_without_dhcp(self):
         a = self.side("A", "print('not ok 1 boot')")
         b = self.side("B", "print('hello')")
-        pair.boot_pair([a, b], timeout=30)
+        self.boot_pair([a, b])
         self.assertIsNotNone(b.boot)
         self.assertEqual(b.boot.exit_code, 0)
 
