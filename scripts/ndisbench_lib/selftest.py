@@ -2,7 +2,8 @@
 
 Stages, fastest first: Python unit tests, C unit tests, the fixtures' own
 tests, the device-model qtests, the e2e matrix, a few cells through
-`run --wrapper-src` with a copy of wrapper/, and the faulty-air rows.
+`run --wrapper-src` with a copy of wrapper/, the faulty-air rows and a
+short soak.
 Each stage counts its own passes and failures; a stage that cannot run at
 all counts as one failure. The last line is the combined `N passed, N
 failed`."""
@@ -94,6 +95,27 @@ def faults(matrix: Callable[[], runner.Matrix],
     return e2e(lambda: cells, args)
 
 
+# A short soak (`ndisbench soak`): one guest, wrapper reloads and
+# hot-unplugs under traffic; each verdict counts.
+SOAK_KERNEL, SOAK_DEVICE, SOAK_MINUTES = "src-6.1", "rtl8187/ndiswrapper", 1.5
+
+
+def soak_stage(matrix: Callable[[], runner.Matrix],
+               args: argparse.Namespace) -> Counts:
+    from . import soak
+    full = matrix()
+    kernel = next((k for k in full.kernels if k.name == SOAK_KERNEL), None)
+    if kernel is None:
+        say("test", f"soak: skipped ({SOAK_KERNEL} not selected)")
+        return 0, 0
+    res = soak.run(kernel, devices.DEVICES[SOAK_DEVICE], full.exp,
+                   Cache(paths.cache_root()), args.out, SOAK_MINUTES, 0,
+                   args.accel)
+    say("test", soak.summary_line(res))
+    passed = sum(v.ok for v in res.verdicts.values())
+    return passed, len(res.verdicts) - passed
+
+
 def stage(name: str, what: str, run: Callable[[], Counts]) -> Counts:
     say("test", f"{name}: {what}")
     try:
@@ -120,6 +142,8 @@ def run_tests(matrix: Callable[[], runner.Matrix],
               lambda: wrapper_src(matrix, args)),
         stage("faults", "the faulty-air rows (drop, corrupt, duplicate, "
                         "delay)", lambda: faults(matrix, args)),
+        stage("soak", f"{SOAK_MINUTES} min soak on {SOAK_KERNEL} "
+                      f"{SOAK_DEVICE}", lambda: soak_stage(matrix, args)),
     ]
     passed = sum(p for p, _ in stages)
     failed = sum(f for _, f in stages)
