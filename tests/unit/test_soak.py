@@ -18,7 +18,8 @@ LINE = ("# soak_cycle: n={n} kind={kind} ok={ok} sent={sent} "
 
 def cycles(count: int, seed: int = 1, sunr_step: float = 0.0,
            vmalloc_step: float = 0.0, avail_step: float = 0.0,
-           own_step: float = 0.0, ref_step: int = 0) -> List[soak.Cycle]:
+           own_step: float = 0.0, rss_step: float = 0.0,
+           ref_step: int = 0) -> List[soak.Cycle]:
     """count cycles after the start line, noisy like a real run (seen in
     out/soak-*: SUnreclaim +-40 KiB, MemAvailable +-400 KiB, QEMU's own
     RSS +-1 MiB), plus a steady growth per cycle where asked."""
@@ -36,7 +37,8 @@ def cycles(count: int, seed: int = 1, sunr_step: float = 0.0,
             vmalloc=int(508 + vmalloc_step * n + rnd.choice((0, 0, 4, -4))),
             ref=ref_step * n, t=n * 5000)
         cycle = soak.parse_cycle(line)
-        cycle.qemu_rss_kb = 140000 + 1200 * n + rnd.randint(-512, 512)
+        cycle.qemu_rss_kb = int(110000 + (own_step + rss_step) * n +
+                                rnd.randint(-1024, 1024))
         cycle.qemu_own_kb = int(60000 + own_step * n +
                                 rnd.randint(-1024, 1024))
         out.append(cycle)
@@ -125,7 +127,12 @@ class JudgeTest(unittest.TestCase):
 
     def test_growing_qemu_rss_fails(self):
         verdicts = soak.judge(data(cycles(40, own_step=256)))
-        self.assertEqual(failed(verdicts), ["qemu_own_kb"])
+        self.assertEqual(failed(verdicts), ["qemu_own_kb", "qemu_rss_kb"])
+
+    def test_growing_vm_rss_alone_fails(self):
+        # Guest RAM or TCG code growing: VmRSS, not QEMU's own part.
+        verdicts = soak.judge(data(cycles(40, rss_step=512)))
+        self.assertEqual(failed(verdicts), ["qemu_rss_kb"])
 
     def test_growth_under_the_floor_passes(self):
         # Above the slope limit but a few KiB in all: not a finding yet.
