@@ -656,15 +656,12 @@ void kmsg_print_new(int fd)
  * cut into the agent's lines; WARN, lockdep and KASAN reports reach the
  * host through these facts instead.
  */
-static void klog_facts(void)
+void klog_print_new(int fd)
 {
     static char rec[KMSG_RECORD_MAX];
     static char text[4 * KMSG_RECORD_MAX + 1];
     unsigned int printed = 0, skipped = 0;
-    int fd = open(KMSG_PATH, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 
-    if (fd < 0)
-        return;
     for (;;) {
         ssize_t n = read(fd, rec, sizeof(rec));
         const char *msg;
@@ -690,6 +687,15 @@ static void klog_facts(void)
     }
     if (skipped)
         say("# klog_skipped: %u", skipped);
+}
+
+static void klog_facts(void)
+{
+    int fd = open(KMSG_PATH, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+    if (fd < 0)
+        return;
+    klog_print_new(fd);
     close(fd);
 }
 

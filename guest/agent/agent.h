@@ -82,6 +82,9 @@ bool broken_run_test(const char *inf, const char *module, int number);
  * since printed as `kmsg` facts. */
 int kmsg_open(void);
 void kmsg_print_new(int fd);
+/* The records of a /dev/kmsg fd at warning level or worse since it was
+ * last read, as `klog` facts (at most 400, then `klog_skipped`). */
+void klog_print_new(int fd);
 
 /* net.c helpers other tests reuse: bring the link up (facts carrier_ms,
  * operstate, ...), take a DHCP lease (udhcpc_status, address), a child

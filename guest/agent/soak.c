@@ -9,7 +9,8 @@
  *      second port is given (USB rows), every other cycle a hot-unplug and
  *      replug ("hotplug") while a stream to 10.0.2.2:<port2> runs;
  *   3. the interface back all the way: link, DHCP;
- *   4. one fact line `soak_cycle` with the guest's memory figures.
+ *   4. the kernel's warnings of the cycle as `klog` facts, and one fact
+ *      line `soak_cycle` with the guest's memory figures.
  *
  * A line `soak_cycle: n=0 kind=start ...` before the first cycle is the
  * baseline. Facts only: the host judges growth, bytes and completeness.
@@ -261,6 +262,7 @@ bool soak_run_test(const struct soak_opts *opts, const struct net_opts *net,
 {
     long long start = monotonic_us();
     long long end = start + opts->seconds * 1000000LL;
+    int klog = kmsg_open();
     unsigned int n = 0;
     bool ok = ready;
 
@@ -286,10 +288,16 @@ bool soak_run_test(const struct soak_opts *opts, const struct net_opts *net,
                          : soak_reload(net, module);
         if (ok)
             ok = net_link_up(net) && net_dhcp_lease(net);
+        /* The log buffer wraps within minutes of cycles: the warnings
+         * (WARN, lockdep, KASAN) of every cycle go out as it ends. */
+        if (klog >= 0)
+            klog_print_new(klog);
         say_cycle(n, hotplug ? "hotplug" : "reload", ok, sent, reply,
                   (monotonic_us() - cycle_start) / 1000,
                   (monotonic_us() - start) / 1000);
     }
+    if (klog >= 0)
+        close(klog);
     say("# soak_cycles: %u", n);
     say("# soak_end: %s", !ok ? "failed" :
         opts->cycles && n == opts->cycles ? "cycles" : "time");

@@ -445,6 +445,7 @@ class SoakResult:
     unplug_streams: List[int] = dataclasses.field(default_factory=list)
     rss_samples: List[RssSample] = dataclasses.field(default_factory=list)
     qmp_errors: List[str] = dataclasses.field(default_factory=list)
+    kmemleak: str = ""          # "scanned" where the kernel has kmemleak
     verdicts: Dict[str, chk.Verdict] = dataclasses.field(
         default_factory=dict)
     wall_seconds: float = 0.0
@@ -546,6 +547,9 @@ def run(kernel: Kernel, device: Device, exp: Expectations, cache: Cache,
     res.rss_samples = list(sampler.samples) if sampler else []
     res.qmp_errors = list(plug.errors) if plug else []
     log = ktap.parse(boot.serial)
+    final = log.test("rmmod")
+    res.kmemleak = ("scanned" if final and final.fact("kmemleak_scanned")
+                    else "not in this kernel")
     problem = runner.kernel_problem(boot.serial)
     data = SoakData(res.cycles, res.host_streams, log.test("soak"),
                     log.complete, problem, cycles, exp.leak_message)
@@ -618,7 +622,8 @@ def markdown(res: SoakResult) -> str:
            "| verdict | result | detail |", "|---|---|---|"]
     for name, v in res.verdicts.items():
         out.append(f"| {name} | {v.status} | {v.summary} |")
-    out += ["", f"Bytes: guest {f['guest_bytes']}, host "
+    out += ["", f"kmemleak at the end: {res.kmemleak}.", "",
+            f"Bytes: guest {f['guest_bytes']}, host "
                 f"{f['host_bytes']} (plus {f['unplug_stream_bytes']} in "
                 f"streams cut by unplugs, not compared).", "",
             "| n | kind | ok | bytes | MemAvailable KiB | Slab KiB | "
