@@ -163,6 +163,12 @@ class StreamSink(TcpSink):
                 pass
 
     def close(self) -> Optional[int]:
+        """Stop accepting (shutdown wakes the blocked accept()); the bytes
+        of all connections."""
+        try:
+            self.listener.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
         self.listener.close()
         self.thread.join(5)
         return sum(self.streams)
@@ -322,11 +328,11 @@ def growth_verdict(g: Growth, limit: Limit) -> chk.Verdict:
                                      f"after the warm-up")
     sign = -1.0 if limit.falling else 1.0
     slope, total = sign * g.slope, sign * g.total
-    word = "falls" if limit.falling else "grows"
-    text = (f"{limit.what} {g.first:.0f} -> {g.last:.0f} KiB, {word} "
-            f"{slope:+.1f} KiB/cycle ({total:+.0f} KiB over the judged "
-            f"cycles; limit {limit.per_cycle:g} KiB/cycle and "
-            f"{limit.floor:g} KiB)")
+    word = "falling" if limit.falling else "growing"
+    text = (f"{limit.what} {g.first:.0f} -> {g.last:.0f} KiB, trend "
+            f"{g.slope:+.1f} KiB/cycle ({g.total:+.0f} KiB over the judged "
+            f"cycles; fails {word} faster than {limit.per_cycle:g} "
+            f"KiB/cycle and by more than {limit.floor:g} KiB)")
     if slope > limit.per_cycle and total > limit.floor:
         return chk.Verdict(chk.FAIL, text)
     return chk.Verdict(chk.PASS, text)
@@ -456,6 +462,18 @@ class SoakResult:
                                            self.verdicts.values())
 
 
+def new_soak_dir(out: pathlib.Path) -> pathlib.Path:
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    for n in range(100):
+        path = out / (f"soak-{stamp}" + (f"-{n}" if n else ""))
+        try:
+            path.mkdir(parents=True)
+            return path
+        except FileExistsError:
+            continue
+    raise BenchError(f"{out}: cannot create a soak folder")
+
+
 def soak_cmdline(base: str, seconds: int, port: int, unplug_port: int,
                  cycles: int) -> str:
     return (f"{base} ndisbench.soak={seconds}:{port}:{unplug_port}:"
@@ -473,17 +491,16 @@ def run(kernel: Kernel, device: Device, exp: Expectations, cache: Cache,
         raise BenchError(f"--device {device.label}: the soak reloads the "
                          f"wrapper; pick a wrapped device")
     seconds = max(1, round(minutes * 60))
-    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    soak_dir = out / f"soak-{stamp}"
-    soak_dir.mkdir(parents=True, exist_ok=False)
-    res = SoakResult(soak_dir.name, kernel.name, device.label, seconds)
     parts = runner.host_parts([device], cache)
     prep = runner.prepare(kernel, cache, exp, ["ndiswrapper"])
     if prep.error:
         raise BenchError(prep.error)
-    res.accel = accel = runner.resolve_accel(accel, [prep], exp, parts)
+    accel = runner.resolve_accel(accel, [prep], exp, parts)
     roles = runner.cell_roles(device, CHECKS)
     initrd = runner.cell_initrd(prep, device, CHECKS, exp, parts)
+    soak_dir = new_soak_dir(out)
+    res = SoakResult(soak_dir.name, kernel.name, device.label, seconds,
+                     accel)
     sink, unplug_sink = StreamSink(), None
     plug = None
     if device.hotplug:
@@ -531,7 +548,7 @@ def run(kernel: Kernel, device: Device, exp: Expectations, cache: Cache,
         say("soak", f"{kernel.name} / {device.label}: {fmt_secs(seconds)} "
                     f"of cycles, accel {accel}, results in {soak_dir}")
         boot = guest.boot(cmd, soak_dir / "serial.log", timeout,
-                                 on_line=on_line)
+                          on_line=on_line)
     finally:
         if sampler:
             sampler.close()

@@ -1,7 +1,9 @@
 """`ndisbench soak`: the cycle lines, the smaps split of QEMU's memory and
 the verdicts (a growing series, a missed cycle, lost bytes, a leak and a
 kernel problem each fail; a flat noisy run passes)."""
+import os
 import random
+import socket
 import unittest
 from typing import List, Optional
 
@@ -98,6 +100,27 @@ class ParseTest(unittest.TestCase):
         ys = [10.0] * 10
         ys[4] = 5000.0
         self.assertEqual(soak.theil_sen(list(range(10)), ys), 0.0)
+
+
+class HostSideTest(unittest.TestCase):
+    def test_stream_sink_counts_each_connection(self):
+        sink = soak.StreamSink()
+        try:
+            for size in (1000, 0, 70000):
+                with socket.create_connection(("127.0.0.1", sink.port),
+                                              timeout=10) as conn:
+                    conn.sendall(b"x" * size)
+                    conn.shutdown(socket.SHUT_WR)
+                    reply = conn.makefile().readline().strip()
+                self.assertEqual(reply, f"received={size}")
+        finally:
+            total = sink.close()
+        self.assertEqual(sink.streams, [1000, 0, 70000])
+        self.assertEqual(total, 71000)
+
+    def test_vm_rss_of_a_live_and_a_gone_process(self):
+        self.assertGreater(soak.vm_rss_kb(os.getpid()) or 0, 0)
+        self.assertIsNone(soak.vm_rss_kb(2 ** 22 + 7))
 
 
 class JudgeTest(unittest.TestCase):
