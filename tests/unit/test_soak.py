@@ -163,6 +163,19 @@ class JudgeTest(unittest.TestCase):
         self.assertEqual(soak.growth_verdict(
             g, soak.LIMITS["sunreclaim_kb"]).status, PASS)
 
+    def test_saw_tooth_passes(self):
+        # MemAvailable on a clean run: a slow fall, a jump back, a fall.
+        cs = cycles(60)
+        for c in cs:
+            c.mem_available_kb = 489000 - 40 * (c.n % 30)
+        verdicts = soak.judge(data(cs))
+        self.assertEqual(failed(verdicts), [])
+
+    def test_slope_without_rise_passes(self):
+        g = soak.Growth("sunreclaim_kb", 3400, 3400, 6.0, 100.0)
+        self.assertEqual(soak.growth_verdict(
+            g, soak.LIMITS["sunreclaim_kb"]).status, PASS)
+
     def test_refcount_growth_fails(self):
         verdicts = soak.judge(data(cycles(10, ref_step=1)))
         self.assertEqual(failed(verdicts), ["refcounts"])
