@@ -17,7 +17,8 @@ every two cycles): one spike (a socket's buffers, a refill of the per-CPU
 lists) moves it hardly at all, a leak that adds a little every cycle
 moves it by exactly that. A series fails when that slope is above its
 per-cycle limit AND it really rose end to end (median of the last ENDS
-cycles minus median of the first ENDS) by more than a floor: a step or a
+cycles minus median of the first ENDS) by more than a floor, and by more
+than NOISE_K times the series' own noise around its trend: a step or a
 saw-tooth (MemAvailable's, ~1 MiB) can tilt the slope but does not rise,
 a short run cannot fail on a few KiB of drift, a long one still catches a
 small steady leak. The limits (LIMITS) are set from measured clean
@@ -49,6 +50,7 @@ from .sink import READ_TIMEOUT, TcpSink
 WARMUP_CYCLES = 4
 ENDS = 5                        # cycles at each end for the rise
 MIN_JUDGED_CYCLES = 3           # after the warm-up, for a slope
+NOISE_K = 3.0                   # a rise must also beat 3 sigma of noise
 SAMPLE_SECS = 5.0               # QEMU RSS sampling period
 BOOT_ALLOWANCE_SECS = 240.0     # boot, install, first bind, last cycle
 CHECKS = ("bind", "associate", "dhcp")   # what brings the link up first
@@ -300,6 +302,7 @@ class Growth:
     last: Optional[float]
     slope: Optional[float]      # per cycle (Theil-Sen)
     rise: Optional[float]       # median of the last ENDS - of the first
+    noise: float = 0.0          # robust sigma around the trend line
 
 
 def theil_sen(xs: Sequence[float], ys: Sequence[float]) -> float:
@@ -324,7 +327,21 @@ def growth(cycles: Sequence[Cycle], series: str) -> Growth:
     ys = [float(y) for _, y in points]
     ends = max(1, min(ENDS, len(ys) // 4))
     rise = statistics.median(ys[-ends:]) - statistics.median(ys[:ends])
-    return Growth(series, ys[0], ys[-1], theil_sen(xs, ys), rise)
+    slope = theil_sen(xs, ys)
+    return Growth(series, ys[0], ys[-1], slope, rise,
+                  robust_sigma(xs, ys, slope))
+
+
+def robust_sigma(xs: Sequence[float], ys: Sequence[float],
+                 slope: float) -> float:
+    """1.4826 x the median absolute deviation of the residuals around the
+    Theil-Sen line: the series' own noise (KASAN's quarantine makes the
+    debug kernel's SUnreclaim swing by hundreds of KiB, src-6.1's by
+    tens)."""
+    intercept = statistics.median(y - slope * x for x, y in zip(xs, ys))
+    residuals = [y - slope * x - intercept for x, y in zip(xs, ys)]
+    centre = statistics.median(residuals)
+    return 1.4826 * statistics.median(abs(r - centre) for r in residuals)
 
 
 def growth_verdict(g: Growth, limit: Limit) -> chk.Verdict:
@@ -333,12 +350,14 @@ def growth_verdict(g: Growth, limit: Limit) -> chk.Verdict:
                                      f"after the warm-up")
     sign = -1.0 if limit.falling else 1.0
     slope, rise = sign * g.slope, sign * g.rise
+    floor = max(limit.floor, NOISE_K * g.noise)
     word = "falling" if limit.falling else "growing"
     text = (f"{limit.what} {g.first:.0f} -> {g.last:.0f} KiB, trend "
-            f"{g.slope:+.1f} KiB/cycle, {g.rise:+.0f} KiB end to end; "
-            f"fails {word} faster than {limit.per_cycle:g} KiB/cycle and "
-            f"by more than {limit.floor:g} KiB")
-    if slope > limit.per_cycle and rise > limit.floor:
+            f"{g.slope:+.1f} KiB/cycle, {g.rise:+.0f} KiB end to end "
+            f"(noise {g.noise:.0f}); fails {word} faster than "
+            f"{limit.per_cycle:g} KiB/cycle and by more than {floor:.0f} "
+            f"KiB")
+    if slope > limit.per_cycle and rise > floor:
         return chk.Verdict(chk.FAIL, text)
     return chk.Verdict(chk.PASS, text)
 

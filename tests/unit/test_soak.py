@@ -171,6 +171,24 @@ class JudgeTest(unittest.TestCase):
         verdicts = soak.judge(data(cs))
         self.assertEqual(failed(verdicts), [])
 
+    def test_very_noisy_flat_series_passes(self):
+        # The debug kernel: KASAN's quarantine swings SUnreclaim by
+        # +-400 KiB with no trend.
+        for seed in range(10):
+            rnd = random.Random(seed)
+            cs = cycles(26, seed)
+            for c in cs:
+                c.sunreclaim_kb = 30800 + rnd.randint(-400, 400)
+            self.assertEqual(failed(soak.judge(data(cs))), [], seed)
+
+    def test_leak_under_noise_fails(self):
+        rnd = random.Random(5)
+        cs = cycles(40)
+        for c in cs:
+            c.sunreclaim_kb = 30800 + 96 * c.n + rnd.randint(-400, 400)
+        verdicts = soak.judge(data(cs))
+        self.assertEqual(failed(verdicts), ["sunreclaim_kb"])
+
     def test_slope_without_rise_passes(self):
         g = soak.Growth("sunreclaim_kb", 3400, 3400, 6.0, 100.0)
         self.assertEqual(soak.growth_verdict(
