@@ -68,6 +68,7 @@ static long long last_load_us;
 #define OPT_SLOWDOWN    "ndisbench.slowdown"
 #define OPT_USB         "ndisbench.usb"
 #define OPT_PEER        "ndisbench.peer"
+#define OPT_SOAK        "ndisbench.soak"
 
 /* The kernel's MODULE_NAME_LEN is 64 - sizeof(unsigned long). */
 #define MODULE_NAME_MAX 56
@@ -87,6 +88,7 @@ struct agent_opts {
     size_t n_broken;
     struct net_opts net;        /* ndisbench.net=, .ping=, .tcp= */
     bool net_opts_bad;          /* a network option did not parse */
+    struct soak_opts soak;      /* ndisbench.soak= */
 };
 
 struct mount_spec {
@@ -191,6 +193,7 @@ static int parse_cmdline(char *cmdline, struct agent_opts *opts)
     opts->broken = NULL;
     opts->n_broken = 0;
     memset(&opts->net, 0, sizeof(opts->net));
+    memset(&opts->soak, 0, sizeof(opts->soak));
     opts->net_opts_bad = false;
 
     while ((word = cmdline_next(&cursor)) != NULL) {
@@ -233,6 +236,8 @@ static int parse_cmdline(char *cmdline, struct agent_opts *opts)
             opts->net_opts_bad |= !net_parse_tcp(value, &opts->net);
         else if (strcmp(word, OPT_PEER) == 0)
             opts->net_opts_bad |= !net_parse_peer(value, &opts->net);
+        else if (strcmp(word, OPT_SOAK) == 0)
+            opts->net_opts_bad |= !soak_parse(value, &opts->soak);
     }
     if (broken != NULL) {
         opts->broken = calloc(strlen(broken) / 2 + 1, sizeof(*opts->broken));
@@ -608,7 +613,7 @@ static void setup_console(void)
 /* ---- /dev/kmsg ---- */
 
 /* Open /dev/kmsg positioned after the last record, or -1 with errno. */
-static int kmsg_open(void)
+int kmsg_open(void)
 {
     int fd = open(KMSG_PATH, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 
@@ -623,7 +628,7 @@ static int kmsg_open(void)
 }
 
 /* Print every record logged since kmsg_open() as "# kmsg: <text>". */
-static void kmsg_print_new(int fd)
+void kmsg_print_new(int fd)
 {
     static char rec[KMSG_RECORD_MAX];
     static char text[4 * KMSG_RECORD_MAX + 1];
@@ -659,15 +664,12 @@ static void kmsg_print_new(int fd)
  * cut into the agent's lines; WARN, lockdep and KASAN reports reach the
  * host through these facts instead.
  */
-static void klog_facts(void)
+void klog_print_new(int fd)
 {
     static char rec[KMSG_RECORD_MAX];
     static char text[4 * KMSG_RECORD_MAX + 1];
     unsigned int printed = 0, skipped = 0;
-    int fd = open(KMSG_PATH, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 
-    if (fd < 0)
-        return;
     for (;;) {
         ssize_t n = read(fd, rec, sizeof(rec));
         const char *msg;
@@ -693,6 +695,15 @@ static void klog_facts(void)
     }
     if (skipped)
         say("# klog_skipped: %u", skipped);
+}
+
+static void klog_facts(void)
+{
+    int fd = open(KMSG_PATH, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+    if (fd < 0)
+        return;
+    klog_print_new(fd);
     close(fd);
 }
 
@@ -1007,7 +1018,9 @@ static void run_tests(const struct agent_opts *opts,
     int n_broken = (int)opts->n_broken;
     int n_install = opts->install_inf != NULL;
     int n_net = net_test_count(&opts->net);
-    int plan = 2 + n_broken + n_install + (int)opts->n_modules + n_net;
+    int n_soak = opts->soak.seconds > 0 && opts->n_modules > 0;
+    int plan = 2 + n_broken + n_install + (int)opts->n_modules + n_net +
+               n_soak;
     int first_module = 2 + n_broken + n_install;
     bool booted;
     size_t i;
@@ -1033,6 +1046,11 @@ static void run_tests(const struct agent_opts *opts,
         ;
     net_run_tests(&opts->net, i == opts->n_modules,
                   first_module + (int)opts->n_modules);
+    if (n_soak)
+        soak_run_test(&opts->soak, &opts->net,
+                      opts->modules[opts->n_modules - 1],
+                      i == opts->n_modules && opts->net.ifname != NULL,
+                      plan - 1);
     say_result(test_rmmod(opts), plan, "rmmod");
 }
 

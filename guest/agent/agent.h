@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* The network checks selected on the kernel command line. */
 struct net_opts {
@@ -89,5 +90,40 @@ bool install_run_test(const char *inf, int number);
  * remove module and driver. KTAP test `number`, named "broken <name>".
  */
 bool broken_run_test(const char *inf, const char *module, int number);
+
+/* /dev/kmsg opened at its end (-1 with errno), and every record logged
+ * since printed as `kmsg` facts. */
+int kmsg_open(void);
+void kmsg_print_new(int fd);
+/* The records of a /dev/kmsg fd at warning level or worse since it was
+ * last read, as `klog` facts (at most 400, then `klog_skipped`). */
+void klog_print_new(int fd);
+
+/* net.c helpers other tests reuse: bring the link up (facts carrier_ms,
+ * operstate, ...), take a DHCP lease (udhcpc_status, address), a child
+ * streaming to 10.0.2.2:port until killed, and wait until the interface
+ * exists (or not): the milliseconds it took, or -1. */
+bool net_link_up(const struct net_opts *opts);
+bool net_dhcp_lease(const struct net_opts *opts);
+pid_t net_start_stream(unsigned int port);
+long long net_wait_iface_state(const char *ifname, bool present);
+
+/* ndisbench.soak=<seconds>:<port>[:<unplug port>[:<cycles>]] (soak.c). */
+struct soak_opts {
+    unsigned int seconds;       /* 0: no soak */
+    unsigned int port;          /* the measured stream of every cycle */
+    unsigned int unplug_port;   /* 0: reload cycles only; else the stream
+                                 * during an unplug, every other cycle */
+    unsigned int cycles;        /* 0: until the time is up */
+};
+
+/* Parse the option value; false if bad. */
+bool soak_parse(const char *value, struct soak_opts *opts);
+/* "<key>:  <n> kB" of a /proc/meminfo text, or -1. */
+long long soak_meminfo_kb(const char *meminfo, const char *key);
+/* The soak: KTAP test `number`, named "soak". ready: the interface is up
+ * with an address (the network tests before it passed). */
+bool soak_run_test(const struct soak_opts *opts, const struct net_opts *net,
+                   const char *module, bool ready, int number);
 
 #endif /* NDISBENCH_AGENT_H */

@@ -1003,3 +1003,25 @@ void net_run_tests(const struct net_opts *opts, bool modules_loaded,
     if (opts->roam)
         test_roam(opts, n++);
 }
+
+/* ---- the helpers other tests reuse (soak.c) ---- */
+
+bool net_link_up(const struct net_opts *opts)
+{
+    return link_up(opts);
+}
+
+bool net_dhcp_lease(const struct net_opts *opts)
+{
+    return dhcp_lease(opts);
+}
+
+pid_t net_start_stream(unsigned int port)
+{
+    return start_stream(port);
+}
+
+long long net_wait_iface_state(const char *ifname, bool present)
+{
+    return wait_iface_state(ifname, present);
+}

@@ -180,6 +180,22 @@ def cmd_pair(args: argparse.Namespace) -> int:
     return 0 if result.ok else 1
 
 
+def cmd_soak(args: argparse.Namespace) -> int:
+    from . import soak
+    exp = kernels.load_expectations()
+    kernel = kernels.select(kernels.load_kernels(args.kernels_toml, exp),
+                            [args.kernel])[0]
+    if args.device not in devices.DEVICES:
+        raise BenchError(f"--device {args.device}: unknown (known: "
+                         f"{', '.join(devices.DEVICES)})")
+    res = soak.run(kernel, devices.DEVICES[args.device], exp,
+                   Cache(paths.cache_root()), args.out, args.minutes,
+                   args.cycles, args.accel)
+    say("soak", f"wrote {args.out / res.soak_id / 'soak.md'} and soak.json")
+    print(soak.summary_line(res))
+    return 0 if res.ok else 1
+
+
 def cmd_test(args: argparse.Namespace) -> int:
     from .selftest import run_tests
     return run_tests(lambda: _matrix(args), args)
@@ -266,6 +282,23 @@ def parser() -> argparse.ArgumentParser:
                    default="auto")
     p.add_argument("--out", type=pathlib.Path, default=paths.OUT)
     p.set_defaults(func=cmd_pair)
+
+    p = sub.add_parser("soak", help="one guest for minutes of traffic, "
+                                    "wrapper reloads and hot-unplugs: no "
+                                    "oops, no leak, no RSS growth")
+    p.add_argument("--kernel", default="src-6.1")
+    p.add_argument("--device", default="rtl8187/ndiswrapper",
+                   metavar="D/W", help="a wrapped device/wrapper label "
+                                       "(default rtl8187/ndiswrapper)")
+    p.add_argument("--minutes", type=float, default=10.0,
+                   help="cycling time (default 10)")
+    p.add_argument("--cycles", type=int, default=0,
+                   help="stop after N cycles (default 0: when the time "
+                        "is up); fewer fails the soak")
+    p.add_argument("--accel", choices=("auto", "tcg", "kvm"),
+                   default="auto")
+    p.add_argument("--out", type=pathlib.Path, default=paths.OUT)
+    p.set_defaults(func=cmd_soak)
 
     p = sub.add_parser("list", help="kernels, policies, devices, checks")
     p.set_defaults(func=cmd_list)

@@ -3,8 +3,8 @@
 Stages, fastest first: Python unit tests, C unit tests, short libFuzzer
 runs (clang), the fixtures' own tests, the device-model qtests, the e2e
 matrix, a few cells through `run --wrapper-src` with a copy of wrapper/,
-the faulty-air rows, the planted bugs of the debug kernel, and one pair of
-guests on one air (`ndisbench pair`).
+the faulty-air rows, the planted bugs of the debug kernel, a short soak,
+and one pair of guests on one air (`ndisbench pair`).
 Each stage counts its own passes and failures; a stage that cannot run at
 all counts as one failure. The last line is the combined `N passed, N
 failed`."""
@@ -132,6 +132,25 @@ def pair_stage(matrix: Callable[[], runner.Matrix],
     counts = result.counts()
     passed = counts.get(chk.PASS, 0)
     return passed, sum(counts.values()) - passed
+# A short soak (`ndisbench soak`): one guest, wrapper reloads and
+# hot-unplugs under traffic; each verdict counts.
+SOAK_KERNEL, SOAK_DEVICE, SOAK_MINUTES = "src-6.1", "rtl8187/ndiswrapper", 1.5
+
+
+def soak_stage(matrix: Callable[[], runner.Matrix],
+               args: argparse.Namespace) -> Counts:
+    from . import soak
+    full = matrix()
+    kernel = next((k for k in full.kernels if k.name == SOAK_KERNEL), None)
+    if kernel is None:
+        say("test", f"soak: skipped ({SOAK_KERNEL} not selected)")
+        return 0, 0
+    res = soak.run(kernel, devices.DEVICES[SOAK_DEVICE], full.exp,
+                   Cache(paths.cache_root()), args.out, SOAK_MINUTES, 0,
+                   args.accel)
+    say("test", soak.summary_line(res))
+    passed = sum(v.ok for v in res.verdicts.values())
+    return passed, len(res.verdicts) - passed
 
 
 def stage(name: str, what: str, run: Callable[[], Counts]) -> Counts:
@@ -164,6 +183,8 @@ def run_tests(matrix: Callable[[], runner.Matrix],
                         "delay)", lambda: faults(matrix, args)),
         stage("planted", "the debug kernel's checkers report planted bugs",
               lambda: planted(matrix, args)),
+        stage("soak", f"{SOAK_MINUTES} min soak on {SOAK_KERNEL} "
+                      f"{SOAK_DEVICE}", lambda: soak_stage(matrix, args)),
         stage("pair", "two guests on one air ping each other",
               lambda: pair_stage(matrix, args)),
     ]
