@@ -11,6 +11,8 @@ edit it recompiles that file and relinks (seconds). Each binary is
 published as <cache>/qemu/<key>/ keyed by the tree and the contents of
 qemu-devices/, so an unchanged device folder costs nothing at all.
 """
+import fcntl
+import json
 import os
 import pathlib
 import re
@@ -19,7 +21,7 @@ from typing import Dict, List, Optional, Sequence
 
 from . import paths
 from .cache import (COMPLETE, Cache, WorkTree, compiler_id, digest_inputs,
-                    tree_digest)
+                    file_digest, tree_digest)
 from .errors import BenchError
 from .progress import Step, say
 from .proc import capture, run_logged
@@ -222,6 +224,29 @@ class QemuTree(WorkTree):
         mak = (self.src / "configs" / "devices" / "x86_64-softmmu" /
                f"{SUBDIR}.mak")
         _write_if_changed(mak, devices_mak(self.devices))
+        self.touch_changed()
+
+    def touch_changed(self) -> None:
+        """ninja goes by mtimes, but the tree is shared by every checkout
+        that builds here, through symlinks: after another checkout built,
+        an older file of this one with other contents would look up to
+        date (a stale object, a stale generated trace header, a binary
+        published under the wrong key). So every linked file whose contents
+        differ from what the tree last saw gets a fresh mtime."""
+        manifest = self.root / "linked-files.json"
+        try:
+            seen = json.loads(manifest.read_text())
+        except (OSError, ValueError):
+            seen = {}
+        files = {f"devices/{p.relative_to(self.devices)}": p
+                 for p in self.devices.rglob("*") if p.is_file()}
+        files.update({f"qtest/{p.name}": p
+                      for p in QTEST_DIR.glob("ndisbench-*") if p.is_file()})
+        now = {name: file_digest(path) for name, path in files.items()}
+        for name, digest in now.items():
+            if seen.get(name) != digest:
+                os.utime(files[name])
+        manifest.write_text(json.dumps(now, indent=1, sort_keys=True))
 
     def add_trace_subdir(self) -> None:
         """QEMU lists the folders with a trace-events file in its top
@@ -354,9 +379,38 @@ def _binary_inputs(tree: QemuTree) -> Dict[str, str]:
             "devices": tree_digest(tree.devices)}
 
 
+# A process using a binary holds a shared flock on <entry>/IN_USE until it
+# exits; pruning skips entries it cannot lock exclusively. (A run of the
+# test command once lost its QEMU midway to a build of another checkout.)
+IN_USE = ".in-use"
+_held: List[object] = []         # the shared locks of this process
+
+
+def _hold(entry: pathlib.Path) -> None:
+    fd = open(entry / IN_USE, "a")
+    fcntl.flock(fd, fcntl.LOCK_SH)
+    _held.append(fd)
+
+
+def _remove_unused(entry: pathlib.Path) -> bool:
+    """rmtree entry unless a process holds it; True if removed."""
+    try:
+        fd = open(entry / IN_USE, "a")
+    except OSError:
+        return False
+    with fd:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        shutil.rmtree(entry, ignore_errors=True)
+    return True
+
+
 def _prune_binaries(cache: Cache, tree_key: str, keep: pathlib.Path) -> None:
     """Every device edit publishes a ~40 MB binary: keep only the newest
-    KEEP_BINARIES of this tree (and `keep`). The caller holds the lock."""
+    KEEP_BINARIES of this tree (and `keep`), and any a running process
+    uses. The caller holds the tree lock."""
     root = cache.root / "qemu"
     entries = []
     for entry in root.iterdir() if root.is_dir() else []:
@@ -369,7 +423,7 @@ def _prune_binaries(cache: Cache, tree_key: str, keep: pathlib.Path) -> None:
             continue
     entries.sort(reverse=True)
     for _, entry in entries[KEEP_BINARIES - 1:]:
-        shutil.rmtree(entry, ignore_errors=True)
+        _remove_unused(entry)
 
 
 def build_qemu(cache: Cache) -> pathlib.Path:
@@ -402,7 +456,14 @@ def build_qemu(cache: Cache) -> pathlib.Path:
                     with cache.publish("qemu", key, inputs) as tmp:
                         shutil.copy2(tree.binary, tmp / TARGET)
                 entry = cache.path("qemu", key)
+                _hold(entry)
                 _prune_binaries(cache, tree.key, entry)
+            else:
+                _hold(entry)
+    else:
+        # Pruned between the lookup and the lock (another checkout's build
+        # finishing just then): the check below says so.
+        _hold(entry)
     binary = entry / TARGET
     if not binary.exists():
         raise BenchError(f"{entry}: cache entry has no {TARGET}")
