@@ -5,7 +5,8 @@
  *
  * TX: ndo_start_xmit queues the skb; a work item (process context, where
  * Windows code may run) wraps each in an NDIS_PACKET with one MDL over the
- * linear data and hands it to SendPackets (or Send). The driver completes
+ * linear data and hands them to SendPackets in arrays (or one by one to
+ * Send). The driver completes
  * it through SendCompleteHandler. RX: PacketIndicateHandler copies each
  * packet into an skb for netif_rx() and gives the packet back, through
  * MiniportReturnPacket from a work item unless the driver indicated it
@@ -103,38 +104,64 @@ static struct ndis_packet *ndis_wrap_skb(struct sk_buff *skb)
 	return &tp->pkt;
 }
 
+/*
+ * Everything queued goes to the driver in arrays of up to NDIS_TX_BATCH
+ * packets, one SendPackets call (one FPU section) each, as NDIS 5.1 does:
+ * under TCG each call into Windows code costs thousands of guest
+ * instructions, and the device sees a burst it can complete with one
+ * interrupt.
+ */
+#define NDIS_TX_BATCH	16
+
 static void ndis_tx_work(struct work_struct *work)
 {
 	struct ndis_adapter *ad = container_of(work, struct ndis_adapter,
 					       tx_work);
 	struct ndis_miniport_chars *c = &ad->driver->chars;
 	bool serialized = !(ad->attributes & NDIS_ATTRIBUTE_DESERIALIZE);
+	struct ndis_packet *pkts[NDIS_TX_BATCH];
 	struct ndis_packet *pkt;
 	struct sk_buff *skb;
 	ndis_status status;
+	u32 n, i;
 
-	while ((skb = skb_dequeue(&ad->tx_queue))) {
-		pkt = ndis_wrap_skb(skb);
-		if (!pkt) {
-			ad->net->stats.tx_dropped++;
-			dev_kfree_skb_any(skb);
-			continue;
-		}
-		if (c->send_packets) {
+	for (;;) {
+		n = 0;
+		while (n < NDIS_TX_BATCH &&
+		       (skb = skb_dequeue(&ad->tx_queue))) {
+			pkt = ndis_wrap_skb(skb);
+			if (!pkt) {
+				ad->net->stats.tx_dropped++;
+				dev_kfree_skb_any(skb);
+				continue;
+			}
 			ndis_oob(pkt)->status = NDIS_STATUS_PENDING;
-			DPC2WIN3(c->send_packets, ad->ctx, &pkt, 1);
+			pkts[n++] = pkt;
+		}
+		if (!n)
+			return;
+		if (c->send_packets) {
+			DPC2WIN3(c->send_packets, ad->ctx, pkts, n);
 			/*
 			 * A deserialized miniport always completes through
-			 * SendCompleteHandler, maybe already: pkt may be gone.
+			 * SendCompleteHandler, maybe already: the packets
+			 * may be gone. A serialized one leaves the status
+			 * of each in its OOB data.
 			 */
 			if (!serialized)
 				continue;
-			status = ndis_oob(pkt)->status;
+			for (i = 0; i < n; i++) {
+				status = ndis_oob(pkts[i])->status;
+				if (status != NDIS_STATUS_PENDING)
+					ndis_tx_done(ad, pkts[i], status);
+			}
 		} else {
-			status = DPC2WIN3(c->send, ad->ctx, pkt, 0);
+			for (i = 0; i < n; i++) {
+				status = DPC2WIN3(c->send, ad->ctx, pkts[i], 0);
+				if (status != NDIS_STATUS_PENDING)
+					ndis_tx_done(ad, pkts[i], status);
+			}
 		}
-		if (status != NDIS_STATUS_PENDING)
-			ndis_tx_done(ad, pkt, status);
 	}
 }
 
