@@ -4,10 +4,10 @@
  * handlers the driver reaches through its DDK macros.
  *
  * TX: ndo_start_xmit queues the skb; a work item (process context, where
- * Windows code may run) wraps each in an NDIS_PACKET with one MDL over the
- * linear data and hands them to SendPackets in arrays (or one by one to
- * Send). The driver completes
- * it through SendCompleteHandler. RX: PacketIndicateHandler copies each
+ * Windows code may run) wraps each in an NDIS_PACKET with an MDL over the
+ * linear data and one per page fragment and hands them to SendPackets in
+ * arrays (or one by one to Send). The driver completes each through
+ * SendCompleteHandler. RX: PacketIndicateHandler copies each
  * packet into an skb for netif_rx() and gives the packet back, through
  * MiniportReturnPacket from a work item unless the driver indicated it
  * with NDIS_STATUS_RESOURCES. StatusHandler drives the carrier.
@@ -38,10 +38,12 @@
  * MiniportReservedEx, which overlaps the first word of WrapperReserved,
  * so the skb is kept outside the packet.
  */
+#define NDIS_TX_MDLS	4	/* the head and up to 3 page fragments */
+
 struct ndis_tx_packet {
 	struct ndis_packet pkt;
 	struct ndis_packet_oob oob;
-	struct win_mdl mdl;
+	struct win_mdl mdl[NDIS_TX_MDLS];
 	struct sk_buff *skb;
 };
 
@@ -77,25 +79,53 @@ static void ndis_tx_done(struct ndis_adapter *ad, struct ndis_packet *pkt,
 		netif_wake_queue(net);
 }
 
+static u32 ndis_mdl_init(struct win_mdl *mdl, void *va, u32 len)
+{
+	mdl->size = sizeof(*mdl);
+	mdl->flags = MDL_SOURCE_IS_NONPAGED_POOL;
+	mdl->mapped_va = va;
+	mdl->start_va = (void *)((uintptr_t)va & PAGE_MASK);
+	mdl->byte_offset = offset_in_page(va);
+	mdl->byte_count = len;
+	return DIV_ROUND_UP(offset_in_page(va) + len, PAGE_SIZE);
+}
+
+/*
+ * One MDL over the linear part and one per page fragment (the net device
+ * offers scatter-gather, so segmenting a TCP GSO skb copies no payload);
+ * an skb with more fragments than fit is linearized. The checksum the
+ * stack left to the "hardware" is filled in here: the miniport is an
+ * 802.3 adapter without task offload.
+ */
 static struct ndis_packet *ndis_wrap_skb(struct sk_buff *skb)
 {
 	struct ndis_tx_packet *tp;
+	u32 i, n, pages;
 
-	if (skb_linearize(skb))
+	if (skb_shinfo(skb)->nr_frags >= NDIS_TX_MDLS && skb_linearize(skb))
+		return NULL;
+	if (skb->ip_summed == CHECKSUM_PARTIAL && skb_checksum_help(skb))
 		return NULL;
 	tp = kzalloc(sizeof(*tp), GFP_KERNEL);
 	if (!tp)
 		return NULL;
-	tp->mdl.size = sizeof(tp->mdl);
-	tp->mdl.flags = MDL_SOURCE_IS_NONPAGED_POOL;
-	tp->mdl.mapped_va = skb->data;
-	tp->mdl.start_va = (void *)((uintptr_t)skb->data & PAGE_MASK);
-	tp->mdl.byte_offset = offset_in_page(skb->data);
-	tp->mdl.byte_count = skb->len;
-	tp->pkt.head = &tp->mdl;
-	tp->pkt.tail = &tp->mdl;
-	tp->pkt.physical_count = 1;
-	tp->pkt.count = 1;
+	pages = ndis_mdl_init(&tp->mdl[0], skb->data, skb_headlen(skb));
+	n = 1;
+	for (i = 0; i < skb_shinfo(skb)->nr_frags; i++) {
+		const skb_frag_t *f = &skb_shinfo(skb)->frags[i];
+
+		if (!skb_frag_size(f))
+			continue;
+		/* lowmem on x86_64: page_address() is the mapping */
+		pages += ndis_mdl_init(&tp->mdl[n], skb_frag_address(f),
+				       skb_frag_size(f));
+		tp->mdl[n - 1].next = &tp->mdl[n];
+		n++;
+	}
+	tp->pkt.head = &tp->mdl[0];
+	tp->pkt.tail = &tp->mdl[n - 1];
+	tp->pkt.physical_count = pages;
+	tp->pkt.count = n;
 	tp->pkt.total_length = skb->len;
 	tp->pkt.valid_counts = 1;
 	tp->pkt.oob_offset = offsetof(struct ndis_tx_packet, oob);
@@ -520,6 +550,9 @@ int ndis_netdev_alloc(struct ndis_adapter *ad)
 	*(struct ndis_adapter **)netdev_priv(net) = ad;
 	net->netdev_ops = &ndis_netdev_ops;
 	net->ethtool_ops = &ndis_ethtool_ops;
+	/* ndis_wrap_skb: fragments become MDLs, checksums are done there */
+	net->hw_features = NETIF_F_SG | NETIF_F_HW_CSUM;
+	net->features = net->hw_features;
 	net->sysfs_groups[0] = &ndis_attr_group;
 	SET_NETDEV_DEV(net, ad->dev);
 	netif_carrier_off(net);
