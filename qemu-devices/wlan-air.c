@@ -9,11 +9,13 @@
  *           [,duplicate=N][,delay-us=US][,jitter-us=US][,seed=S]
  *           [,link-listen=PORT | ,link-connect=PORT]
  *
- * wlan_air_transmit() copies a frame into a bounded queue; a bottom half
- * hands it to every other radio tuned to the sender's channel, with the
- * sender's rssi_dbm and the FCS it sent. With pcap=FILE every transmitted
- * frame is also written there (radiotap + 802.11, QEMU_CLOCK_VIRTUAL
- * timestamps), as sent, before any fault.
+ * wlan_air_transmit() copies a frame into a bounded queue and hands it to
+ * every other radio tuned to the sender's channel, with the sender's
+ * rssi_dbm and the FCS it sent: at once when it is due (no delay) and
+ * nothing is queued ahead of it, else from a bottom half (a frame a
+ * receiver transmits while it receives one waits for it). With pcap=FILE
+ * every transmitted frame is also written there (radiotap + 802.11,
+ * QEMU_CLOCK_VIRTUAL timestamps), as sent, before any fault.
  *
  * Fault injection, decided per transmitted frame (beacons included) by a
  * PRNG seeded with seed= (splitmix64), so a sequence of frames meets the
@@ -124,6 +126,7 @@ struct WlanAir {
 
     QEMUBH *bh;
     QEMUTimer *timer;           /* the head of the queue is delayed */
+    bool delivering;            /* inside wlan_air_run(): no nesting */
     QTAILQ_HEAD(, WlanRadio) radios;
     QSIMPLEQ_HEAD(, WlanAirFrame) queue;
     unsigned queued;
@@ -313,22 +316,25 @@ static void wlan_air_deliver(WlanAir *air, WlanAirFrame *f)
     }
 }
 
-static void wlan_air_bh(void *opaque)
+/*
+ * Deliver the frames that are due, in order. Receivers may transmit (an
+ * access point answering a probe): their frames go to the tail and wait
+ * for the next run of the bottom half, so a radio is never re-entered
+ * from its own receive or transmit path.
+ */
+static void wlan_air_run(WlanAir *air)
 {
-    WlanAir *air = opaque;
     unsigned budget = air->queued;
     int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
 
-    /*
-     * Receivers may transmit (an access point answering a probe): their
-     * frames go to the tail and wait for the next run of the bottom half.
-     */
+    air->delivering = true;
     while (budget-- && !QSIMPLEQ_EMPTY(&air->queue)) {
         WlanAirFrame *f = QSIMPLEQ_FIRST(&air->queue);
 
         if (f->due_ns > now) {
             /* Delayed: the queue is in delivery order, wait for it. */
             timer_mod(air->timer, f->due_ns);
+            air->delivering = false;
             return;
         }
         QSIMPLEQ_REMOVE_HEAD(&air->queue, next);
@@ -336,9 +342,15 @@ static void wlan_air_bh(void *opaque)
         wlan_air_deliver(air, f);
         g_free(f);
     }
+    air->delivering = false;
     if (!QSIMPLEQ_EMPTY(&air->queue)) {
         qemu_bh_schedule(air->bh);
     }
+}
+
+static void wlan_air_bh(void *opaque)
+{
+    wlan_air_run(opaque);
 }
 
 static void wlan_air_timer(void *opaque)
@@ -498,7 +510,21 @@ void wlan_air_transmit(WlanRadio *radio, const uint8_t *frame, size_t len)
         air->corrupted++;
         trace_wlan_air_fault(radio->name, len, "corrupted");
     }
-    qemu_bh_schedule(air->bh);
+    /*
+     * A frame due now is delivered at once, as a wired NIC model hands
+     * its packet to the net backend inside the guest's register write:
+     * a bottom half would wait for the main loop thread, which on a
+     * busy host is a scheduler slice per frame while the guest idles.
+     * Only when nothing is queued ahead of it (so only this frame, and
+     * its duplicate, go out here, never to the sender), and not from
+     * inside a delivery (a receiver transmitting): those wait for the
+     * bottom half, as before.
+     */
+    if (!air->delivering && due <= now && QSIMPLEQ_FIRST(&air->queue) == f) {
+        wlan_air_run(air);
+    } else {
+        qemu_bh_schedule(air->bh);
+    }
 }
 
 /* -- the link ------------------------------------------------------------ */

@@ -4,9 +4,10 @@
  * handlers the driver reaches through its DDK macros.
  *
  * TX: ndo_start_xmit queues the skb; a work item (process context, where
- * Windows code may run) wraps each in an NDIS_PACKET with one MDL over the
- * linear data and hands it to SendPackets (or Send). The driver completes
- * it through SendCompleteHandler. RX: PacketIndicateHandler copies each
+ * Windows code may run) wraps each in an NDIS_PACKET with an MDL over the
+ * linear data and one per page fragment and hands them to SendPackets in
+ * arrays (or one by one to Send). The driver completes each through
+ * SendCompleteHandler. RX: PacketIndicateHandler copies each
  * packet into an skb for netif_rx() and gives the packet back, through
  * MiniportReturnPacket from a work item unless the driver indicated it
  * with NDIS_STATUS_RESOURCES. StatusHandler drives the carrier.
@@ -37,10 +38,12 @@
  * MiniportReservedEx, which overlaps the first word of WrapperReserved,
  * so the skb is kept outside the packet.
  */
+#define NDIS_TX_MDLS	4	/* the head and up to 3 page fragments */
+
 struct ndis_tx_packet {
 	struct ndis_packet pkt;
 	struct ndis_packet_oob oob;
-	struct win_mdl mdl;
+	struct win_mdl mdl[NDIS_TX_MDLS];
 	struct sk_buff *skb;
 };
 
@@ -76,25 +79,53 @@ static void ndis_tx_done(struct ndis_adapter *ad, struct ndis_packet *pkt,
 		netif_wake_queue(net);
 }
 
+static u32 ndis_mdl_init(struct win_mdl *mdl, void *va, u32 len)
+{
+	mdl->size = sizeof(*mdl);
+	mdl->flags = MDL_SOURCE_IS_NONPAGED_POOL;
+	mdl->mapped_va = va;
+	mdl->start_va = (void *)((uintptr_t)va & PAGE_MASK);
+	mdl->byte_offset = offset_in_page(va);
+	mdl->byte_count = len;
+	return DIV_ROUND_UP(offset_in_page(va) + len, PAGE_SIZE);
+}
+
+/*
+ * One MDL over the linear part and one per page fragment (the net device
+ * offers scatter-gather, so segmenting a TCP GSO skb copies no payload);
+ * an skb with more fragments than fit is linearized. The checksum the
+ * stack left to the "hardware" is filled in here: the miniport is an
+ * 802.3 adapter without task offload.
+ */
 static struct ndis_packet *ndis_wrap_skb(struct sk_buff *skb)
 {
 	struct ndis_tx_packet *tp;
+	u32 i, n, pages;
 
-	if (skb_linearize(skb))
+	if (skb_shinfo(skb)->nr_frags >= NDIS_TX_MDLS && skb_linearize(skb))
+		return NULL;
+	if (skb->ip_summed == CHECKSUM_PARTIAL && skb_checksum_help(skb))
 		return NULL;
 	tp = kzalloc(sizeof(*tp), GFP_KERNEL);
 	if (!tp)
 		return NULL;
-	tp->mdl.size = sizeof(tp->mdl);
-	tp->mdl.flags = MDL_SOURCE_IS_NONPAGED_POOL;
-	tp->mdl.mapped_va = skb->data;
-	tp->mdl.start_va = (void *)((uintptr_t)skb->data & PAGE_MASK);
-	tp->mdl.byte_offset = offset_in_page(skb->data);
-	tp->mdl.byte_count = skb->len;
-	tp->pkt.head = &tp->mdl;
-	tp->pkt.tail = &tp->mdl;
-	tp->pkt.physical_count = 1;
-	tp->pkt.count = 1;
+	pages = ndis_mdl_init(&tp->mdl[0], skb->data, skb_headlen(skb));
+	n = 1;
+	for (i = 0; i < skb_shinfo(skb)->nr_frags; i++) {
+		const skb_frag_t *f = &skb_shinfo(skb)->frags[i];
+
+		if (!skb_frag_size(f))
+			continue;
+		/* lowmem on x86_64: page_address() is the mapping */
+		pages += ndis_mdl_init(&tp->mdl[n], skb_frag_address(f),
+				       skb_frag_size(f));
+		tp->mdl[n - 1].next = &tp->mdl[n];
+		n++;
+	}
+	tp->pkt.head = &tp->mdl[0];
+	tp->pkt.tail = &tp->mdl[n - 1];
+	tp->pkt.physical_count = pages;
+	tp->pkt.count = n;
 	tp->pkt.total_length = skb->len;
 	tp->pkt.valid_counts = 1;
 	tp->pkt.oob_offset = offsetof(struct ndis_tx_packet, oob);
@@ -103,38 +134,64 @@ static struct ndis_packet *ndis_wrap_skb(struct sk_buff *skb)
 	return &tp->pkt;
 }
 
+/*
+ * Everything queued goes to the driver in arrays of up to NDIS_TX_BATCH
+ * packets, one SendPackets call (one FPU section) each, as NDIS 5.1 does:
+ * under TCG each call into Windows code costs thousands of guest
+ * instructions, and the device sees a burst it can complete with one
+ * interrupt.
+ */
+#define NDIS_TX_BATCH	16
+
 static void ndis_tx_work(struct work_struct *work)
 {
 	struct ndis_adapter *ad = container_of(work, struct ndis_adapter,
 					       tx_work);
 	struct ndis_miniport_chars *c = &ad->driver->chars;
 	bool serialized = !(ad->attributes & NDIS_ATTRIBUTE_DESERIALIZE);
+	struct ndis_packet *pkts[NDIS_TX_BATCH];
 	struct ndis_packet *pkt;
 	struct sk_buff *skb;
 	ndis_status status;
+	u32 n, i;
 
-	while ((skb = skb_dequeue(&ad->tx_queue))) {
-		pkt = ndis_wrap_skb(skb);
-		if (!pkt) {
-			ad->net->stats.tx_dropped++;
-			dev_kfree_skb_any(skb);
-			continue;
-		}
-		if (c->send_packets) {
+	for (;;) {
+		n = 0;
+		while (n < NDIS_TX_BATCH &&
+		       (skb = skb_dequeue(&ad->tx_queue))) {
+			pkt = ndis_wrap_skb(skb);
+			if (!pkt) {
+				ad->net->stats.tx_dropped++;
+				dev_kfree_skb_any(skb);
+				continue;
+			}
 			ndis_oob(pkt)->status = NDIS_STATUS_PENDING;
-			DPC2WIN3(c->send_packets, ad->ctx, &pkt, 1);
+			pkts[n++] = pkt;
+		}
+		if (!n)
+			return;
+		if (c->send_packets) {
+			DPC2WIN3(c->send_packets, ad->ctx, pkts, n);
 			/*
 			 * A deserialized miniport always completes through
-			 * SendCompleteHandler, maybe already: pkt may be gone.
+			 * SendCompleteHandler, maybe already: the packets
+			 * may be gone. A serialized one leaves the status
+			 * of each in its OOB data.
 			 */
 			if (!serialized)
 				continue;
-			status = ndis_oob(pkt)->status;
+			for (i = 0; i < n; i++) {
+				status = ndis_oob(pkts[i])->status;
+				if (status != NDIS_STATUS_PENDING)
+					ndis_tx_done(ad, pkts[i], status);
+			}
 		} else {
-			status = DPC2WIN3(c->send, ad->ctx, pkt, 0);
+			for (i = 0; i < n; i++) {
+				status = DPC2WIN3(c->send, ad->ctx, pkts[i], 0);
+				if (status != NDIS_STATUS_PENDING)
+					ndis_tx_done(ad, pkts[i], status);
+			}
 		}
-		if (status != NDIS_STATUS_PENDING)
-			ndis_tx_done(ad, pkt, status);
 	}
 }
 
@@ -493,6 +550,9 @@ int ndis_netdev_alloc(struct ndis_adapter *ad)
 	*(struct ndis_adapter **)netdev_priv(net) = ad;
 	net->netdev_ops = &ndis_netdev_ops;
 	net->ethtool_ops = &ndis_ethtool_ops;
+	/* ndis_wrap_skb: fragments become MDLs, checksums are done there */
+	net->hw_features = NETIF_F_SG | NETIF_F_HW_CSUM;
+	net->features = net->hw_features;
 	net->sysfs_groups[0] = &ndis_attr_group;
 	SET_NETDEV_DEV(net, ad->dev);
 	netif_carrier_off(net);
