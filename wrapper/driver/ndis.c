@@ -389,12 +389,7 @@ static WIN_ABI void NdisAllocateBuffer(ndis_status *status,
 		return;
 	}
 	*(struct ndis_pool **)(mdl + 1) = pool;
-	mdl->size = sizeof(*mdl);
-	mdl->flags = MDL_SOURCE_IS_NONPAGED_POOL;
-	mdl->mapped_va = va;
-	mdl->start_va = (void *)((uintptr_t)va & PAGE_MASK);
-	mdl->byte_offset = offset_in_page(va);
-	mdl->byte_count = len;
+	ndis_mdl_init(mdl, va, len);
 	*result = mdl;
 	*status = NDIS_STATUS_SUCCESS;
 }

@@ -87,6 +87,22 @@ struct ndis_adapter {
 	bool net_gone;			/* unregistering: no more indications */
 };
 
+/*
+ * An MDL over nonpaged memory the kernel has mapped (va, len bytes): how
+ * NdisAllocateBuffer and the TX path describe buffers. Returns the number
+ * of pages it spans.
+ */
+static inline u32 ndis_mdl_init(struct win_mdl *mdl, void *va, u32 len)
+{
+	mdl->size = sizeof(*mdl);
+	mdl->flags = MDL_SOURCE_IS_NONPAGED_POOL;
+	mdl->mapped_va = va;
+	mdl->start_va = (void *)((uintptr_t)va & PAGE_MASK);
+	mdl->byte_offset = offset_in_page(va);
+	mdl->byte_count = len;
+	return DIV_ROUND_UP(offset_in_page(va) + len, PAGE_SIZE);
+}
+
 static inline struct ndis_adapter *ndis_handle_adapter(void *handle)
 {
 	return container_of(handle, struct ndis_adapter, block);

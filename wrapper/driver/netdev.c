@@ -79,17 +79,6 @@ static void ndis_tx_done(struct ndis_adapter *ad, struct ndis_packet *pkt,
 		netif_wake_queue(net);
 }
 
-static u32 ndis_mdl_init(struct win_mdl *mdl, void *va, u32 len)
-{
-	mdl->size = sizeof(*mdl);
-	mdl->flags = MDL_SOURCE_IS_NONPAGED_POOL;
-	mdl->mapped_va = va;
-	mdl->start_va = (void *)((uintptr_t)va & PAGE_MASK);
-	mdl->byte_offset = offset_in_page(va);
-	mdl->byte_count = len;
-	return DIV_ROUND_UP(offset_in_page(va) + len, PAGE_SIZE);
-}
-
 /*
  * One MDL over the linear part and one per page fragment (the net device
  * offers scatter-gather, so segmenting a TCP GSO skb copies no payload);
