@@ -2,7 +2,7 @@
 import argparse
 import pathlib
 import sys
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from . import checks as chk
 from . import devices, kernels, modules, paths, report, runner
@@ -64,6 +64,15 @@ def cmd_build(args: argparse.Namespace) -> int:
     say("build", f"done, cache {cache.root}" if not failed else
         f"{failed} kernel(s) failed")
     return 1 if failed else 0
+
+
+def _one_kernel(args: argparse.Namespace
+                ) -> Tuple[kernels.Expectations, kernels.Kernel]:
+    """The expectation table and the one kernel of --kernel (bench, pair,
+    soak)."""
+    exp = kernels.load_expectations()
+    return exp, kernels.select(kernels.load_kernels(args.kernels_toml, exp),
+                               [args.kernel])[0]
 
 
 def _matrix(args: argparse.Namespace) -> runner.Matrix:
@@ -146,9 +155,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     from . import bench
-    exp = kernels.load_expectations()
-    kernel = kernels.select(kernels.load_kernels(args.kernels_toml, exp),
-                            [args.kernel])[0]
+    exp, kernel = _one_kernel(args)
     names = _names(args.device) or list(bench.DEVICES)
     bad = [n for n in names if n not in devices.DEVICES]
     if bad:
@@ -168,9 +175,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def cmd_pair(args: argparse.Namespace) -> int:
     from . import pair
-    exp = kernels.load_expectations()
-    kernel = kernels.select(kernels.load_kernels(args.kernels_toml, exp),
-                            [args.kernel])[0]
+    exp, kernel = _one_kernel(args)
     result = pair.run(kernel, exp, Cache(paths.cache_root()), args.out,
                       args.a, args.b, args.timeout, args.accel)
     sys.stdout.write("\n" + report.matrix(result) + "\n")
@@ -182,9 +187,7 @@ def cmd_pair(args: argparse.Namespace) -> int:
 
 def cmd_soak(args: argparse.Namespace) -> int:
     from . import soak
-    exp = kernels.load_expectations()
-    kernel = kernels.select(kernels.load_kernels(args.kernels_toml, exp),
-                            [args.kernel])[0]
+    exp, kernel = _one_kernel(args)
     if args.device not in devices.DEVICES:
         raise BenchError(f"--device {args.device}: unknown (known: "
                          f"{', '.join(devices.DEVICES)})")
