@@ -4,10 +4,26 @@ reaches through slirp as 10.0.2.2. It counts what arrives, answers
 ends can be compared."""
 import socket
 import threading
-from typing import Optional
+from typing import Callable, Optional
 
 ACCEPT_TIMEOUT = 600.0
 READ_TIMEOUT = 120.0
+
+
+def count_stream(conn: socket.socket, arrived: Callable[[int], None]) -> int:
+    """Read conn until the guest half-closes, calling arrived(n) for each
+    chunk (so a cut stream keeps its count so far), then answer
+    "received=<total>"; the total. OSError: the stream broke."""
+    conn.settimeout(READ_TIMEOUT)
+    total = 0
+    while True:
+        data = conn.recv(1 << 16)
+        if not data:
+            break
+        total += len(data)
+        arrived(len(data))
+    conn.sendall(f"received={total}\n".encode())
+    return total
 
 
 class TcpSink:
@@ -30,17 +46,14 @@ class TcpSink:
             return
         self.conn = conn
         with conn:
-            conn.settimeout(READ_TIMEOUT)
             try:
-                while True:
-                    data = conn.recv(1 << 16)
-                    if not data:
-                        break
-                    self.count += len(data)
-                self.received = self.count
-                conn.sendall(f"received={self.count}\n".encode())
+                count_stream(conn, self._arrived)
             except OSError:
-                self.received = self.count
+                pass
+            self.received = self.count
+
+    def _arrived(self, n: int) -> None:
+        self.count += n
 
     def close(self) -> Optional[int]:
         """Stop listening; the byte count of the finished connection (a

@@ -45,7 +45,7 @@ from .errors import BenchError
 from .kernels import Expectations, Kernel
 from .progress import fmt_secs, say
 from .qmp_requests import QmpRequests
-from .sink import READ_TIMEOUT, TcpSink
+from .sink import TcpSink, count_stream
 
 WARMUP_CYCLES = 4
 ENDS = 5                        # cycles at each end for the rise
@@ -155,16 +155,13 @@ class StreamSink(TcpSink):
             worker.start()
 
     def _count(self, conn: socket.socket, index: int) -> None:
+        def arrived(n: int) -> None:
+            with self.lock:
+                self.streams[index] += n
+
         with conn:
-            conn.settimeout(READ_TIMEOUT)
             try:
-                while True:
-                    data = conn.recv(1 << 16)
-                    if not data:
-                        break
-                    with self.lock:
-                        self.streams[index] += len(data)
-                conn.sendall(f"received={self.streams[index]}\n".encode())
+                count_stream(conn, arrived)
             except OSError:
                 pass
 
