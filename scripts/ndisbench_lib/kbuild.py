@@ -12,6 +12,7 @@ A cache entry <cache>/kernels/<key>/ holds:
 and its metadata names the folder to build external modules against.
 """
 import dataclasses
+import functools
 import lzma
 import os
 import pathlib
@@ -61,6 +62,12 @@ class KernelArtifact:
         return self.entry / "modules" / "lib" / "modules" / self.release
 
     def config(self) -> Dict[str, str]:
+        """The kernel's .config (read once: every cell of the kernel asks;
+        callers do not modify it)."""
+        return self._config
+
+    @functools.cached_property
+    def _config(self) -> Dict[str, str]:
         return parse_config((self.entry / "config").read_text())
 
 
