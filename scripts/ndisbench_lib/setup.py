@@ -1,39 +1,104 @@
 """`ndisbench setup`: the Debian packages and the deb-src entry the bench
 needs, and nothing else. Idempotent: a machine that has everything is left
 alone (no apt-get update, no network)."""
+import dataclasses
 import os
 import pathlib
 import subprocess
-from typing import List, Sequence
+from typing import List, Sequence, Tuple
 
 from . import debian
 from .errors import BenchError
 from .kernels import Kernel
 from .progress import Step, say
 
-PACKAGES = (
+@dataclasses.dataclass(frozen=True)
+class Requirement:
+    """One Debian package, what of it the bench runs or reads (programs by
+    name, other files by absolute path) and why."""
+    package: str
+    provides: Tuple[str, ...]
+    why: str
+
+
+# Everything the bench needs on a bare Debian 12, in one list:
+# tests/unit/test_setup.py ties every program the code runs to an entry
+# here and checks each entry against the package's real file list.
+REQUIREMENTS = (
     # guests
-    "qemu-system-x86", "busybox-static",
-    # kernel and module builds
-    "build-essential", "gcc-12", "bc", "bison", "flex", "libelf-dev",
-    "libssl-dev", "cpio", "xz-utils", "zstd", "kmod", "patch", "binutils",
+    Requirement("qemu-system-x86", ("qemu-system-x86_64",),
+                "guests of the none and e1000 rows; BIOS and option ROMs"),
+    Requirement("busybox-static", ("busybox",), "the guest image's shell"),
+    Requirement("iw", ("iw",), "guest image: joins the emulated AP"),
+    Requirement("iproute2", ("ip",), "guest image: interfaces"),
+    Requirement("ethtool", ("ethtool",), "guest image: driver info"),
+    Requirement("wireless-tools", ("iwconfig",),
+                "guest image: the wireless-extensions view"),
+    # kernel and module builds (kbuild.py, modules.py)
+    Requirement("build-essential", (), "gcc, g++, libc6-dev, make: "
+                "kernel and tool builds"),
+    Requirement("make", ("make",), "kernel, module and tool builds"),
+    Requirement("gcc", ("gcc",), "host tools, the agent, modules"),
+    Requirement("gcc-12", ("gcc-12",), "the compiler bookworm's kernels "
+                "were built with"),
+    Requirement("bc", ("bc",), "kbuild (timeconst)"),
+    Requirement("bison", ("bison",), "kbuild (kconfig, genksyms)"),
+    Requirement("flex", ("flex",), "kbuild (kconfig, genksyms)"),
+    Requirement("libelf-dev", ("/usr/include/libelf.h",),
+                "kbuild: objtool"),
+    Requirement("libssl-dev", ("/usr/include/openssl/evp.h",),
+                "kbuild: sign-file, extract-cert"),
+    Requirement("pahole", ("pahole",), "kbuild: module BTF on kernels "
+                "with DEBUG_INFO_BTF_MODULES (debian-6.12)"),
+    Requirement("cpio", ("cpio",), "kbuild (kheaders); initramfs tests"),
+    Requirement("xz-utils", ("xz",), "linux-source tarballs, modules"),
+    Requirement("zstd", ("zstd",), "Debian's compressed modules"),
+    Requirement("kmod", ("depmod", "modinfo"), "modules.dep, module "
+                "dependencies"),
+    Requirement("patch", ("patch",), "the policy patches"),
+    Requirement("binutils", ("nm", "ld"), "GPL import checks, linking"),
+    Requirement("tar", ("tar",), "linux-source tarballs"),
+    Requirement("libc-bin", ("ldd",), "guest tools' shared libraries"),
     # host build system and orchestration
-    "meson", "ninja-build", "python3",
-    # Debian source packages (QEMU's sources with Debian's patches)
-    "dpkg-dev",
-    # tests/fuzz: the libFuzzer targets (clang; libclang_rt.fuzzer)
-    "clang", "libclang-rt-14-dev",
-    # fixtures/: the Windows NDIS fixture drivers (PE32+, mingw-w64)
-    "gcc-mingw-w64-x86-64", "binutils-mingw-w64-x86-64",
-    # report.html (htmlreport.py): a unit test renders it in headless Chromium
-    "chromium",
+    Requirement("meson", ("meson",), "host tools, tests, fixtures"),
+    Requirement("ninja-build", ("ninja",), "meson's and QEMU's builds"),
+    Requirement("python3", ("python3",), "the bench itself"),
+    Requirement("pkgconf", ("pkg-config",), "QEMU's configure"),
+    # Debian packages and source packages (debian.py, qemu_build.py)
+    Requirement("apt", ("apt-get", "apt-cache"), "downloads"),
+    Requirement("dpkg", ("dpkg-deb", "dpkg-query"), "unpacking, versions"),
+    Requirement("dpkg-dev", ("dpkg-source",),
+                "QEMU's sources with Debian's patches (apt-get source)"),
     # QEMU 7.2 with our device models (qemu_build.py): configure's libraries
-    "pkg-config", "libglib2.0-dev", "libpixman-1-dev", "libslirp-dev",
-    "zlib1g-dev",
-    # guest image: the standard wireless and network tools (with the
-    # shared libraries they link, copied from the host)
-    "iw", "iproute2", "ethtool", "wireless-tools",
+    Requirement("libglib2.0-dev", ("/usr/include/glib-2.0/glib.h",),
+                "QEMU"),
+    Requirement("libpixman-1-dev", ("/usr/include/pixman-1/pixman.h",),
+                "QEMU"),
+    Requirement("libslirp-dev", ("/usr/include/slirp/libslirp.h",),
+                "QEMU: -netdev user (--enable-slirp)"),
+    Requirement("zlib1g-dev", ("/usr/include/zlib.h",), "QEMU"),
+    Requirement("libfdt-dev", ("/usr/include/libfdt.h",),
+                "QEMU: configure stops without it (x86_64-softmmu needs "
+                "fdt)"),
+    # tests/fuzz: the libFuzzer targets
+    Requirement("clang", ("clang",), "the libFuzzer targets"),
+    Requirement("libclang-rt-14-dev",
+                ("/usr/lib/llvm-14/lib/clang/*/lib/linux/"
+                 "libclang_rt.fuzzer-x86_64.a",), "libFuzzer's runtime"),
+    # fixtures/: the Windows NDIS fixture drivers (PE32+, mingw-w64)
+    Requirement("gcc-mingw-w64-x86-64", ("x86_64-w64-mingw32-gcc",),
+                "fixture drivers"),
+    Requirement("binutils-mingw-w64-x86-64",
+                ("x86_64-w64-mingw32-dlltool", "x86_64-w64-mingw32-ar",
+                 "x86_64-w64-mingw32-strip", "x86_64-w64-mingw32-windres"),
+                "fixture import libraries"),
+    # reports and captures
+    Requirement("chromium", ("chromium",),
+                "a unit test renders report.html headless"),
+    Requirement("tshark", ("tshark",), "the capture check reads the "
+                "air's pcap"),
 )
+PACKAGES = tuple(r.package for r in REQUIREMENTS)
 APT_SOURCES = pathlib.Path("/etc/apt/sources.list.d")
 SRC_LIST = APT_SOURCES / "ndisbench-deb-src.sources"
 
