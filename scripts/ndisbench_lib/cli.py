@@ -75,11 +75,14 @@ def _one_kernel(args: argparse.Namespace
                                [args.kernel])[0]
 
 
-def _matrix(args: argparse.Namespace) -> runner.Matrix:
-    """The cells the command line selects (validated before any build)."""
+def _matrix(args: argparse.Namespace,
+            default_kernels: Optional[List[str]] = None) -> runner.Matrix:
+    """The cells the command line selects (validated before any build);
+    default_kernels: what no --kernel means (else kernels.toml's
+    defaults)."""
     exp = kernels.load_expectations()
     selected = kernels.select(kernels.load_kernels(args.kernels_toml, exp),
-                              _names(args.kernel))
+                              _names(args.kernel) or default_kernels)
     src = getattr(args, "wrapper_src", None)
     if src is not None:
         src = src.resolve()
@@ -106,8 +109,9 @@ def cmd_list(args: argparse.Namespace) -> int:
     for k in kernels.load_kernels(args.kernels_toml, exp):
         detail = k.image if k.is_debian else (
             k.patch.name if k.patch else "unpatched")
+        note = "" if k.default else " (only with --kernel)"
         print(f"  {k.name:20} {k.source:17} policy {k.policy.name:11} "
-              f"{detail}")
+              f"{detail}{note}")
     print("policies (tests/e2e/expectations.toml):")
     for p in exp.policies.values():
         modes = ", ".join(f"{r}={m}" for r, m in p.modes.items())
@@ -201,7 +205,8 @@ def cmd_soak(args: argparse.Namespace) -> int:
 
 def cmd_test(args: argparse.Namespace) -> int:
     from .selftest import run_tests
-    return run_tests(lambda: _matrix(args), args)
+    # The test command runs every kernel, the slow debug one included.
+    return run_tests(lambda: _matrix(args, [kernels.ALL]), args)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -229,7 +234,10 @@ def parser() -> argparse.ArgumentParser:
             ("test", cmd_test, "unit tests, then the e2e matrix; ends "
                                "with 'N passed, N failed'")):
         p = sub.add_parser(name, help=helptext)
-        p.add_argument("--kernel", action="extend", nargs="+", metavar="K")
+        p.add_argument("--kernel", action="extend", nargs="+", metavar="K",
+                       help="kernels.toml entries, or `all` (default: "
+                            "every entry not marked default = false; "
+                            "`test`: all)")
         p.add_argument("--device", action="extend", nargs="+", metavar="D",
                        help="device rows (name or name/wrapper)")
         p.add_argument("--wrapper", action="extend", nargs="+", metavar="W",

@@ -16,8 +16,10 @@ SOURCES_BUILT = re.compile(r"^linux-source-\d+\.\d+$")
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9.+_-]*$")
 MODES = ("none", "kernel", "module")
 FIELDS = {
-    "debian": {"name", "source", "image", "headers", "unsigned", "policy"},
-    "built": {"name", "source", "config", "patch", "policy", "slowdown"},
+    "debian": {"name", "source", "image", "headers", "unsigned", "policy",
+               "default"},
+    "built": {"name", "source", "config", "patch", "policy", "slowdown",
+              "default"},
 }
 
 
@@ -43,6 +45,9 @@ class Kernel:
     # built: how much slower its guests run (debug checkers): the guest
     # timeout is multiplied by it
     slowdown: int = 1
+    # In a `run` without --kernel (false: only when named, or with
+    # --kernel all; the test command runs every kernel).
+    default: bool = True
 
     @property
     def is_debian(self) -> bool:
@@ -158,6 +163,9 @@ def _parse_entry(path: pathlib.Path, raw: dict,
         raise _entry_error(path, name, f"unknown policy {policy_name!r} "
                            f"(known: {', '.join(exp.policies)})")
     policy = exp.policies[policy_name]
+    default = raw.get("default", True)
+    if not isinstance(default, bool):
+        raise _entry_error(path, name, "default must be true or false")
     if kind == "debian":
         for field in ("image", "headers"):
             if not isinstance(raw.get(field), str) or not raw[field]:
@@ -167,7 +175,8 @@ def _parse_entry(path: pathlib.Path, raw: dict,
         if not isinstance(unsigned, bool):
             raise _entry_error(path, name, "unsigned must be true or false")
         return Kernel(name, source, policy, image=raw["image"],
-                      headers=raw["headers"], unsigned=unsigned)
+                      headers=raw["headers"], unsigned=unsigned,
+                      default=default)
     value = raw.get("config")
     values = value if isinstance(value, list) and value else [value]
     configs = tuple(_repo_file(path, name, "config", v) for v in values)
@@ -180,7 +189,7 @@ def _parse_entry(path: pathlib.Path, raw: dict,
         raise _entry_error(path, name, "slowdown must be an integer from "
                            "1 to 20")
     return Kernel(name, source, policy, configs=configs, patch=patch,
-                  slowdown=slowdown)
+                  slowdown=slowdown, default=default)
 
 
 def load_kernels(path: pathlib.Path = paths.KERNELS_TOML,
@@ -203,9 +212,15 @@ def load_kernels(path: pathlib.Path = paths.KERNELS_TOML,
     return kernels
 
 
+ALL = "all"
+
+
 def select(kernels: List[Kernel], names: Optional[List[str]]) -> List[Kernel]:
-    """The entries named on the command line, in matrix order."""
+    """The entries named on the command line, in matrix order; none named:
+    the default ones; `all`: every entry."""
     if not names:
+        return [k for k in kernels if k.default]
+    if ALL in names:
         return kernels
     known = {k.name for k in kernels}
     bad = [n for n in names if n not in known]

@@ -7,6 +7,7 @@ import datetime
 import os
 import pathlib
 import re
+import threading
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from . import air
@@ -422,8 +423,23 @@ class Matrix:
     wrapper_src: Optional[pathlib.Path] = None
 
 
+def build_order(kernels: Sequence[Kernel]) -> List[Kernel]:
+    """Cheapest first, so results stream while the slow kernels build:
+    Debian's prebuilt images (a download and module builds), then the
+    source kernels in matrix order, the slow debug kernels last."""
+    def cost(kernel: Kernel) -> int:
+        if kernel.is_debian:
+            return 0
+        return 2 if kernel.slowdown > 1 else 1
+    return sorted(kernels, key=cost)
+
+
 def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
         timeout: float, accel: str) -> report.RunResult:
+    """Cells start as soon as their kernel is ready: kernels are prepared
+    one at a time (build_order) while earlier kernels' cells boot. A build
+    holds one of the -j slots, so guests and kbuild do not pile up on the
+    cores."""
     exp = matrix.exp
     cells = [(d, cell_checks(d, matrix.checks)) for d in matrix.devices]
     cells = [(d, cs) for d, cs in cells if cs]
@@ -436,26 +452,44 @@ def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
     if matrix.wrapper_src:
         exp = dataclasses.replace(exp, own_loader_abi=False)
     plant = any("planted" in cs for _, cs in cells)
-    preps = [prepare(k, cache, exp, roles, matrix.wrapper_src, plant)
-             for k in matrix.kernels]
-    accel = resolve_accel(accel, preps, exp, parts)
     run_dir = new_run_dir(out)
-    say("run", f"{len(preps) * len(cells)} cell(s), -j{jobs}, accel "
-               f"{accel}, results in {run_dir}")
+    say("run", f"{len(matrix.kernels) * len(cells)} cell(s) on "
+               f"{len(matrix.kernels)} kernel(s), -j{jobs}, results in "
+               f"{run_dir}; each kernel's cells start once it is built")
     used = [c for c in matrix.checks if any(c in cs for _, cs in cells)]
     result = report.RunResult(run_dir.name, accel=accel, checks=used)
-    plan = [(p, d, cs) for p in preps for d, cs in cells]
-    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(run_cell, p, d, exp, cs, parts, run_dir,
-                               timeout, accel)
-                   for p, d, cs in plan]
-        for fut in concurrent.futures.as_completed(futures):
-            cell = fut.result()
-            for line in report.cell_lines(cell):
-                say("cell", line)
+    slots = threading.BoundedSemaphore(max(1, jobs))
+    lock = threading.Lock()
+
+    def one_cell(prep: Prepared, device: Device, checks: Sequence[str]
+                 ) -> None:
+        with slots:
+            cell = run_cell(prep, device, exp, checks, parts, run_dir,
+                            timeout, result.accel)
+        for line in report.cell_lines(cell):
+            say("cell", line)
+        with lock:
             result.cells.append(cell)
-    order = {(p.kernel.name, d.name, d.wrapper): i
-             for i, (p, d, _) in enumerate(plan)}
+
+    resolved = False
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = []
+        for kernel in build_order(matrix.kernels):
+            with slots:
+                prep = prepare(kernel, cache, exp, roles,
+                               matrix.wrapper_src, plant)
+                if not resolved and not prep.error:
+                    result.accel = resolve_accel(accel, [prep], exp, parts)
+                    resolved = True
+                    say("run", f"accel {result.accel}")
+            futures += [pool.submit(one_cell, prep, d, cs) for d, cs in cells]
+        if not resolved:
+            result.accel = "tcg" if accel == "auto" else accel
+        for fut in futures:
+            fut.result()
+    order = {(k.name, d.name, d.wrapper): i
+             for i, (k, (d, _)) in enumerate(
+                 (k, c) for k in matrix.kernels for c in cells)}
     result.cells.sort(key=lambda c: order[(c.kernel, c.device, c.wrapper)])
     report.write(run_dir, result)
     return result

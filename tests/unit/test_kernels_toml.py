@@ -101,6 +101,29 @@ class KernelsTomlTest(unittest.TestCase):
         self.assertEqual(self.load(GOOD_BUILT)[0].slowdown, 1)
 
 
+    def test_default_is_validated_and_selects(self):
+        self.assertIn("default must be true or false",
+                      self.error(GOOD_BUILT + "default = \"no\"\n"))
+        two = GOOD_BUILT + GOOD_BUILT.replace('"k1"', '"k2"') + \
+            "default = false\n"
+        ks = self.load(two)
+        self.assertEqual([k.name for k in kernels.select(ks, None)], ["k1"])
+        self.assertEqual([k.name for k in kernels.select(ks, ["k2"])],
+                         ["k2"])
+        self.assertEqual([k.name for k in kernels.select(ks, ["all"])],
+                         ["k1", "k2"])
+
+    def test_debug_kernel_is_not_in_a_plain_run(self):
+        """Its cold build would hold a newcomer's first `run` for tens of
+        minutes; the test command names it (all)."""
+        ks = kernels.load_kernels()
+        plain = [k.name for k in kernels.select(ks, None)]
+        self.assertNotIn("debug-6.1", plain)
+        self.assertIn("src-6.1", plain)
+        self.assertIn("debug-6.1",
+                      [k.name for k in kernels.select(ks, ["all"])])
+
+
 class PolicyPatchTest(unittest.TestCase):
     """Every policy patch says which historical commit it reproduces; a
     debug patch says that it is not one."""

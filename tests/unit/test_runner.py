@@ -4,10 +4,14 @@ import pathlib
 import shutil
 import sys
 import tempfile
+import threading
+import time
 import unittest
+from unittest import mock
 
 from helpers import REPO, agent_log
-from ndisbench_lib import checks, guest, kbuild, kernels, runner
+from ndisbench_lib import checks, devices, guest, kbuild, kernels, report, \
+    runner
 from ndisbench_lib.errors import BenchError
 
 EXP = kernels.load_expectations()
@@ -114,6 +118,75 @@ class PatchErrorTest(unittest.TestCase):
                           "apply to linux-source-6.1 6.1.192-3", msg)
             self.assertEqual((src / "kernel/module/main.c").read_text(),
                              "int x;\n")
+
+
+class StreamingRunTest(unittest.TestCase):
+    """run(): a kernel's cells boot while the next kernel builds, the build
+    takes one of the -j slots, cheap kernels are built first."""
+
+    def kernels(self):
+        ks = {k.name: k for k in kernels.load_kernels()}
+        return [ks["debug-6.1"], ks["src-6.1"], ks["debian-6.1"]]
+
+    def test_build_order_cheap_first_debug_last(self):
+        self.assertEqual([k.name for k in runner.build_order(self.kernels())],
+                         ["debian-6.1", "src-6.1", "debug-6.1"])
+
+    def test_cells_stream_and_share_the_slots(self):
+        events = []
+        lock = threading.Lock()
+        busy = [0, 0]          # now, most at once
+
+        def enter(what):
+            with lock:
+                busy[0] += 1
+                busy[1] = max(busy[1], busy[0])
+                events.append(("start", what))
+
+        def leave(what):
+            with lock:
+                busy[0] -= 1
+                events.append(("end", what))
+
+        def prepare(kernel, *args, **kw):
+            enter("build " + kernel.name)
+            time.sleep(0.3)
+            leave("build " + kernel.name)
+            return runner.Prepared(kernel)
+
+        def run_cell(prep, device, *args, **kw):
+            enter(f"cell {prep.kernel.name}")
+            time.sleep(0.1)
+            leave(f"cell {prep.kernel.name}")
+            cell = report.CellResult(prep.kernel.name, prep.kernel.policy.name,
+                                     device.name, "x", wrapper=device.wrapper)
+            cell.verdicts = {"load": checks.Verdict(checks.PASS, "ok")}
+            return cell
+
+        ks = self.kernels()
+        matrix = runner.Matrix(ks, devices.select(["none", "bcm43xx"]),
+                               ["load"], EXP)
+        with tempfile.TemporaryDirectory() as tmp, \
+                mock.patch.object(runner, "prepare", prepare), \
+                mock.patch.object(runner, "run_cell", run_cell), \
+                mock.patch.object(runner, "host_parts",
+                                  lambda *a, **kw: None), \
+                mock.patch.object(runner, "resolve_accel",
+                                  lambda *a, **kw: "tcg"), \
+                mock.patch.object(runner.report, "write",
+                                  lambda *a, **kw: None), \
+                mock.patch.object(runner, "say", lambda *a: None):
+            result = runner.run(matrix, None, pathlib.Path(tmp), 2, 10,
+                                "auto")
+        # debian-6.1's cells ran while src-6.1 was building.
+        first_cell = events.index(("start", "cell debian-6.1"))
+        self.assertLess(first_cell, events.index(("end", "build src-6.1")))
+        self.assertLessEqual(busy[1], 2)   # -j2: build + cell, never more
+        self.assertEqual(result.accel, "tcg")
+        # The report keeps the matrix order, not the order of completion.
+        self.assertEqual([(c.kernel, c.device) for c in result.cells],
+                         [(k.name, d) for k in ks
+                          for d in ("none", "bcm43xx")])
 
 
 if __name__ == "__main__":
