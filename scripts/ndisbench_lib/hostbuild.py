@@ -1,15 +1,18 @@
-"""Host-side builds through meson: the guest agent, the wrapper's user
-tools, the C unit tests, the libFuzzer targets (build-fuzz/, clang)."""
+"""Host-side builds: through meson the guest agent, the wrapper's user
+tools, the C unit tests and the fixtures' tests, the libFuzzer targets
+(build-fuzz/, clang); through fixtures/Makefile the fixture drivers."""
 import json
+import os
 import pathlib
+import re
 import shutil
 import subprocess
-from typing import Dict, List, Tuple
+from typing import Dict, Iterable, List, Mapping, Optional, Tuple
 
 from . import paths
 from .cache import Cache, compiler_id, digest_inputs, tree_digest
 from .errors import BenchError
-from .progress import Step
+from .progress import Step, say
 from .proc import run_logged
 
 AGENT = paths.MESON_BUILD / "guest" / "agent" / "ndisbench-agent"
@@ -36,47 +39,81 @@ def build_agent() -> pathlib.Path:
     return AGENT
 
 
-def _meson_results(build: pathlib.Path, args: List[str]) -> Tuple[int, int]:
+# A TAP result line with a SKIP directive (the TAP spec: case-insensitive,
+# "skipped" too).
+_TAP_SKIP = re.compile(r"^(?:not )?ok\b.*#\s*skip", re.IGNORECASE)
+
+
+def count_results(records: Iterable[Mapping[str, object]]
+                  ) -> Tuple[int, int, List[str]]:
+    """(passed, failed, problems) of `meson test`'s testlog.json records,
+    counted by test. The test command builds everything its tests need,
+    so a skip means a test did not run what it should: a skipped test, or
+    a passing one with a skipped TAP subtest, counts as a failure, named
+    in problems. (A plain failure meson's --print-errorlogs shows.)"""
+    passed = failed = 0
+    problems: List[str] = []
+    for rec in records:
+        name, result = str(rec.get("name")), rec.get("result")
+        out = str(rec.get("stdout") or "").splitlines()
+        if result == "SKIP":
+            failed += 1
+            why = next((ln for ln in reversed(out) if ln.strip()),
+                       f"exit {rec.get('returncode')}")
+            problems.append(f"{name}: skipped: {why.strip()} (a skip "
+                            f"counts as a failure)")
+        elif result in ("OK", "EXPECTEDFAIL"):
+            skips = [ln.strip() for ln in out if _TAP_SKIP.match(ln)]
+            if skips:
+                failed += 1
+                problems += [f"{name}: {ln} (a skip counts as a failure)"
+                             for ln in skips]
+            else:
+                passed += 1
+        else:
+            failed += 1
+    return passed, failed, problems
+
+
+def _meson_results(build: pathlib.Path, args: List[str],
+                   env: Optional[Mapping[str, str]] = None
+                   ) -> Tuple[int, int]:
     """Run `meson test` in build; (passed, failed) counted by test."""
     log = build / "meson-logs" / "testlog.json"
     if log.exists():
         log.unlink()
     subprocess.run(["meson", "test", "-C", str(build), "--print-errorlogs",
                     *args], stdin=subprocess.DEVNULL, timeout=1800,
-                   check=False)
-    passed = failed = 0
-    if log.exists():
-        for line in log.read_text().splitlines():
-            result = json.loads(line).get("result")
-            if result in ("OK", "EXPECTEDFAIL"):
-                passed += 1
-            elif result != "SKIP":
-                failed += 1
+                   check=False, env={**os.environ, **(env or {})})
+    records = ([json.loads(line) for line in log.read_text().splitlines()
+                if line.strip()] if log.exists() else [])
+    passed, failed, problems = count_results(records)
+    for problem in problems:
+        say("test", problem)
     if passed + failed == 0:
         raise BenchError(f"meson test -C {build} {' '.join(args)}: no "
                          f"results ({log})")
     return passed, failed
 
 
+# Where the meson tests find the fixture build (tests/unit/c/test_tools.c,
+# fixtures/tests/with_fixtures.py).
+FIXTURES_ENV = "NDISBENCH_FIXTURES"
+
+
 def meson_tests(suite: str) -> Tuple[int, int]:
-    """Build and run one meson test suite of the main project."""
+    """Build and run one meson test suite of the main project, with the
+    bench's cached fixture build in $NDISBENCH_FIXTURES."""
     meson_compile("all")
-    return _meson_results(paths.MESON_BUILD, ["--suite", suite])
+    fixtures = build_fixtures(Cache(paths.cache_root()))
+    return _meson_results(paths.MESON_BUILD, ["--suite", suite],
+                          {FIXTURES_ENV: str(fixtures)})
 
 
 def fixture_tests() -> Tuple[int, int]:
-    """The fixtures' own tests (import check, host simulator), in their
-    cross-built meson project (build-fixtures/)."""
-    log = paths.REPO / "build.log"
-    if not (FIXTURES_BUILD / "build.ninja").exists():
-        with Step("build", "meson setup build-fixtures (mingw-w64)"):
-            run_logged(["meson", "setup", "--cross-file",
-                        str(FIXTURES / "mingw-w64-x86_64.ini"),
-                        str(FIXTURES_BUILD), str(FIXTURES)], log,
-                       "meson setup build-fixtures", timeout=300)
-    run_logged(["meson", "compile", "-C", str(FIXTURES_BUILD)], log,
-               "meson compile build-fixtures", timeout=1800)
-    return _meson_results(FIXTURES_BUILD, [])
+    """The fixtures' own tests (import check, host simulator): the main
+    project's `fixtures` suite on the cached fixture build."""
+    return meson_tests("fixtures")
 
 
 FUZZ_BUILD = paths.REPO / "build-fuzz"
@@ -121,7 +158,6 @@ def fuzz_tests() -> Tuple[int, int]:
 
 
 FIXTURES = paths.REPO / "fixtures"
-FIXTURES_BUILD = paths.REPO / "build-fixtures"
 SHARED_REGS = paths.REPO / "qemu-devices" / "include"
 MINGW_CC = "x86_64-w64-mingw32-gcc"
 

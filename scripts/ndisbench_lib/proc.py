@@ -4,9 +4,10 @@ import pathlib
 import subprocess
 import threading
 import time
-from typing import Mapping, Optional, Sequence
+from typing import List, Mapping, Optional, Sequence
 
-from .errors import BenchError
+from . import buildlog
+from .errors import BenchError, BuildError
 from .progress import fmt_secs, say
 
 HEARTBEAT_SECS = 30.0
@@ -18,8 +19,9 @@ def run_logged(cmd: Sequence[str], log: pathlib.Path, what: str,
                timeout: float = 3600.0, tag: str = "build") -> None:
     """Run cmd with stdout+stderr appended to log; heartbeat while it runs.
 
-    Raises BenchError naming `what` and the log when the command fails or
-    runs past its timeout.
+    Raises BuildError (a BenchError) naming `what`, the cause found in
+    this run's part of the log (buildlog.cause_lines) and the log when
+    the command cannot start, fails or runs past its timeout.
     """
     log.parent.mkdir(parents=True, exist_ok=True)
     full_env = dict(os.environ)
@@ -30,10 +32,19 @@ def run_logged(cmd: Sequence[str], log: pathlib.Path, what: str,
     with open(log, "ab") as logf:
         logf.write(("$ " + " ".join(cmd) + "\n").encode())
         logf.flush()
-        proc = subprocess.Popen(list(cmd), cwd=cwd, env=full_env,
-                                stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT)
+        # The log is appended to run after run: only what this run writes
+        # from here on can be its cause.
+        run_start = logf.tell()
+        try:
+            proc = subprocess.Popen(list(cmd), cwd=cwd, env=full_env,
+                                    stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT)
+        except OSError as exc:
+            cause = f"{cmd[0]}: {exc.strerror}"
+            logf.write((cause + "\n").encode())
+            raise BuildError(what, log, None, [cause],
+                             ended="cannot run") from exc
         assert proc.stdout is not None
 
         def pump() -> None:
@@ -57,17 +68,50 @@ def run_logged(cmd: Sequence[str], log: pathlib.Path, what: str,
                     proc.kill()
                     proc.wait()
                     reader.join(5)
-                    raise BenchError(f"{what}: timed out after "
-                                     f"{fmt_secs(timeout)} (log: {log})")
+                    _close(proc, reader)
+                    logf.flush()
+                    raise BuildError(what, log, None,
+                                     _causes(log, run_start),
+                                     ended=f"timed out after "
+                                           f"{fmt_secs(timeout)}")
                 if now >= next_beat:
                     say(tag, f"{what}: still running after "
                              f"{fmt_secs(now - start)}: "
                              f"{last_line[0][:70]}")
                     next_beat = now + HEARTBEAT_SECS
         reader.join(10)
+        _close(proc, reader)
     if proc.returncode != 0:
-        raise BenchError(f"{what}: failed (exit {proc.returncode}): "
-                         f"{last_line[0][:120]} (log: {log})")
+        raise BuildError(what, log, proc.returncode, _causes(log, run_start))
+
+
+def _close(proc: subprocess.Popen, reader: threading.Thread) -> None:
+    """Close the pipe once the reader is done with it (a child that
+    outlives the command may still hold it open)."""
+    if not reader.is_alive() and proc.stdout is not None:
+        proc.stdout.close()
+
+
+# The tail of a run read for its cause: a kernel build's output can be
+# tens of MB, and make stops soon after the first error.
+CAUSE_TAIL_BYTES = 8 << 20
+
+
+def _causes(log: pathlib.Path, offset: int) -> List[str]:
+    """The cause lines of the part of log from offset on; its last
+    meaningful line when no known error line is there."""
+    try:
+        with open(log, "rb") as f:
+            size = f.seek(0, os.SEEK_END)
+            f.seek(max(offset, size - CAUSE_TAIL_BYTES))
+            text = f.read().decode(errors="replace")
+    except OSError:
+        return []
+    found = buildlog.cause_lines(text)
+    if not found:
+        last = buildlog.last_line(text)
+        found = [last] if last else []
+    return found
 
 
 def capture(cmd: Sequence[str], timeout: float = 120.0,

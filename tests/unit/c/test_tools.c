@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ndiswrapper -i/-l/-r and loadndisdriver --dry-run in a temporary --root.
- * argv: ndiswrapper loadndisdriver [fixture-dir-with-bcmwl.inf-and-.sys]
+ * argv: ndiswrapper loadndisdriver [fixtures]
+ * fixtures: a fixture build (make -C fixtures O=<dir>: <dir>/bcmwl/bcmwl.inf +
+ * .sys, <dir>/broken/); default $NDISBENCH_FIXTURES, which `ndisbench test`
+ * sets to its cached build. Without one those tests skip, and a skip fails
+ * the test command's stage.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -12,7 +16,8 @@
 #include "pe_build.h"
 #include "tap.h"
 
-static const char *ndiswrapper, *loader, *fixture_dir;
+static const char *ndiswrapper, *loader, *fixtures;
+static char fixture_dir[512];
 static char tmp[64], root[128], src[128], out[8192];
 
 static const char tiny_inf[] =
@@ -263,7 +268,7 @@ static void test_fixture_install(void)
 	CHECK_CONTAINS(out, "bcmwl : driver installed");
 }
 
-/* fixtures/build/broken: refused at install unless --no-check, or installed
+/* <fixtures>/broken: refused at install unless --no-check, or installed
  * (the module refuses or fails them later). */
 static void test_broken_fixtures(void)
 {
@@ -285,15 +290,15 @@ static void test_broken_fixtures(void)
 	mkdir(r3, 0755);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char *n = cases[i].name;
-		int rc = run("%s --root %s -i %s/../broken/%s.inf", ndiswrapper,
-			     r3, fixture_dir, n);
+		int rc = run("%s --root %s -i %s/broken/%s.inf", ndiswrapper,
+			     r3, fixtures, n);
 
 		printf("#   %s: %s", n, out);
 		if (cases[i].msg) {
 			CHECK(rc == 1);
 			CHECK_CONTAINS(out, cases[i].msg);
-			CHECK(run("%s --root %s --no-check -i %s/../broken/%s.inf",
-				  ndiswrapper, r3, fixture_dir, n) == 0);
+			CHECK(run("%s --root %s --no-check -i %s/broken/%s.inf",
+				  ndiswrapper, r3, fixtures, n) == 0);
 			CHECK(run("%s --root %s -l", ndiswrapper, r3) == 0);
 		} else {
 			CHECK(rc == 0);
@@ -306,29 +311,37 @@ int main(int argc, char **argv)
 	int have_fixture;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: test_tools ndiswrapper loadndisdriver [fixture-dir]\n");
+		fprintf(stderr, "usage: test_tools ndiswrapper loadndisdriver [fixtures]\n");
 		return 2;
 	}
 	ndiswrapper = argv[1];
 	loader = argv[2];
-	fixture_dir = argc > 3 ? argv[3] : NULL;
+	fixtures = argc > 3 ? argv[3] : getenv("NDISBENCH_FIXTURES");
+	if (fixtures && *fixtures)
+		snprintf(fixture_dir, sizeof(fixture_dir), "%s/bcmwl", fixtures);
+	else
+		fixtures = NULL;
 	setup();
 	TEST(test_install);
 	TEST(test_list);
 	TEST(test_loadndisdriver);
 	TEST(test_remove);
 	TEST(test_install_refusals);
-	have_fixture = fixture_dir &&
+	have_fixture = fixtures &&
 		exists("%s/bcmwl.inf", fixture_dir) &&
 		exists("%s/bcmwl.sys", fixture_dir);
 	if (have_fixture)
 		TEST(test_fixture_install);
 	else
-		tap_skip("test_fixture_install", "no built bcmwl.inf + bcmwl.sys");
-	if (fixture_dir && exists("%s/../broken/badreloc.sys", fixture_dir))
+		tap_skip("test_fixture_install", fixtures ?
+			 "no bcmwl/bcmwl.inf + .sys in the fixture build" :
+			 "no fixture build (NDISBENCH_FIXTURES unset)");
+	if (fixtures && exists("%s/broken/badreloc.sys", fixtures))
 		TEST(test_broken_fixtures);
 	else
-		tap_skip("test_broken_fixtures", "no built fixtures/build/broken");
+		tap_skip("test_broken_fixtures", fixtures ?
+			 "no broken/ in the fixture build" :
+			 "no fixture build (NDISBENCH_FIXTURES unset)");
 	if (!tap_failed)
 		run("rm -rf %s", tmp);
 	else
