@@ -89,9 +89,7 @@ REQUIREMENTS = (
     Requirement("gcc-mingw-w64-x86-64", ("x86_64-w64-mingw32-gcc",),
                 "fixture drivers"),
     Requirement("binutils-mingw-w64-x86-64",
-                ("x86_64-w64-mingw32-dlltool", "x86_64-w64-mingw32-ar",
-                 "x86_64-w64-mingw32-strip", "x86_64-w64-mingw32-windres"),
-                "fixture import libraries"),
+                ("x86_64-w64-mingw32-dlltool",), "fixture import libraries"),
     # reports and captures
     Requirement("chromium", ("chromium",),
                 "a unit test renders report.html headless"),

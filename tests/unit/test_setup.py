@@ -22,8 +22,9 @@ THIS = pathlib.Path(__file__).name
 RUNNERS = {"run", "Popen", "check_output", "check_call", "call",
            "run_logged", "capture"}
 # Programs the code runs that no package provides: built by the bench
-# itself or reached by path inside a tree it unpacked.
-OWN = {"configure", "merge_config.sh"}
+# itself or reached by path inside a tree it unpacked, and the one a test
+# runs to see a missing program reported.
+OWN = {"configure", "merge_config.sh", "ndisbench-no-such-tool"}
 
 
 def module_strings(tree: ast.Module) -> Dict[str, str]:
@@ -91,8 +92,8 @@ def argv_programs(source: str) -> Iterator[Tuple[int, str]]:
 
 def code_programs() -> Dict[str, str]:
     """program -> first place it is run, over the bench's Python code and
-    its tests, the meson files' find_program() and the cross file's
-    [binaries]."""
+    its tests, the meson files' find_program() and the cross tools of
+    fixtures/Makefile."""
     found: Dict[str, str] = {}
     tests = [p for p in sorted(UNIT.glob("*.py")) if p.name != THIS]
     for path in sorted(LIB.glob("*.py")) + tests:
@@ -103,10 +104,12 @@ def code_programs() -> Dict[str, str]:
         for m in re.finditer(r"find_program\('([^']+)'", path.read_text()):
             if not m.group(1).endswith(".py"):
                 found.setdefault(m.group(1), str(path))
-    cross = paths.REPO / "fixtures" / "mingw-w64-x86_64.ini"
-    binaries = cross.read_text().split("[binaries]", 1)[1].split("\n[", 1)[0]
-    for m in re.finditer(r"^\w+\s*=\s*'([^']+)'", binaries, re.M):
-        found.setdefault(m.group(1), cross.name)
+    make = paths.REPO / "fixtures" / "Makefile"
+    text = make.read_text()
+    cross = re.search(r"^CROSS\s*\?=\s*(\S+)", text, re.M)
+    assert cross, "fixtures/Makefile: no CROSS"
+    for tool in sorted(set(re.findall(r"\$\(CROSS\)([\w+-]+)", text))):
+        found.setdefault(cross.group(1) + tool, "fixtures/Makefile")
     return found
 
 
