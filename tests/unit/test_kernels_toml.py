@@ -53,10 +53,14 @@ class KernelsTomlTest(unittest.TestCase):
         rc2 = by_name["policy-2.6.19-rc2"].policy
         self.assertEqual(rc2.modes, {"ndiswrapper": "module",
                                      "driverloader": "module"})
+        rc1 = by_name["policy-2.6.19-rc1"].policy
+        self.assertEqual(rc1.modes, {"ndiswrapper": "flagged",
+                                     "driverloader": "flagged"})
         rc4 = by_name["policy-2.6.19-rc4"].policy
         self.assertEqual(rc4.modes, {"ndiswrapper": "kernel",
                                      "driverloader": "module"})
-        for name in ("policy-2.6.19-rc2", "policy-2.6.19-rc4"):
+        for name in ("policy-2.6.19-rc1", "policy-2.6.19-rc2",
+                     "policy-2.6.19-rc4"):
             self.assertEqual(by_name[name].patch.name, name + ".patch")
 
     def test_good_entry(self):
