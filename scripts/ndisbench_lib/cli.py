@@ -113,9 +113,12 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(f"  {k.name:20} {k.source:17} policy {k.policy.name:11} "
               f"{detail}{note}")
     print("policies (tests/e2e/expectations.toml):")
+    # Commit fields are subjects where no hash was verified: size the
+    # column to the longest so the modes stay aligned.
+    width = max((len(p.commit) for p in exp.policies.values()), default=0)
     for p in exp.policies.values():
         modes = ", ".join(f"{r}={m}" for r, m in p.modes.items())
-        print(f"  {p.name:11} {p.commit:40} {modes}")
+        print(f"  {p.name:11} {p.commit:{width}} {modes}")
     print("devices:")
     for d in devices.TARGETS:
         note = "" if d.default else " (only with --device)"

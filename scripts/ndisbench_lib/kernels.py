@@ -14,7 +14,7 @@ from .errors import BenchError
 
 SOURCES_BUILT = re.compile(r"^linux-source-\d+\.\d+$")
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9.+_-]*$")
-MODES = ("none", "kernel", "module")
+MODES = ("none", "kernel", "flagged", "module")
 FIELDS = {
     "debian": {"name", "source", "image", "headers", "unsigned", "policy",
                "default"},

@@ -14,8 +14,10 @@ ROLES = checks.modules_for(checks.MODULE_CHECKS)
 # table against the real module, these tests take it as given.
 UNKNOWN = [f"{{m}}: Unknown symbol {s} (err -2)" for s in
            sorted(EXP.gpl_only_imports)]
-# The ones the 2.6.25-rc1 breakage was about (USB and workqueues).
-HISTORICAL = {"alloc_workqueue", "destroy_workqueue", "usb_deregister",
+# Workqueue and USB exports our wrapper imports from 6.1 (alloc_workqueue
+# is 2.6.36's: these are not the historical wrapper's imports); every
+# refusing policy must name them.
+WQ_AND_USB = {"alloc_workqueue", "destroy_workqueue", "usb_deregister",
               "usb_register_driver"}
 
 
@@ -55,6 +57,20 @@ def rc1_kernel_loads(ndis_kmsg=None, ndis_errno=2, ndis_taint="-"):
     ]
 
 
+def flagged_kernel_loads(ndis_taint="PO", dl_taint="PO"):
+    """Policy 2.6.19-rc1 on a kernel without module signatures: both names
+    taint the kernel and carry P themselves, and both still load."""
+    return [
+        {"module": "ndisbench_control", "before": 0, "errno": 0,
+         "after": NOSIG, "taint": "O"},
+        {"module": "ndiswrapper", "before": NOSIG, "errno": 0,
+         "after": NOSIG | 1, "taint": ndis_taint,
+         "kmsg": ["ndiswrapper: module license taints kernel."]},
+        {"module": "driverloader", "before": NOSIG | 1, "errno": 0,
+         "after": NOSIG | 1, "taint": dl_taint},
+    ]
+
+
 def judge_all(policy, loads, base, **kw):
     log = ktap.parse(agent_log(loads, **kw))
     return {c: checks.judge(c, EXP.policies[policy], EXP, log, ROLES, base)
@@ -77,7 +93,7 @@ class ExpectedLoadsTest(unittest.TestCase):
                                      NOSIG)["ndiswrapper"]
         self.assertEqual(want.errno, 2)
         self.assertEqual(want.unknown_symbols, sorted(EXP.gpl_only_imports))
-        self.assertTrue(HISTORICAL <= set(want.unknown_symbols))
+        self.assertTrue(WQ_AND_USB <= set(want.unknown_symbols))
         self.assertEqual(want.tainted_after, 4097)
         self.assertEqual(want.module_taint, "-")
         self.assertTrue(want.license_message)
@@ -87,6 +103,30 @@ class ExpectedLoadsTest(unittest.TestCase):
                                      NOSIG)
         self.assertEqual(want["driverloader"].tainted_after, 4096)
         self.assertEqual(want["ndiswrapper"].module_taint, "O")
+
+    def test_2619rc1_flags_both_modules_and_both_load(self):
+        # 2.6.19-rc1 kept a P flag per module (2bc2d61a9638) while the
+        # GPL-only check still read the license: P in the module's taint,
+        # no Unknown symbol line, both names load.
+        want = checks.expected_loads(EXP.policies["2.6.19-rc1"], EXP, ROLES,
+                                     NOSIG)
+        ndis, dl = want["ndiswrapper"], want["driverloader"]
+        self.assertEqual((ndis.errno, dl.errno), (0, 0))
+        self.assertEqual((ndis.module_taint, dl.module_taint), ("PO", "PO"))
+        self.assertEqual((ndis.unknown_symbols, dl.unknown_symbols),
+                         ([], []))
+        self.assertEqual(ndis.tainted_after, NOSIG | 1)
+        self.assertTrue(ndis.license_message)
+        self.assertFalse(dl.license_message)
+        self.assertEqual(want["control"].module_taint, "O")
+
+    def test_2619rc2_refuses_like_2625rc1(self):
+        rc2 = checks.expected_loads(EXP.policies["2.6.19-rc2"], EXP, ROLES,
+                                    NOSIG)
+        rc1 = checks.expected_loads(EXP.policies["2.6.25-rc1"], EXP, ROLES,
+                                    NOSIG)
+        self.assertEqual(rc2, rc1)
+        self.assertEqual(rc2["ndiswrapper"].errno, 2)
 
     def test_module_base_bits_follow_module_sig(self):
         bits = EXP.taint_bits
@@ -147,6 +187,39 @@ class JudgeTest(unittest.TestCase):
                              NOSIG)
         self.assertEqual(verdicts["load"].status, "FAIL")
         self.assertIn("Unknown symbol", verdicts["load"].summary)
+
+    def test_2619rc1_replay_passes(self):
+        verdicts = judge_all("2.6.19-rc1", flagged_kernel_loads(), NOSIG)
+        self.assertEqual({c: v.status for c, v in verdicts.items()},
+                         {"load": "pass", "taint": "pass",
+                          "driverloader": "pass", "control": "pass"})
+        self.assertIn("module taint 'PO'", verdicts["taint"].summary)
+
+    def test_2616_behaviour_on_2619rc1_fails(self):
+        # Kernel P only, as 2.6.16 did: the module's own P flag is missing.
+        verdicts = judge_all("2.6.19-rc1",
+                             flagged_kernel_loads(ndis_taint="O",
+                                                  dl_taint="O"), NOSIG)
+        self.assertEqual(verdicts["taint"].status, "FAIL")
+        self.assertIn("/sys/module/ndiswrapper/taint",
+                      verdicts["taint"].summary)
+        self.assertEqual(verdicts["driverloader"].status, "FAIL")
+
+    def test_2619rc1_flag_on_2616_fails(self):
+        verdicts = judge_all("2.6.16", flagged_kernel_loads(), NOSIG)
+        self.assertEqual(verdicts["taint"].status, "FAIL")
+        self.assertEqual(verdicts["driverloader"].status, "FAIL")
+
+    def test_refusal_on_2619rc1_fails(self):
+        # 2.6.19-rc2's breakage is not rc1's behaviour.
+        verdicts = judge_all("2.6.19-rc1", rc1_kernel_loads(), NOSIG)
+        self.assertEqual(verdicts["load"].status, "FAIL")
+        self.assertEqual(verdicts["driverloader"].status, "FAIL")
+
+    def test_2619rc2_breakage_is_reproduced(self):
+        verdicts = judge_all("2.6.19-rc2", rc1_kernel_loads(), NOSIG)
+        self.assertEqual(verdicts["load"].status, "xfail")
+        self.assertIn("regression reproduced", verdicts["load"].summary)
 
     def test_control_with_p_fails(self):
         loads = fixed_kernel_loads(control_after=SIG | 1,

@@ -36,13 +36,32 @@ class KernelsTomlTest(unittest.TestCase):
         ks = kernels.load_kernels()
         names = [k.name for k in ks]
         for wanted in ("debian-6.1", "debian-6.12", "policy-2.6.25-rc1",
-                       "policy-2.6.25-rc4", "policy-2.6.19-rc1",
-                       "policy-2.6.16", "policy-pre-2.6.16", "src-6.1"):
+                       "policy-2.6.25-rc4", "policy-2.6.19-rc2",
+                       "policy-2.6.19-rc4", "policy-2.6.16",
+                       "policy-pre-2.6.16", "src-6.1"):
             self.assertIn(wanted, names)
         rc1 = ks[names.index("policy-2.6.25-rc1")]
         self.assertEqual(rc1.policy.modes["ndiswrapper"], "module")
         self.assertTrue(rc1.patch.is_file())
         self.assertFalse(rc1.is_debian)
+
+    def test_october_2006_rows(self):
+        # The GPL check on the module's own taint came with 2.6.19-rc2, the
+        # ndiswrapper fix with 2.6.19-rc4: no row may keep the old labels.
+        by_name = {k.name: k for k in kernels.load_kernels()}
+        self.assertNotIn("policy-2.6.19-rc3", by_name)
+        rc2 = by_name["policy-2.6.19-rc2"].policy
+        self.assertEqual(rc2.modes, {"ndiswrapper": "module",
+                                     "driverloader": "module"})
+        rc1 = by_name["policy-2.6.19-rc1"].policy
+        self.assertEqual(rc1.modes, {"ndiswrapper": "flagged",
+                                     "driverloader": "flagged"})
+        rc4 = by_name["policy-2.6.19-rc4"].policy
+        self.assertEqual(rc4.modes, {"ndiswrapper": "kernel",
+                                     "driverloader": "module"})
+        for name in ("policy-2.6.19-rc1", "policy-2.6.19-rc2",
+                     "policy-2.6.19-rc4"):
+            self.assertEqual(by_name[name].patch.name, name + ".patch")
 
     def test_good_entry(self):
         (k,) = self.load(GOOD_BUILT)

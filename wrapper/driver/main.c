@@ -4,9 +4,11 @@
  *
  * The same sources build as ndiswrapper.ko, driverloader.ko and
  * ndisbench_control.ko (see Kbuild). Deferred Windows routines run on the
- * module's own workqueues (ndiswrapper.h says which runs what);
+ * module's own workqueues (ndiswrapper.h says which runs what).
  * alloc_workqueue(), destroy_workqueue() and the USB functions (usb.c) are
- * the EXPORT_SYMBOL_GPL functions the historical taint policies are about.
+ * GPL-only exports on the kernels the policies are replayed on, so a
+ * module tainted P is refused them; they are not the historical wrapper's
+ * imports (alloc_workqueue only exists since 2.6.36).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

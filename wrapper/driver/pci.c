@@ -5,9 +5,8 @@
  * The ids of the installed Windows drivers are only known at run time
  * (loader.c), so the driver matches every PCI device and its probe accepts
  * only the ones the helper listed; pci_add_dynid() would do the same but
- * is a GPL-only export the taint policies would then refuse, and the
- * bench's expectation of the GPL-only imports should stay about the
- * workqueue and USB functions the historical wrapper needed.
+ * is one more GPL-only export the refusing policies would then name in
+ * an "Unknown symbol" line, for nothing the wrapper needs.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
