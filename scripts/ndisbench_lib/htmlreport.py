@@ -4,6 +4,7 @@ external resource), and the shared page frame of compare-<run>.html.
 Everything that comes from results.json or a guest (kernel names,
 summaries, details, folders) is untrusted text: it goes through esc() or
 href(), never straight into the page."""
+import dataclasses
 import html
 import os
 import pathlib
@@ -22,6 +23,11 @@ OTHER_CLASS = "st-skip"
 COLOURS = {"st-pass": "#a5d6a7", "st-xfail": "#90caf9", "st-fail": "#ef5350",
            "st-error": "#b71c1c", "st-timeout": "#ffa726",
            "st-skip": "#d6d6d6", "st-none": "#eeeeee"}
+# The left edge of the "What failed" box: something failed / nothing did
+# (also found in the screenshot by the headless-Chromium test).
+MARKS = {"bad": "#c62828", "ok": "#2e7d32"}
+# A cause longer than this is cut in the list (the cell details have it).
+CAUSE_CHARS = 300
 # The air capture, kept gzipped by the capture check (capture.py).
 PCAP = "air.pcap.gz"
 FILES = ("serial.log", "ktap.txt", PCAP)
@@ -58,7 +64,15 @@ pre { background: #fafafa; border: 1px solid #e0e0e0; padding: .4em;
 :target { outline: 3px solid #1565c0; }
 table#changes td { white-space: nowrap; }
 table#changes td.summary { white-space: normal; }
+section.failed { border-left: 6px solid; padding: .1em 0 .3em .8em;
+  margin: 1em 0; }
+section.failed h2 { margin-top: .2em; }
+table.failed td { white-space: nowrap; }
+table.failed td.cause { white-space: normal; }
+table.failed tr.group th { font-weight: 600; background: #fafafa; }
 """
+CSS += "".join(f"section.failed.{k} {{ border-left-color: {c}; }}\n"
+               for k, c in MARKS.items())
 CSS += "".join(
     f".{cls} {{ background: {colour}; color: "
     f"{'#fff' if cls in ('st-error', 'st-fail') else '#212121'}; }}\n"
@@ -163,12 +177,112 @@ def counts_line(counts: Dict[str, int]) -> str:
         for k in keys if counts.get(k))
 
 
+@dataclasses.dataclass(frozen=True)
+class Failure:
+    """One item of "What failed": the checks of one cell that share one
+    verdict (a build error gives all of a cell's checks the same one)."""
+    kernel: str
+    device: str
+    wrapper: str
+    checks: List[str]
+    status: str
+    summary: str
+    build: bool         # the guest never started: a build or setup step
+    anchor: str         # the first check's entry in the cell details
+    ran: int            # how many checks the cell ran
+
+
+def run_checks(result) -> List[str]:
+    """The grid's columns."""
+    return list(result.checks) or sorted(
+        {k for c in result.cells for k in c.verdicts})
+
+
+def failures(result) -> List[Failure]:
+    """Every verdict that is not ok, one item per cell and verdict, build
+    and setup errors first (they explain many cells at once), then in
+    matrix order. Expected failures are ok (checks.OK_STATES) and are not
+    items: they are what the kernel's policy predicts, and listing them
+    would bury the real failures under the 30-odd of every green run."""
+    columns = run_checks(result)
+    items = []
+    for n, cell in enumerate(result.cells):
+        groups: Dict[Tuple[str, str], List[int]] = {}
+        for m, check in enumerate(columns):
+            verdict = cell.verdicts.get(check)
+            if verdict is not None and not verdict.ok:
+                groups.setdefault((verdict.status, verdict.summary),
+                                  []).append(m)
+        for (status, summary), found in groups.items():
+            # runner.run_cell gives an ERROR before the boot (prepare(),
+            # host_parts(), the initrd or QEMU) to a cell it never boots.
+            build = status == ERROR and cell.boot_seconds is None
+            items.append(Failure(cell.kernel, cell.device, wrapper_of(cell),
+                                 [columns[m] for m in found], status,
+                                 summary, build, f"c{n}-k{found[0]}",
+                                 len(cell.verdicts)))
+    return sorted(items, key=lambda item: not item.build)
+
+
+def one_line(text: str, limit: int = CAUSE_CHARS) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[:limit - 1] + "\u2026"
+
+
+def failure_row(item: Failure) -> str:
+    names = " ".join(item.checks)
+    shown = (f"all {item.ran} checks"
+             if len(item.checks) == item.ran > 1 else ", ".join(item.checks))
+    return (f'<tr class="failure{" build" if item.build else ""}" '
+            f'data-kernel="{esc(item.kernel)}" '
+            f'data-device="{esc(item.device)}" '
+            f'data-wrapper="{esc(item.wrapper)}" '
+            f'data-checks="{esc(names)}" data-status="{esc(item.status)}">'
+            f'<td><a href="#{esc(item.anchor)}">{esc(item.kernel)}</a></td>'
+            f"<td>{esc(item.device)}</td><td>{esc(item.wrapper or '-')}</td>"
+            f'<td title="{esc(names)}">{esc(shown)}</td>'
+            f'<td class="{status_class(item.status)}">{esc(item.status)}</td>'
+            f'<td class="cause" title="{esc(one_line(item.summary, 4000))}">'
+            f"{esc(one_line(item.summary))}</td></tr>")
+
+
+def failed_section(result) -> List[str]:
+    """The "What failed" box above the matrix: every failure's cause
+    without scrolling to the cell details."""
+    items = failures(result)
+    expected = result.counts().get(XFAIL, 0)
+    note = (f" {expected} expected failure{'s' if expected != 1 else ''} "
+            "(reproduced / refused, blue in the matrix) "
+            f"{'are' if expected != 1 else 'is'} not listed: "
+            "history predicts them." if expected else "")
+    if not items:
+        return ['<section class="failed ok" id="failed">',
+                "<h2>What failed</h2>",
+                f"<p>Nothing failed.{esc(note)}</p>", "</section>"]
+    cells = len({(i.kernel, i.device, i.wrapper) for i in items})
+    out = ['<section class="failed bad" id="failed">', "<h2>What failed</h2>",
+           f"<p>{len(items)} item{'s' if len(items) != 1 else ''} in "
+           f"{cells} cell{'s' if cells != 1 else ''}; identical verdicts "
+           f"of a cell are one item.{esc(note)}</p>",
+           '<table class="failed">', "<thead><tr><th>kernel</th>"
+           "<th>device</th><th>wrapper</th><th>check(s)</th><th>status</th>"
+           "<th>cause</th></tr></thead><tbody>"]
+    groups = (("Build and setup errors: the guest never started",
+               [i for i in items if i.build]),
+              ("Failed checks", [i for i in items if not i.build]))
+    for heading, group in groups:
+        if group:
+            out.append(f'<tr class="group"><th colspan="6">{esc(heading)}'
+                       "</th></tr>")
+            out += [failure_row(i) for i in group]
+    return out + ["</tbody></table>", "</section>"]
+
+
 def run_page(result, run_dir: Optional[pathlib.Path] = None) -> str:
     """The whole report.html of a report.RunResult."""
     from . import report
     counts = result.counts()
-    checks: Sequence[str] = result.checks or sorted(
-        {k for c in result.cells for k in c.verdicts})
+    checks: Sequence[str] = run_checks(result)
     body = [f"<h1>ndisbench run {esc(result.run_id)}</h1>",
             '<dl class="meta">',
             f"<dt>run</dt><dd>{esc(result.run_id)}</dd>",
@@ -179,7 +293,7 @@ def run_page(result, run_dir: Optional[pathlib.Path] = None) -> str:
             f"({len(checks)} checks)</dd>",
             f"<dt>result</dt><dd>{esc(report.summary_line(result))}</dd>",
             f"<dt>verdicts</dt><dd>{counts_line(counts) or '-'}</dd>",
-            "</dl>", "<h2>Matrix</h2>", legend(),
+            "</dl>", *failed_section(result), "<h2>Matrix</h2>", legend(),
             '<table class="grid" id="grid">', "<thead><tr>",
             "<th>kernel</th><th>policy</th><th>device</th><th>wrapper</th>",
             *[f"<th>{esc(k)}</th>" for k in checks], "</tr></thead><tbody>"]

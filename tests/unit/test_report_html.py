@@ -52,6 +52,52 @@ def sample_run() -> report.RunResult:
         [bcm, e1000, evil], started="2026-01-01T00:00:00", host="<host>")
 
 
+def failing_run() -> report.RunResult:
+    """A run page's "What failed" cases: a check failure in the first
+    cell, a cell whose kernel did not build (never booted, every check the
+    same ERROR) after it, a cell whose agent died (one ERROR on three
+    checks, one FAIL), expected failures and a hostile two-line cause."""
+    v = checks.Verdict
+    ran = report.CellResult("src-6.1", "2.6.25-rc4", "e1000",
+                            "cells/src-6.1__e1000", "6.1.192", 9.0, 2.0)
+    ran.verdicts = {"dhcp": v("pass", "lease"),
+                    "tcp": v("FAIL", "sink got 4190208 of 4194304 bytes"),
+                    "ping": v("FAIL", HOSTILE + "\nsecond line")}
+    built = report.CellResult("debug-6.1", "2.6.25-rc4", "bcm43xx",
+                              "cells/debug-6.1__bcm43xx__ndiswrapper",
+                              wrapper="ndiswrapper")
+    err = v("ERROR", "kernel debug-6.1: make bzImage failed (exit 2)")
+    built.verdicts = {c: err for c in ("load", "dhcp", "ping", "tcp")}
+    died = report.CellResult("policy-2.6.25-rc1", "2.6.25-rc1", "none",
+                             "cells/policy-2.6.25-rc1__none", "2.6.25", 30.0,
+                             None)
+    gone = v("ERROR", "agent did not finish (guest stopped, exit 1)")
+    died.verdicts = {"load": gone, "taint": v("FAIL", "tainted 4096"),
+                     "driverloader": gone, "control": gone,
+                     "dhcp": v("xfail", "not reached (expected)")}
+    return report.RunResult(
+        "20260102-000000", "tcg",
+        ["load", "taint", "driverloader", "control", "dhcp", "ping", "tcp"],
+        [ran, built, died], started="2026-01-02T00:00:00", host="h")
+
+
+def wide_run(kernels: int = 14, checks_n: int = 12) -> report.RunResult:
+    """A matrix wider than a 1366 px window: long kernel names, every
+    check a pass but one FAIL in the last row."""
+    v = checks.Verdict
+    names = [f"check-{n:02d}" for n in range(checks_n)]
+    cells = []
+    for k in range(kernels):
+        cell = report.CellResult(f"policy-2.6.{k + 10}-rc{k % 5}",
+                                 "2.6.25-rc4", "rtl8187", f"cells/k{k}",
+                                 "6.1.192", 9.0, 2.0, wrapper="ndiswrapper")
+        cell.verdicts = {c: v("pass", f"{c} fine") for c in names}
+        cells.append(cell)
+    cells[-1].verdicts[names[-1]] = v("FAIL", "the last check failed")
+    return report.RunResult("20260103-000000", "tcg", names, cells,
+                            started="2026-01-03T00:00:00", host="h")
+
+
 class Grid(html.parser.HTMLParser):
     """Collects the elements a test looks at."""
     def __init__(self) -> None:
@@ -59,6 +105,7 @@ class Grid(html.parser.HTMLParser):
         self.tags: list = []          # (tag, attrs dict)
         self.cells: list = []         # attrs of grid td.v
         self.hrefs: list = []
+        self.failures: list = []      # attrs of the what-failed rows
         self.computed = ""
         self._in_computed = False
 
@@ -67,6 +114,8 @@ class Grid(html.parser.HTMLParser):
         self.tags.append((tag, a))
         if tag == "td" and "v" in a.get("class", "").split():
             self.cells.append(a)
+        if tag == "tr" and "failure" in a.get("class", "").split():
+            self.failures.append(a)
         if tag == "a" and "href" in a:
             self.hrefs.append(a["href"])
         if a.get("id") == "computed":
@@ -172,6 +221,93 @@ class ReportHtmlTest(unittest.TestCase):
         again = report.from_json(json.dumps(raw))
         self.assertEqual([c.wrapper for c in again.cells], ["", "", ""])
         self.assertIn("<table", htmlreport.run_page(again))
+
+
+class WhatFailedTest(unittest.TestCase):
+    """The "What failed" list at the top of report.html."""
+
+    def setUp(self) -> None:
+        self.result = failing_run()
+        self.text = htmlreport.run_page(self.result)
+        self.grid = parse(self.text)
+
+    def test_list_is_above_the_matrix(self):
+        self.assertIn('id="failed"', self.text)
+        self.assertLess(self.text.index('id="failed"'),
+                        self.text.index('id="grid"'))
+        self.assertLess(self.text.index("What failed"),
+                        self.text.index("<h2>Matrix</h2>"))
+
+    def test_build_failures_first_then_cell_order(self):
+        rows = [(r["data-kernel"], r["data-status"], r["data-checks"])
+                for r in self.grid.failures]
+        self.assertEqual(rows, [
+            ("debug-6.1", "ERROR", "load dhcp ping tcp"),
+            ("src-6.1", "FAIL", "ping"),
+            ("src-6.1", "FAIL", "tcp"),
+            ("policy-2.6.25-rc1", "ERROR", "load driverloader control"),
+            ("policy-2.6.25-rc1", "FAIL", "taint")])
+        self.assertEqual([r["class"].split() for r in self.grid.failures][0],
+                         ["failure", "build"])
+        self.assertNotIn("build", self.grid.failures[3]["class"].split())
+
+    def test_item_names_its_cell_and_cause(self):
+        first = self.grid.failures[0]
+        self.assertEqual((first["data-device"], first["data-wrapper"]),
+                         ("bcm43xx", "ndiswrapper"))
+        self.assertIn("make bzImage failed (exit 2)", self.text)
+        self.assertIn("agent did not finish", self.text)
+        # Each item links to its first check in the cell details.
+        self.assertIn("#c1-k0", self.grid.hrefs)
+        self.assertIn("#c2-k0", self.grid.hrefs)
+
+    def test_expected_failures_are_not_listed(self):
+        statuses = {r["data-status"] for r in self.grid.failures}
+        self.assertNotIn("xfail", statuses)
+        self.assertNotIn("pass", statuses)
+        self.assertIn("1 expected failure", self.text)
+
+    def test_cause_is_one_escaped_line(self):
+        start = self.text.index('id="failed"')
+        block = self.text[start:self.text.index('id="grid"')]
+        self.assertIn("&lt;script&gt;document.title=&quot;pwned&quot;", block)
+        self.assertIn("&lt;/pre&gt;&lt;/td&gt; second line", block)
+        self.assertNotIn("<script", block)
+        tags = [t for t, _ in self.grid.tags]
+        self.assertNotIn("script", tags)
+        self.assertNotIn("img", tags)
+
+    def test_items_come_from_failures(self):
+        items = htmlreport.failures(self.result)
+        self.assertEqual([(i.kernel, i.checks, i.build) for i in items][:2], [
+            ("debug-6.1", ["load", "dhcp", "ping", "tcp"], True),
+            ("src-6.1", ["ping"], False)])
+        self.assertEqual(items[0].anchor, "c1-k0")
+        self.assertEqual(items[2].anchor, "c0-k6")
+
+    def test_nothing_failed(self):
+        v = checks.Verdict
+        cell = report.CellResult("src-6.1", "p", "none", "cells/x", "", 1.0)
+        cell.verdicts = {"load": v("pass", "ok"),
+                         "driverloader": v("xfail", "refused")}
+        text = htmlreport.run_page(report.RunResult(
+            "r", "tcg", ["load", "driverloader"], [cell]))
+        self.assertEqual(parse(text).failures, [])
+        self.assertIn('class="failed ok"', text)
+        self.assertIn("Nothing failed", text)
+
+    def test_every_badge_has_its_summary_as_title(self):
+        cells = self.grid.cells
+        self.assertEqual(len(cells), 3 * 7)
+        for cell in cells:
+            self.assertTrue(cell.get("title"), cell)
+        built = [c for c in cells if c["data-status"] == "ERROR"]
+        self.assertTrue(all("make bzImage failed" in c["title"]
+                            or "agent did not finish" in c["title"]
+                            for c in built))
+        ping = by_check(self.grid, "ping")
+        self.assertTrue(ping["title"].startswith("ping: FAIL: <script>"))
+        self.assertIn('title="ping: FAIL: &lt;script&gt;', self.text)
 
 
 def chromium() -> str:
