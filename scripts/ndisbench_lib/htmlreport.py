@@ -23,6 +23,14 @@ OTHER_CLASS = "st-skip"
 COLOURS = {"st-pass": "#a5d6a7", "st-xfail": "#90caf9", "st-fail": "#ef5350",
            "st-error": "#b71c1c", "st-timeout": "#ffa726",
            "st-skip": "#d6d6d6", "st-none": "#eeeeee"}
+# The pinned kernel and device columns of the matrix: their own colour, so
+# that cells scrolled under them do not show through (and a test finds it).
+KERNEL_BG = "#e8eaf6"
+# The kernel column has a fixed width (longer names end in an ellipsis,
+# the full name is the title): the device column is pinned right after it,
+# at that width plus the kernel cell's padding (2 x .55em) and border.
+KERNEL_WIDTH = "10.5em"
+DEVICE_LEFT = f"calc({KERNEL_WIDTH} + 1.1em + 1px)"
 # The left edge of the "What failed" box: something failed / nothing did
 # (also found in the screenshot by the headless-Chromium test).
 MARKS = {"bad": "#c62828", "ok": "#2e7d32"}
@@ -46,6 +54,22 @@ table.grid td.v { text-align: center; min-width: 5.5em; }
 table.grid td.v a { color: inherit; text-decoration: none; display: block; }
 table.grid tr.newkernel td, table.grid tr.newkernel th {
   border-top: 2px solid #616161; }
+div.frame { display: inline-block; max-width: 100%; max-height: 85vh;
+  overflow: auto; border: 1px solid #bdbdbd; }
+#grid { border-collapse: separate; border-spacing: 0; }
+#grid th, #grid td { border-width: 0 1px 1px 0; white-space: nowrap;
+  vertical-align: middle; }
+#grid tr.newkernel th, #grid tr.newkernel td {
+  border-top: 2px solid #616161; }
+#grid td.v { min-width: 4.5em; }
+#grid th.kernel { position: sticky; left: 0; z-index: 1;
+  white-space: nowrap; background: KERNEL_BG; }
+#grid th.device { position: sticky; left: DEVICE_LEFT; z-index: 1;
+  white-space: nowrap; background: KERNEL_BG; }
+#grid th .name { display: block; width: KERNEL_WIDTH; overflow: hidden;
+  text-overflow: ellipsis; }
+#grid thead th { position: sticky; top: 0; z-index: 2; background: #f5f5f5; }
+#grid thead th.kernel, #grid thead th.device { z-index: 3; }
 dl.meta { display: grid; grid-template-columns: max-content auto;
   gap: .1em 1em; margin: 0; }
 dl.meta dt { font-weight: 600; }
@@ -71,6 +95,8 @@ table.failed td { white-space: nowrap; }
 table.failed td.cause { white-space: normal; }
 table.failed tr.group th { font-weight: 600; background: #fafafa; }
 """
+CSS = CSS.replace("KERNEL_BG", KERNEL_BG).replace(
+    "DEVICE_LEFT", DEVICE_LEFT).replace("KERNEL_WIDTH", KERNEL_WIDTH)
 CSS += "".join(f"section.failed.{k} {{ border-left-color: {c}; }}\n"
                for k, c in MARKS.items())
 CSS += "".join(
@@ -106,6 +132,13 @@ def label(check: str, verdict: Optional[Verdict]) -> str:
 
 def wrapper_of(cell: object) -> str:
     return getattr(cell, "wrapper", "") or ""
+
+
+def row_label(cell: object) -> str:
+    """device[/wrapper], as matrix.txt shows it (report.CellResult.label)."""
+    wrapper = wrapper_of(cell)
+    return f"{getattr(cell, 'device')}/{wrapper}" if wrapper else \
+        getattr(cell, "device")
 
 
 def cell_name(cell: object) -> str:
@@ -294,8 +327,11 @@ def run_page(result, run_dir: Optional[pathlib.Path] = None) -> str:
             f"<dt>result</dt><dd>{esc(report.summary_line(result))}</dd>",
             f"<dt>verdicts</dt><dd>{counts_line(counts) or '-'}</dd>",
             "</dl>", *failed_section(result), "<h2>Matrix</h2>", legend(),
-            '<table class="grid" id="grid">', "<thead><tr>",
-            "<th>kernel</th><th>policy</th><th>device</th><th>wrapper</th>",
+            # The frame scrolls, not the page: a 17-check matrix is wider
+            # than a laptop screen.
+            '<div class="frame">', '<table class="grid" id="grid">',
+            "<thead><tr>", '<th class="kernel"><span class="name">kernel'
+            '</span></th><th class="device">device</th><th>policy</th>',
             *[f"<th>{esc(k)}</th>" for k in checks], "</tr></thead><tbody>"]
     previous = None
     for n, cell in enumerate(result.cells):
@@ -303,9 +339,10 @@ def run_page(result, run_dir: Optional[pathlib.Path] = None) -> str:
         previous = cell.kernel
         body.append(
             f'<tr class="cell {row}" id="row{n}">'
-            f'<th><a href="#c{n}">{esc(cell.kernel)}</a></th>'
-            f"<td>{esc(cell.policy)}</td><td>{esc(cell.device)}</td>"
-            f"<td>{esc(wrapper_of(cell) or '-')}</td>")
+            f'<th class="kernel"><a class="name" href="#c{n}" '
+            f'title="{esc(cell.kernel)}">{esc(cell.kernel)}</a></th>'
+            f'<th class="device">{esc(row_label(cell))}</th>'
+            f"<td>{esc(cell.policy)}</td>")
         for m, check in enumerate(checks):
             verdict = cell.verdicts.get(check)
             title = (f"{check}: {label(check, verdict)}: {verdict.summary}"
@@ -319,7 +356,7 @@ def run_page(result, run_dir: Optional[pathlib.Path] = None) -> str:
                 f'data-status="{esc(verdict.status if verdict else "none")}" '
                 f'title="{esc(title)}">{inner}</td>')
         body.append("</tr>")
-    body += ["</tbody></table>",
+    body += ["</tbody></table>", "</div>",
              "<p><code>reproduced</code>: the historical breakage happened "
              "exactly as expected (symbols, message, taint bits). "
              "<code>refused</code>: driverloader denied its GPL-only "

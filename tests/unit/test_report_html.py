@@ -85,7 +85,9 @@ def wide_run(kernels: int = 14, checks_n: int = 12) -> report.RunResult:
     """A matrix wider than a 1366 px window: long kernel names, every
     check a pass but one FAIL in the last row."""
     v = checks.Verdict
-    names = [f"check-{n:02d}" for n in range(checks_n)]
+    # As long as the real names (driverloader, associate): the columns
+    # add up to more than 1366 px.
+    names = [f"associate-{n:02d}" for n in range(checks_n)]
     cells = []
     for k in range(kernels):
         cell = report.CellResult(f"policy-2.6.{k + 10}-rc{k % 5}",
@@ -310,6 +312,59 @@ class WhatFailedTest(unittest.TestCase):
         self.assertIn('title="ping: FAIL: &lt;script&gt;', self.text)
 
 
+def css_rule(selector: str) -> str:
+    """The declarations of one rule of htmlreport.CSS (all rules with that
+    exact selector list, joined)."""
+    found = [body for sel, body in re.findall(r"([^{}]+)\{([^}]*)\}",
+                                              htmlreport.CSS)
+             if selector in [x.strip() for x in sel.split(",")]]
+    assert found, f"no CSS rule for {selector}"
+    return " ".join(" ".join(found).split())
+
+
+class MatrixLayoutTest(unittest.TestCase):
+    """The matrix scrolls inside its own frame with the row names pinned."""
+
+    def test_grid_sits_in_a_scrolling_frame(self):
+        text = htmlreport.run_page(wide_run())
+        self.assertRegex(text, r'<div class="frame"[^>]*>\s*'
+                               r'<table class="grid" id="grid">')
+        self.assertIn("overflow: auto", css_rule("div.frame"))
+
+    def test_kernel_column_does_not_wrap_and_is_pinned(self):
+        grid = parse(htmlreport.run_page(wide_run()))
+        kernels = [a for t, a in grid.tags
+                   if t == "th" and "kernel" in a.get("class", "").split()]
+        self.assertEqual(len(kernels), 14 + 1)      # rows and the header
+        rule = css_rule("#grid th.kernel")
+        for want in ("white-space: nowrap", "position: sticky", "left: 0",
+                     f"background: {htmlreport.KERNEL_BG}"):
+            self.assertIn(want, rule)
+        self.assertIn("position: sticky", css_rule("#grid th.device"))
+        self.assertIn("white-space: nowrap", css_rule("#grid th.device"))
+
+    def test_kernel_groups_keep_their_separator(self):
+        """The frame's own border rule (#grid th, #grid td) outranks
+        table.grid's: the thicker line above a new kernel needs its own."""
+        self.assertIn("border-top: 2px solid",
+                      css_rule("#grid tr.newkernel th"))
+        self.assertIn("border-top: 2px solid",
+                      css_rule("#grid tr.newkernel td"))
+
+    def test_header_row_is_pinned(self):
+        rule = css_rule("#grid thead th")
+        self.assertIn("position: sticky", rule)
+        self.assertIn("top: 0", rule)
+        self.assertIn("background:", rule)
+
+    def test_a_long_kernel_name_is_cut_with_its_name_as_title(self):
+        result = wide_run(2, 2)
+        result.cells[0].kernel = "k" * 80
+        text = htmlreport.run_page(result)
+        self.assertTrue(f'title="{"k" * 80}"' in text)
+        self.assertIn("text-overflow: ellipsis", css_rule("#grid th .name"))
+
+
 def chromium() -> str:
     for name in ("chromium", "chromium-browser"):
         path = shutil.which(name)
@@ -342,6 +397,29 @@ def run_chromium(args, tmp: pathlib.Path) -> subprocess.CompletedProcess:
         raise AssertionError(f"chromium exit {proc.returncode}: "
                              f"{err.decode(errors='replace')[-2000:]}")
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
+def with_probe(text: str, script: str) -> str:
+    """A copy of a page that runs script at its end. The page forbids
+    scripts (CSP): the copy drops that meta line; the script's result goes
+    into <pre id="computed"> for --dump-dom."""
+    probe = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "",
+                   text)
+    assert probe != text, "no CSP line in the page"
+    return probe.replace("</body>", '<pre id="computed"></pre><script>'
+                         + script + "</script></body>")
+
+
+def colour_count(rows, bpp: int, colour: str, x0: int = 0,
+                 x1: int = 1 << 30, y0: int = 0, y1: int = 1 << 30) -> int:
+    """Pixels of exactly colour in the box [x0, x1) x [y0, y1)."""
+    want = bytes(rgb(colour))
+    count = 0
+    for row in rows[y0:y1]:
+        for x in range(x0, min(x1, len(row) // bpp)):
+            if row[x * bpp:x * bpp + 3] == want:
+                count += 1
+    return count
 
 
 def rgb(colour: str) -> tuple:
@@ -433,13 +511,7 @@ class ChromiumRenderTest(unittest.TestCase):
     def test_computed_colours(self):
         """Chromium's own computed styles: the xfail cell is the neutral
         blue, not the failure red; each status has its colour."""
-        text = self.page.read_text()
-        # The page forbids scripts (CSP); the probe copy drops that meta
-        # line and appends a script that prints the computed backgrounds.
-        probe_text = re.sub(r'<meta http-equiv="Content-Security-Policy"'
-                            r'[^>]*>', "", text)
-        probe_text = probe_text.replace("</body>", """<pre id="computed">
-</pre><script>
+        probe_text = with_probe(self.page.read_text(), """
 var out = [];
 document.querySelectorAll("#grid td.v").forEach(function (td) {
   out.push([td.dataset.check, td.dataset.status,
@@ -447,8 +519,7 @@ document.querySelectorAll("#grid td.v").forEach(function (td) {
             getComputedStyle(td).color]);
 });
 document.getElementById("computed").textContent = JSON.stringify(out);
-</script></body>""")
-        self.assertNotEqual(probe_text, text)
+""")
         probe = self.run_dir / "probe.html"
         probe.write_text(probe_text)
         res = run_chromium(["--dump-dom", probe.as_uri()], self.tmp)
@@ -488,6 +559,97 @@ document.getElementById("computed").textContent = JSON.stringify(out);
                     "st-error"):
             self.assertGreater(seen.get(bytes(rgb(htmlreport.COLOURS[cls])),
                                         0), 200, f"{cls} not on screen")
+
+
+# What the wide-matrix probe measures: the page's width, the frame's, and
+# (after scrolling the frame to its right end) where the pinned columns are.
+WIDE_PROBE = """(function () {
+var frame = document.querySelector("div.frame");
+var kernel = document.querySelector("#grid tbody th.kernel");
+var device = document.querySelector("#grid tbody th.device");
+var label = kernel.querySelector(".name");
+var out = {page: document.documentElement.scrollWidth, inner: innerWidth,
+           frame_scroll: frame.scrollWidth, frame_client: frame.clientWidth,
+           name_lines: label.getClientRects().length,
+           position: getComputedStyle(kernel).position};
+frame.scrollLeft = 100000;
+var k = kernel.getBoundingClientRect(), d = device.getBoundingClientRect();
+var f = frame.getBoundingClientRect();
+out.scrolled = frame.scrollLeft;
+out.kernel = [k.left, k.right, k.top, k.bottom];
+out.device = [d.left, d.right];
+out.frame = [f.left, f.right, f.top, f.bottom];
+document.getElementById("computed").textContent = JSON.stringify(out);
+})();"""
+
+
+class FirstViewportTest(unittest.TestCase):
+    """report.html as a newcomer first sees it: headless Chromium, 1366 px
+    wide, 768 high, a matrix of 14 kernels x 12 checks."""
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.tmpdir = tempfile.TemporaryDirectory()
+        cls.tmp = pathlib.Path(cls.tmpdir.name)
+        cls.run_dir = cls.tmp / "20260103-000000"
+        cls.run_dir.mkdir()
+        report.write(cls.run_dir, wide_run())
+        cls.page = cls.run_dir / "report.html"
+        cls.probe = cls.run_dir / "probe.html"
+        cls.probe.write_text(with_probe(cls.page.read_text(), WIDE_PROBE))
+        res = run_chromium(["--window-size=1366,768", "--dump-dom",
+                            cls.probe.as_uri()], cls.tmp)
+        cls.measured = json.loads(parse(res.stdout.decode()).computed)
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        cls.tmpdir.cleanup()
+
+    def shot(self, page: pathlib.Path, name: str):
+        png = self.tmp / name
+        run_chromium([f"--screenshot={png}", "--window-size=1366,768",
+                      page.as_uri()], self.tmp)
+        width, height, rows, bpp = png_pixels(png.read_bytes())
+        self.assertEqual((width, height), (1366, 768))
+        return rows, bpp
+
+    def test_what_failed_is_in_the_first_viewport(self):
+        rows, bpp = self.shot(self.page, "first.png")
+        # The box's left edge: 6 px wide, as high as the box.
+        self.assertGreater(colour_count(rows, bpp, htmlreport.MARKS["bad"]),
+                           6 * 40)
+
+    def test_wide_matrix_scrolls_in_its_frame_not_the_page(self):
+        m = self.measured
+        self.assertEqual(m["inner"], 1366, m)
+        self.assertLessEqual(m["page"], 1366, m)
+        self.assertGreater(m["frame_scroll"], m["frame_client"] + 100, m)
+        self.assertGreater(m["scrolled"], 100, m)
+
+    def test_kernel_names_stay_on_one_line(self):
+        self.assertEqual(self.measured["name_lines"], 1, self.measured)
+
+    def test_pinned_columns_stay_at_the_left_when_scrolled(self):
+        m = self.measured
+        self.assertEqual(m["position"], "sticky")
+        self.assertLessEqual(abs(m["kernel"][0] - m["frame"][0]), 2, m)
+        self.assertLessEqual(abs(m["device"][0] - m["kernel"][1]), 1.5, m)
+
+    def test_scrolled_cells_do_not_show_through(self):
+        """The frame scrolled to its right end: the pinned kernel column
+        has its own colour and no pass cell's green under it."""
+        probe = self.run_dir / "scrolled.html"
+        probe.write_text(with_probe(self.page.read_text(),
+                                    'document.querySelector("div.frame")'
+                                    ".scrollLeft = 100000;"))
+        rows, bpp = self.shot(probe, "scrolled.png")
+        left, right, top, bottom = (int(v) for v in self.measured["kernel"])
+        box = dict(x0=left + 2, x1=right - 2, y0=top,
+                   y1=min(bottom + 200, 768))
+        self.assertGreater(colour_count(rows, bpp, htmlreport.KERNEL_BG,
+                                        **box), 500)
+        self.assertEqual(colour_count(rows, bpp, htmlreport.COLOURS[
+            "st-pass"], **box), 0)
 
 
 if __name__ == "__main__":
