@@ -6,8 +6,8 @@ time goes (guest boot, module load, bind, association, traffic).
 Every round boots each device once on the same kernel, one guest at a time
 (a parallel guest would be measured too), the device order reversed every
 other round so drift does not favour one side; the figures are medians
-over the rounds. Results: out/bench-<stamp>/bench.json and bench.md, next
-to the ordinary run folders of the rounds.
+over the rounds. Results: out/bench-<stamp>/bench.json, bench.md and
+bench.html (benchhtml.py), next to the ordinary run folders of the rounds.
 """
 import dataclasses
 import datetime
@@ -194,7 +194,8 @@ def markdown(res: BenchResult) -> str:
 
 
 def write(out: pathlib.Path, res: BenchResult) -> pathlib.Path:
-    """out/<bench id>/: bench.json and bench.md."""
+    """out/<bench id>/: bench.json, bench.md and bench.html."""
+    from . import benchhtml
     bench_dir = out / res.bench_id
     bench_dir.mkdir(parents=True, exist_ok=True)
     (bench_dir / "bench.json").write_text(json.dumps(
@@ -202,6 +203,7 @@ def write(out: pathlib.Path, res: BenchResult) -> pathlib.Path:
          "medians": {d: {m: res.median(d, m) for m, _ in METRICS}
                      for d in res.samples}}, indent=1))
     (bench_dir / "bench.md").write_text(markdown(res))
+    benchhtml.write(bench_dir, res)
     return bench_dir
 
 

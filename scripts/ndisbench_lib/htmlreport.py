@@ -173,7 +173,8 @@ def legend() -> str:
         + "</p>")
 
 
-def page(title: str, body: Iterable[str]) -> str:
+def page(title: str, body: Iterable[str], css: str = "") -> str:
+    """css: the page's own rules after the shared ones."""
     return "\n".join([
         "<!DOCTYPE html>", '<html lang="en">', "<head>",
         '<meta charset="utf-8">',
@@ -181,7 +182,8 @@ def page(title: str, body: Iterable[str]) -> str:
         # an untrusted run folder.
         '<meta http-equiv="Content-Security-Policy" content="default-src '
         "'none'; style-src 'unsafe-inline'; img-src data:\">",
-        f"<title>{esc(title)}</title>", f"<style>{CSS}</style>", "</head>",
+        f"<title>{esc(title)}</title>", f"<style>{CSS}{css}</style>",
+        "</head>",
         "<body>", *body, "</body>", "</html>", ""])
 
 

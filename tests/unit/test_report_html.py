@@ -13,10 +13,11 @@ import subprocess
 import tempfile
 import time
 import unittest
+import xml.etree.ElementTree as ET
 import zlib
 
 import helpers  # noqa: F401  (import path)
-from ndisbench_lib import checks, htmlreport, report
+from ndisbench_lib import bench, benchhtml, checks, htmlreport, report
 
 HOSTILE = ('<script>document.title="pwned"</script>'
            '"><img src=x onerror="document.title=1">&amp; </pre></td>')
@@ -365,6 +366,175 @@ class MatrixLayoutTest(unittest.TestCase):
         self.assertIn("text-overflow: ellipsis", css_rule("#grid th .name"))
 
 
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def svg_bars(svg: str) -> dict:
+    """label -> bar width of a bar_chart(); also checks it is well-formed
+    XML (escaped labels cannot break it)."""
+    root = ET.fromstring(svg)
+    rows = {}
+    for group in root.iter(SVG + "g"):
+        label = group.find(SVG + "text")
+        rect = group.find(SVG + "rect")
+        rows[label.text] = float(rect.get("width")) if rect is not None \
+            else None
+    return rows
+
+
+def sample_bench() -> bench.BenchResult:
+    """The README's latest figures, one device without any number and a
+    hostile device label."""
+    res = bench.BenchResult("bench-20261203-101010", "src-6.1", 3, "tcg",
+                            runs=["20261203-101011", "20261203-101500"],
+                            load=[0.7, 0.7])
+    figures = {
+        "e1000": (27.64, 682, 1159, 18380),
+        "bcm43xx/ndiswrapper": (14.02, 822, 1293, 16121),
+        "rtl8187/ndiswrapper": (4.83, 1114, 2500, 7272),
+        "rtl8187/native": (5.36, 1256, 3188, 3612),
+    }
+    for dev, values in figures.items():
+        res.samples[dev] = {m: [v] for m, v in zip(
+            ("tcp_mbps", "rtt_p50_us", "rtt_p99_us", "udp_pps"), values)}
+        res.samples[dev].update(boot_s=[1.9], cell_s=[8.2], assoc_ms=[56])
+    res.samples[HOSTILE] = {}
+    res.failures = {HOSTILE: ["round 1: tcp FAIL"]}
+    res.edit_cycle = {"device": "bcm43xx/ndiswrapper",
+                      "edited": "driver/ndis.c", "edit_s": 31.9,
+                      "build_s": 8.3, "cell_s": 23.6, "first_build_s": 19.6}
+    return res
+
+
+class BarChartTest(unittest.TestCase):
+    """benchhtml.bar_chart(): an inline SVG of horizontal bars."""
+
+    def test_bar_lengths_are_proportional_to_values(self):
+        bars = svg_bars(benchhtml.bar_chart("t", [
+            benchhtml.Bar("a", 10.0), benchhtml.Bar("b", 5.0),
+            benchhtml.Bar("c", 2.5), benchhtml.Bar("d", 0.0)]))
+        self.assertGreater(bars["a"], 100)
+        self.assertAlmostEqual(bars["b"] / bars["a"], 0.5, places=2)
+        self.assertAlmostEqual(bars["c"] / bars["a"], 0.25, places=2)
+        self.assertEqual(bars["d"], 0)
+
+    def test_longest_bar_fits_the_chart_with_its_figure(self):
+        svg = benchhtml.bar_chart("t", [benchhtml.Bar("a", 123456.0)],
+                                  width=300)
+        root = ET.fromstring(svg)
+        self.assertEqual(root.get("width"), "300")
+        rect = next(root.iter(SVG + "rect"))
+        self.assertLessEqual(float(rect.get("x")) + float(rect.get("width")),
+                             300 - 50)
+        self.assertIn("123456", svg)
+
+    def test_labels_and_title_are_escaped(self):
+        svg = benchhtml.bar_chart(HOSTILE, [benchhtml.Bar(HOSTILE, 1.0),
+                                            benchhtml.Bar("b", 2.0,
+                                                          text=HOSTILE)])
+        self.assertNotIn("<script", svg)
+        self.assertNotIn("<img", svg)
+        self.assertIn(HOSTILE, svg_bars(svg))       # back as plain text
+        root = ET.fromstring(svg)
+        self.assertEqual(root.find(SVG + "title").text, HOSTILE)
+        self.assertEqual(root.get("aria-label"), HOSTILE)
+
+    def test_missing_values_have_no_bar_but_say_so(self):
+        svg = benchhtml.bar_chart("t", [benchhtml.Bar("a", 4.0),
+                                        benchhtml.Bar("gone", None)])
+        bars = svg_bars(svg)
+        self.assertIsNone(bars["gone"])
+        self.assertIn("no data", svg)
+        none = benchhtml.bar_chart("t", [benchhtml.Bar("x", None),
+                                         benchhtml.Bar("y", None)])
+        self.assertEqual(svg_bars(none), {"x": None, "y": None})
+        self.assertEqual(svg_bars(benchhtml.bar_chart("t", [])), {})
+
+    def test_a_goal_mark_is_on_the_same_scale(self):
+        svg = benchhtml.bar_chart("t", [benchhtml.Bar("r", 0.5, mark=1.5)])
+        root = ET.fromstring(svg)
+        rect = next(root.iter(SVG + "rect"))
+        line = next(e for e in root.iter(SVG + "line")
+                    if e.get("class") == "mark")
+        start = float(rect.get("x"))
+        self.assertAlmostEqual((float(line.get("x1")) - start)
+                               / float(rect.get("width")), 3.0, places=2)
+
+    def test_figure_is_written_after_a_mark_beyond_the_bar(self):
+        root = ET.fromstring(benchhtml.bar_chart("t", [
+            benchhtml.Bar("r", 0.76, text="0.76 missed", mark=0.9)]))
+        group = next(root.iter(SVG + "g"))
+        figure = group.findall(SVG + "text")[1]
+        line = group.find(SVG + "line")
+        self.assertEqual(figure.text, "0.76 missed")
+        self.assertGreater(float(figure.get("x")), float(line.get("x1")))
+
+    def test_colours_are_attribute_escaped(self):
+        svg = benchhtml.bar_chart("t", [benchhtml.Bar("a", 1.0,
+                                                      colour='"><x')])
+        self.assertNotIn('"><x', svg)
+        ET.fromstring(svg)
+
+
+class BenchPageTest(unittest.TestCase):
+    """bench.html: the figures' table beside the charts, the goals."""
+
+    def setUp(self) -> None:
+        self.tmp = tempfile.TemporaryDirectory()
+        self.out = pathlib.Path(self.tmp.name)
+        self.res = sample_bench()
+        self.text = benchhtml.page(self.res)
+
+    def tearDown(self) -> None:
+        self.tmp.cleanup()
+
+    def test_write_puts_bench_html_beside_bench_md(self):
+        folder = bench.write(self.out, self.res)
+        for name in ("bench.json", "bench.md", "bench.html"):
+            self.assertTrue((folder / name).is_file(), name)
+        self.assertIn("<svg", (folder / "bench.html").read_text())
+
+    def test_table_and_charts(self):
+        self.assertIn(">27.64</td>", self.text)
+        self.assertIn(">18380</td>", self.text)
+        charts = re.findall(r"<svg .*?</svg>", self.text, re.S)
+        self.assertEqual(len(charts), 4)
+        titles = [ET.fromstring(c).find(SVG + "title").text for c in charts]
+        self.assertTrue(titles[0].startswith("TCP MB/s"), titles)
+        self.assertTrue(titles[1].startswith("RTT p50"), titles)
+        self.assertTrue(titles[2].startswith("64 B pkt/s"), titles)
+        tcp = svg_bars(charts[0])
+        self.assertAlmostEqual(tcp["bcm43xx/ndiswrapper"] / tcp["e1000"],
+                               14.02 / 27.64, places=2)
+        self.assertIsNone(tcp[HOSTILE])
+
+    def test_goal_ratios_with_their_marks(self):
+        goals = ET.fromstring(re.findall(r"<svg .*?</svg>", self.text,
+                                         re.S)[3])
+        marks = [e for e in goals.iter(SVG + "line")
+                 if e.get("class") == "mark"]
+        self.assertEqual(len(marks), 3)
+        self.assertIn("0.51", self.text)
+        self.assertIn("met", self.text)
+
+    def test_self_contained_and_escaped(self):
+        self.assertNotRegex(self.text, r"(src|href)=\"(https?:)?//")
+        self.assertNotIn("<link", self.text)
+        self.assertNotIn("<script", self.text)
+        self.assertNotIn("<img", self.text)
+        self.assertIn("Content-Security-Policy", self.text)
+        self.assertIn("&lt;script&gt;", self.text)
+        for svg in re.findall(r"<svg .*?</svg>", self.text, re.S):
+            ET.fromstring(svg)
+
+    def test_rounds_link_to_their_reports(self):
+        self.assertIn('href="../20261203-101011/report.html"', self.text)
+
+    def test_notes_as_in_bench_md(self):
+        self.assertIn("<code>driver/ndis.c</code>", self.text)
+        self.assertIn("boot: QEMU start to the agent", self.text)
+
+
 def chromium() -> str:
     for name in ("chromium", "chromium-browser"):
         path = shutil.which(name)
@@ -651,6 +821,48 @@ class FirstViewportTest(unittest.TestCase):
         self.assertEqual(colour_count(rows, bpp, htmlreport.COLOURS[
             "st-pass"], **box), 0)
 
+
+class BenchChromiumTest(unittest.TestCase):
+    """bench.html at 1366x768, with realistic labels: the charts are on
+    screen, beside the table."""
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.tmpdir = tempfile.TemporaryDirectory()
+        cls.tmp = pathlib.Path(cls.tmpdir.name)
+        res = sample_bench()
+        del res.samples[HOSTILE]
+        cls.page = bench.write(cls.tmp, res) / "bench.html"
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        cls.tmpdir.cleanup()
+
+    def test_bars_are_visible(self):
+        png = self.tmp / "bench.png"
+        run_chromium([f"--screenshot={png}", "--window-size=1366,768",
+                      self.page.as_uri()], self.tmp)
+        width, height, rows, bpp = png_pixels(png.read_bytes())
+        self.assertEqual((width, height), (1366, 768))
+        for colour in (benchhtml.WRAPPED, benchhtml.REFERENCE,
+                       benchhtml.MET):
+            self.assertGreater(colour_count(rows, bpp, colour), 300, colour)
+
+    def test_charts_beside_the_table(self):
+        probe = self.tmp / "probe.html"
+        probe.write_text(with_probe(self.page.read_text(), """(function () {
+var t = document.querySelector("table").getBoundingClientRect();
+var c = document.querySelector("svg.chart").getBoundingClientRect();
+document.getElementById("computed").textContent = JSON.stringify({
+  table: [t.left, t.right, t.top], chart: [c.left, c.top],
+  page: document.documentElement.scrollWidth});
+})();"""))
+        res = run_chromium(["--window-size=1366,768", "--dump-dom",
+                            probe.as_uri()], self.tmp)
+        m = json.loads(parse(res.stdout.decode()).computed)
+        self.assertGreater(m["chart"][0], m["table"][1], m)
+        self.assertLess(m["chart"][1], m["table"][2] + 80, m)
+        self.assertLessEqual(m["page"], 1366, m)
 
 if __name__ == "__main__":
     unittest.main()
