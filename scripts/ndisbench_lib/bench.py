@@ -183,10 +183,9 @@ def markdown(res: BenchResult) -> str:
     out += ["", "| target | ratio | goal | met |", "|---|---:|---|---|"]
     for r in res.ratios():
         met = {None: "no data", True: "yes", False: "**no**"}[r["met"]]
-        ratio = r["ratio"]
+        ratio = r["ratio"] if isinstance(r["ratio"], float) else None
         out.append(f"| {r['what']} ({r['device']} / {r['reference']}, "
-                   f"{r['metric']}) | "
-                   f"{fmt_figure(ratio) if isinstance(ratio, float) else '-'} | "
+                   f"{r['metric']}) | {fmt_figure(ratio)} | "
                    f"{r['target']} | {met} |")
     for line in notes(res):
         out += ["", line]

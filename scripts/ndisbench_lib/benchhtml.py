@@ -157,12 +157,12 @@ def goals_table(res: bench.BenchResult) -> str:
     rows = ["<table><thead><tr><th>goal</th><th>ratio</th><th>target</th>"
             "<th>met</th></tr></thead><tbody>"]
     for row in res.ratios():
-        ratio = row["ratio"]
+        ratio = row["ratio"] if isinstance(row["ratio"], float) else None
         met = {None: "no data", True: "met", False: "missed"}[row["met"]]
         rows.append(
             f"<tr><td>{esc(row['what'])} ({esc(row['device'])} / "
             f"{esc(row['reference'])})</td><td class=\"num\">"
-            f"{esc(bench.fmt_figure(ratio) if isinstance(ratio, float) else '-')}"
+            f"{esc(bench.fmt_figure(ratio))}"
             f"</td><td>{esc(row['target'])}</td>"
             f'<td class="met-{esc(met.replace(" ", "-"))}">{esc(met)}</td>'
             "</tr>")
