@@ -77,7 +77,7 @@ dl.meta dd { margin: 0; }
 .legend span { display: inline-block; padding: .1em .6em;
   margin: 0 .3em .3em 0; border: 1px solid #bdbdbd; }
 ul.checks { list-style: none; padding: 0; margin: .3em 0; }
-ul.checks li { margin: .2em 0; }
+ul.checks li { margin: .2em 0; overflow-wrap: anywhere; }
 ul.checks .badge { display: inline-block; min-width: 6.5em; padding: 0 .4em;
   text-align: center; border: 1px solid #bdbdbd; }
 pre { background: #fafafa; border: 1px solid #e0e0e0; padding: .4em;
@@ -92,7 +92,7 @@ section.failed { border-left: 6px solid; padding: .1em 0 .3em .8em;
   margin: 1em 0; }
 section.failed h2 { margin-top: .2em; }
 table.failed td { white-space: nowrap; }
-table.failed td.cause { white-space: normal; }
+table.failed td.cause { white-space: normal; overflow-wrap: anywhere; }
 table.failed tr.group th { font-weight: 600; background: #fafafa; }
 """
 CSS = CSS.replace("KERNEL_BG", KERNEL_BG).replace(

@@ -96,7 +96,11 @@ def wide_run(kernels: int = 14, checks_n: int = 12) -> report.RunResult:
                                  "6.1.192", 9.0, 2.0, wrapper="ndiswrapper")
         cell.verdicts = {c: v("pass", f"{c} fine") for c in names}
         cells.append(cell)
-    cells[-1].verdicts[names[-1]] = v("FAIL", "the last check failed")
+    # A cause with a long path (build errors name their logs): one word
+    # wider than the window, which must wrap rather than widen the page.
+    path = "/".join(["home", "user", ".cache", "ndisbench"] + ["tmp"] * 50)
+    cells[-1].verdicts[names[-1]] = v("FAIL", f"the last check failed: "
+                                              f"see {path}/kbuild.log")
     return report.RunResult("20260103-000000", "tcg", names, cells,
                             started="2026-01-03T00:00:00", host="h")
 
