@@ -6,8 +6,8 @@ time goes (guest boot, module load, bind, association, traffic).
 Every round boots each device once on the same kernel, one guest at a time
 (a parallel guest would be measured too), the device order reversed every
 other round so drift does not favour one side; the figures are medians
-over the rounds. Results: out/bench-<stamp>/bench.json and bench.md, next
-to the ordinary run folders of the rounds.
+over the rounds. Results: out/bench-<stamp>/bench.json, bench.md and
+bench.html (benchhtml.py), next to the ordinary run folders of the rounds.
 """
 import dataclasses
 import datetime
@@ -133,10 +133,39 @@ class BenchResult:
         return rows
 
 
-def _fmt(value: Optional[float]) -> str:
+def fmt_figure(value: Optional[float]) -> str:
     if value is None:
         return "-"
     return f"{value:.2f}" if abs(value) < 100 else f"{value:.0f}"
+
+
+PHASES_NOTE = ("boot: QEMU start to the agent's first KTAP line; load: "
+               "finit_module of the wrapper; bind: modules loaded to the "
+               "interface; assoc: interface up to carrier; traffic: ping + "
+               "TCP + UDP; cell: QEMU start to exit.")
+
+
+def notes(res: BenchResult) -> List[str]:
+    """The paragraphs under the tables, Markdown code spans and all: shared
+    by bench.md and bench.html."""
+    out = []
+    if res.matrix_wall_s is not None:
+        out.append(f"Default matrix, warm cache: "
+                   f"{fmt_secs(res.matrix_wall_s)} wall (goal < 2 min).")
+    if res.edit_cycle:
+        e = res.edit_cycle
+        out.append(f"Edit cycle: `{e['edited']}` edited in a copy of "
+                   f"wrapper/, module rebuilt and one `{e['device']}` cell "
+                   f"rerun (`run --wrapper-src`): "
+                   f"{fmt_secs(float(e['edit_s']))} (goal < 30 s): "
+                   f"{fmt_secs(float(e['build_s']))} to rebuild (the "
+                   f"host parts and the module, one file recompiled), "
+                   f"{fmt_secs(float(e['cell_s']))} the cell; the "
+                   f"edit before it, on a fresh work tree: "
+                   f"{fmt_secs(float(e['first_build_s']))} to rebuild.")
+    for dev, problems in res.failures.items():
+        out.append(f"{dev}: " + "; ".join(problems))
+    return out + [PHASES_NOTE]
 
 
 def markdown(res: BenchResult) -> str:
@@ -150,36 +179,31 @@ def markdown(res: BenchResult) -> str:
            "|---|" + "---:|" * len(METRICS)]
     for dev in res.samples:
         out.append(f"| {dev} | " + " | ".join(
-            _fmt(res.median(dev, m)) for m, _ in METRICS) + " |")
+            fmt_figure(res.median(dev, m)) for m, _ in METRICS) + " |")
     out += ["", "| target | ratio | goal | met |", "|---|---:|---|---|"]
     for r in res.ratios():
         met = {None: "no data", True: "yes", False: "**no**"}[r["met"]]
-        ratio = r["ratio"]
+        ratio = r["ratio"] if isinstance(r["ratio"], float) else None
         out.append(f"| {r['what']} ({r['device']} / {r['reference']}, "
-                   f"{r['metric']}) | "
-                   f"{_fmt(ratio) if isinstance(ratio, float) else '-'} | "
+                   f"{r['metric']}) | {fmt_figure(ratio)} | "
                    f"{r['target']} | {met} |")
-    if res.matrix_wall_s is not None:
-        out += ["", f"Default matrix, warm cache: "
-                    f"{fmt_secs(res.matrix_wall_s)} wall (goal < 2 min)."]
-    if res.edit_cycle:
-        e = res.edit_cycle
-        out += ["", f"Edit cycle: `{e['edited']}` edited in a copy of "
-                    f"wrapper/, module rebuilt and one `{e['device']}` cell "
-                    f"rerun (`run --wrapper-src`): "
-                    f"{fmt_secs(float(e['edit_s']))} (goal < 30 s): "
-                    f"{fmt_secs(float(e['build_s']))} to rebuild (the "
-                    f"host parts and the module, one file recompiled), "
-                    f"{fmt_secs(float(e['cell_s']))} the cell; the "
-                    f"edit before it, on a fresh work tree: "
-                    f"{fmt_secs(float(e['first_build_s']))} to rebuild."]
-    for dev, problems in res.failures.items():
-        out += ["", f"{dev}: " + "; ".join(problems)]
-    out += ["", "boot: QEMU start to the agent's first KTAP line; load: "
-            "finit_module of the wrapper; bind: modules loaded to the "
-            "interface; assoc: interface up to carrier; traffic: ping + "
-            "TCP + UDP; cell: QEMU start to exit."]
+    for line in notes(res):
+        out += ["", line]
     return "\n".join(out) + "\n"
+
+
+def write(out: pathlib.Path, res: BenchResult) -> pathlib.Path:
+    """out/<bench id>/: bench.json, bench.md and bench.html."""
+    from . import benchhtml
+    bench_dir = out / res.bench_id
+    bench_dir.mkdir(parents=True, exist_ok=True)
+    (bench_dir / "bench.json").write_text(json.dumps(
+        {**dataclasses.asdict(res), "ratios": res.ratios(),
+         "medians": {d: {m: res.median(d, m) for m, _ in METRICS}
+                     for d in res.samples}}, indent=1))
+    (bench_dir / "bench.md").write_text(markdown(res))
+    benchhtml.write(bench_dir, res)
+    return bench_dir
 
 
 def bench_expectations(exp: Expectations) -> Expectations:
@@ -288,11 +312,5 @@ def run(kernel: Kernel, exp: Expectations, cache: Cache, out: pathlib.Path,
         res.matrix_wall_s = time.monotonic() - start
     if edit:
         edit_cycle(kernel, exp, cache, out, timeout, accel, res)
-    bench_dir = out / res.bench_id
-    bench_dir.mkdir(parents=True, exist_ok=True)
-    (bench_dir / "bench.json").write_text(json.dumps(
-        {**dataclasses.asdict(res), "ratios": res.ratios(),
-         "medians": {d: {m: res.median(d, m) for m, _ in METRICS}
-                     for d in res.samples}}, indent=1))
-    (bench_dir / "bench.md").write_text(markdown(res))
+    write(out, res)
     return res

@@ -175,8 +175,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
                     args.rounds, args.timeout, args.accel, names,
                     args.matrix, default, args.edit_cycle)
     sys.stdout.write("\n" + bench.markdown(res))
-    say("bench", f"wrote {args.out / res.bench_id / 'bench.json'} and "
-                 f"bench.md")
+    say("bench", f"wrote {args.out / res.bench_id / 'bench.json'}, "
+                 f"bench.md and bench.html")
     return 1 if res.failures else 0
 
 
