@@ -16,7 +16,9 @@ import unittest
 import zlib
 
 import helpers  # noqa: F401  (import path)
-from ndisbench_lib import checks, htmlreport, report
+from ndisbench_lib.checks import judge as checks
+from ndisbench_lib.report import report
+from ndisbench_lib.report import html as htmlreport
 
 HOSTILE = ('<script>document.title="pwned"</script>'
            '"><img src=x onerror="document.title=1">&amp; </pre></td>')
