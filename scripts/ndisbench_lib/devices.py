@@ -16,10 +16,10 @@ in-tree modules it loads for it, and which checks apply.
 import dataclasses
 from typing import Dict, List, Optional, Tuple
 
-from .checks import BENCH_CHECKS, CAPTURE_CHECKS, HOTPLUG_CHECKS, \
+from .checks.judge import BENCH_CHECKS, CAPTURE_CHECKS, HOTPLUG_CHECKS, \
     MODULE_CHECKS, NET_CHECKS, PLANTED_CHECKS, ROAM_CHECKS, SCAN_CHECKS, \
     WRAPPER_CHECKS
-from . import air
+from .guest import air
 from .errors import BenchError
 
 WRAPPERS = ("ndiswrapper", "native")

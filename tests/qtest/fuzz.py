@@ -31,8 +31,9 @@ import time
 REPO = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "scripts"))
 
-from ndisbench_lib import paths, qemu_build  # noqa: E402
-from ndisbench_lib.cache import Cache  # noqa: E402
+from ndisbench_lib import paths  # noqa: E402
+from ndisbench_lib.build import qemu_build  # noqa: E402
+from ndisbench_lib.build.cache import Cache  # noqa: E402
 
 TEST = "ndisbench-fuzz-test"
 DEVICES = ("bcm43xx", "rtl8187")

@@ -7,8 +7,12 @@ import tempfile
 import unittest
 
 import helpers  # noqa: F401  (import path)
-from ndisbench_lib import air, capture, checks, kernels, ktap, runner
-from ndisbench_lib.capture import Frame
+from ndisbench_lib.guest import air, capture
+from ndisbench_lib.checks import judge as checks
+from ndisbench_lib import kernels
+from ndisbench_lib.report import ktap
+from ndisbench_lib.commands import runner
+from ndisbench_lib.guest.capture import Frame
 
 EXP = kernels.load_expectations()
 STA = "52:54:00:12:34:58"

@@ -6,8 +6,10 @@ import unittest
 import xml.etree.ElementTree as ET
 
 from helpers import REPO  # noqa: F401
-from ndisbench_lib import checks, kbuild, report
-from ndisbench_lib.initramfs import Cpio
+from ndisbench_lib.checks import judge as checks
+from ndisbench_lib.build import kbuild
+from ndisbench_lib.report import report
+from ndisbench_lib.build.initramfs import Cpio
 
 
 def elf_with_note(name: bytes, ntype: int) -> bytes:

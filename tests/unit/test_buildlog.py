@@ -8,7 +8,8 @@ import textwrap
 import unittest
 
 from helpers import REPO  # noqa: F401
-from ndisbench_lib import buildlog, proc, selftest
+from ndisbench_lib import buildlog, proc
+from ndisbench_lib.commands import selftest
 from ndisbench_lib.errors import BenchError, BuildError
 
 MESON_DEP = textwrap.dedent("""\

@@ -5,7 +5,7 @@ import tempfile
 import unittest
 
 from helpers import REPO  # noqa: F401
-from ndisbench_lib import cache
+from ndisbench_lib.build import cache
 
 
 class CacheKeyTest(unittest.TestCase):

@@ -8,7 +8,9 @@ import tempfile
 import unittest
 
 import helpers  # noqa: F401  (import path)
-from ndisbench_lib import checks, cli, compare, report
+from ndisbench_lib.checks import judge as checks
+from ndisbench_lib.commands import cli
+from ndisbench_lib.report import compare, report
 
 V = checks.Verdict
 

@@ -4,7 +4,9 @@ import pathlib
 import unittest
 
 from helpers import agent_log
-from ndisbench_lib import checks, kernels, ktap
+from ndisbench_lib.checks import judge as checks
+from ndisbench_lib import kernels
+from ndisbench_lib.report import ktap
 
 EXP = kernels.load_expectations()
 SIG = 12288         # O + E: unsigned out-of-tree module on Debian's kernels
@@ -554,7 +556,7 @@ class RoleImportsTest(unittest.TestCase):
 class WrapperSrcTest(unittest.TestCase):
     def test_classic_layout_is_required(self):
         import tempfile
-        from ndisbench_lib import modules
+        from ndisbench_lib.build import modules
         from ndisbench_lib.errors import BenchError
         with tempfile.TemporaryDirectory() as tmp:
             root = pathlib.Path(tmp)

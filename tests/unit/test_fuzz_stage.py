@@ -9,7 +9,8 @@ import unittest
 from unittest import mock
 
 from helpers import REPO
-from ndisbench_lib import hostbuild, selftest
+from ndisbench_lib.build import hostbuild
+from ndisbench_lib.commands import selftest
 
 SMOKE = REPO / "tests" / "fuzz" / "smoke.py"
 

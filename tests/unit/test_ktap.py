@@ -1,7 +1,7 @@
 import unittest
 
 from helpers import agent_log  # noqa: F401  (sets sys.path)
-from ndisbench_lib import ktap
+from ndisbench_lib.report import ktap
 
 
 class KtapParserTest(unittest.TestCase):

@@ -9,7 +9,7 @@ import unittest
 from unittest import mock
 
 from helpers import REPO  # noqa: F401
-from ndisbench_lib import hostbuild
+from ndisbench_lib.build import hostbuild
 
 
 def record(name, result, stdout="", returncode=0):

@@ -7,7 +7,7 @@ import tempfile
 import unittest
 
 from helpers import REPO  # noqa: F401
-from ndisbench_lib import modules
+from ndisbench_lib.build import modules
 
 
 class SyncSourcesTest(unittest.TestCase):

@@ -10,7 +10,10 @@ import tempfile
 import unittest
 
 from helpers import agent_log  # noqa: F401  (sets the import path)
-from ndisbench_lib import checks, compare, devices, kernels, ktap, pair
+from ndisbench_lib.checks import judge as checks
+from ndisbench_lib.report import compare, ktap
+from ndisbench_lib import devices, kernels
+from ndisbench_lib.commands import pair
 from ndisbench_lib.errors import BenchError
 
 EXP = kernels.load_expectations()

@@ -3,7 +3,8 @@ enables must report its deliberate bug; none it lacks may seem to."""
 import unittest
 
 from helpers import REPO  # noqa: F401
-from ndisbench_lib import checks, ktap
+from ndisbench_lib.checks import judge as checks
+from ndisbench_lib.report import ktap
 from ndisbench_lib.kernels import load_expectations
 
 EXP = load_expectations()

@@ -12,7 +12,7 @@ import unittest
 from unittest import mock
 
 from helpers import REPO  # noqa: F401
-from ndisbench_lib import qemu_build
+from ndisbench_lib.build import qemu_build
 
 
 class TouchChangedTest(unittest.TestCase):

@@ -9,7 +9,10 @@ import threading
 import unittest
 
 import helpers  # noqa: F401  (import path)
-from ndisbench_lib import checks, kernels, ktap, qmp, qmp_requests
+from ndisbench_lib.checks import judge as checks
+from ndisbench_lib import kernels
+from ndisbench_lib.report import ktap
+from ndisbench_lib.guest import qmp, qmp_requests
 from ndisbench_lib.errors import BenchError
 
 EXP = kernels.load_expectations()

@@ -17,7 +17,10 @@ import xml.etree.ElementTree as ET
 import zlib
 
 import helpers  # noqa: F401  (import path)
-from ndisbench_lib import bench, benchhtml, checks, htmlreport, report
+from ndisbench_lib.checks import judge as checks
+from ndisbench_lib.commands import bench, benchhtml
+from ndisbench_lib.report import report
+from ndisbench_lib.report import html as htmlreport
 
 HOSTILE = ('<script>document.title="pwned"</script>'
            '"><img src=x onerror="document.title=1">&amp; </pre></td>')

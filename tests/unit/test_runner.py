@@ -10,8 +10,12 @@ import unittest
 from unittest import mock
 
 from helpers import REPO, agent_log
-from ndisbench_lib import checks, devices, guest, kbuild, kernels, report, \
-    runner
+from ndisbench_lib.checks import judge as checks
+from ndisbench_lib import devices, kernels
+from ndisbench_lib.guest import machine as guest
+from ndisbench_lib.build import kbuild
+from ndisbench_lib.report import report
+from ndisbench_lib.commands import runner
 from ndisbench_lib.errors import BenchError
 
 EXP = kernels.load_expectations()
@@ -196,7 +200,7 @@ if __name__ == "__main__":
 class TcpSinkTest(unittest.TestCase):
     def test_counts_and_answers(self):
         import socket
-        from ndisbench_lib.sink import TcpSink
+        from ndisbench_lib.guest.sink import TcpSink
         sink = TcpSink()
         with socket.create_connection(("127.0.0.1", sink.port), 10) as conn:
             conn.sendall(b"x" * 100000)
@@ -206,7 +210,7 @@ class TcpSinkTest(unittest.TestCase):
         self.assertEqual(sink.close(), 100000)
 
     def test_nobody_connects(self):
-        from ndisbench_lib.sink import TcpSink
+        from ndisbench_lib.guest.sink import TcpSink
         self.assertIsNone(TcpSink().close())
 
 

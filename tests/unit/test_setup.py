@@ -13,7 +13,8 @@ import unittest
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 import helpers  # noqa: F401  (import path)
-from ndisbench_lib import paths, setup
+from ndisbench_lib import paths
+from ndisbench_lib.commands import setup
 
 LIB = paths.REPO / "scripts" / "ndisbench_lib"
 UNIT = paths.REPO / "tests" / "unit"
@@ -96,7 +97,7 @@ def code_programs() -> Dict[str, str]:
     fixtures/Makefile."""
     found: Dict[str, str] = {}
     tests = [p for p in sorted(UNIT.glob("*.py")) if p.name != THIS]
-    for path in sorted(LIB.glob("*.py")) + tests:
+    for path in sorted(LIB.rglob("*.py")) + tests:
         for line, prog in argv_programs(path.read_text()):
             found.setdefault(pathlib.PurePath(prog).name,
                              f"{path.name}:{line}")

@@ -8,8 +8,9 @@ import unittest
 from typing import List, Optional
 
 import helpers  # noqa: F401  (import path)
-from ndisbench_lib import ktap, soak
-from ndisbench_lib.checks import FAIL, PASS
+from ndisbench_lib.report import ktap
+from ndisbench_lib.commands import soak
+from ndisbench_lib.checks.judge import FAIL, PASS
 from ndisbench_lib.errors import BenchError
 
 LINE = ("# soak_cycle: n={n} kind={kind} ok={ok} sent={sent} "

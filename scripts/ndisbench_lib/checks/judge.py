@@ -9,12 +9,12 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
 
-from .air import ACCESS_POINTS, ROAM_FROM, ROAM_TO
-from .kernels import Expectations, Policy
-from .ktap import KtapLog, KtapTest
+from ..guest.air import ACCESS_POINTS, ROAM_FROM, ROAM_TO
+from ..kernels import Expectations, Policy
+from ..report.ktap import KtapLog, KtapTest
 
 if TYPE_CHECKING:
-    from .capture import Frame
+    from ..guest.capture import Frame
 
 MODULE_CHECKS = ("load", "taint", "driverloader", "control")
 WRAPPER_CHECKS = ("broken", "install", "bind", "associate", "unload")
@@ -790,7 +790,7 @@ class AirCapture:
 
 def judge_capture(exp: Expectations, log: KtapLog,
                   air: Optional[AirCapture]) -> Verdict:
-    from .capture import sequence_problems
+    from ..guest.capture import sequence_problems
     if air is None or air.error:
         return Verdict(ERROR, air.error if air else "no capture read")
     iface = _iface_test(log)

@@ -24,10 +24,10 @@ from typing import Dict, List, Optional
 
 from . import debian
 from .cache import Cache, WorkTree, compiler_id, digest_inputs, file_digest
-from .errors import BenchError
-from .kernels import Kernel
-from .progress import Step, say
-from .proc import capture, run_logged
+from ..errors import BenchError
+from ..kernels import Kernel
+from ..progress import Step, say
+from ..proc import capture, run_logged
 
 HEADERS_RE = re.compile(r"^linux-(headers|kbuild)-")
 XEN_ELFNOTE_PHYS32_ENTRY = 18

@@ -9,11 +9,11 @@ import shutil
 import subprocess
 from typing import Dict, Iterable, List, Mapping, Optional, Tuple
 
-from . import paths
+from .. import paths
 from .cache import Cache, compiler_id, digest_inputs, tree_digest
-from .errors import BenchError
-from .progress import Step, say
-from .proc import run_logged
+from ..errors import BenchError
+from ..progress import Step, say
+from ..proc import run_logged
 
 AGENT = paths.MESON_BUILD / "guest" / "agent" / "ndisbench-agent"
 UTILS = paths.MESON_BUILD / "wrapper" / "utils"

@@ -11,10 +11,10 @@ import subprocess
 import tempfile
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from . import paths
+from .. import paths
 from .cache import Cache
-from .errors import BenchError
-from .proc import capture
+from ..errors import BenchError
+from ..proc import capture
 
 BUSYBOX = pathlib.Path("/bin/busybox")
 UDHCPC_SCRIPT = paths.REPO / "guest" / "image" / "udhcpc.script"

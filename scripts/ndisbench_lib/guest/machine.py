@@ -14,8 +14,8 @@ import threading
 import time
 from typing import Callable, List, Optional, Sequence
 
-from .errors import BenchError
-from .ktap import DONE_LINE
+from ..errors import BenchError
+from ..report.ktap import DONE_LINE
 
 QEMU_FIRMWARE_DIRS = ("/usr/share/seabios", "/usr/share/qemu",
                       "/usr/lib/ipxe/qemu")

@@ -10,21 +10,23 @@ import re
 import threading
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
-from . import air
-from . import checks as chk
-from . import accel as accelerator
-from . import capture, guest, initramfs, ktap, modules, report
-from .cache import Cache
-from .devices import DEVICES, Device
-from .errors import BenchError
-from .hostbuild import build_agent, build_external_tools, build_fixtures, \
-    guest_tools
-from .qmp_requests import QmpRequests
-from .kbuild import KernelArtifact, kernel_artifact
-from .kernels import Expectations, Kernel
-from .modules import BuiltModule
-from .progress import fmt_secs, say
-from .sink import TcpSink, UdpSink
+from ..guest import air
+from ..checks import judge as chk
+from ..guest import accel as accelerator
+from ..guest import capture, machine
+from ..build import initramfs, modules
+from ..report import ktap, report
+from ..build.cache import Cache
+from ..devices import DEVICES, Device
+from ..errors import BenchError
+from ..build.hostbuild import build_agent, build_external_tools, \
+    build_fixtures, guest_tools
+from ..guest.qmp_requests import QmpRequests
+from ..build.kbuild import KernelArtifact, kernel_artifact
+from ..kernels import Expectations, Kernel
+from ..build.modules import BuiltModule
+from ..progress import fmt_secs, say
+from ..guest.sink import TcpSink, UdpSink
 
 # What fails a whole cell: oopses and WARNs, and the reports of the debug
 # kernel's checkers (KASAN prints "BUG: KASAN", lockdep "WARNING: possible
@@ -67,7 +69,8 @@ def host_parts(devices: Sequence[Device], cache: Cache,
                wrapper_src: Optional[pathlib.Path] = None) -> HostParts:
     parts = HostParts(cache, build_agent())
     if any(d.own_qemu for d in devices):
-        from .qemu_build import build_qemu   # heavy: only when needed
+        # heavy: only when needed
+        from ..build.qemu_build import build_qemu
         try:
             parts.qemu = build_qemu(cache)
         except BenchError as exc:
@@ -194,7 +197,7 @@ def read_capture(pcap: pathlib.Path) -> chk.AirCapture:
 
 
 def judge_cell(prep: Prepared, exp: Expectations, check_names: Sequence[str],
-               roles: Sequence[str], boot: guest.BootResult,
+               roles: Sequence[str], boot: machine.BootResult,
                log_path: pathlib.Path,
                sink_bytes: Optional[Dict[str, Optional[int]]] = None,
                device: Optional[Device] = None) -> Dict[str, chk.Verdict]:
@@ -288,10 +291,10 @@ def guest_command(prep: Prepared, device: Device, initrd: pathlib.Path,
         if parts.qemu is None:
             raise BenchError(parts.qemu_error or "QEMU not built")
         qemu = str(parts.qemu)
-    return guest.qemu_command(prep.art.boot_image, initrd, append, accel,
-                              MEMORY_MB, cell_qemu_args(
-                                  device.qemu_args, cdir, capture) +
-                              list(extra_args), qemu)
+    return machine.qemu_command(prep.art.boot_image, initrd, append, accel,
+                                MEMORY_MB, cell_qemu_args(
+                                    device.qemu_args, cdir, capture) +
+                                list(extra_args), qemu)
 
 
 def cell_qemu_args(args: Sequence[str], cdir: Optional[pathlib.Path],
@@ -379,8 +382,8 @@ def run_cell(prep: Prepared, device: Device, exp: Expectations,
                 f"{prep.art.boot_image.name} ({prep.art.release})")
     log_path = cdir / "serial.log"
     try:
-        boot = guest.boot(cmd, log_path, timeout * prep.kernel.slowdown,
-                          on_line=plug.on_line if plug else None)
+        boot = machine.boot(cmd, log_path, timeout * prep.kernel.slowdown,
+                            on_line=plug.on_line if plug else None)
     finally:
         sink_bytes = {c: sink.close() for c, sink in sinks.items()}
         if "hotplug" in sinks:

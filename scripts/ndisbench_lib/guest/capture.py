@@ -13,7 +13,7 @@ import shutil
 import subprocess
 from typing import List, Optional, Tuple
 
-from .errors import BenchError
+from ..errors import BenchError
 
 TSHARK = "tshark"
 TIMEOUT_SECS = 120

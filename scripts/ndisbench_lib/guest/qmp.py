@@ -4,7 +4,7 @@ import json
 import socket
 from typing import Any, Dict, Optional
 
-from .errors import BenchError
+from ..errors import BenchError
 
 TIMEOUT_SECS = 10.0
 

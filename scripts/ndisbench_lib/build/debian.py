@@ -11,8 +11,8 @@ import subprocess
 import tempfile
 from typing import Dict, List
 
-from .errors import BenchError
-from .proc import capture
+from ..errors import BenchError
+from ..proc import capture
 
 DEP_NAME = re.compile(r"^\s*([a-z0-9][a-z0-9+.-]*)")
 

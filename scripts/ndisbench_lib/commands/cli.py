@@ -4,11 +4,14 @@ import pathlib
 import sys
 from typing import List, Optional, Tuple
 
-from . import checks as chk
-from . import devices, kernels, modules, paths, report, runner
-from .cache import Cache
-from .errors import BenchError
-from .progress import say
+from ..checks import judge as chk
+from .. import devices, kernels, paths
+from ..build import modules
+from ..report import report
+from . import runner
+from ..build.cache import Cache
+from ..errors import BenchError
+from ..progress import say
 
 
 def _names(values: Optional[List[str]]) -> Optional[List[str]]:
@@ -34,8 +37,8 @@ def cmd_setup(args: argparse.Namespace) -> int:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from .hostbuild import build_agent
-    from .kbuild import kernel_artifact
+    from ..build.hostbuild import build_agent
+    from ..build.kbuild import kernel_artifact
     exp = kernels.load_expectations()
     selected = kernels.select(kernels.load_kernels(args.kernels_toml, exp),
                               _names(args.kernel))
@@ -45,10 +48,10 @@ def cmd_build(args: argparse.Namespace) -> int:
     if what in ("agent", "all"):
         build_agent()
     if what in ("qemu", "all"):
-        from .qemu_build import build_qemu
+        from ..build.qemu_build import build_qemu
         build_qemu(cache)
     if what in ("fixtures", "all"):
-        from .hostbuild import build_fixtures, guest_tools
+        from ..build.hostbuild import build_fixtures, guest_tools
         say("build", f"fixtures: {build_fixtures(cache)}")
         guest_tools()
     for kernel in selected if what in ("kernels", "all") else []:
@@ -156,7 +159,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from . import compare
+    from ..report import compare
     return compare.main(args.run_a, args.run_b, args.out)
 
 

@@ -18,10 +18,10 @@ import pathlib
 import sys
 from typing import List, Optional, Tuple
 
-from . import htmlreport as hr
+from . import html as hr
 from . import report
-from .checks import OK_STATES, Verdict
-from .errors import BenchError
+from ..checks.judge import OK_STATES, Verdict
+from ..errors import BenchError
 
 KINDS = ("regressed", "new", "fixed", "xfail-state", "changed", "gone")
 Key = Tuple[str, str, str]

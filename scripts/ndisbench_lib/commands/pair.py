@@ -28,13 +28,15 @@ import threading
 import time
 from typing import Callable, Dict, List, Optional, Sequence
 
-from . import air, capture, guest, ktap, report, runner
-from . import checks as chk
-from .cache import Cache
-from .devices import AIR_ARGS, DEVICES, Device
-from .errors import BenchError
-from .kernels import Expectations, Kernel
-from .progress import fmt_secs, say
+from ..guest import air, capture, machine
+from ..report import ktap, report
+from . import runner
+from ..checks import judge as chk
+from ..build.cache import Cache
+from ..devices import AIR_ARGS, DEVICES, Device
+from ..errors import BenchError
+from ..kernels import Expectations, Kernel
+from ..progress import fmt_secs, say
 
 DEFAULT_A = "rtl8187/ndiswrapper"
 DEFAULT_B = "rtl8187/native"
@@ -57,7 +59,7 @@ class Side:
     roles: List[str]
     cdir: pathlib.Path
     cmd: List[str] = dataclasses.field(default_factory=list)
-    boot: Optional[guest.BootResult] = None
+    boot: Optional[machine.BootResult] = None
     started: Optional[float] = None     # seconds after A started
 
     @property
@@ -131,7 +133,7 @@ def new_pair_dir(out: pathlib.Path) -> pathlib.Path:
     raise BenchError(f"{out}: cannot create a pair folder")
 
 
-def _facts(boot: Optional[guest.BootResult]) -> Dict[str, Optional[str]]:
+def _facts(boot: Optional[machine.BootResult]) -> Dict[str, Optional[str]]:
     """The peer test's measurements, for pair.json."""
     test = ktap.parse(boot.serial).test("peer") if boot else None
     keys = ("peer", "settle_pings", "peer_answered_ms", "transmitted",
@@ -157,8 +159,8 @@ def boot_pair(sides: Sequence[Side], timeout: float) -> None:
         side.started = round(time.monotonic() - start, 2)
         say("pair", f"{side.name}: {side.device.label} booting "
                     f"(+{fmt_secs(side.started)})")
-        side.boot = guest.boot(side.cmd, side.cdir / "serial.log", timeout,
-                               on_line=on_line)
+        side.boot = machine.boot(side.cmd, side.cdir / "serial.log",
+                                 timeout, on_line=on_line)
 
     thread_a = threading.Thread(target=run, args=(a, watch_a), daemon=True)
     thread_a.start()

@@ -16,12 +16,14 @@ import tempfile
 import unittest
 from typing import Callable, List, Tuple
 
-from . import checks as chk
-from . import devices, paths, report, runner
-from .cache import Cache
-from .errors import BenchError
-from .hostbuild import fixture_tests, fuzz_tests, meson_tests
-from .progress import say
+from ..checks import judge as chk
+from .. import devices, paths
+from ..report import report
+from . import runner
+from ..build.cache import Cache
+from ..errors import BenchError
+from ..build.hostbuild import fixture_tests, fuzz_tests, meson_tests
+from ..progress import say
 
 UNIT_DIR = paths.REPO / "tests" / "unit"
 Counts = Tuple[int, int]
@@ -37,7 +39,7 @@ def python_unit() -> Counts:
 
 def device_qtests() -> Counts:
     """QEMU qtests of our device models, counted by TAP test case."""
-    from . import qemu_build
+    from ..build import qemu_build
     cache = Cache(paths.cache_root())
     results = qemu_build.run_qtests(cache)
     passed = failed = 0

@@ -11,7 +11,8 @@ import pathlib
 import urllib.parse
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from .checks import ERROR, FAIL, PASS, TIMEOUT, XFAIL, Verdict
+from ..checks.judge import ERROR, FAIL, PASS, TIMEOUT, XFAIL, Verdict
+from .verdict import summary_line
 
 # Verdict status -> CSS class of its grid cell. Anything else (a future
 # "skip", an unknown word) is grey; a check a cell did not run is "none".
@@ -315,7 +316,6 @@ def failed_section(result) -> List[str]:
 
 def run_page(result, run_dir: Optional[pathlib.Path] = None) -> str:
     """The whole report.html of a report.RunResult."""
-    from . import report
     counts = result.counts()
     checks: Sequence[str] = run_checks(result)
     body = [f"<h1>ndisbench run {esc(result.run_id)}</h1>",
@@ -326,7 +326,7 @@ def run_page(result, run_dir: Optional[pathlib.Path] = None) -> str:
             f"<dt>accel</dt><dd>{esc(result.accel or '-')}</dd>",
             f"<dt>cells</dt><dd>{len(result.cells)} "
             f"({len(checks)} checks)</dd>",
-            f"<dt>result</dt><dd>{esc(report.summary_line(result))}</dd>",
+            f"<dt>result</dt><dd>{esc(summary_line(result))}</dd>",
             f"<dt>verdicts</dt><dd>{counts_line(counts) or '-'}</dd>",
             "</dl>", *failed_section(result), "<h2>Matrix</h2>", legend(),
             # The frame scrolls, not the page: a 17-check matrix is wider

@@ -37,15 +37,17 @@ import threading
 import time
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from . import checks as chk
-from . import guest, ktap, runner
-from .cache import Cache
-from .devices import Device
-from .errors import BenchError
-from .kernels import Expectations, Kernel
-from .progress import fmt_secs, say
-from .qmp_requests import QmpRequests
-from .sink import TcpSink, count_stream
+from ..checks import judge as chk
+from ..guest import machine
+from ..report import ktap
+from . import runner
+from ..build.cache import Cache
+from ..devices import Device
+from ..errors import BenchError
+from ..kernels import Expectations, Kernel
+from ..progress import fmt_secs, say
+from ..guest.qmp_requests import QmpRequests
+from ..guest.sink import TcpSink, count_stream
 
 WARMUP_CYCLES = 4
 ENDS = 5                        # cycles at each end for the rise
@@ -568,8 +570,8 @@ def run(kernel: Kernel, device: Device, exp: Expectations, cache: Cache,
         timeout = (seconds + BOOT_ALLOWANCE_SECS) * kernel.slowdown
         say("soak", f"{kernel.name} / {device.label}: {fmt_secs(seconds)} "
                     f"of cycles, accel {accel}, results in {soak_dir}")
-        boot = guest.boot(cmd, soak_dir / "serial.log", timeout,
-                          on_line=on_line)
+        boot = machine.boot(cmd, soak_dir / "serial.log", timeout,
+                            on_line=on_line)
     finally:
         if sampler:
             sampler.close()

@@ -7,10 +7,10 @@ import pathlib
 import subprocess
 from typing import List, Sequence, Tuple
 
-from . import debian
-from .errors import BenchError
-from .kernels import Kernel
-from .progress import Step, say
+from ..build import debian
+from ..errors import BenchError
+from ..kernels import Kernel
+from ..progress import Step, say
 
 @dataclasses.dataclass(frozen=True)
 class Requirement:

@@ -19,12 +19,12 @@ import re
 import shutil
 from typing import Dict, List, Optional, Sequence
 
-from . import paths
+from .. import paths
 from .cache import (COMPLETE, Cache, WorkTree, compiler_id, digest_inputs,
                     file_digest, tree_digest)
-from .errors import BenchError
-from .progress import Step, say
-from .proc import capture, run_logged
+from ..errors import BenchError
+from ..progress import Step, say
+from ..proc import capture, run_logged
 
 PACKAGE = "qemu"
 TARGET = "qemu-system-x86_64"

@@ -1,5 +1,5 @@
 """bench.html, beside bench.md: the bench's figures as tables with inline
-SVG bar charts beside them (htmlreport.page(): no script, nothing
+SVG bar charts beside them (report.html.page(): no script, nothing
 fetched, so the page works offline and from an untrusted folder).
 
 Device labels, kernel names and run ids come from bench.json: untrusted
@@ -12,7 +12,7 @@ import re
 from typing import List, Optional, Sequence
 
 from . import bench
-from .htmlreport import esc, href, page as html_page
+from ..report.html import esc, href, page as html_page
 
 # Bar colours, also looked for in the headless-Chromium test: references
 # (e1000, the native driver) and wrapped devices; goals met or missed.

@@ -20,12 +20,14 @@ import tempfile
 import time
 from typing import Dict, List, Optional, Sequence
 
-from . import devices, ktap, paths, report, runner
-from .cache import Cache
-from .checks import DEFAULT_CHECKS, PASS
-from .errors import BenchError
-from .kernels import Expectations, Kernel
-from .progress import fmt_secs, say
+from .. import devices, paths
+from ..report import ktap, report
+from . import runner
+from ..build.cache import Cache
+from ..checks.judge import DEFAULT_CHECKS, PASS
+from ..errors import BenchError
+from ..kernels import Expectations, Kernel
+from ..progress import fmt_secs, say
 
 DEVICES = ("e1000", "bcm43xx/ndiswrapper", "rtl8187/ndiswrapper",
            "rtl8187/native")

@@ -8,8 +8,10 @@ import platform
 import xml.etree.ElementTree as ET
 from typing import Dict, List, Optional
 
-from .checks import FAIL, PASS, XFAIL, Verdict
-from .errors import BenchError
+from ..checks.judge import FAIL, PASS, Verdict
+from ..errors import BenchError
+from . import html
+from .verdict import label, summary_line
 
 
 @dataclasses.dataclass
@@ -62,13 +64,6 @@ class RunResult:
         return all(v.ok for c in self.cells for v in c.verdicts.values())
 
 
-def label(check: str, verdict: Verdict) -> str:
-    """Matrix word: an expected failure is shown as what it is."""
-    if verdict.status != XFAIL:
-        return verdict.status
-    return "refused" if check == "driverloader" else "reproduced"
-
-
 def cell_lines(cell: CellResult) -> List[str]:
     """One line per cell, plus one per check that is not a plain pass."""
     boot = (f"{cell.boot_seconds:.1f}s" if cell.boot_seconds is not None
@@ -91,14 +86,6 @@ def matrix(result: RunResult) -> str:
              for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines) + "\n"
-
-
-def summary_line(result: RunResult) -> str:
-    counts = result.counts()
-    passed = counts.get(PASS, 0) + counts.get(XFAIL, 0)
-    failed = sum(counts.values()) - passed
-    return (f"{passed} passed, {failed} failed "
-            f"({counts.get(XFAIL, 0)} expected failures reproduced)")
 
 
 def markdown(result: RunResult) -> str:
@@ -184,8 +171,7 @@ def render(run_dir: pathlib.Path, result: RunResult) -> None:
     (run_dir / "matrix.txt").write_text(matrix(result))
     (run_dir / "summary.md").write_text(markdown(result))
     (run_dir / "junit.xml").write_bytes(junit(result))
-    from . import htmlreport
-    htmlreport.write(run_dir, result)
+    html.write(run_dir, result)
 
 
 def load(run_dir: pathlib.Path) -> RunResult:

@@ -13,9 +13,9 @@ import platform
 import tempfile
 from typing import Sequence
 
-from . import guest
-from .cache import Cache
-from .progress import say
+from . import machine
+from ..build.cache import Cache
+from ..progress import say
 
 PROBE_TIMEOUT = 45.0
 
@@ -29,7 +29,7 @@ def _fingerprint() -> str:
                 break
     except OSError:
         pass
-    qemu = guest.qemu_binary()
+    qemu = machine.qemu_binary()
     stat = os.stat(qemu)
     blob = f"{platform.release()}|{cpu}|{qemu}|{stat.st_size}|{stat.st_mtime}"
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
@@ -60,8 +60,8 @@ def resolve(requested: str, probe_cmd: Sequence[str], cache: Cache) -> str:
     if key not in known:
         say("run", "probing KVM with one guest (once per host)")
         with tempfile.TemporaryDirectory() as tmp:
-            res = guest.boot(probe_cmd, pathlib.Path(tmp) / "probe.log",
-                             PROBE_TIMEOUT)
+            res = machine.boot(probe_cmd, pathlib.Path(tmp) / "probe.log",
+                               PROBE_TIMEOUT)
         known[key] = "kvm" if res.status == "done" else "tcg"
         memo.parent.mkdir(parents=True, exist_ok=True)
         memo.write_text(json.dumps(known))

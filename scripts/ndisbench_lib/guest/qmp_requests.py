@@ -14,7 +14,7 @@ import tempfile
 from typing import Dict, List, Optional, Tuple
 
 from . import qmp
-from .errors import BenchError
+from ..errors import BenchError
 
 PREFIXES = ("# hotplug_request: ", "# roam_request: ")
 
@@ -46,7 +46,7 @@ class QmpRequests:
         return ["-qmp", f"unix:{self.socket},server=on,wait=off"]
 
     def on_line(self, text: str) -> Optional[str]:
-        """Console line hook for guest.boot(): a note for the log when it
+        """Console line hook for machine.boot(): a note for the log when it
         acted on a request."""
         if not text.startswith(PREFIXES):
             return None

@@ -21,11 +21,11 @@ import shutil
 import subprocess
 from typing import Callable, Dict, List, Sequence
 
-from . import paths
+from .. import paths
 from .cache import Cache, WorkTree, compiler_id, digest_inputs, tree_digest
-from .errors import BenchError
+from ..errors import BenchError
 from .kbuild import KernelArtifact, ensure_kdir, SourceTree
-from .proc import capture, run_logged
+from ..proc import capture, run_logged
 
 WRAPPER = paths.REPO / "wrapper"
 # What the module is built from: its own folder, the PE loader it compiles

@@ -1,0 +1,1 @@
+"""The commands of scripts/ndisbench (run, bench, soak, pair, test, setup, ...) and the command line."""

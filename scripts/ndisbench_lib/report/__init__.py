@@ -1,0 +1,1 @@
+"""Report stage: KTAP parsing, run results and their renderings (matrix, Markdown, JUnit, HTML), compare."""
