@@ -390,8 +390,8 @@ def svg_bars(svg: str) -> dict:
 
 
 def sample_bench() -> bench.BenchResult:
-    """The README's latest figures, one device without any number and a
-    hostile device label."""
+    """The bench figures of docs/measurements.md, one device without any
+    number and a hostile device label."""
     res = bench.BenchResult("bench-20261203-101010", "src-6.1", 3, "tcg",
                             runs=["20261203-101011", "20261203-101500"],
                             load=[0.7, 0.7])
