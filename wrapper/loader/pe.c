@@ -506,13 +506,13 @@ static uint32_t pe_ilt_count(const uint8_t *img, uint32_t soi, uint32_t ilt)
 }
 
 /*
- * Validates every lookup entry of a descriptor and counts them (*count);
- * with cb, calls it for each import.
+ * Validates every lookup entry of descriptor d and counts them (*count),
+ * refusing more than max; with cb, calls it for each import.
  */
-static int pe_walk_desc(const uint8_t *img, uint32_t soi,
+static int pe_walk_desc(const uint8_t *img, uint32_t soi, uint32_t d,
 			const struct pe_idesc *id, const char *dll,
-			pe_import_cb cb, void *c, uint32_t *count,
-			char *err, size_t errlen)
+			uint32_t max, pe_import_cb cb, void *c,
+			uint32_t *count, char *err, size_t errlen)
 {
 	uint32_t j;
 	int rc;
@@ -522,9 +522,6 @@ static int pe_walk_desc(const uint8_t *img, uint32_t soi,
 		uint64_t iat_at = id->iat + (uint64_t)j * 8;
 		uint32_t hint_rva;
 
-		if (j >= PE_MAX_IMPORTS_PER_DLL)
-			PE_FAIL(-E2BIG, "%s: more than %u imports",
-				dll, PE_MAX_IMPORTS_PER_DLL);
 		if (!pe_in(ilt_at, 8, soi))
 			PE_FAIL(-ENOEXEC,
 				"%s: import lookup entry %u at RVA 0x%llx beyond size of image 0x%x",
@@ -532,6 +529,10 @@ static int pe_walk_desc(const uint8_t *img, uint32_t soi,
 		ent = pe_rd64(img + ilt_at);
 		if (!ent)
 			break;
+		if (j >= max)
+			PE_FAIL(-E2BIG,
+				"import descriptor %u (%s): more than %u imports in all",
+				d, dll, PE_MAX_IMPORTS);
 		if (!pe_in(iat_at, 8, soi))
 			PE_FAIL(-ENOEXEC,
 				"%s: import address entry %u at RVA 0x%llx beyond size of image 0x%x",
@@ -550,6 +551,7 @@ static int pe_walk_desc(const uint8_t *img, uint32_t soi,
 				"%s: import %u name at RVA 0x%x missing, unterminated or not printable",
 				dll, j, hint_rva);
 		if (cb) {
+			cond_resched();
 			rc = cb(c, dll, (const char *)img + hint_rva + 2,
 				(uint32_t)iat_at);
 			if (rc)
@@ -621,7 +623,7 @@ static int pe_walk_imports(const uint8_t *img, const struct pe_info *info,
 			   pe_import_cb cb, void *c, char *err, size_t errlen)
 {
 	char dll[PE_MAX_SYMBOL_NAME];
-	uint32_t dir, soi, d, ndesc, n, len;
+	uint32_t dir, soi, d, ndesc, n, len, total = 0;
 	struct pe_idesc id;
 	int rc;
 
@@ -634,9 +636,6 @@ static int pe_walk_imports(const uint8_t *img, const struct pe_info *info,
 	if (!info->dirs[PE_DIR_IMPORT].size)
 		return 0;
 	for (d = 0; ; d++) {
-		if (d >= PE_MAX_IMPORT_DLLS)
-			PE_FAIL(-E2BIG, "more than %u import descriptors",
-				PE_MAX_IMPORT_DLLS);
 		if (!pe_in(dir + (uint64_t)d * PE_IMPORT_DESC_SIZE,
 			   PE_IMPORT_DESC_SIZE, soi))
 			PE_FAIL(-ENOEXEC,
@@ -646,6 +645,9 @@ static int pe_walk_imports(const uint8_t *img, const struct pe_info *info,
 		pe_idesc_at(img, dir, d, &id);
 		if (!id.ilt && !id.name && !id.iat)
 			break;			/* terminator */
+		if (d >= PE_MAX_IMPORT_DLLS)
+			PE_FAIL(-E2BIG, "more than %u import descriptors",
+				PE_MAX_IMPORT_DLLS);
 		if (!pe_name_len(img, soi, id.name))
 			PE_FAIL(-ENOEXEC,
 				"import descriptor %u: DLL name at RVA 0x%x missing, unterminated or not printable",
@@ -654,13 +656,16 @@ static int pe_walk_imports(const uint8_t *img, const struct pe_info *info,
 			PE_FAIL(-ENOEXEC,
 				"import descriptor %u (%s): no import address table",
 				d, (const char *)img + id.name);
-		rc = pe_walk_desc(img, soi, &id, (const char *)img + id.name,
-				  NULL, NULL, &n, err, errlen);
+		rc = pe_walk_desc(img, soi, d, &id, (const char *)img + id.name,
+				  PE_MAX_IMPORTS - total, NULL, NULL, &n,
+				  err, errlen);
 		if (rc)
 			return rc;
+		total += n;
 	}
 	ndesc = d;
 	for (d = 0; d < ndesc; d++) {
+		cond_resched();
 		rc = pe_check_iat(img, soi, dir, ndesc, d, err, errlen);
 		if (rc)
 			return rc;
@@ -670,7 +675,8 @@ static int pe_walk_imports(const uint8_t *img, const struct pe_info *info,
 		len = pe_name_len(img, soi, id.name);
 		memcpy(dll, img + id.name, len);
 		dll[len] = '\0';
-		rc = pe_walk_desc(img, soi, &id, dll, cb, c, &n, err, errlen);
+		rc = pe_walk_desc(img, soi, d, &id, dll, PE_MAX_IMPORTS, cb, c,
+				  &n, err, errlen);
 		if (rc)
 			return rc;
 	}

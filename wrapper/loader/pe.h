@@ -25,7 +25,9 @@
 #define PE_MAX_FILE_SIZE	(256u << 20)	/* keeps every offset in 32 bits */
 #define PE_MAX_SECTIONS		96		/* the format's own limit */
 #define PE_MAX_IMPORT_DLLS	256
-#define PE_MAX_IMPORTS_PER_DLL	8192
+/* In all, over every DLL: each is one resolver call (a search of the
+ * wrapper's exports, under its load mutex); drivers import a few hundred. */
+#define PE_MAX_IMPORTS		4096
 #define PE_MAX_SYMBOL_NAME	256		/* incl. NUL */
 
 /* Data directory indexes (PE/COFF optional header). */

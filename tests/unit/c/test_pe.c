@@ -41,6 +41,14 @@ static int resolve(void *ctx, const char *dll, const char *name,
 	return -ENOENT;
 }
 
+static int count_calls(void *ctx, const char *dll, const char *name)
+{
+	(void)dll;
+	(void)name;
+	++*(uint64_t *)ctx;
+	return 0;
+}
+
 struct collect {
 	char buf[512];
 };
@@ -477,6 +485,80 @@ static void test_iat_over_dll_name_at_image_end(void)
 	munmap(res, sizeof(*res));
 }
 
+/*
+ * ndesc descriptors of ntoskrnl.exe sharing one lookup table of n entries
+ * (IoCreateDevice each), in a .reloc grown to 0x10000 bytes on file and
+ * 0x20000 in the image: descriptors at 0x3100, the table at 0x5000, one
+ * IAT for all at 0x14000 (IATs may overlap each other: nothing reads them).
+ */
+#define MANY_FILE_SIZE	(0x600 + 0x10000)
+
+static uint8_t many[MANY_FILE_SIZE];
+
+static void build_many(uint32_t ndesc, uint32_t n)
+{
+	uint32_t i;
+
+	memset(many, 0, sizeof(many));
+	pb_build(many);
+	pb_w32(many + PB_OPT + 56, 0x23000);		/* size of image */
+	pb_w32(many + PB_SEC(2) + 8, 0x20000);
+	pb_w32(many + PB_SEC(2) + 16, 0x10000);
+	pb_w32(dir(many, 1), 0x3100);
+	pb_w32(dir(many, 1) + 4, (ndesc + 1) * 20);
+	for (i = 0; i < ndesc; i++) {
+		uint8_t *d = many + PB_RELOC_FILE(0x3100) + 20 * i;
+
+		pb_w32(d, 0x5000);
+		pb_w32(d + 12, 0x2140);
+		pb_w32(d + 16, 0x14000);
+	}
+	for (i = 0; i < n; i++)
+		pb_w64(many + PB_RELOC_FILE(0x5000) + 8 * i, 0x2160);
+}
+
+static int resolve_many(uint32_t ndesc, uint32_t n, uint64_t *calls)
+{
+	struct pe_info info;
+	uint8_t *img;
+	int rc;
+
+	build_many(ndesc, n);
+	rc = pe_check(many, sizeof(many), &info, err, sizeof(err));
+	if (rc)
+		return rc;
+	img = calloc(1, info.size_of_image);
+	rc = pe_map(many, sizeof(many), &info, img, err, sizeof(err));
+	if (!rc)
+		rc = pe_for_each_import(img, &info, count_calls, calls, err,
+					sizeof(err));
+	if (!rc)
+		rc = pe_resolve_imports(img, &info, resolve, NULL, err,
+					sizeof(err));
+	free(img);
+	return rc;
+}
+
+/* Every import is one resolver call (a linear search of the exports, under
+ * the module's load mutex): their total is capped. */
+static void test_import_caps(void)
+{
+	uint64_t calls = 0;
+
+	/* 4096 in all: 256 descriptors of 16 */
+	CHECK(resolve_many(256, 16, &calls) == 0);
+	CHECK_STR(err, "");
+	CHECK(calls == 4096);
+	calls = 0;
+	CHECK(resolve_many(2, 2049, &calls) == -E2BIG);
+	CHECK_STR(err, "import descriptor 1 (ntoskrnl.exe): more than 4096 imports in all");
+	CHECK(calls == 0);
+	CHECK(resolve_many(1, 4097, &calls) == -E2BIG);
+	CHECK_STR(err, "import descriptor 0 (ntoskrnl.exe): more than 4096 imports in all");
+	CHECK(resolve_many(257, 1, &calls) == -E2BIG);
+	CHECK_STR(err, "more than 256 import descriptors");
+}
+
 static void test_every_truncation(void)
 {
 	struct pe_info info;
@@ -507,5 +589,6 @@ int main(void)
 	TEST(test_malformed);
 	TEST(test_every_truncation);
 	TEST(test_iat_over_dll_name_at_image_end);
+	TEST(test_import_caps);
 	return tap_done();
 }
