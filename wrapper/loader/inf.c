@@ -66,11 +66,21 @@ static int buf_put(struct buf *b, char c)
 
 static int buf_puts(struct buf *b, const char *s, size_t n)
 {
-	size_t i;
+	if (b->len + n + 2 > b->cap) {
+		size_t ncap = b->cap ? b->cap : 64;
+		char *np;
 
-	for (i = 0; i < n; i++)
-		if (buf_put(b, s[i]))
+		while (ncap < b->len + n + 2)
+			ncap *= 2;
+		np = realloc(b->p, ncap);
+		if (!np)
 			return -ENOMEM;
+		b->p = np;
+		b->cap = ncap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
 	return 0;
 }
 
