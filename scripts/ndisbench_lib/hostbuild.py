@@ -1,15 +1,17 @@
 """Host-side builds through meson: the guest agent, the wrapper's user
 tools, the C unit tests, the libFuzzer targets (build-fuzz/, clang)."""
 import json
+import os
 import pathlib
+import secrets
 import shutil
 import subprocess
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from . import paths
 from .cache import Cache, compiler_id, digest_inputs, tree_digest
 from .errors import BenchError
-from .progress import Step
+from .progress import Step, say
 from .proc import run_logged
 
 AGENT = paths.MESON_BUILD / "guest" / "agent" / "ndisbench-agent"
@@ -36,14 +38,16 @@ def build_agent() -> pathlib.Path:
     return AGENT
 
 
-def _meson_results(build: pathlib.Path, args: List[str]) -> Tuple[int, int]:
-    """Run `meson test` in build; (passed, failed) counted by test."""
+def _meson_results(build: pathlib.Path, args: List[str],
+                   env: Optional[Dict[str, str]] = None) -> Tuple[int, int]:
+    """Run `meson test` in build (env: the whole environment, default
+    ours); (passed, failed) counted by test."""
     log = build / "meson-logs" / "testlog.json"
     if log.exists():
         log.unlink()
     subprocess.run(["meson", "test", "-C", str(build), "--print-errorlogs",
                     *args], stdin=subprocess.DEVNULL, timeout=1800,
-                   check=False)
+                   check=False, env=env)
     passed = failed = 0
     if log.exists():
         for line in log.read_text().splitlines():
@@ -82,6 +86,8 @@ def fixture_tests() -> Tuple[int, int]:
 FUZZ_BUILD = paths.REPO / "build-fuzz"
 FUZZ_CC = "clang"
 FUZZ_TARGETS = ("fuzz_pe", "fuzz_inf", "fuzz_ioctl")
+FUZZ_SEED_ENV = "NDISBENCH_FUZZ_SEED"       # read by tests/fuzz/smoke.py
+FUZZ_ARTIFACTS = paths.OUT / "fuzz-artifacts"   # smoke.py's default
 
 
 def _suite_tests(build: pathlib.Path, suite: str) -> List[str]:
@@ -99,7 +105,9 @@ def fuzz_tests() -> Tuple[int, int]:
     """The libFuzzer smoke runs (tests/fuzz, `meson test --suite fuzz`) in
     build-fuzz/, configured with CC=clang: libFuzzer is clang's. No clang,
     or a build-fuzz/ without the three smoke tests (configured with
-    another compiler), is an error."""
+    another compiler), is an error. Every target runs with one seed,
+    NDISBENCH_FUZZ_SEED or a random one, printed; smoke.py keeps crash
+    inputs in out/fuzz-artifacts/."""
     if shutil.which(FUZZ_CC) is None:
         raise BenchError(f"fuzz: {FUZZ_CC} not found (the fuzz targets need "
                          f"clang and libclang-rt-14-dev: ndisbench setup)")
@@ -117,7 +125,13 @@ def fuzz_tests() -> Tuple[int, int]:
                          f"CC={FUZZ_CC}? remove it)")
     run_logged(["meson", "compile", "-C", str(FUZZ_BUILD), *FUZZ_TARGETS],
                log, "meson compile build-fuzz", timeout=1800)
-    return _meson_results(FUZZ_BUILD, ["--suite", "fuzz"])
+    # one seed for every target, printed, so a failing run can be replayed
+    seed = os.environ.get(FUZZ_SEED_ENV) or str(secrets.randbelow(2**31 - 1)
+                                                + 1)
+    say("fuzz", f"-seed={seed} (replay: {FUZZ_SEED_ENV}={seed}); crash "
+                f"inputs are kept in {FUZZ_ARTIFACTS}/")
+    return _meson_results(FUZZ_BUILD, ["--suite", "fuzz"],
+                          env=dict(os.environ, **{FUZZ_SEED_ENV: seed}))
 
 
 FIXTURES = paths.REPO / "fixtures"
