@@ -331,8 +331,10 @@ static ssize_t ssid_show(struct device *dev, struct device_attribute *attr,
 	} ssid = {};
 	u32 written, len;
 
-	/* zeroed, and only what the driver wrote is shown: the file is
-	 * world-readable and the stack below the reply is not ours to show */
+	/*
+	 * Zeroed, and only what the driver wrote is shown: the file is
+	 * world-readable and the stack below the reply is not ours to show.
+	 */
 	if (ndis_query_oid(ndis_dev_adapter(dev), OID_802_11_SSID, &ssid,
 			   sizeof(ssid), &written) || written < sizeof(ssid.len))
 		return -ENOTCONN;

@@ -427,8 +427,10 @@ static s32 ndis_usb_control(struct ndis_usb *usb, struct win_irp *irp,
 	req->setup.wValue = cpu_to_le16(value);
 	req->setup.wIndex = cpu_to_le16(index);
 	req->setup.wLength = cpu_to_le16(len);
-	/* the USB core counts a request without data as OUT, whatever its
-	 * direction bit, and warns when the pipe says otherwise */
+	/*
+	 * The USB core counts a request without data as OUT, whatever its
+	 * direction bit, and warns when the pipe says otherwise.
+	 */
 	usb_fill_control_urb(req->urb, udev,
 			     in && len ? usb_rcvctrlpipe(udev, 0) :
 					 usb_sndctrlpipe(udev, 0),
@@ -469,8 +471,10 @@ static s32 ndis_usb_vendor(struct ndis_usb *usb, struct win_irp *irp,
 		type = USB_TYPE_CLASS | USB_RECIP_OTHER;
 		break;
 	}
-	/* RequestTypeReservedBits only extends the recipient (4..31): the
-	 * direction and type come from the transfer flags and the function */
+	/*
+	 * RequestTypeReservedBits only extends the recipient (4..31): the
+	 * direction and type come from the transfer flags and the function.
+	 */
 	type |= v->request_type_reserved_bits & USB_RECIP_MASK;
 	return ndis_usb_control(usb, irp, wurb, type, v->request, v->value,
 				v->index, v->t.transfer_flags &

@@ -446,8 +446,10 @@ int pe_relocate(void *image, const struct pe_info *info, uint64_t base,
 	return 0;
 }
 
-/* Length of the NUL-terminated printable name at rva, at most
- * PE_MAX_SYMBOL_NAME-1 characters, inside the image; 0 if there is none. */
+/*
+ * Length of the NUL-terminated printable name at rva, at most
+ * PE_MAX_SYMBOL_NAME-1 characters, inside the image; 0 if there is none.
+ */
 static uint32_t pe_name_len(const uint8_t *img, uint32_t size_of_image,
 			    uint32_t rva)
 {
@@ -591,8 +593,10 @@ static int pe_check_iat(const uint8_t *img, uint32_t soi, uint32_t dir,
 			PE_FAIL(-ENOEXEC,
 				"import descriptor %u (%s): import address table 0x%x+0x%x overlaps the DLL name of descriptor %u at RVA 0x%x",
 				d, dll, id.iat, len, e, o.name);
-		/* an IAT that is its own lookup table: each entry is read
-		 * before it is written */
+		/*
+		 * An IAT that is its own lookup table: each entry is read
+		 * before it is written.
+		 */
 		if (!(e == d && o.ilt == id.iat) &&
 		    pe_overlap(id.iat, len, o.ilt, 8 * ((uint64_t)n + 1)))
 			PE_FAIL(-ENOEXEC,
