@@ -16,17 +16,21 @@ keeps its log in --out as <device>-seed<N>.log; reproduce it with
         /x86_64/ndisbench/fuzz/<device>
 
 Prints the actions and seeds run and the failures per device; exit status
-1 if any seed failed.
+1 if any seed failed. Without --out the logs go to a fresh private folder
+(tempfile.mkdtemp, printed); an --out folder must be this user's own, a
+real folder (not a symlink) that nobody else can write to.
 """
 import argparse
 import os
 import pathlib
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
 import time
+from typing import List, Optional
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "scripts"))
@@ -60,18 +64,44 @@ def build(workdir: pathlib.Path) -> pathlib.Path:
     return wrapper
 
 
-def main(argv):
+def out_folder(path: Optional[str]) -> pathlib.Path:
+    """The folder for the logs of failed seeds. They are written by name,
+    so a folder another user owns or can write to (a fixed /tmp name, a
+    symlink planted there) could send them anywhere: refused (ValueError)."""
+    if path is None:
+        return pathlib.Path(tempfile.mkdtemp(prefix="ndisbench-fuzz-out-"))
+    out = pathlib.Path(path)
+    if not out.is_symlink() and not out.exists():
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.mkdir(mode=0o700)
+    st = os.lstat(out)
+    if not stat.S_ISDIR(st.st_mode):
+        raise ValueError(f"--out {out}: not a folder (a symbolic link?)")
+    if st.st_uid != os.geteuid():
+        raise ValueError(f"--out {out}: owned by uid {st.st_uid}, not by "
+                         f"this user ({os.geteuid()})")
+    if st.st_mode & 0o022:
+        raise ValueError(f"--out {out}: writable by others (mode "
+                         f"{st.st_mode & 0o7777:o})")
+    return out
+
+
+def main(argv: List[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--minutes", type=float, default=10.0)
     ap.add_argument("--seed", type=int, default=1000)
     ap.add_argument("--iters", type=int, default=0,
                     help="actions per seed (default: the test's)")
     ap.add_argument("--device", action="append", choices=DEVICES)
-    ap.add_argument("--out", default="/tmp/ndisbench-fuzz")
+    ap.add_argument("--out", help="folder for the logs of failed seeds "
+                    "(default: a new private one)")
     args = ap.parse_args(argv)
     devices = args.device or list(DEVICES)
-    out = pathlib.Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out = out_folder(args.out)
+    except ValueError as exc:
+        ap.error(str(exc))
+    print(f"fuzz: logs of failed seeds go to {out}", flush=True)
 
     with tempfile.TemporaryDirectory(prefix="ndisbench-fuzz-") as tmp:
         workdir = pathlib.Path(tmp)
