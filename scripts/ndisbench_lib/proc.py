@@ -11,6 +11,7 @@ from .errors import BenchError, BuildError
 from .progress import fmt_secs, say
 
 HEARTBEAT_SECS = 30.0
+BUILD_NICE = 10
 
 
 def run_logged(cmd: Sequence[str], log: pathlib.Path, what: str,
@@ -46,6 +47,14 @@ def run_logged(cmd: Sequence[str], log: pathlib.Path, what: str,
             raise BuildError(what, log, None, [cause],
                              ended="cannot run") from exc
         assert proc.stdout is not None
+        # Builds yield the CPU to guests: cells boot while later kernels
+        # build (runner.run), and a starved guest misses its timers (scan
+        # dwell, beacon loss). The child has exec'd by now and forks its
+        # compilers later, so they inherit this.
+        try:
+            os.setpriority(os.PRIO_PROCESS, proc.pid, BUILD_NICE)
+        except OSError:
+            pass
 
         def pump() -> None:
             for raw in proc.stdout:
