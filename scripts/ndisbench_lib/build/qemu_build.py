@@ -42,6 +42,7 @@ CONFIGURE_ARGS = (
     f"--with-devices-x86_64={SUBDIR}",
     "--enable-slirp",
     "--enable-kvm",
+    "--enable-seccomp",         # -sandbox (guest/sandbox.py)
     "--disable-docs",
     "--disable-werror",
     "--with-git-submodules=ignore",
@@ -67,6 +68,48 @@ LATE_OBJECTS_CODE = ("    /* " + LATE_OBJECTS_MARK + " */\n"
                      "    if (g_str_equal(type, \"wlan-ap\")) {\n"
                      "        return false;\n"
                      "    }\n\n")
+
+# -sandbox elevateprivileges=deny with -runas (see
+# QemuTree.defer_privileged_filter): (file, anchor, text, before the anchor?)
+SECCOMP_MARK = "ndisbench: see qemu_seccomp_start_deferred"
+SECCOMP_EDITS = (
+    ("include/sysemu/seccomp.h",
+     "int parse_sandbox(void *opaque, QemuOpts *opts, Error **errp);\n",
+     "/* " + SECCOMP_MARK + " */\n"
+     "void qemu_seccomp_start_deferred(void);\n", False),
+    ("softmmu/qemu-seccomp.c",
+     "int parse_sandbox(void *opaque, QemuOpts *opts, Error **errp)\n",
+     "/*\n"
+     " * ndisbench: -runas drops privileges in os_setup_post(), long after\n"
+     " * the sandbox is loaded, and elevateprivileges=deny traps its\n"
+     " * setgid()/setuid(). The set*id rules are a second filter, loaded\n"
+     " * right after the drop (before the main loop lets the guest reach\n"
+     " * any device).\n"
+     " */\n"
+     "static uint32_t seccomp_deferred_opts;\n\n"
+     "void qemu_seccomp_start_deferred(void)\n"
+     "{\n"
+     "    Error *err = NULL;\n\n"
+     "    if (seccomp_deferred_opts &&\n"
+     "        seccomp_start(seccomp_deferred_opts, &err) < 0) {\n"
+     "        error_report_err(err);\n"
+     "        exit(1);\n"
+     "    }\n"
+     "    seccomp_deferred_opts = 0;\n"
+     "}\n\n", True),
+    ("softmmu/qemu-seccomp.c",
+     "        if (seccomp_start(seccomp_opts, errp) < 0) {\n",
+     "        /* " + SECCOMP_MARK + " */\n"
+     "        seccomp_deferred_opts = seccomp_opts &\n"
+     "                                QEMU_SECCOMP_SET_PRIVILEGED;\n"
+     "        seccomp_opts &= ~QEMU_SECCOMP_SET_PRIVILEGED;\n", True),
+    ("softmmu/vl.c",
+     "    os_setup_post();\n",
+     "#ifdef CONFIG_SECCOMP\n"
+     "    /* " + SECCOMP_MARK + " */\n"
+     "    qemu_seccomp_start_deferred();\n"
+     "#endif\n", False),
+)
 
 # qapi/qom.json hooks (see QemuTree.add_qapi_objects)
 QAPI_MARK = "# ndisbench"
@@ -219,6 +262,7 @@ class QemuTree(WorkTree):
         _append_line(self.src / "hw" / "Kconfig", f"source {SUBDIR}/Kconfig")
         self.add_trace_subdir()
         self.make_late_objects()
+        self.defer_privileged_filter()
         self.add_qapi_objects()
         self.add_qtests()
         mak = (self.src / "configs" / "devices" / "x86_64-softmmu" /
@@ -280,6 +324,28 @@ class QemuTree(WorkTree):
                              f"no filter-* entry to add wlan-ap next to")
         vl.write_text(text.replace(LATE_OBJECTS_ANCHOR, LATE_OBJECTS_CODE +
                                    LATE_OBJECTS_ANCHOR, 1))
+
+    def defer_privileged_filter(self) -> None:
+        """-sandbox elevateprivileges=deny and -runas together: QEMU 7.2
+        loads the whole filter in qemu_process_early_options() and drops
+        privileges at the end of qemu_init(), so the drop's setgid() dies
+        of SIGSYS. The set*id rules become a second filter loaded just
+        after the drop (guest/sandbox.py). Each file is edited once
+        (SECCOMP_MARK)."""
+        for name in dict.fromkeys(f for f, _, _, _ in SECCOMP_EDITS):
+            path = self.src / name
+            text = path.read_text()
+            if SECCOMP_MARK in text:
+                continue
+            for _, anchor, code, before in (e for e in SECCOMP_EDITS
+                                            if e[0] == name):
+                if text.count(anchor) != 1:
+                    raise BenchError(f"{self.who}: {path}: no single "
+                                     f"`{anchor.strip()}` line to hook the "
+                                     f"deferred seccomp filter to")
+                text = text.replace(anchor, code + anchor if before
+                                    else anchor + code, 1)
+            path.write_text(text)
 
     def add_qapi_objects(self) -> None:
         """-object and object-add only accept types of qapi/qom.json's
