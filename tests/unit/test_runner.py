@@ -13,6 +13,7 @@ from helpers import REPO, agent_log
 from ndisbench_lib.checks import judge as checks
 from ndisbench_lib import devices, kernels
 from ndisbench_lib.guest import machine as guest
+from ndisbench_lib.guest import sandbox
 from ndisbench_lib.build import kbuild
 from ndisbench_lib.report import report
 from ndisbench_lib.commands import runner
@@ -76,11 +77,21 @@ FIXED = [
 ]
 
 
+# A QEMU that dropped to an unprivileged user under a seccomp filter.
+SANDBOXED = sandbox.ProcessIds([999] * 4, [995] * 4, [995], 1, 2, 2)
+
+
 class JudgeCellTest(unittest.TestCase):
     def judge(self, serial, status="done"):
-        boot = guest.BootResult(status, 0, 3.0, 1.0, serial)
-        return runner.judge_cell(prepared(), EXP, checks.MODULE_CHECKS, ROLES, boot,
-                                 pathlib.Path("/x/serial.log"))
+        boot = guest.BootResult(status, 0, 3.0, 1.0, serial, SANDBOXED)
+        with mock.patch.object(sandbox, "bench_is_root", return_value=False):
+            verdicts = runner.judge_cell(prepared(), EXP,
+                                         checks.MODULE_CHECKS, ROLES, boot,
+                                         pathlib.Path("/x/serial.log"))
+        # the host's own check of every cell comes last
+        self.assertEqual(list(verdicts)[-1], sandbox.CHECK)
+        self.assertEqual(verdicts.pop(sandbox.CHECK).status, checks.PASS)
+        return verdicts
 
     def test_good_serial_log(self):
         verdicts = self.judge(agent_log(FIXED))

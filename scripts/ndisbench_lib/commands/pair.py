@@ -28,7 +28,7 @@ import threading
 import time
 from typing import Callable, Dict, List, Optional, Sequence
 
-from ..guest import air, capture, machine
+from ..guest import air, capture, machine, sandbox
 from ..report import ktap, report
 from . import runner
 from ..checks import judge as chk
@@ -198,7 +198,7 @@ def run(kernel: Kernel, exp: Expectations, cache: Cache, out: pathlib.Path,
                 f"link 127.0.0.1:{port}, accel {accel}, results in "
                 f"{run_dir}")
     result = report.RunResult(run_dir.name, accel=accel, checks=list(
-        dict.fromkeys(c for s in sides for c in s.checks)))
+        dict.fromkeys(c for s in sides for c in s.checks)) + [sandbox.CHECK])
     error = prep.error
     if not error:
         try:
@@ -255,6 +255,7 @@ def judge_side(prep: runner.Prepared, exp: Expectations, side: Side,
     cell.boot_seconds = round(boot.seconds, 2)
     cell.first_ktap_seconds = (round(boot.first_ktap_secs, 2)
                                if boot.first_ktap_secs else None)
+    cell.sandbox = dict(sandbox.facts(boot.qemu_ids))
     cell.verdicts = runner.judge_cell(
         prep, side_expectations(exp, side), side.checks, side.roles, boot,
         side.cdir / "serial.log", None, dev)

@@ -13,7 +13,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 from ..guest import air
 from ..checks import judge as chk
 from ..guest import accel as accelerator
-from ..guest import capture, machine
+from ..guest import capture, machine, sandbox
 from ..build import initramfs, modules
 from ..report import ktap, report
 from ..build.cache import Cache
@@ -201,7 +201,20 @@ def judge_cell(prep: Prepared, exp: Expectations, check_names: Sequence[str],
                log_path: pathlib.Path,
                sink_bytes: Optional[Dict[str, Optional[int]]] = None,
                device: Optional[Device] = None) -> Dict[str, chk.Verdict]:
-    """sink_bytes: per check (tcp, hotplug), what the host's sink got."""
+    """The selected checks, then the host's `sandbox` check (how QEMU
+    ran: its uid and seccomp filter, read while the guest ran).
+    sink_bytes: per check (tcp, hotplug), what the host's sink got."""
+    verdicts = _judge_checks(prep, exp, check_names, roles, boot, log_path,
+                             sink_bytes, device)
+    verdicts[sandbox.CHECK] = sandbox.judge(boot.qemu_ids)
+    return verdicts
+
+
+def _judge_checks(prep: Prepared, exp: Expectations,
+                  check_names: Sequence[str], roles: Sequence[str],
+                  boot: machine.BootResult, log_path: pathlib.Path,
+                  sink_bytes: Optional[Dict[str, Optional[int]]],
+                  device: Optional[Device]) -> Dict[str, chk.Verdict]:
     capture = read_capture(log_path.parent / "air.pcap") \
         if "capture" in check_names else None
     if boot.status == "timeout":
@@ -398,6 +411,7 @@ def run_cell(prep: Prepared, device: Device, exp: Expectations,
     cell.first_ktap_seconds = (round(boot.first_ktap_secs, 2)
                                if boot.first_ktap_secs else None)
     cell.sinks = sink_bytes
+    cell.sandbox = dict(sandbox.facts(boot.qemu_ids))
     cell.verdicts = judge_cell(prep, exp, check_names, roles, boot, log_path,
                                sink_bytes, device)
     return cell
@@ -459,7 +473,8 @@ def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
     say("run", f"{len(matrix.kernels) * len(cells)} cell(s) on "
                f"{len(matrix.kernels)} kernel(s), -j{jobs}, results in "
                f"{run_dir}; each kernel's cells start once it is built")
-    used = [c for c in matrix.checks if any(c in cs for _, cs in cells)]
+    used = [c for c in matrix.checks if any(c in cs for _, cs in cells)] + \
+        [sandbox.CHECK]
     result = report.RunResult(run_dir.name, accel=accel, checks=used)
     slots = threading.BoundedSemaphore(max(1, jobs))
     lock = threading.Lock()

@@ -1,6 +1,7 @@
 """`ndisbench setup`: the Debian packages and the deb-src entry the bench
-needs, and nothing else. Idempotent: a machine that has everything is left
-alone (no apt-get update, no network)."""
+needs, and the system user QEMU drops to; nothing else. Idempotent: a
+machine that has everything is left alone (no apt-get update, no
+network)."""
 import dataclasses
 import os
 import pathlib
@@ -9,6 +10,7 @@ from typing import List, Sequence, Tuple
 
 from ..build import debian
 from ..errors import BenchError
+from ..guest import sandbox
 from ..kernels import Kernel
 from ..progress import Step, say
 
@@ -80,6 +82,12 @@ REQUIREMENTS = (
     Requirement("libfdt-dev", ("/usr/include/libfdt.h",),
                 "QEMU: configure stops without it (x86_64-softmmu needs "
                 "fdt)"),
+    Requirement("libseccomp-dev", ("/usr/include/seccomp.h",),
+                "QEMU: -sandbox (--enable-seccomp), every guest's QEMU "
+                "runs under it"),
+    # the unprivileged user QEMU and tshark run as (sandbox.py)
+    Requirement("passwd", ("useradd",), "setup creates the system user "
+                "QEMU drops to (-runas) and tshark runs as"),
     # tests/fuzz: the libFuzzer targets
     Requirement("clang", ("clang",), "the libFuzzer targets"),
     Requirement("libclang-rt-14-dev",
@@ -168,3 +176,5 @@ def setup(kernels: Sequence[Kernel]) -> None:
                  *missing], "apt-get install")
     say("setup", "all packages present" if not missing else
         f"installed {len(missing)} package(s)")
+    # QEMU's -runas user and tshark's (guest/sandbox.py)
+    sandbox.ensure_user()

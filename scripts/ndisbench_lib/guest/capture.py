@@ -13,6 +13,7 @@ import shutil
 import subprocess
 from typing import List, Optional, Tuple
 
+from . import sandbox
 from ..errors import BenchError
 
 TSHARK = "tshark"
@@ -40,18 +41,26 @@ class Frame:
     freq: int = 0               # MHz, from radiotap (the sender's channel)
 
 
-def _tshark(args: List[str]) -> Tuple[str, List[str]]:
+def _tshark(pcap: pathlib.Path, args: List[str]) -> Tuple[str, List[str]]:
     """tshark's output and its complaints (a damaged file makes it exit
-    non-zero after printing what it could read: both are wanted)."""
+    non-zero after printing what it could read: both are wanted). Its
+    dissectors parse what the guest sent, so when the bench is root it
+    runs as the unprivileged user (sandbox.py), reading the capture from
+    stdin: it needs no access to the run folder."""
     if shutil.which(TSHARK) is None:
         raise BenchError("tshark missing: install it (scripts/ndisbench "
                          "setup)")
     try:
-        res = subprocess.run([TSHARK, *args], capture_output=True,
-                             text=True, timeout=TIMEOUT_SECS, check=False,
-                             stdin=subprocess.DEVNULL)
+        with open(pcap, "rb") as src:
+            res = subprocess.run([TSHARK, "-r", "-", *args],
+                                 capture_output=True, text=True,
+                                 timeout=TIMEOUT_SECS, check=False,
+                                 stdin=src,
+                                 **sandbox.run_as_user_kwargs())
+    except OSError as exc:
+        raise BenchError(f"tshark {pcap}: {exc}") from exc
     except subprocess.TimeoutExpired as exc:
-        raise BenchError(f"tshark {args[1]}: timed out after "
+        raise BenchError(f"tshark {pcap.name}: timed out after "
                          f"{TIMEOUT_SECS}s") from exc
     errors = [line.strip() for line in res.stderr.splitlines()
               if line.strip() and not line.startswith(ROOT_NOTE)]
@@ -61,11 +70,11 @@ def _tshark(args: List[str]) -> Tuple[str, List[str]]:
 
 
 def read_frames(pcap: pathlib.Path) -> List[Frame]:
-    args = ["-r", str(pcap), "-T", "fields", "-E", "separator=/t"]
+    args = ["-T", "fields", "-E", "separator=/t"]
     for field in FIELDS:
         args += ["-e", field]
     frames = []
-    for line in _tshark(args)[0].splitlines():
+    for line in _tshark(pcap, args)[0].splitlines():
         cols = line.split("\t")
         if len(cols) != len(FIELDS) or not cols[0].isdigit():
             continue
@@ -86,7 +95,7 @@ def file_problems(pcap: pathlib.Path) -> List[str]:
     undecodable frames, bad checksums, ...). The Sequence group is TCP's
     own flow analysis (window full, retransmission): traffic behaviour,
     not a defect of the capture, so it is left out."""
-    out, errors = _tshark(["-r", str(pcap), "-q", "-z", "expert,warn"])
+    out, errors = _tshark(pcap, ["-q", "-z", "expert,warn"])
     for line in out.splitlines():
         row = EXPERT_ROW_RE.match(line)
         if row and row.group(2) not in TRAFFIC_GROUPS:

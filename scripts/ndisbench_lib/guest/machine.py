@@ -4,6 +4,9 @@ The serial port is QEMU's stdio; every line goes to the cell's serial.log
 as it arrives, so a guest that hangs is killed at the timeout with its log
 kept. The agent powers the guest off when done (-no-reboot makes QEMU exit;
 panic=-1 turns a panic into a reboot, so into an exit, too).
+
+Every QEMU runs sandboxed (guest/sandbox.py: seccomp, and -runas when the
+bench is root); boot() reads the ids QEMU runs with while the guest talks.
 """
 import dataclasses
 import os
@@ -14,6 +17,7 @@ import threading
 import time
 from typing import Callable, List, Optional, Sequence
 
+from . import sandbox
 from ..errors import BenchError
 from ..report.ktap import DONE_LINE
 
@@ -29,6 +33,10 @@ class BootResult:
     seconds: float
     first_ktap_secs: Optional[float]
     serial: str
+    # QEMU's /proc/<pid>/status at its last console line (the guest's
+    # lines come after -runas dropped privileges: that happens before the
+    # main loop lets a vCPU reach the serial port).
+    qemu_ids: Optional[sandbox.ProcessIds] = None
 
 
 def qemu_binary() -> str:
@@ -44,6 +52,8 @@ def qemu_binary() -> str:
 def qemu_command(kernel: pathlib.Path, initrd: pathlib.Path, append: str,
                  accel: str, memory_mb: int, device_args: Sequence[str],
                  qemu: Optional[str] = None) -> List[str]:
+    """qemu: our build (its privilege filter waits for -runas), else
+    NDISBENCH_QEMU or Debian's."""
     cmd = [qemu or qemu_binary(), "-M", "q35", "-accel", accel, "-m",
            str(memory_mb), "-nodefaults", "-display", "none",
            "-no-reboot", "-serial", "stdio", "-kernel", str(kernel),
@@ -51,6 +61,7 @@ def qemu_command(kernel: pathlib.Path, initrd: pathlib.Path, append: str,
     for fw in QEMU_FIRMWARE_DIRS:
         if os.path.isdir(fw):
             cmd += ["-L", fw]
+    cmd += sandbox.qemu_args(own_build=qemu is not None)
     return cmd + list(device_args)
 
 
@@ -86,6 +97,7 @@ def boot(cmd: Sequence[str], log_path: pathlib.Path, timeout: float,
     first_ktap: List[float] = []
     done = threading.Event()
     lines: List[str] = []
+    ids: List[sandbox.ProcessIds] = []
     with open(log_path, "w", encoding="utf-8", errors="replace") as log:
         log.write("# " + " ".join(cmd) + "\n")
         log.flush()
@@ -101,6 +113,11 @@ def boot(cmd: Sequence[str], log_path: pathlib.Path, timeout: float,
                 log.write(line)
                 log.flush()
                 text = line.strip()
+                # QEMU's own warnings come before the drop: the last
+                # reading counts.
+                seen = sandbox.read_ids(proc.pid)
+                if seen is not None:
+                    ids[:] = [seen]
                 if not first_ktap and text.startswith("KTAP version"):
                     first_ktap.append(time.monotonic() - start)
                 if text == DONE_LINE:
@@ -122,4 +139,5 @@ def boot(cmd: Sequence[str], log_path: pathlib.Path, timeout: float,
             log.write(f"\n# ndisbench: killed after {elapsed:.1f}s "
                       f"(timeout {timeout:.0f}s)\n")
     return BootResult(status, proc.returncode, elapsed,
-                      first_ktap[0] if first_ktap else None, "".join(lines))
+                      first_ktap[0] if first_ktap else None, "".join(lines),
+                      ids[0] if ids else None)

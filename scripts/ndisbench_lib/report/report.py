@@ -30,6 +30,9 @@ class CellResult:
     # What the host's sinks counted, per traffic check (bytes; udp:
     # datagrams): the host's half of the measurements.
     sinks: Dict[str, Optional[int]] = dataclasses.field(default_factory=dict)
+    # How the cell's QEMU ran (guest/sandbox.py: uids, gids, seccomp),
+    # judged as its `sandbox` check.
+    sandbox: Dict[str, object] = dataclasses.field(default_factory=dict)
 
     @property
     def label(self) -> str:

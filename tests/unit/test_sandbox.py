@@ -1,0 +1,227 @@
+"""Least privilege on the host (guest/sandbox.py): every QEMU gets -sandbox,
+-runas only where the bench is root; /proc/<pid>/status is read while the
+guest talks; a cell run as root whose QEMU still runs as uid 0 fails its
+`sandbox` check; tshark is started as the unprivileged user."""
+import os
+import pathlib
+import pwd
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+from unittest import mock
+
+import helpers  # noqa: F401  (import path)
+from ndisbench_lib.checks import judge as checks
+from ndisbench_lib.guest import capture, machine, qmp, sandbox
+
+STATUS = """Name:\tqemu-system-x86
+Umask:\t0022
+State:\tS (sleeping)
+Uid:\t999\t999\t999\t999
+Gid:\t995\t995\t995\t995
+FDSize:\t128
+Groups:\t995 
+NoNewPrivs:\t1
+Seccomp:\t2
+Seccomp_filters:\t2
+"""
+USER = pwd.struct_passwd(("ndisbench", "x", 999, 995, "", "/nonexistent",
+                          "/usr/sbin/nologin"))
+
+
+def ids(uid: int, seccomp: int = 2, groups=None) -> sandbox.ProcessIds:
+    gid = 995 if uid else 0
+    return sandbox.ProcessIds([uid] * 4, [gid] * 4,
+                              [gid] if groups is None else groups, 1,
+                              seccomp, 1)
+
+
+class ParseTest(unittest.TestCase):
+    def test_status_fields(self):
+        got = sandbox.parse_status(STATUS)
+        self.assertEqual(got.uids, [999] * 4)
+        self.assertEqual(got.gids, [995] * 4)
+        self.assertEqual(got.groups, [995])
+        self.assertEqual((got.no_new_privs, got.seccomp,
+                          got.seccomp_filters), (1, 2, 2))
+
+    def test_old_kernel_without_filter_count(self):
+        text = STATUS.replace("Seccomp_filters:\t2\n", "")
+        self.assertIsNone(sandbox.parse_status(text).seccomp_filters)
+
+    def test_own_process(self):
+        got = sandbox.read_ids(os.getpid())
+        self.assertEqual(got.uids[0], os.getuid())
+        self.assertIsNone(sandbox.read_ids(2 ** 22 + 12345))
+
+
+class JudgeTest(unittest.TestCase):
+    def test_root_bench_unprivileged_qemu_passes(self):
+        v = sandbox.judge(ids(999), bench_root=True, user=USER)
+        self.assertEqual(v.status, checks.PASS, v)
+        self.assertIn("uid 999", v.summary)
+        self.assertIn("seccomp mode 2", v.summary)
+
+    def test_root_bench_qemu_still_root_fails(self):
+        v = sandbox.judge(ids(0), bench_root=True, user=USER)
+        self.assertEqual(v.status, checks.FAIL)
+        self.assertIn("still ran as root", v.summary)
+
+    def test_root_bench_without_the_user_fails(self):
+        with mock.patch.object(sandbox, "user_entry", return_value=None):
+            v = sandbox.judge(ids(0), bench_root=True)
+        self.assertEqual(v.status, checks.FAIL)
+        self.assertIn("setup creates it", v.summary)
+
+    def test_another_uid_than_the_user_fails(self):
+        v = sandbox.judge(ids(1000), bench_root=True, user=USER)
+        self.assertEqual(v.status, checks.FAIL)
+
+    def test_root_group_kept_fails(self):
+        v = sandbox.judge(ids(999, groups=[995, 0]), bench_root=True,
+                          user=USER)
+        self.assertEqual(v.status, checks.FAIL)
+        self.assertIn("group 0", v.summary)
+
+    def test_no_seccomp_fails_even_unprivileged(self):
+        v = sandbox.judge(ids(1000, seccomp=0), bench_root=False)
+        self.assertEqual(v.status, checks.FAIL)
+        self.assertIn("seccomp", v.summary)
+
+    def test_unprivileged_bench_needs_no_drop(self):
+        v = sandbox.judge(ids(1000), bench_root=False)
+        self.assertEqual(v.status, checks.PASS, v)
+
+    def test_never_read_is_an_error(self):
+        self.assertEqual(sandbox.judge(None, bench_root=True,
+                                       user=USER).status, checks.ERROR)
+
+
+class ArgsTest(unittest.TestCase):
+    def args(self, root: bool, user, own: bool):
+        with mock.patch.object(sandbox, "bench_is_root", return_value=root), \
+                mock.patch.object(sandbox, "user_entry", return_value=user):
+            return sandbox.qemu_args(own_build=own)
+
+    def test_root_drops_with_runas(self):
+        args = self.args(True, USER, own=True)
+        self.assertEqual(args[:2], ["-sandbox", "on,obsolete=deny,"
+                                    "elevateprivileges=deny,spawn=deny,"
+                                    "resourcecontrol=deny"])
+        self.assertEqual(args[2:], ["-runas", "ndisbench"])
+
+    def test_other_builds_allow_the_drop_itself(self):
+        # QEMU 7.2 as released traps -runas's setgid under deny
+        args = self.args(True, USER, own=False)
+        self.assertIn("elevateprivileges=allow", args[1])
+        self.assertEqual(args[2:], ["-runas", "ndisbench"])
+
+    def test_unprivileged_bench_denies_and_does_not_drop(self):
+        for own in (True, False):
+            args = self.args(False, USER, own)
+            self.assertIn("elevateprivileges=deny", args[1])
+            self.assertNotIn("-runas", args)
+
+    def test_no_user_no_runas(self):
+        self.assertNotIn("-runas", self.args(True, None, own=True))
+
+    def test_every_guest_command_has_them(self):
+        cmd = machine.qemu_command(pathlib.Path("/k"), pathlib.Path("/i"),
+                                   "console=ttyS0", "tcg", 256, [],
+                                   "/our/qemu")
+        self.assertIn("-sandbox", cmd)
+        self.assertIn("spawn=deny", cmd[cmd.index("-sandbox") + 1])
+
+    def test_tshark_runs_as_the_user_only_as_root(self):
+        with mock.patch.object(sandbox, "bench_is_root", return_value=True), \
+                mock.patch.object(sandbox, "user_entry", return_value=USER):
+            kw = sandbox.run_as_user_kwargs()
+        self.assertEqual((kw["user"], kw["group"], kw["extra_groups"]),
+                         (999, 995, []))
+        self.assertEqual(kw["env"]["HOME"], "/nonexistent")
+        with mock.patch.object(sandbox, "bench_is_root", return_value=False):
+            self.assertEqual(sandbox.run_as_user_kwargs(), {})
+
+    def test_tshark_reads_the_capture_from_stdin_as_the_user(self):
+        seen = {}
+
+        def fake_run(cmd, **kw):
+            seen.update(kw, cmd=cmd, data=kw["stdin"].read())
+            return subprocess.CompletedProcess(cmd, 0, "", "")
+
+        with tempfile.TemporaryDirectory() as tmp:
+            pcap = pathlib.Path(tmp) / "air.pcap"
+            pcap.write_bytes(b"pcap")
+            with mock.patch.object(sandbox, "bench_is_root",
+                                   return_value=True), \
+                    mock.patch.object(sandbox, "user_entry",
+                                      return_value=USER), \
+                    mock.patch.object(capture.shutil, "which",
+                                      return_value="/usr/bin/tshark"), \
+                    mock.patch.object(capture.subprocess, "run", fake_run):
+                capture.file_problems(pcap)
+        self.assertEqual(seen["cmd"][:3], ["tshark", "-r", "-"])
+        self.assertNotIn(str(pcap), seen["cmd"])
+        self.assertEqual(seen["data"], b"pcap")
+        self.assertEqual(seen["user"], 999)
+
+
+class BootReadsIdsTest(unittest.TestCase):
+    def test_ids_of_the_process_that_printed(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            res = machine.boot([sys.executable, "-c",
+                                "import time; print('hello', flush=True); "
+                                "time.sleep(0.3)"],
+                               pathlib.Path(tmp) / "serial.log", timeout=30)
+        self.assertIsNotNone(res.qemu_ids)
+        self.assertEqual(res.qemu_ids.uids[0], os.getuid())
+
+
+def _debian_qemu() -> str:
+    return shutil.which("qemu-system-x86_64") or ""
+
+
+@unittest.skipUnless(os.geteuid() == 0 and sandbox.user_entry() and
+                     _debian_qemu(), "needs root, the ndisbench user "
+                     "(scripts/ndisbench setup) and Debian's QEMU")
+class RealQemuTest(unittest.TestCase):
+    """Debian's QEMU with the bench's sandbox arguments: it drops to the
+    user before its main loop answers QMP, with a seccomp filter, and
+    the QMP socket it opened as root still works."""
+
+    def test_runas_and_seccomp(self):
+        tmp = pathlib.Path(tempfile.mkdtemp(prefix="test-sandbox-"))
+        self.addCleanup(shutil.rmtree, tmp, True)
+        sock = tmp / "qmp.sock"
+        cmd = [_debian_qemu(), "-M", "none", "-display", "none",
+               "-nodefaults", "-qmp", f"unix:{sock},server=on,wait=off",
+               *sandbox.qemu_args(own_build=False)]
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE)
+        try:
+            deadline = time.monotonic() + 20
+            while not sock.exists() and time.monotonic() < deadline:
+                if proc.poll() is not None:
+                    self.fail(f"QEMU exited {proc.returncode}: "
+                              f"{proc.stderr.read().decode()}")
+                time.sleep(0.05)
+            client = qmp.Qmp(str(sock))     # the greeting: main loop runs
+            got = sandbox.read_ids(proc.pid)
+            client.execute("quit", {})
+            client.close()
+        finally:
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            proc.stderr.close()
+        self.assertEqual(sandbox.judge(got).status, checks.PASS, got)
+
+
+if __name__ == "__main__":
+    unittest.main()
