@@ -39,7 +39,7 @@ import time
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..checks import judge as chk
-from ..guest import machine
+from ..guest import machine, sandbox
 from ..report import ktap
 from . import runner
 from ..build.cache import Cache
@@ -581,6 +581,8 @@ def run(kernel: Kernel, device: Device, exp: Expectations, cache: Cache,
             unplug_sink.close()
         if plug:
             plug.close()
+        # QEMU wrote it as root; after -runas it cannot remove it itself
+        pidfile.unlink(missing_ok=True)
     res.boot_status = boot.status
     res.wall_seconds = round(boot.seconds, 1)
     res.host_streams = list(sink.streams)
@@ -595,6 +597,7 @@ def run(kernel: Kernel, device: Device, exp: Expectations, cache: Cache,
     data = SoakData(res.cycles, res.host_streams, log.test("soak"),
                     log.complete, problem, cycles, exp.leak_message)
     res.verdicts = judge(data)
+    res.verdicts[sandbox.CHECK] = sandbox.judge(boot.qemu_ids)
     if boot.status == "timeout":
         res.verdicts["cycles"] = chk.Verdict(
             chk.TIMEOUT, f"guest killed after {fmt_secs(boot.seconds)}")
