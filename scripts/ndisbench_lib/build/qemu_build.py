@@ -17,7 +17,7 @@ import os
 import pathlib
 import re
 import shutil
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from .. import paths
 from .cache import (COMPLETE, Cache, WorkTree, compiler_id, digest_inputs,
@@ -205,21 +205,28 @@ def _write_if_changed(path: pathlib.Path, text: str) -> None:
 
 class QemuTree(WorkTree):
     """Debian's QEMU source, configured for x86_64-softmmu, with
-    qemu-devices/ wired in. Callers hold lock() while using it."""
+    qemu-devices/ wired in. Callers hold lock() while using it. A variant
+    (qemu_fuzz.FuzzQemuTree) is its own tree: other configure arguments,
+    compiler and target, so it never disturbs this one."""
+    variant = ""
+    configure_args: Tuple[str, ...] = CONFIGURE_ARGS
+    cc = "gcc"
+    target = TARGET
 
     def __init__(self, cache: Cache) -> None:
-        self.who = f"QEMU ({PACKAGE} source)"
+        self.who = f"QEMU ({PACKAGE} source" + (
+            f", {self.variant} build)" if self.variant else ")")
         self.version = source_version()
         self.devices = paths.REPO / "qemu-devices"
         super().__init__(cache, {
             "kind": "qemu-tree", "package": PACKAGE,
-            "version": self.version, "configure": list(CONFIGURE_ARGS),
-            "cc": compiler_id()})
+            "version": self.version, "configure": list(self.configure_args),
+            "cc": compiler_id(self.cc)})
         self.build = self.src / "build"
 
     @property
     def binary(self) -> pathlib.Path:
-        return self.build / TARGET
+        return self.build / self.target
 
     def fetch(self) -> None:
         """apt-get source into a scratch folder (dpkg-source unpacks it and
@@ -408,14 +415,14 @@ class QemuTree(WorkTree):
 
     def configure(self) -> None:
         stamp = self.root / "configured"
-        args = "\n".join(CONFIGURE_ARGS) + "\n"
+        args = "\n".join(self.configure_args) + "\n"
         if ((self.build / "build.ninja").exists() and stamp.exists()
                 and stamp.read_text() == args):
             return
         stamp.unlink(missing_ok=True)
         shutil.rmtree(self.build, ignore_errors=True)
         with Step("build", f"{PACKAGE} {self.version}: configure"):
-            run_logged([str(self.src / "configure"), *CONFIGURE_ARGS],
+            run_logged([str(self.src / "configure"), *self.configure_args],
                        self.log, f"{self.who}: configure", cwd=self.src,
                        timeout=1800)
         stamp.write_text(args)
@@ -440,8 +447,8 @@ def firmware_args() -> List[str]:
     return args
 
 
-def _binary_inputs(tree: QemuTree) -> Dict[str, str]:
-    return {"kind": "qemu", "tree": tree.key,
+def _binary_inputs(tree: QemuTree, kind: str = "qemu") -> Dict[str, str]:
+    return {"kind": kind, "tree": tree.key,
             "devices": tree_digest(tree.devices)}
 
 
@@ -473,14 +480,15 @@ def _remove_unused(entry: pathlib.Path) -> bool:
     return True
 
 
-def _prune_binaries(cache: Cache, tree_key: str, keep: pathlib.Path) -> None:
+def _prune_binaries(cache: Cache, tree_key: str, keep: pathlib.Path,
+                    kind: str = "qemu") -> None:
     """Every device edit publishes a ~40 MB binary: keep only the newest
     KEEP_BINARIES of this tree (and `keep`), and any a running process
     uses. The caller holds the tree lock."""
-    root = cache.root / "qemu"
+    root = cache.root / kind
     entries = []
     for entry in root.iterdir() if root.is_dir() else []:
-        if entry == keep or cache.lookup("qemu", entry.name) is None:
+        if entry == keep or cache.lookup(kind, entry.name) is None:
             continue
         try:
             if cache.meta(entry).get("tree") == tree_key:
@@ -495,22 +503,29 @@ def _prune_binaries(cache: Cache, tree_key: str, keep: pathlib.Path) -> None:
 def build_qemu(cache: Cache) -> pathlib.Path:
     """Path of a qemu-system-x86_64 containing qemu-devices/, built (or
     rebuilt incrementally) if the cache has none for the current sources."""
-    tree = QemuTree(cache)
-    inputs = _binary_inputs(tree)
+    return build_binary(cache, QemuTree(cache))
+
+
+def build_binary(cache: Cache, tree: QemuTree, kind: str = "qemu"
+                 ) -> pathlib.Path:
+    """tree's target with qemu-devices/, published as <cache>/<kind>/<key>/
+    (key: the tree and the contents of qemu-devices/)."""
+    target = tree.target
+    inputs = _binary_inputs(tree, kind)
     key = digest_inputs(inputs)
-    entry = cache.lookup("qemu", key)
+    entry = cache.lookup(kind, key)
     if entry is None:
         with tree.lock():
-            entry = cache.lookup("qemu", key)
+            entry = cache.lookup(kind, key)
             if entry is None:
                 tree.prepare()
-                with Step("build", f"{TARGET} with qemu-devices/ "
+                with Step("build", f"{target} with qemu-devices/ "
                                    f"({PACKAGE} {tree.version})"):
                     for _ in range(3):
-                        tree.ninja(TARGET, what=f"ninja {TARGET}")
+                        tree.ninja(target, what=f"ninja {target}")
                         # qemu-devices/ edited while ninja ran: the binary
                         # may hold either version, so build again.
-                        after = _binary_inputs(tree)
+                        after = _binary_inputs(tree, kind)
                         if after == inputs:
                             break
                         inputs = after
@@ -519,21 +534,21 @@ def build_qemu(cache: Cache) -> pathlib.Path:
                         raise BenchError(f"{tree.devices}: keeps changing "
                                          f"during the build, try again")
                     key = digest_inputs(inputs)
-                    with cache.publish("qemu", key, inputs) as tmp:
-                        shutil.copy2(tree.binary, tmp / TARGET)
-                entry = cache.path("qemu", key)
+                    with cache.publish(kind, key, inputs) as tmp:
+                        shutil.copy2(tree.binary, tmp / target)
+                entry = cache.path(kind, key)
                 _hold(entry)
-                _prune_binaries(cache, tree.key, entry)
+                _prune_binaries(cache, tree.key, entry, kind)
             else:
                 _hold(entry)
     else:
         # Pruned between the lookup and the lock (another checkout's build
         # finishing just then): the check below says so.
         _hold(entry)
-    binary = entry / TARGET
+    binary = entry / target
     if not binary.exists():
-        raise BenchError(f"{entry}: cache entry has no {TARGET}")
-    say("build", f"qemu: {binary}")
+        raise BenchError(f"{entry}: cache entry has no {target}")
+    say("build", f"{kind}: {binary}")
     return binary
 
 

@@ -89,10 +89,19 @@ REQUIREMENTS = (
     Requirement("passwd", ("useradd",), "setup creates the system user "
                 "QEMU drops to (-runas) and tshark runs as"),
     # tests/fuzz: the libFuzzer targets
-    Requirement("clang", ("clang",), "the libFuzzer targets"),
+    Requirement("clang", ("clang", "clang++"), "the libFuzzer targets; "
+                "the fuzzing QEMU (`ndisbench fuzz`: CC=clang CXX=clang++, "
+                "libFuzzer's main is C++)"),
     Requirement("libclang-rt-14-dev",
                 ("/usr/lib/llvm-14/lib/clang/*/lib/linux/"
-                 "libclang_rt.fuzzer-x86_64.a",), "libFuzzer's runtime"),
+                 "libclang_rt.fuzzer-x86_64.a",
+                 "/usr/lib/llvm-14/lib/clang/*/lib/linux/"
+                 "libclang_rt.asan-x86_64.a",
+                 "/usr/lib/llvm-14/lib/clang/*/lib/linux/"
+                 "libclang_rt.ubsan_standalone-x86_64.a"),
+                "libFuzzer's runtime, ASan and UBSan (--enable-sanitizers)"),
+    Requirement("llvm", ("llvm-symbolizer",), "sanitizer reports of the "
+                "fuzz targets name functions and lines"),
     # fixtures/: the Windows NDIS fixture drivers (PE32+, mingw-w64)
     Requirement("gcc-mingw-w64-x86-64", ("x86_64-w64-mingw32-gcc",),
                 "fixture drivers"),

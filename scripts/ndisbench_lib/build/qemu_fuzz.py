@@ -1,0 +1,93 @@
+"""The fuzzing QEMU: the same Debian source and qemu-devices/ as the bench's
+QEMU (qemu_build.py), configured with clang, --enable-fuzzing and
+--enable-sanitizers (ASan, UBSan) in a tree of its own, built as
+qemu-fuzz-x86_64 (QEMU's libFuzzer binary: tests/qtest/fuzz/) and
+published as <cache>/qemu-fuzz/<key>/, keyed like the bench's binary (the
+tree and the contents of qemu-devices/). The bench's own tree and binary
+are never touched.
+
+The device configs are QEMU's generic-fuzz target configured through
+QEMU_FUZZ_ARGS (the machine) and QEMU_FUZZ_OBJECTS (which memory regions
+and PCI devices it drives), the way tests/qtest/fuzz/generic_fuzz_configs.h
+declares its named configs, but without editing QEMU.
+"""
+import dataclasses
+import pathlib
+from typing import Dict, List, Tuple
+
+from . import qemu_build
+from .cache import Cache
+
+FUZZ_TARGET = "qemu-fuzz-x86_64"
+KIND = "qemu-fuzz"
+FUZZ_CONFIGURE_ARGS = qemu_build.CONFIGURE_ARGS + (
+    "--cc=clang", "--cxx=clang++",     # libFuzzer is clang's
+    "--enable-fuzzing", "--enable-sanitizers")
+
+
+class FuzzQemuTree(qemu_build.QemuTree):
+    variant = "fuzz"
+    configure_args = FUZZ_CONFIGURE_ARGS
+    cc = "clang"
+    target = FUZZ_TARGET
+
+
+def build_fuzz_qemu(cache: Cache) -> pathlib.Path:
+    """qemu-fuzz-x86_64 with qemu-devices/ (incremental, like the bench's
+    QEMU: a device .c edit recompiles that file)."""
+    return qemu_build.build_binary(cache, FuzzQemuTree(cache), KIND)
+
+
+# An air with one access point on slirp, as the bench's WLAN rows have
+# (the AP answers the radio's probe requests and authentication, and
+# beacons on the virtual clock that generic-fuzz steps).
+AIR = ("-object wlan-air,id=air0 -netdev user,id=net0 "
+       "-object wlan-ap,id=ap0,air=air0,netdev=net0")
+
+
+@dataclasses.dataclass(frozen=True)
+class GenericConfig:
+    """One generic-fuzz config: name, QEMU_FUZZ_ARGS, QEMU_FUZZ_OBJECTS
+    (space-separated globs of QOM type names and memory region names)."""
+    name: str
+    args: str
+    objects: str
+
+    def env(self) -> Dict[str, str]:
+        firmware = " ".join(qemu_build.firmware_args())
+        return {"QEMU_FUZZ_ARGS": f"{firmware} {self.args}",
+                "QEMU_FUZZ_OBJECTS": self.objects}
+
+    def argv(self, binary: pathlib.Path) -> List[str]:
+        return [str(binary), "--fuzz-target=generic-fuzz"]
+
+
+# libFuzzer grows its input length slowly by default (-len_control), but
+# a generic-fuzz write is a 17-byte command: in a share of minutes at a
+# few hundred forks a second the models' registers were barely written.
+# Full-length inputs from the start, capped at 512 bytes (30 s of
+# qemu-bcm43xx, seed 1: cov 760 at 512, 713 at 4096).
+LIBFUZZER_FLAGS = ("-len_control=0", "-max_len=512")
+
+
+# The USB model has no memory region of its own: the fuzzer drives the
+# host controller's registers, and the controller's DMA (descriptors,
+# TDs, TRBs, buffers) reads what the fuzzer puts there, so the model sees
+# every kind of control, bulk IN and bulk OUT transfer.
+CONFIGS: Tuple[GenericConfig, ...] = (
+    GenericConfig("qemu-bcm43xx",
+                  f"-M q35 -nodefaults {AIR} -device bcm43xx,air=air0",
+                  "bcm43xx"),
+    GenericConfig("qemu-rtl8187-xhci",
+                  f"-M q35 -nodefaults {AIR} -device qemu-xhci,id=xhci "
+                  "-device usb-rtl8187,bus=xhci.0,air=air0",
+                  "*xhci* usb-rtl8187"),
+    GenericConfig("qemu-rtl8187-ehci",
+                  f"-M q35 -nodefaults {AIR} -device usb-ehci,id=ehci "
+                  "-device usb-rtl8187,bus=ehci.0,air=air0",
+                  "*ehci* usb-rtl8187"),
+    GenericConfig("qemu-rtl8187-uhci",
+                  f"-M q35 -nodefaults {AIR} -device piix3-usb-uhci,id=uhci "
+                  "-device usb-rtl8187,bus=uhci.0,air=air0",
+                  "*uhci* usb-rtl8187"),
+)
