@@ -1,4 +1,5 @@
-"""Command line: setup, build, run, bench, list, report, compare, test."""
+"""Command line: setup, build, run, bench, list, report, compare, test,
+fuzz."""
 import argparse
 import pathlib
 import sys
@@ -209,6 +210,16 @@ def cmd_soak(args: argparse.Namespace) -> int:
     return 0 if res.ok else 1
 
 
+def cmd_fuzz(args: argparse.Namespace) -> int:
+    from . import fuzz
+    outcomes = fuzz.run(Cache(paths.cache_root()), args.out, args.minutes,
+                        _names(args.target), args.seed)
+    bad = [o.name for o in outcomes if not o.ok]
+    say("fuzz", f"{len(outcomes)} target(s), " + (
+        f"FINDINGS in {', '.join(bad)}" if bad else "no finding"))
+    return 1 if bad else 0
+
+
 def cmd_test(args: argparse.Namespace) -> int:
     from .selftest import run_tests
     # The test command runs every kernel, the slow debug one included.
@@ -316,6 +327,20 @@ def parser() -> argparse.ArgumentParser:
                    default="auto")
     p.add_argument("--out", type=pathlib.Path, default=paths.OUT)
     p.set_defaults(func=cmd_soak)
+
+    p = sub.add_parser("fuzz", help="coverage-guided fuzzing (libFuzzer) "
+                                    "of the host parsers and, in a fuzzing "
+                                    "QEMU, of the device models")
+    p.add_argument("--minutes", type=float, default=10.0,
+                   help="time for all targets, shared equally (default 10)")
+    p.add_argument("--target", action="extend", nargs="+", metavar="T",
+                   help="only these targets (default: every one found)")
+    p.add_argument("--seed", type=int,
+                   help="libFuzzer's -seed for every target (default: "
+                        "random, printed)")
+    p.add_argument("--out", type=pathlib.Path, default=paths.OUT,
+                   help="the fuzz-<stamp>/ folder goes here (default out/)")
+    p.set_defaults(func=cmd_fuzz)
 
     p = sub.add_parser("list", help="kernels, policies, devices, checks")
     p.set_defaults(func=cmd_list)
