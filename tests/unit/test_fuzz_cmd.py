@@ -79,6 +79,20 @@ class ParseTest(unittest.TestCase):
             "==77== ERROR: libFuzzer: deadly signal\n")
         self.assertEqual(len(st.reports), 2)
 
+    def test_model_edges_from_print_coverage(self):
+        tree = "/c/trees/k/src/build/../"
+        st = fuzz.parse_output(
+            f"COVERED_FUNC: hits: 12 edges: 18/115 bcm43xx_mmio_read "
+            f"{tree}hw/ndisbench/bcm43xx.c:513\n"
+            f"UNCOVERED_FUNC: hits: 0 edges: 0/85 bcm43xx_realize "
+            f"{tree}hw/ndisbench/bcm43xx.c:735\n"
+            f"COVERED_FUNC: hits: 2 edges: 5/11 pic_update_irq "
+            f"{tree}hw/intc/i8259.c:108\n"
+            f"COVERED_FUNC: hits: 1 edges: 3/5 wlan_ap_put "
+            f"{tree}hw/ndisbench/wlan-ap.c:222\n")
+        self.assertEqual(st.models, {"bcm43xx.c": [18, 200],
+                                     "wlan-ap.c": [3, 5]})
+
     def test_empty(self):
         st = fuzz.parse_output("")
         self.assertIsNone(st.execs)

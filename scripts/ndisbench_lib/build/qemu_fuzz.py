@@ -66,8 +66,12 @@ class GenericConfig:
 # a generic-fuzz write is a 17-byte command: in a share of minutes at a
 # few hundred forks a second the models' registers were barely written.
 # Full-length inputs from the start, capped at 512 bytes (30 s of
-# qemu-bcm43xx, seed 1: cov 760 at 512, 713 at 4096).
-LIBFUZZER_FLAGS = ("-len_control=0", "-max_len=512")
+# qemu-bcm43xx, seed 1: cov 760 at 512, 713 at 4096). cov: counts every
+# instrumented edge (hw/, net/, slirp/): -print_coverage=1 lists each
+# function's edges at the end, from which fuzz.py counts our models'.
+LIBFUZZER_FLAGS = ("-len_control=0", "-max_len=512", "-print_coverage=1")
+# Where our models' sources are in the tree (hw/ndisbench -> qemu-devices/)
+MODEL_DIR = f"/hw/{qemu_build.SUBDIR}/"
 
 
 # The USB model has no memory region of its own: the fuzzer drives the

@@ -31,7 +31,7 @@ import time
 from typing import Dict, List, Mapping, Optional, Sequence
 
 from .. import paths
-from ..build import hostbuild
+from ..build import hostbuild, qemu_fuzz
 from ..build.cache import Cache
 from ..errors import BenchError
 from ..progress import Step, fmt_secs, say
@@ -64,6 +64,9 @@ CORP_RE = re.compile(r"\bcorp: (\d+)/")
 STAT_RE = re.compile(r"^stat::(\w+):\s*(\d+)\s*$")
 COUNTERS_RE = re.compile(r"^INFO: Loaded \d+ modules?\s+\((\d+) inline "
                          r"8-bit counters\)")
+# -print_coverage=1: one line per instrumented function at the end.
+FUNC_RE = re.compile(r"^(?:UN)?COVERED_FUNC: hits: \d+ edges: (\d+)/(\d+) "
+                     r"\S+ (\S+?):\d+\s*$")
 
 
 @dataclasses.dataclass
@@ -90,6 +93,8 @@ class Stats:
     new_units: Optional[int] = None
     peak_rss_mb: Optional[int] = None
     reports: List[str] = dataclasses.field(default_factory=list)
+    # file of our device models -> [edges covered, edges in all]
+    models: Dict[str, List[int]] = dataclasses.field(default_factory=dict)
     done: bool = False                  # the DONE line: it ran to the end
 
 
@@ -133,6 +138,14 @@ def parse_output(text: str) -> Stats:
         counters = COUNTERS_RE.match(line)
         if counters:
             st.counters = int(counters.group(1))
+            continue
+        func = FUNC_RE.match(line)
+        if func:
+            if qemu_fuzz.MODEL_DIR in func.group(3):
+                name = func.group(3).rsplit("/", 1)[-1]
+                edges = st.models.setdefault(name, [0, 0])
+                edges[0] += int(func.group(1))
+                edges[1] += int(func.group(2))
             continue
         if REPORT_RE.search(line) and len(st.reports) < 20:
             st.reports.append(line.strip()[:300])
@@ -210,7 +223,6 @@ def host_targets(build: pathlib.Path, corpus_root: pathlib.Path = CORPUS
 
 def qemu_targets(binary: pathlib.Path, corpus_root: pathlib.Path = CORPUS
                  ) -> List[Target]:
-    from ..build import qemu_fuzz
     out = []
     for config in qemu_fuzz.CONFIGS:
         corpus = corpus_root / config.name
@@ -222,7 +234,6 @@ def qemu_targets(binary: pathlib.Path, corpus_root: pathlib.Path = CORPUS
 
 
 def qemu_target_names() -> List[str]:
-    from ..build import qemu_fuzz
     return [c.name for c in qemu_fuzz.CONFIGS]
 
 
@@ -364,6 +375,12 @@ def _fmt(value: Optional[int]) -> str:
     return "-" if value is None else f"{value:,}".replace(",", " ")
 
 
+def _edges(pair: Optional[List[int]]) -> str:
+    if not pair or not pair[1]:
+        return "-"
+    return f"{pair[0]} / {pair[1]} ({100 * pair[0] / pair[1]:.0f}%)"
+
+
 def markdown(seed: int, minutes: float, outcomes: Sequence[Outcome]) -> str:
     lines = [f"# ndisbench fuzz, seed {seed}", "",
              f"{minutes:g} minutes in all, replay with `scripts/ndisbench "
@@ -380,6 +397,17 @@ def markdown(seed: int, minutes: float, outcomes: Sequence[Outcome]) -> str:
         lines.append(f"| `{o.name}` | {o.kind} | {o.seconds:.0f} | "
                      f"{_fmt(st.execs)} | {_fmt(st.exec_per_sec)} | {cov} | "
                      f"{_fmt(st.ft)} | {_fmt(st.corpus)} | {o.findings} |")
+    files = sorted({f for o in outcomes for f in o.stats.models})
+    if files:
+        lines += ["", "## Our device models' edges (QEMU targets)", "",
+                  "Edges covered of those instrumented, per source file of "
+                  "`qemu-devices/` (`-print_coverage=1`).", "",
+                  "| target | " + " | ".join(f"`{f}`" for f in files) + " |",
+                  "|---|" + "---|" * len(files)]
+        for o in outcomes:
+            if o.stats.models:
+                lines.append(f"| `{o.name}` | " + " | ".join(
+                    _edges(o.stats.models.get(f)) for f in files) + " |")
     bad = [o for o in outcomes if not o.ok]
     lines += ["", "## Findings", ""]
     if not bad:
@@ -437,8 +465,7 @@ def run(cache: Cache, out: pathlib.Path, minutes: float,
                    timeout=1800)
     targets = [hosts[n] for n in chosen_hosts]
     if any(n not in hosts for n in names):
-        from ..build.qemu_fuzz import build_fuzz_qemu
-        binary = build_fuzz_qemu(cache)
+        binary = qemu_fuzz.build_fuzz_qemu(cache)
         targets += [t for t in qemu_targets(binary) if t.name in names]
     folder = new_fuzz_dir(out)
     secs = shares(minutes * 60, len(targets))
