@@ -3,13 +3,16 @@ output read back (cov, ft, executions, exec/s, reports), the targets
 found in a meson build's introspection (fuzzers only, each with its smoke
 test's corpus and flags), the findings that fail a run, the command
 line."""
+import contextlib
+import io
 import json
 import pathlib
 import shutil
+import sys
 import tempfile
 import unittest
 
-import helpers  # noqa: F401  (import path)
+import helpers
 from ndisbench_lib.build import qemu_fuzz
 from ndisbench_lib.commands import cli, fuzz
 from ndisbench_lib.errors import BenchError
@@ -238,8 +241,43 @@ class ReportTest(unittest.TestCase):
         self.assertIn("--seed 42", text)
         self.assertIn("/q/qemu-fuzz-x86_64 --fuzz-target=generic-fuzz "
                       "qemu-rtl8187-ehci/crash-deadbeef", text)
+        self.assertNotIn("device models' edges", text)
+        bad.stats.models = {"usb-rtl8187.c": [40, 400]}
+        self.assertIn("| `qemu-rtl8187-ehci` | 40 / 400 (10%) |",
+                      fuzz.markdown(42, 10, [good, bad]))
         self.assertTrue(good.ok)
         self.assertFalse(bad.ok)
+
+
+class QemuSeedsTest(unittest.TestCase):
+    """tests/fuzz/corpus/qemu-*/ is what tests/fuzz/mkseeds_qemu.py makes
+    from the register headers now, in generic-fuzz's input format."""
+
+    def test_checked_in_seeds_are_current(self):
+        sys.path.insert(0, str(helpers.REPO / "tests" / "fuzz"))
+        try:
+            import mkseeds_qemu
+        finally:
+            sys.path.pop(0)
+        with tempfile.TemporaryDirectory() as tmp, \
+                contextlib.redirect_stdout(io.StringIO()):
+            mkseeds_qemu.main(["mkseeds_qemu.py", tmp])
+            made = {p.relative_to(tmp).as_posix(): p.read_bytes()
+                    for p in pathlib.Path(tmp).rglob("*") if p.is_file()}
+        kept = {p.relative_to(fuzz.CORPUS).as_posix(): p.read_bytes()
+                for d in ("qemu-bcm43xx", "qemu-rtl8187-uhci")
+                for p in (fuzz.CORPUS / d).iterdir()}
+        self.assertEqual(sorted(made), sorted(kept))
+        for name, data in made.items():
+            self.assertEqual(data, kept[name], f"{name}: stale, rerun "
+                             f"tests/fuzz/mkseeds_qemu.py")
+            for command in data.split(mkseeds_qemu.SEPARATOR):
+                op = command[0] % 10
+                # a write is its opcode and 16 bytes (struct padding kept)
+                if op == mkseeds_qemu.OP_WRITE:
+                    self.assertEqual(len(command), 17, name)
+                elif op == mkseeds_qemu.OP_OUT:
+                    self.assertEqual(len(command), 9, name)
 
 
 class CommandLineTest(unittest.TestCase):
