@@ -249,6 +249,64 @@ class ReportTest(unittest.TestCase):
         self.assertFalse(bad.ok)
 
 
+FAKE = """
+import pathlib, sys
+args = sys.argv[1:]
+prefix = [a for a in args if a.startswith("-artifact_prefix=")][0]
+prefix = pathlib.Path(prefix.split("=", 1)[1])
+corpus = pathlib.Path(args[-1])
+(corpus / "new-unit").write_bytes(b"n")      # libFuzzer adds to it
+print("#5\\tDONE   cov: 7 ft: 9 corp: 2/2b exec/s: 5 rss: 1Mb")
+print("stat::number_of_executed_units: 5")
+"""
+
+
+class RunTargetTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = pathlib.Path(tempfile.mkdtemp(prefix="test-fuzzrun-"))
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+        self.corpus = self.tmp / "corpus"
+        self.corpus.mkdir()
+        (self.corpus / "seed").write_bytes(b"s")
+
+    def run_fake(self, code: str) -> fuzz.Outcome:
+        script = self.tmp / "fake.py"
+        script.write_text(FAKE + code)
+        target = fuzz.Target("fuzz_fake", "host",
+                             [sys.executable, str(script)], ["-dict=x"],
+                             self.corpus, {"FAKE_ENV": "1"})
+        return fuzz.run_target(target, 5, 42, self.tmp / "out" / "fuzz_fake")
+
+    def test_clean_run(self):
+        o = self.run_fake("")
+        self.assertTrue(o.ok, o.problems)
+        self.assertEqual((o.stats.execs, o.stats.cov, o.stats.ft),
+                         (5, 7, 9))
+        self.assertIn("-seed=42", o.command)
+        self.assertIn("-max_total_time=5", o.command)
+        self.assertIn("-print_final_stats=1", o.command)
+        self.assertIn("-dict=x", o.command)
+        # the checked-in corpus is only read: a scratch copy is fuzzed
+        self.assertNotIn(str(self.corpus), o.command)
+        self.assertEqual([p.name for p in self.corpus.iterdir()], ["seed"])
+        self.assertTrue((self.tmp / "out" / "fuzz_fake" / "fuzz.log")
+                        .exists())
+
+    def test_crash_input_kept_in_the_target_folder(self):
+        o = self.run_fake("(prefix / 'crash-abc').write_bytes(b'x')\n"
+                          "sys.exit(1)\n")
+        self.assertEqual(o.problems, ["input crash-abc"])
+        self.assertEqual(o.artifacts, ["crash-abc"])
+        self.assertTrue((self.tmp / "out" / "fuzz_fake" / "crash-abc")
+                        .exists())
+        self.assertEqual(o.exit_code, 1)
+
+    def test_environment_reaches_the_target(self):
+        o = self.run_fake("import os\nsys.exit(0 if os.environ.get("
+                          "'FAKE_ENV') == '1' else 3)\n")
+        self.assertTrue(o.ok, o.problems)
+
+
 class QemuSeedsTest(unittest.TestCase):
     """tests/fuzz/corpus/qemu-*/ is what tests/fuzz/mkseeds_qemu.py makes
     from the register headers now, in generic-fuzz's input format."""

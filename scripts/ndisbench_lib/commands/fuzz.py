@@ -185,6 +185,18 @@ def _is_fuzzer(target: Mapping[str, object]) -> bool:
     return False
 
 
+def _smoke_args(tests: Sequence[Mapping[str, object]], binary: str
+                ) -> List[str]:
+    """What the first test running `binary` (a smoke.py run) passes after
+    it: the corpus folder (or `-`) and the target's flags."""
+    for test in tests:
+        cmd = [str(c) for c in test.get("cmd") or []]
+        for n, arg in enumerate(cmd):
+            if pathlib.Path(arg).name == binary:
+                return cmd[n + 1:]
+    return []
+
+
 def host_targets(build: pathlib.Path, corpus_root: pathlib.Path = CORPUS
                  ) -> List[Target]:
     """The libFuzzer targets of a configured build folder (meson-info),
@@ -201,19 +213,12 @@ def host_targets(build: pathlib.Path, corpus_root: pathlib.Path = CORPUS
         binary = pathlib.Path(str((t.get("filename") or [""])[0]))
         corpus: Optional[pathlib.Path] = None
         flags: List[str] = []
-        for test in tests:
-            cmd = [str(c) for c in test.get("cmd") or []]
-            if not any(pathlib.Path(c).name == binary.name for c in cmd):
-                continue
-            rest = cmd[cmd.index(next(c for c in cmd if pathlib.Path(
-                c).name == binary.name)) + 1:]
-            for arg in rest:
-                if arg.startswith("-"):
-                    if not arg.startswith(RUN_FLAGS):
-                        flags.append(arg)
-                elif corpus is None and arg != "-":
-                    corpus = pathlib.Path(arg)
-            break
+        for arg in _smoke_args(tests, binary.name):
+            if arg.startswith("-"):
+                if not arg.startswith(RUN_FLAGS):
+                    flags.append(arg)
+            elif corpus is None and arg != "-":
+                corpus = pathlib.Path(arg)
         if corpus is None:
             guess = corpus_root / name.removeprefix("fuzz_")
             corpus = guess if guess.is_dir() else None
