@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
 from ..guest.air import ACCESS_POINTS, ROAM_FROM, ROAM_TO
 from ..kernels import Expectations, Policy
 from ..report.ktap import KtapLog, KtapTest
+from ..report.verdict import (ERROR, FAIL, OK_STATES, PASS,  # noqa: F401
+                              TIMEOUT, XFAIL, Verdict)
 
 if TYPE_CHECKING:
     from ..guest.capture import Frame
@@ -75,22 +77,6 @@ IOCTL_EXPECTED = {
 IOCTL_KERNEL_FAULT_RE = re.compile(
     r"(Kernel panic|BUG: |Oops: |general protection fault|WARNING: CPU:|"
     r"Call Trace:)")
-
-PASS, XFAIL, FAIL, ERROR, TIMEOUT = "pass", "xfail", "FAIL", "ERROR", \
-    "TIMEOUT"
-OK_STATES = (PASS, XFAIL)
-
-
-@dataclasses.dataclass(frozen=True)
-class Verdict:
-    status: str             # one of PASS XFAIL FAIL ERROR TIMEOUT
-    summary: str            # one line for the terminal and the matrix
-    details: Sequence[str] = ()
-
-    @property
-    def ok(self) -> bool:
-        return self.status in OK_STATES
-
 
 @dataclasses.dataclass(frozen=True)
 class ExpectedLoad:

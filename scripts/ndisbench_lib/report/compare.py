@@ -20,8 +20,8 @@ from typing import List, Optional, Tuple
 
 from . import html as hr
 from . import report
-from ..checks.judge import OK_STATES, Verdict
 from ..errors import BenchError
+from .verdict import OK_STATES, Verdict, label
 
 KINDS = ("regressed", "new", "fixed", "xfail-state", "changed", "gone")
 Key = Tuple[str, str, str]
@@ -93,7 +93,7 @@ def regressed(found: List[Change]) -> bool:
 
 
 def _word(check: str, verdict: Optional[Verdict]) -> str:
-    return hr.label(check, verdict) if verdict is not None else "-"
+    return label(check, verdict)
 
 
 def text(a: report.RunResult, b: report.RunResult,

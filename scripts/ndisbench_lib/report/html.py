@@ -10,8 +10,8 @@ import pathlib
 import urllib.parse
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from ..checks.judge import ERROR, FAIL, PASS, TIMEOUT, XFAIL, Verdict
-from .verdict import summary_line
+from .verdict import (ERROR, FAIL, PASS, TIMEOUT, XFAIL, Verdict, label,
+                      summary_line)
 
 # Verdict status -> CSS class of its grid cell. Anything else (a future
 # "skip", an unknown word) is grey; a check a cell did not run is "none".
@@ -80,15 +80,6 @@ def status_class(status: Optional[str]) -> str:
     if status is None:
         return NONE_CLASS
     return STATUS_CLASS.get(status, OTHER_CLASS)
-
-
-def label(check: str, verdict: Optional[Verdict]) -> str:
-    """The matrix word (report.label()), '-' for a check that did not run."""
-    if verdict is None:
-        return "-"
-    if verdict.status != XFAIL:
-        return verdict.status
-    return "refused" if check == "driverloader" else "reproduced"
 
 
 def wrapper_of(cell: object) -> str:

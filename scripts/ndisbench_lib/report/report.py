@@ -8,10 +8,9 @@ import platform
 import xml.etree.ElementTree as ET
 from typing import Dict, List, Optional
 
-from ..checks.judge import FAIL, PASS, Verdict
 from ..errors import BenchError
 from . import html
-from .verdict import label, summary_line
+from .verdict import FAIL, PASS, Verdict, label, summary_line
 
 
 @dataclasses.dataclass
