@@ -1,4 +1,4 @@
-"""Two guests on one air (pair.py) and the peer check (checks.judge_peer):
+"""Two guests on one air (pair.py) and the peer check (checks/peer.py):
 a missing reply or a peer that never pinged fails; B's QEMU has no AP and
 no slirp, only a link to A's air; B starts after A's dhcp result."""
 import contextlib
@@ -9,8 +9,9 @@ import sys
 import tempfile
 import unittest
 
-from helpers import agent_log  # noqa: F401  (sets the import path)
-from ndisbench_lib.checks import judge as checks
+from helpers import judge as judge_check
+from ndisbench_lib.guest import machine
+from ndisbench_lib.report.verdict import ERROR, FAIL, PASS
 from ndisbench_lib.report import compare, ktap
 from ndisbench_lib import devices, kernels
 from ndisbench_lib.commands import pair
@@ -45,51 +46,51 @@ def peer_log(peer="10.0.2.16", address="10.0.2.15", received=10,
 
 
 def judge(log, address="10.0.2.15", check="peer"):
-    exp = pair.side_expectations(EXP, pair.Side(
-        "A" if address.endswith(".15") else "B", devices.DEVICES[
-            "rtl8187/native"], [], [], pathlib.Path("/x")))
-    return checks.judge_net(check, exp, log, None, native="rtl8187")
+    """A side's check; address: the lease its plan expects (B: the
+    second)."""
+    return judge_check(check, EXP.policies["2.6.25-rc4"], EXP, log, [], 0,
+                       native="rtl8187", lease=address)
 
 
 class PeerCheckTest(unittest.TestCase):
     def test_both_ways_pass(self):
         verdict = judge(peer_log())
-        self.assertEqual(verdict.status, checks.PASS, verdict)
+        self.assertEqual(verdict.status, PASS, verdict)
         self.assertIn("10/10 replies from 10.0.2.16", verdict.summary)
         self.assertIn("rtt p50 3000 us", verdict.summary)
 
     def test_missing_replies_fail(self):
         verdict = judge(peer_log(received=7))
-        self.assertEqual(verdict.status, checks.FAIL)
+        self.assertEqual(verdict.status, FAIL)
         self.assertIn("echo replies from 10.0.2.16", verdict.summary)
 
     def test_peer_never_answered_fails(self):
         verdict = judge(peer_log(answered=False, error="10.0.2.16 did not "
                                  "answer within 120000 ms"))
-        self.assertEqual(verdict.status, checks.FAIL)
+        self.assertEqual(verdict.status, FAIL)
         self.assertIn("did not answer", verdict.summary)
 
     def test_peer_never_pinged_us_fails(self):
         verdict = judge(peer_log(in_echos=3, error="10.0.2.16 sent 3 echo "
                                  "requests within 120000 ms, not 10"))
-        self.assertEqual(verdict.status, checks.FAIL)
+        self.assertEqual(verdict.status, FAIL)
         self.assertIn("pinged this guest 3 times", verdict.summary)
 
     def test_agent_failure_without_facts_fails(self):
         verdict = judge(peer_log(ok=False))
-        self.assertEqual(verdict.status, checks.FAIL)
+        self.assertEqual(verdict.status, FAIL)
 
     def test_missing_peer_result_is_an_error(self):
         log = ktap.parse("KTAP version 1\n1..2\nok 1 boot\n# ifname: wlan0"
                          "\nok 2 iface wlan0\nok 3 link\n")
-        self.assertEqual(judge(log).status, checks.ERROR)
+        self.assertEqual(judge(log).status, ERROR)
 
     def test_b_expects_the_second_lease(self):
         good = peer_log(peer="10.0.2.15", address="10.0.2.16")
         self.assertEqual(judge(good, "10.0.2.16", "dhcp").status,
-                         checks.PASS)
+                         PASS)
         self.assertEqual(judge(good, "10.0.2.15", "dhcp").status,
-                         checks.FAIL)
+                         FAIL)
 
 
 class PairArgsTest(unittest.TestCase):
@@ -148,15 +149,23 @@ class StartOrderTest(unittest.TestCase):
         shutil.rmtree(self.tmp)
 
     def boot_pair(self, sides):
-        """pair.boot_pair, its progress lines kept out of the test log."""
+        """pair.boot_pair, each side a Python child instead of its cell,
+        the progress lines kept out of the test log."""
+        def run_side(side, on_line, before_boot):
+            before_boot()
+            side.boot = machine.boot(self.scripts[side.name],
+                                     side.cdir / "serial.log", 30,
+                                     on_line=on_line)
+
         with contextlib.redirect_stdout(io.StringIO()):
-            pair.boot_pair(sides, timeout=30)
+            pair.boot_pair(sides, run_side)
 
     def side(self, name, script):
         cdir = self.tmp / name
         cdir.mkdir()
-        return pair.Side(name, devices.DEVICES["rtl8187/native"], [], [],
-                         cdir, [sys.executable, "-c", script])
+        self.scripts = getattr(self, "scripts", {})
+        self.scripts[name] = [sys.executable, "-c", script]
+        return pair.Side(name, "rtl8187/native", cdir)
 
     def test_b_starts_after_a_dhcp_result(self):
         a = self.side("A", "import time; print('ok 1 boot', flush=True); "

@@ -16,7 +16,7 @@ import unittest
 import zlib
 
 import helpers  # noqa: F401  (import path)
-from ndisbench_lib.checks import judge as checks
+from ndisbench_lib.report.verdict import Verdict
 from ndisbench_lib.report import report
 from ndisbench_lib.report import html as htmlreport
 
@@ -28,7 +28,7 @@ CHROMIUM_TIMEOUT = 90
 def sample_run() -> report.RunResult:
     """Every colour of the grid once, a wrapped cell, an unwrapped one, an
     old-style cell and hostile text in summaries, details and names."""
-    v = checks.Verdict
+    v = Verdict
     bcm = report.CellResult(
         "policy-2.6.25-rc1", "2.6.25-rc1", "bcm43xx",
         "cells/policy-2.6.25-rc1__bcm43xx__ndiswrapper", "6.1.192", 5.1, 2.0,

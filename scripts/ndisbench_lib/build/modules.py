@@ -249,6 +249,14 @@ def build_external_module(art: KernelArtifact, src: pathlib.Path,
                               art, src, kdir, tmp, log, cache))
 
 
+def build_named_module(art: KernelArtifact, name: str, cache: Cache
+                       ) -> BuiltModule:
+    """A module a check loads besides the test modules, by name."""
+    if name == PLANT_MODULE:
+        return build_plant_module(art, cache)
+    raise BenchError(f"no recipe for a module named {name}")
+
+
 def check_gpl_imports(mod: BuiltModule, expected: List[str],
                       art: KernelArtifact) -> None:
     """The expectation table must name exactly the GPL-only imports."""

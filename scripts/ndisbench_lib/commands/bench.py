@@ -21,13 +21,14 @@ import time
 from typing import Dict, List, Optional, Sequence
 
 from .. import devices, paths
-from ..report import ktap, report
-from . import runner
 from ..build.cache import Cache
-from ..checks.judge import DEFAULT_CHECKS, PASS
+from ..checks import registry
 from ..errors import BenchError
 from ..kernels import Expectations, Kernel
 from ..progress import fmt_secs, say
+from ..report import ktap, report
+from ..report.verdict import PASS
+from . import runner
 
 DEVICES = ("e1000", "bcm43xx/ndiswrapper", "rtl8187/ndiswrapper",
            "rtl8187/native")
@@ -184,11 +185,6 @@ def markdown(res: BenchResult) -> str:
     return "\n".join(out) + "\n"
 
 
-def bench_expectations(exp: Expectations) -> Expectations:
-    return dataclasses.replace(exp, network={**exp.network,
-                                             "tcp_bytes": TCP_BYTES})
-
-
 # The edit-cycle target: what a wrapper developer reruns after a change.
 EDIT_DEVICE = "bcm43xx/ndiswrapper"
 EDIT_FILE = "driver/ndis.c"
@@ -200,10 +196,11 @@ def _timed_cell(kernel: Kernel, exp: Expectations, cache: Cache,
     """One cell of EDIT_DEVICE built from src: wall time, and the part of
     it before the guest started (the builds)."""
     dev = devices.DEVICES[EDIT_DEVICE]
-    checks = [c for c in DEFAULT_CHECKS if c in dev.checks]
+    checks = registry.for_device(dev, registry.default_names())
     start = time.monotonic()
-    result = runner.run(runner.Matrix([kernel], [dev], checks, exp, src),
-                        cache, out, 1, timeout, accel)
+    result = runner.run(runner.Matrix([kernel], [dev], checks, exp, src,
+                                      TCP_BYTES), cache, out, 1, timeout,
+                        accel)
     wall = time.monotonic() - start
     res.runs.append(result.run_id)
     cell = result.cells[0]
@@ -258,7 +255,6 @@ def run(kernel: Kernel, exp: Expectations, cache: Cache, out: pathlib.Path,
     if rounds < 1:
         raise BenchError(f"--rounds {rounds}: at least 1")
     targets = [devices.DEVICES[n] for n in device_names]
-    exp = bench_expectations(exp)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     res = BenchResult(f"bench-{stamp}", kernel.name, rounds,
                       load=[os.getloadavg()[0]])
@@ -266,7 +262,8 @@ def run(kernel: Kernel, exp: Expectations, cache: Cache, out: pathlib.Path,
         order = targets if n % 2 == 0 else targets[::-1]
         say("bench", f"round {n + 1}/{rounds}: "
                      + ", ".join(d.label for d in order))
-        result = runner.run(runner.Matrix([kernel], order, CHECKS, exp),
+        result = runner.run(runner.Matrix([kernel], order, CHECKS, exp,
+                                          tcp_bytes=TCP_BYTES),
                             cache, out, 1, timeout, accel)
         res.accel = result.accel
         res.runs.append(result.run_id)

@@ -4,14 +4,16 @@ import pathlib
 import sys
 from typing import List, Optional, Tuple
 
-from ..checks import judge as chk
 from .. import devices, kernels, paths
 from ..build import modules
-from ..report import report
-from . import runner
 from ..build.cache import Cache
+from ..checks import registry
+from ..checks.modload import LOAD_ORDER
 from ..errors import BenchError
 from ..progress import say
+from ..report import report
+from . import runner
+from .cell import prepare
 
 
 def _names(values: Optional[List[str]]) -> Optional[List[str]]:
@@ -22,12 +24,7 @@ def _names(values: Optional[List[str]]) -> Optional[List[str]]:
 
 
 def _checks(values: Optional[List[str]]) -> List[str]:
-    names = _names(values) or list(chk.DEFAULT_CHECKS)
-    bad = [n for n in names if n not in chk.CHECKS]
-    if bad:
-        raise BenchError(f"unknown check(s) {', '.join(bad)} (known: "
-                         f"{', '.join(chk.CHECKS)})")
-    return [c for c in chk.CHECKS if c in names]
+    return registry.select(_names(values) or registry.default_names())
 
 
 def cmd_setup(args: argparse.Namespace) -> int:
@@ -62,7 +59,7 @@ def cmd_build(args: argparse.Namespace) -> int:
                 say("build", f"ERROR: {exc}")
                 failed += 1
             continue
-        prep = runner.prepare(kernel, cache, exp, chk.LOAD_ORDER)
+        prep = prepare(kernel, cache, exp, LOAD_ORDER)
         failed += bool(prep.error)
     say("build", f"done, cache {cache.root}" if not failed else
         f"{failed} kernel(s) failed")
@@ -126,8 +123,11 @@ def cmd_list(args: argparse.Namespace) -> int:
     for d in devices.TARGETS:
         note = "" if d.default else " (only with --device)"
         print(f"  {d.label:20} {d.description}{note}")
-    print("checks: " + ", ".join(chk.DEFAULT_CHECKS) + " (and for "
-          "`bench`: " + ", ".join(chk.BENCH_CHECKS) + ")")
+    print("checks (scripts/ndisbench_lib/checks/):")
+    for c in registry.all_checks():
+        note = ("" if c.default else " (only with --check)" if c.selectable
+                else " (pair only)")
+        print(f"  {c.name:12} {c.doc}{note}")
     print(f"cache: {cache.root}")
     return 0
 
@@ -172,7 +172,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise BenchError(f"unknown device(s) {', '.join(bad)} for bench "
                          f"(known: {', '.join(bench.DEVICES)})")
     default = runner.Matrix(kernels.load_kernels(args.kernels_toml, exp),
-                            devices.select(None), list(chk.DEFAULT_CHECKS),
+                            devices.select(None), registry.default_names(),
                             exp)
     res = bench.run(kernel, exp, Cache(paths.cache_root()), args.out,
                     args.rounds, args.timeout, args.accel, names,
