@@ -4,10 +4,12 @@ Every problem with an entry is reported as one BenchError line that names
 the file, the entry and the bad field.
 """
 import dataclasses
+import functools
 import pathlib
 import re
 import tomllib
-from typing import Dict, List, Optional, Tuple
+import types
+from typing import List, Mapping, Optional, Tuple
 
 from . import paths
 from .errors import BenchError
@@ -28,7 +30,7 @@ class Policy:
     name: str
     commit: str
     history: str
-    modes: Dict[str, str]   # module role ("ndiswrapper", ...) -> mode
+    modes: Mapping[str, str]    # module role ("ndiswrapper", ...) -> mode
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,31 +58,24 @@ class Kernel:
 
 @dataclasses.dataclass(frozen=True)
 class Expectations:
-    policies: Dict[str, Policy]
-    gpl_only_imports: List[str]
-    module_names: Dict[str, str]    # role -> module name
-    messages: Dict[str, str]
-    taint_bits: Dict[str, int]
-    network: Dict[str, object]
-    broken: Dict[str, str]          # fixtures/broken name -> kmsg regex
+    """tests/e2e/expectations.toml, read once (load_expectations) and
+    read-only: its mappings cannot be changed, and nothing replaces it
+    with a modified copy; what a command varies is a field of its cell
+    plans (commands/cell.py)."""
+    policies: Mapping[str, Policy]
+    gpl_only_imports: Tuple[str, ...]
+    module_names: Mapping[str, str]     # role -> module name
+    messages: Mapping[str, str]
+    taint_bits: Mapping[str, int]
+    network: Mapping[str, object]
+    broken: Mapping[str, str]           # fixtures/broken name -> kmsg regex
     leak_message: str
     # More GPL-only imports where a kernel option is set: debug options
     # turn inline helpers into calls (lockdep: mutex_lock_nested, ...).
-    gpl_only_imports_if: Dict[str, List[str]] = dataclasses.field(
-        default_factory=dict)
-    # Per role, the GPL-only imports of the module actually built (set per
-    # kernel by the runner; a wrapper tree of --wrapper-src has its own).
-    role_gpl_imports: Dict[str, List[str]] = dataclasses.field(
-        default_factory=dict)
-    # The wrapper speaks our loader ABI (wrapper/include/loader_abi.h), so
-    # each malformed ioctl has a known errno; a --wrapper-src tree only has
-    # to survive them (set by the runner).
-    own_loader_abi: bool = True
+    gpl_only_imports_if: Mapping[str, Tuple[str, ...]] = \
+        dataclasses.field(default_factory=lambda: types.MappingProxyType({}))
 
-    def gpl_imports(self, role: str) -> List[str]:
-        return self.role_gpl_imports.get(role, self.gpl_only_imports)
-
-    def gpl_imports_for(self, config: Dict[str, str]) -> List[str]:
+    def gpl_imports_for(self, config: Mapping[str, str]) -> List[str]:
         """The table's GPL-only imports on a kernel with this .config."""
         extra = [sym for option, syms in self.gpl_only_imports_if.items()
                  if config.get(option) == "y" for sym in syms]
@@ -97,9 +92,11 @@ def _load_toml(path: pathlib.Path) -> dict:
         raise BenchError(f"{path}: not valid TOML: {exc}") from exc
 
 
+@functools.lru_cache(maxsize=None)
 def load_expectations(path: pathlib.Path = paths.EXPECTATIONS_TOML
                       ) -> Expectations:
     data = _load_toml(path)
+    frozen = types.MappingProxyType
     try:
         module = data["module"]
         roles = {r: module[r] for r in ("ndiswrapper", "driverloader",
@@ -112,14 +109,17 @@ def load_expectations(path: pathlib.Path = paths.EXPECTATIONS_TOML
                     raise BenchError(f"{path}: policy '{name}': {role} = "
                                      f"'{mode}' is not one of {MODES}")
             policies[name] = Policy(name, body["commit"], body["history"],
-                                    modes)
-        return Expectations(policies, list(module["gpl_only_imports"]),
-                            roles, dict(data["messages"]),
-                            {k: int(v) for k, v in data["taint"].items()},
-                            dict(data["network"]), dict(data["broken"]),
+                                    frozen(modes))
+        return Expectations(frozen(policies),
+                            tuple(module["gpl_only_imports"]),
+                            frozen(roles), frozen(dict(data["messages"])),
+                            frozen({k: int(v)
+                                    for k, v in data["taint"].items()}),
+                            frozen(dict(data["network"])),
+                            frozen(dict(data["broken"])),
                             data["unload"]["leak"],
-                            {k: list(v) for k, v in module.get(
-                                "gpl_only_imports_if", {}).items()})
+                            frozen({k: tuple(v) for k, v in module.get(
+                                "gpl_only_imports_if", {}).items()}))
     except KeyError as exc:
         raise BenchError(f"{path}: missing key {exc}") from exc
 

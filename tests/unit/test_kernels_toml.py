@@ -1,5 +1,6 @@
 """guest/kernels.toml loading: the real matrix loads, bad entries give one
 error line naming the entry and the field."""
+import dataclasses
 import pathlib
 import tempfile
 import unittest
@@ -171,3 +172,30 @@ if __name__ == "__main__":
     unittest.main()
 
 
+
+
+class ExpectationTableTest(unittest.TestCase):
+    """tests/e2e/expectations.toml is read once and cannot be changed:
+    what a command varies is a field of its cell plans."""
+
+    def test_read_once(self):
+        self.assertIs(kernels.load_expectations(),
+                      kernels.load_expectations())
+
+    def test_read_only(self):
+        exp = kernels.load_expectations()
+        for table in (exp.network, exp.messages, exp.taint_bits, exp.broken,
+                      exp.module_names, exp.policies,
+                      exp.policies["2.6.25-rc1"].modes,
+                      exp.gpl_only_imports_if):
+            with self.assertRaises(TypeError):
+                table["x"] = "y"      # type: ignore[index]
+        with self.assertRaises(AttributeError):
+            exp.gpl_only_imports.append("x")  # type: ignore[attr-defined]
+        with self.assertRaises(dataclasses.FrozenInstanceError):
+            exp.leak_message = "x"    # type: ignore[misc]
+
+    def test_no_per_command_fields(self):
+        """The runner's old overrides are plan fields now."""
+        names = {f.name for f in dataclasses.fields(kernels.Expectations)}
+        self.assertFalse(names & {"role_gpl_imports", "own_loader_abi"})
