@@ -9,10 +9,10 @@ from typing import Dict, List, Optional
 
 from .. import devices
 from ..report.ktap import KtapTest
-from ..report.verdict import FAIL, Verdict
+from ..report.verdict import Verdict
 from .check import CellFacts, Check
-from .facts import (behind_refusal, compare, iface_problem,
-                    iw_connect_problem, link_bss, not_booted, verdict)
+from .facts import (compare, iface_first, iw_connect_problem, link_bss,
+                    verdict)
 
 
 def wext_problem(test: KtapTest, config: Dict[str, str], ssid: str,
@@ -36,12 +36,9 @@ def wext_problem(test: KtapTest, config: Dict[str, str], ssid: str,
 
 
 def judge(facts: CellFacts) -> Verdict:
-    first = behind_refusal(facts) or not_booted(facts.log)
+    first = iface_first(facts, need_link=True)
     if first:
         return first
-    problem = iface_problem(facts.log, need_link=True)
-    if problem:
-        return Verdict(FAIL, problem)
     net, iw_ssid, config = facts.exp.network, facts.iw_ssid, facts.config
     link = facts.log.test("link")
     assert link is not None

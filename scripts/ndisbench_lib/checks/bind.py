@@ -7,10 +7,9 @@ from typing import List
 
 from .. import devices
 from ..report.ktap import KtapTest
-from ..report.verdict import FAIL, PASS, Verdict
+from ..report.verdict import PASS, Verdict
 from .check import CellFacts, Check
-from .facts import (behind_refusal, compare, iface_problem, iface_test,
-                    not_booted, to_int, verdict)
+from .facts import compare, iface_first, iface_test, to_int, verdict
 
 
 def judge_native(facts: CellFacts, iface: KtapTest) -> Verdict:
@@ -25,12 +24,9 @@ def judge_native(facts: CellFacts, iface: KtapTest) -> Verdict:
 
 
 def judge(facts: CellFacts) -> Verdict:
-    first = behind_refusal(facts) or not_booted(facts.log)
+    first = iface_first(facts, need_link=False)
     if first:
         return first
-    problem = iface_problem(facts.log, need_link=False)
-    if problem:
-        return Verdict(FAIL, problem)
     iface = iface_test(facts.log)
     assert iface is not None
     if facts.native:

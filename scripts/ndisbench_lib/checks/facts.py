@@ -84,15 +84,22 @@ def behind_refusal(facts: CellFacts) -> Optional[Verdict]:
     return None
 
 
-def net_test(facts: CellFacts, name: str) -> Union[KtapTest, Verdict]:
-    """A network check's agent test, or the verdict that comes first:
-    not reached, not booted, no interface or link, no result."""
+def iface_first(facts: CellFacts, need_link: bool) -> Optional[Verdict]:
+    """The verdict before a check of the interface's own: not reached, not
+    booted, no interface (or, need_link, no link)."""
     first = behind_refusal(facts) or not_booted(facts.log)
     if first:
         return first
-    problem = iface_problem(facts.log)
-    if problem:
-        return Verdict(FAIL, problem)
+    problem = iface_problem(facts.log, need_link=need_link)
+    return Verdict(FAIL, problem) if problem else None
+
+
+def net_test(facts: CellFacts, name: str) -> Union[KtapTest, Verdict]:
+    """A network check's agent test, or the verdict that comes first:
+    not reached, not booted, no interface or link, no result."""
+    first = iface_first(facts, need_link=True)
+    if first:
+        return first
     test = facts.log.test(name)
     if test is None:
         return Verdict(ERROR, f"agent printed no {name} result")

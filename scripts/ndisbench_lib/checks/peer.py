@@ -3,7 +3,6 @@ answered every echo, and it pinged this guest at least as often (Icmp
 InEchos since boot: only the peer sends echo requests to a guest)."""
 from typing import List, Sequence
 
-from ..report.ktap import KtapTest
 from ..report.verdict import Verdict
 from .check import CellFacts, Check, GuestContext
 from .facts import compare, net_test, to_int, verdict
@@ -17,7 +16,11 @@ def params(ctx: GuestContext) -> Sequence[str]:
     return [f"ndisbench.peer={ctx.peer}:{PEER_PINGS}"]
 
 
-def judge_peer(test: KtapTest, count: int = PEER_PINGS) -> Verdict:
+def judge(facts: CellFacts) -> Verdict:
+    test = net_test(facts, "peer")
+    if isinstance(test, Verdict):
+        return test
+    count = PEER_PINGS
     problems: List[str] = []
     peer = test.fact("peer")
     if test.fact("peer_answered_ms") is None:
@@ -37,13 +40,6 @@ def judge_peer(test: KtapTest, count: int = PEER_PINGS) -> Verdict:
                              f"{peer}, rtt p50 {test.fact('rtt_p50_us')} us "
                              f"p99 {test.fact('rtt_p99_us')} us; it pinged "
                              f"us {test.fact('in_echos')} times")
-
-
-def judge(facts: CellFacts) -> Verdict:
-    test = net_test(facts, "peer")
-    if isinstance(test, Verdict):
-        return test
-    return judge_peer(test)
 
 
 # No row of the matrix: pair.py adds it to both sides' plans.

@@ -2,10 +2,9 @@
 64-byte datagrams to the host's sink for the table's udp_ms; some must
 arrive, never more than were sent. The rate is the bench's figure, not a
 pass mark."""
-from typing import Optional, Sequence
+from typing import Sequence
 
 from .. import devices
-from ..report.ktap import KtapTest
 from ..report.verdict import FAIL, PASS, Verdict
 from .check import DATAGRAMS, CellFacts, Check, GuestContext
 from .facts import net_test, to_int
@@ -17,7 +16,11 @@ def params(ctx: GuestContext) -> Sequence[str]:
     return [f"ndisbench.udp={ctx.port}:{ctx.exp.network['udp_ms']}"]
 
 
-def judge_udp(test: KtapTest, arrived: Optional[int]) -> Verdict:
+def judge(facts: CellFacts) -> Verdict:
+    test = net_test(facts, "udp")
+    if isinstance(test, Verdict):
+        return test
+    arrived = facts.sinks.get("udp")
     sent = to_int(test.fact("udp_sent"))
     seconds = float(test.fact("seconds") or 0)
     if not test.ok or not sent or not seconds:
@@ -27,13 +30,6 @@ def judge_udp(test: KtapTest, arrived: Optional[int]) -> Verdict:
     return Verdict(PASS, f"{arrived / seconds:.0f} datagrams/s arrived "
                          f"({arrived}/{sent}, {test.fact('udp_payload')} "
                          f"bytes each, {seconds:.1f} s)")
-
-
-def judge(facts: CellFacts) -> Verdict:
-    test = net_test(facts, "udp")
-    if isinstance(test, Verdict):
-        return test
-    return judge_udp(test, facts.sinks.get("udp"))
 
 
 CHECK = Check(
