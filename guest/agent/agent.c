@@ -32,8 +32,7 @@
 #define SHELL_PATH      "/bin/sh"
 /* A kmsg record (at most 16 KiB) fully escaped, plus the fact's prefix. */
 #define OUT_LINE_MAX    (4 * 16384 + 64)
-/* More than all the families' rows together. */
-#define TABLE_MAX       64
+#define TABLE_MAX       AGENT_TABLE_MAX
 
 /* ---- pure helpers: no I/O, no global state ---- */
 
@@ -210,7 +209,8 @@ static size_t agent_table(const struct agent_test *const **out)
     return n;
 }
 
-static const struct agent_test *row_of_param(const char *param)
+/* The table index of a parameter's row, or -1. */
+static int row_of_param(const char *param)
 {
     const struct agent_test *const *table;
     size_t n = agent_table(&table);
@@ -218,24 +218,44 @@ static const struct agent_test *row_of_param(const char *param)
 
     for (i = 0; i < n; i++)
         if (table[i]->param != NULL && strcmp(table[i]->param, param) == 0)
-            return table[i];
-    return NULL;
+            return (int)i;
+    return -1;
+}
+
+bool agent_param(const struct agent_opts *opts, const char *param,
+                 const char **value)
+{
+    int row = row_of_param(param);
+
+    if (row < 0 || !opts->given[row])
+        return false;
+    if (value)
+        *value = opts->values[row];
+    return true;
 }
 
 int parse_cmdline(char *cmdline, struct agent_opts *opts)
 {
+    const struct agent_test *const *table;
     char *cursor = cmdline;
     char *word;
 
+    agent_table(&table);
     memset(opts, 0, sizeof(*opts));
     while ((word = cmdline_next(&cursor)) != NULL) {
         char *value = strchr(word, '=');
         const struct agent_test *row;
+        int index;
 
         if (value != NULL)
             *value++ = '\0';
-        row = row_of_param(word);
-        if (row == NULL || row->parse == NULL || row->parse(value, opts) == 0)
+        index = row_of_param(word);
+        if (index < 0)
+            continue;
+        row = table[index];
+        opts->given[index] = true;
+        opts->values[index] = value;
+        if (row->parse == NULL || row->parse(value, opts) == 0)
             continue;
         if (errno == ENOMEM)
             return -1;

@@ -17,6 +17,8 @@
 #include <sys/types.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+/* More than all the families' rows together. */
+#define AGENT_TABLE_MAX 64
 #define KMSG_PATH "/dev/kmsg"
 /* How long a link may take to come up (or go); scaled by net_slow(). */
 #define NET_CARRIER_WAIT_MS 60000
@@ -62,6 +64,9 @@ struct agent_opts {
     struct net_opts net;
     struct soak_opts soak;
     const char *bad_param;      /* the first parameter that did not parse */
+    /* Every table parameter's last value, by row (agent_param()). */
+    char *values[AGENT_TABLE_MAX];
+    bool given[AGENT_TABLE_MAX];
 };
 
 /* What went wrong before the first test; reported by the boot test. */
@@ -118,6 +123,14 @@ bool parse_bool(const char *value);
 int parse_cmdline(char *cmdline, struct agent_opts *opts);
 /* How many KTAP results the rows print for these options (the plan). */
 int planned_tests(const struct agent_opts *opts);
+/*
+ * Whether a table parameter was given, and its last value (NULL: none, or
+ * no "="). A row whose value is one number or word needs no field of its
+ * own: its parser only checks the value, its planned() and run() read it
+ * here.
+ */
+bool agent_param(const struct agent_opts *opts, const char *param,
+                 const char **value);
 /* A value that did not parse: -1 with errno EINVAL. */
 int bad_value(void);
 

@@ -170,6 +170,25 @@ static void plan_depends_on_what_runs(void)
     CHECK(planned_tests(&o) == 2 + 1 + 3 + 1);
 }
 
+/* Each table parameter's last raw value, for rows with no field of their
+ * own. */
+static void raw_values(void)
+{
+    struct agent_opts o;
+    const char *v = "unset";
+
+    CHECK(parse("ndisbench.ping=3 ndisbench.shell ndisbench.ping=7 "
+                "ndisbench.nosuch=1", &o) == 0);
+    CHECK(agent_param(&o, "ndisbench.ping", &v));
+    CHECK_STR(v, "7");
+    CHECK(agent_param(&o, "ndisbench.shell", &v));
+    CHECK(v == NULL);
+    CHECK(!agent_param(&o, "ndisbench.tcp", &v));
+    CHECK(!agent_param(&o, "ndisbench.nosuch", NULL));
+    CHECK(parse("", &o) == 0);
+    CHECK(!agent_param(&o, "ndisbench.ping", NULL));
+}
+
 /* One row per parameter and per test; the order is the run order. */
 static void table_is_consistent(void)
 {
@@ -206,6 +225,7 @@ int main(void)
     TEST(bools);
     TEST(bad_values);
     TEST(plan_depends_on_what_runs);
+    TEST(raw_values);
     TEST(table_is_consistent);
     return tap_done();
 }
