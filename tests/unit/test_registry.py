@@ -10,14 +10,22 @@ from ndisbench_lib.checks import registry
 from ndisbench_lib.checks.check import GuestContext
 
 EXP = kernels.load_expectations()
-# A row of the agent's table: { order, "name", "ndisbench.param", ...
-AGENT_ROW_RE = re.compile(r'\{\s*(\d+),\s*"([\w-]+)",\s*(?:"([\w.]+)"|NULL)')
+# A row of the agent's table: { order, "name", "ndisbench.param" (or a
+# macro of it, or NULL), ...
+AGENT_ROW_RE = re.compile(r'\{\s*(\d+),\s*"([\w-]+)",\s*("[\w.]+"|\w+)')
+DEFINE_RE = re.compile(r'^#define\s+(\w+)\s+("[\w.]+")', re.M)
 
 
 def agent_rows():
+    """(order, name, parameter or "") of every row in guest/agent/*.c."""
     rows = []
     for path in sorted((REPO / "guest" / "agent").glob("*.c")):
-        rows += AGENT_ROW_RE.findall(path.read_text())
+        text = path.read_text()
+        macros = dict(DEFINE_RE.findall(text))
+        for order, name, param in AGENT_ROW_RE.findall(text):
+            param = macros.get(param, param)
+            rows.append((order, name,
+                         param.strip('"') if param != "NULL" else ""))
     return rows
 
 
@@ -29,10 +37,13 @@ class RegistryTest(unittest.TestCase):
         self.assertEqual(modules, set(registry.by_name()))
 
     def test_matrix_order_and_defaults(self):
-        self.assertEqual(registry.names(), [
-            "load", "taint", "driverloader", "control", "broken", "install",
-            "bind", "scan", "associate", "dhcp", "ping", "tcp", "udp",
-            "capture", "hotplug", "roam", "unload", "planted"])
+        """The matrix columns keep their order (a new check goes where its
+        `order` puts it)."""
+        known = ["load", "taint", "driverloader", "control", "broken",
+                 "install", "bind", "scan", "associate", "dhcp", "ping",
+                 "tcp", "udp", "capture", "hotplug", "roam", "unload",
+                 "planted"]
+        self.assertEqual([n for n in registry.names() if n in known], known)
         self.assertNotIn("udp", registry.default_names())
         self.assertNotIn("peer", registry.names())      # pair only
 
