@@ -640,6 +640,134 @@ static bool test_udp(const struct net_opts *opts, int number)
     return sent > 0;
 }
 
+/* ---- a smaller MTU ---- */
+
+#define MTU_PARAM          "ndisbench.mtu"
+#define MTU_PINGS          3        /* echoes of the full new size */
+#define IP_HEADER          20       /* IPv4 without options */
+
+static int mtu_of(const char *ifname)
+{
+    char *text = read_attr(ifname, "mtu");
+    int mtu = text ? atoi(text) : -1;
+
+    free(text);
+    return mtu;
+}
+
+/* 0 or -errno of SIOCSIFMTU. */
+static int set_mtu(const char *ifname, int mtu)
+{
+    struct ifreq ifr;
+
+    ifreq_init(&ifr, ifname);
+    ifr.ifr_mtu = mtu;
+    return if_ioctl(SIOCSIFMTU, &ifr);
+}
+
+/*
+ * A driver may reset its link to change the MTU (e1000 does): the time
+ * until the carrier is back, in ms, or -1.
+ */
+static long long wait_carrier(const char *ifname)
+{
+    long long start = monotonic_us();
+
+    while (!carrier_up(ifname)) {
+        if (monotonic_us() - start > SLOW(NET_CARRIER_WAIT_MS) * 1000LL)
+            return -1;
+        usleep(20000);
+    }
+    return (monotonic_us() - start) / 1000;
+}
+
+/*
+ * One echo request that makes an IPv4 packet of exactly `bytes` (the
+ * ICMP header is part of what a raw socket sends) on a socket with DF
+ * set: 0 and *rtt (the reply's, us; -1: none), or the errno of sendto()
+ * (EMSGSIZE: the stack would have to fragment).
+ */
+static int df_echo(int fd, const struct sockaddr_in *dst, uint16_t id,
+                   uint16_t seq, unsigned int bytes, long long *rtt)
+{
+    static uint8_t pkt[1500 + 1];
+    struct icmphdr *icmp = (struct icmphdr *)pkt;
+    size_t len = bytes - IP_HEADER;
+    long long sent;
+
+    memset(pkt, 0xa5, len);
+    icmp->type = ICMP_ECHO;
+    icmp->code = 0;
+    icmp->un.echo.id = htons(id);
+    icmp->un.echo.sequence = htons(seq);
+    icmp->checksum = 0;
+    icmp->checksum = icmp_checksum(pkt, len);
+    sent = monotonic_us();
+    *rtt = -1;
+    if (sendto(fd, pkt, len, 0, (const struct sockaddr *)dst,
+               sizeof(*dst)) < 0)
+        return errno;
+    *rtt = ping_wait(fd, id, seq, sent);
+    return 0;
+}
+
+/*
+ * The interface takes a smaller MTU (the driver's netdev must accept the
+ * change), echoes of exactly that size with DF set cross it and are
+ * answered, one byte more is refused by the stack before it reaches the
+ * driver; then the MTU it had is put back for the tests after this one.
+ */
+static bool test_mtu(const struct net_opts *opts, unsigned int mtu,
+                     int number)
+{
+    struct sockaddr_in dst = { .sin_family = AF_INET };
+    uint16_t id = (uint16_t)(getpid() + 3);
+    int before = mtu_of(opts->ifname), pmtu = IP_PMTUDISC_DO;
+    int err, over = -1, fd;
+    unsigned int i, received = 0;
+    long long rtt, carrier, back = -1;
+    bool ok;
+
+    say("# mtu_before: %d", before);
+    err = set_mtu(opts->ifname, (int)mtu);
+    say("# mtu_set_errno: %d", -err);
+    say("# mtu: %d", mtu_of(opts->ifname));
+    carrier = wait_carrier(opts->ifname);
+    say("# mtu_carrier_ms: %lld", carrier);
+    ping_settle();
+    inet_pton(AF_INET, GATEWAY, &dst.sin_addr);
+    fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP);
+    if (fd < 0 || setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu,
+                             sizeof(pmtu)) < 0) {
+        say("# error: raw socket with DF: %s", strerror(errno));
+    } else {
+        say("# df_ping_bytes: %u", mtu);
+        for (i = 1; i <= MTU_PINGS; i++) {
+            if (df_echo(fd, &dst, id, (uint16_t)i, mtu, &rtt) == 0 &&
+                rtt >= 0)
+                received++;
+            usleep(PING_INTERVAL_MS * 1000);
+        }
+        say("# df_transmitted: %u", MTU_PINGS);
+        say("# df_received: %u", received);
+        over = df_echo(fd, &dst, id, MTU_PINGS + 1, mtu + 1, &rtt);
+        say("# df_over_errno: %s", errno_name(over));
+    }
+    if (fd >= 0)
+        close(fd);
+    if (before > 0 && set_mtu(opts->ifname, before) != 0)
+        say("# error: MTU %d not put back: %s", before, strerror(errno));
+    say("# mtu_restored: %d", mtu_of(opts->ifname));
+    if (before > 0) {
+        back = wait_carrier(opts->ifname);
+        say("# restored_carrier_ms: %lld", back);
+    }
+    ok = err == 0 && carrier >= 0 && received == MTU_PINGS &&
+         over == EMSGSIZE && mtu_of(opts->ifname) == before && back >= 0;
+    say_result(ok, number, "mtu");
+    return ok;
+}
+
 /* ---- hot-unplug and replug in the middle of traffic ---- */
 
 /* A child that streams to the host's sink until it is killed. */
@@ -999,6 +1127,33 @@ static void run_peer(struct agent_opts *opts, struct agent_state *state)
         test_peer(&opts->net, state->number++);
 }
 
+/* ndisbench.mtu=<bytes>, 68 to 1500 (what ether_setup() allows). */
+static int parse_mtu(char *value, struct agent_opts *opts)
+{
+    unsigned int mtu;
+
+    (void)opts;
+    if (!net_parse_count(value, &mtu) || mtu < 68 || mtu > 1500)
+        return bad_value();
+    return 0;
+}
+
+static int planned_mtu(const struct agent_opts *opts)
+{
+    return opts->net.ifname != NULL && agent_param(opts, MTU_PARAM, NULL);
+}
+
+static void run_mtu(struct agent_opts *opts, struct agent_state *state)
+{
+    const char *value = NULL;
+    unsigned int mtu = 0;
+
+    agent_param(opts, MTU_PARAM, &value);
+    net_parse_count(value, &mtu);
+    if (!no_iface(state, "mtu"))
+        test_mtu(&opts->net, mtu, state->number++);
+}
+
 static int parse_hotplug(char *value, struct agent_opts *opts)
 {
     return net_parse_port(value, &opts->net.hotplug_port) ? 0 : bad_value();
@@ -1023,6 +1178,7 @@ const struct agent_test net_tests[] = {
       run_link },
     { 70, "dhcp", NULL, NULL, planned_with_iface, run_dhcp },
     { 80, "ping", "ndisbench.ping", parse_ping, planned_ping, run_ping },
+    { 85, "mtu", MTU_PARAM, parse_mtu, planned_mtu, run_mtu },
     { 90, "tcp", "ndisbench.tcp", parse_tcp, planned_tcp, run_tcp },
     { 100, "udp", "ndisbench.udp", parse_udp, planned_udp, run_udp },
     { 110, "peer", "ndisbench.peer", parse_peer, planned_peer, run_peer },

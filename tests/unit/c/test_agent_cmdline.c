@@ -170,6 +170,28 @@ static void plan_depends_on_what_runs(void)
     CHECK(planned_tests(&o) == 2 + 1 + 3 + 1);
 }
 
+/* ndisbench.mtu=<bytes>: a network test, 68 to 1500 (ether_setup's
+ * range). */
+static void mtu_param(void)
+{
+    static const char *const bad[] = {
+        "ndisbench.mtu=0", "ndisbench.mtu=67", "ndisbench.mtu=1501",
+        "ndisbench.mtu=x", "ndisbench.mtu=", "ndisbench.mtu",
+    };
+    struct agent_opts o;
+    size_t i;
+
+    CHECK(parse("ndisbench.net=eth0 ndisbench.mtu=1280", &o) == 0);
+    CHECK(o.bad_param == NULL);
+    CHECK(planned_tests(&o) == 2 + 3 + 1);
+    CHECK(parse("ndisbench.mtu=1280", &o) == 0);
+    CHECK(planned_tests(&o) == 2);
+    for (i = 0; i < ARRAY_SIZE(bad); i++) {
+        CHECK(parse(bad[i], &o) == 0);
+        CHECK_STR(o.bad_param, "ndisbench.mtu");
+    }
+}
+
 /* Each table parameter's last raw value, for rows with no field of their
  * own. */
 static void raw_values(void)
@@ -226,6 +248,7 @@ int main(void)
     TEST(bad_values);
     TEST(plan_depends_on_what_runs);
     TEST(raw_values);
+    TEST(mtu_param);
     TEST(table_is_consistent);
     return tap_done();
 }
