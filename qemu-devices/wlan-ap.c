@@ -888,7 +888,7 @@ static void wlan_ap_get_stations(Object *obj, Visitor *v, const char *name,
 /*
  * QEMU creates -object options before -netdev ones, except the "late"
  * objects object_create_early() in softmmu/vl.c lists (filter-*, for their
- * netdev property). The ndisbench build (scripts/ndisbench_lib/
+ * netdev property). The ndisbench build (scripts/ndisbench_lib/build/
  * qemu_build.py) adds wlan-ap to them, so the netdev exists here, and a
  * missing one is reported against the -object option itself.
  */

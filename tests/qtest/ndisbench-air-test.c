@@ -5,7 +5,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
- * Built inside the QEMU tree (scripts/ndisbench_lib/qemu_build.py links
+ * Built inside the QEMU tree (scripts/ndisbench_lib/build/qemu_build.py links
  * it into tests/qtest/ and adds it to qtests_x86_64). No radio device is
  * needed: the air's pcap file shows what the access point transmits, and
  * the objects are driven through QMP (object-add, qom-get, qom-set,

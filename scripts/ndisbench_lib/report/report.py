@@ -1,5 +1,5 @@
 """Run results: the terminal lines, the matrix, results.json, JUnit XML,
-the Markdown summary and report.html (htmlreport.py) of a run folder."""
+the Markdown summary and report.html (html.py) of a run folder."""
 import dataclasses
 import datetime
 import json
