@@ -178,6 +178,35 @@ class StartOrderTest(unittest.TestCase):
         self.assertEqual(a.boot.exit_code, 0)
         self.assertIn("starting B", (a.cdir / "serial.log").read_text())
 
+    def test_a_side_that_cannot_be_made_ready_keeps_the_other_down(self):
+        """A's initramfs or command failed: B does not boot either, and
+        says why."""
+        from ndisbench_lib.errors import BenchError as Error
+        from ndisbench_lib.report import report
+        from ndisbench_lib.report.verdict import Verdict
+
+        a, b = self.side("A", "print('x')"), self.side("B", "print('y')")
+        errors = {}
+
+        def run_side(side, on_line, before_boot):
+            if side.name == "A":
+                side.result = report.CellResult("k", "p", "A:x", "f")
+                side.result.verdicts = {"load": Verdict(
+                    ERROR, "build ndiswrapper.ko: failed")}
+                return
+            try:
+                before_boot()
+            except Error as exc:
+                errors[side.name] = str(exc)
+                return
+            side.boot = machine.boot(self.scripts[side.name],
+                                     side.cdir / "serial.log", 30)
+
+        with contextlib.redirect_stdout(io.StringIO()):
+            pair.boot_pair([a, b], run_side)
+        self.assertIsNone(b.boot)
+        self.assertEqual(errors, {"B": "build ndiswrapper.ko: failed"})
+
     def test_b_starts_when_a_ends_without_dhcp(self):
         a = self.side("A", "print('not ok 1 boot')")
         b = self.side("B", "print('hello')")

@@ -117,6 +117,27 @@ class JudgeCellTest(unittest.TestCase):
         self.assertEqual(verdicts["control"].status, "ERROR")
 
 
+class RunPlanErrorTest(unittest.TestCase):
+    """A kernel that could not be built: every check of its cells is one
+    ERROR line, the build step's own (errors.BuildError), nothing boots."""
+
+    def test_build_error_is_each_checks_error(self):
+        from ndisbench_lib.errors import BuildError
+        error = BuildError("build ndiswrapper.ko", pathlib.Path("/x/b.log"),
+                           2, ["driver/proc.c:365:37: error: bad"])
+        prep = cell.Prepared(prepared().kernel, error=error)
+        with tempfile.TemporaryDirectory() as tmp:
+            run = pathlib.Path(tmp)
+            done = cell.run_plan(cell.CellPlan(
+                prep.kernel, devices.DEVICES["none"], MODULE_CHECKS, EXP,
+                run / "cells" / "k__none", run), prep, None)
+        self.assertIsNone(done.boot)
+        self.assertEqual({v.status for v in done.result.verdicts.values()},
+                         {"ERROR"})
+        self.assertEqual(done.result.verdicts["load"].summary, str(error))
+        self.assertIn("proc.c:365:37", str(error))
+
+
 class PatchErrorTest(unittest.TestCase):
     def test_patch_that_does_not_apply_is_one_line_naming_the_kernel(self):
         with tempfile.TemporaryDirectory() as tmp:
