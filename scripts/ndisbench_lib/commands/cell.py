@@ -103,7 +103,7 @@ def host_parts(devices_: Sequence[Device], cache: Cache,
 def prepare(kernel: Kernel, cache: Cache, exp: Expectations,
             roles: Sequence[str],
             wrapper_src: Optional[pathlib.Path] = None,
-            extra_modules: Sequence[str] = ()) -> Prepared:
+            extras: Sequence[str] = ()) -> Prepared:
     """The kernel and its test modules: ours are checked against the
     expectation table; the ndiswrapper of a --wrapper-src tree brings its
     own list of GPL-only imports."""
@@ -120,9 +120,9 @@ def prepare(kernel: Kernel, cache: Cache, exp: Expectations,
                                       art)
             built[role] = mod
         base = module_base_bits(art.config(), exp.taint_bits)
-        extras = {name: modules.build_named_module(art, name, cache)
-                  for name in extra_modules}
-        return Prepared(kernel, art, built, base, extras=extras)
+        return Prepared(kernel, art, built, base, extras={
+            name: modules.build_named_module(art, name, cache)
+            for name in extras})
     except BenchError as exc:
         say("build", f"ERROR: {exc}")
         return Prepared(kernel, error=exc)
@@ -154,7 +154,7 @@ class CellPlan:
     side: str = ""              # pair: "A" or "B", the row's prefix
     peer: str = ""              # pair: the other guest's address
     lease: str = ""             # the address dhcp must get ("": table's)
-    tcp_bytes: int = 0          # the TCP stream ("": table's 4 MiB)
+    tcp_bytes: int = 0          # the TCP stream (0: the table's 4 MiB)
     qemu_args: Optional[Tuple[str, ...]] = None  # None: the device's
     keep_air: bool = False      # write air.pcap without the capture check
     extra_params: Tuple[str, ...] = ()      # more agent words (soak)
