@@ -14,12 +14,13 @@ from .errors import BenchError
 
 SOURCES_BUILT = re.compile(r"^linux-source-\d+\.\d+$")
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9.+_-]*$")
+SUITE_RE = re.compile(r"^[a-z][a-z0-9-]*$")
 MODES = ("none", "kernel", "flagged", "module")
 FIELDS = {
     "debian": {"name", "source", "image", "headers", "unsigned", "policy",
                "default"},
-    "built": {"name", "source", "config", "patch", "policy", "slowdown",
-              "default"},
+    "built": {"name", "source", "suite", "config", "patch", "policy",
+              "slowdown", "default"},
 }
 
 
@@ -48,6 +49,9 @@ class Kernel:
     # In a `run` without --kernel (false: only when named, or with
     # --kernel all; the test command runs every kernel).
     default: bool = True
+    # built: the Debian suite whose linux-source package is fetched
+    # (another suite than the host's: never installed); "": installed
+    suite: str = ""
 
     @property
     def is_debian(self) -> bool:
@@ -158,14 +162,10 @@ def _parse_entry(path: pathlib.Path, raw: dict,
     if unknown:
         raise _entry_error(path, name, f"unknown field(s) {', '.join(unknown)}"
                            f" for source {source!r}")
-    policy_name = raw.get("policy")
-    if policy_name not in exp.policies:
-        raise _entry_error(path, name, f"unknown policy {policy_name!r} "
-                           f"(known: {', '.join(exp.policies)})")
-    policy = exp.policies[policy_name]
     default = raw.get("default", True)
     if not isinstance(default, bool):
         raise _entry_error(path, name, "default must be true or false")
+    policy = _policy(path, name, raw.get("policy"), exp)
     if kind == "debian":
         for field in ("image", "headers"):
             if not isinstance(raw.get(field), str) or not raw[field]:
@@ -177,6 +177,10 @@ def _parse_entry(path: pathlib.Path, raw: dict,
         return Kernel(name, source, policy, image=raw["image"],
                       headers=raw["headers"], unsigned=unsigned,
                       default=default)
+    suite = raw.get("suite", "")
+    if not isinstance(suite, str) or (suite and not SUITE_RE.match(suite)):
+        raise _entry_error(path, name, "suite must be a Debian suite name "
+                           "(e.g. \"bullseye\")")
     value = raw.get("config")
     values = value if isinstance(value, list) and value else [value]
     configs = tuple(_repo_file(path, name, "config", v) for v in values)
@@ -189,7 +193,15 @@ def _parse_entry(path: pathlib.Path, raw: dict,
         raise _entry_error(path, name, "slowdown must be an integer from "
                            "1 to 20")
     return Kernel(name, source, policy, configs=configs, patch=patch,
-                  slowdown=slowdown, default=default)
+                  slowdown=slowdown, default=default, suite=suite)
+
+
+def _policy(path: pathlib.Path, name: str, policy_name: object,
+            exp: Expectations) -> Policy:
+    if policy_name not in exp.policies:
+        raise _entry_error(path, name, f"unknown policy {policy_name!r} "
+                           f"(known: {', '.join(exp.policies)})")
+    return exp.policies[str(policy_name)]
 
 
 def load_kernels(path: pathlib.Path = paths.KERNELS_TOML,

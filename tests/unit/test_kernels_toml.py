@@ -132,6 +132,26 @@ class KernelsTomlTest(unittest.TestCase):
         self.assertEqual([k.name for k in kernels.select(ks, ["all"])],
                          ["k1", "k2"])
 
+    def test_suite_is_validated(self):
+        (k,) = self.load(GOOD_BUILT + 'suite = "bullseye"\n')
+        self.assertEqual(k.suite, "bullseye")
+        self.assertEqual(self.load(GOOD_BUILT)[0].suite, "")
+        for bad in ('"Bullseye"', '"../x"', "5"):
+            msg = self.error(GOOD_BUILT + f"suite = {bad}\n")
+            self.assertIn("kernel 'k1'", msg)
+        self.assertIn("suite must be a Debian suite name",
+                      self.error(GOOD_BUILT + 'suite = "a b"\n'))
+        debian = ('[[kernel]]\nname = "d"\nsource = "debian"\nimage = "i"\n'
+                  'headers = "h"\npolicy = "2.6.25-rc4"\nsuite = "sid"\n')
+        self.assertIn("unknown field(s) suite", self.error(debian))
+
+    def test_suite_sources_are_not_installed_by_setup(self):
+        from ndisbench_lib.commands import setup
+        ks = kernels.load_kernels()
+        pkgs = setup.packages_for(ks)
+        self.assertIn("linux-source-6.1", pkgs)
+        self.assertNotIn("linux-source-5.10", pkgs)
+
     def test_debug_kernel_is_not_in_a_plain_run(self):
         """Its cold build would hold a newcomer's first `run` for tens of
         minutes; the test command names it (all)."""
