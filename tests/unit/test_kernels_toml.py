@@ -152,6 +152,26 @@ class KernelsTomlTest(unittest.TestCase):
         self.assertIn("linux-source-6.1", pkgs)
         self.assertNotIn("linux-source-5.10", pkgs)
 
+    def test_5_10_rows(self):
+        """Every policy also on bullseye's 5.10, from guest/patches/5.10/,
+        in the default matrix."""
+        exp = kernels.load_expectations()
+        by_name = {k.name: k for k in kernels.load_kernels()}
+        plain = {k.name for k in kernels.select(list(by_name.values()),
+                                                None)}
+        control = by_name["src-5.10"]
+        self.assertEqual((control.source, control.suite, control.patch),
+                         ("linux-source-5.10", "bullseye", None))
+        self.assertIn("src-5.10", plain)
+        for policy in exp.policies:
+            k = by_name[f"policy-{policy}-5.10"]
+            self.assertEqual(k.policy.name, policy)
+            self.assertEqual(k.suite, "bullseye")
+            self.assertEqual(k.patch, REPO / "guest" / "patches" / "5.10" /
+                             f"policy-{policy}.patch")
+            self.assertEqual(k.configs, by_name["src-6.1"].configs)
+            self.assertIn(k.name, plain)
+
     def test_debug_kernel_is_not_in_a_plain_run(self):
         """Its cold build would hold a newcomer's first `run` for tens of
         minutes; the test command names it (all)."""
@@ -185,6 +205,27 @@ class PolicyPatchTest(unittest.TestCase):
             commit = exp.policies[k.policy.name].commit.split()[-1]
             if all(c in "0123456789abcdef" for c in commit):
                 self.assertIn(commit, reproduces[0], k.patch.name)
+
+    def test_5_10_patches_reproduce_the_same_commits(self):
+        """A 5.10 patch names the commit its 6.1 twin names (the same
+        Reproduces: line) and touches 5.10's kernel/module.c."""
+        base = REPO / "guest" / "patches"
+        twins = sorted((base / "5.10").glob("policy-*.patch"))
+        self.assertEqual([p.name for p in twins],
+                         sorted(p.name for p in base.glob("policy-*.patch")))
+        for p in twins:
+            head, _, body = p.read_text().partition("\n---\n")
+            twin = (base / p.name).read_text().partition("\n---\n")[0]
+
+            def line(text, prefix):
+                return [ln for ln in text.splitlines()
+                        if ln.startswith(prefix)]
+            self.assertEqual(line(head, "Reproduces: "),
+                             line(twin, "Reproduces: "), p.name)
+            self.assertIn("linux-source-5.10 (kernel/module.c", head)
+            self.assertTrue(body.startswith("--- a/kernel/module.c\n"
+                                            "+++ b/kernel/module.c\n"),
+                            p.name)
 
 
 if __name__ == "__main__":
