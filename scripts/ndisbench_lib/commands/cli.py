@@ -14,6 +14,9 @@ from ..errors import BenchError
 from ..progress import say
 
 
+PATCHES = paths.REPO / "guest" / "patches"
+
+
 def _names(values: Optional[List[str]]) -> Optional[List[str]]:
     """--kernel a b, --kernel a --kernel b and --kernel a,b all work."""
     if not values:
@@ -109,12 +112,23 @@ def cmd_list(args: argparse.Namespace) -> int:
     exp = kernels.load_expectations()
     cache = Cache(paths.cache_root())
     print("kernels (guest/kernels.toml):")
-    for k in kernels.load_kernels(args.kernels_toml, exp):
-        detail = k.image if k.is_debian else (
-            k.patch.name if k.patch else "unpatched")
+    matrix = kernels.load_kernels(args.kernels_toml, exp)
+    name_w = max(len(k.name) for k in matrix)
+    source_w = max(len(k.source) for k in matrix)
+    for k in matrix:
+        if k.is_debian:
+            detail = k.image
+        elif k.patch:
+            # 5.10/policy-...: the patches of another source have a folder
+            detail = k.patch.name if k.patch.parent == PATCHES else \
+                f"{k.patch.parent.name}/{k.patch.name}"
+        else:
+            detail = "unpatched"
+        if k.suite:
+            detail += f" ({k.suite}'s source package)"
         note = "" if k.default else " (only with --kernel)"
-        print(f"  {k.name:20} {k.source:17} policy {k.policy.name:11} "
-              f"{detail}{note}")
+        print(f"  {k.name:{name_w}} {k.source:{source_w}} policy "
+              f"{k.policy.name:11} {detail}{note}")
     print("policies (tests/e2e/expectations.toml):")
     # Commit fields are subjects where no hash was verified: size the
     # column to the longest so the modes stay aligned.
