@@ -468,4 +468,7 @@ def ensure_kdir(art: KernelArtifact, tree: SourceTree) -> pathlib.Path:
 def kernel_artifact(kernel: Kernel, cache: Cache) -> KernelArtifact:
     if kernel.is_debian:
         return debian_kernel(kernel, cache)
+    if kernel.is_tree:
+        from .usertree import tree_kernel
+        return tree_kernel(kernel, cache)
     return built_kernel(kernel, cache)

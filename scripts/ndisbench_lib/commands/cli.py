@@ -87,8 +87,17 @@ def _matrix(args: argparse.Namespace,
     default_kernels: what no --kernel means (else kernels.toml's
     defaults)."""
     exp = kernels.load_expectations()
-    selected = kernels.select(kernels.load_kernels(args.kernels_toml, exp),
-                              _names(args.kernel) or default_kernels)
+    matrix = kernels.load_kernels(args.kernels_toml, exp)
+    names = _names(args.kernel)
+    trees = getattr(args, "kernel_tree", None) or []
+    # --kernel-tree adds to what --kernel names; alone, it is the run.
+    if trees and not names and default_kernels is None:
+        selected: List[kernels.Kernel] = []
+    else:
+        selected = kernels.select(matrix, names or default_kernels)
+    if trees:
+        selected = kernels.add_trees(selected, matrix, trees, exp,
+                                     args.kernel_tree_policy)
     src = getattr(args, "wrapper_src", None)
     if src is not None:
         src = src.resolve()
@@ -118,6 +127,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     for k in matrix:
         if k.is_debian:
             detail = k.image
+        elif k.is_tree:
+            detail = f"{k.path} ({k.release})"
         elif k.patch:
             # 5.10/policy-...: the patches of another source have a folder
             detail = k.patch.name if k.patch.parent == PATCHES else \
@@ -264,6 +275,16 @@ def parser() -> argparse.ArgumentParser:
                        help="wrapper columns: " + ", ".join(
                            devices.WRAPPERS))
         p.add_argument("--check", action="extend", nargs="+", metavar="C")
+        p.add_argument("--kernel-tree", type=pathlib.Path, metavar="DIR",
+                       action="append",
+                       help="also run this kernel build folder of your own "
+                            "(arch/x86/boot/bzImage, .config, "
+                            "Module.symvers, modules built); without "
+                            "--kernel, only it")
+        p.add_argument("--kernel-tree-policy", metavar="POLICY",
+                       help="the taint policy of the --kernel-tree "
+                            "kernels (default: from their version; 2.6.25 "
+                            "and later: 2.6.25-rc4)")
         p.add_argument("--wrapper-src", type=pathlib.Path, metavar="DIR",
                        help="test this wrapper tree (classic layout: "
                             "driver/ built with make KBUILD=..., utils/ "

@@ -149,8 +149,8 @@ def packages_for(kernels: Sequence[Kernel]) -> List[str]:
     pkgs = list(PACKAGES)
     for k in kernels:
         # A suite's source package is fetched at build time (it may not
-        # be installable on this release).
-        if not k.is_debian and not k.suite and k.source not in pkgs:
+        # be installable on this release); a tree needs nothing.
+        if k.is_built and not k.suite and k.source not in pkgs:
             pkgs.append(k.source)
     return pkgs
 
