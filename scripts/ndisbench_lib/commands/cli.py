@@ -175,6 +175,10 @@ def _run_dir(arg: str, out: pathlib.Path) -> pathlib.Path:
 def cmd_report(args: argparse.Namespace) -> int:
     run_dir = _run_dir(args.run, args.out)
     result = report.load(run_dir)
+    if args.by_kernel:
+        from ..report import bykernel
+        sys.stdout.write(bykernel.text(result, args.wrapper))
+        return 1 if bykernel.regressed(result, args.wrapper) else 0
     report.render(run_dir, result)
     sys.stdout.write(report.matrix(result) + "\n")
     say("report", f"{report.summary_line(result)}; wrote "
@@ -357,6 +361,12 @@ def parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("report", help="re-render and print a run's results")
     p.add_argument("run", nargs="?", default="latest")
+    p.add_argument("--by-kernel", action="store_true",
+                   help="instead: per policy, the kernels by release and "
+                        "every check that changes between adjacent ones "
+                        "(exit 1 if one regressed)")
+    p.add_argument("--wrapper", choices=devices.WRAPPERS,
+                   help="--by-kernel: only the cells of this wrapper")
     p.add_argument("--out", type=pathlib.Path, default=paths.OUT)
     p.set_defaults(func=cmd_report)
 
