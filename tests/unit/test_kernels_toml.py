@@ -7,6 +7,7 @@ import unittest
 from helpers import REPO
 from ndisbench_lib import kernels
 from ndisbench_lib.errors import BenchError
+from test_usertree import make_tree
 
 GOOD_BUILT = """
 [[kernel]]
@@ -226,6 +227,52 @@ class PolicyPatchTest(unittest.TestCase):
             self.assertTrue(body.startswith("--- a/kernel/module.c\n"
                                             "+++ b/kernel/module.c\n"),
                             p.name)
+
+
+class TreeEntryTest(unittest.TestCase):
+    """source = "tree": a user's kernel build folder (the folder checks
+    themselves: test_usertree.py)."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = pathlib.Path(self.tmp.name)
+        self.tree = make_tree(self.root, release="5.10.262")
+        self.exp = kernels.load_expectations()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def load(self, text):
+        path = self.root / "kernels.toml"
+        path.write_text(text)
+        return kernels.load_kernels(path, self.exp)
+
+    def test_toml_entry(self):
+        (k,) = self.load(f'[[kernel]]\nname = "mine"\nsource = "tree"\n'
+                         f'path = "{self.tree}"\n')
+        self.assertTrue(k.is_tree)
+        self.assertFalse(k.is_built)
+        self.assertEqual((k.path, k.release, k.policy.name),
+                         (self.tree.resolve(), "5.10.262", "2.6.25-rc4"))
+        (k,) = self.load(f'[[kernel]]\nname = "mine"\nsource = "tree"\n'
+                         f'path = "{self.tree}"\npolicy = "2.6.25-rc1"\n')
+        self.assertEqual(k.policy.name, "2.6.25-rc1")
+
+    def test_toml_errors_name_the_entry(self):
+        for body, want in (
+                ('', "needs path"),
+                (f'path = "{self.root}/gone"', "not a folder"),
+                (f'path = "{self.tree}"\npolicy = "2.6.99"',
+                 "unknown policy '2.6.99'"),
+                (f'path = "{self.tree}"\nconfig = "x"',
+                 "unknown field(s) config")):
+            with self.assertRaises(BenchError) as ctx:
+                self.load('[[kernel]]\nname = "mine"\nsource = "tree"\n'
+                          + body + "\n")
+            msg = str(ctx.exception)
+            self.assertIn("kernel 'mine'", msg)
+            self.assertIn(want, msg)
+            self.assertNotIn("\n", msg)
 
 
 if __name__ == "__main__":

@@ -130,38 +130,6 @@ class TreeKernelTest(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def load(self, text):
-        path = self.root / "kernels.toml"
-        path.write_text(text)
-        return kernels.load_kernels(path, self.exp)
-
-    def test_toml_entry(self):
-        (k,) = self.load(f'[[kernel]]\nname = "mine"\nsource = "tree"\n'
-                         f'path = "{self.tree}"\n')
-        self.assertTrue(k.is_tree)
-        self.assertFalse(k.is_built)
-        self.assertEqual((k.path, k.release, k.policy.name),
-                         (self.tree.resolve(), "5.10.262", "2.6.25-rc4"))
-        (k,) = self.load(f'[[kernel]]\nname = "mine"\nsource = "tree"\n'
-                         f'path = "{self.tree}"\npolicy = "2.6.25-rc1"\n')
-        self.assertEqual(k.policy.name, "2.6.25-rc1")
-
-    def test_toml_errors_name_the_entry(self):
-        for body, want in (
-                ('', "needs path"),
-                (f'path = "{self.root}/gone"', "not a folder"),
-                (f'path = "{self.tree}"\npolicy = "2.6.99"',
-                 "unknown policy '2.6.99'"),
-                (f'path = "{self.tree}"\nconfig = "x"',
-                 "unknown field(s) config")):
-            with self.assertRaises(BenchError) as ctx:
-                self.load('[[kernel]]\nname = "mine"\nsource = "tree"\n'
-                          + body + "\n")
-            msg = str(ctx.exception)
-            self.assertIn("kernel 'mine'", msg)
-            self.assertIn(want, msg)
-            self.assertNotIn("\n", msg)
-
     def test_kernel_tree_option_adds_a_kernel(self):
         matrix = kernels.load_kernels(exp=self.exp)
         picked = kernels.select(matrix, ["src-6.1"])

@@ -16,12 +16,16 @@ import dataclasses
 import pathlib
 import re
 import shutil
-from typing import Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from .cache import Cache, digest_inputs, file_digest
 from ..errors import BenchError
 from ..progress import Step, say
 from ..proc import capture
+
+if TYPE_CHECKING:   # kernels.py imports this module to validate trees
+    from ..kernels import Kernel
+    from .kbuild import KernelArtifact
 
 BZIMAGE = "arch/x86/boot/bzImage"
 # The guest image and the agent need these built in (ttyS0 console, an
@@ -170,7 +174,7 @@ def link_modules(tree: pathlib.Path, release: str,
     return len(rels)
 
 
-def tree_kernel(kernel, cache: Cache):
+def tree_kernel(kernel: "Kernel", cache: Cache) -> "KernelArtifact":
     """The KernelArtifact of a `source = "tree"` kernel (kbuild's
     kernel_artifact calls this)."""
     from .kbuild import KernelArtifact, save_vmlinux
