@@ -363,7 +363,10 @@ def run_page(result, run_dir: Optional[pathlib.Path] = None) -> str:
              "exactly as expected (symbols, message, taint bits). "
              "<code>refused</code>: driverloader denied its GPL-only "
              "symbols, as intended. Both are expected results, not "
-             "failures.</p>", "<h2>Cells</h2>"]
+             "failures.</p>"]
+    from . import bykernel     # it renders with this module's helpers
+    body += bykernel.html_section(result)
+    body.append("<h2>Cells</h2>")
     for n, cell in enumerate(result.cells):
         boot = (f"{cell.boot_seconds} s" if cell.boot_seconds is not None
                 else "not booted")
