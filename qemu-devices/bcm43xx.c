@@ -27,8 +27,11 @@
  *   aligned, whole table in guest memory) when its engine is enabled and
  *   before every use; a bad ring is DMAERR_RING. The index registers
  *   must be below the ring size.
- * - DMA into or out of the device's own BAR0 is refused like DMA outside
- *   guest memory (DMAERR_RING for a ring, DMAERR_DATA for a buffer).
+ * - DMA reaches guest RAM only (MemTxAttrs.memory): a descriptor or
+ *   buffer over a device's registers, this one's or any other's, fails
+ *   like one outside guest memory (DMAERR_DESC for a descriptor,
+ *   DMAERR_DATA for a buffer) instead of writing them. Every failed
+ *   transfer counts in the read-only "dma-errors" property.
  * - One doorbell processes at most ring-size descriptors: a ring whose
  *   INDEX is never reached (TABLEEND placed before it) is DMAERR_RING.
  * - Any DMA error sets the engine's ERROR register, raises DMA_ERROR and
@@ -101,6 +104,9 @@ struct Bcm43xxState {
     uint8_t sprom[BCM43XX_SPROM_SIZE];
     uint8_t frame[BCM43XX_MAX_FRAME];
 
+    /* Counters (read-only properties, not migrated) */
+    uint64_t dma_errors;        /* DMA transfers that failed */
+
     /* Properties */
     uint16_t device_id;
     MACAddr macaddr;
@@ -169,25 +175,49 @@ static uint64_t bcm43xx_ring_base(Bcm43xxDma *d)
 }
 
 /*
- * Is [addr, addr + len) memory this device may DMA to or from? Not its
- * own registers: a frame written over CTRL or the ring registers from
- * inside the RX path would change the engine under our feet.
+ * Engines DMA to and from guest RAM only: MemTxAttrs.memory makes the
+ * memory core refuse a transfer that would reach a device's registers
+ * (this one's, where a frame would land on CTRL or the ring registers
+ * from inside the RX path, or another device's) instead of dispatching
+ * it as an MMIO access.
  */
+static const MemTxAttrs bcm43xx_dma_attrs = { .memory = 1 };
+
+/* Is [addr, addr + len) mapped for a DMA at all? */
 static bool bcm43xx_dma_valid(Bcm43xxState *s, uint64_t addr, uint64_t len,
                               bool is_write)
 {
-    PCIDevice *pdev = PCI_DEVICE(s);
-    pcibus_t bar = pci_get_bar_addr(pdev, 0);
-
     if (len == 0 || addr + len < addr) {
         return false;
     }
-    if (bar != PCI_BAR_UNMAPPED && addr < bar + BCM43XX_MMIO_SIZE &&
-        bar < addr + len) {
+    return address_space_access_valid(pci_get_address_space(PCI_DEVICE(s)),
+                                      addr, len, is_write,
+                                      bcm43xx_dma_attrs);
+}
+
+/*
+ * One DMA transfer of engine n. On failure (nothing mapped there, a
+ * device's registers, bus mastering off) it is counted and traced; the
+ * caller stops the engine.
+ */
+static bool bcm43xx_dma(Bcm43xxState *s, int n, uint64_t addr, void *buf,
+                        uint64_t len, DMADirection dir)
+{
+    bool is_write = dir == DMA_DIRECTION_FROM_DEVICE;
+    MemTxResult res = MEMTX_DECODE_ERROR;
+
+    /* Checked first: a failing transfer to nothing logs every word. */
+    if (bcm43xx_dma_valid(s, addr, len, is_write)) {
+        res = pci_dma_rw(PCI_DEVICE(s), addr, buf, len, dir,
+                         bcm43xx_dma_attrs);
+    }
+    if (res != MEMTX_OK) {
+        s->dma_errors++;
+        trace_bcm43xx_dma_fault(bcm43xx_dma_names[n],
+                                is_write ? "write" : "read", addr, len, res);
         return false;
     }
-    return address_space_access_valid(pci_get_address_space(pdev), addr,
-                                      len, is_write, MEMTXATTRS_UNSPECIFIED);
+    return true;
 }
 
 /* Checks the ring registers; on failure the engine is stopped. */
@@ -232,7 +262,8 @@ static bool bcm43xx_read_desc(Bcm43xxState *s, int n,
     uint64_t addr = bcm43xx_ring_base(d) +
                     (uint64_t)d->status * BCM43XX_DESC_SIZE;
 
-    if (pci_dma_read(PCI_DEVICE(s), addr, desc, sizeof(*desc)) != MEMTX_OK) {
+    if (!bcm43xx_dma(s, n, addr, desc, sizeof(*desc),
+                     DMA_DIRECTION_TO_DEVICE)) {
         bcm43xx_dma_fail(s, n, BCM43XX_DMAERR_DESC,
                          "descriptor fetch failed");
         return false;
@@ -296,9 +327,8 @@ static void bcm43xx_tx_kick(Bcm43xxState *s)
             break;
         }
         addr = ((uint64_t)desc.addr_hi << 32) | desc.addr_lo;
-        /* Checked first: a failing pci_dma_read logs every word. */
-        if (!bcm43xx_dma_valid(s, addr, len, false) ||
-            pci_dma_read(PCI_DEVICE(s), addr, s->frame, len) != MEMTX_OK) {
+        if (!bcm43xx_dma(s, BCM43XX_DMA_TX, addr, s->frame, len,
+                         DMA_DIRECTION_TO_DEVICE)) {
             bcm43xx_dma_fail(s, BCM43XX_DMA_TX, BCM43XX_DMAERR_DATA,
                              "frame buffer outside guest memory");
             break;
@@ -348,7 +378,7 @@ static void bcm43xx_receive(WlanRadio *radio, const uint8_t *frame,
     struct bcm43xx_rxhdr hdr;
     uint32_t bufsize;
     uint64_t addr;
-    PCIDevice *pdev = PCI_DEVICE(s);
+    uint16_t frame_len;
     bool bad_fcs;
 
     if (!(s->ctrl & BCM43XX_CTRL_ENABLE) ||
@@ -390,17 +420,21 @@ static void bcm43xx_receive(WlanRadio *radio, const uint8_t *frame,
     hdr.channel = s->channel;
     hdr.rssi_dbm = MIN(MAX(rssi_dbm, INT8_MIN), INT8_MAX);
     hdr.flags = cpu_to_le32(bad_fcs ? BCM43XX_RXHDR_FCS_ERR : 0);
-    if (!bcm43xx_dma_valid(s, addr, BCM43XX_RXHDR_SIZE + len, true) ||
-        pci_dma_write(pdev, addr, &hdr, sizeof(hdr)) != MEMTX_OK ||
-        pci_dma_write(pdev, addr + BCM43XX_RXHDR_SIZE, frame, len) !=
-        MEMTX_OK) {
+    /*
+     * The length goes last: a driver polling it sees a complete frame
+     * (and a header whose frame did not fit RAM says 0).
+     */
+    frame_len = cpu_to_le16(len);
+    if (!bcm43xx_dma(s, BCM43XX_DMA_RX, addr, &hdr, sizeof(hdr),
+                     DMA_DIRECTION_FROM_DEVICE) ||
+        !bcm43xx_dma(s, BCM43XX_DMA_RX, addr + BCM43XX_RXHDR_SIZE,
+                     (void *)frame, len, DMA_DIRECTION_FROM_DEVICE) ||
+        !bcm43xx_dma(s, BCM43XX_DMA_RX, addr, &frame_len, sizeof(frame_len),
+                     DMA_DIRECTION_FROM_DEVICE)) {
         bcm43xx_dma_fail(s, BCM43XX_DMA_RX, BCM43XX_DMAERR_DATA,
-                         "rx buffer outside guest memory");
+                         "rx buffer outside guest RAM");
         return;
     }
-    /* The length goes last: a driver polling it sees a complete frame. */
-    hdr.frame_len = cpu_to_le16(len);
-    pci_dma_write(pdev, addr, &hdr.frame_len, sizeof(hdr.frame_len));
     trace_bcm43xx_rx(d->status, len, rssi_dbm);
     bcm43xx_advance(s, BCM43XX_DMA_RX, &desc);
     bcm43xx_raise(s, BCM43XX_INT_RX_DONE);
@@ -782,6 +816,15 @@ static void bcm43xx_realize(PCIDevice *pdev, Error **errp)
     pci_register_bar(pdev, 0, PCI_BASE_ADDRESS_SPACE_MEMORY, &s->mmio);
 }
 
+static void bcm43xx_instance_init(Object *obj)
+{
+    Bcm43xxState *s = BCM43XX(obj);
+
+    /* Read-only counter: qom-get <device path> dma-errors */
+    object_property_add_uint64_ptr(obj, "dma-errors", &s->dma_errors,
+                                   OBJ_PROP_FLAG_READ);
+}
+
 static void bcm43xx_exit(PCIDevice *pdev)
 {
     Bcm43xxState *s = BCM43XX(pdev);
@@ -822,6 +865,7 @@ static const TypeInfo bcm43xx_info = {
     .name = TYPE_BCM43XX,
     .parent = TYPE_PCI_DEVICE,
     .instance_size = sizeof(Bcm43xxState),
+    .instance_init = bcm43xx_instance_init,
     .class_init = bcm43xx_class_init,
     .interfaces = (InterfaceInfo[]) {
         { INTERFACE_CONVENTIONAL_PCI_DEVICE },
