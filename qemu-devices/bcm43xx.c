@@ -111,6 +111,7 @@ struct Bcm43xxState {
     uint16_t device_id;
     MACAddr macaddr;
     WlanAir *air;
+    bool reentrancy_guard;      /* x-reentrancy-guard */
 };
 
 static const uint16_t bcm43xx_device_ids[] = {
@@ -813,6 +814,13 @@ static void bcm43xx_realize(PCIDevice *pdev, Error **errp)
 
     memory_region_init_io(&s->mmio, OBJECT(s), &bcm43xx_mmio_ops, s,
                           "bcm43xx-mmio", BCM43XX_MMIO_SIZE);
+    /*
+     * x-reentrancy-guard=off, for tests: the memory core's guard against
+     * re-entrant MMIO (which refuses an access to this BAR while one of
+     * its handlers runs) is not there, as in QEMU 7.2 before 7.2.6. The
+     * model must be safe without it.
+     */
+    s->mmio.disable_reentrancy_guard = !s->reentrancy_guard;
     pci_register_bar(pdev, 0, PCI_BASE_ADDRESS_SPACE_MEMORY, &s->mmio);
 }
 
@@ -840,6 +848,8 @@ static Property bcm43xx_properties[] = {
                        BCM43XX_DEFAULT_DEVICE_ID),
     DEFINE_PROP_MACADDR("mac", Bcm43xxState, macaddr),
     DEFINE_PROP_LINK("air", Bcm43xxState, air, TYPE_WLAN_AIR, WlanAir *),
+    DEFINE_PROP_BOOL("x-reentrancy-guard", Bcm43xxState, reentrancy_guard,
+                     true),
     DEFINE_PROP_END_OF_LIST(),
 };
 

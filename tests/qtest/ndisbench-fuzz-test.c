@@ -58,6 +58,7 @@ static void watchdog(int sig)
     fprintf(stderr, "fuzz %s: seed %" PRIu64 ": no progress for %d s after "
             "%" PRIu64 " actions: QEMU hangs\n", cur ? cur->what : "?",
             cur ? cur->seed : 0, WATCHDOG_S, cur ? cur->ops : 0);
+    kill_qemu_children();
     abort();
 }
 

@@ -92,4 +92,34 @@ static inline int bits_differ(const uint8_t *a, const uint8_t *b, size_t len)
     return n;
 }
 
+/*
+ * For a watchdog that found QEMU hanging: SIGKILL every child of this
+ * process (the QEMUs libqtest started), since libqtest's abort hook only
+ * sends SIGTERM and waits, which a QEMU spinning in a device model never
+ * answers.
+ */
+static inline void kill_qemu_children(void)
+{
+    GDir *dir = g_dir_open("/proc", 0, NULL);
+    const char *name;
+
+    while (dir && (name = g_dir_read_name(dir))) {
+        g_autofree char *path = g_strdup_printf("/proc/%s/stat", name);
+        g_autofree char *stat = NULL;
+        const char *p;
+        int ppid;
+
+        if (!g_ascii_isdigit(name[0]) ||
+            !g_file_get_contents(path, &stat, NULL, NULL) ||
+            !(p = strrchr(stat, ')')) ||
+            sscanf(p + 1, " %*c %d", &ppid) != 1 || ppid != getpid()) {
+            continue;
+        }
+        kill(atoi(name), SIGKILL);
+    }
+    if (dir) {
+        g_dir_close(dir);
+    }
+}
+
 #endif /* NDISBENCH_QTEST_H */
