@@ -90,6 +90,8 @@ struct Bcm43xxState {
     WlanRadio radio;
     bool on_air;
     bool irq_level;
+    bool msi_sending;           /* inside msi_notify() */
+    bool tx_busy;               /* inside the TX loop */
 
     /* Registers */
     uint32_t ctrl;
@@ -135,16 +137,33 @@ static void bcm43xx_update_irq(Bcm43xxState *s, bool kick)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
     bool level = (s->int_status & s->int_mask) != 0;
+    bool notify = level && (!s->irq_level || kick);
 
     trace_bcm43xx_irq(s->int_status, s->int_mask, level);
-    if (msi_enabled(pdev)) {
-        if (level && (!s->irq_level || kick)) {
-            msi_notify(pdev, 0);
-        }
-    } else {
-        pci_set_irq(pdev, level);
-    }
+    /* The new level first: the message below may come back here. */
     s->irq_level = level;
+    if (!msi_enabled(pdev)) {
+        pci_set_irq(pdev, level);
+        return;
+    }
+    if (!notify) {
+        return;
+    }
+    if (s->msi_sending) {
+        /*
+         * The message reached this device's own registers (its address is
+         * INT_STATUS, say, and the write acknowledged nothing): the one
+         * being sent stands for this one, sending again would recurse
+         * without end.
+         */
+        qemu_log_mask(LOG_GUEST_ERROR, "bcm43xx: MSI address 0x%" PRIx64
+                      " leads back to the device: message not sent again\n",
+                      msi_get_message(pdev, 0).address);
+        return;
+    }
+    s->msi_sending = true;
+    msi_notify(pdev, 0);
+    s->msi_sending = false;
 }
 
 static void bcm43xx_raise(Bcm43xxState *s, uint32_t bits)
@@ -296,17 +315,28 @@ static void bcm43xx_tx_kick(Bcm43xxState *s)
     uint32_t done = 0;
     bool irq = false;
 
-    if (!(d->ctl & BCM43XX_DMA_CTL_ENABLE) || d->status == d->index) {
+    if (s->tx_busy) {
+        /*
+         * Re-entered from the loop below (the frame it handed to the air
+         * reached another radio at once, and that radio's MSI or DMA
+         * reached INDEX or CTL here): the loop checks the ring again and
+         * reads INDEX before every descriptor.
+         */
         return;
     }
-    if (!bcm43xx_ring_ok(s, BCM43XX_DMA_TX)) {
-        return;
-    }
-    while (d->status != d->index) {
+    s->tx_busy = true;
+    while ((d->ctl & BCM43XX_DMA_CTL_ENABLE) && d->status != d->index) {
         uint32_t len;
         uint64_t addr;
 
-        if (done == d->ringsize) {
+        /*
+         * Before every descriptor, not once: wlan_air_transmit() below may
+         * have changed the registers under us (see above).
+         */
+        if (!bcm43xx_ring_ok(s, BCM43XX_DMA_TX)) {
+            break;
+        }
+        if (done >= d->ringsize) {
             bcm43xx_dma_fail(s, BCM43XX_DMA_TX, BCM43XX_DMAERR_RING,
                              "INDEX not reached after a whole ring");
             break;
@@ -331,7 +361,7 @@ static void bcm43xx_tx_kick(Bcm43xxState *s)
         if (!bcm43xx_dma(s, BCM43XX_DMA_TX, addr, s->frame, len,
                          DMA_DIRECTION_TO_DEVICE)) {
             bcm43xx_dma_fail(s, BCM43XX_DMA_TX, BCM43XX_DMAERR_DATA,
-                             "frame buffer outside guest memory");
+                             "frame buffer outside guest RAM");
             break;
         }
         if (s->on_air) {
@@ -346,6 +376,7 @@ static void bcm43xx_tx_kick(Bcm43xxState *s)
         bcm43xx_advance(s, BCM43XX_DMA_TX, &desc);
         done++;
     }
+    s->tx_busy = false;
     if (irq) {
         bcm43xx_raise(s, BCM43XX_INT_TX_DONE);
     }
@@ -811,6 +842,7 @@ static void bcm43xx_realize(PCIDevice *pdev, Error **errp)
     s->radio.rssi_dbm = BCM43XX_RSSI_DBM;
     s->radio.receive = bcm43xx_receive;
     s->radio.opaque = s;
+    s->radio.guard = &DEVICE(s)->mem_reentrancy_guard;
 
     memory_region_init_io(&s->mmio, OBJECT(s), &bcm43xx_mmio_ops, s,
                           "bcm43xx-mmio", BCM43XX_MMIO_SIZE);

@@ -13,7 +13,9 @@
  * every other radio tuned to the sender's channel, with the sender's
  * rssi_dbm and the FCS it sent: at once when it is due (no delay) and
  * nothing is queued ahead of it, else from a bottom half (a frame a
- * receiver transmits while it receives one waits for it). With pcap=FILE
+ * receiver transmits while it receives one waits for it, and so does a
+ * frame while a receiver's reentrancy guard is engaged; each receive()
+ * runs with the receiver's guard engaged: wlan-air.h). With pcap=FILE
  * every transmitted frame is also written there (radiotap + 802.11,
  * QEMU_CLOCK_VIRTUAL timestamps), as sent, before any fault.
  *
@@ -299,6 +301,23 @@ static void wlan_air_link_send(WlanAir *air, const WlanAirFrame *f)
     trace_wlan_air_link_tx(f->len, f->channel);
 }
 
+/*
+ * Is a radio other than @sender inside one of its own handlers right now
+ * (its reentrancy guard engaged)? Then nothing is delivered to it until
+ * it has returned: the frame waits for the bottom half.
+ */
+static bool wlan_air_receiver_busy(WlanAir *air, const WlanRadio *sender)
+{
+    WlanRadio *radio;
+
+    QTAILQ_FOREACH(radio, &air->radios, link) {
+        if (radio != sender && radio->guard && radio->guard->engaged_in_io) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static void wlan_air_deliver(WlanAir *air, WlanAirFrame *f)
 {
     WlanRadio *radio, *next;
@@ -306,13 +325,27 @@ static void wlan_air_deliver(WlanAir *air, WlanAirFrame *f)
     wlan_air_link_send(air, f);
 
     QTAILQ_FOREACH_SAFE(radio, &air->radios, link, next) {
+        bool engaged;
+
         if (radio == f->sender || radio->channel != f->channel ||
             !radio->receive) {
             continue;
         }
         trace_wlan_air_deliver(radio->name, f->len, f->channel, f->rssi_dbm,
                                f->from_link);
-        radio->receive(radio, f->data, f->len, f->fcs, f->rssi_dbm);
+        /*
+         * The receiver's guard is engaged while it receives, as if the
+         * frame came through one of its own handlers: an MSI or DMA of
+         * its that comes back to its own registers is refused.
+         */
+        if (radio->guard) {
+            engaged = radio->guard->engaged_in_io;
+            radio->guard->engaged_in_io = true;
+            radio->receive(radio, f->data, f->len, f->fcs, f->rssi_dbm);
+            radio->guard->engaged_in_io = engaged;
+        } else {
+            radio->receive(radio, f->data, f->len, f->fcs, f->rssi_dbm);
+        }
     }
 }
 
@@ -336,6 +369,10 @@ static void wlan_air_run(WlanAir *air)
             timer_mod(air->timer, f->due_ns);
             air->delivering = false;
             return;
+        }
+        if (wlan_air_receiver_busy(air, f->sender)) {
+            /* A bottom half run from a nested event loop: later. */
+            break;
         }
         QSIMPLEQ_REMOVE_HEAD(&air->queue, next);
         air->queued--;
@@ -516,11 +553,13 @@ void wlan_air_transmit(WlanRadio *radio, const uint8_t *frame, size_t len)
      * a bottom half would wait for the main loop thread, which on a
      * busy host is a scheduler slice per frame while the guest idles.
      * Only when nothing is queued ahead of it (so only this frame, and
-     * its duplicate, go out here, never to the sender), and not from
-     * inside a delivery (a receiver transmitting): those wait for the
-     * bottom half, as before.
+     * its duplicate, go out here, never to the sender), not from inside
+     * a delivery (a receiver transmitting), and not while a receiver is
+     * inside one of its own handlers (wlan-air.h): those wait for the
+     * bottom half.
      */
-    if (!air->delivering && due <= now && QSIMPLEQ_FIRST(&air->queue) == f) {
+    if (!air->delivering && due <= now && QSIMPLEQ_FIRST(&air->queue) == f &&
+        !wlan_air_receiver_busy(air, radio)) {
         wlan_air_run(air);
     } else {
         qemu_bh_schedule(air->bh);
