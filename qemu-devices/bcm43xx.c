@@ -24,9 +24,12 @@
  *   too small for header + frame drops the frame (guest error, the slot
  *   is not consumed).
  * - A ring is checked (bus mastering on, size 2..512, base 16-byte
- *   aligned, whole table in guest memory) when its engine is enabled and
- *   before every use; a bad ring is DMAERR_RING. The index registers
- *   must be below the ring size.
+ *   aligned, whole table in guest memory) when its engine is enabled, when
+ *   a ring register or INDEX is written while it runs, and before every
+ *   use; a bad ring is DMAERR_RING. The index registers must be below the
+ *   ring size. So an enabled engine always has a valid ring, which
+ *   post_load checks too (with the channel and the other registers): a
+ *   migration stream with state the device cannot reach is refused.
  * - DMA reaches guest RAM only (MemTxAttrs.memory): a descriptor or
  *   buffer over a device's registers, this one's or any other's, fails
  *   like one outside guest memory (DMAERR_DESC for a descriptor,
@@ -47,6 +50,7 @@
  */
 
 #include "qemu/osdep.h"
+#include "qemu/error-report.h"
 #include "qemu/log.h"
 #include "qemu/module.h"
 #include "qemu/timer.h"
@@ -70,6 +74,8 @@ OBJECT_DECLARE_SIMPLE_TYPE(Bcm43xxState, BCM43XX)
 #define BCM43XX_DMA_TX      0
 #define BCM43XX_DMA_RX      1
 #define BCM43XX_DMA_REGS    0x1c        /* bytes of one engine's window */
+#define BCM43XX_CTRL_RW     (BCM43XX_CTRL_ENABLE | BCM43XX_CTRL_PROMISC | \
+                             BCM43XX_CTRL_KEEP_BADFCS)
 
 typedef struct Bcm43xxDma {
     uint32_t ctl;
@@ -548,13 +554,19 @@ static void bcm43xx_dma_write(Bcm43xxState *s, int n, hwaddr reg,
         }
         break;
     case BCM43XX_DMA_RINGLO:
-        d->ringlo = val;
-        break;
     case BCM43XX_DMA_RINGHI:
-        d->ringhi = val;
-        break;
     case BCM43XX_DMA_RINGSIZE:
-        d->ringsize = val;
+        if (reg == BCM43XX_DMA_RINGLO) {
+            d->ringlo = val;
+        } else if (reg == BCM43XX_DMA_RINGHI) {
+            d->ringhi = val;
+        } else {
+            d->ringsize = val;
+        }
+        /* A running engine's ring stays valid, or the engine stops. */
+        if (d->ctl & BCM43XX_DMA_CTL_ENABLE) {
+            bcm43xx_ring_ok(s, n);
+        }
         break;
     case BCM43XX_DMA_STATUS:
     case BCM43XX_DMA_ERROR:
@@ -669,8 +681,7 @@ static void bcm43xx_mmio_write(void *opaque, hwaddr addr, uint64_t val,
             s->int_mask = 0;
             bcm43xx_update_irq(s, false);
         }
-        s->ctrl = val & (BCM43XX_CTRL_ENABLE | BCM43XX_CTRL_PROMISC |
-                         BCM43XX_CTRL_KEEP_BADFCS);
+        s->ctrl = val & BCM43XX_CTRL_RW;
         bcm43xx_set_radio(s, s->ctrl & BCM43XX_CTRL_ENABLE);
         break;
     case BCM43XX_REG_CHANNEL:
@@ -751,10 +762,62 @@ static void bcm43xx_reset(DeviceState *dev)
     pci_set_irq(PCI_DEVICE(s), 0);
 }
 
+/*
+ * The invariants the registers keep at run time: an engine is enabled
+ * only with a ring that passed bcm43xx_ring_ok() (every write that could
+ * break it checks it again), STATUS never leaves the largest ring.
+ */
+static const char *bcm43xx_dma_state_bad(const Bcm43xxDma *d)
+{
+    if (d->ctl & ~BCM43XX_DMA_CTL_ENABLE) {
+        return "unknown CTL bits";
+    }
+    if (d->error > BCM43XX_DMAERR_RING) {
+        return "unknown error code";
+    }
+    if (d->status >= BCM43XX_DMA_MAX_RING) {
+        return "STATUS beyond any ring";
+    }
+    if (!(d->ctl & BCM43XX_DMA_CTL_ENABLE)) {
+        return NULL;
+    }
+    if (d->ringsize < 2 || d->ringsize > BCM43XX_DMA_MAX_RING) {
+        return "enabled with a ring size not 2..512";
+    }
+    if (d->ringlo & (BCM43XX_DESC_SIZE - 1)) {
+        return "enabled with a misaligned ring";
+    }
+    if (d->index >= d->ringsize || d->status >= d->ringsize) {
+        return "enabled with an index beyond the ring";
+    }
+    return NULL;
+}
+
 static int bcm43xx_post_load(void *opaque, int version_id)
 {
     Bcm43xxState *s = opaque;
+    const char *bad = NULL, *engine = "";
+    int n;
 
+    if (s->channel < 1 || s->channel > 14) {
+        bad = "channel not 1..14";
+    } else if (s->ctrl & ~BCM43XX_CTRL_RW) {
+        bad = "unknown CTRL bits";
+    } else if ((s->int_status | s->int_mask) & ~BCM43XX_INT_ALL) {
+        bad = "unknown interrupt bits";
+    } else if (s->macaddr_hi > 0xffff) {
+        bad = "MACADDR_HI above 16 bits";
+    }
+    for (n = 0; n < ARRAY_SIZE(s->dma) && !bad; n++) {
+        bad = bcm43xx_dma_state_bad(&s->dma[n]);
+        if (bad) {
+            engine = n == BCM43XX_DMA_TX ? "TX engine " : "RX engine ";
+        }
+    }
+    if (bad) {
+        error_report("bcm43xx: migrated state refused: %s%s", engine, bad);
+        return -EINVAL;
+    }
     s->radio.channel = s->channel;
     s->irq_level = (s->int_status & s->int_mask) != 0;
     bcm43xx_set_radio(s, s->ctrl & BCM43XX_CTRL_ENABLE);

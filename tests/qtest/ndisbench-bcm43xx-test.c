@@ -1487,6 +1487,75 @@ static void test_migration(void)
     unlink(path);
 }
 
+/*
+ * A stream whose bcm43xx state is out of range must not load (post_load
+ * refuses it, QEMU exits with status 1): a channel of 300, an enabled RX
+ * engine whose STATUS or INDEX is beyond its ring, or whose ring is
+ * larger than 512. The stream as saved loads.
+ */
+static void test_migration_bad_state(void)
+{
+    g_autofree char *path = g_strdup_printf("%s/bcm43xx-bad-%d",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree char *bad = g_strdup_printf("%s.patched", path);
+    g_autofree char *args = g_strdup_printf(
+        "-M pc -m %d -nodefaults -object wlan-air,id=air0 "
+        "-device bcm43xx,air=air0,addr=04.0,mac=52:54:00:12:34:56", RAM_MB);
+    /* CTRL, CHANNEL, MACADDR_LO, MACADDR_HI as saved below */
+    static const uint8_t regs[16] = {
+        0, 0, 0, 1, 0, 0, 0, 6, 0x31, 0x43, 0x42, 0x4e, 0, 0, 0x77, 0x88,
+    };
+    /* the RX engine: CTL, INDEX, RINGLO, RINGHI, RINGSIZE (8) */
+    static const uint8_t rx[20] = {
+        0, 0, 0, 1, 0, 0, 0, RING_SLOTS - 1, 0, 0x10, 0x10, 0, 0, 0, 0, 0,
+        0, 0, 0, RING_SLOTS,
+    };
+    static const struct {
+        const uint8_t *pattern;
+        size_t plen, off;
+        uint32_t val;
+        const char *what;
+    } cases[] = {
+        { regs, sizeof(regs), 4, 300, "channel 300" },
+        { regs, sizeof(regs), 4, 0, "channel 0" },
+        { rx, sizeof(rx), 20, RING_SLOTS, "RX STATUS = ring size" },
+        { rx, sizeof(rx), 4, 600, "RX INDEX 600" },
+        { rx, sizeof(rx), 16, 600, "RX ring of 600" },
+    };
+    QTestState *qts;
+    QPCIBus *bus;
+    Bcm b;
+    int i;
+
+    qts = start("");
+    bus = qpci_new_pc(qts, NULL);
+    bcm_open(&b, qts, bus, BCM_DEVFN, 0);
+    bcm_up(&b, 6, false);
+    wr(&b, BCM43XX_REG_MACADDR_LO, 0x3143424e);
+    wr(&b, BCM43XX_REG_MACADDR_HI, 0x7788);
+    qtest_qmp_assert_success(qts, "{'execute': 'stop'}");
+    migrate_to_file(qts, path);
+    bcm_close(&b);
+    qpci_free_pc(bus);
+    qtest_quit(qts);
+
+    qts = load_stream(args, path);
+    g_assert(qts != NULL);
+    qtest_quit(qts);
+    for (i = 0; i < ARRAY_SIZE(cases); i++) {
+        g_test_message("stream with %s", cases[i].what);
+        patch_stream(path, bad, cases[i].pattern, cases[i].plen,
+                     cases[i].off, cases[i].val);
+        qts = load_stream(args, bad);
+        if (qts) {
+            qtest_quit(qts);
+            g_error("a stream with %s loaded", cases[i].what);
+        }
+    }
+    unlink(bad);
+    unlink(path);
+}
+
 /* Is a QOM type (device or user-creatable object) built into QEMU? */
 static bool has_type(const char *name)
 {
@@ -1534,6 +1603,8 @@ int main(int argc, char **argv)
         qtest_add_func("/ndisbench/bcm43xx/ap-duplicates",
                        test_ap_duplicates);
         qtest_add_func("/ndisbench/bcm43xx/migration", test_migration);
+        qtest_add_func("/ndisbench/bcm43xx/migration-bad-state",
+                       test_migration_bad_state);
     }
     return g_test_run();
 }

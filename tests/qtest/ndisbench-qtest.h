@@ -56,6 +56,67 @@ static inline void wait_incoming(QTestState *qts)
     g_assert(!loading);
 }
 
+/*
+ * Load the stream in @path into a new QEMU started with @args (-incoming
+ * defer, then migrate-incoming, so that a QEMU refusing the stream does
+ * not exit under libqtest's handshake) and wait until the load is over,
+ * as the destination's trace of it says. Returns the QEMU, running on,
+ * if the stream loaded; NULL if QEMU refused it and exited with status 1.
+ * Any other end (a crash, an abort) fails the test in qtest_quit().
+ */
+static inline QTestState *load_stream(const char *args, const char *path)
+{
+    g_autofree char *log = g_strdup_printf("%s.trace", path);
+    g_autofree char *uri = g_strdup_printf("exec:cat %s", path);
+    QTestState *qts;
+    int i;
+
+    unlink(log);
+    qts = qtest_initf("%s -incoming defer -D %s "
+                      "-trace process_incoming_migration_co_end", args, log);
+    qtest_set_expected_status(qts, EXIT_FAILURE);
+    qtest_qmp_send(qts, "{'execute': 'migrate-incoming', 'arguments': "
+                   "{'uri': %s}}", uri);
+    for (i = 0; i < 60000; i++) {
+        g_autofree char *text = NULL;
+
+        if (!qtest_probe_child(qts)) {
+            qtest_quit(qts);    /* status 1: refused */
+            unlink(log);
+            return NULL;
+        }
+        if (g_file_get_contents(log, &text, NULL, NULL) &&
+            strstr(text, "process_incoming_migration_co_end ret=0 ")) {
+            qtest_set_expected_status(qts, 0);
+            qobject_unref(qtest_qmp_receive(qts));  /* migrate-incoming */
+            unlink(log);
+            return qts;
+        }
+        g_usleep(1000);
+    }
+    g_assert_not_reached();
+}
+
+/*
+ * Copy @src to @dst with the 4 bytes at @off after the first occurrence
+ * of @pattern (plen bytes) replaced by @val (big-endian, as VMState puts
+ * a uint32).
+ */
+static inline void patch_stream(const char *src, const char *dst,
+                                const uint8_t *pattern, size_t plen,
+                                size_t off, uint32_t val)
+{
+    g_autofree gchar *data = NULL;
+    gsize size;
+    uint8_t *p;
+
+    g_assert(g_file_get_contents(src, &data, &size, NULL));
+    p = memmem(data, size, pattern, plen);
+    g_assert(p && p + off + 4 <= (uint8_t *)data + size);
+    stl_be_p(p + off, val);
+    g_assert(g_file_set_contents(dst, data, size, NULL));
+}
+
 /* Set a wlan-air property (a fault rate, delay-us...) of air0. */
 static inline void air_set(QTestState *qts, const char *prop, int64_t value)
 {
