@@ -5,7 +5,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
- *   -object wlan-air,id=air0[,pcap=FILE][,drop=N][,corrupt=N]
+ *   -object wlan-air,id=air0[,pcap=FILE][,pcap-max=BYTES][,drop=N][,corrupt=N]
  *           [,duplicate=N][,delay-us=US][,jitter-us=US][,seed=S]
  *           [,link-listen=PORT | ,link-connect=PORT]
  *           [,link-token=HEX | ,link-token-secret=ID]
@@ -18,7 +18,9 @@
  * frame while a receiver's reentrancy guard is engaged; each receive()
  * runs with the receiver's guard engaged: wlan-air.h). With pcap=FILE
  * every transmitted frame is also written there (radiotap + 802.11,
- * QEMU_CLOCK_VIRTUAL timestamps), as sent, before any fault.
+ * QEMU_CLOCK_VIRTUAL timestamps), as sent, before any fault, until the
+ * file would pass pcap-max bytes (default 64 MiB): then the capture stops
+ * with one warning, the file holding whole records only.
  *
  * Fault injection, decided per transmitted frame (beacons included) by a
  * PRNG seeded with seed= (splitmix64), so a sequence of frames meets the
@@ -73,7 +75,9 @@
 #include <zlib.h>
 #include "qapi/error.h"
 #include "qapi/visitor.h"
+#include "qemu/error-report.h"
 #include "qemu/main-loop.h"
+#include "qemu/units.h"
 #include "qemu/module.h"
 #include "qemu/sockets.h"
 #include "qemu/timer.h"
@@ -97,6 +101,9 @@ QEMU_BUILD_BUG_ON(WLAN_LINK_FRAME_MAX != WLAN_MAX_FRAME);
 /* pcap: LINKTYPE_IEEE802_11_RADIOTAP */
 #define WLAN_AIR_PCAP_MAGIC     0xa1b2c3d4
 #define WLAN_AIR_PCAP_LINKTYPE  127
+#define WLAN_AIR_PCAP_HDR_LEN   24
+#define WLAN_AIR_PCAP_REC_LEN   16
+#define WLAN_AIR_PCAP_MAX       (64 * MiB)  /* pcap-max default */
 
 typedef struct WlanAirFrame {
     WlanRadio *sender;          /* NULL once the sender has detached */
@@ -115,6 +122,8 @@ struct WlanAir {
 
     char *pcap_path;
     FILE *pcap;
+    uint64_t pcap_max;          /* bytes the file may reach */
+    uint64_t pcap_bytes;        /* bytes written */
 
     QEMUBH *bh;
     QEMUTimer *timer;           /* the head of the queue is delayed */
@@ -227,7 +236,19 @@ static void wlan_air_pcap_write(WlanAir *air, const WlanAirFrame *f)
         rt_len + f->len,
         rt_len + f->len,
     };
+    uint64_t size = sizeof(rec) + rt_len + f->len;
 
+    if (air->pcap_bytes + size > air->pcap_max) {
+        /* Whole records only: the file stays a valid capture. */
+        trace_wlan_air_pcap_full(air->pcap_path, air->pcap_bytes,
+                                 air->pcap_max);
+        warn_report("wlan-air: pcap %s reached pcap-max=%" PRIu64 " bytes: "
+                    "capture stopped", air->pcap_path, air->pcap_max);
+        fclose(air->pcap);
+        air->pcap = NULL;
+        return;
+    }
+    air->pcap_bytes += size;
     if (fwrite(rec, sizeof(rec), 1, air->pcap) != 1 ||
         fwrite(&rt, rt_len, 1, air->pcap) != 1 ||
         fwrite(f->data, f->len, 1, air->pcap) != 1 ||
@@ -844,6 +865,35 @@ static void wlan_air_set_pcap(Object *obj, const char *value, Error **errp)
     air->pcap_path = g_strdup(value);
 }
 
+static void wlan_air_get_pcap_max(Object *obj, Visitor *v, const char *name,
+                                  void *opaque, Error **errp)
+{
+    visit_type_uint64(v, name, &WLAN_AIR(obj)->pcap_max, errp);
+}
+
+static void wlan_air_set_pcap_max(Object *obj, Visitor *v, const char *name,
+                                  void *opaque, Error **errp)
+{
+    WlanAir *air = WLAN_AIR(obj);
+    uint64_t value;
+
+    if (air->pcap) {
+        error_setg(errp, "wlan-air: pcap-max cannot be changed once the "
+                   "capture is open");
+        return;
+    }
+    if (!visit_type_uint64(v, name, &value, errp)) {
+        return;
+    }
+    if (value < WLAN_AIR_PCAP_HDR_LEN) {
+        error_setg(errp, "wlan-air: pcap-max=%" PRIu64 " is smaller than "
+                   "the file header (%d bytes)", value,
+                   WLAN_AIR_PCAP_HDR_LEN);
+        return;
+    }
+    air->pcap_max = value;
+}
+
 static void wlan_air_get_knob(Object *obj, Visitor *v, const char *name,
                               void *opaque, Error **errp)
 {
@@ -895,7 +945,7 @@ static void wlan_air_set_seed(Object *obj, Visitor *v, const char *name,
 static void wlan_air_complete(UserCreatable *uc, Error **errp)
 {
     WlanAir *air = WLAN_AIR(uc);
-    uint32_t hdr[6] = {
+    uint32_t hdr[WLAN_AIR_PCAP_HDR_LEN / 4] = {
         WLAN_AIR_PCAP_MAGIC,
         2 | (4 << 16),          /* version 2.4, host byte order */
         0,                      /* thiszone */
@@ -918,6 +968,7 @@ static void wlan_air_complete(UserCreatable *uc, Error **errp)
                          air->pcap_path);
         return;
     }
+    air->pcap_bytes = sizeof(hdr);
     if (fwrite(hdr, sizeof(hdr), 1, air->pcap) != 1 ||
         fflush(air->pcap) != 0) {
         error_setg_errno(errp, errno, "wlan-air: cannot write pcap file "
@@ -948,6 +999,7 @@ static const struct {
     { "link-rx", offsetof(WlanAir, link_rx) },
     { "link-bad", offsetof(WlanAir, link_bad) },
     { "link-lost", offsetof(WlanAir, link_lost) },
+    { "pcap-bytes", offsetof(WlanAir, pcap_bytes) },
 };
 
 static void wlan_air_init(Object *obj)
@@ -958,6 +1010,7 @@ static void wlan_air_init(Object *obj)
     QTAILQ_INIT(&air->radios);
     QSIMPLEQ_INIT(&air->queue);
     air->link_fd = -1;
+    air->pcap_max = WLAN_AIR_PCAP_MAX;
     air->bh = qemu_bh_new(wlan_air_bh, air);
     /* Read-only counters: qom-get air0 dropped */
     for (i = 0; i < ARRAY_SIZE(wlan_air_counters); i++) {
@@ -1012,6 +1065,11 @@ static void wlan_air_class_init(ObjectClass *oc, void *data)
                                   wlan_air_set_pcap);
     object_class_property_set_description(oc, "pcap",
         "write every frame on the air to this file (radiotap + 802.11)");
+    object_class_property_add(oc, "pcap-max", "uint64", wlan_air_get_pcap_max,
+                              wlan_air_set_pcap_max, NULL, NULL);
+    object_class_property_set_description(oc, "pcap-max",
+        "bytes the pcap file may reach; the capture stops before a frame "
+        "would take it further (default 64 MiB)");
 
     for (i = 0; i < ARRAY_SIZE(wlan_air_knobs); i++) {
         const WlanAirKnob *knob = &wlan_air_knobs[i];
