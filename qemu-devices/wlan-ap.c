@@ -45,6 +45,9 @@
 OBJECT_DECLARE_SIMPLE_TYPE(WlanApState, WLAN_AP)
 
 #define WLAN_AP_MAX_STATIONS    32
+/* An associated station silent this long may lose its entry (hostapd's
+ * ap_max_inactivity default), but only to a newcomer, when all are taken. */
+#define WLAN_AP_INACTIVE_NS     (300 * NANOSECONDS_PER_SECOND)
 #define WLAN_AP_BEACON_TU       100
 #define WLAN_TU_US              1024
 #define WLAN_SSID_MAX           32
@@ -56,6 +59,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(WlanApState, WLAN_AP)
 #define WLAN_STATUS_FAILURE     1
 #define WLAN_STATUS_AUTH_ALG    13
 #define WLAN_STATUS_AP_FULL     17
+#define WLAN_REASON_INACTIVITY  4
 #define WLAN_REASON_CLASS2      6
 #define WLAN_REASON_CLASS3      7
 
@@ -87,6 +91,7 @@ typedef struct WlanApStation {
     uint16_t aid;
     bool rx_seq_valid;
     uint16_t rx_seq;            /* sequence control of the last data frame */
+    int64_t heard_ns;           /* QEMU_CLOCK_VIRTUAL of its last frame */
 } WlanApStation;
 
 struct WlanApState {
@@ -137,18 +142,78 @@ static WlanApStation *wlan_ap_find_sta(WlanApState *ap, const uint8_t *mac)
     return NULL;
 }
 
-static WlanApStation *wlan_ap_new_sta(WlanApState *ap, const uint8_t *mac)
+static void wlan_ap_deauth(WlanApState *ap, const uint8_t *da,
+                           uint16_t reason);
+
+/* A frame of this station to the BSS: it is alive. */
+static void wlan_ap_heard(WlanApStation *sta)
 {
+    sta->heard_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+/*
+ * The entry a newcomer gets when all are taken, or NULL: the station
+ * heard from longest ago of those that only authenticated (forged
+ * authentications from random MACs, or a station that went away before
+ * associating), else of the associated ones silent for
+ * WLAN_AP_INACTIVE_NS, which is told so (deauthenticated, inactivity).
+ */
+static WlanApStation *wlan_ap_evict(WlanApState *ap)
+{
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    WlanApStation *auth = NULL, *idle = NULL, *sta;
+
     for (int i = 0; i < WLAN_AP_MAX_STATIONS; i++) {
-        if (ap->sta[i].state == WLAN_AP_STA_FREE) {
-            memcpy(ap->sta[i].mac, mac, ETH_ALEN);
-            ap->sta[i].state = WLAN_AP_STA_AUTH;
-            ap->sta[i].aid = 0;
-            ap->sta[i].rx_seq_valid = false;
-            return &ap->sta[i];
+        sta = &ap->sta[i];
+        if (sta->state == WLAN_AP_STA_AUTH) {
+            if (!auth || sta->heard_ns < auth->heard_ns) {
+                auth = sta;
+            }
+        } else if (sta->state == WLAN_AP_STA_ASSOC &&
+                   now - sta->heard_ns >= WLAN_AP_INACTIVE_NS) {
+            if (!idle || sta->heard_ns < idle->heard_ns) {
+                idle = sta;
+            }
         }
     }
+    if (auth) {
+        trace_wlan_ap_sta_evict(wlan_ap_name(ap), auth->mac[0], auth->mac[1],
+                                auth->mac[2], auth->mac[3], auth->mac[4],
+                                auth->mac[5], "authenticated only");
+        auth->state = WLAN_AP_STA_FREE;
+        return auth;
+    }
+    if (idle) {
+        trace_wlan_ap_sta_evict(wlan_ap_name(ap), idle->mac[0], idle->mac[1],
+                                idle->mac[2], idle->mac[3], idle->mac[4],
+                                idle->mac[5], "inactive");
+        wlan_ap_deauth(ap, idle->mac, WLAN_REASON_INACTIVITY);
+        return idle;
+    }
     return NULL;
+}
+
+static WlanApStation *wlan_ap_new_sta(WlanApState *ap, const uint8_t *mac)
+{
+    WlanApStation *sta = NULL;
+
+    for (int i = 0; i < WLAN_AP_MAX_STATIONS && !sta; i++) {
+        if (ap->sta[i].state == WLAN_AP_STA_FREE) {
+            sta = &ap->sta[i];
+        }
+    }
+    if (!sta) {
+        sta = wlan_ap_evict(ap);
+    }
+    if (!sta) {
+        return NULL;
+    }
+    memcpy(sta->mac, mac, ETH_ALEN);
+    sta->state = WLAN_AP_STA_AUTH;
+    sta->aid = 0;
+    sta->rx_seq_valid = false;
+    wlan_ap_heard(sta);
+    return sta;
 }
 
 static unsigned wlan_ap_assoc_count(WlanApState *ap)
@@ -385,6 +450,10 @@ static void wlan_ap_rx_mgmt(WlanApState *ap, const WlanFrame *fr)
             (memcmp(bssid, ap->bssid, ETH_ALEN) && !wlan_ap_is_group(bssid))) {
             return;
         }
+        sta = wlan_ap_find_sta(ap, sa);
+        if (sta) {
+            wlan_ap_heard(sta);
+        }
         wlan_ap_probe_req(ap, fr);
         return;
     }
@@ -392,6 +461,10 @@ static void wlan_ap_rx_mgmt(WlanApState *ap, const WlanFrame *fr)
     if (memcmp(da, ap->bssid, ETH_ALEN) || memcmp(bssid, ap->bssid,
                                                   ETH_ALEN)) {
         return;
+    }
+    sta = wlan_ap_find_sta(ap, sa);
+    if (sta) {
+        wlan_ap_heard(sta);
     }
     switch (fr->subtype) {
     case WLAN_MGMT_AUTH:
@@ -460,6 +533,7 @@ static void wlan_ap_rx_data(WlanApState *ap, const WlanFrame *fr)
         wlan_ap_deauth(ap, sa, sta ? WLAN_REASON_CLASS3 : WLAN_REASON_CLASS2);
         return;
     }
+    wlan_ap_heard(sta);
     /*
      * Duplicate detection (802.11 10.3.2.14): a retransmission of the
      * frame just received (its ACK was lost) is dropped.

@@ -1112,6 +1112,47 @@ static void ap_associate(ApEnv *e)
     g_assert_cmpuint(lduw_le_p(got + 26), ==, 0);      /* success */
 }
 
+/* Authentication (and association) of another station, forged by us. */
+static void ap_forge(ApEnv *e, const uint8_t *mac, bool assoc)
+{
+    uint8_t f[128];
+    size_t n;
+
+    n = mk_hdr(f, 0xb0, 0, e->bssid, mac, e->bssid);
+    stw_le_p(f + n, 0);
+    stw_le_p(f + n + 2, 1);
+    stw_le_p(f + n + 4, 0);
+    bcm_tx(&e->b, f, n + 6);
+    if (!assoc) {
+        return;
+    }
+    n = mk_hdr(f, 0x00, 0, e->bssid, mac, e->bssid);
+    stw_le_p(f + n, 0x0001);
+    stw_le_p(f + n + 2, 10);
+    n += 4;
+    f[n++] = 0;
+    f[n++] = e->ssid_len;
+    memcpy(f + n, e->ssid, e->ssid_len);
+    n += e->ssid_len;
+    bcm_tx(&e->b, f, n);
+}
+
+/* Our station's authentication: the status of the AP's answer. */
+static int ap_auth_status(ApEnv *e)
+{
+    uint8_t f[64], got[BCM43XX_MAX_FRAME];
+    size_t n = mk_hdr(f, 0xb0, 0, e->bssid, mac_a, e->bssid);
+    int len;
+
+    stw_le_p(f + n, 0);
+    stw_le_p(f + n + 2, 1);
+    stw_le_p(f + n + 4, 0);
+    bcm_tx(&e->b, f, n + 6);
+    len = ap_mgmt_reply(e, 0xb0, got);
+    g_assert_cmpint(len, >=, 30);
+    return lduw_le_p(got + 28);
+}
+
 static void ap_setup(ApEnv *e)
 {
     int sv[2];
@@ -1255,6 +1296,51 @@ static void test_ap_data(void)
     g_assert(memcmp(got + 16, peer, 6) == 0);
     g_assert_cmphex(lduw_be_p(got + 30), ==, 0x0800);
     g_assert(memcmp(got + 32, "from the netdev", 15) == 0);
+    ap_teardown(&e);
+}
+
+/*
+ * The AP's 32 station entries: forged authentications from 32 random MACs
+ * must not lock a real station out. A station that only authenticated
+ * gives its entry up to a newcomer when the table is full (the one heard
+ * from longest ago); an associated one only after 300 s without a frame
+ * (then it is deauthenticated).
+ */
+static void test_ap_station_table(void)
+{
+    uint8_t mac[6] = { 0x02, 0x66, 0x00, 0x00, 0x00, 0x00 };
+    ApEnv e;
+    int i;
+
+    ap_setup(&e);
+    g_assert_true(ap_scan(&e));
+    for (i = 0; i < 32; i++) {
+        mac[4] = g_test_rand_int_range(0, 256);
+        mac[5] = i;
+        ap_forge(&e, mac, false);
+    }
+    /* the table is full of stations that only authenticated */
+    ap_associate(&e);
+    g_assert_cmpuint(qom_u64(e.qts, "/objects/ap0", "stations"), ==, 1);
+    ap_teardown(&e);
+
+    /* full of associated stations: the real one waits 300 s, not forever */
+    ap_setup(&e);
+    g_assert_true(ap_scan(&e));
+    for (i = 0; i < 32; i++) {
+        mac[4] = g_test_rand_int_range(0, 256);
+        mac[5] = i;
+        ap_forge(&e, mac, true);
+    }
+    g_assert_cmpuint(qom_u64(e.qts, "/objects/ap0", "stations"), ==, 32);
+    g_assert_cmpint(ap_auth_status(&e), ==, 17);        /* AP full */
+    qtest_clock_step(e.qts, 301ll * 1000 * 1000 * 1000);
+    while (bcm_rx(&e.b, &e.consumed, (uint8_t[BCM43XX_MAX_FRAME]){ 0 },
+                  NULL, 20) >= 0) {
+        ;                       /* beacons */
+    }
+    ap_associate(&e);
+    g_assert_cmpuint(qom_u64(e.qts, "/objects/ap0", "stations"), ==, 32);
     ap_teardown(&e);
 }
 
@@ -1602,6 +1688,8 @@ int main(int argc, char **argv)
         qtest_add_func("/ndisbench/bcm43xx/ap-bad-fcs", test_ap_bad_fcs);
         qtest_add_func("/ndisbench/bcm43xx/ap-duplicates",
                        test_ap_duplicates);
+        qtest_add_func("/ndisbench/bcm43xx/ap-station-table",
+                       test_ap_station_table);
         qtest_add_func("/ndisbench/bcm43xx/migration", test_migration);
         qtest_add_func("/ndisbench/bcm43xx/migration-bad-state",
                        test_migration_bad_state);
