@@ -47,21 +47,6 @@ static const uint8_t wrong_token[LINK_TOKEN_LEN] = {
     0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xfe,
 };
 
-/* A UDP port on 127.0.0.1 that was free a moment ago. */
-static uint16_t free_udp_port(void)
-{
-    struct sockaddr_in a = { .sin_family = AF_INET,
-                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-    socklen_t alen = sizeof(a);
-    int fd = socket(AF_INET, SOCK_DGRAM, 0);
-
-    g_assert(fd >= 0);
-    g_assert(bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0);
-    g_assert(getsockname(fd, (struct sockaddr *)&a, &alen) == 0);
-    close(fd);
-    return ntohs(a.sin_port);
-}
-
 static uint64_t counter(QTestState *qts, const char *air, const char *name)
 {
     QDict *rsp = qtest_qmp(qts, "{'execute': 'qom-get', 'arguments': {"

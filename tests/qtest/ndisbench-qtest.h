@@ -117,6 +117,21 @@ static inline void patch_stream(const char *src, const char *dst,
     g_assert(g_file_set_contents(dst, data, size, NULL));
 }
 
+/* A UDP port on 127.0.0.1 that was free a moment ago. */
+static inline uint16_t free_udp_port(void)
+{
+    struct sockaddr_in a = { .sin_family = AF_INET,
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t alen = sizeof(a);
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+    g_assert(fd >= 0);
+    g_assert(bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0);
+    g_assert(getsockname(fd, (struct sockaddr *)&a, &alen) == 0);
+    close(fd);
+    return ntohs(a.sin_port);
+}
+
 /* Set a wlan-air property (a fault rate, delay-us...) of air0. */
 static inline void air_set(QTestState *qts, const char *prop, int64_t value)
 {
