@@ -45,8 +45,10 @@
 OBJECT_DECLARE_SIMPLE_TYPE(WlanApState, WLAN_AP)
 
 #define WLAN_AP_MAX_STATIONS    32
-/* An associated station silent this long may lose its entry (hostapd's
- * ap_max_inactivity default), but only to a newcomer, when all are taken. */
+/*
+ * An associated station silent this long may lose its entry (hostapd's
+ * ap_max_inactivity default), but only to a newcomer, when all are taken.
+ */
 #define WLAN_AP_INACTIVE_NS     (300 * NANOSECONDS_PER_SECOND)
 #define WLAN_AP_BEACON_TU       100
 #define WLAN_TU_US              1024

@@ -175,11 +175,14 @@ bool wlan_link_parse_token(const char *hex,
     size_t i;
 
     for (i = 0; i < WLAN_LINK_TOKEN_LEN; i++) {
-        int hi, lo;
+        int hi = wlan_link_hexdigit(hex[2 * i]), lo;
 
         /* stops at the first non-hex digit: never reads past the NUL */
-        if ((hi = wlan_link_hexdigit(hex[2 * i])) < 0 ||
-            (lo = wlan_link_hexdigit(hex[2 * i + 1])) < 0) {
+        if (hi < 0) {
+            return false;
+        }
+        lo = wlan_link_hexdigit(hex[2 * i + 1]);
+        if (lo < 0) {
             return false;
         }
         t[i] = hi << 4 | lo;

@@ -426,7 +426,6 @@ static void test_msi_self(void)
     QPCIBus *bus = qpci_new_pc(qts, NULL);
     Bcm b;
 
-    signal(SIGALRM, watchdog);
     alarm(WATCHDOG_S);
     bcm_open(&b, qts, bus, BCM2_DEVFN, 0);
     msi_setup(&b, b.bar.addr + BCM43XX_REG_INT_STATUS, 0);
@@ -461,7 +460,6 @@ static void test_tx_ring_shrinks(void)
     uint32_t i;
     Bcm a, b;
 
-    signal(SIGALRM, watchdog);
     alarm(WATCHDOG_S);
     bcm_open(&a, qts, bus, BCM2_DEVFN, 0);
     bcm_open(&b, qts, bus, BCM_DEVFN, 0x10000);
@@ -513,7 +511,6 @@ static void test_msi_rings_doorbell(void)
         QTestState *qts = start(extra);
         QPCIBus *bus = qpci_new_pc(qts, NULL);
 
-        signal(SIGALRM, watchdog);
         alarm(WATCHDOG_S);
         bcm_open(&a, qts, bus, BCM_DEVFN, 0);
         bcm_open(&b, qts, bus, BCM2_DEVFN, 0x10000);
@@ -1309,6 +1306,7 @@ static void test_ap_data(void)
 static void test_ap_station_table(void)
 {
     uint8_t mac[6] = { 0x02, 0x66, 0x00, 0x00, 0x00, 0x00 };
+    uint8_t got[BCM43XX_MAX_FRAME];
     ApEnv e;
     int i;
 
@@ -1335,8 +1333,7 @@ static void test_ap_station_table(void)
     g_assert_cmpuint(qom_u64(e.qts, "/objects/ap0", "stations"), ==, 32);
     g_assert_cmpint(ap_auth_status(&e), ==, 17);        /* AP full */
     qtest_clock_step(e.qts, 301ll * 1000 * 1000 * 1000);
-    while (bcm_rx(&e.b, &e.consumed, (uint8_t[BCM43XX_MAX_FRAME]){ 0 },
-                  NULL, 20) >= 0) {
+    while (bcm_rx(&e.b, &e.consumed, got, NULL, 20) >= 0) {
         ;                       /* beacons */
     }
     ap_associate(&e);
@@ -1663,7 +1660,10 @@ static bool has_type(const char *name)
 
 int main(int argc, char **argv)
 {
+    struct sigaction sa = { .sa_handler = watchdog };
+
     g_test_init(&argc, &argv, NULL);
+    sigaction(SIGALRM, &sa, NULL);
 
     qtest_add_func("/ndisbench/bcm43xx/config", test_config);
     qtest_add_func("/ndisbench/bcm43xx/device-ids", test_device_ids);

@@ -1209,6 +1209,7 @@ static void rtl_fuzz_seed(uint64_t seed, uint64_t iters, uint64_t *ops)
 {
     RtlFuzz r = { .f = { .rng = seed, .seed = seed, .what = "rtl8187" } };
     g_autofree char *args = NULL, *dest_args = NULL;
+    uint8_t desc[18];
     uint64_t i;
     int t;
 
@@ -1250,13 +1251,13 @@ static void rtl_fuzz_seed(uint64_t seed, uint64_t iters, uint64_t *ops)
     if (r.xhci) {
         rtl_reenumerate(&r, 0);
         g_assert_cmpint(xhci_ctrl(&r.x, r.slot[0], 0x80, 0x06, 0x0100, 0,
-                                  18, (uint8_t[18]){ 0 }), ==, XFER_OK);
+                                  18, desc), ==, XFER_OK);
         xhci_stop(&r.x);
         qpci_free_pc(r.bus);
     } else {
         usb_enumerate(&r.u, 0, 1);
-        g_assert_cmpint(usb_ctrl(&r.u, 1, 0x80, 0x06, 0x0100, 0, 18,
-                                 (uint8_t[18]){ 0 }), ==, XFER_OK);
+        g_assert_cmpint(usb_ctrl(&r.u, 1, 0x80, 0x06, 0x0100, 0, 18, desc),
+                        ==, XFER_OK);
         ehci_stop(&r.e);
         uhci_stop(&r.u);
     }
@@ -1306,8 +1307,10 @@ static void test_fuzz_rtl8187(void)
 
 int main(int argc, char **argv)
 {
+    struct sigaction sa = { .sa_handler = watchdog };
+
     g_test_init(&argc, &argv, NULL);
-    signal(SIGALRM, watchdog);
+    sigaction(SIGALRM, &sa, NULL);
     qtest_add_func("/ndisbench/fuzz/bcm43xx", test_fuzz_bcm43xx);
     qtest_add_func("/ndisbench/fuzz/rtl8187", test_fuzz_rtl8187);
     return g_test_run();

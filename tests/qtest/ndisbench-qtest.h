@@ -182,16 +182,16 @@ static inline void kill_qemu_children(void)
     while (dir && (name = g_dir_read_name(dir))) {
         g_autofree char *path = g_strdup_printf("/proc/%s/stat", name);
         g_autofree char *stat = NULL;
-        const char *p;
-        int ppid;
+        const char *p = NULL;
+        int ppid = 0;
 
-        if (!g_ascii_isdigit(name[0]) ||
-            !g_file_get_contents(path, &stat, NULL, NULL) ||
-            !(p = strrchr(stat, ')')) ||
-            sscanf(p + 1, " %*c %d", &ppid) != 1 || ppid != getpid()) {
-            continue;
+        if (g_ascii_isdigit(name[0]) &&
+            g_file_get_contents(path, &stat, NULL, NULL)) {
+            p = strrchr(stat, ')');     /* after the command's name */
         }
-        kill(atoi(name), SIGKILL);
+        if (p && sscanf(p + 1, " %*c %d", &ppid) == 1 && ppid == getpid()) {
+            kill(atoi(name), SIGKILL);
+        }
     }
     if (dir) {
         g_dir_close(dir);

@@ -81,8 +81,10 @@
 #define CC_STALL        6
 #define CC_SHORT        13
 
-/* The bus port N of a high-speed device is xHCI port 4 + N (qemu-xhci:
- * p3=4 USB 3 ports first, then the USB 2 ones). */
+/*
+ * The bus port N of a high-speed device is xHCI port 4 + N (qemu-xhci:
+ * p3=4 USB 3 ports first, then the USB 2 ones).
+ */
 #define XHCI_USB2_PORT(n) (4 + (n))
 
 typedef struct XhciRing {
