@@ -11,6 +11,7 @@ from .errors import BenchError, BuildError
 from .progress import fmt_secs, say
 
 HEARTBEAT_SECS = 30.0
+BUILD_NICE = 10
 
 
 def run_logged(cmd: Sequence[str], log: pathlib.Path, what: str,
@@ -46,6 +47,14 @@ def run_logged(cmd: Sequence[str], log: pathlib.Path, what: str,
             raise BuildError(what, log, None, [cause],
                              ended="cannot run") from exc
         assert proc.stdout is not None
+        # Builds yield the CPU to guests: cells boot while later kernels
+        # build (runner.run), and a starved guest misses its timers (scan
+        # dwell, beacon loss). The child has exec'd by now and forks its
+        # compilers later, so they inherit this.
+        try:
+            os.setpriority(os.PRIO_PROCESS, proc.pid, BUILD_NICE)
+        except OSError:
+            pass
 
         def pump() -> None:
             for raw in proc.stdout:
@@ -115,12 +124,14 @@ def _causes(log: pathlib.Path, offset: int) -> List[str]:
 
 
 def capture(cmd: Sequence[str], timeout: float = 120.0,
-            what: str = "") -> str:
-    """Run a short command and return its stdout; BenchError on failure."""
+            what: str = "", env: Optional[Mapping[str, str]] = None) -> str:
+    """Run a short command and return its stdout; BenchError on failure.
+    env: added to the process environment."""
     try:
         res = subprocess.run(list(cmd), capture_output=True, text=True,
                              timeout=timeout, check=False,
-                             stdin=subprocess.DEVNULL)
+                             stdin=subprocess.DEVNULL,
+                             env=dict(os.environ, **env) if env else None)
     except FileNotFoundError as exc:
         raise BenchError(f"{what or cmd[0]}: {cmd[0]} not found "
                          f"(run `scripts/ndisbench setup`)") from exc

@@ -22,7 +22,10 @@ static int resolve(void *ctx, const char *dll, const char *name,
 	(void)ctx;
 	if (name[0] == 'Z')	/* some names are unknown */
 		return -ENOENT;
-	*addr = 0xffffffffa0000000ull + strlen(dll) * 0x100 + strlen(name);
+	/* no zero byte, like a kernel address: an IAT slot written over a
+	 * name must leave it unterminated, as in the module */
+	*addr = 0xffffffff80808080ull | (strlen(dll) & 0x7f) << 8 |
+		(strlen(name) & 0x7f);
 	return 0;
 }
 

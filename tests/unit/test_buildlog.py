@@ -3,6 +3,8 @@
 import contextlib
 import io
 import pathlib
+import re
+import sys
 import tempfile
 import textwrap
 import unittest
@@ -239,6 +241,22 @@ class RunLoggedTest(unittest.TestCase):
         self.assertIn("ndisbench-no-such-tool: No such file or directory",
                       text)
         self.assertTrue(text.endswith(f"(log: {self.log})"), text)
+
+    def test_builds_run_niced(self):
+        """Guests keep the CPU they need while later kernels build: a
+        build step and what it forks run at nice >= BUILD_NICE."""
+        script = ("import os, subprocess, time\n"
+                  "time.sleep(0.3)\n"
+                  "print('parent', os.nice(0))\n"
+                  "subprocess.run(['sh', '-c', 'echo child $(nice)'])\n")
+        with contextlib.redirect_stdout(io.StringIO()):
+            proc.run_logged([sys.executable, "-c", script], self.log,
+                            "nice step", timeout=60)
+        text = self.log.read_text()
+        for who in ("parent", "child"):
+            found = re.search(rf"^{who} (\d+)$", text, re.M)
+            self.assertIsNotNone(found, text)
+            self.assertGreaterEqual(int(found.group(1)), proc.BUILD_NICE)
 
 
 if __name__ == "__main__":

@@ -93,25 +93,46 @@ class PeerCheckTest(unittest.TestCase):
                          FAIL)
 
 
+TOKEN = pathlib.Path("/run/pair/link.token")
+SECRET = f"secret,id=linktoken,file={TOKEN},format=raw"
+
+
 class PairArgsTest(unittest.TestCase):
     def test_a_listens_and_keeps_the_aps(self):
         dev = devices.DEVICES["rtl8187/ndiswrapper"]
-        args = pair.side_qemu_args(dev, "A", 4242)
-        self.assertIn("link-listen=4242", args[1])
-        self.assertEqual(len(args), len(dev.qemu_args))
+        args = pair.side_qemu_args(dev, "A", 4242, TOKEN)
+        self.assertEqual(args[:2], ["-object", SECRET])
+        self.assertIn("link-listen=4242,link-token-secret=linktoken",
+                      args[3])
+        self.assertEqual(len(args), len(dev.qemu_args) + 2)
         self.assertTrue(any("wlan-ap" in a and "netdev=net0" in a
                             for a in args))
 
     def test_b_has_only_the_link_and_its_own_mac(self):
         for label in ("rtl8187/native", "bcm43xx/ndiswrapper"):
             dev = devices.DEVICES[label]
-            args = pair.side_qemu_args(dev, "B", 4242)
+            args = pair.side_qemu_args(dev, "B", 4242, TOKEN)
             text = " ".join(args)
-            self.assertIn("wlan-air,id=air0,link-connect=4242", text)
+            self.assertEqual(args[:2], ["-object", SECRET])
+            self.assertIn("wlan-air,id=air0,link-connect=4242,"
+                          "link-token-secret=linktoken", text)
             self.assertNotIn("wlan-ap", text)
             self.assertNotIn("-netdev", args)
             self.assertIn(f"mac={pair.B_MAC}", text)
             self.assertNotIn("link-listen", text)
+
+    def test_token_is_fresh_and_private(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            a = pathlib.Path(tmp) / "a.token"
+            b = pathlib.Path(tmp) / "b.token"
+            pair.write_token(a)
+            pair.write_token(b)
+            tok = a.read_text()
+            self.assertRegex(tok, r"^[0-9a-f]{32}\n$")
+            self.assertNotEqual(tok, b.read_text())
+            self.assertEqual(a.stat().st_mode & 0o777, 0o600)
+            with self.assertRaises(FileExistsError):
+                pair.write_token(a)
 
     def test_devices_off_the_air_are_refused(self):
         with self.assertRaisesRegex(BenchError, "not a radio"):

@@ -328,15 +328,20 @@ static ssize_t ssid_show(struct device *dev, struct device_attribute *attr,
 	struct {
 		__le32 len;
 		u8 ssid[32];
-	} ssid;
-	u32 written;
+	} ssid = {};
+	u32 written, len;
 
+	/*
+	 * Zeroed, and only what the driver wrote is shown: the file is
+	 * world-readable and the stack below the reply is not ours to show.
+	 */
 	if (ndis_query_oid(ndis_dev_adapter(dev), OID_802_11_SSID, &ssid,
-			   sizeof(ssid), &written) || written < sizeof(ssid.len) ||
-	    le32_to_cpu(ssid.len) > sizeof(ssid.ssid))
+			   sizeof(ssid), &written) || written < sizeof(ssid.len))
 		return -ENOTCONN;
-	return sysfs_emit(buf, "%.*s\n", (int)le32_to_cpu(ssid.len),
-			  ssid.ssid);
+	len = le32_to_cpu(ssid.len);
+	if (len > sizeof(ssid.ssid) || written < sizeof(ssid.len) + len)
+		return -ENOTCONN;
+	return sysfs_emit(buf, "%.*s\n", (int)len, ssid.ssid);
 }
 static DEVICE_ATTR_RO(ssid);
 

@@ -427,9 +427,13 @@ static s32 ndis_usb_control(struct ndis_usb *usb, struct win_irp *irp,
 	req->setup.wValue = cpu_to_le16(value);
 	req->setup.wIndex = cpu_to_le16(index);
 	req->setup.wLength = cpu_to_le16(len);
+	/*
+	 * The USB core counts a request without data as OUT, whatever its
+	 * direction bit, and warns when the pipe says otherwise.
+	 */
 	usb_fill_control_urb(req->urb, udev,
-			     in ? usb_rcvctrlpipe(udev, 0) :
-				  usb_sndctrlpipe(udev, 0),
+			     in && len ? usb_rcvctrlpipe(udev, 0) :
+					 usb_sndctrlpipe(udev, 0),
 			     (u8 *)&req->setup, req->urb->transfer_buffer,
 			     len, ndis_usb_urb_done, req);
 	return ndis_usb_submit_req(usb, req);
@@ -467,7 +471,11 @@ static s32 ndis_usb_vendor(struct ndis_usb *usb, struct win_irp *irp,
 		type = USB_TYPE_CLASS | USB_RECIP_OTHER;
 		break;
 	}
-	type |= v->request_type_reserved_bits;
+	/*
+	 * RequestTypeReservedBits only extends the recipient (4..31): the
+	 * direction and type come from the transfer flags and the function.
+	 */
+	type |= v->request_type_reserved_bits & USB_RECIP_MASK;
 	return ndis_usb_control(usb, irp, wurb, type, v->request, v->value,
 				v->index, v->t.transfer_flags &
 					  USBD_TRANSFER_DIRECTION_IN);

@@ -66,11 +66,21 @@ static int buf_put(struct buf *b, char c)
 
 static int buf_puts(struct buf *b, const char *s, size_t n)
 {
-	size_t i;
+	if (b->len + n + 2 > b->cap) {
+		size_t ncap = b->cap ? b->cap : 64;
+		char *np;
 
-	for (i = 0; i < n; i++)
-		if (buf_put(b, s[i]))
+		while (ncap < b->len + n + 2)
+			ncap *= 2;
+		np = realloc(b->p, ncap);
+		if (!np)
 			return -ENOMEM;
+		b->p = np;
+		b->cap = ncap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
 	return 0;
 }
 
@@ -314,12 +324,31 @@ static const char *strings_lookup(const struct inf_strtab *t,
 	return NULL;
 }
 
+/* Substitution and what the expanded text may still grow by. */
+struct inf_subst {
+	const struct inf_strtab *strs;	/* NULL: no substitution */
+	size_t line_left, file_left;
+};
+
+/* Appends n bytes within the budgets: -E2BIG (line) or -EFBIG (file). */
+static int cook_put(struct buf *b, const char *s, size_t n,
+		    struct inf_subst *x)
+{
+	if (n > x->line_left)
+		return -E2BIG;
+	if (n > x->file_left)
+		return -EFBIG;
+	x->line_left -= n;
+	x->file_left -= n;
+	return buf_puts(b, s, n);
+}
+
 /* One field or key: drop outer whitespace, strip quotes ("" -> "), expand
- * %strkey% (when strs is given). */
-static char *cook(const char *s, size_t n, const struct inf_strtab *strs)
+ * %strkey% (when x->strs is given); *out is malloc'd. */
+static int cook(const char *s, size_t n, struct inf_subst *x, char **out)
 {
 	struct buf b = { 0 };
-	int q = 0;
+	int q = 0, rc;
 	size_t i;
 	char *p = (char *)s;
 
@@ -329,51 +358,57 @@ static char *cook(const char *s, size_t n, const struct inf_strtab *strs)
 
 		if (c == '"') {
 			if (q && i + 1 < n && p[i + 1] == '"') {
-				if (buf_put(&b, '"'))
-					goto oom;
+				rc = cook_put(&b, "\"", 1, x);
+				if (rc)
+					goto fail;
 				i++;
 			} else {
 				q = !q;
 			}
 			continue;
 		}
-		if (c == '%' && strs) {
+		if (c == '%' && x->strs) {
 			const char *end = memchr(p + i + 1, '%', n - i - 1);
 
 			if (end == p + i + 1) {
-				if (buf_put(&b, '%'))	/* %% */
-					goto oom;
+				rc = cook_put(&b, "%", 1, x);	/* %% */
+				if (rc)
+					goto fail;
 				i++;
 				continue;
 			}
 			if (end) {
 				size_t kl = (size_t)(end - (p + i + 1));
-				const char *v = strings_lookup(strs, p + i + 1, kl);
+				const char *v = strings_lookup(x->strs, p + i + 1,
+							       kl);
 
 				if (v) {
-					if (buf_puts(&b, v, strlen(v)))
-						goto oom;
+					rc = cook_put(&b, v, strlen(v), x);
+					if (rc)
+						goto fail;
 					i += kl + 1;
 					continue;
 				}
 			}
 		}
-		if (buf_put(&b, c))
-			goto oom;
+		rc = cook_put(&b, &c, 1, x);
+		if (rc)
+			goto fail;
 	}
-	return buf_take(&b);
-oom:
+	*out = buf_take(&b);
+	return *out ? 0 : -ENOMEM;
+fail:
 	free(b.p);
-	return NULL;
+	return rc;
 }
 
 /* Split a logical line into key and fields. */
 static int tokenize(const char *text, struct inf_line *l,
-		    const struct inf_strtab *strs)
+		    struct inf_subst *x)
 {
 	const char *eq = NULL, *p, *start, *end;
 	size_t n = strlen(text);
-	int q = 0;
+	int q = 0, rc;
 
 	for (p = text; *p; p++) {
 		if (*p == '"')
@@ -385,9 +420,9 @@ static int tokenize(const char *text, struct inf_line *l,
 	}
 	start = text;
 	if (eq) {
-		l->key = cook(text, (size_t)(eq - text), strs);
-		if (!l->key)
-			return -ENOMEM;
+		rc = cook(text, (size_t)(eq - text), x, &l->key);
+		if (rc)
+			return rc;
 		start = eq + 1;
 	}
 	{
@@ -414,9 +449,10 @@ static int tokenize(const char *text, struct inf_line *l,
 			if (!nf)
 				return -ENOMEM;
 			l->fields = nf;
-			nf[l->nfields] = cook(start, (size_t)(p - start), strs);
-			if (!nf[l->nfields])
-				return -ENOMEM;
+			rc = cook(start, (size_t)(p - start), x,
+				  &nf[l->nfields]);
+			if (rc)
+				return rc;
 			l->nfields++;
 			if (p == end)
 				break;
@@ -478,6 +514,7 @@ int inf_parse_buffer(const char *name, const void *data, size_t size,
 	struct inf_file *inf;
 	struct inf_rawsec *raws = NULL;
 	struct inf_strtab strtab = { NULL, 0 };
+	struct inf_subst subst = { NULL, 0, INF_MAX_TEXT };
 	size_t pos = 0;
 	int phys = 0, cur = -1, rc = 0, i, j, pass;
 
@@ -622,10 +659,22 @@ int inf_parse_buffer(const char *name, const void *data, size_t size,
 				goto out;
 			}
 			for (j = 0; j < raws[i].n; j++) {
-				sec->lines[j].lineno = raws[i].lines[j].lineno;
+				int lineno = raws[i].lines[j].lineno;
+
+				sec->lines[j].lineno = lineno;
 				sec->nlines = j + 1;
+				subst.strs = pass ? &strtab : NULL;
+				subst.line_left = INF_MAX_LINE_TEXT;
 				rc = tokenize(raws[i].lines[j].text, &sec->lines[j],
-					      pass ? &strtab : NULL);
+					      &subst);
+				if (rc == -E2BIG)
+					seterr(err, errlen,
+					       "%s:%d: line longer than %u bytes after %%strkey%% substitution",
+					       name, lineno, INF_MAX_LINE_TEXT);
+				if (rc == -EFBIG)
+					seterr(err, errlen,
+					       "%s:%d: more than %u bytes after %%strkey%% substitution in all",
+					       name, lineno, INF_MAX_TEXT);
 				if (rc)
 					goto out;
 			}

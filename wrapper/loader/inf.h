@@ -11,7 +11,9 @@
  * backslash continuing the line, CR/LF line ends, UTF-8/ASCII (with or
  * without BOM) and UTF-16LE/BE with BOM (converted to UTF-8).
  *
- * Every error is one line "<file>:<line>: <what>".
+ * Every error is one line "<file>:<line>: <what>".  A line whose key and
+ * fields come to more than INF_MAX_LINE_TEXT bytes after substitution, or
+ * a file whose lines come to more than INF_MAX_TEXT, is refused.
  */
 #ifndef NDIS_INF_H
 #define NDIS_INF_H
@@ -22,6 +24,10 @@
 #define INF_MAX_FILE_SIZE	(8u << 20)
 #define INF_MAX_SECTIONS	16384
 #define INF_MAX_HWIDS		8192
+/* The text after %strkey% substitution, which multiplies (each 3-byte
+ * reference can become a long string): per logical line, per file. */
+#define INF_MAX_LINE_TEXT	(64u << 10)
+#define INF_MAX_TEXT		(16u << 20)
 
 struct inf_line {
 	char *key;		/* NULL for value-only lines */

@@ -446,113 +446,243 @@ int pe_relocate(void *image, const struct pe_info *info, uint64_t base,
 	return 0;
 }
 
-/* A NUL-terminated printable name at rva, at most PE_MAX_SYMBOL_NAME-1
- * characters, inside the image; NULL if not. */
-static const char *pe_name_at(const uint8_t *img, uint32_t size_of_image,
-			      uint32_t rva)
+/*
+ * Length of the NUL-terminated printable name at rva, at most
+ * PE_MAX_SYMBOL_NAME-1 characters, inside the image; 0 if there is none.
+ */
+static uint32_t pe_name_len(const uint8_t *img, uint32_t size_of_image,
+			    uint32_t rva)
 {
 	uint32_t i;
 
 	if (!rva || rva >= size_of_image)
-		return NULL;
+		return 0;
 	for (i = 0; i < PE_MAX_SYMBOL_NAME && rva + i < size_of_image; i++) {
 		uint8_t c = img[rva + i];
 
 		if (!c)
-			return i ? (const char *)img + rva : NULL;
+			return i;
 		if (c < 0x20 || c >= 0x7f)
-			return NULL;
+			return 0;
 	}
-	return NULL;
+	return 0;
+}
+
+/* True when [a, a+alen) and [b, b+blen) share a byte. */
+static int pe_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+	return a < b + blen && b < a + alen;
 }
 
 typedef int (*pe_import_cb)(void *c, const char *dll, const char *name,
 			    uint32_t iat_rva);
 
+struct pe_idesc {
+	uint32_t ilt;		/* lookup table: the IAT itself for old linkers */
+	uint32_t name;		/* DLL name */
+	uint32_t iat;
+};
+
+/* Descriptor d of the import directory at dir (inside the image). */
+static void pe_idesc_at(const uint8_t *img, uint32_t dir, uint32_t d,
+			struct pe_idesc *id)
+{
+	const uint8_t *desc = img + dir + d * PE_IMPORT_DESC_SIZE;
+
+	id->ilt = pe_rd32(desc);
+	id->name = pe_rd32(desc + 12);
+	id->iat = pe_rd32(desc + 16);
+	if (!id->ilt)
+		id->ilt = id->iat;
+}
+
+/* Entries before the zero that ends a validated lookup table. */
+static uint32_t pe_ilt_count(const uint8_t *img, uint32_t soi, uint32_t ilt)
+{
+	uint32_t j = 0;
+
+	while (pe_in(ilt + (uint64_t)j * 8, 8, soi) &&
+	       pe_rd64(img + ilt + (uint64_t)j * 8))
+		j++;
+	return j;
+}
+
+/*
+ * Validates every lookup entry of descriptor d and counts them (*count),
+ * refusing more than max; with cb, calls it for each import.
+ */
+static int pe_walk_desc(const uint8_t *img, uint32_t soi, uint32_t d,
+			const struct pe_idesc *id, const char *dll,
+			uint32_t max, pe_import_cb cb, void *c,
+			uint32_t *count, char *err, size_t errlen)
+{
+	uint32_t j;
+	int rc;
+
+	for (j = 0; ; j++) {
+		uint64_t ent, ilt_at = id->ilt + (uint64_t)j * 8;
+		uint64_t iat_at = id->iat + (uint64_t)j * 8;
+		uint32_t hint_rva;
+
+		if (!pe_in(ilt_at, 8, soi))
+			PE_FAIL(-ENOEXEC,
+				"%s: import lookup entry %u at RVA 0x%llx beyond size of image 0x%x",
+				dll, j, (unsigned long long)ilt_at, soi);
+		ent = pe_rd64(img + ilt_at);
+		if (!ent)
+			break;
+		if (j >= max)
+			PE_FAIL(-E2BIG,
+				"import descriptor %u (%s): more than %u imports in all",
+				d, dll, PE_MAX_IMPORTS);
+		if (!pe_in(iat_at, 8, soi))
+			PE_FAIL(-ENOEXEC,
+				"%s: import address entry %u at RVA 0x%llx beyond size of image 0x%x",
+				dll, j, (unsigned long long)iat_at, soi);
+		if (ent >> 63)
+			PE_FAIL(-EINVAL,
+				"%s: import by ordinal %u is not supported (only imports by name can be resolved)",
+				dll, (unsigned int)(ent & 0xffff));
+		if (ent >> 31)
+			PE_FAIL(-ENOEXEC,
+				"%s: import lookup entry %u has reserved bits set (0x%llx)",
+				dll, j, (unsigned long long)ent);
+		hint_rva = (uint32_t)ent;	/* < 2^31: hint_rva + 2 fits */
+		if (!pe_name_len(img, soi, hint_rva + 2))
+			PE_FAIL(-ENOEXEC,
+				"%s: import %u name at RVA 0x%x missing, unterminated or not printable",
+				dll, j, hint_rva);
+		if (cb) {
+			cond_resched();
+			rc = cb(c, dll, (const char *)img + hint_rva + 2,
+				(uint32_t)iat_at);
+			if (rc)
+				return rc;
+		}
+	}
+	*count = j;
+	return 0;
+}
+
+/*
+ * The IAT of descriptor d must not overlap anything the walk reads: the
+ * descriptors, a DLL name, a lookup table, an import name. A slot written
+ * there would change it under the walk (an address has no NUL byte: a name
+ * written over would run on past the image).
+ */
+static int pe_check_iat(const uint8_t *img, uint32_t soi, uint32_t dir,
+			uint32_t ndesc, uint32_t d, char *err, size_t errlen)
+{
+	uint32_t dsize = (ndesc + 1) * PE_IMPORT_DESC_SIZE;
+	struct pe_idesc id, o;
+	uint32_t len, e, j, n;
+	const char *dll;
+
+	pe_idesc_at(img, dir, d, &id);
+	dll = (const char *)img + id.name;
+	len = 8 * pe_ilt_count(img, soi, id.ilt);
+	if (pe_overlap(id.iat, len, dir, dsize))
+		PE_FAIL(-ENOEXEC,
+			"import descriptor %u (%s): import address table 0x%x+0x%x overlaps the import descriptors 0x%x+0x%x",
+			d, dll, id.iat, len, dir, dsize);
+	for (e = 0; e < ndesc; e++) {
+		pe_idesc_at(img, dir, e, &o);
+		n = pe_ilt_count(img, soi, o.ilt);
+		if (pe_overlap(id.iat, len, o.name,
+			       pe_name_len(img, soi, o.name) + 1))
+			PE_FAIL(-ENOEXEC,
+				"import descriptor %u (%s): import address table 0x%x+0x%x overlaps the DLL name of descriptor %u at RVA 0x%x",
+				d, dll, id.iat, len, e, o.name);
+		/*
+		 * An IAT that is its own lookup table: each entry is read
+		 * before it is written.
+		 */
+		if (!(e == d && o.ilt == id.iat) &&
+		    pe_overlap(id.iat, len, o.ilt, 8 * ((uint64_t)n + 1)))
+			PE_FAIL(-ENOEXEC,
+				"import descriptor %u (%s): import address table 0x%x+0x%x overlaps the import lookup table of descriptor %u at RVA 0x%x",
+				d, dll, id.iat, len, e, o.ilt);
+		for (j = 0; j < n; j++) {
+			uint32_t name = (uint32_t)pe_rd64(img + o.ilt + 8 * j) + 2;
+
+			/* cheap test first: a name is shorter than this */
+			if (!pe_overlap(id.iat, len, name, PE_MAX_SYMBOL_NAME))
+				continue;
+			if (pe_overlap(id.iat, len, name,
+				       pe_name_len(img, soi, name) + 1))
+				PE_FAIL(-ENOEXEC,
+					"import descriptor %u (%s): import address table 0x%x+0x%x overlaps the name of import %u of descriptor %u at RVA 0x%x",
+					d, dll, id.iat, len, j, e, name - 2);
+		}
+	}
+	return 0;
+}
+
+/*
+ * Three walks: validate every descriptor and entry, refuse IATs over what
+ * is read, then call cb for each import. cb may write the IAT: nothing it
+ * writes is read again, and each DLL name is passed as a copy.
+ */
 static int pe_walk_imports(const uint8_t *img, const struct pe_info *info,
 			   pe_import_cb cb, void *c, char *err, size_t errlen)
 {
-	uint32_t rva, soi, d, j;
+	char dll[PE_MAX_SYMBOL_NAME];
+	uint32_t dir, soi, d, ndesc, n, len, total = 0;
+	struct pe_idesc id;
 	int rc;
 
 	if (err && errlen)
 		err[0] = '\0';
 	if (!img || !info)
 		PE_FAIL(-EINVAL, "no image");
-	rva = info->dirs[PE_DIR_IMPORT].rva;
+	dir = info->dirs[PE_DIR_IMPORT].rva;
 	soi = info->size_of_image;
 	if (!info->dirs[PE_DIR_IMPORT].size)
 		return 0;
 	for (d = 0; ; d++) {
-		const uint8_t *desc;
-		uint32_t ilt, name_rva, iat;
-		const char *dll;
-
-		if (d >= PE_MAX_IMPORT_DLLS)
-			PE_FAIL(-E2BIG, "more than %u import descriptors",
-				PE_MAX_IMPORT_DLLS);
-		if (!pe_in(rva + (uint64_t)d * PE_IMPORT_DESC_SIZE,
+		if (!pe_in(dir + (uint64_t)d * PE_IMPORT_DESC_SIZE,
 			   PE_IMPORT_DESC_SIZE, soi))
 			PE_FAIL(-ENOEXEC,
 				"import descriptor %u at RVA 0x%llx beyond size of image 0x%x (no terminating entry)",
-				d, (unsigned long long)rva +
+				d, (unsigned long long)dir +
 				(uint64_t)d * PE_IMPORT_DESC_SIZE, soi);
-		desc = img + rva + d * PE_IMPORT_DESC_SIZE;
-		ilt = pe_rd32(desc);
-		name_rva = pe_rd32(desc + 12);
-		iat = pe_rd32(desc + 16);
-		if (!ilt && !name_rva && !iat)
+		pe_idesc_at(img, dir, d, &id);
+		if (!id.ilt && !id.name && !id.iat)
 			break;			/* terminator */
-		dll = pe_name_at(img, soi, name_rva);
-		if (!dll)
+		if (d >= PE_MAX_IMPORT_DLLS)
+			PE_FAIL(-E2BIG, "more than %u import descriptors",
+				PE_MAX_IMPORT_DLLS);
+		if (!pe_name_len(img, soi, id.name))
 			PE_FAIL(-ENOEXEC,
 				"import descriptor %u: DLL name at RVA 0x%x missing, unterminated or not printable",
-				d, name_rva);
-		if (!iat)
+				d, id.name);
+		if (!id.iat)
 			PE_FAIL(-ENOEXEC,
 				"import descriptor %u (%s): no import address table",
-				d, dll);
-		if (!ilt)
-			ilt = iat;		/* old linkers: IAT holds the names */
-		for (j = 0; ; j++) {
-			uint64_t ent, ilt_at = ilt + (uint64_t)j * 8;
-			uint64_t iat_at = iat + (uint64_t)j * 8;
-			const char *name;
-			uint32_t hint_rva;
-
-			if (j >= PE_MAX_IMPORTS_PER_DLL)
-				PE_FAIL(-E2BIG, "%s: more than %u imports",
-					dll, PE_MAX_IMPORTS_PER_DLL);
-			if (!pe_in(ilt_at, 8, soi))
-				PE_FAIL(-ENOEXEC,
-					"%s: import lookup entry %u at RVA 0x%llx beyond size of image 0x%x",
-					dll, j, (unsigned long long)ilt_at, soi);
-			ent = pe_rd64(img + ilt_at);
-			if (!ent)
-				break;
-			if (!pe_in(iat_at, 8, soi))
-				PE_FAIL(-ENOEXEC,
-					"%s: import address entry %u at RVA 0x%llx beyond size of image 0x%x",
-					dll, j, (unsigned long long)iat_at, soi);
-			if (ent >> 63)
-				PE_FAIL(-EINVAL,
-					"%s: import by ordinal %u is not supported (only imports by name can be resolved)",
-					dll, (unsigned int)(ent & 0xffff));
-			if (ent >> 31)
-				PE_FAIL(-ENOEXEC,
-					"%s: import lookup entry %u has reserved bits set (0x%llx)",
-					dll, j, (unsigned long long)ent);
-			hint_rva = (uint32_t)ent;
-			name = hint_rva <= 0xffffffffu - 2 ?
-			       pe_name_at(img, soi, hint_rva + 2) : NULL;
-			if (!name)
-				PE_FAIL(-ENOEXEC,
-					"%s: import %u name at RVA 0x%x missing, unterminated or not printable",
-					dll, j, hint_rva);
-			rc = cb(c, dll, name, (uint32_t)iat_at);
-			if (rc)
-				return rc;
-		}
+				d, (const char *)img + id.name);
+		rc = pe_walk_desc(img, soi, d, &id, (const char *)img + id.name,
+				  PE_MAX_IMPORTS - total, NULL, NULL, &n,
+				  err, errlen);
+		if (rc)
+			return rc;
+		total += n;
+	}
+	ndesc = d;
+	for (d = 0; d < ndesc; d++) {
+		cond_resched();
+		rc = pe_check_iat(img, soi, dir, ndesc, d, err, errlen);
+		if (rc)
+			return rc;
+	}
+	for (d = 0; d < ndesc; d++) {
+		pe_idesc_at(img, dir, d, &id);
+		len = pe_name_len(img, soi, id.name);
+		memcpy(dll, img + id.name, len);
+		dll[len] = '\0';
+		rc = pe_walk_desc(img, soi, d, &id, dll, PE_MAX_IMPORTS, cb, c,
+				  &n, err, errlen);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }

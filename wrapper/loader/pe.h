@@ -25,7 +25,11 @@
 #define PE_MAX_FILE_SIZE	(256u << 20)	/* keeps every offset in 32 bits */
 #define PE_MAX_SECTIONS		96		/* the format's own limit */
 #define PE_MAX_IMPORT_DLLS	256
-#define PE_MAX_IMPORTS_PER_DLL	8192
+/*
+ * In all, over every DLL: each is one resolver call (a search of the
+ * wrapper's exports, under its load mutex); drivers import a few hundred.
+ */
+#define PE_MAX_IMPORTS		4096
 #define PE_MAX_SYMBOL_NAME	256		/* incl. NUL */
 
 /* Data directory indexes (PE/COFF optional header). */
@@ -84,15 +88,23 @@ int pe_relocate(void *image, const struct pe_info *info, uint64_t base,
 typedef int (*pe_resolve_fn)(void *ctx, const char *dll, const char *name,
 			     uint64_t *addr);
 
-/* Resolves every import by name and writes the IAT.  On the first unknown
- * symbol the error line is exactly "unknown symbol: <dll>:'<name>'" and
- * -ENOENT is returned.  Imports by ordinal are refused (-EINVAL). */
+/*
+ * Resolves every import by name and writes the IAT.  The whole import table
+ * is validated first: an IAT that overlaps the descriptors, a DLL name, a
+ * lookup table or an import name is refused before any slot is written.
+ * On the first unknown symbol the error line is exactly
+ * "unknown symbol: <dll>:'<name>'" and -ENOENT is returned (the IAT is then
+ * partly written).  Imports by ordinal are refused (-EINVAL).
+ */
 int pe_resolve_imports(void *image, const struct pe_info *info,
 		       pe_resolve_fn resolve, void *ctx,
 		       char *err, size_t errlen);
 
-/* Calls fn(ctx, dll, name) for each import, in order; a non-zero return of
- * fn stops the walk and is returned. */
+/*
+ * Calls fn(ctx, dll, name) for each import, in order, once the table is
+ * validated as above; a non-zero return of fn stops the walk and is
+ * returned.
+ */
 int pe_for_each_import(const void *image, const struct pe_info *info,
 		       int (*fn)(void *ctx, const char *dll, const char *name),
 		       void *ctx, char *err, size_t errlen);

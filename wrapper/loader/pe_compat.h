@@ -13,12 +13,19 @@
 #include <linux/string.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>	/* snprintf */
+#include <linux/sched.h>	/* cond_resched */
 #else
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <errno.h>
 #include <stdio.h>		/* snprintf */
+
+/* Long walks yield the CPU in the kernel; the host has nothing to do. */
+static inline int cond_resched(void)
+{
+	return 0;
+}
 #endif
 
 #endif /* NDIS_PE_COMPAT_H */

@@ -224,19 +224,24 @@ fail:
 
 int ndis_remove_dir(const char *path)
 {
-	DIR *d = opendir(path);
+	/* the folder and its entries by handle: no symlink is followed */
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct dirent *de;
-	char p[4096];
 	int rc = 0;
+	DIR *d;
 
-	if (!d)
+	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (ndis_pathf(p, sizeof(p), "%s/%s", path, de->d_name))
-			continue;
-		if (unlink(p))
+		if (unlinkat(fd, de->d_name, 0))
 			rc = -errno;
 	}
 	closedir(d);

@@ -56,7 +56,9 @@ int ndis_conf_read(const char *path, struct ndis_conf_setting **set, int *n,
 int ndis_pathf(char *out, size_t n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* rm -r of a directory holding plain files only (one level). */
+/* rm -r of a directory holding plain files only (one level).  Symlinks are
+ * never followed: a path that is one is refused (-ELOOP or -ENOTDIR), a
+ * link inside is unlinked itself. */
 int ndis_remove_dir(const char *path);
 
 #endif /* NDISCONF_H */

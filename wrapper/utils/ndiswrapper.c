@@ -284,14 +284,18 @@ static int install(const char *root, const char *inf_path)
 		goto out;
 	}
 	rc = 1;
-	ndis_pathf(tmpdir, sizeof(tmpdir), "%s/.tmp-%s-%d", confdir, driver,
-		 (int)getpid());
-	ndis_remove_dir(tmpdir);
-	if (mkdir(tmpdir, 0755)) {
+	/* a fresh name nobody could have prepared (root writes there) */
+	ndis_pathf(tmpdir, sizeof(tmpdir), "%s/.tmp-%s-XXXXXX", confdir,
+		   driver);
+	if (!mkdtemp(tmpdir)) {
 		fail("%s: %s", tmpdir, strerror(errno));
 		goto out;
 	}
 	made_tmp = 1;
+	if (chmod(tmpdir, 0755)) {	/* as the installed folders were */
+		fail("%s: %s", tmpdir, strerror(errno));
+		goto out;
+	}
 
 	/* the .inf and the .sys files */
 	if (ndis_read_file(inf_path, INF_MAX_FILE_SIZE, &data, &size, err,
@@ -501,8 +505,11 @@ static int remove_driver(const char *root, const char *driver)
 	ndis_conf_dir(root, confdir, sizeof(confdir));
 	if (ndis_pathf(path, sizeof(path), "%s/%s", confdir, driver))
 		return fail("%s: path too long", confdir);
-	if (stat(path, &st) || !S_ISDIR(st.st_mode))
+	if (lstat(path, &st) || !(S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)))
 		return fail("driver %s is not installed", driver);
+	if (S_ISLNK(st.st_mode))
+		return fail("%s is a symbolic link, not a driver folder: not removed",
+			    path);
 	/* rename first: the driver disappears atomically */
 	ndis_pathf(trash, sizeof(trash), "%s/.rm-%s-%d", confdir, driver,
 		 (int)getpid());

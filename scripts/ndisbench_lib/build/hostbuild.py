@@ -5,6 +5,7 @@ import json
 import os
 import pathlib
 import re
+import secrets
 import shutil
 import subprocess
 from typing import Dict, Iterable, List, Mapping, Optional, Tuple
@@ -118,7 +119,10 @@ def fixture_tests() -> Tuple[int, int]:
 
 FUZZ_BUILD = paths.REPO / "build-fuzz"
 FUZZ_CC = "clang"
-FUZZ_TARGETS = ("fuzz_pe", "fuzz_inf", "fuzz_ioctl")
+FUZZ_TARGETS = ("fuzz_pe", "fuzz_inf", "fuzz_ioctl", "fuzz_wlan_link",
+                "fuzz_wlan_frame")
+FUZZ_SEED_ENV = "NDISBENCH_FUZZ_SEED"       # read by tests/fuzz/smoke.py
+FUZZ_ARTIFACTS = paths.OUT / "fuzz-artifacts"   # smoke.py's default
 
 
 def _suite_tests(build: pathlib.Path, suite: str) -> List[str]:
@@ -135,8 +139,10 @@ def _suite_tests(build: pathlib.Path, suite: str) -> List[str]:
 def fuzz_tests() -> Tuple[int, int]:
     """The libFuzzer smoke runs (tests/fuzz, `meson test --suite fuzz`) in
     build-fuzz/, configured with CC=clang: libFuzzer is clang's. No clang,
-    or a build-fuzz/ without the three smoke tests (configured with
-    another compiler), is an error."""
+    or a build-fuzz/ without the smoke tests (configured with
+    another compiler), is an error. Every target runs with one seed,
+    NDISBENCH_FUZZ_SEED or a random one, printed; smoke.py keeps crash
+    inputs in out/fuzz-artifacts/."""
     if shutil.which(FUZZ_CC) is None:
         raise BenchError(f"fuzz: {FUZZ_CC} not found (the fuzz targets need "
                          f"clang and libclang-rt-14-dev: ndisbench setup)")
@@ -154,7 +160,13 @@ def fuzz_tests() -> Tuple[int, int]:
                          f"CC={FUZZ_CC}? remove it)")
     run_logged(["meson", "compile", "-C", str(FUZZ_BUILD), *FUZZ_TARGETS],
                log, "meson compile build-fuzz", timeout=1800)
-    return _meson_results(FUZZ_BUILD, ["--suite", "fuzz"])
+    # one seed for every target, printed, so a failing run can be replayed
+    seed = os.environ.get(FUZZ_SEED_ENV) or str(secrets.randbelow(2**31 - 1)
+                                                + 1)
+    say("fuzz", f"-seed={seed} (replay: {FUZZ_SEED_ENV}={seed}); crash "
+                f"inputs are kept in {FUZZ_ARTIFACTS}/")
+    return _meson_results(FUZZ_BUILD, ["--suite", "fuzz"],
+                          env={FUZZ_SEED_ENV: seed})
 
 
 FIXTURES = paths.REPO / "fixtures"

@@ -156,7 +156,9 @@ def _cached_module(art: KernelArtifact, name: str, inputs: Dict[str, object],
     entry = cache.lookup("modules", key)
     if entry is None:
         log = cache.root / "logs" / f"module-{key}.log"
-        if art.kernel.is_debian:
+        if not art.kernel.is_built:
+            # A prebuilt kernel's headers, or a user's tree: nothing of
+            # ours to lock or rebuild.
             with cache.publish("modules", key, inputs) as tmp:
                 inputs.update(build(art.kdir, tmp, log))
         else:

@@ -6,8 +6,8 @@ time goes (guest boot, module load, bind, association, traffic).
 Every round boots each device once on the same kernel, one guest at a time
 (a parallel guest would be measured too), the device order reversed every
 other round so drift does not favour one side; the figures are medians
-over the rounds. Results: out/bench-<stamp>/bench.json and bench.md, next
-to the ordinary run folders of the rounds.
+over the rounds. Results: out/bench-<stamp>/bench.json, bench.md and
+bench.html (benchhtml.py), next to the ordinary run folders of the rounds.
 """
 import dataclasses
 import datetime
@@ -29,30 +29,13 @@ from ..progress import fmt_secs, say
 from ..report import ktap, report
 from ..report.verdict import PASS
 from . import runner
+from .benchresult import (METRICS, TARGETS, BenchResult,  # noqa: F401
+                          PHASES_NOTE, fmt_figure, notes)
 
 DEVICES = ("e1000", "bcm43xx/ndiswrapper", "rtl8187/ndiswrapper",
            "rtl8187/native")
 CHECKS = ("load", "bind", "associate", "dhcp", "ping", "tcp", "udp")
 TCP_BYTES = 16 << 20            # longer than the check's 4 MiB: steadier
-
-# (what, device, reference, metric, comparison, target): the issue's goals.
-TARGETS = (
-    ("PCI wrapped TCP throughput", "bcm43xx/ndiswrapper", "e1000",
-     "tcp_mbps", ">=", 0.5),
-    ("PCI wrapped ping RTT p50", "bcm43xx/ndiswrapper", "e1000",
-     "rtt_p50_us", "<=", 1.5),
-    ("USB wrapped TCP throughput", "rtl8187/ndiswrapper", "rtl8187/native",
-     "tcp_mbps", ">=", 0.9),
-)
-# Column order and headings of the per-device table.
-METRICS = (
-    ("tcp_mbps", "TCP MB/s"), ("rtt_p50_us", "RTT p50 us"),
-    ("rtt_p99_us", "RTT p99 us"), ("udp_pps", "64 B pkt/s"),
-    ("boot_s", "boot s"), ("load_ms", "load ms"), ("bind_ms", "bind ms"),
-    ("assoc_ms", "assoc ms"), ("dhcp_ms", "dhcp ms"),
-    ("traffic_s", "traffic s"), ("cell_s", "cell s"),
-)
-
 
 def _num(value: Optional[str]) -> Optional[float]:
     try:
@@ -101,47 +84,6 @@ def cell_metrics(run_dir: pathlib.Path, cell: report.CellResult,
     return {k: float(v) for k, v in out.items() if v is not None}
 
 
-@dataclasses.dataclass
-class BenchResult:
-    bench_id: str
-    kernel: str
-    rounds: int
-    accel: str = ""
-    runs: List[str] = dataclasses.field(default_factory=list)
-    # device label -> metric -> one value per round that produced it
-    samples: Dict[str, Dict[str, List[float]]] = dataclasses.field(
-        default_factory=dict)
-    failures: Dict[str, List[str]] = dataclasses.field(default_factory=dict)
-    matrix_wall_s: Optional[float] = None
-    # --edit-cycle: one wrapper .c edited, module rebuilt, one cell rerun
-    edit_cycle: Dict[str, object] = dataclasses.field(default_factory=dict)
-    # 1-minute load average before and after: a busy host slows every
-    # device alike, but it explains absolute numbers.
-    load: List[float] = dataclasses.field(default_factory=list)
-
-    def median(self, device: str, metric: str) -> Optional[float]:
-        values = self.samples.get(device, {}).get(metric)
-        return statistics.median(values) if values else None
-
-    def ratios(self) -> List[Dict[str, object]]:
-        rows = []
-        for what, dev, ref, metric, op, target in TARGETS:
-            a, b = self.median(dev, metric), self.median(ref, metric)
-            ratio = a / b if a is not None and b else None
-            met = None if ratio is None else (
-                ratio >= target if op == ">=" else ratio <= target)
-            rows.append({"what": what, "device": dev, "reference": ref,
-                         "metric": metric, "ratio": ratio,
-                         "target": f"{op} {target}", "met": met})
-        return rows
-
-
-def _fmt(value: Optional[float]) -> str:
-    if value is None:
-        return "-"
-    return f"{value:.2f}" if abs(value) < 100 else f"{value:.0f}"
-
-
 def markdown(res: BenchResult) -> str:
     out = [f"# ndisbench bench {res.bench_id}", "",
            f"Kernel `{res.kernel}`, {res.rounds} round(s), accel "
@@ -153,36 +95,31 @@ def markdown(res: BenchResult) -> str:
            "|---|" + "---:|" * len(METRICS)]
     for dev in res.samples:
         out.append(f"| {dev} | " + " | ".join(
-            _fmt(res.median(dev, m)) for m, _ in METRICS) + " |")
+            fmt_figure(res.median(dev, m)) for m, _ in METRICS) + " |")
     out += ["", "| target | ratio | goal | met |", "|---|---:|---|---|"]
     for r in res.ratios():
         met = {None: "no data", True: "yes", False: "**no**"}[r["met"]]
-        ratio = r["ratio"]
+        ratio = r["ratio"] if isinstance(r["ratio"], float) else None
         out.append(f"| {r['what']} ({r['device']} / {r['reference']}, "
-                   f"{r['metric']}) | "
-                   f"{_fmt(ratio) if isinstance(ratio, float) else '-'} | "
+                   f"{r['metric']}) | {fmt_figure(ratio)} | "
                    f"{r['target']} | {met} |")
-    if res.matrix_wall_s is not None:
-        out += ["", f"Default matrix, warm cache: "
-                    f"{fmt_secs(res.matrix_wall_s)} wall (goal < 2 min)."]
-    if res.edit_cycle:
-        e = res.edit_cycle
-        out += ["", f"Edit cycle: `{e['edited']}` edited in a copy of "
-                    f"wrapper/, module rebuilt and one `{e['device']}` cell "
-                    f"rerun (`run --wrapper-src`): "
-                    f"{fmt_secs(float(e['edit_s']))} (goal < 30 s): "
-                    f"{fmt_secs(float(e['build_s']))} to rebuild (the "
-                    f"host parts and the module, one file recompiled), "
-                    f"{fmt_secs(float(e['cell_s']))} the cell; the "
-                    f"edit before it, on a fresh work tree: "
-                    f"{fmt_secs(float(e['first_build_s']))} to rebuild."]
-    for dev, problems in res.failures.items():
-        out += ["", f"{dev}: " + "; ".join(problems)]
-    out += ["", "boot: QEMU start to the agent's first KTAP line; load: "
-            "finit_module of the wrapper; bind: modules loaded to the "
-            "interface; assoc: interface up to carrier; traffic: ping + "
-            "TCP + UDP; cell: QEMU start to exit."]
+    for line in notes(res):
+        out += ["", line]
     return "\n".join(out) + "\n"
+
+
+def write(out: pathlib.Path, res: BenchResult) -> pathlib.Path:
+    """out/<bench id>/: bench.json, bench.md and bench.html."""
+    from . import benchhtml
+    bench_dir = out / res.bench_id
+    bench_dir.mkdir(parents=True, exist_ok=True)
+    (bench_dir / "bench.json").write_text(json.dumps(
+        {**dataclasses.asdict(res), "ratios": res.ratios(),
+         "medians": {d: {m: res.median(d, m) for m, _ in METRICS}
+                     for d in res.samples}}, indent=1))
+    (bench_dir / "bench.md").write_text(markdown(res))
+    benchhtml.write(bench_dir, res)
+    return bench_dir
 
 
 # The edit-cycle target: what a wrapper developer reruns after a change.
@@ -287,11 +224,5 @@ def run(kernel: Kernel, exp: Expectations, cache: Cache, out: pathlib.Path,
         res.matrix_wall_s = time.monotonic() - start
     if edit:
         edit_cycle(kernel, exp, cache, out, timeout, accel, res)
-    bench_dir = out / res.bench_id
-    bench_dir.mkdir(parents=True, exist_ok=True)
-    (bench_dir / "bench.json").write_text(json.dumps(
-        {**dataclasses.asdict(res), "ratios": res.ratios(),
-         "medians": {d: {m: res.median(d, m) for m, _ in METRICS}
-                     for d in res.samples}}, indent=1))
-    (bench_dir / "bench.md").write_text(markdown(res))
+    write(out, res)
     return res

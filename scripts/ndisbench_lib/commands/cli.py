@@ -16,6 +16,9 @@ from . import runner
 from .cell import prepare
 
 
+PATCHES = paths.REPO / "guest" / "patches"
+
+
 def _names(values: Optional[List[str]]) -> Optional[List[str]]:
     """--kernel a b, --kernel a --kernel b and --kernel a,b all work."""
     if not values:
@@ -81,8 +84,17 @@ def _matrix(args: argparse.Namespace,
     default_kernels: what no --kernel means (else kernels.toml's
     defaults)."""
     exp = kernels.load_expectations()
-    selected = kernels.select(kernels.load_kernels(args.kernels_toml, exp),
-                              _names(args.kernel) or default_kernels)
+    matrix = kernels.load_kernels(args.kernels_toml, exp)
+    names = _names(args.kernel)
+    trees = getattr(args, "kernel_tree", None) or []
+    # --kernel-tree adds to what --kernel names; alone, it is the run.
+    if trees and not names and default_kernels is None:
+        selected: List[kernels.Kernel] = []
+    else:
+        selected = kernels.select(matrix, names or default_kernels)
+    if trees:
+        selected = kernels.add_trees(selected, matrix, trees, exp,
+                                     args.kernel_tree_policy)
     src = getattr(args, "wrapper_src", None)
     if src is not None:
         src = src.resolve()
@@ -106,12 +118,25 @@ def cmd_list(args: argparse.Namespace) -> int:
     exp = kernels.load_expectations()
     cache = Cache(paths.cache_root())
     print("kernels (guest/kernels.toml):")
-    for k in kernels.load_kernels(args.kernels_toml, exp):
-        detail = k.image if k.is_debian else (
-            k.patch.name if k.patch else "unpatched")
+    matrix = kernels.load_kernels(args.kernels_toml, exp)
+    name_w = max(len(k.name) for k in matrix)
+    source_w = max(len(k.source) for k in matrix)
+    for k in matrix:
+        if k.is_debian:
+            detail = k.image
+        elif k.is_tree:
+            detail = f"{k.path} ({k.release})"
+        elif k.patch:
+            # 5.10/policy-...: the patches of another source have a folder
+            detail = k.patch.name if k.patch.parent == PATCHES else \
+                f"{k.patch.parent.name}/{k.patch.name}"
+        else:
+            detail = "unpatched"
+        if k.suite:
+            detail += f" ({k.suite}'s source package)"
         note = "" if k.default else " (only with --kernel)"
-        print(f"  {k.name:20} {k.source:17} policy {k.policy.name:11} "
-              f"{detail}{note}")
+        print(f"  {k.name:{name_w}} {k.source:{source_w}} policy "
+              f"{k.policy.name:11} {detail}{note}")
     print("policies (tests/e2e/expectations.toml):")
     # Commit fields are subjects where no hash was verified: size the
     # column to the longest so the modes stay aligned.
@@ -150,6 +175,10 @@ def _run_dir(arg: str, out: pathlib.Path) -> pathlib.Path:
 def cmd_report(args: argparse.Namespace) -> int:
     run_dir = _run_dir(args.run, args.out)
     result = report.load(run_dir)
+    if args.by_kernel:
+        from ..report import bykernel
+        sys.stdout.write(bykernel.text(result, args.wrapper))
+        return 1 if bykernel.regressed(result, args.wrapper) else 0
     report.render(run_dir, result)
     sys.stdout.write(report.matrix(result) + "\n")
     say("report", f"{report.summary_line(result)}; wrote "
@@ -178,8 +207,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
                     args.rounds, args.timeout, args.accel, names,
                     args.matrix, default, args.edit_cycle)
     sys.stdout.write("\n" + bench.markdown(res))
-    say("bench", f"wrote {args.out / res.bench_id / 'bench.json'} and "
-                 f"bench.md")
+    say("bench", f"wrote {args.out / res.bench_id / 'bench.json'}, "
+                 f"bench.md and bench.html")
     return 1 if res.failures else 0
 
 
@@ -250,6 +279,16 @@ def parser() -> argparse.ArgumentParser:
                        help="wrapper columns: " + ", ".join(
                            devices.WRAPPERS))
         p.add_argument("--check", action="extend", nargs="+", metavar="C")
+        p.add_argument("--kernel-tree", type=pathlib.Path, metavar="DIR",
+                       action="append",
+                       help="also run this kernel build folder of your own "
+                            "(arch/x86/boot/bzImage, .config, "
+                            "Module.symvers, modules built); without "
+                            "--kernel, only it")
+        p.add_argument("--kernel-tree-policy", metavar="POLICY",
+                       help="the taint policy of the --kernel-tree "
+                            "kernels (default: from their version; 2.6.25 "
+                            "and later: 2.6.25-rc4)")
         p.add_argument("--wrapper-src", type=pathlib.Path, metavar="DIR",
                        help="test this wrapper tree (classic layout: "
                             "driver/ built with make KBUILD=..., utils/ "
@@ -322,6 +361,12 @@ def parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("report", help="re-render and print a run's results")
     p.add_argument("run", nargs="?", default="latest")
+    p.add_argument("--by-kernel", action="store_true",
+                   help="instead: per policy, the kernels by release and "
+                        "every check that changes between adjacent ones "
+                        "(exit 1 if one regressed)")
+    p.add_argument("--wrapper", choices=devices.WRAPPERS,
+                   help="--by-kernel: only the cells of this wrapper")
     p.add_argument("--out", type=pathlib.Path, default=paths.OUT)
     p.set_defaults(func=cmd_report)
 

@@ -6,11 +6,16 @@ every WLAN row, air.py) and listens for a second air on a UDP port of
 that connects to it (link-connect=), so B's radio hears A's APs and
 associates through the link. slirp leases 10.0.2.15 to its first DHCP
 client and 10.0.2.16 to the next: A boots first, B only once A printed its
-dhcp result. Each agent gets its peer's address (ndisbench.peer=) and the
-two ping each other through the AP's intra-BSS relay. Each side is a
-CellPlan run through the one cell pipeline (cell.run_plan): the host
-judges the `peer` check of each side (checks/peer.py) with the other
-checks of the cell as a run does.
+dhcp result. The link carries a random token of the run (secrets.token_hex,
+in a 0600 file that both QEMUs read through a `secret` object, so it is
+not on their command lines): any local user can send datagrams to the
+port, but only the two airs know the token, and A's air hears only the
+address of B's hello once it came (wlan-air link-token-secret=; see
+qemu-devices/README.md). Each agent gets its peer's address
+(ndisbench.peer=) and the two ping each other through the AP's intra-BSS
+relay. Each side is a CellPlan run through the one cell pipeline
+(cell.run_plan): the host judges the `peer` check of each side
+(checks/peer.py) with the other checks of the cell as a run does.
 
 Results: out/pairs/<stamp>/ with a cell folder per guest (serial.log,
 ktap.txt, air.pcap.gz), results.json and the usual renderings (the rows
@@ -21,8 +26,10 @@ name) keep seeing only the matrix runs; `report out/pairs/<stamp>` works.
 """
 import dataclasses
 import json
+import os
 import pathlib
 import re
+import secrets
 import socket
 import threading
 import time
@@ -79,22 +86,38 @@ def free_udp_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def side_qemu_args(device: Device, side: str, port: int) -> List[str]:
+TOKEN_SECRET_ID = "linktoken"
+
+
+def write_token(path: pathlib.Path) -> None:
+    """A fresh link token (32 hex digits) in a new file only we can read."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(secrets.token_hex(16) + "\n")
+
+
+def side_qemu_args(device: Device, side: str, port: int,
+                   token_file: pathlib.Path) -> List[str]:
     """A's device arguments with its air listening on the link; B's with
-    an air of its own (no AP, no slirp) connected to A's, and B_MAC."""
+    an air of its own (no AP, no slirp) connected to A's, and B_MAC. Both
+    airs take the run's token from token_file (a secret object)."""
     args = list(device.qemu_args)
     n = len(AIR_ARGS)
     if tuple(args[:n]) != AIR_ARGS:
         raise BenchError(f"device {device.label} is not a radio on the "
                          f"emulated air: it cannot be one side of a pair")
+    secret = ["-object", f"secret,id={TOKEN_SECRET_ID},file={token_file},"
+                         f"format=raw"]
+    token = f",link-token-secret={TOKEN_SECRET_ID}"
     if side == "A":
-        args[1] = args[1].replace("wlan-air,id=air0",
-                                  f"wlan-air,id=air0,link-listen={port}", 1)
-        return args
+        args[1] = args[1].replace(
+            "wlan-air,id=air0", f"wlan-air,id=air0,link-listen={port}"
+            + token, 1)
+        return secret + args
     rest = [MAC_RE.sub(f"mac={B_MAC}", a) if i and args[n + i - 1] ==
             "-device" else a for i, a in enumerate(args[n:])]
-    return ["-object", f"wlan-air,id=air0,link-connect={port}" +
-            air.PCAP_OPTION] + rest
+    return secret + ["-object", f"wlan-air,id=air0,link-connect={port}" +
+                     token + air.PCAP_OPTION] + rest
 
 
 def side_checks(device: Device) -> List[str]:
@@ -207,6 +230,8 @@ def run(kernel: Kernel, exp: Expectations, cache: Cache, out: pathlib.Path,
     prep = prepare(kernel, cache, exp, roles)
     accel = resolve_accel(accel, [prep], exp, parts)
     run_dir = new_pair_dir(out)
+    token_file = run_dir / "link.token"
+    write_token(token_file)
     sides = []
     for name, dev in devs.items():
         cdir = run_dir / "cells" / f"{name}__{kernel.name}__{dev.name}" \
@@ -215,7 +240,8 @@ def run(kernel: Kernel, exp: Expectations, cache: Cache, out: pathlib.Path,
         side.plan = CellPlan(
             kernel, dev, tuple(side_checks(dev)), exp, cdir, run_dir, accel,
             timeout, side=name, peer=side.peer, lease=side.address,
-            qemu_args=tuple(side_qemu_args(dev, name, port)), keep_air=True)
+            qemu_args=tuple(side_qemu_args(dev, name, port, token_file)),
+            keep_air=True)
         sides.append(side)
     say("pair", f"{kernel.name}: A {devs['A'].label} ({sides[0].address}) "
                 f"+ B {devs['B'].label} ({sides[1].address}) on one air, "
@@ -232,6 +258,7 @@ def run(kernel: Kernel, exp: Expectations, cache: Cache, out: pathlib.Path,
         side.result, side.boot = done.result, done.boot
 
     boot_pair(sides, run_side)
+    token_file.unlink()         # both QEMUs have exited
     for side in sides:
         assert side.result is not None
         result.cells.append(side.result)

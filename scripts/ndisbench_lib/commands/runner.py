@@ -52,10 +52,11 @@ def cell_dir(run_dir: pathlib.Path, kernel: str, device: Device
 
 def build_order(kernels: Sequence[Kernel]) -> List[Kernel]:
     """Cheapest first, so results stream while the slow kernels build:
-    Debian's prebuilt images (a download and module builds), then the
-    source kernels in matrix order, the slow debug kernels last."""
+    Debian's prebuilt images (a download and module builds) and users'
+    trees (module builds), then the source kernels in matrix order, the
+    slow debug kernels last."""
     def cost(kernel: Kernel) -> int:
-        if kernel.is_debian:
+        if not kernel.is_built:
             return 0
         return 2 if kernel.slowdown > 1 else 1
     return sorted(kernels, key=cost)

@@ -22,7 +22,8 @@ than NOISE_K times the series' own noise around its trend: a step or a
 saw-tooth (MemAvailable's, ~1 MiB) can tilt the slope but does not rise,
 a short run cannot fail on a few KiB of drift, a long one still catches a
 small steady leak. The limits (LIMITS) are set from measured clean
-10-minute runs (README.md, "Soak"), at least twice their trend there.
+10-minute runs (docs/measurements.md, "Soak"), at least twice their trend
+there.
 
 Output: out/soak-<stamp>/ with serial.log, soak.json, soak.md.
 """

@@ -55,3 +55,26 @@ def summary_line(result: Counted) -> str:
     passed, failed = passed_failed(counts)
     return (f"{passed} passed, {failed} failed "
             f"({counts.get(XFAIL, 0)} expected failures reproduced)")
+
+
+def _ok(verdict: Verdict) -> bool:
+    return verdict.status in OK_STATES
+
+
+def classify(before: Optional[Verdict], after: Optional[Verdict]
+             ) -> Optional[str]:
+    """The kind of change from one run's verdict of a check to the next
+    (report/compare.py says what each kind means); None: no change."""
+    if before is None and after is None:
+        return None
+    if before is None:
+        return "new"
+    if after is None:
+        return "gone"
+    if before.status == after.status:
+        return None
+    if _ok(before) and not _ok(after):
+        return "regressed"
+    if not _ok(before) and _ok(after):
+        return "fixed"
+    return "xfail-state" if _ok(before) else "changed"

@@ -230,6 +230,62 @@ static void test_substitution(void)
 	inf_free(inf);
 }
 
+/* "[S]\n" + lines of "a = %s%%s%...\n" (refs each) + "[Strings]\ns = xxx...\n" */
+static char *hostile(int lines, int refs, int slen, size_t *size)
+{
+	size_t cap = 64 + (size_t)lines * (8 + 3 * (size_t)refs) + (size_t)slen;
+	char *t = malloc(cap), *p = t;
+	int i, j;
+
+	p += sprintf(p, "[S]\n");
+	for (i = 0; i < lines; i++) {
+		p += sprintf(p, "a = ");
+		for (j = 0; j < refs; j++)
+			p += sprintf(p, "%%s%%");
+		*p++ = '\n';
+	}
+	p += sprintf(p, "[Strings]\ns = ");
+	memset(p, 'x', (size_t)slen);
+	p += slen;
+	*p++ = '\n';
+	*size = (size_t)(p - t);
+	return t;
+}
+
+/* %strkey% substitution multiplies: each 3-byte reference can become a
+ * long string. The expanded text is capped per line and per file. */
+static void test_expansion_caps(void)
+{
+	struct inf_file *inf;
+	size_t size;
+	char *t;
+
+	/* 69 KB: one field of 20000 references to a 6550-byte string, 131 MB */
+	t = hostile(1, 20000, 6550, &size);
+	CHECK(size > 65000 && size < 72000);
+	inf = parse("hostile.inf", t, size);
+	CHECK(inf == NULL);
+	CHECK_STR(err, "hostile.inf:2: line longer than 65536 bytes after %strkey% substitution");
+	inf_free(inf);
+	free(t);
+	/* 300 lines of 60 KB each: every line fits, the file does not */
+	t = hostile(300, 10, 6000, &size);
+	inf = parse("filecap.inf", t, size);
+	CHECK(inf == NULL);
+	CHECK_STR(err, "filecap.inf:281: more than 16777216 bytes after %strkey% substitution in all");
+	inf_free(inf);
+	free(t);
+	/* just under the line cap is fine */
+	t = hostile(1, 10, 6000, &size);
+	inf = parse("ok.inf", t, size);
+	CHECK(inf != NULL);
+	if (inf)
+		CHECK(strlen(inf_field(inf_find_key(inf_find_section(inf, "S"),
+						    "a"), 0)) == 60000);
+	inf_free(inf);
+	free(t);
+}
+
 struct bad_inf {
 	const char *text;
 	const char *msg;
@@ -359,6 +415,7 @@ int main(int argc, char **argv)
 	TEST(test_sample_utf16);
 	TEST(test_utf8_bom_and_lf);
 	TEST(test_substitution);
+	TEST(test_expansion_caps);
 	TEST(test_errors);
 	TEST(test_semantic_errors);
 	TEST(test_parse_file);

@@ -2,6 +2,9 @@
 /* Unit tests of wrapper/loader/pe.c on synthetic images (pe_build.c). */
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "pe.h"
 #include "pe_build.h"
@@ -17,10 +20,12 @@ struct sym {
 	uint64_t addr;
 };
 
+/* Like kernel text addresses, these have no zero byte: an IAT slot written
+ * over a name leaves it unterminated. */
 static const struct sym syms[] = {
-	{ "ntoskrnl.exe", "IoCreateDevice", 0xffffffffa0001000ull },
-	{ "ntoskrnl.exe", "KeBugCheckEx", 0xffffffffa0002000ull },
-	{ "ndis.sys", "NdisMRegisterMiniport", 0xffffffffa0003000ull },
+	{ "ntoskrnl.exe", "IoCreateDevice", 0xffffffffa1111111ull },
+	{ "ntoskrnl.exe", "KeBugCheckEx", 0xffffffffa2222222ull },
+	{ "ndis.sys", "NdisMRegisterMiniport", 0xffffffffa3333333ull },
 };
 
 static int resolve(void *ctx, const char *dll, const char *name,
@@ -34,6 +39,14 @@ static int resolve(void *ctx, const char *dll, const char *name,
 			return 0;
 		}
 	return -ENOENT;
+}
+
+static int count_calls(void *ctx, const char *dll, const char *name)
+{
+	(void)dll;
+	(void)name;
+	++*(uint64_t *)ctx;
+	return 0;
 }
 
 struct collect {
@@ -140,6 +153,27 @@ static void test_no_relocations(void)
 	CHECK(pe_relocate(img, &info, BASE, err, sizeof(err)) == 0);
 	CHECK(pb_r64(img + PB_PTR_RVA) == PB_IMAGE_BASE + 0x2000);
 	CHECK(pb_r64(img + PB_OPT + 24) == BASE);
+	free(img);
+}
+
+/* Old linkers leave the lookup table out: the IAT holds the names and is
+ * overwritten in place, entry after entry. */
+static void test_iat_holds_names(void)
+{
+	struct pe_info info;
+	uint8_t *img;
+
+	pb_build(file);
+	pb_w32(file + PB_RDATA_FILE(0x2000), 0);
+	pb_w32(file + PB_RDATA_FILE(0x2014), 0);
+	CHECK(pe_check(file, sizeof(file), &info, err, sizeof(err)) == 0);
+	img = calloc(1, info.size_of_image);
+	CHECK(pe_map(file, sizeof(file), &info, img, err, sizeof(err)) == 0);
+	CHECK(pe_resolve_imports(img, &info, resolve, NULL, err, sizeof(err)) == 0);
+	CHECK_STR(err, "");
+	CHECK(pb_r64(img + PB_IAT_RVA) == syms[0].addr);
+	CHECK(pb_r64(img + PB_IAT_RVA + 8) == syms[1].addr);
+	CHECK(pb_r64(img + PB_IAT2_RVA) == syms[2].addr);
 	free(img);
 }
 
@@ -250,6 +284,13 @@ static void m_longname(uint8_t *b, size_t *s)
 	pb_w64(b + PB_RDATA_FILE(0x2080), 0x1020 - 2);
 }
 
+/* IATs over what the import walk reads (a slot written there changes it) */
+static void m_iat_desc(uint8_t *b, size_t *s) { (void)s; pb_w32(b + PB_RDATA_FILE(0x2010), 0x2028); }
+static void m_iat_own_ilt(uint8_t *b, size_t *s) { (void)s; pb_w32(b + PB_RDATA_FILE(0x2010), 0x2078); }
+static void m_iat_ilt(uint8_t *b, size_t *s) { (void)s; pb_w32(b + PB_RDATA_FILE(0x2024), 0x2088); }
+static void m_iat_name(uint8_t *b, size_t *s) { (void)s; pb_w32(b + PB_RDATA_FILE(0x2024), 0x2180); }
+static void m_iat_dll(uint8_t *b, size_t *s) { (void)s; pb_w32(b + PB_RDATA_FILE(0x2010), 0x2148); }
+
 static const struct bad bads[] = {
 	{ "no MZ", m_no_mz, CHECK_STAGE, -ENOEXEC, "no 'MZ' signature" },
 	{ "tiny file", m_tiny, CHECK_STAGE, -ENOEXEC, "file too small (48 bytes)" },
@@ -304,6 +345,16 @@ static const struct bad bads[] = {
 	{ "IAT outside", m_iat_out, IMPORT_STAGE, -ENOEXEC, "ntoskrnl.exe: import address entry 0 at RVA 0x3ffc beyond" },
 	{ "no terminator", m_noterm, IMPORT_STAGE, -ENOEXEC, "no terminating entry" },
 	{ "unterminated name", m_longname, IMPORT_STAGE, -ENOEXEC, "import 0 name at RVA 0x101e" },
+	{ "IAT over descriptors", m_iat_desc, IMPORT_STAGE, -ENOEXEC,
+	  "import descriptor 0 (ntoskrnl.exe): import address table 0x2028+0x10 overlaps the import descriptors 0x2000+0x3c" },
+	{ "IAT over own ILT", m_iat_own_ilt, IMPORT_STAGE, -ENOEXEC,
+	  "import descriptor 0 (ntoskrnl.exe): import address table 0x2078+0x10 overlaps the import lookup table of descriptor 0 at RVA 0x2080" },
+	{ "IAT over other ILT", m_iat_ilt, IMPORT_STAGE, -ENOEXEC,
+	  "import descriptor 1 (ndis.sys): import address table 0x2088+0x8 overlaps the import lookup table of descriptor 0 at RVA 0x2080" },
+	{ "IAT over import name", m_iat_name, IMPORT_STAGE, -ENOEXEC,
+	  "import descriptor 1 (ndis.sys): import address table 0x2180+0x8 overlaps the name of import 1 of descriptor 0 at RVA 0x2180" },
+	{ "IAT over DLL name", m_iat_dll, IMPORT_STAGE, -ENOEXEC,
+	  "import descriptor 0 (ntoskrnl.exe): import address table 0x2148+0x10 overlaps the DLL name of descriptor 0 at RVA 0x2140" },
 };
 
 static void test_malformed(void)
@@ -360,6 +411,154 @@ static void test_malformed(void)
 	}
 }
 
+/*
+ * The module builds the image in a vmap() followed by a guard page. An IAT
+ * that overlaps the NUL of its own DLL name, at the very end of the image:
+ * once the first slot is written (a kernel address has no zero byte) the
+ * name runs into the guard page, and the next error line read it there.
+ * The walk runs in a child over an image with a PROT_NONE page after it,
+ * so the old fault shows as a signal instead of killing the test.
+ */
+#define TAIL_FILE_SIZE	0x1600		/* .reloc raw data covers 0x3000..0x4000 */
+#define TAIL_NAME_RVA	0x3ff3		/* "ntoskrnl.exe": its NUL at 0x3fff */
+#define TAIL_IAT_RVA	0x3ff8		/* two slots: 0x3ff8, then 0x4000 */
+
+struct guarded_result {
+	int rc;
+	char err[256];
+};
+
+static void test_iat_over_dll_name_at_image_end(void)
+{
+	static uint8_t tail[TAIL_FILE_SIZE];
+	uint8_t *d = tail + PB_RDATA_FILE(PB_IMPORT_RVA);
+	struct guarded_result *res;
+	struct pe_info info;
+	long page = sysconf(_SC_PAGESIZE);
+	uint8_t *img;
+	int status = 0;
+	pid_t pid;
+
+	memset(tail, 0, sizeof(tail));
+	pb_build(tail);
+	pb_w32(tail + PB_SEC(2) + 8, 0x1000);		/* .reloc vsize */
+	pb_w32(tail + PB_SEC(2) + 16, 0x1000);		/* .reloc raw size */
+	memset(d + 20, 0, 20);				/* one descriptor */
+	pb_w32(d + 12, TAIL_NAME_RVA);
+	pb_w32(d + 16, TAIL_IAT_RVA);
+	memcpy(tail + PB_RELOC_FILE(TAIL_NAME_RVA), "ntoskrnl.exe", 13);
+
+	CHECK(pe_check(tail, sizeof(tail), &info, err, sizeof(err)) == 0);
+	CHECK(info.size_of_image == 0x4000 && info.size_of_image % page == 0);
+	img = mmap(NULL, info.size_of_image + page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	res = mmap(NULL, sizeof(*res), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CHECK(img != MAP_FAILED && res != MAP_FAILED);
+	if (img == MAP_FAILED || res == MAP_FAILED)
+		return;
+	CHECK(mprotect(img + info.size_of_image, page, PROT_NONE) == 0);
+	CHECK(pe_map(tail, sizeof(tail), &info, img, err, sizeof(err)) == 0);
+	CHECK(pe_relocate(img, &info, BASE, err, sizeof(err)) == 0);
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		res->rc = pe_resolve_imports(img, &info, resolve, NULL,
+					     res->err, sizeof(res->err));
+		_exit(0);
+	}
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+	if (WIFSIGNALED(status))
+		printf("#   resolving read past the image: signal %d\n",
+		       WTERMSIG(status));
+	CHECK(WIFEXITED(status));
+	if (WIFEXITED(status)) {
+		CHECK(res->rc == -ENOEXEC);
+		/* the whole table is checked before the first slot is
+		 * written: its second slot is past the image */
+		CHECK_STR(res->err,
+			  "ntoskrnl.exe: import address entry 1 at RVA 0x4000 beyond size of image 0x4000");
+		CHECK(!memcmp(img + TAIL_NAME_RVA, "ntoskrnl.exe", 13));
+	}
+	munmap(img, info.size_of_image + page);
+	munmap(res, sizeof(*res));
+}
+
+/*
+ * ndesc descriptors of ntoskrnl.exe sharing one lookup table of n entries
+ * (IoCreateDevice each), in a .reloc grown to 0x10000 bytes on file and
+ * 0x20000 in the image: descriptors at 0x3100, the table at 0x5000, one
+ * IAT for all at 0x14000 (IATs may overlap each other: nothing reads them).
+ */
+#define MANY_FILE_SIZE	(0x600 + 0x10000)
+
+static uint8_t many[MANY_FILE_SIZE];
+
+static void build_many(uint32_t ndesc, uint32_t n)
+{
+	uint32_t i;
+
+	memset(many, 0, sizeof(many));
+	pb_build(many);
+	pb_w32(many + PB_OPT + 56, 0x23000);		/* size of image */
+	pb_w32(many + PB_SEC(2) + 8, 0x20000);
+	pb_w32(many + PB_SEC(2) + 16, 0x10000);
+	pb_w32(dir(many, 1), 0x3100);
+	pb_w32(dir(many, 1) + 4, (ndesc + 1) * 20);
+	for (i = 0; i < ndesc; i++) {
+		uint8_t *d = many + PB_RELOC_FILE(0x3100) + 20 * i;
+
+		pb_w32(d, 0x5000);
+		pb_w32(d + 12, 0x2140);
+		pb_w32(d + 16, 0x14000);
+	}
+	for (i = 0; i < n; i++)
+		pb_w64(many + PB_RELOC_FILE(0x5000) + 8 * i, 0x2160);
+}
+
+static int resolve_many(uint32_t ndesc, uint32_t n, uint64_t *calls)
+{
+	struct pe_info info;
+	uint8_t *img;
+	int rc;
+
+	build_many(ndesc, n);
+	rc = pe_check(many, sizeof(many), &info, err, sizeof(err));
+	if (rc)
+		return rc;
+	img = calloc(1, info.size_of_image);
+	rc = pe_map(many, sizeof(many), &info, img, err, sizeof(err));
+	if (!rc)
+		rc = pe_for_each_import(img, &info, count_calls, calls, err,
+					sizeof(err));
+	if (!rc)
+		rc = pe_resolve_imports(img, &info, resolve, NULL, err,
+					sizeof(err));
+	free(img);
+	return rc;
+}
+
+/* Every import is one resolver call (a linear search of the exports, under
+ * the module's load mutex): their total is capped. */
+static void test_import_caps(void)
+{
+	uint64_t calls = 0;
+
+	/* 4096 in all: 256 descriptors of 16 */
+	CHECK(resolve_many(256, 16, &calls) == 0);
+	CHECK_STR(err, "");
+	CHECK(calls == 4096);
+	calls = 0;
+	CHECK(resolve_many(2, 2049, &calls) == -E2BIG);
+	CHECK_STR(err, "import descriptor 1 (ntoskrnl.exe): more than 4096 imports in all");
+	CHECK(calls == 0);
+	CHECK(resolve_many(1, 4097, &calls) == -E2BIG);
+	CHECK_STR(err, "import descriptor 0 (ntoskrnl.exe): more than 4096 imports in all");
+	CHECK(resolve_many(257, 1, &calls) == -E2BIG);
+	CHECK_STR(err, "more than 256 import descriptors");
+}
+
 static void test_every_truncation(void)
 {
 	struct pe_info info;
@@ -385,8 +584,11 @@ int main(void)
 	TEST(test_same_base_and_small_err);
 	TEST(test_unknown_symbol);
 	TEST(test_no_relocations);
+	TEST(test_iat_holds_names);
 	TEST(test_map_mismatch);
 	TEST(test_malformed);
 	TEST(test_every_truncation);
+	TEST(test_iat_over_dll_name_at_image_end);
+	TEST(test_import_caps);
 	return tap_done();
 }

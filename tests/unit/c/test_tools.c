@@ -213,6 +213,52 @@ static void test_remove(void)
 	CHECK_STR(out, "installed drivers:\n");
 }
 
+/* A folder of files that root must never delete through a symlink. */
+static void make_victim(char *victim, size_t n)
+{
+	char path[512];
+
+	snprintf(victim, n, "%s/victim", tmp);
+	mkdir(victim, 0755);
+	snprintf(path, sizeof(path), "%s/keep.txt", victim);
+	write_file(path, "precious\n", 9);
+	snprintf(path, sizeof(path), "%s/tiny.sys", victim);
+	write_file(path, "not a driver\n", 13);
+}
+
+static void test_remove_symlink(void)
+{
+	char victim[256], link[512];
+
+	make_victim(victim, sizeof(victim));
+	snprintf(link, sizeof(link), "%s/etc/ndiswrapper/evil", root);
+	CHECK(symlink(victim, link) == 0);
+	CHECK(run("%s --root %s -r evil", ndiswrapper, root) == 1);
+	CHECK_CONTAINS(out, "evil is a symbolic link, not a driver folder: not removed");
+	CHECK(exists("%s/keep.txt", victim));
+	CHECK(exists("%s/tiny.sys", victim));
+	CHECK(count_entries(victim) == 2);
+	unlink(link);
+}
+
+/* The installer's temporary folder: a symlink at the name it used to
+ * predict (.tmp-<driver>-<pid>; exec keeps the shell's pid) is left
+ * alone, and so is its target. */
+static void test_install_temp_symlink(void)
+{
+	char victim[256];
+
+	make_victim(victim, sizeof(victim));
+	CHECK(run("ln -s %s %s/etc/ndiswrapper/.tmp-tiny-$$ && exec %s --root %s -i %s/Tiny.INF",
+		  victim, root, ndiswrapper, root, src) == 0);
+	CHECK_CONTAINS(out, "installed tiny:");
+	CHECK(exists("%s/keep.txt", victim));
+	CHECK(exists("%s/tiny.sys", victim));
+	CHECK(count_entries(victim) == 2);
+	CHECK(run("%s --root %s -r tiny", ndiswrapper, root) == 0);
+	CHECK(run("rm %s/etc/ndiswrapper/.tmp-tiny-*", root) == 0);
+}
+
 static void test_install_refusals(void)
 {
 	uint8_t sys[PB_FILE_SIZE];
@@ -326,6 +372,8 @@ int main(int argc, char **argv)
 	TEST(test_list);
 	TEST(test_loadndisdriver);
 	TEST(test_remove);
+	TEST(test_remove_symlink);
+	TEST(test_install_temp_symlink);
 	TEST(test_install_refusals);
 	have_fixture = fixtures &&
 		exists("%s/bcmwl.inf", fixture_dir) &&
