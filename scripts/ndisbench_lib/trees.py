@@ -37,7 +37,8 @@ def version_of(release: str) -> Optional[Tuple[int, int, int]]:
             int(match.group(3) or 0))
 
 
-def _config(text: str) -> Dict[str, str]:
+def parse_config(text: str) -> Dict[str, str]:
+    """A kernel .config as CONFIG_X -> value (set options only)."""
     opts = {}
     for line in text.splitlines():
         if line.startswith("CONFIG_") and "=" in line:
@@ -66,7 +67,7 @@ def check_tree(path: pathlib.Path, what: str = "kernel tree") -> TreeInfo:
     if not (path / ".config").is_file():
         raise BenchError(f"{where}: no .config (not a configured kernel "
                          f"build folder)")
-    config = _config((path / ".config").read_text(errors="replace"))
+    config = parse_config((path / ".config").read_text(errors="replace"))
     if config.get("CONFIG_X86_64") != "y":
         arch = next((k[len("CONFIG_"):] for k in ("CONFIG_ARM64",
                      "CONFIG_ARM", "CONFIG_RISCV", "CONFIG_PPC",

@@ -28,7 +28,7 @@ from ..errors import BenchError
 from ..kernels import Kernel
 from ..progress import Step, say
 from ..proc import capture, run_logged
-from ..trees import BZIMAGE, check_tree
+from ..trees import BZIMAGE, check_tree, parse_config
 
 HEADERS_RE = re.compile(r"^linux-(headers|kbuild)-")
 XEN_ELFNOTE_PHYS32_ENTRY = 18
@@ -70,15 +70,6 @@ class KernelArtifact:
     @functools.cached_property
     def _config(self) -> Dict[str, str]:
         return parse_config((self.entry / "config").read_text())
-
-
-def parse_config(text: str) -> Dict[str, str]:
-    opts = {}
-    for line in text.splitlines():
-        if line.startswith("CONFIG_") and "=" in line:
-            key, _, value = line.partition("=")
-            opts[key] = value
-    return opts
 
 
 def jobs() -> str:
