@@ -1,5 +1,6 @@
 """Command line: setup, build, run, bench, list, report, compare, test."""
 import argparse
+import os
 import pathlib
 import sys
 from typing import List, Optional, Tuple
@@ -392,3 +393,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     except KeyboardInterrupt:
         print("ndisbench: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # `ndisbench list | head`: the reader is gone, nothing to report
+        # (and stdout must not be flushed again at exit).
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
