@@ -24,11 +24,17 @@
  *   too small for header + frame drops the frame (guest error, the slot
  *   is not consumed).
  * - A ring is checked (bus mastering on, size 2..512, base 16-byte
- *   aligned, whole table in guest memory) when its engine is enabled and
- *   before every use; a bad ring is DMAERR_RING. The index registers
- *   must be below the ring size.
- * - DMA into or out of the device's own BAR0 is refused like DMA outside
- *   guest memory (DMAERR_RING for a ring, DMAERR_DATA for a buffer).
+ *   aligned, whole table in guest memory) when its engine is enabled, when
+ *   a ring register or INDEX is written while it runs, and before every
+ *   use; a bad ring is DMAERR_RING. The index registers must be below the
+ *   ring size. So an enabled engine always has a valid ring, which
+ *   post_load checks too (with the channel and the other registers): a
+ *   migration stream with state the device cannot reach is refused.
+ * - DMA reaches guest RAM only (MemTxAttrs.memory): a descriptor or
+ *   buffer over a device's registers, this one's or any other's, fails
+ *   like one outside guest memory (DMAERR_DESC for a descriptor,
+ *   DMAERR_DATA for a buffer) instead of writing them. Every failed
+ *   transfer counts in the read-only "dma-errors" property.
  * - One doorbell processes at most ring-size descriptors: a ring whose
  *   INDEX is never reached (TABLEEND placed before it) is DMAERR_RING.
  * - Any DMA error sets the engine's ERROR register, raises DMA_ERROR and
@@ -44,6 +50,7 @@
  */
 
 #include "qemu/osdep.h"
+#include "qemu/error-report.h"
 #include "qemu/log.h"
 #include "qemu/module.h"
 #include "qemu/timer.h"
@@ -67,6 +74,8 @@ OBJECT_DECLARE_SIMPLE_TYPE(Bcm43xxState, BCM43XX)
 #define BCM43XX_DMA_TX      0
 #define BCM43XX_DMA_RX      1
 #define BCM43XX_DMA_REGS    0x1c        /* bytes of one engine's window */
+#define BCM43XX_CTRL_RW     (BCM43XX_CTRL_ENABLE | BCM43XX_CTRL_PROMISC | \
+                             BCM43XX_CTRL_KEEP_BADFCS)
 
 typedef struct Bcm43xxDma {
     uint32_t ctl;
@@ -87,6 +96,8 @@ struct Bcm43xxState {
     WlanRadio radio;
     bool on_air;
     bool irq_level;
+    bool msi_sending;           /* inside msi_notify() */
+    bool tx_busy;               /* inside the TX loop */
 
     /* Registers */
     uint32_t ctrl;
@@ -101,10 +112,14 @@ struct Bcm43xxState {
     uint8_t sprom[BCM43XX_SPROM_SIZE];
     uint8_t frame[BCM43XX_MAX_FRAME];
 
+    /* Counters (read-only properties, not migrated) */
+    uint64_t dma_errors;        /* DMA transfers that failed */
+
     /* Properties */
     uint16_t device_id;
     MACAddr macaddr;
     WlanAir *air;
+    bool reentrancy_guard;      /* x-reentrancy-guard */
 };
 
 static const uint16_t bcm43xx_device_ids[] = {
@@ -128,16 +143,33 @@ static void bcm43xx_update_irq(Bcm43xxState *s, bool kick)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
     bool level = (s->int_status & s->int_mask) != 0;
+    bool notify = level && (!s->irq_level || kick);
 
     trace_bcm43xx_irq(s->int_status, s->int_mask, level);
-    if (msi_enabled(pdev)) {
-        if (level && (!s->irq_level || kick)) {
-            msi_notify(pdev, 0);
-        }
-    } else {
-        pci_set_irq(pdev, level);
-    }
+    /* The new level first: the message below may come back here. */
     s->irq_level = level;
+    if (!msi_enabled(pdev)) {
+        pci_set_irq(pdev, level);
+        return;
+    }
+    if (!notify) {
+        return;
+    }
+    if (s->msi_sending) {
+        /*
+         * The message reached this device's own registers (its address is
+         * INT_STATUS, say, and the write acknowledged nothing): the one
+         * being sent stands for this one, sending again would recurse
+         * without end.
+         */
+        qemu_log_mask(LOG_GUEST_ERROR, "bcm43xx: MSI address 0x%" PRIx64
+                      " leads back to the device: message not sent again\n",
+                      msi_get_message(pdev, 0).address);
+        return;
+    }
+    s->msi_sending = true;
+    msi_notify(pdev, 0);
+    s->msi_sending = false;
 }
 
 static void bcm43xx_raise(Bcm43xxState *s, uint32_t bits)
@@ -169,25 +201,49 @@ static uint64_t bcm43xx_ring_base(Bcm43xxDma *d)
 }
 
 /*
- * Is [addr, addr + len) memory this device may DMA to or from? Not its
- * own registers: a frame written over CTRL or the ring registers from
- * inside the RX path would change the engine under our feet.
+ * Engines DMA to and from guest RAM only: MemTxAttrs.memory makes the
+ * memory core refuse a transfer that would reach a device's registers
+ * (this one's, where a frame would land on CTRL or the ring registers
+ * from inside the RX path, or another device's) instead of dispatching
+ * it as an MMIO access.
  */
+static const MemTxAttrs bcm43xx_dma_attrs = { .memory = 1 };
+
+/* Is [addr, addr + len) mapped for a DMA at all? */
 static bool bcm43xx_dma_valid(Bcm43xxState *s, uint64_t addr, uint64_t len,
                               bool is_write)
 {
-    PCIDevice *pdev = PCI_DEVICE(s);
-    pcibus_t bar = pci_get_bar_addr(pdev, 0);
-
     if (len == 0 || addr + len < addr) {
         return false;
     }
-    if (bar != PCI_BAR_UNMAPPED && addr < bar + BCM43XX_MMIO_SIZE &&
-        bar < addr + len) {
+    return address_space_access_valid(pci_get_address_space(PCI_DEVICE(s)),
+                                      addr, len, is_write,
+                                      bcm43xx_dma_attrs);
+}
+
+/*
+ * One DMA transfer of engine n. On failure (nothing mapped there, a
+ * device's registers, bus mastering off) it is counted and traced; the
+ * caller stops the engine.
+ */
+static bool bcm43xx_dma(Bcm43xxState *s, int n, uint64_t addr, void *buf,
+                        uint64_t len, DMADirection dir)
+{
+    bool is_write = dir == DMA_DIRECTION_FROM_DEVICE;
+    MemTxResult res = MEMTX_DECODE_ERROR;
+
+    /* Checked first: a failing transfer to nothing logs every word. */
+    if (bcm43xx_dma_valid(s, addr, len, is_write)) {
+        res = pci_dma_rw(PCI_DEVICE(s), addr, buf, len, dir,
+                         bcm43xx_dma_attrs);
+    }
+    if (res != MEMTX_OK) {
+        s->dma_errors++;
+        trace_bcm43xx_dma_fault(bcm43xx_dma_names[n],
+                                is_write ? "write" : "read", addr, len, res);
         return false;
     }
-    return address_space_access_valid(pci_get_address_space(pdev), addr,
-                                      len, is_write, MEMTXATTRS_UNSPECIFIED);
+    return true;
 }
 
 /* Checks the ring registers; on failure the engine is stopped. */
@@ -232,7 +288,8 @@ static bool bcm43xx_read_desc(Bcm43xxState *s, int n,
     uint64_t addr = bcm43xx_ring_base(d) +
                     (uint64_t)d->status * BCM43XX_DESC_SIZE;
 
-    if (pci_dma_read(PCI_DEVICE(s), addr, desc, sizeof(*desc)) != MEMTX_OK) {
+    if (!bcm43xx_dma(s, n, addr, desc, sizeof(*desc),
+                     DMA_DIRECTION_TO_DEVICE)) {
         bcm43xx_dma_fail(s, n, BCM43XX_DMAERR_DESC,
                          "descriptor fetch failed");
         return false;
@@ -264,17 +321,28 @@ static void bcm43xx_tx_kick(Bcm43xxState *s)
     uint32_t done = 0;
     bool irq = false;
 
-    if (!(d->ctl & BCM43XX_DMA_CTL_ENABLE) || d->status == d->index) {
+    if (s->tx_busy) {
+        /*
+         * Re-entered from the loop below (the frame it handed to the air
+         * reached another radio at once, and that radio's MSI or DMA
+         * reached INDEX or CTL here): the loop checks the ring again and
+         * reads INDEX before every descriptor.
+         */
         return;
     }
-    if (!bcm43xx_ring_ok(s, BCM43XX_DMA_TX)) {
-        return;
-    }
-    while (d->status != d->index) {
+    s->tx_busy = true;
+    while ((d->ctl & BCM43XX_DMA_CTL_ENABLE) && d->status != d->index) {
         uint32_t len;
         uint64_t addr;
 
-        if (done == d->ringsize) {
+        /*
+         * Before every descriptor, not once: wlan_air_transmit() below may
+         * have changed the registers under us (see above).
+         */
+        if (!bcm43xx_ring_ok(s, BCM43XX_DMA_TX)) {
+            break;
+        }
+        if (done >= d->ringsize) {
             bcm43xx_dma_fail(s, BCM43XX_DMA_TX, BCM43XX_DMAERR_RING,
                              "INDEX not reached after a whole ring");
             break;
@@ -296,11 +364,10 @@ static void bcm43xx_tx_kick(Bcm43xxState *s)
             break;
         }
         addr = ((uint64_t)desc.addr_hi << 32) | desc.addr_lo;
-        /* Checked first: a failing pci_dma_read logs every word. */
-        if (!bcm43xx_dma_valid(s, addr, len, false) ||
-            pci_dma_read(PCI_DEVICE(s), addr, s->frame, len) != MEMTX_OK) {
+        if (!bcm43xx_dma(s, BCM43XX_DMA_TX, addr, s->frame, len,
+                         DMA_DIRECTION_TO_DEVICE)) {
             bcm43xx_dma_fail(s, BCM43XX_DMA_TX, BCM43XX_DMAERR_DATA,
-                             "frame buffer outside guest memory");
+                             "frame buffer outside guest RAM");
             break;
         }
         if (s->on_air) {
@@ -315,6 +382,7 @@ static void bcm43xx_tx_kick(Bcm43xxState *s)
         bcm43xx_advance(s, BCM43XX_DMA_TX, &desc);
         done++;
     }
+    s->tx_busy = false;
     if (irq) {
         bcm43xx_raise(s, BCM43XX_INT_TX_DONE);
     }
@@ -348,7 +416,7 @@ static void bcm43xx_receive(WlanRadio *radio, const uint8_t *frame,
     struct bcm43xx_rxhdr hdr;
     uint32_t bufsize;
     uint64_t addr;
-    PCIDevice *pdev = PCI_DEVICE(s);
+    uint16_t frame_len;
     bool bad_fcs;
 
     if (!(s->ctrl & BCM43XX_CTRL_ENABLE) ||
@@ -390,17 +458,21 @@ static void bcm43xx_receive(WlanRadio *radio, const uint8_t *frame,
     hdr.channel = s->channel;
     hdr.rssi_dbm = MIN(MAX(rssi_dbm, INT8_MIN), INT8_MAX);
     hdr.flags = cpu_to_le32(bad_fcs ? BCM43XX_RXHDR_FCS_ERR : 0);
-    if (!bcm43xx_dma_valid(s, addr, BCM43XX_RXHDR_SIZE + len, true) ||
-        pci_dma_write(pdev, addr, &hdr, sizeof(hdr)) != MEMTX_OK ||
-        pci_dma_write(pdev, addr + BCM43XX_RXHDR_SIZE, frame, len) !=
-        MEMTX_OK) {
+    /*
+     * The length goes last: a driver polling it sees a complete frame
+     * (and a header whose frame did not fit RAM says 0).
+     */
+    frame_len = cpu_to_le16(len);
+    if (!bcm43xx_dma(s, BCM43XX_DMA_RX, addr, &hdr, sizeof(hdr),
+                     DMA_DIRECTION_FROM_DEVICE) ||
+        !bcm43xx_dma(s, BCM43XX_DMA_RX, addr + BCM43XX_RXHDR_SIZE,
+                     (void *)frame, len, DMA_DIRECTION_FROM_DEVICE) ||
+        !bcm43xx_dma(s, BCM43XX_DMA_RX, addr, &frame_len, sizeof(frame_len),
+                     DMA_DIRECTION_FROM_DEVICE)) {
         bcm43xx_dma_fail(s, BCM43XX_DMA_RX, BCM43XX_DMAERR_DATA,
-                         "rx buffer outside guest memory");
+                         "rx buffer outside guest RAM");
         return;
     }
-    /* The length goes last: a driver polling it sees a complete frame. */
-    hdr.frame_len = cpu_to_le16(len);
-    pci_dma_write(pdev, addr, &hdr.frame_len, sizeof(hdr.frame_len));
     trace_bcm43xx_rx(d->status, len, rssi_dbm);
     bcm43xx_advance(s, BCM43XX_DMA_RX, &desc);
     bcm43xx_raise(s, BCM43XX_INT_RX_DONE);
@@ -482,13 +554,19 @@ static void bcm43xx_dma_write(Bcm43xxState *s, int n, hwaddr reg,
         }
         break;
     case BCM43XX_DMA_RINGLO:
-        d->ringlo = val;
-        break;
     case BCM43XX_DMA_RINGHI:
-        d->ringhi = val;
-        break;
     case BCM43XX_DMA_RINGSIZE:
-        d->ringsize = val;
+        if (reg == BCM43XX_DMA_RINGLO) {
+            d->ringlo = val;
+        } else if (reg == BCM43XX_DMA_RINGHI) {
+            d->ringhi = val;
+        } else {
+            d->ringsize = val;
+        }
+        /* A running engine's ring stays valid, or the engine stops. */
+        if (d->ctl & BCM43XX_DMA_CTL_ENABLE) {
+            bcm43xx_ring_ok(s, n);
+        }
         break;
     case BCM43XX_DMA_STATUS:
     case BCM43XX_DMA_ERROR:
@@ -603,8 +681,7 @@ static void bcm43xx_mmio_write(void *opaque, hwaddr addr, uint64_t val,
             s->int_mask = 0;
             bcm43xx_update_irq(s, false);
         }
-        s->ctrl = val & (BCM43XX_CTRL_ENABLE | BCM43XX_CTRL_PROMISC |
-                         BCM43XX_CTRL_KEEP_BADFCS);
+        s->ctrl = val & BCM43XX_CTRL_RW;
         bcm43xx_set_radio(s, s->ctrl & BCM43XX_CTRL_ENABLE);
         break;
     case BCM43XX_REG_CHANNEL:
@@ -685,10 +762,62 @@ static void bcm43xx_reset(DeviceState *dev)
     pci_set_irq(PCI_DEVICE(s), 0);
 }
 
+/*
+ * The invariants the registers keep at run time: an engine is enabled
+ * only with a ring that passed bcm43xx_ring_ok() (every write that could
+ * break it checks it again), STATUS never leaves the largest ring.
+ */
+static const char *bcm43xx_dma_state_bad(const Bcm43xxDma *d)
+{
+    if (d->ctl & ~BCM43XX_DMA_CTL_ENABLE) {
+        return "unknown CTL bits";
+    }
+    if (d->error > BCM43XX_DMAERR_RING) {
+        return "unknown error code";
+    }
+    if (d->status >= BCM43XX_DMA_MAX_RING) {
+        return "STATUS beyond any ring";
+    }
+    if (!(d->ctl & BCM43XX_DMA_CTL_ENABLE)) {
+        return NULL;
+    }
+    if (d->ringsize < 2 || d->ringsize > BCM43XX_DMA_MAX_RING) {
+        return "enabled with a ring size not 2..512";
+    }
+    if (d->ringlo & (BCM43XX_DESC_SIZE - 1)) {
+        return "enabled with a misaligned ring";
+    }
+    if (d->index >= d->ringsize || d->status >= d->ringsize) {
+        return "enabled with an index beyond the ring";
+    }
+    return NULL;
+}
+
 static int bcm43xx_post_load(void *opaque, int version_id)
 {
     Bcm43xxState *s = opaque;
+    const char *bad = NULL, *engine = "";
+    int n;
 
+    if (s->channel < 1 || s->channel > 14) {
+        bad = "channel not 1..14";
+    } else if (s->ctrl & ~BCM43XX_CTRL_RW) {
+        bad = "unknown CTRL bits";
+    } else if ((s->int_status | s->int_mask) & ~BCM43XX_INT_ALL) {
+        bad = "unknown interrupt bits";
+    } else if (s->macaddr_hi > 0xffff) {
+        bad = "MACADDR_HI above 16 bits";
+    }
+    for (n = 0; n < ARRAY_SIZE(s->dma) && !bad; n++) {
+        bad = bcm43xx_dma_state_bad(&s->dma[n]);
+        if (bad) {
+            engine = n == BCM43XX_DMA_TX ? "TX engine " : "RX engine ";
+        }
+    }
+    if (bad) {
+        error_report("bcm43xx: migrated state refused: %s%s", engine, bad);
+        return -EINVAL;
+    }
     s->radio.channel = s->channel;
     s->irq_level = (s->int_status & s->int_mask) != 0;
     bcm43xx_set_radio(s, s->ctrl & BCM43XX_CTRL_ENABLE);
@@ -776,10 +905,27 @@ static void bcm43xx_realize(PCIDevice *pdev, Error **errp)
     s->radio.rssi_dbm = BCM43XX_RSSI_DBM;
     s->radio.receive = bcm43xx_receive;
     s->radio.opaque = s;
+    s->radio.guard = &DEVICE(s)->mem_reentrancy_guard;
 
     memory_region_init_io(&s->mmio, OBJECT(s), &bcm43xx_mmio_ops, s,
                           "bcm43xx-mmio", BCM43XX_MMIO_SIZE);
+    /*
+     * x-reentrancy-guard=off, for tests: the memory core's guard against
+     * re-entrant MMIO (which refuses an access to this BAR while one of
+     * its handlers runs) is not there, as in QEMU 7.2 before 7.2.6. The
+     * model must be safe without it.
+     */
+    s->mmio.disable_reentrancy_guard = !s->reentrancy_guard;
     pci_register_bar(pdev, 0, PCI_BASE_ADDRESS_SPACE_MEMORY, &s->mmio);
+}
+
+static void bcm43xx_instance_init(Object *obj)
+{
+    Bcm43xxState *s = BCM43XX(obj);
+
+    /* Read-only counter: qom-get <device path> dma-errors */
+    object_property_add_uint64_ptr(obj, "dma-errors", &s->dma_errors,
+                                   OBJ_PROP_FLAG_READ);
 }
 
 static void bcm43xx_exit(PCIDevice *pdev)
@@ -797,6 +943,8 @@ static Property bcm43xx_properties[] = {
                        BCM43XX_DEFAULT_DEVICE_ID),
     DEFINE_PROP_MACADDR("mac", Bcm43xxState, macaddr),
     DEFINE_PROP_LINK("air", Bcm43xxState, air, TYPE_WLAN_AIR, WlanAir *),
+    DEFINE_PROP_BOOL("x-reentrancy-guard", Bcm43xxState, reentrancy_guard,
+                     true),
     DEFINE_PROP_END_OF_LIST(),
 };
 
@@ -822,6 +970,7 @@ static const TypeInfo bcm43xx_info = {
     .name = TYPE_BCM43XX,
     .parent = TYPE_PCI_DEVICE,
     .instance_size = sizeof(Bcm43xxState),
+    .instance_init = bcm43xx_instance_init,
     .class_init = bcm43xx_class_init,
     .interfaces = (InterfaceInfo[]) {
         { INTERFACE_CONVENTIONAL_PCI_DEVICE },

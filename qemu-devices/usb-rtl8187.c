@@ -724,6 +724,7 @@ static void rtl8187_realize(USBDevice *dev, Error **errp)
     s->radio.rssi_dbm = RTL8187_RSSI_DBM;
     s->radio.receive = rtl8187_receive;
     s->radio.opaque = s;
+    s->radio.guard = &DEVICE(s)->mem_reentrancy_guard;
     rtl8187_handle_reset(dev);
 }
 

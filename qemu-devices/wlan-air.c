@@ -5,17 +5,22 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
- *   -object wlan-air,id=air0[,pcap=FILE][,drop=N][,corrupt=N]
+ *   -object wlan-air,id=air0[,pcap=FILE][,pcap-max=BYTES][,drop=N][,corrupt=N]
  *           [,duplicate=N][,delay-us=US][,jitter-us=US][,seed=S]
  *           [,link-listen=PORT | ,link-connect=PORT]
+ *           [,link-token=HEX | ,link-token-secret=ID]
  *
  * wlan_air_transmit() copies a frame into a bounded queue and hands it to
  * every other radio tuned to the sender's channel, with the sender's
  * rssi_dbm and the FCS it sent: at once when it is due (no delay) and
  * nothing is queued ahead of it, else from a bottom half (a frame a
- * receiver transmits while it receives one waits for it). With pcap=FILE
+ * receiver transmits while it receives one waits for it, and so does a
+ * frame while a receiver's reentrancy guard is engaged; each receive()
+ * runs with the receiver's guard engaged: wlan-air.h). With pcap=FILE
  * every transmitted frame is also written there (radiotap + 802.11,
- * QEMU_CLOCK_VIRTUAL timestamps), as sent, before any fault.
+ * QEMU_CLOCK_VIRTUAL timestamps), as sent, before any fault, until the
+ * file would pass pcap-max bytes (default 64 MiB): then the capture stops
+ * with one warning, the file holding whole records only.
  *
  * Fault injection, decided per transmitted frame (beacons included) by a
  * PRNG seeded with seed= (splitmix64), so a sequence of frames meets the
@@ -41,10 +46,15 @@
  *
  * A link joins two airs (two QEMUs, or two airs of one QEMU) into one
  * medium over UDP on 127.0.0.1 (loopback only): one air has
- * link-listen=PORT (binds 127.0.0.1:PORT, answers whoever last sent it a
- * valid datagram), the other link-connect=PORT (binds an ephemeral port,
- * connected to PORT, so the kernel drops datagrams from anyone else; it
- * says hello when created so the listener learns its address at once).
+ * link-listen=PORT (binds 127.0.0.1:PORT; the sender of the first valid
+ * datagram, normally the other air's hello, becomes its peer for good:
+ * datagrams from any other address are dropped), the other
+ * link-connect=PORT (binds an ephemeral port, connected to PORT, so the
+ * kernel drops datagrams from anyone else; it says hello when created so
+ * the listener learns its address at once). Both carry the run's token
+ * (link-token=HEX, or link-token-secret=ID naming a secret object, which
+ * keeps it off the command line) in every datagram: any local user can
+ * send to a port on 127.0.0.1, only the two airs know the token.
  * Every frame a local radio transmitted is sent over the link when it is
  * delivered here (after this air's faults: a lost frame is lost for both
  * sides, a corrupted one arrives corrupted, with the sender's FCS), and
@@ -53,9 +63,11 @@
  * it arrives (the two virtual clocks are independent). Frames that came
  * from the link are never sent back (no loops) and meet no fault of this
  * air: each frame meets the faults of the air it was transmitted on,
- * once. Every datagram is validated (magic, version, type, channel,
- * length against the datagram's size); a bad one is counted (link-bad)
- * and traced, never trusted. Counters: link-tx, link-rx, link-bad,
+ * once. Every datagram is validated by wlan_link_parse() (wlan-link.c,
+ * a pure function the libFuzzer target fuzz_wlan_link runs too: magic,
+ * version, token, type, channel, length against the datagram's size); a
+ * bad one, or one from another address than the peer's, is counted
+ * (link-bad) and traced, never trusted. Counters: link-tx, link-rx, link-bad,
  * link-lost (not sent: no peer known yet, or the socket refused it).
  */
 
@@ -63,15 +75,21 @@
 #include <zlib.h>
 #include "qapi/error.h"
 #include "qapi/visitor.h"
+#include "qemu/error-report.h"
 #include "qemu/main-loop.h"
+#include "qemu/units.h"
 #include "qemu/module.h"
 #include "qemu/sockets.h"
 #include "qemu/timer.h"
 #include "qom/object_interfaces.h"
+#include "crypto/secret_common.h"
 #include "wlan-air.h"
+#include "wlan-link.h"
 #include "trace.h"
 
 #define WLAN_AIR_QUEUE_MAX 256
+
+QEMU_BUILD_BUG_ON(WLAN_LINK_FRAME_MAX != WLAN_MAX_FRAME);
 
 /* Fault rates are parts per 10000; delays at most one second. */
 #define WLAN_AIR_RATE_MAX   10000
@@ -80,31 +98,12 @@
 #define WLAN_FC1_RETRY      0x08
 #define WLAN_HDR_LEN        24
 
-/*
- * The link: one frame (or a hello) per UDP datagram, a 16-byte header in
- * network byte order, then the 802.11 frame without FCS.
- */
-#define WLAN_LINK_MAGIC     0x4e42414cu     /* "NBAL" */
-#define WLAN_LINK_VERSION   1
-#define WLAN_LINK_FRAME     0
-#define WLAN_LINK_HELLO     1
-
-typedef struct QEMU_PACKED WlanLinkHeader {
-    uint32_t magic;
-    uint8_t version;
-    uint8_t type;
-    uint8_t channel;            /* 1..14 (0 in a hello) */
-    int8_t rssi_dbm;
-    uint16_t len;               /* bytes after the header */
-    uint16_t reserved;          /* 0 */
-    uint32_t fcs;               /* as the sender computed it */
-} WlanLinkHeader;
-
-#define WLAN_LINK_DGRAM_MAX (sizeof(WlanLinkHeader) + WLAN_MAX_FRAME)
-
 /* pcap: LINKTYPE_IEEE802_11_RADIOTAP */
 #define WLAN_AIR_PCAP_MAGIC     0xa1b2c3d4
 #define WLAN_AIR_PCAP_LINKTYPE  127
+#define WLAN_AIR_PCAP_HDR_LEN   24
+#define WLAN_AIR_PCAP_REC_LEN   16
+#define WLAN_AIR_PCAP_MAX       (64 * MiB)  /* pcap-max default */
 
 typedef struct WlanAirFrame {
     WlanRadio *sender;          /* NULL once the sender has detached */
@@ -123,6 +122,8 @@ struct WlanAir {
 
     char *pcap_path;
     FILE *pcap;
+    uint64_t pcap_max;          /* bytes the file may reach */
+    uint64_t pcap_bytes;        /* bytes written */
 
     QEMUBH *bh;
     QEMUTimer *timer;           /* the head of the queue is delayed */
@@ -152,9 +153,12 @@ struct WlanAir {
     /* The link to another air (see the top of this file) */
     uint16_t link_listen;       /* port to bind, or 0 */
     uint16_t link_connect;      /* port to send to, or 0 */
+    bool link_token_set;        /* link-token= given */
+    uint8_t link_token[WLAN_LINK_TOKEN_LEN];
+    char *link_token_secret;    /* link-token-secret=: a secret object */
     int link_fd;                /* -1: no link */
     struct sockaddr_in link_peer;
-    bool link_peer_known;
+    bool link_peer_known;       /* pinned: only it is heard */
     uint64_t link_tx;
     uint64_t link_rx;
     uint64_t link_bad;
@@ -232,7 +236,19 @@ static void wlan_air_pcap_write(WlanAir *air, const WlanAirFrame *f)
         rt_len + f->len,
         rt_len + f->len,
     };
+    uint64_t size = sizeof(rec) + rt_len + f->len;
 
+    if (air->pcap_bytes + size > air->pcap_max) {
+        /* Whole records only: the file stays a valid capture. */
+        trace_wlan_air_pcap_full(air->pcap_path, air->pcap_bytes,
+                                 air->pcap_max);
+        warn_report("wlan-air: pcap %s reached pcap-max=%" PRIu64 " bytes: "
+                    "capture stopped", air->pcap_path, air->pcap_max);
+        fclose(air->pcap);
+        air->pcap = NULL;
+        return;
+    }
+    air->pcap_bytes += size;
     if (fwrite(rec, sizeof(rec), 1, air->pcap) != 1 ||
         fwrite(&rt, rt_len, 1, air->pcap) != 1 ||
         fwrite(f->data, f->len, 1, air->pcap) != 1 ||
@@ -262,7 +278,7 @@ static uint64_t wlan_air_rand(WlanAir *air)
 static void wlan_air_link_send(WlanAir *air, const WlanAirFrame *f)
 {
     uint8_t buf[WLAN_LINK_DGRAM_MAX];
-    WlanLinkHeader *h = (WlanLinkHeader *)buf;
+    size_t len;
     ssize_t n;
 
     if (air->link_fd < 0 || f->from_link) {
@@ -273,22 +289,16 @@ static void wlan_air_link_send(WlanAir *air, const WlanAirFrame *f)
         trace_wlan_air_link_lost(f->len, "no peer yet");
         return;
     }
-    assert(f->len <= WLAN_MAX_FRAME);
-    h->magic = cpu_to_be32(WLAN_LINK_MAGIC);
-    h->version = WLAN_LINK_VERSION;
-    h->type = WLAN_LINK_FRAME;
-    h->channel = f->channel;
-    h->rssi_dbm = MAX(-128, MIN(127, f->rssi_dbm));
-    h->len = cpu_to_be16(f->len);
-    h->reserved = 0;
-    h->fcs = cpu_to_be32(f->fcs);
-    memcpy(buf + sizeof(*h), f->data, f->len);
+    len = wlan_link_build(buf, sizeof(buf), WLAN_LINK_FRAME, f->channel,
+                          f->rssi_dbm, f->fcs, f->data, f->len,
+                          air->link_token);
+    assert(len);                /* f->len is 1..WLAN_MAX_FRAME */
     do {
-        n = sendto(air->link_fd, buf, sizeof(*h) + f->len, 0,
+        n = sendto(air->link_fd, buf, len, 0,
                    (struct sockaddr *)&air->link_peer,
                    sizeof(air->link_peer));
     } while (n < 0 && errno == EINTR);
-    if (n != (ssize_t)(sizeof(*h) + f->len)) {
+    if (n != (ssize_t)len) {
         /* ECONNREFUSED: nobody listens (yet); EAGAIN: the peer is slow */
         air->link_lost++;
         trace_wlan_air_link_lost(f->len, n < 0 ? strerror(errno) :
@@ -299,6 +309,23 @@ static void wlan_air_link_send(WlanAir *air, const WlanAirFrame *f)
     trace_wlan_air_link_tx(f->len, f->channel);
 }
 
+/*
+ * Is a radio other than @sender inside one of its own handlers right now
+ * (its reentrancy guard engaged)? Then nothing is delivered to it until
+ * it has returned: the frame waits for the bottom half.
+ */
+static bool wlan_air_receiver_busy(WlanAir *air, const WlanRadio *sender)
+{
+    WlanRadio *radio;
+
+    QTAILQ_FOREACH(radio, &air->radios, link) {
+        if (radio != sender && radio->guard && radio->guard->engaged_in_io) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static void wlan_air_deliver(WlanAir *air, WlanAirFrame *f)
 {
     WlanRadio *radio, *next;
@@ -306,13 +333,27 @@ static void wlan_air_deliver(WlanAir *air, WlanAirFrame *f)
     wlan_air_link_send(air, f);
 
     QTAILQ_FOREACH_SAFE(radio, &air->radios, link, next) {
+        bool engaged;
+
         if (radio == f->sender || radio->channel != f->channel ||
             !radio->receive) {
             continue;
         }
         trace_wlan_air_deliver(radio->name, f->len, f->channel, f->rssi_dbm,
                                f->from_link);
-        radio->receive(radio, f->data, f->len, f->fcs, f->rssi_dbm);
+        /*
+         * The receiver's guard is engaged while it receives, as if the
+         * frame came through one of its own handlers: an MSI or DMA of
+         * its that comes back to its own registers is refused.
+         */
+        if (radio->guard) {
+            engaged = radio->guard->engaged_in_io;
+            radio->guard->engaged_in_io = true;
+            radio->receive(radio, f->data, f->len, f->fcs, f->rssi_dbm);
+            radio->guard->engaged_in_io = engaged;
+        } else {
+            radio->receive(radio, f->data, f->len, f->fcs, f->rssi_dbm);
+        }
     }
 }
 
@@ -336,6 +377,10 @@ static void wlan_air_run(WlanAir *air)
             timer_mod(air->timer, f->due_ns);
             air->delivering = false;
             return;
+        }
+        if (wlan_air_receiver_busy(air, f->sender)) {
+            /* A bottom half run from a nested event loop: later. */
+            break;
         }
         QSIMPLEQ_REMOVE_HEAD(&air->queue, next);
         air->queued--;
@@ -516,11 +561,13 @@ void wlan_air_transmit(WlanRadio *radio, const uint8_t *frame, size_t len)
      * a bottom half would wait for the main loop thread, which on a
      * busy host is a scheduler slice per frame while the guest idles.
      * Only when nothing is queued ahead of it (so only this frame, and
-     * its duplicate, go out here, never to the sender), and not from
-     * inside a delivery (a receiver transmitting): those wait for the
-     * bottom half, as before.
+     * its duplicate, go out here, never to the sender), not from inside
+     * a delivery (a receiver transmitting), and not while a receiver is
+     * inside one of its own handlers (wlan-air.h): those wait for the
+     * bottom half.
      */
-    if (!air->delivering && due <= now && QSIMPLEQ_FIRST(&air->queue) == f) {
+    if (!air->delivering && due <= now && QSIMPLEQ_FIRST(&air->queue) == f &&
+        !wlan_air_receiver_busy(air, radio)) {
         wlan_air_run(air);
     } else {
         qemu_bh_schedule(air->bh);
@@ -536,31 +583,30 @@ static void wlan_air_link_bad(WlanAir *air, const char *why, size_t len)
 }
 
 /* A frame from the other air: deliver it here, as if sent here. */
-static void wlan_air_link_frame(WlanAir *air, const WlanLinkHeader *h,
-                                const uint8_t *data, size_t len)
+static void wlan_air_link_frame(WlanAir *air, const WlanLinkDatagram *d)
 {
     int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
     WlanAirFrame *f;
 
     if (air->queued >= WLAN_AIR_QUEUE_MAX) {
         air->dropped++;
-        trace_wlan_air_drop("link", len, "queue full");
+        trace_wlan_air_drop("link", d->len, "queue full");
         return;
     }
-    f = g_malloc(sizeof(*f) + len);
+    f = g_malloc(sizeof(*f) + d->len);
     f->sender = NULL;
     f->from_link = true;
-    f->channel = h->channel;
-    f->rssi_dbm = h->rssi_dbm;
-    f->fcs = be32_to_cpu(h->fcs);
-    f->len = len;
-    memcpy(f->data, data, len);
+    f->channel = d->channel;
+    f->rssi_dbm = d->rssi_dbm;
+    f->fcs = d->fcs;
+    f->len = d->len;
+    memcpy(f->data, d->frame, d->len);
     /* First in, first out with the local frames: never overtake one. */
     f->due_ns = MAX(now, air->last_due_ns);
     QSIMPLEQ_INSERT_TAIL(&air->queue, f, next);
     air->queued++;
     air->link_rx++;
-    trace_wlan_air_link_rx(len, f->channel);
+    trace_wlan_air_link_rx(d->len, f->channel);
     if (air->pcap) {
         wlan_air_pcap_write(air, f);
     }
@@ -569,16 +615,19 @@ static void wlan_air_link_frame(WlanAir *air, const WlanLinkHeader *h,
 
 /*
  * One datagram from the link. Nothing in it is trusted: the size read is
- * the only length used, the header must match it exactly.
+ * the only length used, and wlan_link_parse() checks the header against
+ * it and the token against ours. The listener hears only the address of
+ * the first valid datagram (the other air's hello) from then on; the
+ * connecting air's socket is connected, so the kernel drops the others.
  */
 static void wlan_air_link_read(void *opaque)
 {
     WlanAir *air = opaque;
     uint8_t buf[WLAN_LINK_DGRAM_MAX + 1];
-    const WlanLinkHeader *h = (const WlanLinkHeader *)buf;
     struct sockaddr_in from;
     socklen_t fromlen = sizeof(from);
-    size_t len;
+    WlanLinkDatagram d;
+    WlanLinkError err;
     ssize_t n;
 
     n = recvfrom(air->link_fd, buf, sizeof(buf), 0, (struct sockaddr *)&from,
@@ -587,60 +636,69 @@ static void wlan_air_link_read(void *opaque)
         /* EAGAIN, EINTR; ECONNREFUSED after a send nobody received */
         return;
     }
-    if ((size_t)n < sizeof(*h)) {
-        wlan_air_link_bad(air, "shorter than the header", n);
-        return;
-    }
-    if (be32_to_cpu(h->magic) != WLAN_LINK_MAGIC) {
-        wlan_air_link_bad(air, "bad magic", n);
-        return;
-    }
-    if (h->version != WLAN_LINK_VERSION) {
-        wlan_air_link_bad(air, "unknown version", h->version);
-        return;
-    }
-    if (h->reserved != 0) {
-        wlan_air_link_bad(air, "reserved field set", n);
-        return;
-    }
-    len = be16_to_cpu(h->len);
-    if (len != (size_t)n - sizeof(*h)) {
-        wlan_air_link_bad(air, "length does not match the datagram", len);
-        return;
-    }
-    switch (h->type) {
-    case WLAN_LINK_HELLO:
-        if (len != 0) {
-            wlan_air_link_bad(air, "hello with a body", len);
+    if (air->link_listen) {
+        if (fromlen != sizeof(from) || from.sin_family != AF_INET) {
+            wlan_air_link_bad(air, "not from an IPv4 sender", n);
             return;
         }
-        break;
-    case WLAN_LINK_FRAME:
-        if (len == 0 || len > WLAN_MAX_FRAME) {
-            wlan_air_link_bad(air, "bad frame length", len);
+        if (air->link_peer_known &&
+            (from.sin_addr.s_addr != air->link_peer.sin_addr.s_addr ||
+             from.sin_port != air->link_peer.sin_port)) {
+            wlan_air_link_bad(air, "not from the peer", ntohs(from.sin_port));
             return;
         }
-        if (h->channel < 1 || h->channel > 14) {
-            wlan_air_link_bad(air, "bad channel", h->channel);
-            return;
-        }
-        break;
-    default:
-        wlan_air_link_bad(air, "unknown type", h->type);
+    }
+    err = wlan_link_parse(buf, n, air->link_token, &d);
+    if (err != WLAN_LINK_OK) {
+        wlan_air_link_bad(air, wlan_link_error_str(err), n);
         return;
     }
-    if (air->link_listen && fromlen == sizeof(from) &&
-        from.sin_family == AF_INET &&
-        (!air->link_peer_known ||
-         memcmp(&from, &air->link_peer, sizeof(from)))) {
-        /* The listener answers whoever sent the last valid datagram. */
+    if (air->link_listen && !air->link_peer_known) {
+        /* Pinned: a datagram of anyone else is dropped from now on. */
         air->link_peer = from;
         air->link_peer_known = true;
         trace_wlan_air_link_peer(ntohs(from.sin_port));
     }
-    if (h->type == WLAN_LINK_FRAME) {
-        wlan_air_link_frame(air, h, buf + sizeof(*h), len);
+    if (d.type == WLAN_LINK_FRAME) {
+        wlan_air_link_frame(air, &d);
     }
+}
+
+/* The run's token: link-token=HEX, or the secret link-token-secret names. */
+static bool wlan_air_link_token(WlanAir *air, Error **errp)
+{
+    g_autofree char *hex = NULL;
+
+    if (air->link_token_set && air->link_token_secret) {
+        error_setg(errp, "wlan-air: link-token and link-token-secret "
+                   "exclude each other");
+        return false;
+    }
+    if (air->link_token_set) {
+        return true;
+    }
+    if (!air->link_token_secret) {
+        error_setg(errp, "wlan-air: a link needs link-token=HEX (%d hex "
+                   "digits, the same on both airs; python3 -c 'import "
+                   "secrets; print(secrets.token_hex(%d))') or "
+                   "link-token-secret=ID (a secret object holding them)",
+                   2 * WLAN_LINK_TOKEN_LEN, WLAN_LINK_TOKEN_LEN);
+        return false;
+    }
+    hex = qcrypto_secret_lookup_as_utf8(air->link_token_secret, errp);
+    if (!hex) {
+        error_prepend(errp, "wlan-air: link-token-secret=%s: ",
+                      air->link_token_secret);
+        return false;
+    }
+    g_strstrip(hex);
+    if (!wlan_link_parse_token(hex, air->link_token)) {
+        error_setg(errp, "wlan-air: link-token-secret=%s: the secret is "
+                   "not %d hex digits", air->link_token_secret,
+                   2 * WLAN_LINK_TOKEN_LEN);
+        return false;
+    }
+    return true;
 }
 
 static bool wlan_air_link_open(WlanAir *air, Error **errp)
@@ -650,13 +708,10 @@ static bool wlan_air_link_open(WlanAir *air, Error **errp)
         .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
         .sin_port = htons(air->link_listen),
     };
-    WlanLinkHeader hello = {
-        .magic = cpu_to_be32(WLAN_LINK_MAGIC),
-        .version = WLAN_LINK_VERSION,
-        .type = WLAN_LINK_HELLO,
-    };
+    uint8_t hello[WLAN_LINK_HDR_LEN];
     const char *what = air->link_listen ? "link-listen" : "link-connect";
     uint16_t port = air->link_listen ? air->link_listen : air->link_connect;
+    size_t hello_len;
     int fd;
 
     if (air->link_listen && air->link_connect) {
@@ -664,6 +719,11 @@ static bool wlan_air_link_open(WlanAir *air, Error **errp)
                    "each other (one air listens, the other connects)");
         return false;
     }
+    if (!wlan_air_link_token(air, errp)) {
+        return false;
+    }
+    hello_len = wlan_link_build(hello, sizeof(hello), WLAN_LINK_HELLO, 0, 0,
+                                0, NULL, 0, air->link_token);
     fd = qemu_socket(AF_INET, SOCK_DGRAM, 0);
     if (fd < 0) {
         error_setg_errno(errp, errno, "wlan-air: %s=%u: cannot create a UDP "
@@ -693,7 +753,7 @@ static bool wlan_air_link_open(WlanAir *air, Error **errp)
     qemu_set_fd_handler(fd, wlan_air_link_read, NULL, air);
     trace_wlan_air_link_open(what, port);
     if (air->link_connect &&
-        send(fd, &hello, sizeof(hello), 0) != sizeof(hello)) {
+        send(fd, hello, hello_len, 0) != (ssize_t)hello_len) {
         /* Nobody listens yet: the first frame will introduce us. */
         trace_wlan_air_link_lost(0, "hello not sent");
     }
@@ -728,6 +788,42 @@ static void wlan_air_set_port(Object *obj, Visitor *v, const char *name,
         return;
     }
     *(uint16_t *)((char *)obj + (size_t)opaque) = value;
+}
+
+static void wlan_air_set_token(Object *obj, const char *value, Error **errp)
+{
+    WlanAir *air = WLAN_AIR(obj);
+
+    if (air->timer) {
+        error_setg(errp, "wlan-air: link-token cannot be changed once the "
+                   "air exists");
+        return;
+    }
+    if (!wlan_link_parse_token(value, air->link_token)) {
+        error_setg(errp, "wlan-air: link-token must be %d hex digits",
+                   2 * WLAN_LINK_TOKEN_LEN);
+        return;
+    }
+    air->link_token_set = true;
+}
+
+static char *wlan_air_get_token_secret(Object *obj, Error **errp)
+{
+    return g_strdup(WLAN_AIR(obj)->link_token_secret);
+}
+
+static void wlan_air_set_token_secret(Object *obj, const char *value,
+                                      Error **errp)
+{
+    WlanAir *air = WLAN_AIR(obj);
+
+    if (air->timer) {
+        error_setg(errp, "wlan-air: link-token-secret cannot be changed "
+                   "once the air exists");
+        return;
+    }
+    g_free(air->link_token_secret);
+    air->link_token_secret = g_strdup(value);
 }
 
 WlanAir *wlan_air_find(const char *id, Error **errp)
@@ -767,6 +863,35 @@ static void wlan_air_set_pcap(Object *obj, const char *value, Error **errp)
     }
     g_free(air->pcap_path);
     air->pcap_path = g_strdup(value);
+}
+
+static void wlan_air_get_pcap_max(Object *obj, Visitor *v, const char *name,
+                                  void *opaque, Error **errp)
+{
+    visit_type_uint64(v, name, &WLAN_AIR(obj)->pcap_max, errp);
+}
+
+static void wlan_air_set_pcap_max(Object *obj, Visitor *v, const char *name,
+                                  void *opaque, Error **errp)
+{
+    WlanAir *air = WLAN_AIR(obj);
+    uint64_t value;
+
+    if (air->pcap) {
+        error_setg(errp, "wlan-air: pcap-max cannot be changed once the "
+                   "capture is open");
+        return;
+    }
+    if (!visit_type_uint64(v, name, &value, errp)) {
+        return;
+    }
+    if (value < WLAN_AIR_PCAP_HDR_LEN) {
+        error_setg(errp, "wlan-air: pcap-max=%" PRIu64 " is smaller than "
+                   "the file header (%d bytes)", value,
+                   WLAN_AIR_PCAP_HDR_LEN);
+        return;
+    }
+    air->pcap_max = value;
 }
 
 static void wlan_air_get_knob(Object *obj, Visitor *v, const char *name,
@@ -820,7 +945,7 @@ static void wlan_air_set_seed(Object *obj, Visitor *v, const char *name,
 static void wlan_air_complete(UserCreatable *uc, Error **errp)
 {
     WlanAir *air = WLAN_AIR(uc);
-    uint32_t hdr[6] = {
+    uint32_t hdr[WLAN_AIR_PCAP_HDR_LEN / 4] = {
         WLAN_AIR_PCAP_MAGIC,
         2 | (4 << 16),          /* version 2.4, host byte order */
         0,                      /* thiszone */
@@ -843,6 +968,7 @@ static void wlan_air_complete(UserCreatable *uc, Error **errp)
                          air->pcap_path);
         return;
     }
+    air->pcap_bytes = sizeof(hdr);
     if (fwrite(hdr, sizeof(hdr), 1, air->pcap) != 1 ||
         fflush(air->pcap) != 0) {
         error_setg_errno(errp, errno, "wlan-air: cannot write pcap file "
@@ -873,6 +999,7 @@ static const struct {
     { "link-rx", offsetof(WlanAir, link_rx) },
     { "link-bad", offsetof(WlanAir, link_bad) },
     { "link-lost", offsetof(WlanAir, link_lost) },
+    { "pcap-bytes", offsetof(WlanAir, pcap_bytes) },
 };
 
 static void wlan_air_init(Object *obj)
@@ -883,6 +1010,7 @@ static void wlan_air_init(Object *obj)
     QTAILQ_INIT(&air->radios);
     QSIMPLEQ_INIT(&air->queue);
     air->link_fd = -1;
+    air->pcap_max = WLAN_AIR_PCAP_MAX;
     air->bh = qemu_bh_new(wlan_air_bh, air);
     /* Read-only counters: qom-get air0 dropped */
     for (i = 0; i < ARRAY_SIZE(wlan_air_counters); i++) {
@@ -921,6 +1049,8 @@ static void wlan_air_finalize(Object *obj)
         fclose(air->pcap);
     }
     g_free(air->pcap_path);
+    g_free(air->link_token_secret);
+    memset(air->link_token, 0, sizeof(air->link_token));
 }
 
 static void wlan_air_class_init(ObjectClass *oc, void *data)
@@ -935,6 +1065,11 @@ static void wlan_air_class_init(ObjectClass *oc, void *data)
                                   wlan_air_set_pcap);
     object_class_property_set_description(oc, "pcap",
         "write every frame on the air to this file (radiotap + 802.11)");
+    object_class_property_add(oc, "pcap-max", "uint64", wlan_air_get_pcap_max,
+                              wlan_air_set_pcap_max, NULL, NULL);
+    object_class_property_set_description(oc, "pcap-max",
+        "bytes the pcap file may reach; the capture stops before a frame "
+        "would take it further (default 64 MiB)");
 
     for (i = 0; i < ARRAY_SIZE(wlan_air_knobs); i++) {
         const WlanAirKnob *knob = &wlan_air_knobs[i];
@@ -958,6 +1093,18 @@ static void wlan_air_class_init(ObjectClass *oc, void *data)
                               (void *)offsetof(WlanAir, link_connect));
     object_class_property_set_description(oc, "link-connect",
         "join the air of another QEMU: the one with link-listen=PORT");
+    /* Write only: qom-get does not hand the token out. */
+    object_class_property_add_str(oc, "link-token", NULL,
+                                  wlan_air_set_token);
+    object_class_property_set_description(oc, "link-token",
+        "the run's link token, 32 hex digits, the same on both airs: "
+        "datagrams without it are dropped");
+    object_class_property_add_str(oc, "link-token-secret",
+                                  wlan_air_get_token_secret,
+                                  wlan_air_set_token_secret);
+    object_class_property_set_description(oc, "link-token-secret",
+        "id of a secret object holding the link token (keeps it off the "
+        "command line)");
 }
 
 static const TypeInfo wlan_air_info = {

@@ -6,9 +6,24 @@
  * Radios (the bcm43xx and usb-rtl8187 device models, the wlan-ap access
  * points) attach to one wlan-air object and exchange raw 802.11 frames
  * (no FCS in the buffer: the FCS the sender computed travels beside it).
- * A frame is heard by every other radio on the same channel. Delivery
- * happens from a bottom half, never inside the sender's call, so a device
- * model's MMIO handler is never re-entered by its own traffic.
+ * A frame is heard by every other radio on the same channel, never by its
+ * sender: at once, inside the sender's wlan_air_transmit() call, when it
+ * is due and nothing is queued ahead of it (as a wired NIC model hands its
+ * packet to the net backend inside the guest's register write), otherwise
+ * from a bottom half. So a receiver may run inside another device's MMIO
+ * handler, and what it does there (an MSI, a DMA) may reach that device's
+ * registers: every model must be safe against that on its own, without
+ * the memory core's reentrancy guard (QEMU 7.2 before 7.2.6 has none;
+ * bcm43xx's x-reentrancy-guard=off tests it).
+ *
+ * Where the guard exists the air uses it: a radio's receive() runs with
+ * the radio's guard (WlanRadio.guard, its DeviceState's) engaged, so an
+ * MSI or DMA of the receiver that comes back to its own registers is
+ * refused; and a frame waits for the bottom half while a receiver's guard
+ * is engaged (one of its handlers is on the stack: its MSI rang the
+ * sender's doorbell, say), so a radio never receives inside itself. A
+ * frame a receiver transmits while it receives waits for the bottom half
+ * too.
  *
  * The air can be faulty (drop=, corrupt=, duplicate=, delay-us=,
  * jitter-us=, seed=; see wlan-air.c): a corrupted frame arrives with bit
@@ -24,6 +39,7 @@
 
 #include "qemu/queue.h"
 #include "qom/object.h"
+#include "hw/qdev-core.h"          /* MemReentrancyGuard */
 
 #define TYPE_WLAN_AIR "wlan-air"
 OBJECT_DECLARE_SIMPLE_TYPE(WlanAir, WLAN_AIR)
@@ -31,8 +47,9 @@ OBJECT_DECLARE_SIMPLE_TYPE(WlanAir, WLAN_AIR)
 typedef struct WlanRadio WlanRadio;
 
 /*
- * Called from the air's bottom half with a frame heard on the channel and
- * the FCS its sender transmitted (CRC-32 of the frame as sent).
+ * Called by the air (inside the sender's transmit call or from a bottom
+ * half, see above) with a frame heard on the channel and the FCS its
+ * sender transmitted (CRC-32 of the frame as sent).
  */
 typedef void WlanRadioReceive(WlanRadio *radio, const uint8_t *frame,
                               size_t len, uint32_t fcs, int rssi_dbm);
@@ -44,6 +61,8 @@ struct WlanRadio {
     int rssi_dbm;               /* how strongly others hear this radio */
     WlanRadioReceive *receive;
     void *opaque;
+    /* The owner's reentrancy guard (its DeviceState's), or NULL */
+    MemReentrancyGuard *guard;
 
     /* Private to wlan-air. */
     WlanAir *air;

@@ -38,54 +38,21 @@
 #include "net/eth.h"
 #include "net/net.h"
 #include "wlan-air.h"
+#include "wlan-frame.h"
 #include "trace.h"
 
 #define TYPE_WLAN_AP "wlan-ap"
 OBJECT_DECLARE_SIMPLE_TYPE(WlanApState, WLAN_AP)
 
 #define WLAN_AP_MAX_STATIONS    32
+/*
+ * An associated station silent this long may lose its entry (hostapd's
+ * ap_max_inactivity default), but only to a newcomer, when all are taken.
+ */
+#define WLAN_AP_INACTIVE_NS     (300 * NANOSECONDS_PER_SECOND)
 #define WLAN_AP_BEACON_TU       100
 #define WLAN_TU_US              1024
 #define WLAN_SSID_MAX           32
-
-/* 802.11 frame control */
-#define WLAN_FC_TYPE(fc0)       (((fc0) >> 2) & 3)
-#define WLAN_FC_SUBTYPE(fc0)    (((fc0) >> 4) & 0xf)
-#define WLAN_TYPE_MGMT          0
-#define WLAN_TYPE_CTRL          1
-#define WLAN_TYPE_DATA          2
-#define WLAN_FC1_TODS           0x01
-#define WLAN_FC1_FROMDS         0x02
-#define WLAN_FC1_RETRY          0x08
-#define WLAN_FC1_PROTECTED      0x40
-#define WLAN_FC1_ORDER          0x80
-
-/* management subtypes */
-#define WLAN_MGMT_ASSOC_REQ     0
-#define WLAN_MGMT_ASSOC_RESP    1
-#define WLAN_MGMT_REASSOC_REQ   2
-#define WLAN_MGMT_REASSOC_RESP  3
-#define WLAN_MGMT_PROBE_REQ     4
-#define WLAN_MGMT_PROBE_RESP    5
-#define WLAN_MGMT_BEACON        8
-#define WLAN_MGMT_DISASSOC      10
-#define WLAN_MGMT_AUTH          11
-#define WLAN_MGMT_DEAUTH        12
-
-/* data subtypes: bit 2 = no data, bit 3 = QoS */
-#define WLAN_DATA_NODATA        0x4
-#define WLAN_DATA_QOS           0x8
-
-#define WLAN_HDR_LEN            24
-#define WLAN_QOS_LEN            2
-#define WLAN_HTC_LEN            4
-
-/* information elements */
-#define WLAN_EID_SSID           0
-#define WLAN_EID_RATES          1
-#define WLAN_EID_DS_PARAMS      3
-#define WLAN_EID_TIM            5
-#define WLAN_EID_EXT_RATES      50
 
 #define WLAN_CAP_ESS            0x0001
 
@@ -94,6 +61,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(WlanApState, WLAN_AP)
 #define WLAN_STATUS_FAILURE     1
 #define WLAN_STATUS_AUTH_ALG    13
 #define WLAN_STATUS_AP_FULL     17
+#define WLAN_REASON_INACTIVITY  4
 #define WLAN_REASON_CLASS2      6
 #define WLAN_REASON_CLASS3      7
 
@@ -106,7 +74,9 @@ static const uint8_t wlan_ap_rates[] = {
 static const uint8_t wlan_ap_ext_rates[] = {
     0x30, 0x48, 0x60, 0x6c,                           /* 24 36 48 54 */
 };
-static const uint8_t wlan_llc_snap[] = { 0xaa, 0xaa, 0x03, 0x00, 0x00, 0x00 };
+static const uint8_t wlan_llc_snap[WLAN_LLC_SNAP_LEN] = {
+    0xaa, 0xaa, 0x03, 0x00, 0x00, 0x00,
+};
 static const uint8_t wlan_broadcast[ETH_ALEN] = {
     0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 };
@@ -123,6 +93,7 @@ typedef struct WlanApStation {
     uint16_t aid;
     bool rx_seq_valid;
     uint16_t rx_seq;            /* sequence control of the last data frame */
+    int64_t heard_ns;           /* QEMU_CLOCK_VIRTUAL of its last frame */
 } WlanApStation;
 
 struct WlanApState {
@@ -173,18 +144,78 @@ static WlanApStation *wlan_ap_find_sta(WlanApState *ap, const uint8_t *mac)
     return NULL;
 }
 
-static WlanApStation *wlan_ap_new_sta(WlanApState *ap, const uint8_t *mac)
+static void wlan_ap_deauth(WlanApState *ap, const uint8_t *da,
+                           uint16_t reason);
+
+/* A frame of this station to the BSS: it is alive. */
+static void wlan_ap_heard(WlanApStation *sta)
 {
+    sta->heard_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+/*
+ * The entry a newcomer gets when all are taken, or NULL: the station
+ * heard from longest ago of those that only authenticated (forged
+ * authentications from random MACs, or a station that went away before
+ * associating), else of the associated ones silent for
+ * WLAN_AP_INACTIVE_NS, which is told so (deauthenticated, inactivity).
+ */
+static WlanApStation *wlan_ap_evict(WlanApState *ap)
+{
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    WlanApStation *auth = NULL, *idle = NULL, *sta;
+
     for (int i = 0; i < WLAN_AP_MAX_STATIONS; i++) {
-        if (ap->sta[i].state == WLAN_AP_STA_FREE) {
-            memcpy(ap->sta[i].mac, mac, ETH_ALEN);
-            ap->sta[i].state = WLAN_AP_STA_AUTH;
-            ap->sta[i].aid = 0;
-            ap->sta[i].rx_seq_valid = false;
-            return &ap->sta[i];
+        sta = &ap->sta[i];
+        if (sta->state == WLAN_AP_STA_AUTH) {
+            if (!auth || sta->heard_ns < auth->heard_ns) {
+                auth = sta;
+            }
+        } else if (sta->state == WLAN_AP_STA_ASSOC &&
+                   now - sta->heard_ns >= WLAN_AP_INACTIVE_NS) {
+            if (!idle || sta->heard_ns < idle->heard_ns) {
+                idle = sta;
+            }
         }
     }
+    if (auth) {
+        trace_wlan_ap_sta_evict(wlan_ap_name(ap), auth->mac[0], auth->mac[1],
+                                auth->mac[2], auth->mac[3], auth->mac[4],
+                                auth->mac[5], "authenticated only");
+        auth->state = WLAN_AP_STA_FREE;
+        return auth;
+    }
+    if (idle) {
+        trace_wlan_ap_sta_evict(wlan_ap_name(ap), idle->mac[0], idle->mac[1],
+                                idle->mac[2], idle->mac[3], idle->mac[4],
+                                idle->mac[5], "inactive");
+        wlan_ap_deauth(ap, idle->mac, WLAN_REASON_INACTIVITY);
+        return idle;
+    }
     return NULL;
+}
+
+static WlanApStation *wlan_ap_new_sta(WlanApState *ap, const uint8_t *mac)
+{
+    WlanApStation *sta = NULL;
+
+    for (int i = 0; i < WLAN_AP_MAX_STATIONS && !sta; i++) {
+        if (ap->sta[i].state == WLAN_AP_STA_FREE) {
+            sta = &ap->sta[i];
+        }
+    }
+    if (!sta) {
+        sta = wlan_ap_evict(ap);
+    }
+    if (!sta) {
+        return NULL;
+    }
+    memcpy(sta->mac, mac, ETH_ALEN);
+    sta->state = WLAN_AP_STA_AUTH;
+    sta->aid = 0;
+    sta->rx_seq_valid = false;
+    wlan_ap_heard(sta);
+    return sta;
 }
 
 static unsigned wlan_ap_assoc_count(WlanApState *ap)
@@ -324,75 +355,41 @@ static void wlan_ap_beacon(void *opaque)
 
 /* -- management frames from stations --------------------------------------- */
 
-/* The first IE with this id in [ies, ies + len), or NULL. */
-static const uint8_t *wlan_ap_find_ie(const uint8_t *ies, size_t len,
-                                      uint8_t id, uint8_t *ie_len)
-{
-    while (len >= 2) {
-        uint8_t l = ies[1];
-
-        if ((size_t)l + 2 > len) {
-            return NULL;
-        }
-        if (ies[0] == id) {
-            *ie_len = l;
-            return ies + 2;
-        }
-        ies += l + 2;
-        len -= l + 2;
-    }
-    return NULL;
-}
-
 static bool wlan_ap_ssid_matches(WlanApState *ap, const uint8_t *ssid,
                                  uint8_t len)
 {
     return len == strlen(ap->ssid) && !memcmp(ssid, ap->ssid, len);
 }
 
-static void wlan_ap_probe_req(WlanApState *ap, const uint8_t *sa,
-                              const uint8_t *body, size_t len)
+static void wlan_ap_probe_req(WlanApState *ap, const WlanFrame *fr)
 {
-    const uint8_t *ssid;
-    uint8_t ssid_len = 0;
     WlanApFrame f;
 
-    ssid = wlan_ap_find_ie(body, len, WLAN_EID_SSID, &ssid_len);
-    if (!ssid) {
-        trace_wlan_ap_drop(wlan_ap_name(ap), "probe request without SSID",
-                           len);
-        return;
-    }
-    if (ssid_len == 0 ? ap->hidden : !wlan_ap_ssid_matches(ap, ssid,
-                                                           ssid_len)) {
+    if (fr->ssid_len == 0 ? ap->hidden
+                          : !wlan_ap_ssid_matches(ap, fr->ssid,
+                                                  fr->ssid_len)) {
         return;     /* not for us: no answer, as a real AP */
     }
-    wlan_ap_frame_hdr(ap, &f, WLAN_TYPE_MGMT, WLAN_MGMT_PROBE_RESP, 0, sa,
-                      ap->bssid, ap->bssid);
+    wlan_ap_frame_hdr(ap, &f, WLAN_TYPE_MGMT, WLAN_MGMT_PROBE_RESP, 0,
+                      fr->addr2, ap->bssid, ap->bssid);
     wlan_ap_put_bss_body(ap, &f, false);
     wlan_ap_send(ap, &f, "probe response");
 }
 
-static void wlan_ap_auth(WlanApState *ap, const uint8_t *sa,
-                         const uint8_t *body, size_t len)
+static void wlan_ap_auth(WlanApState *ap, const WlanFrame *fr)
 {
+    const uint8_t *sa = fr->addr2;
     WlanApStation *sta;
-    uint16_t alg, seq, status = WLAN_STATUS_SUCCESS;
+    uint16_t status = WLAN_STATUS_SUCCESS;
     WlanApFrame f;
 
-    if (len < 6) {
-        trace_wlan_ap_drop(wlan_ap_name(ap), "short authentication", len);
-        return;
-    }
-    alg = lduw_le_p(body);
-    seq = lduw_le_p(body + 2);
-    if (seq != 1) {
+    if (fr->auth_seq != 1) {
         trace_wlan_ap_drop(wlan_ap_name(ap), "authentication sequence != 1",
-                           seq);
+                           fr->auth_seq);
         return;
     }
     sta = wlan_ap_find_sta(ap, sa);
-    if (alg != WLAN_AUTH_OPEN) {
+    if (fr->auth_alg != WLAN_AUTH_OPEN) {
         status = WLAN_STATUS_AUTH_ALG;
     } else if (sta) {
         sta->state = WLAN_AP_STA_AUTH;  /* re-authentication drops assoc */
@@ -400,37 +397,28 @@ static void wlan_ap_auth(WlanApState *ap, const uint8_t *sa,
         status = WLAN_STATUS_AP_FULL;
     }
     trace_wlan_ap_sta_auth(wlan_ap_name(ap), sa[0], sa[1], sa[2], sa[3],
-                           sa[4], sa[5], alg, status);
+                           sa[4], sa[5], fr->auth_alg, status);
     wlan_ap_frame_hdr(ap, &f, WLAN_TYPE_MGMT, WLAN_MGMT_AUTH, 0, sa,
                       ap->bssid, ap->bssid);
-    wlan_ap_put_le16(&f, alg);
+    wlan_ap_put_le16(&f, fr->auth_alg);
     wlan_ap_put_le16(&f, 2);
     wlan_ap_put_le16(&f, status);
     wlan_ap_send(ap, &f, "authentication");
 }
 
-static void wlan_ap_assoc(WlanApState *ap, const uint8_t *sa, bool reassoc,
-                          const uint8_t *body, size_t len)
+static void wlan_ap_assoc(WlanApState *ap, const WlanFrame *fr)
 {
-    size_t fixed = reassoc ? 10 : 4;    /* capability, listen, [cur AP] */
+    const uint8_t *sa = fr->addr2;
+    bool reassoc = fr->subtype == WLAN_MGMT_REASSOC_REQ;
     WlanApStation *sta = wlan_ap_find_sta(ap, sa);
     uint16_t status = WLAN_STATUS_SUCCESS;
-    const uint8_t *ssid;
-    uint8_t ssid_len = 0;
     WlanApFrame f;
 
-    if (len < fixed) {
-        trace_wlan_ap_drop(wlan_ap_name(ap), "short association request",
-                           len);
-        return;
-    }
     if (!sta) {
         wlan_ap_deauth(ap, sa, WLAN_REASON_CLASS2);
         return;
     }
-    ssid = wlan_ap_find_ie(body + fixed, len - fixed, WLAN_EID_SSID,
-                           &ssid_len);
-    if (!ssid || !wlan_ap_ssid_matches(ap, ssid, ssid_len)) {
+    if (!fr->has_ssid || !wlan_ap_ssid_matches(ap, fr->ssid, fr->ssid_len)) {
         status = WLAN_STATUS_FAILURE;
     } else {
         sta->state = WLAN_AP_STA_ASSOC;
@@ -449,24 +437,26 @@ static void wlan_ap_assoc(WlanApState *ap, const uint8_t *sa, bool reassoc,
                  "association response");
 }
 
-static void wlan_ap_rx_mgmt(WlanApState *ap, uint8_t subtype,
-                            const uint8_t *frame, size_t len)
+static void wlan_ap_rx_mgmt(WlanApState *ap, const WlanFrame *fr)
 {
-    const uint8_t *da = frame + 4, *sa = frame + 10, *bssid = frame + 16;
-    const uint8_t *body = frame + WLAN_HDR_LEN;
-    size_t body_len = len - WLAN_HDR_LEN;
+    const uint8_t *da = fr->addr1, *sa = fr->addr2, *bssid = fr->addr3;
     WlanApStation *sta;
 
     if (wlan_ap_is_group(sa)) {
-        trace_wlan_ap_drop(wlan_ap_name(ap), "group source address", len);
+        trace_wlan_ap_drop(wlan_ap_name(ap), "group source address",
+                           fr->body_len + WLAN_HDR_LEN);
         return;
     }
-    if (subtype == WLAN_MGMT_PROBE_REQ) {
+    if (fr->subtype == WLAN_MGMT_PROBE_REQ) {
         if ((memcmp(da, ap->bssid, ETH_ALEN) && !wlan_ap_is_group(da)) ||
             (memcmp(bssid, ap->bssid, ETH_ALEN) && !wlan_ap_is_group(bssid))) {
             return;
         }
-        wlan_ap_probe_req(ap, sa, body, body_len);
+        sta = wlan_ap_find_sta(ap, sa);
+        if (sta) {
+            wlan_ap_heard(sta);
+        }
+        wlan_ap_probe_req(ap, fr);
         return;
     }
     /* Everything else is addressed to this BSS. */
@@ -474,29 +464,31 @@ static void wlan_ap_rx_mgmt(WlanApState *ap, uint8_t subtype,
                                                   ETH_ALEN)) {
         return;
     }
-    switch (subtype) {
+    sta = wlan_ap_find_sta(ap, sa);
+    if (sta) {
+        wlan_ap_heard(sta);
+    }
+    switch (fr->subtype) {
     case WLAN_MGMT_AUTH:
-        wlan_ap_auth(ap, sa, body, body_len);
+        wlan_ap_auth(ap, fr);
         break;
     case WLAN_MGMT_ASSOC_REQ:
     case WLAN_MGMT_REASSOC_REQ:
-        wlan_ap_assoc(ap, sa, subtype == WLAN_MGMT_REASSOC_REQ, body,
-                      body_len);
+        wlan_ap_assoc(ap, fr);
         break;
     case WLAN_MGMT_DISASSOC:
     case WLAN_MGMT_DEAUTH:
         sta = wlan_ap_find_sta(ap, sa);
         trace_wlan_ap_sta_leave(wlan_ap_name(ap), sa[0], sa[1], sa[2], sa[3],
-                                sa[4], sa[5],
-                                body_len >= 2 ? lduw_le_p(body) : 0);
+                                sa[4], sa[5], fr->reason);
         if (sta) {
-            sta->state = subtype == WLAN_MGMT_DEAUTH ? WLAN_AP_STA_FREE :
+            sta->state = fr->subtype == WLAN_MGMT_DEAUTH ? WLAN_AP_STA_FREE :
                          WLAN_AP_STA_AUTH;
         }
         break;
     default:
         trace_wlan_ap_drop(wlan_ap_name(ap), "unhandled management subtype",
-                           subtype);
+                           fr->subtype);
         break;
     }
 }
@@ -527,16 +519,14 @@ static void wlan_ap_send_data(WlanApState *ap, const uint8_t *da,
     wlan_ap_send(ap, &f, "data");
 }
 
-static void wlan_ap_rx_data(WlanApState *ap, uint8_t subtype, uint8_t fc1,
-                            const uint8_t *frame, size_t len)
+static void wlan_ap_rx_data(WlanApState *ap, const WlanFrame *fr)
 {
-    const uint8_t *bssid = frame + 4, *sa = frame + 10, *da = frame + 16;
-    size_t hdr = WLAN_HDR_LEN;
+    const uint8_t *bssid = fr->addr1, *sa = fr->addr2, *da = fr->addr3;
+    size_t len = WLAN_HDR_LEN + fr->body_len;
     WlanApStation *sta, *dst;
     uint8_t eth[ETH_HLEN_II + WLAN_MAX_FRAME];
-    size_t payload;
 
-    if ((fc1 & (WLAN_FC1_TODS | WLAN_FC1_FROMDS)) != WLAN_FC1_TODS ||
+    if ((fr->fc1 & (WLAN_FC1_TODS | WLAN_FC1_FROMDS)) != WLAN_FC1_TODS ||
         memcmp(bssid, ap->bssid, ETH_ALEN)) {
         return;     /* not to this AP's distribution system */
     }
@@ -545,101 +535,88 @@ static void wlan_ap_rx_data(WlanApState *ap, uint8_t subtype, uint8_t fc1,
         wlan_ap_deauth(ap, sa, sta ? WLAN_REASON_CLASS3 : WLAN_REASON_CLASS2);
         return;
     }
+    wlan_ap_heard(sta);
     /*
      * Duplicate detection (802.11 10.3.2.14): a retransmission of the
      * frame just received (its ACK was lost) is dropped.
      */
-    if ((fc1 & WLAN_FC1_RETRY) && sta->rx_seq_valid &&
-        sta->rx_seq == lduw_le_p(frame + 22)) {
+    if ((fr->fc1 & WLAN_FC1_RETRY) && sta->rx_seq_valid &&
+        sta->rx_seq == fr->seq_ctl) {
         trace_wlan_ap_drop(wlan_ap_name(ap), "duplicate", len);
         return;
     }
-    sta->rx_seq = lduw_le_p(frame + 22);
+    sta->rx_seq = fr->seq_ctl;
     sta->rx_seq_valid = true;
-    if (subtype & WLAN_DATA_NODATA) {
+    if (fr->nodata) {
         return;     /* (QoS) null function: power management only */
     }
-    if (fc1 & WLAN_FC1_PROTECTED) {
+    if (fr->protected_frame) {
         trace_wlan_ap_drop(wlan_ap_name(ap), "protected frame in open BSS",
                            len);
         return;
     }
-    if (subtype & WLAN_DATA_QOS) {
-        hdr += WLAN_QOS_LEN + ((fc1 & WLAN_FC1_ORDER) ? WLAN_HTC_LEN : 0);
-    }
-    if (len < hdr + sizeof(wlan_llc_snap) + 2 ||
-        memcmp(frame + hdr, wlan_llc_snap, sizeof(wlan_llc_snap))) {
+    if (!fr->snap) {
         trace_wlan_ap_drop(wlan_ap_name(ap), "data without LLC/SNAP", len);
         return;
     }
-    hdr += sizeof(wlan_llc_snap);
-    payload = len - hdr - 2;
 
     /* Ethernet II: DA, SA, then the ethertype and payload as they are. */
     memcpy(eth, da, ETH_ALEN);
     memcpy(eth + ETH_ALEN, sa, ETH_ALEN);
-    memcpy(eth + 2 * ETH_ALEN, frame + hdr, 2 + payload);
+    stw_be_p(eth + 2 * ETH_ALEN, fr->ethertype);
+    memcpy(eth + ETH_HLEN_II, fr->payload, fr->payload_len);
 
     dst = wlan_ap_is_group(da) ? NULL : wlan_ap_find_sta(ap, da);
     if (dst && dst->state == WLAN_AP_STA_ASSOC) {
         /* station to station: relay inside the BSS */
-        wlan_ap_send_data(ap, da, sa, lduw_be_p(frame + hdr),
-                          frame + hdr + 2, payload);
+        wlan_ap_send_data(ap, da, sa, fr->ethertype, fr->payload,
+                          fr->payload_len);
         return;
     }
     if (wlan_ap_is_group(da) && wlan_ap_assoc_count(ap) > 1) {
-        wlan_ap_send_data(ap, da, sa, lduw_be_p(frame + hdr),
-                          frame + hdr + 2, payload);
+        wlan_ap_send_data(ap, da, sa, fr->ethertype, fr->payload,
+                          fr->payload_len);
     }
     if (!ap->nic) {
         trace_wlan_ap_drop(wlan_ap_name(ap), "no netdev", len);
         return;
     }
-    trace_wlan_ap_to_netdev(wlan_ap_name(ap), ETH_HLEN_II + payload);
-    qemu_send_packet(qemu_get_queue(ap->nic), eth, ETH_HLEN_II + payload);
+    trace_wlan_ap_to_netdev(wlan_ap_name(ap), ETH_HLEN_II + fr->payload_len);
+    qemu_send_packet(qemu_get_queue(ap->nic), eth,
+                     ETH_HLEN_II + fr->payload_len);
 }
 
+/*
+ * A frame heard on the channel. wlan_frame_parse() (wlan-frame.c, a pure
+ * function the libFuzzer target fuzz_wlan_frame runs too) decodes it;
+ * only a frame it accepts is looked at, through what it decoded.
+ */
 static void wlan_ap_radio_receive(WlanRadio *radio, const uint8_t *frame,
                                   size_t len, uint32_t fcs, int rssi_dbm)
 {
     WlanApState *ap = radio->opaque;
-    uint8_t type, subtype;
+    WlanFrameError err;
+    WlanFrame fr;
 
     if (!wlan_air_fcs_ok(frame, len, fcs)) {
         /* Bit errors on the air: the radio never hands such a frame up. */
         trace_wlan_ap_drop(wlan_ap_name(ap), "bad FCS", len);
         return;
     }
-
-    if (len < WLAN_HDR_LEN) {
-        if (len < 2 || WLAN_FC_TYPE(frame[0]) != WLAN_TYPE_CTRL) {
-            trace_wlan_ap_drop(wlan_ap_name(ap), "short frame", len);
-        }
+    err = wlan_frame_parse(frame, len, &fr);
+    if (err != WLAN_FRAME_OK) {
+        trace_wlan_ap_drop(wlan_ap_name(ap), wlan_frame_error_str(err), len);
         return;
     }
-    if (frame[0] & 3) {
-        trace_wlan_ap_drop(wlan_ap_name(ap), "protocol version != 0", len);
-        return;
-    }
-    type = WLAN_FC_TYPE(frame[0]);
-    subtype = WLAN_FC_SUBTYPE(frame[0]);
-    switch (type) {
+    switch (fr.type) {
     case WLAN_TYPE_MGMT:
-        if (frame[1] & (WLAN_FC1_TODS | WLAN_FC1_FROMDS)) {
-            trace_wlan_ap_drop(wlan_ap_name(ap), "management frame with DS "
-                               "bits", len);
-            return;
-        }
-        wlan_ap_rx_mgmt(ap, subtype, frame, len);
+        wlan_ap_rx_mgmt(ap, &fr);
         break;
     case WLAN_TYPE_DATA:
-        wlan_ap_rx_data(ap, subtype, frame[1], frame, len);
+        wlan_ap_rx_data(ap, &fr);
         break;
-    case WLAN_TYPE_CTRL:
-        break;      /* no ACKs or RTS/CTS on the emulated air */
     default:
-        trace_wlan_ap_drop(wlan_ap_name(ap), "reserved frame type", len);
-        break;
+        break;      /* control: no ACKs or RTS/CTS on the emulated air */
     }
 }
 
@@ -888,7 +865,7 @@ static void wlan_ap_get_stations(Object *obj, Visitor *v, const char *name,
 /*
  * QEMU creates -object options before -netdev ones, except the "late"
  * objects object_create_early() in softmmu/vl.c lists (filter-*, for their
- * netdev property). The ndisbench build (scripts/ndisbench_lib/
+ * netdev property). The ndisbench build (scripts/ndisbench_lib/build/
  * qemu_build.py) adds wlan-ap to them, so the netdev exists here, and a
  * missing one is reported against the -object option itself.
  */

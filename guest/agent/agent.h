@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * ndisbench-agent: what the agent's parts share. agent.c owns the console
- * output and PID 1's life; net.c runs the network checks.
+ * ndisbench-agent: what the agent's parts share.
+ *
+ * agent.c owns PID 1's life, the console output and the kernel command
+ * line; the tests come in families, one file each, and every family
+ * exports its rows of the test table (struct agent_test): load.c (boot,
+ * insmod, rmmod), install.c (the wrapper's user tool), net.c (the
+ * device's interface), wireless.c (iw: scan, roam), soak.c. A new test is
+ * one row and its functions in its family's file.
  */
 #ifndef NDISBENCH_AGENT_H
 #define NDISBENCH_AGENT_H
@@ -10,7 +16,16 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* The network checks selected on the kernel command line. */
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+/* More than all the families' rows together. */
+#define AGENT_TABLE_MAX 64
+#define KMSG_PATH "/dev/kmsg"
+/* How long a link may take to come up (or go); scaled by net_slow(). */
+#define NET_CARRIER_WAIT_MS 60000
+/* The counted pings after a change of the link (replug, roam). */
+#define NET_CHANGE_PINGS 10
+
+/* The network tests' options (net.c, wireless.c). */
 struct net_opts {
     const char *ifname;         /* ndisbench.net=<ifname>; NULL: none */
     const char *connect_ssid;   /* ndisbench.connect=<ssid>: iw connect */
@@ -27,6 +42,98 @@ struct net_opts {
     unsigned int peer_count;
 };
 
+/* ndisbench.soak=<seconds>:<port>[:<unplug port>[:<cycles>]] (soak.c). */
+struct soak_opts {
+    unsigned int seconds;       /* 0: no soak */
+    unsigned int port;          /* the measured stream of every cycle */
+    unsigned int unplug_port;   /* 0: reload cycles only; else the stream
+                                 * during an unplug, every other cycle */
+    unsigned int cycles;        /* 0: until the time is up */
+};
+
+/* Everything the kernel command line asks for (parse_cmdline). */
+struct agent_opts {
+    char **modules;             /* names from ndisbench.load=, in order */
+    bool *loaded;               /* loaded[i]: modules[i] is loaded */
+    size_t n_modules;
+    bool shell;                 /* ndisbench.shell=1 */
+    const char *install_inf;    /* ndisbench.install=<file.inf> */
+    const char *usb_id;         /* ndisbench.usb=vvvv:pppp */
+    char **broken;              /* ndisbench.broken=a.inf,b.inf */
+    size_t n_broken;
+    struct net_opts net;
+    struct soak_opts soak;
+    const char *bad_param;      /* the first parameter that did not parse */
+    /* Every table parameter's last value, by row (agent_param()). */
+    char *values[AGENT_TABLE_MAX];
+    bool given[AGENT_TABLE_MAX];
+};
+
+/* What went wrong before the first test; reported by the boot test. */
+#define AGENT_MOUNTS 3
+struct boot_errors {
+    const char *target[AGENT_MOUNTS];   /* /proc, /sys, /dev */
+    int mount[AGENT_MOUNTS];            /* 0 or errno */
+    int cmdline;                /* 0 or errno: /proc/cmdline unusable */
+};
+
+/* What the tests of one run tell the later ones. */
+struct agent_state {
+    const struct boot_errors *errs;
+    int number;                 /* the next KTAP test number */
+    bool all_loaded;            /* every module of ndisbench.load= loaded */
+    bool iface_ok;              /* the iface test passed */
+};
+
+/*
+ * One row of the test table: a KTAP test (or a setting, run == NULL), the
+ * kernel parameter that asks for or configures it, its parser, how many
+ * KTAP results it prints for the parsed options (run is called only when
+ * that is not 0), and the run itself, which numbers its results from
+ * state->number on. Rows run in order of `order`.
+ */
+struct agent_test {
+    int order;
+    const char *name;
+    const char *param;          /* "ndisbench.ping"; NULL: none */
+    /* 0, or -1 with errno: EINVAL (a bad value), ENOMEM */
+    int (*parse)(char *value, struct agent_opts *opts);
+    int (*planned)(const struct agent_opts *opts);
+    void (*run)(struct agent_opts *opts, struct agent_state *state);
+};
+
+/* The families' rows. */
+extern const struct agent_test agent_settings[], load_tests[],
+    install_tests[], net_tests[], wireless_tests[], soak_tests[];
+extern const size_t agent_settings_count, load_tests_count,
+    install_tests_count, net_tests_count, wireless_tests_count,
+    soak_tests_count;
+
+/* Row helpers: one KTAP result whenever the network tests run. */
+int planned_once(const struct agent_opts *opts);
+int planned_with_iface(const struct agent_opts *opts);
+/* The parameter's value as a kernel bool: no value, 1, y, Y: true. */
+bool parse_bool(const char *value);
+/*
+ * Parse the kernel command line (modified in place; the options point
+ * into it) with the rows' parsers; the last occurrence of a parameter
+ * wins. A value a row's parser refuses names opts->bad_param. Returns 0,
+ * or -1 with errno ENOMEM.
+ */
+int parse_cmdline(char *cmdline, struct agent_opts *opts);
+/* How many KTAP results the rows print for these options (the plan). */
+int planned_tests(const struct agent_opts *opts);
+/*
+ * Whether a table parameter was given, and its last value (NULL: none, or
+ * no "="). A row whose value is one number or word needs no field of its
+ * own: its parser only checks the value, its planned() and run() read it
+ * here.
+ */
+bool agent_param(const struct agent_opts *opts, const char *param,
+                 const char **value);
+/* A value that did not parse: -1 with errno EINVAL. */
+int bad_value(void);
+
 /* One complete console line (newline added), drained before returning. */
 __attribute__((format(printf, 1, 2)))
 void say(const char *fmt, ...);
@@ -34,6 +141,13 @@ void say(const char *fmt, ...);
 void say_result(bool ok, int number, const char *name);
 /* A whole file as a NUL-terminated malloc()ed string, or NULL. */
 char *read_file(const char *path);
+/* Remove trailing newlines (and carriage returns) in place. */
+char *strip_newline(char *s);
+/*
+ * Split a comma-separated list in place into items[], skipping empty
+ * items. items[] needs room for strlen(list) / 2 + 1 entries.
+ */
+size_t split_list(char *list, char **items);
 
 /* Parse "<port>:<bytes>" and "<count>" option values; false if bad. */
 bool net_parse_tcp(const char *value, struct net_opts *opts);
@@ -46,13 +160,6 @@ bool net_parse_udp(const char *value, struct net_opts *opts);
 bool net_parse_peer(const char *value, struct net_opts *opts);
 /* CLOCK_MONOTONIC in microseconds. */
 long long monotonic_us(void);
-/* Number of KTAP tests net_run_tests() prints for these options. */
-int net_test_count(const struct net_opts *opts);
-/* Run the network tests, numbered from `first`. modules_loaded: every
- * module of ndisbench.load= loaded (else a missing interface is not
- * waited for). */
-void net_run_tests(const struct net_opts *opts, bool modules_loaded,
-                   int first);
 
 /*
  * Run path with argv (PATH set, no other environment) for at most
@@ -65,7 +172,7 @@ int agent_run(const char *path, char *const argv[], const char *key,
 
 /*
  * Load /lib/ndisbench/modules/<name>.ko and print its facts (errno, taint
- * masks, module taint, kernel log lines); true if it loaded.
+ * masks, module taint, kernel log lines); true if it loaded (load.c).
  */
 bool insmod_facts(const char *name);
 /* Remove a module: fact `rmmod: <name> errno=<n>` and the kernel log lines
@@ -81,9 +188,42 @@ const char *errno_name(int err);
  */
 void devnode_ioctl_facts(const char *path);
 
+/* /dev/kmsg opened at its end (-1 with errno), and every record logged
+ * since printed as `kmsg` facts (kmsg.c). */
+int kmsg_open(void);
+void kmsg_print_new(int fd);
+/* The records of a /dev/kmsg fd at warning level or worse since it was
+ * last read, as `klog` facts (at most 400, then `klog_skipped`). */
+void klog_print_new(int fd);
+/* The message text of one /dev/kmsg record; NULL if it has no ';'. */
+const char *kmsg_record_text(const char *rec, size_t len, size_t *text_len);
+/* len bytes of in, bytes outside ' '..'~' as \xNN, NUL-terminated. */
+size_t escape_text(const char *in, size_t len, char *out, size_t out_size);
+
+/* net.c helpers other tests reuse: a wait limit times ndisbench.slowdown,
+ * bring the link up (facts carrier_ms, operstate, ...), is the carrier
+ * up, take a DHCP lease (udhcpc_status, address), a child streaming to
+ * 10.0.2.2:port until killed, wait until the interface exists (or not):
+ * the milliseconds it took, or -1; after a change of the link, echoes
+ * until one is answered; count echoes to the gateway: the replies. */
+int net_slow(int limit_ms);
+bool net_link_up(const struct net_opts *opts);
+bool net_carrier_up(const char *ifname);
+bool net_dhcp_lease(const struct net_opts *opts);
+pid_t net_start_stream(unsigned int port);
+long long net_wait_iface_state(const char *ifname, bool present);
+void net_ping_settle(void);
+unsigned int net_ping_gateway(unsigned int count);
+/* Bring the interface up; 0 or -errno. */
+int net_set_up(const char *ifname);
+
+/* wireless.c helpers of the link test: join with `iw connect`, and what
+ * cfg80211 and the wireless extensions say about the link. */
+void wireless_join(const struct net_opts *opts);
+void wireless_link_facts(const struct net_opts *opts);
+
 /* `ndiswrapper -i inf` and `ndiswrapper -l`: KTAP test `number`. */
 bool install_run_test(const char *inf, int number);
-
 /*
  * A malformed driver: install it unchecked, load the wrapper module (which
  * must refuse the driver), report whether a wlan interface appeared,
@@ -91,33 +231,7 @@ bool install_run_test(const char *inf, int number);
  */
 bool broken_run_test(const char *inf, const char *module, int number);
 
-/* /dev/kmsg opened at its end (-1 with errno), and every record logged
- * since printed as `kmsg` facts. */
-int kmsg_open(void);
-void kmsg_print_new(int fd);
-/* The records of a /dev/kmsg fd at warning level or worse since it was
- * last read, as `klog` facts (at most 400, then `klog_skipped`). */
-void klog_print_new(int fd);
-
-/* net.c helpers other tests reuse: bring the link up (facts carrier_ms,
- * operstate, ...), take a DHCP lease (udhcpc_status, address), a child
- * streaming to 10.0.2.2:port until killed, and wait until the interface
- * exists (or not): the milliseconds it took, or -1. */
-bool net_link_up(const struct net_opts *opts);
-bool net_dhcp_lease(const struct net_opts *opts);
-pid_t net_start_stream(unsigned int port);
-long long net_wait_iface_state(const char *ifname, bool present);
-
-/* ndisbench.soak=<seconds>:<port>[:<unplug port>[:<cycles>]] (soak.c). */
-struct soak_opts {
-    unsigned int seconds;       /* 0: no soak */
-    unsigned int port;          /* the measured stream of every cycle */
-    unsigned int unplug_port;   /* 0: reload cycles only; else the stream
-                                 * during an unplug, every other cycle */
-    unsigned int cycles;        /* 0: until the time is up */
-};
-
-/* Parse the option value; false if bad. */
+/* Parse the ndisbench.soak= value; false if bad. */
 bool soak_parse(const char *value, struct soak_opts *opts);
 /* "<key>:  <n> kB" of a /proc/meminfo text, or -1. */
 long long soak_meminfo_kb(const char *meminfo, const char *key);

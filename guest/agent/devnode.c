@@ -7,7 +7,8 @@
  * (wrapper/include/loader_abi.h, wrapper/loader/msg.c). After a load, as
  * root, the agent sends one bad message per case and prints the errno the
  * kernel answered: `# ioctl: <case> errno=<NAME>` (`0` if it accepted).
- * The host judges them (checks.py, the load check); here we only observe.
+ * The host judges them (scripts/ndisbench_lib/checks/load.py); here we
+ * only observe.
  *
  * No message is valid as a whole: the device ids (FFFE:FFFE, driver
  * "ndisbench-probe") match nothing, so even a module that wrongly accepts

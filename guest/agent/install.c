@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * ndisbench-agent install test: install a Windows driver with the
- * wrapper's own user tool, `ndiswrapper -i <file.inf>`, then list what is
- * installed with `ndiswrapper -l`. Runs before the wrapper module loads,
- * because the module asks /sbin/loadndisdriver for the installed devices
- * when it starts. Output lines of both commands become facts.
+ * ndisbench-agent install family: the wrapper's own user tool. `install`
+ * installs a Windows driver with `ndiswrapper -i <file.inf>`, then lists
+ * what is installed with `ndiswrapper -l`; it runs before the wrapper
+ * module loads, because the module asks /sbin/loadndisdriver for the
+ * installed devices when it starts. `broken <name>` installs each
+ * malformed driver unchecked and loads the wrapper, which must refuse it.
+ * Output lines of the commands become facts.
  */
 #define _GNU_SOURCE
 
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agent.h"
@@ -92,3 +96,65 @@ bool broken_run_test(const char *inf, const char *module, int number)
     say_result(ok, number, name);
     return ok;
 }
+
+/* ---- the rows ---- */
+
+/* ndisbench.broken=a.inf,b.inf: the malformed drivers, in order. */
+static int parse_broken(char *value, struct agent_opts *opts)
+{
+    if (value == NULL || *value == '\0')
+        return 0;
+    free(opts->broken);
+    opts->broken = NULL;
+    opts->n_broken = 0;
+    opts->broken = calloc(strlen(value) / 2 + 1, sizeof(*opts->broken));
+    if (opts->broken == NULL) {
+        errno = ENOMEM;
+        return -1;
+    }
+    opts->n_broken = split_list(value, opts->broken);
+    return 0;
+}
+
+static int planned_broken(const struct agent_opts *opts)
+{
+    return (int)opts->n_broken;
+}
+
+/* Before the modules load: the wrapper is loaded (and removed) for each
+ * malformed driver by the first module's name. */
+static void run_broken(struct agent_opts *opts, struct agent_state *state)
+{
+    size_t i;
+
+    for (i = 0; i < opts->n_broken; i++)
+        broken_run_test(opts->broken[i],
+                        opts->n_modules ? opts->modules[0] : "ndiswrapper",
+                        state->number++);
+}
+
+/* ndisbench.install=/path/file.inf */
+static int parse_install(char *value, struct agent_opts *opts)
+{
+    if (value && *value)
+        opts->install_inf = value;
+    return 0;
+}
+
+static int planned_install(const struct agent_opts *opts)
+{
+    return opts->install_inf != NULL;
+}
+
+static void run_install(struct agent_opts *opts, struct agent_state *state)
+{
+    install_run_test(opts->install_inf, state->number++);
+}
+
+const struct agent_test install_tests[] = {
+    { 20, "broken", "ndisbench.broken", parse_broken, planned_broken,
+      run_broken },
+    { 30, "install", "ndisbench.install", parse_install, planned_install,
+      run_install },
+};
+const size_t install_tests_count = ARRAY_SIZE(install_tests);

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * ndisbench-agent network checks: the interface appears (and which driver
- * runs it), DHCP through it, ICMP echo to the slirp gateway, and a TCP
- * stream to a sink the host runs on 127.0.0.1 (reached as 10.0.2.2).
+ * ndisbench-agent net family: the device's interface appears (and which
+ * driver runs it), its link, DHCP through it, ICMP echo to the slirp
+ * gateway, a TCP stream and UDP datagrams to sinks the host runs on
+ * 127.0.0.1 (reached as 10.0.2.2), the other guest of a pair, and a
+ * hot-unplug in the middle of traffic. When the interface never appears
+ * the later network tests still print their results, as failures.
  *
  * Facts only, as for the module tests: the host judges them.
  */
@@ -36,24 +39,15 @@
 #define GATEWAY            "10.0.2.2"
 #define IFACE_WAIT_MS      30000
 #define SYSFS_NET_DIR      "/sys/class/net"
-#define CARRIER_WAIT_MS    60000
 #define DHCP_TIMEOUT_S     60
 #define PING_TIMEOUT_MS    1000
 #define PING_INTERVAL_MS   10
 #define TCP_TIMEOUT_MS     60000
 #define BUSYBOX            "/bin/busybox"
-#define IW                 "/usr/sbin/iw"
-#define IW_TIMEOUT_MS      10000
-#define IWCONFIG           "/usr/sbin/iwconfig"
-#define IW_SCAN_TIMEOUT_MS 30000
-/* iw exits with its -errno: cfg80211 refused a connect as EALREADY */
-#define IW_STATUS_EALREADY (256 - EALREADY)
 #define UDHCPC_SCRIPT      "/etc/udhcpc.script"
 #define HOTPLUG_STREAM_MS  1000     /* traffic before the unplug */
 #define HOTPLUG_WAIT_MS    30000
-#define HOTPLUG_PINGS      10
 #define UDP_PAYLOAD        64
-#define ROAM_WAIT_MS       30000
 #define SETTLE_PINGS       20       /* at most, one second each */
 #define PEER_PINGS         10       /* default count of ndisbench.peer= */
 #define PEER_PINGS_MAX     1000
@@ -66,7 +60,12 @@
  * checkers): the host scales its own timeout by the same factor.
  */
 static unsigned int slowdown = 1;
-#define SLOW(limit)        ((limit) * (int)slowdown)
+#define SLOW(limit)        net_slow(limit)
+
+int net_slow(int limit_ms)
+{
+    return limit_ms * (int)slowdown;
+}
 
 /* ---- option parsing (pure) ---- */
 
@@ -150,15 +149,6 @@ bool net_parse_peer(const char *value, struct net_opts *opts)
     memcpy(opts->peer, addr, len + 1);
     opts->peer_count = count;
     return true;
-}
-
-int net_test_count(const struct net_opts *opts)
-{
-    if (opts->ifname == NULL)
-        return 0;
-    return 3 + opts->scan + (opts->ping_count > 0) + (opts->tcp_port > 0) +
-           (opts->udp_port > 0) + (opts->peer[0] != '\0') +
-           (opts->hotplug_port > 0) + opts->roam;
 }
 
 /* ---- helpers ---- */
@@ -342,72 +332,6 @@ static void say_ndis_attrs(const char *ifname)
     closedir(dir);
 }
 
-/*
- * Ask cfg80211 to join the SSID (mac80211 drivers do nothing until told);
- * the association itself is then awaited as the carrier. A wrapped NDIS
- * 5.1 driver may already be associated on its own (its INF's SSID, or it
- * roamed by itself); cfg80211 then refuses with EALREADY, and the agent
- * leaves that BSS first, as a supplicant does, so the join is iw's. The
- * last iw_connect_status fact is the one judged.
- */
-static void iw_connect(const struct net_opts *opts)
-{
-    char *argv[] = { "iw", "dev", (char *)opts->ifname, "connect",
-                     (char *)opts->connect_ssid, NULL };
-    char *leave[] = { "iw", "dev", (char *)opts->ifname, "disconnect",
-                      NULL };
-    long long start;
-    int status;
-
-    status = agent_run(IW, argv, "iw_connect", SLOW(IW_TIMEOUT_MS));
-    say("# iw_connect_status: %d", status);
-    if (status != IW_STATUS_EALREADY)
-        return;
-    say("# iw_disconnect_status: %d",
-        agent_run(IW, leave, "iw_disconnect", SLOW(IW_TIMEOUT_MS)));
-    start = monotonic_us();
-    while (carrier_up(opts->ifname) &&
-           monotonic_us() - start < SLOW(CARRIER_WAIT_MS) * 1000LL)
-        usleep(20000);
-    say("# iw_connect_status: %d",
-        agent_run(IW, argv, "iw_connect", SLOW(IW_TIMEOUT_MS)));
-}
-
-/* What cfg80211 says the interface is associated to. */
-static void iw_link(const struct net_opts *opts)
-{
-    char *argv[] = { "iw", "dev", (char *)opts->ifname, "link", NULL };
-
-    agent_run(IW, argv, "iw_link", SLOW(IW_TIMEOUT_MS));
-}
-
-/*
- * The same link as an iwconfig-era user sees it: wireless extensions, which
- * cfg80211 emulates where the kernel has CONFIG_CFG80211_WEXT.
- */
-static void iwconfig(const struct net_opts *opts)
-{
-    char *argv[] = { "iwconfig", (char *)opts->ifname, NULL };
-
-    say("# iwconfig_status: %d",
-        agent_run(IWCONFIG, argv, "iwconfig", SLOW(IW_TIMEOUT_MS)));
-}
-
-/* What `iw dev <if> scan` finds: every BSS on the air, one fact a line. */
-static bool test_scan(const struct net_opts *opts, int number)
-{
-    char *argv[] = { "iw", "dev", (char *)opts->ifname, "scan", NULL };
-    int err = set_up(opts->ifname);
-    int status;
-
-    if (err)
-        say("# ifup_errno: %d", -err);
-    status = agent_run(IW, argv, "iw_scan", SLOW(IW_SCAN_TIMEOUT_MS));
-    say("# iw_scan_status: %d", status);
-    say_result(status == 0, number, "scan");
-    return status == 0;
-}
-
 /* Bring the interface up and wait for the driver to report a link. */
 static bool link_up(const struct net_opts *opts)
 {
@@ -420,23 +344,21 @@ static bool link_up(const struct net_opts *opts)
     if (err)
         say("# ifup_errno: %d", -err);
     if (opts->connect_ssid)
-        iw_connect(opts);
+        wireless_join(opts);
     while (!(up = carrier_up(opts->ifname)) &&
-           monotonic_us() - start < SLOW(CARRIER_WAIT_MS) * 1000LL)
+           monotonic_us() - start < SLOW(NET_CARRIER_WAIT_MS) * 1000LL)
         usleep(20000);
     if (up)
         say("# carrier_ms: %lld", (monotonic_us() - start) / 1000);
     else
         say("# error: no carrier on %s within %d ms", opts->ifname,
-            SLOW(CARRIER_WAIT_MS));
+            SLOW(NET_CARRIER_WAIT_MS));
     operstate = read_attr(opts->ifname, "operstate");
     say("# operstate: %s", operstate ? operstate : "-");
     free(operstate);
     say_ndis_attrs(opts->ifname);
-    if (opts->connect_ssid) {
-        iw_link(opts);
-        iwconfig(opts);
-    }
+    if (opts->connect_ssid)
+        wireless_link_facts(opts);
     return up;
 }
 
@@ -718,6 +640,134 @@ static bool test_udp(const struct net_opts *opts, int number)
     return sent > 0;
 }
 
+/* ---- a smaller MTU ---- */
+
+#define MTU_PARAM          "ndisbench.mtu"
+#define MTU_PINGS          3        /* echoes of the full new size */
+#define IP_HEADER          20       /* IPv4 without options */
+
+static int mtu_of(const char *ifname)
+{
+    char *text = read_attr(ifname, "mtu");
+    int mtu = text ? atoi(text) : -1;
+
+    free(text);
+    return mtu;
+}
+
+/* 0 or -errno of SIOCSIFMTU. */
+static int set_mtu(const char *ifname, int mtu)
+{
+    struct ifreq ifr;
+
+    ifreq_init(&ifr, ifname);
+    ifr.ifr_mtu = mtu;
+    return if_ioctl(SIOCSIFMTU, &ifr);
+}
+
+/*
+ * A driver may reset its link to change the MTU (e1000 does): the time
+ * until the carrier is back, in ms, or -1.
+ */
+static long long wait_carrier(const char *ifname)
+{
+    long long start = monotonic_us();
+
+    while (!carrier_up(ifname)) {
+        if (monotonic_us() - start > SLOW(NET_CARRIER_WAIT_MS) * 1000LL)
+            return -1;
+        usleep(20000);
+    }
+    return (monotonic_us() - start) / 1000;
+}
+
+/*
+ * One echo request that makes an IPv4 packet of exactly `bytes` (the
+ * ICMP header is part of what a raw socket sends) on a socket with DF
+ * set: 0 and *rtt (the reply's, us; -1: none), or the errno of sendto()
+ * (EMSGSIZE: the stack would have to fragment).
+ */
+static int df_echo(int fd, const struct sockaddr_in *dst, uint16_t id,
+                   uint16_t seq, unsigned int bytes, long long *rtt)
+{
+    static uint8_t pkt[1500 + 1];
+    struct icmphdr *icmp = (struct icmphdr *)pkt;
+    size_t len = bytes - IP_HEADER;
+    long long sent;
+
+    memset(pkt, 0xa5, len);
+    icmp->type = ICMP_ECHO;
+    icmp->code = 0;
+    icmp->un.echo.id = htons(id);
+    icmp->un.echo.sequence = htons(seq);
+    icmp->checksum = 0;
+    icmp->checksum = icmp_checksum(pkt, len);
+    sent = monotonic_us();
+    *rtt = -1;
+    if (sendto(fd, pkt, len, 0, (const struct sockaddr *)dst,
+               sizeof(*dst)) < 0)
+        return errno;
+    *rtt = ping_wait(fd, id, seq, sent);
+    return 0;
+}
+
+/*
+ * The interface takes a smaller MTU (the driver's netdev must accept the
+ * change), echoes of exactly that size with DF set cross it and are
+ * answered, one byte more is refused by the stack before it reaches the
+ * driver; then the MTU it had is put back for the tests after this one.
+ */
+static bool test_mtu(const struct net_opts *opts, unsigned int mtu,
+                     int number)
+{
+    struct sockaddr_in dst = { .sin_family = AF_INET };
+    uint16_t id = (uint16_t)(getpid() + 3);
+    int before = mtu_of(opts->ifname), pmtu = IP_PMTUDISC_DO;
+    int err, over = -1, fd;
+    unsigned int i, received = 0;
+    long long rtt, carrier, back = -1;
+    bool ok;
+
+    say("# mtu_before: %d", before);
+    err = set_mtu(opts->ifname, (int)mtu);
+    say("# mtu_set_errno: %d", -err);
+    say("# mtu: %d", mtu_of(opts->ifname));
+    carrier = wait_carrier(opts->ifname);
+    say("# mtu_carrier_ms: %lld", carrier);
+    ping_settle();
+    inet_pton(AF_INET, GATEWAY, &dst.sin_addr);
+    fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP);
+    if (fd < 0 || setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu,
+                             sizeof(pmtu)) < 0) {
+        say("# error: raw socket with DF: %s", strerror(errno));
+    } else {
+        say("# df_ping_bytes: %u", mtu);
+        for (i = 1; i <= MTU_PINGS; i++) {
+            if (df_echo(fd, &dst, id, (uint16_t)i, mtu, &rtt) == 0 &&
+                rtt >= 0)
+                received++;
+            usleep(PING_INTERVAL_MS * 1000);
+        }
+        say("# df_transmitted: %u", MTU_PINGS);
+        say("# df_received: %u", received);
+        over = df_echo(fd, &dst, id, MTU_PINGS + 1, mtu + 1, &rtt);
+        say("# df_over_errno: %s", errno_name(over));
+    }
+    if (fd >= 0)
+        close(fd);
+    if (before > 0 && set_mtu(opts->ifname, before) != 0)
+        say("# error: MTU %d not put back: %s", before, strerror(errno));
+    say("# mtu_restored: %d", mtu_of(opts->ifname));
+    if (before > 0) {
+        back = wait_carrier(opts->ifname);
+        say("# restored_carrier_ms: %lld", back);
+    }
+    ok = err == 0 && carrier >= 0 && received == MTU_PINGS &&
+         over == EMSGSIZE && mtu_of(opts->ifname) == before && back >= 0;
+    say_result(ok, number, "mtu");
+    return ok;
+}
+
 /* ---- hot-unplug and replug in the middle of traffic ---- */
 
 /* A child that streams to the host's sink until it is killed. */
@@ -792,50 +842,9 @@ static bool test_hotplug(const struct net_opts *opts, int number)
     if (!link_up(opts) || !dhcp_lease(opts))
         goto out;
     ping_settle();
-    ok = ping_gateway(HOTPLUG_PINGS) == HOTPLUG_PINGS;
+    ok = ping_gateway(NET_CHANGE_PINGS) == NET_CHANGE_PINGS;
 out:
     say_result(ok, number, "hotplug");
-    return ok;
-}
-
-/* ---- roaming: the associated AP goes away ---- */
-
-/*
- * Ask the host to remove the AP the station is associated to, wait for
- * the link to drop, then for it to come back (through the other AP of the
- * SSID: the driver's own roaming, or `iw connect` again on mac80211), and
- * reach the gateway through it.
- */
-static bool test_roam(const struct net_opts *opts, int number)
-{
-    long long start = monotonic_us();
-    bool ok = false;
-
-    say("# roam_request: drop");
-    while (carrier_up(opts->ifname)) {
-        if (monotonic_us() - start > SLOW(ROAM_WAIT_MS) * 1000LL) {
-            say("# error: link still up %d ms after the AP went away",
-                SLOW(ROAM_WAIT_MS));
-            goto out;
-        }
-        usleep(20000);
-    }
-    say("# lost_ms: %lld", (monotonic_us() - start) / 1000);
-    if (opts->connect_ssid) {
-        /* As a supplicant would: forget the gone BSS (cfg80211 keeps
-         * scan results for 30 s and would try it first), then join. */
-        char *argv[] = { "iw", "dev", (char *)opts->ifname, "scan",
-                         "flush", NULL };
-
-        say("# rescan_status: %d",
-            agent_run(IW, argv, "iw_rescan", SLOW(IW_SCAN_TIMEOUT_MS)));
-    }
-    if (link_up(opts)) {
-        ping_settle();
-        ok = ping_gateway(HOTPLUG_PINGS) == HOTPLUG_PINGS;
-    }
-out:
-    say_result(ok, number, "roam");
     return ok;
 }
 
@@ -955,60 +964,21 @@ out:
     return ok;
 }
 
-void net_run_tests(const struct net_opts *opts, bool modules_loaded,
-                   int first)
-{
-    static const char *const later[] = { "link", "dhcp" };
-    int n = first;
-    size_t i;
-
-    if (opts->ifname == NULL)
-        return;
-    if (opts->slowdown > 1)
-        slowdown = opts->slowdown;
-    if (!test_iface(opts, modules_loaded, n++)) {
-        /* Later tests still print their results, as failures. */
-        if (opts->scan)
-            say_result(false, n++, "scan");
-        for (i = 0; i < sizeof(later) / sizeof(later[0]); i++)
-            say_result(false, n++, later[i]);
-        if (opts->ping_count)
-            say_result(false, n++, "ping");
-        if (opts->tcp_port)
-            say_result(false, n++, "tcp");
-        if (opts->udp_port)
-            say_result(false, n++, "udp");
-        if (opts->peer[0])
-            say_result(false, n++, "peer");
-        if (opts->hotplug_port)
-            say_result(false, n++, "hotplug");
-        if (opts->roam)
-            say_result(false, n++, "roam");
-        return;
-    }
-    if (opts->scan)
-        test_scan(opts, n++);
-    test_link(opts, n++);
-    test_dhcp(opts, n++);
-    if (opts->ping_count)
-        test_ping(opts, n++);
-    if (opts->tcp_port)
-        test_tcp(opts, n++);
-    if (opts->udp_port)
-        test_udp(opts, n++);
-    if (opts->peer[0])
-        test_peer(opts, n++);
-    if (opts->hotplug_port)
-        test_hotplug(opts, n++);
-    if (opts->roam)
-        test_roam(opts, n++);
-}
-
-/* ---- the helpers other tests reuse (soak.c) ---- */
+/* ---- the helpers other tests reuse (wireless.c, soak.c) ---- */
 
 bool net_link_up(const struct net_opts *opts)
 {
     return link_up(opts);
+}
+
+bool net_carrier_up(const char *ifname)
+{
+    return carrier_up(ifname);
+}
+
+int net_set_up(const char *ifname)
+{
+    return set_up(ifname);
 }
 
 bool net_dhcp_lease(const struct net_opts *opts)
@@ -1025,3 +995,194 @@ long long net_wait_iface_state(const char *ifname, bool present)
 {
     return wait_iface_state(ifname, present);
 }
+
+void net_ping_settle(void)
+{
+    ping_settle();
+}
+
+unsigned int net_ping_gateway(unsigned int count)
+{
+    return ping_gateway(count);
+}
+
+/* ---- the rows ---- */
+
+/* ndisbench.slowdown=<n>, 1 to 20: every wait of the network tests. */
+static int parse_slowdown(char *value, struct agent_opts *opts)
+{
+    if (!net_parse_count(value, &opts->net.slowdown) ||
+        opts->net.slowdown == 0 || opts->net.slowdown > 20)
+        return bad_value();
+    return 0;
+}
+
+/* ndisbench.net=<ifname>: the network tests run on it. */
+static int parse_net(char *value, struct agent_opts *opts)
+{
+    if (value && *value)
+        opts->net.ifname = value;
+    return 0;
+}
+
+/* The first network test: once the modules are loaded. */
+static void run_iface(struct agent_opts *opts, struct agent_state *state)
+{
+    if (opts->net.slowdown > 1)
+        slowdown = opts->net.slowdown;
+    state->iface_ok = test_iface(&opts->net, state->all_loaded,
+                                 state->number++);
+}
+
+/* A later network test without its interface: the result, as a failure. */
+static bool no_iface(struct agent_state *state, const char *name)
+{
+    if (state->iface_ok)
+        return false;
+    say_result(false, state->number++, name);
+    return true;
+}
+
+/* ndisbench.connect=<ssid>: the link test joins it with iw first. */
+static int parse_connect(char *value, struct agent_opts *opts)
+{
+    if (value && *value)
+        opts->net.connect_ssid = value;
+    return 0;
+}
+
+static void run_link(struct agent_opts *opts, struct agent_state *state)
+{
+    if (!no_iface(state, "link"))
+        test_link(&opts->net, state->number++);
+}
+
+static void run_dhcp(struct agent_opts *opts, struct agent_state *state)
+{
+    if (!no_iface(state, "dhcp"))
+        test_dhcp(&opts->net, state->number++);
+}
+
+static int parse_ping(char *value, struct agent_opts *opts)
+{
+    return net_parse_count(value, &opts->net.ping_count) ? 0 : bad_value();
+}
+
+static int planned_ping(const struct agent_opts *opts)
+{
+    return opts->net.ifname != NULL && opts->net.ping_count > 0;
+}
+
+static void run_ping(struct agent_opts *opts, struct agent_state *state)
+{
+    if (!no_iface(state, "ping"))
+        test_ping(&opts->net, state->number++);
+}
+
+static int parse_tcp(char *value, struct agent_opts *opts)
+{
+    return net_parse_tcp(value, &opts->net) ? 0 : bad_value();
+}
+
+static int planned_tcp(const struct agent_opts *opts)
+{
+    return opts->net.ifname != NULL && opts->net.tcp_port > 0;
+}
+
+static void run_tcp(struct agent_opts *opts, struct agent_state *state)
+{
+    if (!no_iface(state, "tcp"))
+        test_tcp(&opts->net, state->number++);
+}
+
+static int parse_udp(char *value, struct agent_opts *opts)
+{
+    return net_parse_udp(value, &opts->net) ? 0 : bad_value();
+}
+
+static int planned_udp(const struct agent_opts *opts)
+{
+    return opts->net.ifname != NULL && opts->net.udp_port > 0;
+}
+
+static void run_udp(struct agent_opts *opts, struct agent_state *state)
+{
+    if (!no_iface(state, "udp"))
+        test_udp(&opts->net, state->number++);
+}
+
+static int parse_peer(char *value, struct agent_opts *opts)
+{
+    return net_parse_peer(value, &opts->net) ? 0 : bad_value();
+}
+
+static int planned_peer(const struct agent_opts *opts)
+{
+    return opts->net.ifname != NULL && opts->net.peer[0] != '\0';
+}
+
+static void run_peer(struct agent_opts *opts, struct agent_state *state)
+{
+    if (!no_iface(state, "peer"))
+        test_peer(&opts->net, state->number++);
+}
+
+/* ndisbench.mtu=<bytes>, 68 to 1500 (what ether_setup() allows). */
+static int parse_mtu(char *value, struct agent_opts *opts)
+{
+    unsigned int mtu;
+
+    (void)opts;
+    if (!net_parse_count(value, &mtu) || mtu < 68 || mtu > 1500)
+        return bad_value();
+    return 0;
+}
+
+static int planned_mtu(const struct agent_opts *opts)
+{
+    return opts->net.ifname != NULL && agent_param(opts, MTU_PARAM, NULL);
+}
+
+static void run_mtu(struct agent_opts *opts, struct agent_state *state)
+{
+    const char *value = NULL;
+    unsigned int mtu = 0;
+
+    agent_param(opts, MTU_PARAM, &value);
+    net_parse_count(value, &mtu);
+    if (!no_iface(state, "mtu"))
+        test_mtu(&opts->net, mtu, state->number++);
+}
+
+static int parse_hotplug(char *value, struct agent_opts *opts)
+{
+    return net_parse_port(value, &opts->net.hotplug_port) ? 0 : bad_value();
+}
+
+static int planned_hotplug(const struct agent_opts *opts)
+{
+    return opts->net.ifname != NULL && opts->net.hotplug_port > 0;
+}
+
+static void run_hotplug(struct agent_opts *opts, struct agent_state *state)
+{
+    if (!no_iface(state, "hotplug"))
+        test_hotplug(&opts->net, state->number++);
+}
+
+const struct agent_test net_tests[] = {
+    { 5, "slowdown", "ndisbench.slowdown", parse_slowdown, NULL, NULL },
+    { 50, "iface", "ndisbench.net", parse_net, planned_with_iface,
+      run_iface },
+    { 60, "link", "ndisbench.connect", parse_connect, planned_with_iface,
+      run_link },
+    { 70, "dhcp", NULL, NULL, planned_with_iface, run_dhcp },
+    { 80, "ping", "ndisbench.ping", parse_ping, planned_ping, run_ping },
+    { 85, "mtu", MTU_PARAM, parse_mtu, planned_mtu, run_mtu },
+    { 90, "tcp", "ndisbench.tcp", parse_tcp, planned_tcp, run_tcp },
+    { 100, "udp", "ndisbench.udp", parse_udp, planned_udp, run_udp },
+    { 110, "peer", "ndisbench.peer", parse_peer, planned_peer, run_peer },
+    { 120, "hotplug", "ndisbench.hotplug", parse_hotplug, planned_hotplug,
+      run_hotplug },
+};
+const size_t net_tests_count = ARRAY_SIZE(net_tests);

@@ -305,3 +305,30 @@ bool soak_run_test(const struct soak_opts *opts, const struct net_opts *net,
     say_result(ok, number, "soak");
     return ok;
 }
+
+/* ---- the row ---- */
+
+static int parse_soak(char *value, struct agent_opts *opts)
+{
+    return soak_parse(value, &opts->soak) ? 0 : bad_value();
+}
+
+/* After the network tests, which bring the link up; it reloads the last
+ * module of ndisbench.load=. */
+static int planned_soak(const struct agent_opts *opts)
+{
+    return opts->soak.seconds > 0 && opts->n_modules > 0;
+}
+
+static void run_soak(struct agent_opts *opts, struct agent_state *state)
+{
+    soak_run_test(&opts->soak, &opts->net,
+                  opts->modules[opts->n_modules - 1],
+                  state->all_loaded && opts->net.ifname != NULL,
+                  state->number++);
+}
+
+const struct agent_test soak_tests[] = {
+    { 200, "soak", "ndisbench.soak", parse_soak, planned_soak, run_soak },
+};
+const size_t soak_tests_count = ARRAY_SIZE(soak_tests);

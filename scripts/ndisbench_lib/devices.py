@@ -1,6 +1,7 @@
 """The device and wrapper axes of the matrix: what QEMU adds to the guest,
 how the guest drives it (which wrapper, or the native in-tree driver), the
-in-tree modules it loads for it, and which checks apply.
+in-tree modules it loads for it. Which checks apply to a row each check
+says itself (checks/*.py, `devices`), by the groups named below.
 
 - `none`: a q35 guest without network hardware: the load and taint checks.
 - `e1000`: QEMU's e1000 on the slirp user network: the reference NIC the
@@ -16,9 +17,6 @@ in-tree modules it loads for it, and which checks apply.
 import dataclasses
 from typing import Dict, List, Optional, Tuple
 
-from .checks.judge import BENCH_CHECKS, CAPTURE_CHECKS, HOTPLUG_CHECKS, \
-    MODULE_CHECKS, NET_CHECKS, PLANTED_CHECKS, ROAM_CHECKS, SCAN_CHECKS, \
-    WRAPPER_CHECKS
 from .guest import air
 from .errors import BenchError
 
@@ -35,12 +33,6 @@ RTL8187_DEVICE = ("usb-rtl8187,id=wlan0,bus=xhci.0,air=air0,"
 # xhci_pci is a module on Debian's kernels (built into the source ones).
 RTL8187_ARGS = AIR_ARGS + ("-device", "qemu-xhci,id=xhci",
                            "-device", RTL8187_DEVICE)
-# Both rows join with `iw connect` through the wrapper's cfg80211 and run
-# the same scan and roam checks as the native driver.
-WRAPPED_CHECKS = ("load",) + WRAPPER_CHECKS + SCAN_CHECKS + NET_CHECKS + \
-    BENCH_CHECKS + CAPTURE_CHECKS + ROAM_CHECKS
-NATIVE_CHECKS = ("bind", "associate") + SCAN_CHECKS + NET_CHECKS + \
-    BENCH_CHECKS + CAPTURE_CHECKS + HOTPLUG_CHECKS + ROAM_CHECKS
 # The *-faults rows: the same radios on a faulty air (wlan-air's fault
 # properties, qemu-devices/README.md): 2% of the frames lost, 1% with bit
 # errors (bad FCS), 1% duplicated, 2 to 3 ms of delay, a fixed PRNG seed.
@@ -51,7 +43,23 @@ FAULTY_AIR_ARGS = tuple(a.replace("wlan-air,id=air0",
                                   "wlan-air,id=air0," + AIR_FAULTS)
                         for a in AIR_ARGS)
 FAULTY_RTL8187_ARGS = FAULTY_AIR_ARGS + RTL8187_ARGS[len(AIR_ARGS):]
-FAULT_CHECKS = ("bind", "associate", "dhcp", "tcp")
+
+# The rows by what they are, for the checks' `devices`. A new row joins
+# the groups it belongs to here; the checks that name a group follow.
+BARE = ("none",)                            # no network device
+REFERENCE_NIC = ("e1000",)
+# Our radios on the air, our fixture drivers in ndiswrapper: both join
+# with `iw connect` through the wrapper's cfg80211 and run the same scan
+# and roam checks as the native driver.
+WRAPPED = ("bcm43xx/ndiswrapper", "rtl8187/ndiswrapper")
+NATIVE = ("rtl8187/native",)                # Linux's own driver: reference
+RADIOS = WRAPPED + NATIVE
+UNPLUGGABLE = ("rtl8187/ndiswrapper", "rtl8187/native")   # USB: hotplug
+# The same radios on a faulty air: the driver, the wrapper and TCP must
+# recover (no ping: loss is expected).
+FAULTY_WRAPPED = ("bcm43xx-faults/ndiswrapper", "rtl8187-faults/ndiswrapper")
+FAULTY = FAULTY_WRAPPED + ("rtl8187-faults/native",)
+PLANTED = ("planted",)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,7 +67,6 @@ class Device:
     """One device of the matrix as one wrapper (or none) drives it."""
     name: str
     description: str
-    checks: Tuple[str, ...]
     wrapper: str = ""                       # "", or one of WRAPPERS
     qemu_args: Tuple[str, ...] = ()
     guest_modules: Tuple[str, ...] = ()     # in-tree, unless built in
@@ -87,50 +94,46 @@ class Device:
 
 
 TARGETS: Tuple[Device, ...] = (
-    Device("none", "no network device: module load and taint checks",
-           MODULE_CHECKS),
+    Device("none", "no network device: module load and taint checks"),
     Device("e1000", "QEMU e1000 on -netdev user (slirp): reference NIC",
-           NET_CHECKS + BENCH_CHECKS,
            qemu_args=("-netdev", "user,id=net0", "-device",
                       "e1000,netdev=net0,mac=52:54:00:12:34:56"),
            guest_modules=("e1000",), ifname="eth0"),
     Device("bcm43xx", "our PCI WLAN model + AP on the air, wrapped: bcmwl.sys "
-           "in ndiswrapper", WRAPPED_CHECKS, wrapper="ndiswrapper",
+           "in ndiswrapper", wrapper="ndiswrapper",
            qemu_args=AIR_ARGS + ("-device", "bcm43xx,air=air0,"
                                  "mac=52:54:00:12:34:57"),
            ifname="wlan0", own_qemu=True, fixture="bcmwl",
            connect_ssid="ndisbench"),
     Device("rtl8187", "our USB WLAN model on xHCI + AP, wrapped: rtlwl.sys "
-           "(NDIS-WDM) in ndiswrapper", WRAPPED_CHECKS + HOTPLUG_CHECKS,
-           wrapper="ndiswrapper",
+           "(NDIS-WDM) in ndiswrapper", wrapper="ndiswrapper",
            qemu_args=RTL8187_ARGS, guest_modules=("xhci_pci",),
            ifname="wlan0", own_qemu=True, fixture="rtlwl",
            connect_ssid="ndisbench", hotplug=RTL8187_DEVICE),
     Device("rtl8187", "the same USB WLAN model driven by Linux's in-tree "
-           "rtl8187 (mac80211, iw connect): the reference", NATIVE_CHECKS,
+           "rtl8187 (mac80211, iw connect): the reference",
            wrapper="native", qemu_args=RTL8187_ARGS,
            guest_modules=("xhci_pci", "rtl8187"), ifname="wlan0",
            own_qemu=True,
            native_driver="rtl8187", connect_ssid="ndisbench",
            hotplug=RTL8187_DEVICE),
     Device("bcm43xx-faults", "bcm43xx/ndiswrapper on a faulty air (lost, "
-           "corrupted, duplicated, delayed frames)",
-           ("load", "install") + FAULT_CHECKS, wrapper="ndiswrapper",
+           "corrupted, duplicated, delayed frames)", wrapper="ndiswrapper",
            qemu_args=FAULTY_AIR_ARGS + ("-device", "bcm43xx,air=air0,"
                                         "mac=52:54:00:12:34:57"),
            ifname="wlan0", own_qemu=True, fixture="bcmwl", default=False),
     Device("rtl8187-faults", "rtl8187/ndiswrapper on a faulty air",
-           ("load", "install") + FAULT_CHECKS, wrapper="ndiswrapper",
+           wrapper="ndiswrapper",
            qemu_args=FAULTY_RTL8187_ARGS, guest_modules=("xhci_pci",),
            ifname="wlan0", own_qemu=True, fixture="rtlwl", default=False),
     Device("rtl8187-faults", "rtl8187/native on a faulty air",
-           FAULT_CHECKS, wrapper="native", qemu_args=FAULTY_RTL8187_ARGS,
+           wrapper="native", qemu_args=FAULTY_RTL8187_ARGS,
            guest_modules=("xhci_pci", "rtl8187"), ifname="wlan0",
            own_qemu=True, native_driver="rtl8187",
            connect_ssid="ndisbench", default=False),
     Device("planted", "no device: a module with four deliberate bugs "
            "(guest/plant/); the debug kernel's checkers must report each",
-           PLANTED_CHECKS, default=False),
+           default=False),
 )
 DEVICES: Dict[str, Device] = {d.label: d for d in TARGETS}
 NAMES = tuple(dict.fromkeys(d.name for d in TARGETS))

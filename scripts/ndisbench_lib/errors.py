@@ -2,6 +2,8 @@
 import pathlib
 from typing import Optional, Sequence
 
+from .progress import fmt_secs
+
 # A cause longer than this is cut: the line must stay readable.
 CAUSE_MAX = 300
 
@@ -27,3 +29,20 @@ class BuildError(BenchError):
         if len(cause) > CAUSE_MAX:
             cause = cause[:CAUSE_MAX - 3] + "..."
         super().__init__(f"{step}: {self.ended}: {cause} (log: {log})")
+
+
+class BootError(BenchError):
+    """A guest could not be started: no QEMU, or QEMU would not run."""
+
+
+class GuestTimeout(BenchError):
+    """A guest was killed at its timeout; boot is what it printed until
+    then (machine.BootResult), its serial log is kept."""
+
+    def __init__(self, seconds: float, log: pathlib.Path,
+                 boot: object = None) -> None:
+        self.seconds = seconds
+        self.log = log
+        self.boot = boot
+        super().__init__(f"guest killed after {fmt_secs(seconds)} (log "
+                         f"kept: {log})")

@@ -4,23 +4,29 @@ Every problem with an entry is reported as one BenchError line that names
 the file, the entry and the bad field.
 """
 import dataclasses
+import functools
 import pathlib
 import re
 import tomllib
-from typing import Dict, List, Optional, Tuple
+import types
+from typing import List, Mapping, Optional, Tuple
 
 from . import paths
+from . import trees
 from .errors import BenchError
 
 SOURCES_BUILT = re.compile(r"^linux-source-\d+\.\d+$")
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9.+_-]*$")
+SUITE_RE = re.compile(r"^[a-z][a-z0-9-]*$")
 MODES = ("none", "kernel", "flagged", "module")
 FIELDS = {
     "debian": {"name", "source", "image", "headers", "unsigned", "policy",
                "default"},
-    "built": {"name", "source", "config", "patch", "policy", "slowdown",
-              "default"},
+    "built": {"name", "source", "suite", "config", "patch", "policy",
+              "slowdown", "default"},
+    "tree": {"name", "source", "path", "policy", "default"},
 }
+TREE = "tree"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -28,13 +34,13 @@ class Policy:
     name: str
     commit: str
     history: str
-    modes: Dict[str, str]   # module role ("ndiswrapper", ...) -> mode
+    modes: Mapping[str, str]    # module role ("ndiswrapper", ...) -> mode
 
 
 @dataclasses.dataclass(frozen=True)
 class Kernel:
     name: str
-    source: str             # "debian" or "linux-source-X.Y"
+    source: str             # "debian", "linux-source-X.Y" or "tree"
     policy: Policy
     image: str = ""         # debian: image metapackage
     headers: str = ""       # debian: headers metapackage
@@ -48,39 +54,47 @@ class Kernel:
     # In a `run` without --kernel (false: only when named, or with
     # --kernel all; the test command runs every kernel).
     default: bool = True
+    # built: the Debian suite whose linux-source package is fetched
+    # (another suite than the host's: never installed); "": installed
+    suite: str = ""
+    # tree: the user's kernel build folder, and its `uname -r`
+    path: Optional[pathlib.Path] = None
+    release: str = ""
 
     @property
     def is_debian(self) -> bool:
         return self.source == "debian"
 
+    @property
+    def is_tree(self) -> bool:
+        return self.source == TREE
+
+    @property
+    def is_built(self) -> bool:
+        """Built by the bench from a linux-source package."""
+        return not self.is_debian and not self.is_tree
+
 
 @dataclasses.dataclass(frozen=True)
 class Expectations:
-    policies: Dict[str, Policy]
-    gpl_only_imports: List[str]
-    module_names: Dict[str, str]    # role -> module name
-    messages: Dict[str, str]
-    taint_bits: Dict[str, int]
-    network: Dict[str, object]
-    broken: Dict[str, str]          # fixtures/broken name -> kmsg regex
+    """tests/e2e/expectations.toml, read once (load_expectations) and
+    read-only: its mappings cannot be changed, and nothing replaces it
+    with a modified copy; what a command varies is a field of its cell
+    plans (commands/cell.py)."""
+    policies: Mapping[str, Policy]
+    gpl_only_imports: Tuple[str, ...]
+    module_names: Mapping[str, str]     # role -> module name
+    messages: Mapping[str, str]
+    taint_bits: Mapping[str, int]
+    network: Mapping[str, object]
+    broken: Mapping[str, str]           # fixtures/broken name -> kmsg regex
     leak_message: str
     # More GPL-only imports where a kernel option is set: debug options
     # turn inline helpers into calls (lockdep: mutex_lock_nested, ...).
-    gpl_only_imports_if: Dict[str, List[str]] = dataclasses.field(
-        default_factory=dict)
-    # Per role, the GPL-only imports of the module actually built (set per
-    # kernel by the runner; a wrapper tree of --wrapper-src has its own).
-    role_gpl_imports: Dict[str, List[str]] = dataclasses.field(
-        default_factory=dict)
-    # The wrapper speaks our loader ABI (wrapper/include/loader_abi.h), so
-    # each malformed ioctl has a known errno; a --wrapper-src tree only has
-    # to survive them (set by the runner).
-    own_loader_abi: bool = True
+    gpl_only_imports_if: Mapping[str, Tuple[str, ...]] = \
+        dataclasses.field(default_factory=lambda: types.MappingProxyType({}))
 
-    def gpl_imports(self, role: str) -> List[str]:
-        return self.role_gpl_imports.get(role, self.gpl_only_imports)
-
-    def gpl_imports_for(self, config: Dict[str, str]) -> List[str]:
+    def gpl_imports_for(self, config: Mapping[str, str]) -> List[str]:
         """The table's GPL-only imports on a kernel with this .config."""
         extra = [sym for option, syms in self.gpl_only_imports_if.items()
                  if config.get(option) == "y" for sym in syms]
@@ -97,9 +111,11 @@ def _load_toml(path: pathlib.Path) -> dict:
         raise BenchError(f"{path}: not valid TOML: {exc}") from exc
 
 
+@functools.lru_cache(maxsize=None)
 def load_expectations(path: pathlib.Path = paths.EXPECTATIONS_TOML
                       ) -> Expectations:
     data = _load_toml(path)
+    frozen = types.MappingProxyType
     try:
         module = data["module"]
         roles = {r: module[r] for r in ("ndiswrapper", "driverloader",
@@ -112,14 +128,17 @@ def load_expectations(path: pathlib.Path = paths.EXPECTATIONS_TOML
                     raise BenchError(f"{path}: policy '{name}': {role} = "
                                      f"'{mode}' is not one of {MODES}")
             policies[name] = Policy(name, body["commit"], body["history"],
-                                    modes)
-        return Expectations(policies, list(module["gpl_only_imports"]),
-                            roles, dict(data["messages"]),
-                            {k: int(v) for k, v in data["taint"].items()},
-                            dict(data["network"]), dict(data["broken"]),
+                                    frozen(modes))
+        return Expectations(frozen(policies),
+                            tuple(module["gpl_only_imports"]),
+                            frozen(roles), frozen(dict(data["messages"])),
+                            frozen({k: int(v)
+                                    for k, v in data["taint"].items()}),
+                            frozen(dict(data["network"])),
+                            frozen(dict(data["broken"])),
                             data["unload"]["leak"],
-                            {k: list(v) for k, v in module.get(
-                                "gpl_only_imports_if", {}).items()})
+                            frozen({k: tuple(v) for k, v in module.get(
+                                "gpl_only_imports_if", {}).items()}))
     except KeyError as exc:
         raise BenchError(f"{path}: missing key {exc}") from exc
 
@@ -147,25 +166,24 @@ def _parse_entry(path: pathlib.Path, raw: dict,
         raise BenchError(f"{path}: kernel entry {raw!r}: name must match "
                          f"{NAME_RE.pattern}")
     source = raw.get("source")
-    if source == "debian":
-        kind = "debian"
+    if source in ("debian", TREE):
+        kind = source
     elif isinstance(source, str) and SOURCES_BUILT.match(source):
         kind = "built"
     else:
         raise _entry_error(path, name, f"unknown source {source!r} (use "
-                           f"\"debian\" or \"linux-source-X.Y\")")
+                           f"\"debian\", \"linux-source-X.Y\" or "
+                           f"\"tree\")")
     unknown = sorted(set(raw) - FIELDS[kind])
     if unknown:
         raise _entry_error(path, name, f"unknown field(s) {', '.join(unknown)}"
                            f" for source {source!r}")
-    policy_name = raw.get("policy")
-    if policy_name not in exp.policies:
-        raise _entry_error(path, name, f"unknown policy {policy_name!r} "
-                           f"(known: {', '.join(exp.policies)})")
-    policy = exp.policies[policy_name]
     default = raw.get("default", True)
     if not isinstance(default, bool):
         raise _entry_error(path, name, "default must be true or false")
+    if kind == TREE:
+        return _tree_entry(path, name, raw, exp, default)
+    policy = _policy(path, name, raw.get("policy"), exp)
     if kind == "debian":
         for field in ("image", "headers"):
             if not isinstance(raw.get(field), str) or not raw[field]:
@@ -177,6 +195,10 @@ def _parse_entry(path: pathlib.Path, raw: dict,
         return Kernel(name, source, policy, image=raw["image"],
                       headers=raw["headers"], unsigned=unsigned,
                       default=default)
+    suite = raw.get("suite", "")
+    if not isinstance(suite, str) or (suite and not SUITE_RE.match(suite)):
+        raise _entry_error(path, name, "suite must be a Debian suite name "
+                           "(e.g. \"bullseye\")")
     value = raw.get("config")
     values = value if isinstance(value, list) and value else [value]
     configs = tuple(_repo_file(path, name, "config", v) for v in values)
@@ -189,7 +211,50 @@ def _parse_entry(path: pathlib.Path, raw: dict,
         raise _entry_error(path, name, "slowdown must be an integer from "
                            "1 to 20")
     return Kernel(name, source, policy, configs=configs, patch=patch,
-                  slowdown=slowdown, default=default)
+                  slowdown=slowdown, default=default, suite=suite)
+
+
+def _policy(path: pathlib.Path, name: str, policy_name: object,
+            exp: Expectations) -> Policy:
+    if policy_name not in exp.policies:
+        raise _entry_error(path, name, f"unknown policy {policy_name!r} "
+                           f"(known: {', '.join(exp.policies)})")
+    return exp.policies[str(policy_name)]
+
+
+def tree_kernel(folder: pathlib.Path, exp: Expectations,
+                name: Optional[str] = None,
+                policy_name: Optional[str] = None,
+                what: str = "--kernel-tree", default: bool = True) -> Kernel:
+    """A kernel of the user's own build folder, validated (one-line
+    errors); the policy, when not given, inferred from its version
+    (trees.infer_policy); the name, when not given, tree-<release>."""
+    folder = folder.expanduser()
+    info = trees.check_tree(folder, what)
+    where = f"{what} {folder}"
+    if policy_name is None:
+        policy_name = trees.infer_policy(info, where)
+    if policy_name not in exp.policies:
+        raise BenchError(f"{where}: unknown policy {policy_name!r} "
+                         f"(known: {', '.join(exp.policies)})")
+    return Kernel(name or trees.tree_name(info), TREE,
+                  exp.policies[policy_name], default=default,
+                  path=folder.resolve(), release=info.release)
+
+
+def _tree_entry(path: pathlib.Path, name: str, raw: dict,
+                exp: Expectations, default: bool) -> Kernel:
+    folder = raw.get("path")
+    if not isinstance(folder, str) or not folder:
+        raise _entry_error(path, name, "needs path = \"<kernel build "
+                           "folder>\"")
+    policy_name = raw.get("policy")
+    if policy_name is not None:
+        _policy(path, name, policy_name, exp)
+    # Relative to the repository, like config and patch.
+    full = paths.REPO / pathlib.Path(folder).expanduser()
+    return tree_kernel(full, exp, name, policy_name,
+                       f"{path}: kernel '{name}': path", default)
 
 
 def load_kernels(path: pathlib.Path = paths.KERNELS_TOML,
@@ -228,3 +293,21 @@ def select(kernels: List[Kernel], names: Optional[List[str]]) -> List[Kernel]:
         raise BenchError(f"unknown kernel(s) {', '.join(bad)} (known: "
                          f"{', '.join(sorted(known))})")
     return [k for k in kernels if k.name in names]
+
+
+def add_trees(selected: List[Kernel], kernels: List[Kernel],
+              folders: List[pathlib.Path], exp: Expectations,
+              policy_name: Optional[str] = None) -> List[Kernel]:
+    """selected plus one kernel per --kernel-tree folder, named
+    tree-<release> (tree-<release>-2, ... where a name is taken)."""
+    out = list(selected)
+    taken = {k.name for k in kernels} | {k.name for k in out}
+    for folder in folders:
+        kernel = tree_kernel(folder, exp, policy_name=policy_name)
+        name, n = kernel.name, 1
+        while name in taken:
+            n += 1
+            name = f"{kernel.name}-{n}"
+        taken.add(name)
+        out.append(dataclasses.replace(kernel, name=name))
+    return out

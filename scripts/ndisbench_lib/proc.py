@@ -124,12 +124,14 @@ def _causes(log: pathlib.Path, offset: int) -> List[str]:
 
 
 def capture(cmd: Sequence[str], timeout: float = 120.0,
-            what: str = "") -> str:
-    """Run a short command and return its stdout; BenchError on failure."""
+            what: str = "", env: Optional[Mapping[str, str]] = None) -> str:
+    """Run a short command and return its stdout; BenchError on failure.
+    env: added to the process environment."""
     try:
         res = subprocess.run(list(cmd), capture_output=True, text=True,
                              timeout=timeout, check=False,
-                             stdin=subprocess.DEVNULL)
+                             stdin=subprocess.DEVNULL,
+                             env=dict(os.environ, **env) if env else None)
     except FileNotFoundError as exc:
         raise BenchError(f"{what or cmd[0]}: {cmd[0]} not found "
                          f"(run `scripts/ndisbench setup`)") from exc

@@ -2,18 +2,22 @@
 """Long fuzzing run of the device models: ndisbench-fuzz-test, seed after
 seed, for a given time, against the bench's QEMU.
 
-    tests/qtest/fuzz.py [--minutes 10] [--seed 1] [--iters N]
+    tests/qtest/fuzz.py [--minutes 10] [--seed N] [--iters N] [--mutants N]
                         [--device bcm43xx|rtl8187 ...] [--out DIR]
 
 Builds QEMU and the fuzz qtest in the bench's tree (as tests/qtest/run.py
 does), copies both out of it (the tree stays free for others), then runs
-one QEMU per seed, alternating the devices, until the time is up. A seed
-whose run fails (QEMU aborted, crashed or hung, or the test asserted)
-keeps its log in --out as <device>-seed<N>.log; reproduce it with
+one QEMU per seed, alternating the devices, until the time is up (a seed
+also decides the machine: pc or q35, UHCI/EHCI or xHCI, and which radios
+lose the reentrancy guard). The first seed is a fresh random one unless
+--seed gives it; it is printed first. A seed whose run fails (QEMU
+aborted, crashed or hung, or the test asserted) keeps its log in --out as
+<device>-seed<N>.log; replay it with
 
-    NDISBENCH_FUZZ_SEED=N NDISBENCH_FUZZ_ITERS=I \\
-        <tree>/src/build/tests/qtest/ndisbench-fuzz-test -p \\
-        /x86_64/ndisbench/fuzz/<device>
+    tests/qtest/fuzz.py --device <device> --seed N --iters I --minutes 0
+
+(one seed; or NDISBENCH_FUZZ_SEED=N NDISBENCH_FUZZ_ITERS=I with the test
+binary, -p /x86_64/ndisbench/fuzz/<device>).
 
 Prints the actions and seeds run and the failures per device; exit status
 1 if any seed failed. Without --out the logs go to a fresh private folder
@@ -24,6 +28,7 @@ import argparse
 import os
 import pathlib
 import re
+import secrets
 import shutil
 import stat
 import subprocess
@@ -89,13 +94,21 @@ def out_folder(path: Optional[str]) -> pathlib.Path:
 def main(argv: List[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--minutes", type=float, default=10.0)
-    ap.add_argument("--seed", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=None,
+                    help="first seed (default: a fresh random one)")
     ap.add_argument("--iters", type=int, default=0,
                     help="actions per seed (default: the test's)")
+    ap.add_argument("--mutants", type=int, default=None,
+                    help="mutated migration streams per seed (default: "
+                         "the test's)")
     ap.add_argument("--device", action="append", choices=DEVICES)
     ap.add_argument("--out", help="folder for the logs of failed seeds "
                     "(default: a new private one)")
     args = ap.parse_args(argv)
+    if args.seed is None:
+        args.seed = secrets.randbelow(2 ** 32)
+    print(f"fuzz: first seed {args.seed} (replay one with --seed N "
+          f"--minutes 0)", flush=True)
     devices = args.device or list(DEVICES)
     try:
         out = out_folder(args.out)
@@ -107,12 +120,15 @@ def main(argv: List[str]) -> int:
         workdir = pathlib.Path(tmp)
         wrapper = build(workdir)
         env = dict(os.environ, QTEST_QEMU_BINARY=str(wrapper))
+        if args.mutants is not None:
+            env["NDISBENCH_FUZZ_MUTANTS"] = str(args.mutants)
         stats = {d: {"seeds": 0, "actions": 0, "failed": []}
                  for d in devices}
         start = time.monotonic()
         end = start + args.minutes * 60
         seed = args.seed
-        while time.monotonic() < end:
+        # --minutes 0: one round, the first seed of each device
+        while time.monotonic() < end or seed == args.seed:
             for dev in devices:
                 iters = args.iters or ITERS[dev]
                 env.update(NDISBENCH_FUZZ_SEED=str(seed),

@@ -5,7 +5,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
- * Built inside the QEMU tree (scripts/ndisbench_lib/qemu_build.py links
+ * Built inside the QEMU tree (scripts/ndisbench_lib/build/qemu_build.py links
  * it into tests/qtest/ and adds it to qtests_x86_64). No radio device is
  * needed: the air's pcap file shows what the access point transmits, and
  * the objects are driven through QMP (object-add, qom-get, qom-set,
@@ -155,6 +155,63 @@ static void test_beacons(void)
         qtest_clock_step(qts, 128 * 1000 * 1000);
     }
     g_assert_cmpint(check_beacons(&cap, "qtest-air", 11, -55), ==, 10);
+    qtest_quit(qts);
+    capture_free(&cap);
+}
+
+static uint64_t air_u64(QTestState *qts, const char *prop)
+{
+    QDict *rsp = qtest_qmp(qts, "{'execute': 'qom-get', 'arguments': {"
+                           "'path': '/objects/air0', 'property': %s}}", prop);
+    uint64_t val;
+
+    g_assert(qdict_haskey(rsp, "return"));
+    val = qdict_get_int(rsp, "return");
+    qobject_unref(rsp);
+    return val;
+}
+
+/*
+ * pcap-max caps the capture: the air stops writing before a record would
+ * take the file past it, so the file holds whole records only; every
+ * frame is still carried. The default is 64 MiB.
+ */
+static void test_pcap_max(void)
+{
+    Capture cap = { 0 };
+    QTestState *qts;
+    QDict *rsp;
+    int fd, n;
+
+    fd = g_file_open_tmp("ndisbench-air-XXXXXX.pcap", &cap.path, NULL);
+    g_assert(fd >= 0);
+    close(fd);
+    qts = qtest_initf("-machine none -object wlan-air,id=air0,pcap=%s,"
+                      "pcap-max=1000 -object wlan-ap,id=ap0,air=air0,"
+                      "ssid=qtest-air,channel=11,rssi=-55", cap.path);
+    for (int i = 0; i < 16; i++) {
+        qtest_clock_step(qts, 128 * 1000 * 1000);
+    }
+    n = check_beacons(&cap, "qtest-air", 11, -55);
+    g_assert_cmpuint(cap.len, <=, 1000);
+    /* stopped at the first record that did not fit: about 100 bytes */
+    g_assert_cmpuint(cap.len, >, 1000 - 110);
+    g_assert_cmpuint(air_u64(qts, "frames"), ==, 20);
+    g_assert_cmpint(n, <, 20);
+    g_assert_cmpuint(air_u64(qts, "pcap-bytes"), ==, cap.len);
+    g_assert_cmpuint(air_u64(qts, "pcap-max"), ==, 1000);
+    qtest_quit(qts);
+    capture_free(&cap);
+
+    memset(&cap, 0, sizeof(cap));
+    qts = start_ap(&cap, "");
+    g_assert_cmpuint(air_u64(qts, "pcap-max"), ==, 64 * 1024 * 1024);
+    /* less than the file header is refused */
+    rsp = qtest_qmp(qts, "{'execute': 'object-add', 'arguments': {"
+                    "'qom-type': 'wlan-air', 'id': 'air9', 'pcap-max': 10}}");
+    g_assert(strstr(qdict_get_str(qdict_get_qdict(rsp, "error"), "desc"),
+                    "smaller than the file header"));
+    qobject_unref(rsp);
     qtest_quit(qts);
     capture_free(&cap);
 }
@@ -445,6 +502,7 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     qtest_add_func("/ndisbench/air/beacons", test_beacons);
     qtest_add_func("/ndisbench/air/hidden", test_hidden);
+    qtest_add_func("/ndisbench/air/pcap-max", test_pcap_max);
     qtest_add_func("/ndisbench/air/channel-change", test_channel_change);
     qtest_add_func("/ndisbench/air/qmp-lifecycle", test_qmp_lifecycle);
     qtest_add_func("/ndisbench/air/fault-rates", test_fault_rates);

@@ -387,6 +387,154 @@ static void test_msi(void)
     qtest_quit(qts);
 }
 
+/*
+ * Without the memory core's reentrancy guard (x-reentrancy-guard=off),
+ * the model on its own. A hang is a failure too: the watchdog aborts.
+ */
+#define NOGUARD         "x-reentrancy-guard=off"
+#define WATCHDOG_S      30
+
+static void watchdog(int sig)
+{
+    fprintf(stderr, "bcm43xx: no answer for %d s: QEMU hangs\n", WATCHDOG_S);
+    kill_qemu_children();
+    abort();
+}
+
+/* MSI on, the message written to @addr with @data. */
+static void msi_setup(Bcm *b, uint64_t addr, uint16_t data)
+{
+    uint8_t cap = qpci_find_capability(b->dev, PCI_CAP_ID_MSI, 0);
+    uint16_t flags = qpci_config_readw(b->dev, cap + PCI_MSI_FLAGS);
+
+    qpci_config_writel(b->dev, cap + PCI_MSI_ADDRESS_LO, (uint32_t)addr);
+    qpci_config_writel(b->dev, cap + PCI_MSI_ADDRESS_HI, addr >> 32);
+    qpci_config_writew(b->dev, cap + PCI_MSI_DATA_64, data);
+    qpci_config_writew(b->dev, cap + PCI_MSI_FLAGS,
+                       flags | PCI_MSI_FLAGS_ENABLE);
+}
+
+/*
+ * An MSI whose address is the device's own INT_STATUS: the message is an
+ * acknowledge that clears nothing (data 0), so every message would ask
+ * for another. One is sent; QEMU stays alive.
+ */
+static void test_msi_self(void)
+{
+    QTestState *qts = start("-device bcm43xx,air=air0,addr=05.0,"
+                            "mac=52:54:00:ab:cd:ef," NOGUARD);
+    QPCIBus *bus = qpci_new_pc(qts, NULL);
+    Bcm b;
+
+    alarm(WATCHDOG_S);
+    bcm_open(&b, qts, bus, BCM2_DEVFN, 0);
+    msi_setup(&b, b.bar.addr + BCM43XX_REG_INT_STATUS, 0);
+    wr(&b, BCM43XX_REG_INT_MASK, BCM43XX_INT_ALL);
+    raise_dma_error(&b);        /* RINGSIZE 0, kick */
+    g_assert_cmphex(rd(&b, BCM43XX_REG_ID), ==, 0x43180002);
+    g_assert_cmphex(rd(&b, BCM43XX_REG_INT_STATUS), ==,
+                    BCM43XX_INT_DMA_ERROR);
+    /* An acknowledge that leaves a cause pending (kick) does the same. */
+    wr(&b, BCM43XX_REG_INT_STATUS, BCM43XX_INT_TX_DONE);
+    g_assert_cmphex(rd(&b, BCM43XX_REG_ID), ==, 0x43180002);
+    alarm(0);
+    bcm_close(&b);
+    qpci_free_pc(bus);
+    qtest_quit(qts);
+}
+
+/*
+ * The TX loop re-checks the ring before every descriptor: b's MSI (raised
+ * while a's TX loop delivers to it) writes a's RINGSIZE down to 1 after
+ * a's third frame. a must stop with a ring error, not spin on a ring of
+ * one slot whose INDEX it never reaches.
+ */
+static void test_tx_ring_shrinks(void)
+{
+    QTestState *qts = start("-device bcm43xx,air=air0,addr=05.0,"
+                            "mac=52:54:00:ab:cd:ef," NOGUARD);
+    QPCIBus *bus = qpci_new_pc(qts, NULL);
+    const uint32_t tx = BCM43XX_DMA_TX_BASE, rx = BCM43XX_DMA_RX_BASE;
+    uint8_t frame[64];
+    size_t n;
+    uint32_t i;
+    Bcm a, b;
+
+    alarm(WATCHDOG_S);
+    bcm_open(&a, qts, bus, BCM2_DEVFN, 0);
+    bcm_open(&b, qts, bus, BCM_DEVFN, 0x10000);
+    bcm_up(&a, 1, false);
+    bcm_up(&b, 1, false);
+    /* b: two buffers, then RX_NOBUF, the only cause it signals */
+    wr(&b, rx + BCM43XX_DMA_INDEX, 2);
+    wr(&b, BCM43XX_REG_INT_MASK, BCM43XX_INT_RX_NOBUF);
+    wr(&b, BCM43XX_REG_INT_STATUS, BCM43XX_INT_ALL);
+    msi_setup(&b, a.bar.addr + tx + BCM43XX_DMA_RINGSIZE, 1);
+
+    n = mk_data(frame, bcast, mac_a, mac_a, 0, 0x0800, "to b");
+    for (i = 0; i < RING_SLOTS - 2; i++) {
+        qtest_memwrite(qts, TX_BUFS + i * 0x1000, frame, n);
+        put_desc(qts, TX_RING, i, BCM43XX_DCTL0_FRAMESTART |
+                 BCM43XX_DCTL0_FRAMEEND, n, TX_BUFS + i * 0x1000);
+    }
+    wr(&a, tx + BCM43XX_DMA_INDEX, RING_SLOTS - 2);
+    g_assert_cmphex(rd(&a, BCM43XX_REG_ID), ==, 0x43180002);
+    g_assert_cmpuint(rd(&a, tx + BCM43XX_DMA_RINGSIZE), ==, 1);
+    g_assert_cmpuint(rd(&a, tx + BCM43XX_DMA_ERROR), ==, BCM43XX_DMAERR_RING);
+    g_assert_cmphex(rd(&a, tx + BCM43XX_DMA_CTL), ==, 0);
+    alarm(0);
+    bcm_close(&a);
+    bcm_close(&b);
+    qpci_free_pc(bus);
+    qtest_quit(qts);
+}
+
+/*
+ * b's MSI rings a's TX doorbell: a transmits inside b's MMIO handler, and
+ * its frame reaches b all the same (with the guard: from the air's
+ * bottom half, since b is busy; without it: inside b, which copes).
+ */
+static void test_msi_rings_doorbell(void)
+{
+    static const char *const guards[] = { "", "," NOGUARD };
+    const uint32_t tx = BCM43XX_DMA_TX_BASE;
+    uint8_t frame[64], got[BCM43XX_MAX_FRAME];
+    uint32_t consumed;
+    size_t n;
+    Bcm a, b;
+    int g;
+
+    for (g = 0; g < ARRAY_SIZE(guards); g++) {
+        g_autofree char *extra = g_strdup_printf(
+            "-device bcm43xx,air=air0,addr=05.0,mac=52:54:00:ab:cd:ef%s",
+            guards[g]);
+        QTestState *qts = start(extra);
+        QPCIBus *bus = qpci_new_pc(qts, NULL);
+
+        alarm(WATCHDOG_S);
+        bcm_open(&a, qts, bus, BCM_DEVFN, 0);
+        bcm_open(&b, qts, bus, BCM2_DEVFN, 0x10000);
+        bcm_up(&a, 1, false);
+        bcm_up(&b, 1, false);
+        consumed = 0;
+        n = mk_data(frame, mac_b, mac_a, mac_a, 0, 0x0800, "doorbell");
+        qtest_memwrite(qts, TX_BUFS, frame, n);
+        put_desc(qts, TX_RING, 0, BCM43XX_DCTL0_FRAMESTART |
+                 BCM43XX_DCTL0_FRAMEEND, n, TX_BUFS);
+        wr(&b, BCM43XX_REG_INT_STATUS, BCM43XX_INT_ALL);
+        msi_setup(&b, a.bar.addr + tx + BCM43XX_DMA_INDEX, 1);
+        raise_dma_error(&b);    /* b's MSI writes a's TX INDEX = 1 */
+        g_assert_cmpuint(rd(&a, tx + BCM43XX_DMA_STATUS), ==, 1);
+        g_assert_cmpint(bcm_rx(&b, &consumed, got, NULL, 2000), ==, n);
+        g_assert(memcmp(got, frame, n) == 0);
+        alarm(0);
+        bcm_close(&a);
+        bcm_close(&b);
+        qpci_free_pc(bus);
+        qtest_quit(qts);
+    }
+}
+
 /* ---- registers -------------------------------------------------------- */
 
 static void test_registers(void)
@@ -702,9 +850,10 @@ static void test_bad_dma(void)
     tx_one(&b, frame_ok, 64, b.bar.addr + BCM43XX_SPROM_BASE);
     expect_dma_error(&b, tx, BCM43XX_DMAERR_DATA);
 
-    /* A ring in the device's own BAR. */
+    /* A ring in the device's own BAR: its first descriptor fetch fails. */
     setup_ring(&b, tx, b.bar.addr + BCM43XX_SPROM_BASE, RING_SLOTS);
-    expect_dma_error(&b, tx, BCM43XX_DMAERR_RING);
+    wr(&b, tx + BCM43XX_DMA_INDEX, 1);
+    expect_dma_error(&b, tx, BCM43XX_DMAERR_DESC);
 
     /* A frame split over descriptors is not supported. */
     tx_one(&b, BCM43XX_DCTL0_FRAMESTART, 64, TX_BUFS);
@@ -778,6 +927,73 @@ static void test_bad_rx_dma(void)
     }
     expect_dma_error(&b, rx, BCM43XX_DMAERR_DATA);
     g_assert_cmphex(rd(&b, BCM43XX_REG_CTRL), ==, BCM43XX_CTRL_ENABLE);
+    bcm_close(&a);
+    bcm_close(&b);
+    qpci_free_pc(bus);
+    qtest_quit(qts);
+}
+
+static uint64_t qom_u64(QTestState *qts, const char *path, const char *prop)
+{
+    QDict *rsp = qtest_qmp(qts, "{'execute': 'qom-get', 'arguments': {"
+                           "'path': %s, 'property': %s}}", path, prop);
+    uint64_t val;
+
+    g_assert(qdict_haskey(rsp, "return"));
+    val = qdict_get_int(rsp, "return");
+    qobject_unref(rsp);
+    return val;
+}
+
+/*
+ * DMA reaches guest RAM only: b's RX buffer placed over a's registers (a
+ * beacon of the AP, delivered from its timer, so no device's MMIO handler
+ * is on the stack to trip QEMU's reentrancy guard) must leave a's
+ * registers alone. b reports a data error and counts it.
+ */
+static void test_dma_other_bar(void)
+{
+    QTestState *qts = start("-device bcm43xx,id=b,air=air0,addr=05.0,"
+                            "mac=52:54:00:ab:cd:ef "
+                            "-object wlan-ap,id=ap0,air=air0,channel=1");
+    QPCIBus *bus = qpci_new_pc(qts, NULL);
+    const uint32_t rx = BCM43XX_DMA_RX_BASE, tx = BCM43XX_DMA_TX_BASE;
+    static const uint32_t regs[] = {
+        BCM43XX_REG_CTRL, BCM43XX_REG_CHANNEL, BCM43XX_REG_MACADDR_LO,
+        BCM43XX_REG_MACADDR_HI, BCM43XX_REG_INT_MASK,
+        tx + BCM43XX_DMA_CTL, tx + BCM43XX_DMA_INDEX, tx + BCM43XX_DMA_RINGLO,
+        tx + BCM43XX_DMA_RINGSIZE, rx + BCM43XX_DMA_CTL,
+        rx + BCM43XX_DMA_RINGLO, rx + BCM43XX_DMA_RINGSIZE,
+    };
+    /* b's buffer over a's registers, and over a's DMA engines */
+    static const uint32_t targets[] = { 0, BCM43XX_DMA_TX_BASE - 8 };
+    uint32_t before[ARRAY_SIZE(regs)];
+    Bcm a, b;
+    int i, t;
+
+    bcm_open(&a, qts, bus, BCM_DEVFN, 0);
+    bcm_open(&b, qts, bus, BCM2_DEVFN, 0x10000);
+    bcm_up(&a, 1, false);
+    for (t = 0; t < ARRAY_SIZE(targets); t++) {
+        bcm_up(&b, 1, false);
+        put_desc(qts, RX_RING + b.ring_off, 0, 0, RX_BUF_SIZE,
+                 a.bar.addr + targets[t]);
+        wr(&b, BCM43XX_REG_INT_STATUS, BCM43XX_INT_ALL);
+        for (i = 0; i < ARRAY_SIZE(regs); i++) {
+            before[i] = rd(&a, regs[i]);
+        }
+        /* one beacon interval: the AP's beacon reaches both radios */
+        qtest_clock_step(qts, 110 * 1000 * 1000);
+        for (i = 0; i < ARRAY_SIZE(regs); i++) {
+            g_assert_cmphex(rd(&a, regs[i]), ==, before[i]);
+        }
+        expect_dma_error(&b, rx, BCM43XX_DMAERR_DATA);
+        /* the rx header, the first write, failed */
+        g_assert_cmpuint(qom_u64(qts, "/machine/peripheral/b", "dma-errors"),
+                         ==, t + 1);
+    }
+    /* a itself received the beacons as usual */
+    g_assert_cmpuint(rd(&a, rx + BCM43XX_DMA_STATUS), ==, 2);
     bcm_close(&a);
     bcm_close(&b);
     qpci_free_pc(bus);
@@ -891,6 +1107,47 @@ static void ap_associate(ApEnv *e)
     len = ap_mgmt_reply(e, 0x10, got);
     g_assert_cmpint(len, >=, 30);
     g_assert_cmpuint(lduw_le_p(got + 26), ==, 0);      /* success */
+}
+
+/* Authentication (and association) of another station, forged by us. */
+static void ap_forge(ApEnv *e, const uint8_t *mac, bool assoc)
+{
+    uint8_t f[128];
+    size_t n;
+
+    n = mk_hdr(f, 0xb0, 0, e->bssid, mac, e->bssid);
+    stw_le_p(f + n, 0);
+    stw_le_p(f + n + 2, 1);
+    stw_le_p(f + n + 4, 0);
+    bcm_tx(&e->b, f, n + 6);
+    if (!assoc) {
+        return;
+    }
+    n = mk_hdr(f, 0x00, 0, e->bssid, mac, e->bssid);
+    stw_le_p(f + n, 0x0001);
+    stw_le_p(f + n + 2, 10);
+    n += 4;
+    f[n++] = 0;
+    f[n++] = e->ssid_len;
+    memcpy(f + n, e->ssid, e->ssid_len);
+    n += e->ssid_len;
+    bcm_tx(&e->b, f, n);
+}
+
+/* Our station's authentication: the status of the AP's answer. */
+static int ap_auth_status(ApEnv *e)
+{
+    uint8_t f[64], got[BCM43XX_MAX_FRAME];
+    size_t n = mk_hdr(f, 0xb0, 0, e->bssid, mac_a, e->bssid);
+    int len;
+
+    stw_le_p(f + n, 0);
+    stw_le_p(f + n + 2, 1);
+    stw_le_p(f + n + 4, 0);
+    bcm_tx(&e->b, f, n + 6);
+    len = ap_mgmt_reply(e, 0xb0, got);
+    g_assert_cmpint(len, >=, 30);
+    return lduw_le_p(got + 28);
 }
 
 static void ap_setup(ApEnv *e)
@@ -1036,6 +1293,51 @@ static void test_ap_data(void)
     g_assert(memcmp(got + 16, peer, 6) == 0);
     g_assert_cmphex(lduw_be_p(got + 30), ==, 0x0800);
     g_assert(memcmp(got + 32, "from the netdev", 15) == 0);
+    ap_teardown(&e);
+}
+
+/*
+ * The AP's 32 station entries: forged authentications from 32 random MACs
+ * must not lock a real station out. A station that only authenticated
+ * gives its entry up to a newcomer when the table is full (the one heard
+ * from longest ago); an associated one only after 300 s without a frame
+ * (then it is deauthenticated).
+ */
+static void test_ap_station_table(void)
+{
+    uint8_t mac[6] = { 0x02, 0x66, 0x00, 0x00, 0x00, 0x00 };
+    uint8_t got[BCM43XX_MAX_FRAME];
+    ApEnv e;
+    int i;
+
+    ap_setup(&e);
+    g_assert_true(ap_scan(&e));
+    for (i = 0; i < 32; i++) {
+        mac[4] = g_test_rand_int_range(0, 256);
+        mac[5] = i;
+        ap_forge(&e, mac, false);
+    }
+    /* the table is full of stations that only authenticated */
+    ap_associate(&e);
+    g_assert_cmpuint(qom_u64(e.qts, "/objects/ap0", "stations"), ==, 1);
+    ap_teardown(&e);
+
+    /* full of associated stations: the real one waits 300 s, not forever */
+    ap_setup(&e);
+    g_assert_true(ap_scan(&e));
+    for (i = 0; i < 32; i++) {
+        mac[4] = g_test_rand_int_range(0, 256);
+        mac[5] = i;
+        ap_forge(&e, mac, true);
+    }
+    g_assert_cmpuint(qom_u64(e.qts, "/objects/ap0", "stations"), ==, 32);
+    g_assert_cmpint(ap_auth_status(&e), ==, 17);        /* AP full */
+    qtest_clock_step(e.qts, 301ll * 1000 * 1000 * 1000);
+    while (bcm_rx(&e.b, &e.consumed, got, NULL, 20) >= 0) {
+        ;                       /* beacons */
+    }
+    ap_associate(&e);
+    g_assert_cmpuint(qom_u64(e.qts, "/objects/ap0", "stations"), ==, 32);
     ap_teardown(&e);
 }
 
@@ -1268,6 +1570,75 @@ static void test_migration(void)
     unlink(path);
 }
 
+/*
+ * A stream whose bcm43xx state is out of range must not load (post_load
+ * refuses it, QEMU exits with status 1): a channel of 300, an enabled RX
+ * engine whose STATUS or INDEX is beyond its ring, or whose ring is
+ * larger than 512. The stream as saved loads.
+ */
+static void test_migration_bad_state(void)
+{
+    g_autofree char *path = g_strdup_printf("%s/bcm43xx-bad-%d",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree char *bad = g_strdup_printf("%s.patched", path);
+    g_autofree char *args = g_strdup_printf(
+        "-M pc -m %d -nodefaults -object wlan-air,id=air0 "
+        "-device bcm43xx,air=air0,addr=04.0,mac=52:54:00:12:34:56", RAM_MB);
+    /* CTRL, CHANNEL, MACADDR_LO, MACADDR_HI as saved below */
+    static const uint8_t regs[16] = {
+        0, 0, 0, 1, 0, 0, 0, 6, 0x31, 0x43, 0x42, 0x4e, 0, 0, 0x77, 0x88,
+    };
+    /* the RX engine: CTL, INDEX, RINGLO, RINGHI, RINGSIZE (8) */
+    static const uint8_t rx[20] = {
+        0, 0, 0, 1, 0, 0, 0, RING_SLOTS - 1, 0, 0x10, 0x10, 0, 0, 0, 0, 0,
+        0, 0, 0, RING_SLOTS,
+    };
+    static const struct {
+        const uint8_t *pattern;
+        size_t plen, off;
+        uint32_t val;
+        const char *what;
+    } cases[] = {
+        { regs, sizeof(regs), 4, 300, "channel 300" },
+        { regs, sizeof(regs), 4, 0, "channel 0" },
+        { rx, sizeof(rx), 20, RING_SLOTS, "RX STATUS = ring size" },
+        { rx, sizeof(rx), 4, 600, "RX INDEX 600" },
+        { rx, sizeof(rx), 16, 600, "RX ring of 600" },
+    };
+    QTestState *qts;
+    QPCIBus *bus;
+    Bcm b;
+    int i;
+
+    qts = start("");
+    bus = qpci_new_pc(qts, NULL);
+    bcm_open(&b, qts, bus, BCM_DEVFN, 0);
+    bcm_up(&b, 6, false);
+    wr(&b, BCM43XX_REG_MACADDR_LO, 0x3143424e);
+    wr(&b, BCM43XX_REG_MACADDR_HI, 0x7788);
+    qtest_qmp_assert_success(qts, "{'execute': 'stop'}");
+    migrate_to_file(qts, path);
+    bcm_close(&b);
+    qpci_free_pc(bus);
+    qtest_quit(qts);
+
+    qts = load_stream(args, path);
+    g_assert(qts != NULL);
+    qtest_quit(qts);
+    for (i = 0; i < ARRAY_SIZE(cases); i++) {
+        g_test_message("stream with %s", cases[i].what);
+        patch_stream(path, bad, cases[i].pattern, cases[i].plen,
+                     cases[i].off, cases[i].val);
+        qts = load_stream(args, bad);
+        if (qts) {
+            qtest_quit(qts);
+            g_error("a stream with %s loaded", cases[i].what);
+        }
+    }
+    unlink(bad);
+    unlink(path);
+}
+
 /* Is a QOM type (device or user-creatable object) built into QEMU? */
 static bool has_type(const char *name)
 {
@@ -1289,25 +1660,39 @@ static bool has_type(const char *name)
 
 int main(int argc, char **argv)
 {
+    struct sigaction sa = { .sa_handler = watchdog };
+
     g_test_init(&argc, &argv, NULL);
+    sigaction(SIGALRM, &sa, NULL);
 
     qtest_add_func("/ndisbench/bcm43xx/config", test_config);
     qtest_add_func("/ndisbench/bcm43xx/device-ids", test_device_ids);
     qtest_add_func("/ndisbench/bcm43xx/registers", test_registers);
     qtest_add_func("/ndisbench/bcm43xx/intx", test_intx);
     qtest_add_func("/ndisbench/bcm43xx/msi", test_msi);
+    qtest_add_func("/ndisbench/bcm43xx/msi-self", test_msi_self);
+    qtest_add_func("/ndisbench/bcm43xx/tx-ring-shrinks",
+                   test_tx_ring_shrinks);
+    qtest_add_func("/ndisbench/bcm43xx/msi-rings-doorbell",
+                   test_msi_rings_doorbell);
     qtest_add_func("/ndisbench/bcm43xx/air-pair", test_air_pair);
     qtest_add_func("/ndisbench/bcm43xx/air-faults", test_air_faults);
     qtest_add_func("/ndisbench/bcm43xx/hotplug", test_hotplug);
     qtest_add_func("/ndisbench/bcm43xx/bad-dma", test_bad_dma);
     qtest_add_func("/ndisbench/bcm43xx/bad-rx-dma", test_bad_rx_dma);
     if (has_type("wlan-ap")) {
+        qtest_add_func("/ndisbench/bcm43xx/dma-other-bar",
+                       test_dma_other_bar);
         qtest_add_func("/ndisbench/bcm43xx/ap-beacons", test_ap_beacons);
         qtest_add_func("/ndisbench/bcm43xx/ap-data", test_ap_data);
         qtest_add_func("/ndisbench/bcm43xx/ap-bad-fcs", test_ap_bad_fcs);
         qtest_add_func("/ndisbench/bcm43xx/ap-duplicates",
                        test_ap_duplicates);
+        qtest_add_func("/ndisbench/bcm43xx/ap-station-table",
+                       test_ap_station_table);
         qtest_add_func("/ndisbench/bcm43xx/migration", test_migration);
+        qtest_add_func("/ndisbench/bcm43xx/migration-bad-state",
+                       test_migration_bad_state);
     }
     return g_test_run();
 }

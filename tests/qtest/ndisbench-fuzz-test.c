@@ -7,31 +7,51 @@
  *
  * A seeded PRNG drives random guest actions, interleaved with steps of
  * the virtual clock, against two radios of one model on a faulty air with
- * an access point (whose frame parser the radios feed random frames):
+ * an access point (whose frame parser the radios feed random frames) and
+ * a link to another air that the fuzzer plays (wlan-air link-listen=):
  *
- * - bcm43xx: MMIO reads and writes (registers, SPROM, any offset and
- *   width), DMA rings with random bases, sizes and indexes, descriptors
- *   with random control bits, byte counts and addresses (guest RAM, its
- *   last bytes, the device's own BAR, the other radio's BAR, nothing at
- *   all, 64-bit wrap-around), bus mastering and MSI toggled;
- * - usb-rtl8187 (one on UHCI, one on EHCI, through ndisbench-usb.h):
- *   control requests of any type and length, register writes that
- *   bit-bang garbage into the 93c46 and RTL8225 lines, bulk OUT of any
- *   length with random TX headers, bulk IN of any length on any
- *   endpoint, port resets, hot-unplug and replug;
- * - the air: its fault rates, delay and jitter changed at run time.
+ * - bcm43xx, on pc or on q35 (the e2e machine), each radio with or
+ *   without the memory core's reentrancy guard (x-reentrancy-guard):
+ *   MMIO reads and writes (registers, SPROM, any offset and width), DMA
+ *   rings with random bases, sizes and indexes, descriptors with random
+ *   control bits, byte counts and addresses (guest RAM, its last bytes,
+ *   either radio's registers, MMCONFIG, nothing at all, 64-bit
+ *   wrap-around), bus mastering toggled, MSI on and off with addresses
+ *   that are the APIC, either radio's registers (INT_STATUS, the
+ *   doorbells, RINGSIZE...), MMCONFIG or anything, and random data;
+ * - usb-rtl8187, on pc (one on UHCI, one on EHCI, one hot-plugged) or on
+ *   q35 with qemu-xhci (the e2e machine: all three on xHCI,
+ *   ndisbench-xhci.h): control requests of any type and length, register
+ *   writes that bit-bang garbage into the 93c46 and RTL8225 lines, bulk
+ *   OUT of any length with random TX headers, bulk IN of any length on
+ *   any endpoint, port resets, hot-unplug and replug;
+ * - the air: its fault rates, delay and jitter changed at run time;
+ * - the link: datagrams from the fuzzer's end, mostly well-formed with
+ *   the run's token and a random 802.11 frame, else with bytes flipped,
+ *   cut short or padded, a wrong token, a bad FCS or channel, or from
+ *   another local port;
+ * - migration: every seed ends with the VM saved, the device model's
+ *   section of the stream mutated (bytes flipped, fields set to edge
+ *   values) and loaded into new QEMUs: each must refuse it (exit status
+ *   1) or load it and keep running while beacons arrive, the radios'
+ *   doorbells ring and their registers are read.
  *
- * The test fails if QEMU aborts, asserts, crashes or stops answering (a
+ * The machine, the guards and everything else follow from the seed. The
+ * test fails if QEMU aborts, asserts, crashes or stops answering (a
  * watchdog aborts a test that makes no progress). Environment:
- *   NDISBENCH_FUZZ_SEED   first seed (default 1)
+ *   NDISBENCH_FUZZ_SEED   first seed (default: a fresh random one, printed)
  *   NDISBENCH_FUZZ_ITERS  actions per seed (default: a few seconds)
  *   NDISBENCH_FUZZ_RUNS   seeds to run, one QEMU each (default 1)
+ *   NDISBENCH_FUZZ_MUTANTS mutated migration streams per seed (default 2)
  * The seed and the action count are printed (# lines of the TAP log); a
- * failure is reproduced by running that seed alone.
+ * failure is replayed by running that seed alone (NDISBENCH_FUZZ_SEED=N,
+ * or tests/qtest/fuzz.py --seed N). Link datagrams arrive while QEMU
+ * runs, so where they fall between the actions can differ on a replay.
  */
 
 #include "qemu/osdep.h"
 #include "qemu/bswap.h"
+#include "qemu/sockets.h"
 #include "libqtest.h"
 #include "qapi/qmp/qdict.h"
 #include "libqos/pci-pc.h"
@@ -40,9 +60,11 @@
 #include "hw/ndisbench/include/rtl8187_regs.h"
 #include "ndisbench-qtest.h"
 #include "ndisbench-usb.h"
+#include "ndisbench-xhci.h"
 
 #define RAM_SIZE        (64 * 1024 * 1024)
 #define WATCHDOG_S      60
+#define Q35_MMCONFIG    0xb0000000ull   /* q35's PCIe ECAM window */
 
 typedef struct Fuzz {
     uint64_t rng;
@@ -58,6 +80,7 @@ static void watchdog(int sig)
     fprintf(stderr, "fuzz %s: seed %" PRIu64 ": no progress for %d s after "
             "%" PRIu64 " actions: QEMU hangs\n", cur ? cur->what : "?",
             cur ? cur->seed : 0, WATCHDOG_S, cur ? cur->ops : 0);
+    kill_qemu_children();
     abort();
 }
 
@@ -192,6 +215,246 @@ static void clock_step(Fuzz *f, QTestState *qts)
                           below(f, 1000000));
 }
 
+/* ---- the link: the fuzzer as the other air ---------------------------- */
+
+#define LINK_HDR_LEN    32
+#define LINK_TOKEN_LEN  16
+
+typedef struct Link {
+    uint16_t port;
+    int fd;                     /* the peer: its hello came first */
+    int evil;                   /* another local port */
+    uint8_t token[LINK_TOKEN_LEN];
+    char hex[2 * LINK_TOKEN_LEN + 1];
+} Link;
+
+static int link_socket(uint16_t port)
+{
+    struct sockaddr_in a = { .sin_family = AF_INET,
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+                             .sin_port = htons(port) };
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+    g_assert(fd >= 0);
+    g_assert(connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0);
+    qemu_socket_set_nonblock(fd);
+    return fd;
+}
+
+static size_t link_dgram(uint8_t *buf, uint8_t type, uint8_t channel,
+                         int8_t rssi, uint32_t fcs, const uint8_t *frame,
+                         size_t len, const uint8_t *token)
+{
+    stl_be_p(buf, 0x4e42414c);
+    buf[4] = 2;
+    buf[5] = type;
+    buf[6] = channel;
+    buf[7] = rssi;
+    stw_be_p(buf + 8, len);
+    stw_be_p(buf + 10, 0);
+    stl_be_p(buf + 12, fcs);
+    memcpy(buf + 16, token, LINK_TOKEN_LEN);
+    memcpy(buf + LINK_HDR_LEN, frame, len);
+    return LINK_HDR_LEN + len;
+}
+
+/* A port and a token for the air's link-listen=, link-token=. */
+static void link_init(Fuzz *f, Link *l)
+{
+    int i;
+
+    l->port = free_udp_port();
+    for (i = 0; i < LINK_TOKEN_LEN; i++) {
+        l->token[i] = rnd(f);
+        sprintf(l->hex + 2 * i, "%02x", l->token[i]);
+    }
+}
+
+/* QEMU is up: say hello first, so that our port is the peer. */
+static void link_start(Link *l)
+{
+    uint8_t buf[LINK_HDR_LEN];
+
+    l->fd = link_socket(l->port);
+    l->evil = link_socket(l->port);
+    send(l->fd, buf, link_dgram(buf, 1, 0, 0, 0, NULL, 0, l->token), 0);
+}
+
+static void link_stop(Link *l)
+{
+    close(l->fd);
+    close(l->evil);
+}
+
+/*
+ * One datagram: mostly a well-formed frame with the run's token, else
+ * with faults; whatever the air sent us meanwhile is read and dropped.
+ */
+static void link_fuzz(Fuzz *f, Link *l, const uint8_t *mac)
+{
+    uint8_t frame[2346], buf[LINK_HDR_LEN + 2400], tok[LINK_TOKEN_LEN];
+    size_t flen = MAX(random_frame(f, frame, sizeof(frame), mac), 1);
+    uint8_t channel = chance(f, 80) ? 1 : below(f, 20);
+    uint32_t fcs = chance(f, 90) ? fcs32(frame, flen) : rnd(f);
+    size_t n, i;
+
+    memcpy(tok, l->token, sizeof(tok));
+    if (chance(f, 5)) {
+        tok[below(f, sizeof(tok))] ^= 1 << below(f, 8);
+    }
+    n = link_dgram(buf, chance(f, 95) ? 0 : below(f, 4), channel, -50,
+                   fcs, frame, flen, tok);
+    switch (below(f, 10)) {
+    case 0:                     /* bytes flipped anywhere */
+        for (i = 1 + below(f, 4); i; i--) {
+            buf[below(f, n)] ^= 1 << below(f, 8);
+        }
+        break;
+    case 1:                     /* cut short, or padded */
+        n = chance(f, 50) ? below(f, n) : MIN(n + 1 + below(f, 64),
+                                              sizeof(buf));
+        break;
+    default:
+        break;
+    }
+    send(chance(f, 95) ? l->fd : l->evil, buf, n, 0);
+    while (recv(l->fd, buf, sizeof(buf), 0) > 0) {
+        ;
+    }
+}
+
+/* ---- migration streams ------------------------------------------------- */
+
+/*
+ * The fields of the (n-th) section whose idstr ends with @suffix in a
+ * stream: [*start, *end), up to its footer. A section is 0x04, its id
+ * (be32), the idstr's length and the idstr, instance and version ids
+ * (be32 each), the fields, then 0x7e and the id again.
+ */
+static bool stream_section(const uint8_t *data, size_t size,
+                           const char *suffix, int nth, size_t *start,
+                           size_t *end)
+{
+    size_t slen = strlen(suffix), off = 0;
+    const uint8_t *p, *footer;
+    uint8_t pattern[5];
+
+    while ((p = memmem(data + off, size - off, suffix, slen))) {
+        size_t at = p - data;
+
+        off = at + 1;
+        for (size_t len = slen; len < 256 && len <= at + slen; len++) {
+            size_t id = at + slen - len;     /* where the idstr begins */
+
+            if (id < 6 || data[id - 1] != len || data[id - 6] != 0x04) {
+                continue;
+            }
+            if (nth-- > 0) {
+                break;
+            }
+            pattern[0] = 0x7e;
+            memcpy(pattern + 1, data + id - 5, 4);
+            *start = id + len + 8;
+            footer = memmem(data + *start, size - *start, pattern, 5);
+            if (!footer) {
+                return false;
+            }
+            *end = footer - data;
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * 1..4 changes to the last @ours bytes of [start, end) (the model's own
+ * fields), or (@anywhere) to any byte of the section: a bit flipped, a
+ * byte replaced, a 32-bit field set to an edge value.
+ */
+static void stream_mutate(Fuzz *f, uint8_t *data, size_t start, size_t end,
+                          size_t ours, bool anywhere)
+{
+    int n = 1 + below(f, 4);
+
+    if (end - start < ours) {
+        ours = end - start;
+    }
+    while (n--) {
+        size_t lo = anywhere && chance(f, 20) ? start : end - ours;
+        size_t pos = lo + below(f, end - lo);
+
+        switch (below(f, 3)) {
+        case 0:
+            data[pos] ^= 1 << below(f, 8);
+            break;
+        case 1:
+            data[pos] = rnd(f);
+            break;
+        default:
+            pos = end - ours + ((pos - (end - ours)) & ~(size_t)3);
+            if (pos >= end - ours && pos + 4 <= end) {
+                stl_be_p(data + pos, value32(f));
+            }
+            break;
+        }
+    }
+}
+
+typedef void StreamCheck(Fuzz *f, QTestState *qts, void *opaque);
+
+/*
+ * Save the VM (it runs on afterwards), then load @mutants mutated copies
+ * of it into new QEMUs started with @dest_args: each one is refused (the
+ * destination exits with status 1) or loads, and then @check runs on it.
+ * A crash fails the test (load_stream).
+ */
+static void fuzz_migration(Fuzz *f, QTestState *qts, const char *dest_args,
+                           const char *suffix, int sections, size_t ours,
+                           bool anywhere, StreamCheck *check, void *opaque)
+{
+    g_autofree char *path = g_strdup_printf("%s/ndisbench-fuzz-%d.mig",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree char *mutant = g_strdup_printf("%s.mutant", path);
+    uint64_t mutants = env_u64("NDISBENCH_FUZZ_MUTANTS", 2);
+    g_autofree gchar *data = NULL;
+    gsize size;
+    int loaded = 0, refused = 0;
+    uint64_t m;
+
+    qtest_qmp_assert_success(qts, "{'execute': 'stop'}");
+    migrate_to_file(qts, path);
+    qtest_qmp_assert_success(qts, "{'execute': 'cont'}");
+    g_assert(g_file_get_contents(path, &data, &size, NULL));
+    for (m = 0; m < mutants; m++) {
+        g_autofree gchar *copy = g_memdup2(data, size);
+        size_t start, end;
+        QTestState *dst;
+
+        if (!stream_section((uint8_t *)copy, size, suffix,
+                            below(f, sections), &start, &end)) {
+            g_error("fuzz %s: no %s section in the stream", f->what,
+                    suffix);
+        }
+        stream_mutate(f, (uint8_t *)copy, start, end, ours, anywhere);
+        g_assert(g_file_set_contents(mutant, copy, size, NULL));
+        dst = load_stream(dest_args, mutant);
+        tick(f);
+        if (!dst) {
+            refused++;
+            continue;
+        }
+        loaded++;
+        check(f, dst, opaque);
+        qtest_quit(dst);
+        tick(f);
+    }
+    g_test_message("fuzz %s: seed %" PRIu64 ": %" PRIu64 " mutated "
+                   "migration streams, %d loaded, %d refused", f->what,
+                   f->seed, mutants, loaded, refused);
+    unlink(mutant);
+    unlink(path);
+}
+
 /* ---- bcm43xx ---------------------------------------------------------- */
 
 #define BCM_RINGS       0x100000        /* 0x100000..0x1fffff: rings */
@@ -201,6 +464,7 @@ typedef struct BcmDev {
     QPCIDevice *dev;
     QPCIBar bar;
     uint64_t bar_addr;
+    int devfn;
     uint8_t mac[6];
     uint64_t ring[2];           /* what we last programmed */
     uint32_t ringsize[2];
@@ -210,8 +474,45 @@ typedef struct BcmFuzz {
     Fuzz f;
     QTestState *qts;
     QPCIBus *bus;
+    bool q35;
     BcmDev d[2];
+    Link link;
 } BcmFuzz;
+
+/* Registers a stray MSI or DMA is most likely to hurt. */
+static uint32_t bcm_reg(Fuzz *f)
+{
+    static const uint32_t regs[] = {
+        BCM43XX_REG_CTRL, BCM43XX_REG_CHANNEL, BCM43XX_REG_INT_STATUS,
+        BCM43XX_REG_INT_MASK,
+        BCM43XX_DMA_TX_BASE + BCM43XX_DMA_CTL,
+        BCM43XX_DMA_TX_BASE + BCM43XX_DMA_INDEX,
+        BCM43XX_DMA_TX_BASE + BCM43XX_DMA_RINGLO,
+        BCM43XX_DMA_TX_BASE + BCM43XX_DMA_RINGSIZE,
+        BCM43XX_DMA_RX_BASE + BCM43XX_DMA_CTL,
+        BCM43XX_DMA_RX_BASE + BCM43XX_DMA_INDEX,
+        BCM43XX_DMA_RX_BASE + BCM43XX_DMA_RINGSIZE,
+    };
+
+    return regs[below(f, ARRAY_SIZE(regs))];
+}
+
+/* Somewhere in a radio's registers, or its config space (q35 only). */
+static uint64_t bcm_target(BcmFuzz *b)
+{
+    Fuzz *f = &b->f;
+    BcmDev *d = &b->d[below(f, 2)];
+
+    if (b->q35 && chance(f, 15)) {
+        static const uint8_t cfg[] = {
+            PCI_COMMAND, PCI_BASE_ADDRESS_0, 0x50, 0x54, 0x58, 0x5c,
+        };
+
+        return Q35_MMCONFIG + (d->devfn << 12) + cfg[below(f, sizeof(cfg))];
+    }
+    return d->bar_addr + (chance(f, 70) ? bcm_reg(f)
+                                        : below(f, BCM43XX_MMIO_SIZE));
+}
 
 static void bcm_wr(BcmFuzz *b, BcmDev *d, uint32_t reg, uint32_t val)
 {
@@ -229,7 +530,7 @@ static uint64_t bcm_addr(BcmFuzz *b, uint32_t len)
     case 1:
         return 0x40000000ull + below(f, 0x1000);    /* nothing there */
     case 2:
-        return b->d[below(f, 2)].bar_addr + below(f, BCM43XX_MMIO_SIZE);
+        return bcm_target(b);
     case 3:
         return 0xfffffffffffff000ull + below(f, 0x1000);   /* wraps */
     case 4:
@@ -341,9 +642,11 @@ static void bcm_sane(BcmFuzz *b, BcmDev *d)
 {
     Fuzz *f = &b->f;
 
+    /* an MSI into MMCONFIG may have moved the BAR or turned it off */
+    qpci_config_writel(d->dev, PCI_BASE_ADDRESS_0, d->bar_addr);
     qpci_config_writew(d->dev, PCI_COMMAND,
                        qpci_config_readw(d->dev, PCI_COMMAND) |
-                       PCI_COMMAND_MASTER);
+                       PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
     bcm_wr(b, d, BCM43XX_REG_CTRL, BCM43XX_CTRL_RESET);
     bcm_wr(b, d, BCM43XX_REG_CHANNEL, chance(f, 80) ? 1 : 1 + below(f, 14));
     bcm_ring(b, d, 0);
@@ -421,6 +724,7 @@ static void bcm_pci(BcmFuzz *b, BcmDev *d)
     Fuzz *f = &b->f;
     uint16_t cmd = qpci_config_readw(d->dev, PCI_COMMAND);
     uint8_t msi = qpci_find_capability(d->dev, PCI_CAP_ID_MSI, 0);
+    uint64_t addr;
 
     if (chance(f, 50) || !msi) {
         /* bus mastering off now and then, mostly on; the BAR stays */
@@ -431,10 +735,29 @@ static void bcm_pci(BcmFuzz *b, BcmDev *d)
         qpci_config_writew(d->dev, PCI_COMMAND, cmd);
         return;
     }
-    qpci_config_writel(d->dev, msi + PCI_MSI_ADDRESS_LO,
-                       chance(f, 80) ? 0xfee00000 : value32(f));
+    /*
+     * The message's address: the APIC mostly; else a radio's registers
+     * (INT_STATUS, its own doorbells, the other's...), its config space
+     * (MMCONFIG, q35), or anything.
+     */
+    switch (below(f, 10)) {
+    case 0 ... 4:
+        addr = 0xfee00000 | below(f, 256) << 12;
+        break;
+    case 5 ... 8:
+        addr = bcm_target(b);
+        break;
+    default:
+        addr = chance(f, 50) ? value32(f) : ((uint64_t)rnd(f) << 32 | rnd(f));
+        break;
+    }
+    qpci_config_writel(d->dev, msi + PCI_MSI_ADDRESS_LO, addr);
+    qpci_config_writel(d->dev, msi + PCI_MSI_ADDRESS_HI, addr >> 32);
+    qpci_config_writew(d->dev, msi + PCI_MSI_DATA_64,
+                       chance(f, 50) ? 0x4000 | below(f, 256) : value32(f));
     qpci_config_writew(d->dev, msi + PCI_MSI_FLAGS,
-                       chance(f, 50) ? PCI_MSI_FLAGS_ENABLE : 0);
+                       (chance(f, 70) ? PCI_MSI_FLAGS_ENABLE : 0) |
+                       PCI_MSI_FLAGS_64BIT);
 }
 
 static void bcm_fuzz_one(BcmFuzz *b)
@@ -444,9 +767,12 @@ static void bcm_fuzz_one(BcmFuzz *b)
     uint32_t base = chance(f, 50) ? BCM43XX_DMA_TX_BASE
                                   : BCM43XX_DMA_RX_BASE;
 
-    switch (below(f, 22)) {
+    switch (below(f, 24)) {
     case 0 ... 5:
         bcm_mmio(b, d);
+        break;
+    case 22 ... 23:
+        link_fuzz(f, &b->link, d->mac);
         break;
     case 20 ... 21:
         bcm_tx_burst(b, d);
@@ -478,26 +804,70 @@ static void bcm_fuzz_one(BcmFuzz *b)
     }
 }
 
+/* A loaded mutated stream: beacons arrive, doorbells ring, reads. */
+static void bcm_check_loaded(Fuzz *f, QTestState *qts, void *opaque)
+{
+    BcmFuzz *b = opaque;
+    int i, n;
+
+    for (i = 0; i < 8; i++) {
+        qtest_clock_step(qts, 1000 * 1000 * (1 + below(f, 120)));
+        for (n = 0; n < 2; n++) {
+            uint64_t bar = b->d[n].bar_addr;
+
+            qtest_writel(qts, bar + bcm_reg(f), value32(f));
+            qtest_writel(qts, bar + BCM43XX_DMA_TX_BASE + BCM43XX_DMA_INDEX,
+                         below(f, 64));
+            qtest_readl(qts, bar + BCM43XX_REG_ID);
+        }
+        tick(f);
+    }
+}
+
+static char *bcm_args(BcmFuzz *b, uint64_t seed, bool link, bool guard0,
+                      bool guard1)
+{
+    g_autofree char *air = link ? g_strdup_printf(
+        ",link-listen=%u,link-token=%s", b->link.port, b->link.hex)
+                                : g_strdup("");
+
+    return g_strdup_printf("-M %s -m 64M -nodefaults "
+                           "-object wlan-air,id=air0,seed=%" PRIu64 "%s "
+                           "-object wlan-ap,id=ap0,air=air0,channel=1 "
+                           "-device bcm43xx,air=air0,addr=04.0,"
+                           "mac=52:54:00:12:34:56%s "
+                           "-device bcm43xx,air=air0,addr=05.0,"
+                           "mac=52:54:00:ab:cd:ef%s",
+                           b->q35 ? "q35" : "pc", seed, air,
+                           guard0 ? "" : ",x-reentrancy-guard=off",
+                           guard1 ? "" : ",x-reentrancy-guard=off");
+}
+
 static void bcm_fuzz_seed(uint64_t seed, uint64_t iters, uint64_t *ops)
 {
     BcmFuzz b = { .f = { .rng = seed, .seed = seed, .what = "bcm43xx" } };
+    g_autofree char *args = NULL, *dest_args = NULL;
+    bool guard0, guard1;
     uint64_t i;
     int n;
 
     cur = &b.f;
     alarm(WATCHDOG_S);
-    b.qts = qtest_initf("-M pc -m 64M -nodefaults "
-                        "-object wlan-air,id=air0,seed=%" PRIu64 " "
-                        "-object wlan-ap,id=ap0,air=air0,channel=1 "
-                        "-device bcm43xx,air=air0,addr=04.0,"
-                        "mac=52:54:00:12:34:56 "
-                        "-device bcm43xx,air=air0,addr=05.0,"
-                        "mac=52:54:00:ab:cd:ef", seed);
+    b.q35 = chance(&b.f, 50);
+    guard0 = chance(&b.f, 60);
+    guard1 = chance(&b.f, 60);
+    link_init(&b.f, &b.link);
+    args = bcm_args(&b, seed, true, guard0, guard1);
+    dest_args = bcm_args(&b, seed, false, guard0, guard1);
+    g_test_message("fuzz bcm43xx: seed %" PRIu64 ": %s", seed, args);
+    b.qts = qtest_init(args);
+    link_start(&b.link);
     b.bus = qpci_new_pc(b.qts, NULL);
     for (n = 0; n < 2; n++) {
         BcmDev *d = &b.d[n];
 
-        d->dev = qpci_device_find(b.bus, QPCI_DEVFN(4 + n, 0));
+        d->devfn = QPCI_DEVFN(4 + n, 0);
+        d->dev = qpci_device_find(b.bus, d->devfn);
         g_assert(d->dev);
         qpci_device_enable(d->dev);
         d->bar = qpci_iomap(d->dev, 0, NULL);
@@ -510,15 +880,22 @@ static void bcm_fuzz_seed(uint64_t seed, uint64_t iters, uint64_t *ops)
         bcm_fuzz_one(&b);
         tick(&b.f);
     }
+    fuzz_migration(&b.f, b.qts, dest_args, "/bcm43xx", 2,
+                   6 * 4 + 8 + 2 * 7 * 4, true, bcm_check_loaded, &b);
     /* still alive and answering */
-    g_assert_cmphex(qpci_io_readl(b.d[0].dev, b.d[0].bar, BCM43XX_REG_ID) &
-                    0xffff0000, ==, 0x43180000);
+    for (n = 0; n < 2; n++) {
+        bcm_sane(&b, &b.d[n]);
+        g_assert_cmphex(qpci_io_readl(b.d[n].dev, b.d[n].bar,
+                                      BCM43XX_REG_ID) & 0xffff0000, ==,
+                        0x43180000);
+    }
     for (n = 0; n < 2; n++) {
         qpci_iounmap(b.d[n].dev, b.d[n].bar);
         g_free(b.d[n].dev);
     }
     qpci_free_pc(b.bus);
     qtest_quit(b.qts);
+    link_stop(&b.link);
     alarm(0);
     cur = NULL;
     *ops += b.f.ops;
@@ -526,32 +903,58 @@ static void bcm_fuzz_seed(uint64_t seed, uint64_t iters, uint64_t *ops)
 
 /* ---- usb-rtl8187 ------------------------------------------------------- */
 
-#define RTL_ARGS "-M pc -m 64M -nodefaults " \
-                 "-object wlan-air,id=air0,seed=%" PRIu64 " " \
-                 "-object wlan-ap,id=ap0,air=air0,channel=1 " \
+/*
+ * Two machines: pc with UHCI (ports 1 and 2, the second hot-plugged) and
+ * EHCI (port 1), or q35 with qemu-xhci (ports 1, 2 hot-plugged, 3) as
+ * the e2e guests have it. Target t: the adapter on the first, the
+ * hot-plugged, the third port.
+ */
+#define RTL_AIR "-object wlan-air,id=air0,seed=%" PRIu64 "%s " \
+                "-object wlan-ap,id=ap0,air=air0,channel=1 "
+#define RTL_PC_ARGS "-M pc -m 64M -nodefaults " RTL_AIR \
                  "-device piix3-usb-uhci,id=uhci,addr=05.0 " \
                  "-device usb-ehci,id=ehci,addr=06.0 " \
                  "-device usb-rtl8187,air=air0,bus=uhci.0,port=1," \
-                 "mac=52:54:00:12:34:56 " \
-                 "-device usb-rtl8187,id=hot,air=air0,bus=uhci.0,port=2," \
-                 "mac=52:54:00:12:34:57 " \
+                 "mac=52:54:00:12:34:56 %s" \
                  "-device usb-rtl8187,air=air0,bus=ehci.0,port=1," \
                  "mac=52:54:00:ab:cd:ef "
+#define RTL_PC_HOT "-device usb-rtl8187,id=hot,air=air0,bus=uhci.0," \
+                   "port=2,mac=52:54:00:12:34:57 "
+#define RTL_Q35_ARGS "-M q35 -m 64M -nodefaults " RTL_AIR \
+                 "-device qemu-xhci,id=xhci,addr=04.0 " \
+                 "-device usb-rtl8187,air=air0,bus=xhci.0,port=1," \
+                 "mac=52:54:00:12:34:56 %s" \
+                 "-device usb-rtl8187,air=air0,bus=xhci.0,port=3," \
+                 "mac=52:54:00:ab:cd:ef "
+#define RTL_Q35_HOT "-device usb-rtl8187,id=hot,air=air0,bus=xhci.0," \
+                    "port=2,mac=52:54:00:12:34:57 "
+#define RTL_XHCI_DEVFN QPCI_DEVFN(4, 0)
+
+static const uint8_t rtl_eps[] = {
+    0x80 | RTL8187_EP_RX, RTL8187_EP_TX, RTL8187_EP_TX_LOW,
+};
 
 typedef struct RtlFuzz {
     Fuzz f;
     QTestState *qts;
     QPCIBus *bus;
+    bool xhci;
     Uhci u;
     Ehci e;
+    Xhci x;
+    int slot[3];                /* xHCI: each adapter's slot */
     bool hot_present;
+    Link link;
 } RtlFuzz;
 
-/* Target: 0 = UHCI port 1, 1 = UHCI port 2 (hot-plugged), 2 = EHCI. */
 static int rtl_ctrl(RtlFuzz *r, int t, uint8_t type, uint8_t req,
                     uint16_t value, uint16_t index, uint16_t len,
                     uint8_t *data)
 {
+    if (r->xhci) {
+        return xhci_ctrl(&r->x, r->slot[t], type, req, value, index, len,
+                         data);
+    }
     if (t == 2) {
         return ehci_ctrl(&r->e, 1, type, req, value, index, len, data);
     }
@@ -591,7 +994,7 @@ static void rtl_control(RtlFuzz *r, int t)
     index = chance(f, 60) ? below(f, 5) : chance(f, 50) ?
             RTL8187_INDEX_RF8225 : value32(f);
     len = chance(f, 70) ? below(f, 6) : below(f, sizeof(data) + 1);
-    if (t == 2) {
+    if (t == 2 || r->xhci) {
         len = MIN(len, 0x400);
     }
     for (i = 0; i < len; i++) {
@@ -636,7 +1039,7 @@ static void rtl_radio_on(RtlFuzz *r, int t)
 static void rtl_bulk_out(RtlFuzz *r, int t)
 {
     Fuzz *f = &r->f;
-    int max = t == 2 ? 5000 : 1023;
+    int max = t == 2 || r->xhci ? 5000 : 1023;
     int size = chance(f, 70) ? 0 : below(f, max + 1);
     uint8_t buf[5000];
     size_t flen;
@@ -660,7 +1063,9 @@ static void rtl_bulk_out(RtlFuzz *r, int t)
             buf[i] = rnd(f);
         }
     }
-    if (t == 2) {
+    if (r->xhci) {
+        xhci_bulk(&r->x, r->slot[t], false, ep, buf, size, 20, NULL);
+    } else if (t == 2) {
         ehci_bulk(&r->e, 1, false, ep, buf, size, NULL);
     } else {
         usb_bulk(&r->u, t + 1, PID_OUT, ep, buf, MIN(size, 1023), NULL);
@@ -672,10 +1077,13 @@ static void rtl_bulk_in(RtlFuzz *r, int t)
     Fuzz *f = &r->f;
     uint8_t buf[RTL8187_MAX_RX + 512];
     int ep = chance(f, 90) ? RTL8187_EP_RX : below(f, 16);
-    int size = chance(f, 70) ? (t == 2 ? RTL8187_MAX_RX : 1023)
-                             : below(f, t == 2 ? sizeof(buf) : 1024);
+    bool hs = t == 2 || r->xhci;
+    int size = chance(f, 70) ? (hs ? RTL8187_MAX_RX : 1023)
+                             : below(f, hs ? sizeof(buf) : 1024);
 
-    if (t == 2) {
+    if (r->xhci) {
+        xhci_bulk(&r->x, r->slot[t], true, ep, buf, size, 20, NULL);
+    } else if (t == 2) {
         ehci_bulk(&r->e, 1, true, ep, buf, size, NULL);
     } else {
         usb_bulk(&r->u, t + 1, PID_IN, ep, buf, MAX(size, 1), NULL);
@@ -683,9 +1091,20 @@ static void rtl_bulk_in(RtlFuzz *r, int t)
 }
 
 /* Port reset and enumeration again (the device resets itself). */
+static void rtl_xhci_enumerate(RtlFuzz *r, int t)
+{
+    r->slot[t] = xhci_enumerate(&r->x, XHCI_USB2_PORT(t + 1), rtl_eps,
+                                ARRAY_SIZE(rtl_eps));
+}
+
 static void rtl_reenumerate(RtlFuzz *r, int t)
 {
-    if (t == 2) {
+    if (r->xhci) {
+        if (t != 1 || r->hot_present) {
+            xhci_disable_slot(&r->x, r->slot[t]);
+            rtl_xhci_enumerate(r, t);
+        }
+    } else if (t == 2) {
         ehci_enumerate(&r->e, 0, 1);
     } else if (t == 0 || r->hot_present) {
         usb_enumerate(&r->u, t, t + 1);
@@ -696,14 +1115,22 @@ static void rtl_hotplug(RtlFuzz *r)
 {
     if (r->hot_present) {
         qtest_qmp_device_del(r->qts, "hot");
+        if (r->xhci) {
+            xhci_disable_slot(&r->x, r->slot[1]);
+        }
         r->hot_present = false;
         return;
     }
     qtest_qmp_device_add(r->qts, "usb-rtl8187", "hot",
-                         "{'bus': 'uhci.0', 'port': '2', 'air': 'air0', "
-                         "'mac': '52:54:00:12:34:57'}");
+                         "{'bus': %s, 'port': '2', 'air': 'air0', "
+                         "'mac': '52:54:00:12:34:57'}",
+                         r->xhci ? "xhci.0" : "uhci.0");
     r->hot_present = true;
-    usb_enumerate(&r->u, 1, 2);
+    if (r->xhci) {
+        rtl_xhci_enumerate(r, 1);
+    } else {
+        usb_enumerate(&r->u, 1, 2);
+    }
     rtl_radio_on(r, 1);
 }
 
@@ -715,9 +1142,12 @@ static void rtl_fuzz_one(RtlFuzz *r)
     if (t == 1 && !r->hot_present) {
         t = 0;
     }
-    switch (below(f, 40)) {
+    switch (below(f, 42)) {
     case 0 ... 7:
         rtl_control(r, t);
+        break;
+    case 40 ... 41:
+        link_fuzz(f, &r->link, (const uint8_t *)"\x52\x54\x00\x12\x34\x56");
         break;
     case 8 ... 11:
         rtl_bitbang(r, t);
@@ -746,22 +1176,66 @@ static void rtl_fuzz_one(RtlFuzz *r)
     }
 }
 
+static char *rtl_args(RtlFuzz *r, uint64_t seed, bool link)
+{
+    g_autofree char *air = link ? g_strdup_printf(
+        ",link-listen=%u,link-token=%s", r->link.port, r->link.hex)
+                                : g_strdup("");
+
+    if (r->xhci) {
+        return g_strdup_printf(RTL_Q35_ARGS, seed, air,
+                               r->hot_present ? RTL_Q35_HOT : "");
+    }
+    return g_strdup_printf(RTL_PC_ARGS, seed, air,
+                           r->hot_present ? RTL_PC_HOT : "");
+}
+
+/* A loaded mutated stream: the air runs, frames reach the adapters. */
+static void rtl_check_loaded(Fuzz *f, QTestState *qts, void *opaque)
+{
+    int i;
+
+    for (i = 0; i < 8; i++) {
+        qtest_clock_step(qts, 1000 * 1000 * (1 + below(f, 120)));
+        tick(f);
+    }
+}
+
+/* The size of usb-rtl8187's own fields at the end of its section. */
+#define RTL_VMSTATE_OURS (RTL8187_REG_PAGES * RTL8187_REG_PAGE_SIZE + 8 + \
+                          1 + 2 * RTL8187_EEPROM_WORDS + 11)
+
 static void rtl_fuzz_seed(uint64_t seed, uint64_t iters, uint64_t *ops)
 {
     RtlFuzz r = { .f = { .rng = seed, .seed = seed, .what = "rtl8187" } };
+    g_autofree char *args = NULL, *dest_args = NULL;
+    uint8_t desc[18];
     uint64_t i;
     int t;
 
     cur = &r.f;
     alarm(WATCHDOG_S);
-    r.qts = qtest_initf(RTL_ARGS, seed);
-    uhci_start(&r.u, r.qts);
-    r.bus = r.u.bus;
-    ehci_start(&r.e, r.qts, r.bus);
-    usb_enumerate(&r.u, 0, 1);
-    usb_enumerate(&r.u, 1, 2);
-    ehci_enumerate(&r.e, 0, 1);
+    r.xhci = chance(&r.f, 50);
     r.hot_present = true;
+    link_init(&r.f, &r.link);
+    args = rtl_args(&r, seed, true);
+    g_test_message("fuzz rtl8187: seed %" PRIu64 ": %s", seed, args);
+    r.qts = qtest_init(args);
+    link_start(&r.link);
+    if (r.xhci) {
+        r.bus = qpci_new_pc(r.qts, NULL);
+        xhci_start(&r.x, r.qts, r.bus, RTL_XHCI_DEVFN);
+        for (t = 0; t < 3; t++) {
+            rtl_xhci_enumerate(&r, t);
+        }
+    } else {
+        uhci_start(&r.u, r.qts);
+        r.bus = r.u.bus;
+        ehci_start(&r.e, r.qts, r.bus);
+        usb_enumerate(&r.u, 0, 1);
+        usb_enumerate(&r.u, 1, 2);
+        ehci_enumerate(&r.e, 0, 1);
+    }
     for (t = 0; t < 3; t++) {
         rtl_radio_on(&r, t);
     }
@@ -769,13 +1243,26 @@ static void rtl_fuzz_seed(uint64_t seed, uint64_t iters, uint64_t *ops)
         rtl_fuzz_one(&r);
         tick(&r.f);
     }
+    dest_args = rtl_args(&r, seed, false);
+    fuzz_migration(&r.f, r.qts, dest_args, "/usb-rtl8187",
+                   r.hot_present ? 3 : 2, RTL_VMSTATE_OURS, false,
+                   rtl_check_loaded, &r);
     /* still alive and answering */
-    usb_enumerate(&r.u, 0, 1);
-    g_assert_cmpint(usb_ctrl(&r.u, 1, 0x80, 0x06, 0x0100, 0, 18,
-                             (uint8_t[18]){ 0 }), ==, XFER_OK);
-    ehci_stop(&r.e);
-    uhci_stop(&r.u);
+    if (r.xhci) {
+        rtl_reenumerate(&r, 0);
+        g_assert_cmpint(xhci_ctrl(&r.x, r.slot[0], 0x80, 0x06, 0x0100, 0,
+                                  18, desc), ==, XFER_OK);
+        xhci_stop(&r.x);
+        qpci_free_pc(r.bus);
+    } else {
+        usb_enumerate(&r.u, 0, 1);
+        g_assert_cmpint(usb_ctrl(&r.u, 1, 0x80, 0x06, 0x0100, 0, 18, desc),
+                        ==, XFER_OK);
+        ehci_stop(&r.e);
+        uhci_stop(&r.u);
+    }
     qtest_quit(r.qts);
+    link_stop(&r.link);
     alarm(0);
     cur = NULL;
     *ops += r.f.ops;
@@ -787,15 +1274,20 @@ typedef void FuzzSeed(uint64_t seed, uint64_t iters, uint64_t *ops);
 
 static void fuzz_run(const char *what, FuzzSeed *fn, uint64_t dflt_iters)
 {
-    uint64_t seed = env_u64("NDISBENCH_FUZZ_SEED", 1);
+    /* a fresh seed each run unless one is given: printed, to replay it */
+    uint64_t seed = env_u64("NDISBENCH_FUZZ_SEED", g_random_int());
     uint64_t iters = env_u64("NDISBENCH_FUZZ_ITERS", dflt_iters);
     uint64_t runs = env_u64("NDISBENCH_FUZZ_RUNS", 1);
     uint64_t ops = 0, r;
     gint64 start = g_get_monotonic_time();
 
     for (r = 0; r < runs; r++) {
-        g_test_message("fuzz %s: seed %" PRIu64 ", %" PRIu64 " actions",
-                       what, seed + r, iters);
+        g_test_message("fuzz %s: seed %" PRIu64 ", %" PRIu64 " actions "
+                       "(replay: NDISBENCH_FUZZ_SEED=%" PRIu64 " "
+                       "NDISBENCH_FUZZ_ITERS=%" PRIu64 ", or "
+                       "tests/qtest/fuzz.py --device %s --seed %" PRIu64
+                       " --iters %" PRIu64 ")", what, seed + r, iters,
+                       seed + r, iters, what, seed + r, iters);
         fn(seed + r, iters, &ops);
     }
     g_test_message("fuzz %s: %" PRIu64 " actions in %" PRIu64 " run(s), "
@@ -815,8 +1307,10 @@ static void test_fuzz_rtl8187(void)
 
 int main(int argc, char **argv)
 {
+    struct sigaction sa = { .sa_handler = watchdog };
+
     g_test_init(&argc, &argv, NULL);
-    signal(SIGALRM, watchdog);
+    sigaction(SIGALRM, &sa, NULL);
     qtest_add_func("/ndisbench/fuzz/bcm43xx", test_fuzz_bcm43xx);
     qtest_add_func("/ndisbench/fuzz/rtl8187", test_fuzz_rtl8187);
     return g_test_run();

@@ -22,7 +22,9 @@
 #include "ndisbench-qtest.h"
 
 #define LINK_MAGIC      0x4e42414cu
-#define LINK_HDR_LEN    16
+#define LINK_VERSION    2
+#define LINK_TOKEN_LEN  16
+#define LINK_HDR_LEN    (16 + LINK_TOKEN_LEN)
 #define LINK_FRAME      0
 #define LINK_HELLO      1
 #define MAX_FRAME       2346
@@ -34,20 +36,16 @@ static const uint8_t ap0_bssid[6] = { 0x02, 0x00, 0x00, 0x00, 0x01, 0x00 };
 static const uint8_t ap1_bssid[6] = { 0x02, 0x00, 0x00, 0x00, 0x02, 0x00 };
 static const uint8_t sta_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x09, 0x09 };
 
-/* A UDP port on 127.0.0.1 that was free a moment ago. */
-static uint16_t free_udp_port(void)
-{
-    struct sockaddr_in a = { .sin_family = AF_INET,
-                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-    socklen_t alen = sizeof(a);
-    int fd = socket(AF_INET, SOCK_DGRAM, 0);
-
-    g_assert(fd >= 0);
-    g_assert(bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0);
-    g_assert(getsockname(fd, (struct sockaddr *)&a, &alen) == 0);
-    close(fd);
-    return ntohs(a.sin_port);
-}
+/* The run's link token (link-token=), and one that is not it. */
+#define TOKEN_HEX       "00112233445566778899aabbccddeeff"
+static const uint8_t token[LINK_TOKEN_LEN] = {
+    0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77,
+    0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff,
+};
+static const uint8_t wrong_token[LINK_TOKEN_LEN] = {
+    0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77,
+    0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xfe,
+};
 
 static uint64_t counter(QTestState *qts, const char *air, const char *name)
 {
@@ -91,21 +89,29 @@ static int peer_socket(uint16_t port)
     return fd;
 }
 
-static size_t link_header(uint8_t *buf, uint8_t type, uint8_t channel,
-                          const uint8_t *frame, size_t len)
+static size_t link_header_tok(uint8_t *buf, uint8_t type, uint8_t channel,
+                              const uint8_t *frame, size_t len,
+                              const uint8_t *tok)
 {
     stl_be_p(buf, LINK_MAGIC);
-    buf[4] = 1;
+    buf[4] = LINK_VERSION;
     buf[5] = type;
     buf[6] = channel;
     buf[7] = (uint8_t)-50;
     stw_be_p(buf + 8, len);
     stw_be_p(buf + 10, 0);
     stl_be_p(buf + 12, frame ? fcs32(frame, len) : 0);
+    memcpy(buf + 16, tok, LINK_TOKEN_LEN);
     if (frame) {
         memcpy(buf + LINK_HDR_LEN, frame, len);
     }
     return LINK_HDR_LEN + len;
+}
+
+static size_t link_header(uint8_t *buf, uint8_t type, uint8_t channel,
+                          const uint8_t *frame, size_t len)
+{
+    return link_header_tok(buf, type, channel, frame, len, token);
 }
 
 /* A wildcard probe request from sta_mac. */
@@ -141,8 +147,8 @@ static ssize_t recv_dgram(int fd, uint8_t *buf, size_t size, int timeout_ms)
 static QTestState *start_listener(uint16_t port)
 {
     return qtest_initf("-machine none -object wlan-air,id=air0,"
-                       "link-listen=%u -object wlan-ap,id=ap0,air=air0",
-                       port);
+                       "link-listen=%u,link-token=" TOKEN_HEX " "
+                       "-object wlan-ap,id=ap0,air=air0", port);
 }
 
 /*
@@ -171,7 +177,8 @@ static void test_frame_crosses(void)
 
         g_assert_cmpint(n, >=, LINK_HDR_LEN + 24);
         g_assert_cmphex(ldl_be_p(in), ==, LINK_MAGIC);
-        g_assert_cmpuint(in[4], ==, 1);
+        g_assert_cmpuint(in[4], ==, LINK_VERSION);
+        g_assert(!memcmp(in + 16, token, LINK_TOKEN_LEN));
         g_assert_cmpuint(in[5], ==, LINK_FRAME);
         g_assert_cmpuint(in[6], ==, 6);
         g_assert_cmpint((int8_t)in[7], ==, -40);
@@ -210,6 +217,15 @@ static void test_malformed(void)
     send_dgram(fd, buf, link_header(buf, LINK_FRAME, 6, frame, flen) - flen
                - 8);
     bad++;
+    /* the old format (version 1, a 16-byte header without token) */
+    len = link_header(buf, LINK_FRAME, 6, frame, flen);
+    buf[4] = 1;
+    send_dgram(fd, buf, len);
+    bad++;
+    /* a wrong token, one bit off */
+    send_dgram(fd, buf, link_header_tok(buf, LINK_FRAME, 6, frame, flen,
+                                        wrong_token));
+    bad++;
     /* bad magic */
     len = link_header(buf, LINK_FRAME, 6, frame, flen);
     buf[0] ^= 0xff;
@@ -217,7 +233,7 @@ static void test_malformed(void)
     bad++;
     /* unknown version */
     len = link_header(buf, LINK_FRAME, 6, frame, flen);
-    buf[4] = 2;
+    buf[4] = 3;
     send_dgram(fd, buf, len);
     bad++;
     /* reserved field set */
@@ -261,6 +277,45 @@ static void test_malformed(void)
                      1);
     g_assert_cmpint(recv_dgram(fd, in, sizeof(in), 2000), >, LINK_HDR_LEN);
     g_assert_cmpuint(counter(qts, "/objects/air0", "link-bad"), ==, bad);
+    close(fd);
+    qtest_quit(qts);
+}
+
+/*
+ * Once the other air said hello, the listener hears only it: a datagram
+ * from another local port, token and all, is dropped and counted, and
+ * does not make its sender the peer (the AP's answer still goes to the
+ * first); one from the peer's port with a wrong token is dropped too.
+ */
+static void test_hijack(void)
+{
+    uint16_t port = free_udp_port();
+    QTestState *qts = start_listener(port);
+    int fd = peer_socket(port), evil = peer_socket(port);
+    uint8_t out[LINK_HDR_LEN + MAX_FRAME], in[LINK_HDR_LEN + MAX_FRAME + 1];
+    uint8_t frame[64];
+    size_t flen = probe_request(frame);
+
+    send_dgram(fd, out, link_header(out, LINK_HELLO, 0, NULL, 0));
+    g_usleep(100 * 1000);
+    counter(qts, "/objects/air0", "link-rx");
+    send_dgram(evil, out, link_header(out, LINK_HELLO, 0, NULL, 0));
+    send_dgram(evil, out, link_header(out, LINK_FRAME, 6, frame, flen));
+    /* and one from the peer's own port with a wrong token */
+    send_dgram(fd, out, link_header_tok(out, LINK_FRAME, 6, frame, flen,
+                                        wrong_token));
+    g_assert_cmpuint(wait_counter(qts, "/objects/air0", "link-bad", 3), ==,
+                     3);
+    g_assert_cmpuint(counter(qts, "/objects/air0", "link-rx"), ==, 0);
+    g_assert_cmpint(recv_dgram(evil, in, sizeof(in), 200), ==, 0);
+
+    /* the peer's own frame still crosses, and the answer comes to it */
+    send_dgram(fd, out, link_header(out, LINK_FRAME, 6, frame, flen));
+    g_assert_cmpuint(wait_counter(qts, "/objects/air0", "link-rx", 1), ==,
+                     1);
+    g_assert_cmpint(recv_dgram(fd, in, sizeof(in), 2000), >, LINK_HDR_LEN);
+    g_assert_cmpint(recv_dgram(evil, in, sizeof(in), 200), ==, 0);
+    close(evil);
     close(fd);
     qtest_quit(qts);
 }
@@ -309,21 +364,29 @@ static void count_capture(const char *path, const uint8_t *local_bssid,
 static void test_two_airs(void)
 {
     uint16_t port = free_udp_port();
-    g_autofree char *pcap = NULL;
+    g_autofree char *pcap = NULL, *tokfile = NULL;
     QTestState *qts;
     uint64_t tx0, tx1, frames0, frames1;
     unsigned local, remote;
-    int fd;
+    int fd, tokfd;
 
     fd = g_file_open_tmp("ndisbench-link-XXXXXX.pcap", &pcap, NULL);
     g_assert(fd >= 0);
     close(fd);
+    tokfd = g_file_open_tmp("ndisbench-link-XXXXXX.token", &tokfile, NULL);
+    g_assert(tokfd >= 0);
+    g_assert_cmpint(write(tokfd, TOKEN_HEX "\n", 33), ==, 33);
+    close(tokfd);
+    /* air1 reads the token from a secret object (a file), air0 inline */
     qts = qtest_initf("-machine none "
-                      "-object wlan-air,id=air0,link-listen=%u "
-                      "-object wlan-air,id=air1,link-connect=%u,pcap=%s "
+                      "-object secret,id=tok,file=%s,format=raw "
+                      "-object wlan-air,id=air0,link-listen=%u,"
+                      "link-token=" TOKEN_HEX " "
+                      "-object wlan-air,id=air1,link-connect=%u,pcap=%s,"
+                      "link-token-secret=tok "
                       "-object wlan-ap,id=ap0,air=air0,bssid=%s "
                       "-object wlan-ap,id=ap1,air=air1,bssid=%s",
-                      port, port, pcap, "02:00:00:00:01:00",
+                      tokfile, port, port, pcap, "02:00:00:00:01:00",
                       "02:00:00:00:02:00");
     /* let air0 read air1's hello before anything is transmitted */
     g_usleep(100 * 1000);
@@ -357,6 +420,7 @@ static void test_two_airs(void)
     g_assert_cmpuint(remote, ==, tx0);
     qtest_quit(qts);
     unlink(pcap);
+    unlink(tokfile);
 }
 
 /* A port already taken, and both ends on one air, are errors. */
@@ -368,7 +432,7 @@ static void test_link_validation(void)
 
     rsp = qtest_qmp(qts, "{'execute': 'object-add', 'arguments': {"
                     "'qom-type': 'wlan-air', 'id': 'air1', "
-                    "'link-listen': %u}}", port);
+                    "'link-listen': %u, 'link-token': %s}}", port, TOKEN_HEX);
     g_assert(qdict_haskey(rsp, "error"));
     g_assert(strstr(qdict_get_str(qdict_get_qdict(rsp, "error"), "desc"),
                     "cannot bind"));
@@ -381,6 +445,29 @@ static void test_link_validation(void)
     g_assert(strstr(qdict_get_str(qdict_get_qdict(rsp, "error"), "desc"),
                     "exclude each other"));
     qobject_unref(rsp);
+    /* no token, a token that is not 32 hex digits, an unknown secret */
+    rsp = qtest_qmp(qts, "{'execute': 'object-add', 'arguments': {"
+                    "'qom-type': 'wlan-air', 'id': 'air3', "
+                    "'link-connect': %u}}", port);
+    g_assert(qdict_haskey(rsp, "error"));
+    g_assert(strstr(qdict_get_str(qdict_get_qdict(rsp, "error"), "desc"),
+                    "needs link-token"));
+    qobject_unref(rsp);
+    rsp = qtest_qmp(qts, "{'execute': 'object-add', 'arguments': {"
+                    "'qom-type': 'wlan-air', 'id': 'air4', "
+                    "'link-connect': %u, 'link-token': '0011'}}", port);
+    g_assert(qdict_haskey(rsp, "error"));
+    g_assert(strstr(qdict_get_str(qdict_get_qdict(rsp, "error"), "desc"),
+                    "32 hex digits"));
+    qobject_unref(rsp);
+    rsp = qtest_qmp(qts, "{'execute': 'object-add', 'arguments': {"
+                    "'qom-type': 'wlan-air', 'id': 'air5', "
+                    "'link-connect': %u, 'link-token-secret': 'nope'}}",
+                    port);
+    g_assert(qdict_haskey(rsp, "error"));
+    g_assert(strstr(qdict_get_str(qdict_get_qdict(rsp, "error"), "desc"),
+                    "link-token-secret=nope"));
+    qobject_unref(rsp);
     qtest_quit(qts);
 }
 
@@ -389,6 +476,7 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     qtest_add_func("/ndisbench/link/frame-crosses", test_frame_crosses);
     qtest_add_func("/ndisbench/link/malformed", test_malformed);
+    qtest_add_func("/ndisbench/link/hijack", test_hijack);
     qtest_add_func("/ndisbench/link/two-airs", test_two_airs);
     qtest_add_func("/ndisbench/link/validation", test_link_validation);
     return g_test_run();

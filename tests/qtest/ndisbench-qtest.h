@@ -56,6 +56,82 @@ static inline void wait_incoming(QTestState *qts)
     g_assert(!loading);
 }
 
+/*
+ * Load the stream in @path into a new QEMU started with @args (-incoming
+ * defer, then migrate-incoming, so that a QEMU refusing the stream does
+ * not exit under libqtest's handshake) and wait until the load is over,
+ * as the destination's trace of it says. Returns the QEMU, running on,
+ * if the stream loaded; NULL if QEMU refused it and exited with status 1.
+ * Any other end (a crash, an abort) fails the test in qtest_quit().
+ */
+static inline QTestState *load_stream(const char *args, const char *path)
+{
+    g_autofree char *log = g_strdup_printf("%s.trace", path);
+    g_autofree char *uri = g_strdup_printf("exec:cat %s", path);
+    QTestState *qts;
+    int i;
+
+    unlink(log);
+    qts = qtest_initf("%s -incoming defer -D %s "
+                      "-trace process_incoming_migration_co_end", args, log);
+    qtest_set_expected_status(qts, EXIT_FAILURE);
+    qtest_qmp_send(qts, "{'execute': 'migrate-incoming', 'arguments': "
+                   "{'uri': %s}}", uri);
+    for (i = 0; i < 60000; i++) {
+        g_autofree char *text = NULL;
+
+        if (!qtest_probe_child(qts)) {
+            qtest_quit(qts);    /* status 1: refused */
+            unlink(log);
+            return NULL;
+        }
+        if (g_file_get_contents(log, &text, NULL, NULL) &&
+            strstr(text, "process_incoming_migration_co_end ret=0 ")) {
+            qtest_set_expected_status(qts, 0);
+            qobject_unref(qtest_qmp_receive(qts));  /* migrate-incoming */
+            unlink(log);
+            return qts;
+        }
+        g_usleep(1000);
+    }
+    g_assert_not_reached();
+}
+
+/*
+ * Copy @src to @dst with the 4 bytes at @off after the first occurrence
+ * of @pattern (plen bytes) replaced by @val (big-endian, as VMState puts
+ * a uint32).
+ */
+static inline void patch_stream(const char *src, const char *dst,
+                                const uint8_t *pattern, size_t plen,
+                                size_t off, uint32_t val)
+{
+    g_autofree gchar *data = NULL;
+    gsize size;
+    uint8_t *p;
+
+    g_assert(g_file_get_contents(src, &data, &size, NULL));
+    p = memmem(data, size, pattern, plen);
+    g_assert(p && p + off + 4 <= (uint8_t *)data + size);
+    stl_be_p(p + off, val);
+    g_assert(g_file_set_contents(dst, data, size, NULL));
+}
+
+/* A UDP port on 127.0.0.1 that was free a moment ago. */
+static inline uint16_t free_udp_port(void)
+{
+    struct sockaddr_in a = { .sin_family = AF_INET,
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t alen = sizeof(a);
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+    g_assert(fd >= 0);
+    g_assert(bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0);
+    g_assert(getsockname(fd, (struct sockaddr *)&a, &alen) == 0);
+    close(fd);
+    return ntohs(a.sin_port);
+}
+
 /* Set a wlan-air property (a fault rate, delay-us...) of air0. */
 static inline void air_set(QTestState *qts, const char *prop, int64_t value)
 {
@@ -90,6 +166,36 @@ static inline int bits_differ(const uint8_t *a, const uint8_t *b, size_t len)
         n += __builtin_popcount(a[i] ^ b[i]);
     }
     return n;
+}
+
+/*
+ * For a watchdog that found QEMU hanging: SIGKILL every child of this
+ * process (the QEMUs libqtest started), since libqtest's abort hook only
+ * sends SIGTERM and waits, which a QEMU spinning in a device model never
+ * answers.
+ */
+static inline void kill_qemu_children(void)
+{
+    GDir *dir = g_dir_open("/proc", 0, NULL);
+    const char *name;
+
+    while (dir && (name = g_dir_read_name(dir))) {
+        g_autofree char *path = g_strdup_printf("/proc/%s/stat", name);
+        g_autofree char *stat = NULL;
+        const char *p = NULL;
+        int ppid = 0;
+
+        if (g_ascii_isdigit(name[0]) &&
+            g_file_get_contents(path, &stat, NULL, NULL)) {
+            p = strrchr(stat, ')');     /* after the command's name */
+        }
+        if (p && sscanf(p + 1, " %*c %d", &ppid) == 1 && ppid == getpid()) {
+            kill(atoi(name), SIGKILL);
+        }
+    }
+    if (dir) {
+        g_dir_close(dir);
+    }
 }
 
 #endif /* NDISBENCH_QTEST_H */

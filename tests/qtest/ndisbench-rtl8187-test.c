@@ -22,6 +22,7 @@
 #include "hw/ndisbench/include/rtl8187_regs.h"
 #include "ndisbench-qtest.h"
 #include "ndisbench-usb.h"
+#include "ndisbench-xhci.h"
 
 #define BASE_ARGS "-M pc -nodefaults -object wlan-air,id=air0 " \
                   "-device usb-ehci,id=ehci "
@@ -595,6 +596,83 @@ static void test_ehci(void)
     qtest_quit(qts);
 }
 
+/*
+ * On q35 and qemu-xhci, as the e2e guests have it: descriptors, a frame
+ * from one adapter received by the other, NAK then RX, a stall, and an
+ * unplugged adapter replugged and enumerated on a new slot.
+ */
+static void test_xhci(void)
+{
+    static const uint8_t eps[] = { 0x80 | RTL8187_EP_RX, RTL8187_EP_TX,
+                                   RTL8187_EP_TX_LOW };
+    QTestState *qts = qtest_init("-M q35 -m 128 -nodefaults "
+                                 "-object wlan-air,id=air0 "
+                                 "-device qemu-xhci,id=xhci,addr=04.0 "
+                                 "-device usb-rtl8187,air=air0,bus=xhci.0,"
+                                 "port=1 "
+                                 "-device usb-rtl8187,id=hot,air=air0,"
+                                 "bus=xhci.0,port=2");
+    QPCIBus *bus = qpci_new_pc(qts, NULL);
+    uint8_t frame[600], buf[RTL8187_MAX_RX], d[4];
+    size_t n = mk_frame(frame, "over xhci");
+    int actual, tx, rx;
+    Xhci x;
+
+    xhci_start(&x, qts, bus, QPCI_DEVFN(4, 0));
+    tx = xhci_enumerate(&x, XHCI_USB2_PORT(1), eps, ARRAY_SIZE(eps));
+    rx = xhci_enumerate(&x, XHCI_USB2_PORT(2), eps, ARRAY_SIZE(eps));
+    g_assert_cmpint(tx, !=, rx);
+
+    g_assert_cmpint(xhci_ctrl(&x, tx, 0x80, 0x06, 0x0100, 0, 18, buf), ==,
+                    XFER_OK);
+    g_assert_cmphex(lduw_le_p(buf + 8), ==, 0x0bda);
+    g_assert_cmphex(lduw_le_p(buf + 10), ==, 0x8187);
+    g_assert_cmpint(xhci_ctrl(&x, tx, 0x80, 0x06, 0x0200, 0, 39, buf), ==,
+                    XFER_OK);
+    g_assert_cmpint(lduw_le_p(buf + 18 + 4), ==, 512);
+    /* an unknown request stalls; EP0 works again afterwards */
+    g_assert_cmpint(xhci_ctrl(&x, tx, 0xc0, 0x77, 0, 0, 4, d), ==,
+                    XFER_STALL);
+    stl_le_p(d, RTL8187_CMD_TX_ENABLE);
+    g_assert_cmpint(xhci_ctrl(&x, tx, RTL8187_REQT_WRITE, RTL8187_REQ_SET_REG,
+                              RTL8187_REG_BASE | RTL8187_REG_CMD, 0, 1, d),
+                    ==, XFER_OK);
+    stl_le_p(d, RTL8187_CMD_RX_ENABLE);
+    g_assert_cmpint(xhci_ctrl(&x, rx, RTL8187_REQT_WRITE, RTL8187_REQ_SET_REG,
+                              RTL8187_REG_BASE | RTL8187_REG_CMD, 0, 1, d),
+                    ==, XFER_OK);
+
+    for (int round = 0; round < 2; round++) {
+        g_assert_cmpint(xhci_bulk(&x, rx, true, RTL8187_EP_RX, buf,
+                                  sizeof(buf), 20, NULL), ==, XFER_NAK);
+        memset(buf, 0, RTL8187_TX_HDR_SIZE);
+        stl_le_p(buf, n | RTL8187_TX_FLAG_NO_ENC);
+        memcpy(buf + RTL8187_TX_HDR_SIZE, frame, n);
+        g_assert_cmpint(xhci_bulk(&x, tx, false, RTL8187_EP_TX, buf,
+                                  RTL8187_TX_HDR_SIZE + n, 20, NULL), ==,
+                        XFER_OK);
+        g_assert_cmpint(xhci_bulk(&x, rx, true, RTL8187_EP_RX, buf,
+                                  sizeof(buf), 100, &actual), ==, XFER_OK);
+        g_assert_cmpint(actual, ==, n + 4 + RTL8187_RX_HDR_SIZE);
+        g_assert(memcmp(buf, frame, n) == 0);
+
+        /* the receiver unplugged, replugged: a new slot */
+        qtest_qmp_device_del(qts, "hot");
+        xhci_disable_slot(&x, rx);
+        qtest_qmp_device_add(qts, "usb-rtl8187", "hot",
+                             "{'bus': 'xhci.0', 'port': '2', 'air': 'air0'}");
+        rx = xhci_enumerate(&x, XHCI_USB2_PORT(2), eps, ARRAY_SIZE(eps));
+        stl_le_p(d, RTL8187_CMD_RX_ENABLE);
+        g_assert_cmpint(xhci_ctrl(&x, rx, RTL8187_REQT_WRITE,
+                                  RTL8187_REQ_SET_REG,
+                                  RTL8187_REG_BASE | RTL8187_REG_CMD, 0, 1,
+                                  d), ==, XFER_OK);
+    }
+    xhci_stop(&x);
+    qpci_free_pc(bus);
+    qtest_quit(qts);
+}
+
 /* ---- migration -------------------------------------------------------- */
 
 /* Registers, EEPROM and channel survive; the radios are back on the air. */
@@ -661,6 +739,7 @@ int main(int argc, char **argv)
     qtest_add_func("/ndisbench/rtl8187/unplug-on-air", test_unplug_on_air);
     qtest_add_func("/ndisbench/rtl8187/ap-beacon", test_ap_beacon);
     qtest_add_func("/ndisbench/rtl8187/ehci", test_ehci);
+    qtest_add_func("/ndisbench/rtl8187/xhci", test_xhci);
     qtest_add_func("/ndisbench/rtl8187/migration", test_migration);
     return g_test_run();
 }

@@ -4,7 +4,7 @@ bench's QEMU tree, against its qemu-system-x86_64.
 
     tests/qtest/run.py [NAME ...]      e.g. ndisbench-bcm43xx-test
 
-The tree is scripts/ndisbench_lib/qemu_build.py's (<cache>/trees/<key>/):
+The tree is scripts/ndisbench_lib/build/qemu_build.py's (<cache>/trees/<key>/):
 the first run fetches and builds QEMU (minutes), later runs rebuild only
 what changed. Each test's TAP log is <tree>/qtest-<name>.log; its results
 are printed here, then one `N passed, N failed` line. Exit status 0 when

@@ -34,3 +34,30 @@ def agent_log(loads, boot_taint=0, rmmods=None, done=True, noise=True):
     if done:
         lines.append("# ndisbench-agent: done")
     return "\r\n".join(lines) + "\r\n"
+
+
+# The check groups the judging tests walk through.
+MODULE_CHECKS = ("load", "taint", "driverloader", "control")
+NET_CHECKS = ("dhcp", "ping", "tcp")
+
+
+def roles_of(check_names):
+    """The module roles a cell without a device loads for these checks,
+    in load order."""
+    from ndisbench_lib import devices
+    from ndisbench_lib.checks import registry
+    return registry.roles(devices.DEVICES["none"], check_names)
+
+
+def judge(check, policy, exp, log, roles, base_bits, sink_bytes=None,
+          fixture="", native="", air=None, iw_ssid="", config=None,
+          **facts):
+    """One check's verdict as the cell pipeline has the registry judge it
+    (commands/cell.judge_cell). sink_bytes: what the check's host sink
+    counted; facts: more CellFacts fields (lease, gpl_imports,
+    own_loader_abi, ...)."""
+    from ndisbench_lib.checks import registry
+    from ndisbench_lib.checks.check import CellFacts
+    return registry.judge(check, CellFacts(
+        log, exp, policy, roles, base_bits, fixture, native, iw_ssid, config,
+        sinks={check: sink_bytes}, air=air, **facts))

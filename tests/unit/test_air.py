@@ -8,10 +8,10 @@ import unittest
 
 import helpers  # noqa: F401  (import path)
 from ndisbench_lib.guest import air, capture
-from ndisbench_lib.checks import judge as checks
+from ndisbench_lib.checks import scan
 from ndisbench_lib import kernels
 from ndisbench_lib.report import ktap
-from ndisbench_lib.commands import runner
+from ndisbench_lib.commands import cell
 from ndisbench_lib.guest.capture import Frame
 
 EXP = kernels.load_expectations()
@@ -40,10 +40,10 @@ class AirConfigTest(unittest.TestCase):
 
     def test_capture_option_only_when_the_check_runs(self):
         cdir = pathlib.Path("/r/cells/c")
-        with_capture = runner.cell_qemu_args(air.qemu_args(), cdir, True)
+        with_capture = cell.cell_qemu_args(air.qemu_args(), cdir, True)
         self.assertIn("wlan-air,id=air0,pcap=/r/cells/c/air.pcap",
                       with_capture)
-        without = runner.cell_qemu_args(air.qemu_args(), cdir, False)
+        without = cell.cell_qemu_args(air.qemu_args(), cdir, False)
         self.assertIn("wlan-air,id=air0", without)
         self.assertFalse(any("pcap" in a for a in without))
 
@@ -74,7 +74,7 @@ def judge_scan(**kw):
                     for line in SCAN.format(**values).splitlines())
     log = ktap.parse("KTAP version 1\n1..2\nok 1 boot\n" + facts +
                      "ok 2 scan\n")
-    return checks.judge_scan(log)
+    return scan.judge_scan(log)
 
 
 class ScanTest(unittest.TestCase):
@@ -94,7 +94,7 @@ class ScanTest(unittest.TestCase):
         log = ktap.parse("KTAP version 1\n1..2\nok 1 boot\n"
                          "# iw_scan: BSS 02:00:00:00:01:00(on wlan0)\n"
                          "ok 2 scan\n")
-        verdict = checks.judge_scan(log)
+        verdict = scan.judge_scan(log)
         self.assertEqual(verdict.status, "FAIL")
         self.assertIn("02:00:00:00:02:00 (ndisbench-far) not in the scan",
                       verdict.details)

@@ -6,7 +6,7 @@ import unittest
 import xml.etree.ElementTree as ET
 
 from helpers import REPO  # noqa: F401
-from ndisbench_lib.checks import judge as checks
+from ndisbench_lib.report.verdict import Verdict
 from ndisbench_lib.build import kbuild
 from ndisbench_lib.report import report
 from ndisbench_lib.build.initramfs import Cpio
@@ -66,10 +66,10 @@ class ReportTest(unittest.TestCase):
         cell = report.CellResult("policy-2.6.25-rc1", "2.6.25-rc1", "none",
                                  "cells/x", "6.1.192", 4.2, 3.1)
         cell.verdicts = {
-            "load": checks.Verdict("xfail", "regression reproduced"),
-            "taint": checks.Verdict("FAIL", "tainted after load: x",
+            "load": Verdict("xfail", "regression reproduced"),
+            "taint": Verdict("FAIL", "tainted after load: x",
                                     ("tainted after load: x", "more")),
-            "control": checks.Verdict("TIMEOUT", "guest killed"),
+            "control": Verdict("TIMEOUT", "guest killed"),
         }
         return report.RunResult("run1", "tcg", ["load", "taint", "control"],
                                 [cell])

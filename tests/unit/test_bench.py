@@ -8,7 +8,7 @@ import unittest
 import helpers  # noqa: F401  (import path)
 from ndisbench_lib.commands import bench
 from ndisbench_lib.report import report
-from ndisbench_lib.checks.judge import FAIL, PASS, Verdict
+from ndisbench_lib.report.verdict import FAIL, PASS, Verdict
 
 KTAP = """KTAP version 1
 1..7

@@ -8,11 +8,11 @@ import tempfile
 import unittest
 
 import helpers  # noqa: F401  (import path)
-from ndisbench_lib.checks import judge as checks
+from ndisbench_lib.report.verdict import Verdict
 from ndisbench_lib.commands import cli
 from ndisbench_lib.report import compare, report
 
-V = checks.Verdict
+V = Verdict
 
 
 def cell(kernel, device, wrapper="", **verdicts):

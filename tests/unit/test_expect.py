@@ -3,15 +3,15 @@ QEMU) judged against the policy table; wrong observations must FAIL."""
 import pathlib
 import unittest
 
-from helpers import agent_log
-from ndisbench_lib.checks import judge as checks
+from helpers import MODULE_CHECKS, NET_CHECKS, agent_log, judge, roles_of
+from ndisbench_lib.checks import modload
 from ndisbench_lib import kernels
 from ndisbench_lib.report import ktap
 
 EXP = kernels.load_expectations()
 SIG = 12288         # O + E: unsigned out-of-tree module on Debian's kernels
 NOSIG = 4096        # O only: our tinyconfig kernels do not check signatures
-ROLES = checks.modules_for(checks.MODULE_CHECKS)
+ROLES = roles_of(MODULE_CHECKS)
 # The wrapper's GPL-only imports grow with the wrapper; the build checks the
 # table against the real module, these tests take it as given.
 UNKNOWN = [f"{{m}}: Unknown symbol {s} (err -2)" for s in
@@ -75,14 +75,14 @@ def flagged_kernel_loads(ndis_taint="PO", dl_taint="PO"):
 
 def judge_all(policy, loads, base, **kw):
     log = ktap.parse(agent_log(loads, **kw))
-    return {c: checks.judge(c, EXP.policies[policy], EXP, log, ROLES, base)
-            for c in checks.MODULE_CHECKS}
+    return {c: judge(c, EXP.policies[policy], EXP, log, ROLES, base)
+            for c in MODULE_CHECKS}
 
 
 class ExpectedLoadsTest(unittest.TestCase):
     def test_fixed_policy_on_signed_kernel_matches_measurement(self):
-        want = checks.expected_loads(EXP.policies["2.6.25-rc4"], EXP, ROLES,
-                                     SIG)
+        want = modload.expected_loads(EXP.policies["2.6.25-rc4"], EXP, ROLES,
+                                      SIG)
         self.assertEqual(want["ndiswrapper"].tainted_after, 12289)
         self.assertEqual(want["ndiswrapper"].module_taint, "OE")
         self.assertEqual(want["ndiswrapper"].errno, 0)
@@ -91,8 +91,8 @@ class ExpectedLoadsTest(unittest.TestCase):
         self.assertFalse(want["driverloader"].license_message)
 
     def test_rc1_policy_refuses_every_gpl_only_import(self):
-        want = checks.expected_loads(EXP.policies["2.6.25-rc1"], EXP, ROLES,
-                                     NOSIG)["ndiswrapper"]
+        want = modload.expected_loads(EXP.policies["2.6.25-rc1"], EXP, ROLES,
+                                      NOSIG)["ndiswrapper"]
         self.assertEqual(want.errno, 2)
         self.assertEqual(want.unknown_symbols, sorted(EXP.gpl_only_imports))
         self.assertTrue(WQ_AND_USB <= set(want.unknown_symbols))
@@ -101,8 +101,8 @@ class ExpectedLoadsTest(unittest.TestCase):
         self.assertTrue(want.license_message)
 
     def test_pre_2616_taints_nothing(self):
-        want = checks.expected_loads(EXP.policies["pre-2.6.16"], EXP, ROLES,
-                                     NOSIG)
+        want = modload.expected_loads(EXP.policies["pre-2.6.16"], EXP, ROLES,
+                                      NOSIG)
         self.assertEqual(want["driverloader"].tainted_after, 4096)
         self.assertEqual(want["ndiswrapper"].module_taint, "O")
 
@@ -110,8 +110,8 @@ class ExpectedLoadsTest(unittest.TestCase):
         # 2.6.19-rc1 kept a P flag per module (2bc2d61a9638) while the
         # GPL-only check still read the license: P in the module's taint,
         # no Unknown symbol line, both names load.
-        want = checks.expected_loads(EXP.policies["2.6.19-rc1"], EXP, ROLES,
-                                     NOSIG)
+        want = modload.expected_loads(EXP.policies["2.6.19-rc1"], EXP, ROLES,
+                                      NOSIG)
         ndis, dl = want["ndiswrapper"], want["driverloader"]
         self.assertEqual((ndis.errno, dl.errno), (0, 0))
         self.assertEqual((ndis.module_taint, dl.module_taint), ("PO", "PO"))
@@ -123,21 +123,21 @@ class ExpectedLoadsTest(unittest.TestCase):
         self.assertEqual(want["control"].module_taint, "O")
 
     def test_2619rc2_refuses_like_2625rc1(self):
-        rc2 = checks.expected_loads(EXP.policies["2.6.19-rc2"], EXP, ROLES,
-                                    NOSIG)
-        rc1 = checks.expected_loads(EXP.policies["2.6.25-rc1"], EXP, ROLES,
-                                    NOSIG)
+        rc2 = modload.expected_loads(EXP.policies["2.6.19-rc2"], EXP, ROLES,
+                                     NOSIG)
+        rc1 = modload.expected_loads(EXP.policies["2.6.25-rc1"], EXP, ROLES,
+                                     NOSIG)
         self.assertEqual(rc2, rc1)
         self.assertEqual(rc2["ndiswrapper"].errno, 2)
 
     def test_module_base_bits_follow_module_sig(self):
         bits = EXP.taint_bits
-        self.assertEqual(checks.module_base_bits(
+        self.assertEqual(modload.module_base_bits(
             {"CONFIG_MODULE_SIG": "y"}, bits), SIG)
-        self.assertEqual(checks.module_base_bits({}, bits), NOSIG)
+        self.assertEqual(modload.module_base_bits({}, bits), NOSIG)
 
     def test_taint_letters_in_kernel_order(self):
-        self.assertEqual(checks.taint_letters(12289, EXP.taint_bits), "POE")
+        self.assertEqual(modload.taint_letters(12289, EXP.taint_bits), "POE")
 
 
 class JudgeTest(unittest.TestCase):
@@ -257,8 +257,8 @@ class JudgeTest(unittest.TestCase):
 
     def test_no_boot_is_error(self):
         log = ktap.parse("Kernel panic - not syncing\n")
-        verdict = checks.judge("load", EXP.policies["2.6.25-rc4"], EXP, log,
-                               ROLES, SIG)
+        verdict = judge("load", EXP.policies["2.6.25-rc4"], EXP, log,
+                        ROLES, SIG)
         self.assertEqual(verdict.status, "ERROR")
 
 
@@ -300,13 +300,13 @@ def judge_net(check, sink_bytes=4194304, **kw):
               "sink_reply": 4194304, "link_result": "ok"}
     values.update(kw)
     log = ktap.parse(NET_LOG.format(**values))
-    return checks.judge(check, EXP.policies["2.6.25-rc4"], EXP, log, [], 0,
-                        sink_bytes)
+    return judge(check, EXP.policies["2.6.25-rc4"], EXP, log, [], 0,
+                 sink_bytes)
 
 
 class NetJudgeTest(unittest.TestCase):
     def test_good_log_passes(self):
-        for check in checks.NET_CHECKS:
+        for check in NET_CHECKS:
             self.assertEqual(judge_net(check).status, "pass", check)
 
     def test_wrong_lease_fails(self):
@@ -335,9 +335,9 @@ class NetJudgeTest(unittest.TestCase):
                          .replace("ok 2 iface eth0", "# error: eth0 did not "
                                   "appear within 30000 ms\nnot ok 2 iface "
                                   "eth0"))
-        for check in checks.NET_CHECKS:
-            verdict = checks.judge(check, EXP.policies["2.6.25-rc4"], EXP,
-                                   log, [], 0, None)
+        for check in NET_CHECKS:
+            verdict = judge(check, EXP.policies["2.6.25-rc4"], EXP,
+                            log, [], 0, None)
             self.assertEqual(verdict.status, "FAIL")
             self.assertIn("did not appear", verdict.summary)
 
@@ -389,8 +389,8 @@ def judge_wrapped(check, policy="2.6.25-rc4", **kw):
     exp = kernels.Expectations(**{**EXP.__dict__,
                                   "broken": {"pe32": EXP.broken["pe32"]}})
     log = ktap.parse(WRAPPED_LOG.format(**values))
-    return checks.judge(check, EXP.policies[policy], exp, log, [], 4096,
-                        None, "bcmwl")
+    return judge(check, EXP.policies[policy], exp, log, [], 4096,
+                 None, "bcmwl")
 
 
 class WrapperJudgeTest(unittest.TestCase):
@@ -460,8 +460,8 @@ def judge_native(check, policy="2.6.25-rc1", **kw):
     config = kw.pop("config", None)
     values.update(kw)
     log = ktap.parse(NATIVE_LOG.format(**values))
-    return checks.judge(check, EXP.policies[policy], EXP, log, [], 0, None,
-                        "", "rtl8187", iw_ssid="ndisbench", config=config)
+    return judge(check, EXP.policies[policy], EXP, log, [], 0, None,
+                 "", "rtl8187", iw_ssid="ndisbench", config=config)
 
 
 WEXT = {"CONFIG_CFG80211_WEXT": "y"}
@@ -539,16 +539,16 @@ class RoleImportsTest(unittest.TestCase):
     imports: the rc1 breakage is expected to name exactly those."""
 
     def test_per_role_list_overrides_the_table(self):
-        import dataclasses
-        exp = dataclasses.replace(EXP, role_gpl_imports={
-            "ndiswrapper": ["usb_submit_urb", "usb_register_driver"]})
-        want = checks.expected_loads(EXP.policies["2.6.25-rc1"], exp,
-                                     ["control", "ndiswrapper"], 4096)
+        built = {"ndiswrapper": ["usb_submit_urb", "usb_register_driver"]}
+        want = modload.expected_loads(EXP.policies["2.6.25-rc1"], EXP,
+                                      ["control", "ndiswrapper"], 4096,
+                                      gpl_imports=built)
         self.assertEqual(want["ndiswrapper"].unknown_symbols,
                          ["usb_register_driver", "usb_submit_urb"])
         self.assertEqual(want["control"].unknown_symbols, [])
-        want = checks.expected_loads(EXP.policies["2.6.25-rc1"], exp,
-                                     ["driverloader"], 4096)
+        want = modload.expected_loads(EXP.policies["2.6.25-rc1"], EXP,
+                                      ["driverloader"], 4096,
+                                      gpl_imports=built)
         self.assertEqual(want["driverloader"].unknown_symbols,
                          sorted(EXP.gpl_only_imports))
 
@@ -581,11 +581,12 @@ class ConditionalImportsTest(unittest.TestCase):
 class DevnodeLog:
     """A load-check verdict on an agent log with the devnode facts."""
 
-    def judge(self, errno, ioctls=None, kmsg="", exp=EXP):
+    def judge(self, errno, ioctls=None, kmsg="", own_abi=True):
         """ioctls: the agent's `ioctl` facts (default: every case answered
-        as the wrapper must); kmsg: a kernel line logged meanwhile."""
+        as the wrapper must); kmsg: a kernel line logged meanwhile;
+        own_abi: False for a --wrapper-src tree."""
         if ioctls is None:
-            ioctls = dict(checks.IOCTL_EXPECTED)
+            ioctls = dict(modload.IOCTL_EXPECTED)
         facts = "".join(f"# ioctl: {case} errno={name}\r\n"
                         for case, name in ioctls.items())
         log = agent_log([{"module": "ndisbench_control", "before": 0,
@@ -599,9 +600,9 @@ class DevnodeLog:
                           f"# devnode_unprivileged_errno: {errno}\r\n"
                           f"{facts}{kmsg}"
                           f"# kmsg: ndiswrapper")
-        return checks.judge("load", exp.policies["2.6.25-rc4"], exp,
-                            ktap.parse(log), ["control", "ndiswrapper"],
-                            12288)
+        return judge("load", EXP.policies["2.6.25-rc4"], EXP,
+                     ktap.parse(log), ["control", "ndiswrapper"], 12288,
+                     own_loader_abi=own_abi)
 
 
 class DevnodeTest(DevnodeLog, unittest.TestCase):
@@ -621,7 +622,7 @@ class IoctlTest(DevnodeLog, unittest.TestCase):
     each must be refused with its exact errno."""
 
     def test_accepted_message_fails(self):
-        ioctls = dict(checks.IOCTL_EXPECTED, load_sys_size_over_max="0")
+        ioctls = dict(modload.IOCTL_EXPECTED, load_sys_size_over_max="0")
         verdict = self.judge(13, ioctls)
         self.assertEqual(verdict.status, "FAIL")
         self.assertEqual(verdict.summary,
@@ -630,18 +631,18 @@ class IoctlTest(DevnodeLog, unittest.TestCase):
 
     def test_wrong_errno_fails(self):
         # a size check gone: the message reaches the request lookup
-        ioctls = dict(checks.IOCTL_EXPECTED, load_sys_size_0="ESRCH")
+        ioctls = dict(modload.IOCTL_EXPECTED, load_sys_size_0="ESRCH")
         self.assertEqual(self.judge(13, ioctls).status, "FAIL")
 
     def test_missing_case_fails(self):
-        ioctls = dict(checks.IOCTL_EXPECTED)
+        ioctls = dict(modload.IOCTL_EXPECTED)
         del ioctls["unprivileged"]
         verdict = self.judge(13, ioctls)
         self.assertEqual(verdict.status, "FAIL")
         self.assertIn("got 'missing'", verdict.summary)
 
     def test_unknown_case_fails(self):
-        ioctls = dict(checks.IOCTL_EXPECTED, open="EACCES")
+        ioctls = dict(modload.IOCTL_EXPECTED, open="EACCES")
         self.assertIn("unexpected case open",
                       self.judge(13, ioctls).summary)
 
@@ -656,11 +657,11 @@ class IoctlTest(DevnodeLog, unittest.TestCase):
     def test_another_tree_only_has_to_survive(self):
         """--wrapper-src: its ioctls are not ours, so other errnos pass,
         but an oops while probing still fails."""
-        import dataclasses
-        foreign = dataclasses.replace(EXP, own_loader_abi=False)
-        ioctls = {case: "ENOTTY" for case in checks.IOCTL_EXPECTED}
-        self.assertEqual(self.judge(13, ioctls, exp=foreign).status, "pass")
-        verdict = self.judge(13, ioctls, exp=foreign,
+        foreign = False
+        ioctls = {case: "ENOTTY" for case in modload.IOCTL_EXPECTED}
+        self.assertEqual(self.judge(13, ioctls, own_abi=foreign).status,
+                         "pass")
+        verdict = self.judge(13, ioctls, own_abi=foreign,
                              kmsg="# kmsg: BUG: unable to handle page "
                                   "fault for address: 0000000000000010\r\n")
         self.assertEqual(verdict.status, "FAIL")
@@ -675,8 +676,8 @@ class UdpJudgeTest(unittest.TestCase):
            "ok 4 udp\n# ndisbench-agent: done\n")
 
     def judge(self, arrived):
-        return checks.judge("udp", EXP.policies["2.6.25-rc4"], EXP,
-                            ktap.parse(self.LOG), [], 0, arrived)
+        return judge("udp", EXP.policies["2.6.25-rc4"], EXP,
+                     ktap.parse(self.LOG), [], 0, arrived)
 
     def test_rate_from_the_host_count(self):
         verdict = self.judge(800)

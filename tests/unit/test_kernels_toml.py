@@ -1,5 +1,6 @@
 """guest/kernels.toml loading: the real matrix loads, bad entries give one
 error line naming the entry and the field."""
+import dataclasses
 import pathlib
 import tempfile
 import unittest
@@ -7,6 +8,7 @@ import unittest
 from helpers import REPO
 from ndisbench_lib import kernels
 from ndisbench_lib.errors import BenchError
+from test_usertree import make_tree
 
 GOOD_BUILT = """
 [[kernel]]
@@ -132,6 +134,46 @@ class KernelsTomlTest(unittest.TestCase):
         self.assertEqual([k.name for k in kernels.select(ks, ["all"])],
                          ["k1", "k2"])
 
+    def test_suite_is_validated(self):
+        (k,) = self.load(GOOD_BUILT + 'suite = "bullseye"\n')
+        self.assertEqual(k.suite, "bullseye")
+        self.assertEqual(self.load(GOOD_BUILT)[0].suite, "")
+        for bad in ('"Bullseye"', '"../x"', "5"):
+            msg = self.error(GOOD_BUILT + f"suite = {bad}\n")
+            self.assertIn("kernel 'k1'", msg)
+        self.assertIn("suite must be a Debian suite name",
+                      self.error(GOOD_BUILT + 'suite = "a b"\n'))
+        debian = ('[[kernel]]\nname = "d"\nsource = "debian"\nimage = "i"\n'
+                  'headers = "h"\npolicy = "2.6.25-rc4"\nsuite = "sid"\n')
+        self.assertIn("unknown field(s) suite", self.error(debian))
+
+    def test_suite_sources_are_not_installed_by_setup(self):
+        from ndisbench_lib.commands import setup
+        ks = kernels.load_kernels()
+        pkgs = setup.packages_for(ks)
+        self.assertIn("linux-source-6.1", pkgs)
+        self.assertNotIn("linux-source-5.10", pkgs)
+
+    def test_5_10_rows(self):
+        """Every policy also on bullseye's 5.10, from guest/patches/5.10/,
+        in the default matrix."""
+        exp = kernels.load_expectations()
+        by_name = {k.name: k for k in kernels.load_kernels()}
+        plain = {k.name for k in kernels.select(list(by_name.values()),
+                                                None)}
+        control = by_name["src-5.10"]
+        self.assertEqual((control.source, control.suite, control.patch),
+                         ("linux-source-5.10", "bullseye", None))
+        self.assertIn("src-5.10", plain)
+        for policy in exp.policies:
+            k = by_name[f"policy-{policy}-5.10"]
+            self.assertEqual(k.policy.name, policy)
+            self.assertEqual(k.suite, "bullseye")
+            self.assertEqual(k.patch, REPO / "guest" / "patches" / "5.10" /
+                             f"policy-{policy}.patch")
+            self.assertEqual(k.configs, by_name["src-6.1"].configs)
+            self.assertIn(k.name, plain)
+
     def test_debug_kernel_is_not_in_a_plain_run(self):
         """Its cold build would hold a newcomer's first `run` for tens of
         minutes; the test command names it (all)."""
@@ -166,8 +208,102 @@ class PolicyPatchTest(unittest.TestCase):
             if all(c in "0123456789abcdef" for c in commit):
                 self.assertIn(commit, reproduces[0], k.patch.name)
 
+    def test_5_10_patches_reproduce_the_same_commits(self):
+        """A 5.10 patch names the commit its 6.1 twin names (the same
+        Reproduces: line) and touches 5.10's kernel/module.c."""
+        base = REPO / "guest" / "patches"
+        twins = sorted((base / "5.10").glob("policy-*.patch"))
+        self.assertEqual([p.name for p in twins],
+                         sorted(p.name for p in base.glob("policy-*.patch")))
+        for p in twins:
+            head, _, body = p.read_text().partition("\n---\n")
+            twin = (base / p.name).read_text().partition("\n---\n")[0]
+
+            def line(text, prefix):
+                return [ln for ln in text.splitlines()
+                        if ln.startswith(prefix)]
+            self.assertEqual(line(head, "Reproduces: "),
+                             line(twin, "Reproduces: "), p.name)
+            self.assertIn("linux-source-5.10 (kernel/module.c", head)
+            self.assertTrue(body.startswith("--- a/kernel/module.c\n"
+                                            "+++ b/kernel/module.c\n"),
+                            p.name)
+
+
+class TreeEntryTest(unittest.TestCase):
+    """source = "tree": a user's kernel build folder (the folder checks
+    themselves: test_usertree.py)."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = pathlib.Path(self.tmp.name)
+        self.tree = make_tree(self.root, release="5.10.262")
+        self.exp = kernels.load_expectations()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def load(self, text):
+        path = self.root / "kernels.toml"
+        path.write_text(text)
+        return kernels.load_kernels(path, self.exp)
+
+    def test_toml_entry(self):
+        (k,) = self.load(f'[[kernel]]\nname = "mine"\nsource = "tree"\n'
+                         f'path = "{self.tree}"\n')
+        self.assertTrue(k.is_tree)
+        self.assertFalse(k.is_built)
+        self.assertEqual((k.path, k.release, k.policy.name),
+                         (self.tree.resolve(), "5.10.262", "2.6.25-rc4"))
+        (k,) = self.load(f'[[kernel]]\nname = "mine"\nsource = "tree"\n'
+                         f'path = "{self.tree}"\npolicy = "2.6.25-rc1"\n')
+        self.assertEqual(k.policy.name, "2.6.25-rc1")
+
+    def test_toml_errors_name_the_entry(self):
+        for body, want in (
+                ('', "needs path"),
+                (f'path = "{self.root}/gone"', "not a folder"),
+                (f'path = "{self.tree}"\npolicy = "2.6.99"',
+                 "unknown policy '2.6.99'"),
+                (f'path = "{self.tree}"\nconfig = "x"',
+                 "unknown field(s) config")):
+            with self.assertRaises(BenchError) as ctx:
+                self.load('[[kernel]]\nname = "mine"\nsource = "tree"\n'
+                          + body + "\n")
+            msg = str(ctx.exception)
+            self.assertIn("kernel 'mine'", msg)
+            self.assertIn(want, msg)
+            self.assertNotIn("\n", msg)
+
 
 if __name__ == "__main__":
     unittest.main()
 
 
+
+
+class ExpectationTableTest(unittest.TestCase):
+    """tests/e2e/expectations.toml is read once and cannot be changed:
+    what a command varies is a field of its cell plans."""
+
+    def test_read_once(self):
+        self.assertIs(kernels.load_expectations(),
+                      kernels.load_expectations())
+
+    def test_read_only(self):
+        exp = kernels.load_expectations()
+        for table in (exp.network, exp.messages, exp.taint_bits, exp.broken,
+                      exp.module_names, exp.policies,
+                      exp.policies["2.6.25-rc1"].modes,
+                      exp.gpl_only_imports_if):
+            with self.assertRaises(TypeError):
+                table["x"] = "y"      # type: ignore[index]
+        with self.assertRaises(AttributeError):
+            exp.gpl_only_imports.append("x")  # type: ignore[attr-defined]
+        with self.assertRaises(dataclasses.FrozenInstanceError):
+            exp.leak_message = "x"    # type: ignore[misc]
+
+    def test_no_per_command_fields(self):
+        """The runner's old overrides are plan fields now."""
+        names = {f.name for f in dataclasses.fields(kernels.Expectations)}
+        self.assertFalse(names & {"role_gpl_imports", "own_loader_abi"})

@@ -1,4 +1,4 @@
-"""Two guests on one air (pair.py) and the peer check (checks.judge_peer):
+"""Two guests on one air (pair.py) and the peer check (checks/peer.py):
 a missing reply or a peer that never pinged fails; B's QEMU has no AP and
 no slirp, only a link to A's air; B starts after A's dhcp result."""
 import contextlib
@@ -9,8 +9,9 @@ import sys
 import tempfile
 import unittest
 
-from helpers import agent_log  # noqa: F401  (sets the import path)
-from ndisbench_lib.checks import judge as checks
+from helpers import judge as judge_check
+from ndisbench_lib.guest import machine
+from ndisbench_lib.report.verdict import ERROR, FAIL, PASS
 from ndisbench_lib.report import compare, ktap
 from ndisbench_lib import devices, kernels
 from ndisbench_lib.commands import pair
@@ -45,72 +46,93 @@ def peer_log(peer="10.0.2.16", address="10.0.2.15", received=10,
 
 
 def judge(log, address="10.0.2.15", check="peer"):
-    exp = pair.side_expectations(EXP, pair.Side(
-        "A" if address.endswith(".15") else "B", devices.DEVICES[
-            "rtl8187/native"], [], [], pathlib.Path("/x")))
-    return checks.judge_net(check, exp, log, None, native="rtl8187")
+    """A side's check; address: the lease its plan expects (B: the
+    second)."""
+    return judge_check(check, EXP.policies["2.6.25-rc4"], EXP, log, [], 0,
+                       native="rtl8187", lease=address)
 
 
 class PeerCheckTest(unittest.TestCase):
     def test_both_ways_pass(self):
         verdict = judge(peer_log())
-        self.assertEqual(verdict.status, checks.PASS, verdict)
+        self.assertEqual(verdict.status, PASS, verdict)
         self.assertIn("10/10 replies from 10.0.2.16", verdict.summary)
         self.assertIn("rtt p50 3000 us", verdict.summary)
 
     def test_missing_replies_fail(self):
         verdict = judge(peer_log(received=7))
-        self.assertEqual(verdict.status, checks.FAIL)
+        self.assertEqual(verdict.status, FAIL)
         self.assertIn("echo replies from 10.0.2.16", verdict.summary)
 
     def test_peer_never_answered_fails(self):
         verdict = judge(peer_log(answered=False, error="10.0.2.16 did not "
                                  "answer within 120000 ms"))
-        self.assertEqual(verdict.status, checks.FAIL)
+        self.assertEqual(verdict.status, FAIL)
         self.assertIn("did not answer", verdict.summary)
 
     def test_peer_never_pinged_us_fails(self):
         verdict = judge(peer_log(in_echos=3, error="10.0.2.16 sent 3 echo "
                                  "requests within 120000 ms, not 10"))
-        self.assertEqual(verdict.status, checks.FAIL)
+        self.assertEqual(verdict.status, FAIL)
         self.assertIn("pinged this guest 3 times", verdict.summary)
 
     def test_agent_failure_without_facts_fails(self):
         verdict = judge(peer_log(ok=False))
-        self.assertEqual(verdict.status, checks.FAIL)
+        self.assertEqual(verdict.status, FAIL)
 
     def test_missing_peer_result_is_an_error(self):
         log = ktap.parse("KTAP version 1\n1..2\nok 1 boot\n# ifname: wlan0"
                          "\nok 2 iface wlan0\nok 3 link\n")
-        self.assertEqual(judge(log).status, checks.ERROR)
+        self.assertEqual(judge(log).status, ERROR)
 
     def test_b_expects_the_second_lease(self):
         good = peer_log(peer="10.0.2.15", address="10.0.2.16")
         self.assertEqual(judge(good, "10.0.2.16", "dhcp").status,
-                         checks.PASS)
+                         PASS)
         self.assertEqual(judge(good, "10.0.2.15", "dhcp").status,
-                         checks.FAIL)
+                         FAIL)
+
+
+TOKEN = pathlib.Path("/run/pair/link.token")
+SECRET = f"secret,id=linktoken,file={TOKEN},format=raw"
 
 
 class PairArgsTest(unittest.TestCase):
     def test_a_listens_and_keeps_the_aps(self):
         dev = devices.DEVICES["rtl8187/ndiswrapper"]
-        args = pair.side_qemu_args(dev, "A", 4242)
-        self.assertIn("link-listen=4242", args[1])
-        self.assertEqual(len(args), len(dev.qemu_args))
+        args = pair.side_qemu_args(dev, "A", 4242, TOKEN)
+        self.assertEqual(args[:2], ["-object", SECRET])
+        self.assertIn("link-listen=4242,link-token-secret=linktoken",
+                      args[3])
+        self.assertEqual(len(args), len(dev.qemu_args) + 2)
         self.assertTrue(any("wlan-ap" in a and "netdev=net0" in a
                             for a in args))
 
     def test_b_has_only_the_link_and_its_own_mac(self):
         for label in ("rtl8187/native", "bcm43xx/ndiswrapper"):
             dev = devices.DEVICES[label]
-            args = pair.side_qemu_args(dev, "B", 4242)
+            args = pair.side_qemu_args(dev, "B", 4242, TOKEN)
             text = " ".join(args)
-            self.assertIn("wlan-air,id=air0,link-connect=4242", text)
+            self.assertEqual(args[:2], ["-object", SECRET])
+            self.assertIn("wlan-air,id=air0,link-connect=4242,"
+                          "link-token-secret=linktoken", text)
             self.assertNotIn("wlan-ap", text)
             self.assertNotIn("-netdev", args)
             self.assertIn(f"mac={pair.B_MAC}", text)
             self.assertNotIn("link-listen", text)
+
+    def test_token_is_fresh_and_private(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            a = pathlib.Path(tmp) / "a.token"
+            b = pathlib.Path(tmp) / "b.token"
+            pair.write_token(a)
+            pair.write_token(b)
+            tok = a.read_text()
+            self.assertRegex(tok, r"^[0-9a-f]{32}\n$")
+            self.assertNotEqual(tok, b.read_text())
+            self.assertEqual(a.stat().st_mode & 0o777, 0o600)
+            with self.assertRaises(FileExistsError):
+                pair.write_token(a)
 
     def test_devices_off_the_air_are_refused(self):
         with self.assertRaisesRegex(BenchError, "not a radio"):
@@ -120,10 +142,11 @@ class PairArgsTest(unittest.TestCase):
 
     def test_checks_of_a_side(self):
         self.assertEqual(pair.side_checks(devices.DEVICES["rtl8187/native"]),
-                         ["bind", "associate", "dhcp", "peer"])
+                         ["bind", "associate", "dhcp", "peer", "sandbox"])
         self.assertEqual(
             pair.side_checks(devices.DEVICES["bcm43xx/ndiswrapper"]),
-            ["load", "install", "bind", "associate", "dhcp", "peer"])
+            ["load", "install", "bind", "associate", "dhcp", "peer",
+             "sandbox"])
 
     def test_pair_folders_stay_out_of_latest(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -148,15 +171,23 @@ class StartOrderTest(unittest.TestCase):
         shutil.rmtree(self.tmp)
 
     def boot_pair(self, sides):
-        """pair.boot_pair, its progress lines kept out of the test log."""
+        """pair.boot_pair, each side a Python child instead of its cell,
+        the progress lines kept out of the test log."""
+        def run_side(side, on_line, before_boot):
+            before_boot()
+            side.boot = machine.boot(self.scripts[side.name],
+                                     side.cdir / "serial.log", 30,
+                                     on_line=on_line)
+
         with contextlib.redirect_stdout(io.StringIO()):
-            pair.boot_pair(sides, timeout=30)
+            pair.boot_pair(sides, run_side)
 
     def side(self, name, script):
         cdir = self.tmp / name
         cdir.mkdir()
-        return pair.Side(name, devices.DEVICES["rtl8187/native"], [], [],
-                         cdir, [sys.executable, "-c", script])
+        self.scripts = getattr(self, "scripts", {})
+        self.scripts[name] = [sys.executable, "-c", script]
+        return pair.Side(name, "rtl8187/native", cdir)
 
     def test_b_starts_after_a_dhcp_result(self):
         a = self.side("A", "import time; print('ok 1 boot', flush=True); "
@@ -168,6 +199,35 @@ class StartOrderTest(unittest.TestCase):
         self.assertLess(b.started, 10)
         self.assertEqual(a.boot.exit_code, 0)
         self.assertIn("starting B", (a.cdir / "serial.log").read_text())
+
+    def test_a_side_that_cannot_be_made_ready_keeps_the_other_down(self):
+        """A's initramfs or command failed: B does not boot either, and
+        says why."""
+        from ndisbench_lib.errors import BenchError as Error
+        from ndisbench_lib.report import report
+        from ndisbench_lib.report.verdict import Verdict
+
+        a, b = self.side("A", "print('x')"), self.side("B", "print('y')")
+        errors = {}
+
+        def run_side(side, on_line, before_boot):
+            if side.name == "A":
+                side.result = report.CellResult("k", "p", "A:x", "f")
+                side.result.verdicts = {"load": Verdict(
+                    ERROR, "build ndiswrapper.ko: failed")}
+                return
+            try:
+                before_boot()
+            except Error as exc:
+                errors[side.name] = str(exc)
+                return
+            side.boot = machine.boot(self.scripts[side.name],
+                                     side.cdir / "serial.log", 30)
+
+        with contextlib.redirect_stdout(io.StringIO()):
+            pair.boot_pair([a, b], run_side)
+        self.assertIsNone(b.boot)
+        self.assertEqual(errors, {"B": "build ndiswrapper.ko: failed"})
 
     def test_b_starts_when_a_ends_without_dhcp(self):
         a = self.side("A", "print('not ok 1 boot')")

@@ -2,8 +2,7 @@
 enables must report its deliberate bug; none it lacks may seem to."""
 import unittest
 
-from helpers import REPO  # noqa: F401
-from ndisbench_lib.checks import judge as checks
+from helpers import judge as judge_check
 from ndisbench_lib.report import ktap
 from ndisbench_lib.kernels import load_expectations
 
@@ -30,8 +29,8 @@ def judge(reports, config=DEBUG, loaded="ok", texts=REPORTS):
            f"{loaded} 2 insmod ndisbench_plant\n"
            + "".join(texts[r] for r in reports) +
            "# tainted: 4096\nok 3 rmmod\n# ndisbench-agent: done\n")
-    return checks.judge("planted", EXP.policies["2.6.25-rc4"], EXP,
-                        ktap.parse(log), [], 0, config=config)
+    return judge_check("planted", EXP.policies["2.6.25-rc4"], EXP,
+                       ktap.parse(log), [], 0, config=config)
 
 
 class PlantedTest(unittest.TestCase):

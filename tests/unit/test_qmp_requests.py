@@ -8,8 +8,7 @@ import tempfile
 import threading
 import unittest
 
-import helpers  # noqa: F401  (import path)
-from ndisbench_lib.checks import judge as checks
+from helpers import judge
 from ndisbench_lib import kernels
 from ndisbench_lib.report import ktap
 from ndisbench_lib.guest import qmp, qmp_requests
@@ -142,8 +141,8 @@ def judge_hotplug(streamed=1 << 20, **kw):
               "received": 10, "result": "ok"}
     values.update(kw)
     log = ktap.parse(HOTPLUG_LOG.format(**values))
-    return checks.judge("hotplug", EXP.policies["2.6.25-rc4"], EXP, log, [],
-                        0, streamed, "", "rtl8187")
+    return judge("hotplug", EXP.policies["2.6.25-rc4"], EXP, log, [],
+                 0, streamed, "", "rtl8187")
 
 
 class HotplugJudgeTest(unittest.TestCase):
@@ -194,8 +193,8 @@ def judge_roam(**kw):
               "received": 10, "result": "ok", "connect": 0}
     values.update(kw)
     log = ktap.parse(ROAM_LOG.format(**values))
-    return checks.judge("roam", EXP.policies["2.6.25-rc4"], EXP, log, [], 0,
-                        None, "", "rtl8187", iw_ssid="ndisbench")
+    return judge("roam", EXP.policies["2.6.25-rc4"], EXP, log, [], 0,
+                 None, "", "rtl8187", iw_ssid="ndisbench")
 
 
 class RoamJudgeTest(unittest.TestCase):

@@ -43,7 +43,7 @@ class OutFolderTest(unittest.TestCase):
                 contextlib.redirect_stderr(out):
             try:
                 rc = fuzz.main(["--device", "bcm43xx", "--minutes", "0.0005",
-                                *argv])
+                                "--seed", "1000", *argv])
             except SystemExit as exc:
                 rc = exc.code
         return f"rc={rc}\n{out.getvalue()}"

@@ -17,8 +17,8 @@ import xml.etree.ElementTree as ET
 import zlib
 
 import helpers  # noqa: F401  (import path)
-from ndisbench_lib.checks import judge as checks
 from ndisbench_lib.commands import bench, benchhtml
+from ndisbench_lib.report.verdict import Verdict
 from ndisbench_lib.report import report
 from ndisbench_lib.report import html as htmlreport
 
@@ -30,7 +30,7 @@ CHROMIUM_TIMEOUT = 90
 def sample_run() -> report.RunResult:
     """Every colour of the grid once, a wrapped cell, an unwrapped one, an
     old-style cell and hostile text in summaries, details and names."""
-    v = checks.Verdict
+    v = Verdict
     bcm = report.CellResult(
         "policy-2.6.25-rc1", "2.6.25-rc1", "bcm43xx",
         "cells/policy-2.6.25-rc1__bcm43xx__ndiswrapper", "6.1.192", 5.1, 2.0,
@@ -61,7 +61,7 @@ def failing_run() -> report.RunResult:
     cell, a cell whose kernel did not build (never booted, every check the
     same ERROR) after it, a cell whose agent died (one ERROR on three
     checks, one FAIL), expected failures and a hostile two-line cause."""
-    v = checks.Verdict
+    v = Verdict
     ran = report.CellResult("src-6.1", "2.6.25-rc4", "e1000",
                             "cells/src-6.1__e1000", "6.1.192", 9.0, 2.0)
     ran.verdicts = {"dhcp": v("pass", "lease"),
@@ -88,7 +88,7 @@ def failing_run() -> report.RunResult:
 def wide_run(kernels: int = 14, checks_n: int = 12) -> report.RunResult:
     """A matrix wider than a 1366 px window: long kernel names, every
     check a pass but one FAIL in the last row."""
-    v = checks.Verdict
+    v = Verdict
     # As long as the real names (driverloader, associate): the columns
     # add up to more than 1366 px.
     names = [f"associate-{n:02d}" for n in range(checks_n)]
@@ -296,7 +296,7 @@ class WhatFailedTest(unittest.TestCase):
         self.assertEqual(items[2].anchor, "c0-k6")
 
     def test_nothing_failed(self):
-        v = checks.Verdict
+        v = Verdict
         cell = report.CellResult("src-6.1", "p", "none", "cells/x", "", 1.0)
         cell.verdicts = {"load": v("pass", "ok"),
                          "driverloader": v("xfail", "refused")}

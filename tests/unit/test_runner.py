@@ -9,18 +9,18 @@ import time
 import unittest
 from unittest import mock
 
-from helpers import REPO, agent_log
-from ndisbench_lib.checks import judge as checks
+from helpers import MODULE_CHECKS, REPO, agent_log, roles_of
 from ndisbench_lib import devices, kernels
 from ndisbench_lib.guest import machine as guest
-from ndisbench_lib.guest import sandbox
 from ndisbench_lib.build import kbuild
+from ndisbench_lib.checks import registry
 from ndisbench_lib.report import report
-from ndisbench_lib.commands import runner
+from ndisbench_lib.report.verdict import PASS, Verdict
+from ndisbench_lib.commands import cell, runner
 from ndisbench_lib.errors import BenchError
 
 EXP = kernels.load_expectations()
-ROLES = checks.modules_for(checks.MODULE_CHECKS)
+ROLES = roles_of(MODULE_CHECKS)
 
 
 def fake_guest(script: str):
@@ -63,7 +63,18 @@ class BootTest(unittest.TestCase):
 
 def prepared(policy="2.6.25-rc4", base=12288):
     kernel = kernels.Kernel("k", "debian", EXP.policies[policy])
-    return runner.Prepared(kernel, base_bits=base)
+    return cell.Prepared(kernel, base_bits=base)
+
+
+def plan(device, check_names, slowdown=1, folder=None):
+    """A cell plan of a kernel 'k' (only what the pipeline reads here)."""
+    kernel = kernels.Kernel("k", "debian", EXP.policies["2.6.25-rc4"],
+                            slowdown=slowdown)
+    return cell.CellPlan(kernel, device, tuple(check_names), EXP, folder)
+
+
+def cmdline(device, check_names, ports=None, slowdown=1):
+    return cell.kernel_cmdline(plan(device, check_names, slowdown), ports)
 
 
 FIXED = [
@@ -77,21 +88,12 @@ FIXED = [
 ]
 
 
-# A QEMU that dropped to an unprivileged user under a seccomp filter.
-SANDBOXED = sandbox.ProcessIds([999] * 4, [995] * 4, [995], 1, 2, 2)
-
-
 class JudgeCellTest(unittest.TestCase):
     def judge(self, serial, status="done"):
-        boot = guest.BootResult(status, 0, 3.0, 1.0, serial, SANDBOXED)
-        with mock.patch.object(sandbox, "bench_is_root", return_value=False):
-            verdicts = runner.judge_cell(prepared(), EXP,
-                                         checks.MODULE_CHECKS, ROLES, boot,
-                                         pathlib.Path("/x/serial.log"))
-        # the host's own check of every cell comes last
-        self.assertEqual(list(verdicts)[-1], sandbox.CHECK)
-        self.assertEqual(verdicts.pop(sandbox.CHECK).status, checks.PASS)
-        return verdicts
+        boot = guest.BootResult(status, 0, 3.0, 1.0, serial)
+        return cell.judge_cell(plan(devices.DEVICES["none"], MODULE_CHECKS,
+                                    folder=pathlib.Path("/x")),
+                               prepared(), boot)
 
     def test_good_serial_log(self):
         verdicts = self.judge(agent_log(FIXED))
@@ -113,6 +115,27 @@ class JudgeCellTest(unittest.TestCase):
     def test_agent_that_stops_early_is_an_error(self):
         verdicts = self.judge(agent_log(FIXED, done=False), status="exited")
         self.assertEqual(verdicts["control"].status, "ERROR")
+
+
+class RunPlanErrorTest(unittest.TestCase):
+    """A kernel that could not be built: every check of its cells is one
+    ERROR line, the build step's own (errors.BuildError), nothing boots."""
+
+    def test_build_error_is_each_checks_error(self):
+        from ndisbench_lib.errors import BuildError
+        error = BuildError("build ndiswrapper.ko", pathlib.Path("/x/b.log"),
+                           2, ["driver/proc.c:365:37: error: bad"])
+        prep = cell.Prepared(prepared().kernel, error=error)
+        with tempfile.TemporaryDirectory() as tmp:
+            run = pathlib.Path(tmp)
+            done = cell.run_plan(cell.CellPlan(
+                prep.kernel, devices.DEVICES["none"], MODULE_CHECKS, EXP,
+                run / "cells" / "k__none", run), prep, None)
+        self.assertIsNone(done.boot)
+        self.assertEqual({v.status for v in done.result.verdicts.values()},
+                         {"ERROR"})
+        self.assertEqual(done.result.verdicts["load"].summary, str(error))
+        self.assertIn("proc.c:365:37", str(error))
 
 
 class PatchErrorTest(unittest.TestCase):
@@ -167,16 +190,19 @@ class StreamingRunTest(unittest.TestCase):
             enter("build " + kernel.name)
             time.sleep(0.3)
             leave("build " + kernel.name)
-            return runner.Prepared(kernel)
+            return cell.Prepared(kernel)
 
-        def run_cell(prep, device, *args, **kw):
+        def run_cell(prep, plan, *args, **kw):
             enter(f"cell {prep.kernel.name}")
             time.sleep(0.1)
             leave(f"cell {prep.kernel.name}")
-            cell = report.CellResult(prep.kernel.name, prep.kernel.policy.name,
-                                     device.name, "x", wrapper=device.wrapper)
-            cell.verdicts = {"load": checks.Verdict(checks.PASS, "ok")}
-            return cell
+            device = plan.device
+            result = report.CellResult(prep.kernel.name,
+                                       prep.kernel.policy.name,
+                                       device.name, "x",
+                                       wrapper=device.wrapper)
+            result.verdicts = {"load": Verdict(PASS, "ok")}
+            return result
 
         ks = self.kernels()
         matrix = runner.Matrix(ks, devices.select(["none", "bcm43xx"]),
@@ -228,15 +254,13 @@ class TcpSinkTest(unittest.TestCase):
 class CmdlineTest(unittest.TestCase):
     def test_net_options_only_for_net_checks(self):
         from ndisbench_lib import devices
-        line = runner.kernel_cmdline(EXP, devices.DEVICES["e1000"],
-                                     ["dhcp", "ping", "tcp"], [],
-                                     {"tcp": 4242})
+        line = cmdline(devices.DEVICES["e1000"], ["dhcp", "ping", "tcp"],
+                       {"tcp": 4242})
         self.assertIn("ndisbench.net=eth0", line)
         self.assertIn("ndisbench.ping=100", line)
         self.assertIn("ndisbench.tcp=4242:4194304", line)
         self.assertNotIn("ndisbench.load", line)
-        line = runner.kernel_cmdline(EXP, devices.DEVICES["none"],
-                                     ["load"], ["ndiswrapper"])
+        line = cmdline(devices.DEVICES["none"], ["load"])
         self.assertIn("ndisbench.load=ndiswrapper", line)
         self.assertNotIn("ndisbench.net", line)
 
@@ -249,7 +273,7 @@ class WrappedCellTest(unittest.TestCase):
         dev = devices.DEVICES["bcm43xx/ndiswrapper"]
         roles = runner.cell_roles(dev, ["dhcp"])
         self.assertEqual(roles, ["ndiswrapper"])
-        line = runner.kernel_cmdline(EXP, dev, ["dhcp"], roles)
+        line = cmdline(dev, ["dhcp"])
         self.assertIn("ndisbench.install=/lib/ndisbench/fixtures/bcmwl/"
                       "bcmwl.inf", line)
         self.assertIn("ndisbench.load=ndiswrapper", line)
@@ -259,8 +283,7 @@ class WrappedCellTest(unittest.TestCase):
     def test_broken_alone_loads_but_installs_nothing_else(self):
         from ndisbench_lib import devices
         dev = devices.DEVICES["bcm43xx/ndiswrapper"]
-        roles = runner.cell_roles(dev, ["broken"])
-        line = runner.kernel_cmdline(EXP, dev, ["broken"], roles)
+        line = cmdline(dev, ["broken"])
         self.assertIn("ndisbench.broken=", line)
         self.assertIn("/lib/ndisbench/fixtures/broken/pe32.inf", line)
         self.assertNotIn("ndisbench.install", line)
@@ -300,11 +323,11 @@ class DeviceAxesTest(unittest.TestCase):
     def test_native_cell_connects_with_iw_and_loads_no_wrapper(self):
         from ndisbench_lib import devices
         dev = devices.DEVICES["rtl8187/native"]
-        checks_ = runner.cell_checks(dev, list(checks.CHECKS))
+        checks_ = runner.cell_checks(dev, registry.names())
         self.assertNotIn("load", checks_)
         roles = runner.cell_roles(dev, checks_)
         self.assertEqual(roles, [])
-        line = runner.kernel_cmdline(EXP, dev, checks_, roles)
+        line = cmdline(dev, checks_)
         self.assertIn("ndisbench.connect=ndisbench", line)
         self.assertNotIn("ndisbench.install", line)
         self.assertNotIn("ndisbench.load", line)
@@ -332,11 +355,11 @@ class DebugKernelReportTest(unittest.TestCase):
                 "context at kernel/locking/mutex.c:580",
                 "# kmemleak: unreferenced object 0xffff888003a1c000 "
                 "(size 64):"):
-            self.assertTrue(runner.kernel_problem("noise\n" + line + "\n"),
+            self.assertTrue(cell.kernel_problem("noise\n" + line + "\n"),
                             line)
 
     def test_ordinary_lines_are_not(self):
-        self.assertEqual(runner.kernel_problem(
+        self.assertEqual(cell.kernel_problem(
             "[    0.1] kasan: KernelAddressSanitizer initialized\n"
             "# kmemleak_scanned: 1\n"
             "[    1.0] cfg80211: failed to load regulatory.db\n"), "")
@@ -347,7 +370,7 @@ class IfaceChecksTest(unittest.TestCase):
         from ndisbench_lib import devices
         dev = devices.DEVICES["rtl8187/native"]
         for check in ("hotplug", "roam", "scan", "capture", "udp"):
-            line = runner.kernel_cmdline(EXP, dev, [check], [])
+            line = cmdline(dev, [check])
             self.assertIn("ndisbench.net=wlan0", line, check)
 
 
@@ -356,9 +379,8 @@ class SlowdownCmdlineTest(unittest.TestCase):
         from ndisbench_lib import devices
         dev = devices.DEVICES["e1000"]
         self.assertIn("ndisbench.slowdown=4",
-                      runner.kernel_cmdline(EXP, dev, ["tcp"], [], None, 4))
-        self.assertNotIn("slowdown",
-                         runner.kernel_cmdline(EXP, dev, ["tcp"], []))
+                      cmdline(dev, ["tcp"], None, 4))
+        self.assertNotIn("slowdown", cmdline(dev, ["tcp"]))
 
 
 class UsbWaitTest(unittest.TestCase):
@@ -366,9 +388,7 @@ class UsbWaitTest(unittest.TestCase):
         from ndisbench_lib import devices
         for label in ("rtl8187/ndiswrapper", "rtl8187/native",
                       "rtl8187-faults/native"):
-            line = runner.kernel_cmdline(EXP, devices.DEVICES[label],
-                                         ["bind"], [])
+            line = cmdline(devices.DEVICES[label], ["bind"])
             self.assertIn("ndisbench.usb=0bda:8187", line, label)
-        line = runner.kernel_cmdline(EXP, devices.DEVICES["e1000"],
-                                     ["dhcp"], [])
+        line = cmdline(devices.DEVICES["e1000"], ["dhcp"])
         self.assertNotIn("ndisbench.usb", line)

@@ -14,7 +14,7 @@ import unittest
 from unittest import mock
 
 import helpers  # noqa: F401  (import path)
-from ndisbench_lib.checks import judge as checks
+from ndisbench_lib.report import verdict as checks
 from ndisbench_lib.guest import capture, machine, qmp, sandbox
 
 STATUS = """Name:\tqemu-system-x86
@@ -178,6 +178,52 @@ class BootReadsIdsTest(unittest.TestCase):
                                pathlib.Path(tmp) / "serial.log", timeout=30)
         self.assertIsNotNone(res.qemu_ids)
         self.assertEqual(res.qemu_ids.uids[0], os.getuid())
+
+
+class CellCheckTest(unittest.TestCase):
+    """The `sandbox` check in the cell pipeline: a check of every row
+    (default, last column), judged from the boot's ids, also when the
+    guest timed out or oopsed."""
+
+    def judge(self, ids, serial: str, status: str = "done"):
+        from ndisbench_lib import devices, kernels
+        from ndisbench_lib.commands import cell
+        exp = kernels.load_expectations()
+        kernel = kernels.Kernel("k", "debian", exp.policies["2.6.25-rc4"])
+        plan = cell.CellPlan(kernel, devices.DEVICES["none"],
+                             ("load", "sandbox"), exp, pathlib.Path("/x"))
+        prep = cell.Prepared(kernel, base_bits=12288)
+        boot = machine.BootResult(status, 0, 3.0, 1.0, serial, ids)
+        with mock.patch.object(sandbox, "bench_is_root", return_value=True), \
+                mock.patch.object(sandbox, "user_entry", return_value=USER):
+            return cell.judge_cell(plan, prep, boot)
+
+    def test_every_row_by_default_in_the_last_column(self):
+        from ndisbench_lib import devices
+        from ndisbench_lib.checks import registry
+        self.assertEqual(registry.default_names()[-1], sandbox_check())
+        for device in devices.TARGETS:
+            self.assertIn("sandbox", registry.for_device(
+                device, registry.default_names()), device.label)
+
+    def test_pass_and_fail(self):
+        self.assertEqual(self.judge(ids(999), "")["sandbox"].status,
+                         checks.PASS)
+        self.assertEqual(self.judge(ids(0), "")["sandbox"].status,
+                         checks.FAIL)
+
+    def test_timeout_and_oops_leave_it_alone(self):
+        got = self.judge(ids(0), "KTAP version 1\n", status="timeout")
+        self.assertEqual(got["load"].status, checks.TIMEOUT)
+        self.assertEqual(got["sandbox"].status, checks.FAIL)
+        got = self.judge(ids(999), "[ 1.0] BUG: kernel NULL pointer\n")
+        self.assertFalse(got["load"].ok)
+        self.assertEqual(got["sandbox"].status, checks.PASS)
+
+
+def sandbox_check() -> str:
+    from ndisbench_lib.checks import sandbox as check
+    return check.CHECK.name
 
 
 def _debian_qemu() -> str:

@@ -10,7 +10,7 @@ from typing import List, Optional
 import helpers  # noqa: F401  (import path)
 from ndisbench_lib.report import ktap
 from ndisbench_lib.commands import soak
-from ndisbench_lib.checks.judge import FAIL, PASS
+from ndisbench_lib.report.verdict import FAIL, PASS
 from ndisbench_lib.errors import BenchError
 
 LINE = ("# soak_cycle: n={n} kind={kind} ok={ok} sent={sent} "

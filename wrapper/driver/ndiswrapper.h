@@ -11,6 +11,7 @@
 #include <linux/workqueue.h>
 
 #include "../include/loader_abi.h"
+#include "compat.h"
 
 struct pci_dev;
 

@@ -23,7 +23,6 @@
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
-#include <linux/panic.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/smp.h>
@@ -31,6 +30,7 @@
 #include <asm/pgtable.h>
 #include <asm/tlbflush.h>
 
+#include "compat.h"
 #include "../loader/pe.c"
 
 #include "ndis.h"

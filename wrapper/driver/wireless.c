@@ -350,14 +350,14 @@ static void ndis_wl_report_connect(struct ndis_wireless *wl, const u8 *bssid)
 	struct cfg80211_connect_resp_params cr = {};
 	struct net_device *net = wl->ad->net;
 
-	cr.links[0].bss = ndis_wl_current_bss(wl, bssid);
-	if (!cr.links[0].bss) {
+	ndis_cr_bss(&cr) = ndis_wl_current_bss(wl, bssid);
+	if (!ndis_cr_bss(&cr)) {
 		/* cfg80211 would not know the BSS; wait for the next event */
 		netdev_warn(net, "associated to %pM, but the driver does not describe it\n",
 			    bssid);
 		return;
 	}
-	cr.links[0].bssid = bssid;
+	ndis_cr_bssid(&cr) = bssid;
 	cr.status = WLAN_STATUS_SUCCESS;
 	cancel_delayed_work(&wl->connect_work);
 	cfg80211_connect_done(net, &cr, GFP_KERNEL);

@@ -2,17 +2,27 @@
 
 Packages are downloaded into <cache>/debs and unpacked with dpkg-deb -x;
 nothing is ever installed into the host's /boot or /lib/modules.
+
+Packages of another suite than the host's (bullseye's linux-source-5.10 on
+a bookworm host) come through a private apt configuration under the cache
+(suite_apt): the host's apt sources, lists and dpkg status are never
+touched.
 """
 import dataclasses
+import fcntl
+import os
 import pathlib
 import re
 import shutil
 import subprocess
 import tempfile
-from typing import Dict, List
+import time
+from typing import Dict, List, Mapping, Optional, Tuple
 
+from .cache import Cache
 from ..errors import BenchError
 from ..proc import capture
+from ..progress import Step, say
 
 DEP_NAME = re.compile(r"^\s*([a-z0-9][a-z0-9+.-]*)")
 
@@ -24,12 +34,20 @@ class Package:
     depends: List[str]      # first alternative of each dependency
 
 
-def show(name: str, who: str) -> Package:
-    """The candidate version of a package; BenchError names `who`."""
+def _env(env: Optional[Mapping[str, str]]) -> Optional[Dict[str, str]]:
+    """The process environment plus env (suite_apt's APT_CONFIG)."""
+    return dict(os.environ, **env) if env else None
+
+
+def show(name: str, who: str,
+         env: Optional[Mapping[str, str]] = None) -> Package:
+    """The candidate version of a package; BenchError names `who`.
+    env: suite_apt()'s, to ask another suite than the host's."""
     try:
         out = subprocess.run(["apt-cache", "show", "--no-all-versions",
                               name], capture_output=True, text=True,
-                             timeout=120, check=False).stdout
+                             timeout=120, check=False,
+                             env=_env(env)).stdout
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise BenchError(f"{who}: apt-cache failed: {exc}") from exc
     fields: Dict[str, str] = {}
@@ -73,8 +91,10 @@ def closure(root: Package, pattern: re.Pattern, who: str) -> List[Package]:
     return list(seen.values())
 
 
-def download(pkg: Package, debs: pathlib.Path, who: str) -> pathlib.Path:
-    """The .deb of exactly pkg.version, downloaded once into debs/."""
+def download(pkg: Package, debs: pathlib.Path, who: str,
+             env: Optional[Mapping[str, str]] = None) -> pathlib.Path:
+    """The .deb of exactly pkg.version, downloaded once into debs/.
+    env: suite_apt()'s, for a package of another suite."""
     debs.mkdir(parents=True, exist_ok=True)
     stem = f"{pkg.name}_{pkg.version.replace(':', '%3a')}_"
     found = sorted(debs.glob(stem + "*.deb"))
@@ -85,7 +105,7 @@ def download(pkg: Package, debs: pathlib.Path, who: str) -> pathlib.Path:
             res = subprocess.run(["apt-get", "download", "-q",
                                   f"{pkg.name}={pkg.version}"], cwd=tmp,
                                  capture_output=True, text=True,
-                                 timeout=1800, check=False)
+                                 timeout=1800, check=False, env=_env(env))
         except subprocess.TimeoutExpired as exc:
             raise BenchError(f"{who}: download of {pkg.name} timed out"
                              ) from exc
@@ -117,3 +137,148 @@ def installed_version(name: str) -> str:
     if res.returncode != 0 or "installed" not in words[:3]:
         return ""
     return words[-1]
+
+
+# -- packages of another Debian suite (a private apt configuration) ----------
+
+HOST_SOURCES = pathlib.Path("/etc/apt/sources.list.d/debian.sources")
+DEFAULT_KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
+# Suites without a security archive.
+NO_SECURITY = ("sid", "unstable", "experimental")
+# Lists older than this are refreshed (a failed refresh keeps the old ones:
+# a run needs no network once its packages are downloaded).
+LISTS_MAX_AGE = 7 * 24 * 3600.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Mirror:
+    """Where the host gets Debian from (its deb822 sources)."""
+    archive: str            # URI of the main archive
+    security: str           # URI of the security archive, "" if none
+    components: Tuple[str, ...]
+    signed_by: str          # keyring file
+
+
+def host_mirror(sources: pathlib.Path = HOST_SOURCES) -> Mirror:
+    """The archive and security URIs of the host's `Types: deb` stanzas:
+    the one whose suites all end in -security is the security archive.
+    Read, never hard-coded, so a local mirror or proxy is used as is."""
+    try:
+        text = sources.read_text()
+    except OSError as exc:
+        raise BenchError(f"{sources}: cannot read the host's apt sources "
+                         f"({exc.strerror})") from exc
+    archive = security = ""
+    components: Tuple[str, ...] = ("main",)
+    signed_by = DEFAULT_KEYRING
+    for block in re.split(r"\n\s*\n", text):
+        fields: Dict[str, str] = {}
+        for line in block.splitlines():
+            if line.startswith("#") or ":" not in line or \
+                    line[:1].isspace():
+                continue
+            key, _, value = line.partition(":")
+            fields[key.strip().lower()] = value.strip()
+        uris = fields.get("uris", "").split()
+        suites = fields.get("suites", "").split()
+        if "deb" not in fields.get("types", "").split() or not uris or \
+                not suites or fields.get("enabled", "yes") == "no":
+            continue
+        if all(s.endswith("-security") for s in suites):
+            security = security or uris[0]
+            continue
+        if not archive:
+            archive = uris[0]
+            components = tuple(fields.get("components", "main").split())
+            keyring = fields.get("signed-by", "")
+            # A path, not an inline key block.
+            if keyring.startswith("/") and " " not in keyring:
+                signed_by = keyring
+    if not archive:
+        raise BenchError(f"{sources}: no Debian `Types: deb` stanza with "
+                         f"URIs and Suites")
+    return Mirror(archive, security, components, signed_by)
+
+
+def suite_sources(mirror: Mirror, suite: str) -> str:
+    """One-line sources for suite (and its security archive, if any)."""
+    comps = " ".join(mirror.components)
+    opts = f"[signed-by={mirror.signed_by}]"
+    lines = [f"deb {opts} {mirror.archive} {suite} {comps}"]
+    if mirror.security and suite not in NO_SECURITY:
+        lines.append(f"deb {opts} {mirror.security} {suite}-security "
+                     f"{comps}")
+    return "\n".join(lines) + "\n"
+
+
+def suite_apt_config(root: pathlib.Path, sources_list: pathlib.Path) -> str:
+    """apt.conf of a private configuration under root: its own sources,
+    lists, (empty) dpkg status and cache; no host sources.list.d or pins;
+    amd64 only; no Valid-Until check (an old suite's Release file, or a
+    snapshot mirror's, may be past it)."""
+    def q(path: pathlib.Path) -> str:
+        return f'"{path}"'
+    return "\n".join([
+        f"Dir::Etc::sourcelist {q(sources_list)};",
+        f"Dir::Etc::sourceparts {q(root / 'sources.list.d')};",
+        f"Dir::Etc::preferences {q(root / 'preferences')};",
+        f"Dir::Etc::preferencesparts {q(root / 'preferences.d')};",
+        f"Dir::State::Lists {q(root / 'lists')};",
+        f"Dir::State::status {q(root / 'status')};",
+        f"Dir::Cache {q(root / 'cache')};",
+        'APT::Architecture "amd64";',
+        'APT::Architectures { "amd64"; };',
+        'Acquire::Check-Valid-Until "false";',
+        'Acquire::Languages "none";',
+    ]) + "\n"
+
+
+def suite_apt(cache: Cache, suite: str,
+              sources: pathlib.Path = HOST_SOURCES) -> Dict[str, str]:
+    """The environment (APT_CONFIG) under which apt-cache and apt-get
+    download see one Debian suite of the host's mirror, e.g. bullseye on
+    a bookworm host. Lives in <cache>/apt/<suite>/; `apt-get update` runs
+    when its lists are missing or older than LISTS_MAX_AGE. Usable as
+    show(..., env=) and download(..., env=)."""
+    if not re.fullmatch(r"[a-z][a-z0-9-]*", suite):
+        raise BenchError(f"Debian suite {suite!r}: not a suite name")
+    root = cache.root / "apt" / suite
+    conf = root / "apt.conf"
+    env = {"APT_CONFIG": str(conf)}
+    listing = suite_sources(host_mirror(sources), suite)
+    root.mkdir(parents=True, exist_ok=True)
+    with open(cache.root / "apt" / f"{suite}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        for sub in ("lists/partial", "cache/archives/partial",
+                    "sources.list.d", "preferences.d"):
+            (root / sub).mkdir(parents=True, exist_ok=True)
+        (root / "status").touch()
+        sources_list = root / "sources.list"
+        changed = not sources_list.is_file() or \
+            sources_list.read_text() != listing
+        if changed:
+            sources_list.write_text(listing)
+        conf.write_text(suite_apt_config(root, sources_list))
+        stamp = root / "updated"
+        # apt may keep the lists compressed (_Packages.lz4).
+        have = any((root / "lists").glob("*_Packages*"))
+        age = time.time() - stamp.stat().st_mtime if stamp.exists() \
+            else float("inf")
+        if changed or not have or age > LISTS_MAX_AGE:
+            try:
+                with Step("build", f"apt-get update ({suite}, private "
+                                   f"lists in {root})"):
+                    capture(["apt-get", "update", "-q"], timeout=900,
+                            what=f"apt-get update for {suite}", env=env)
+                stamp.touch()
+            except BenchError as exc:
+                if not have or changed:
+                    raise
+                say("build", f"warning: {exc}; using the {suite} lists of "
+                             f"{fmt_age(age)} ago")
+    return env
+
+
+def fmt_age(secs: float) -> str:
+    return f"{secs / 86400:.1f} days" if secs >= 86400 else \
+        f"{secs / 3600:.1f} hours"

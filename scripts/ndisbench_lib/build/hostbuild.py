@@ -119,7 +119,8 @@ def fixture_tests() -> Tuple[int, int]:
 
 FUZZ_BUILD = paths.REPO / "build-fuzz"
 FUZZ_CC = "clang"
-FUZZ_TARGETS = ("fuzz_pe", "fuzz_inf", "fuzz_ioctl")
+FUZZ_TARGETS = ("fuzz_pe", "fuzz_inf", "fuzz_ioctl", "fuzz_wlan_link",
+                "fuzz_wlan_frame")
 FUZZ_SEED_ENV = "NDISBENCH_FUZZ_SEED"       # read by tests/fuzz/smoke.py
 FUZZ_ARTIFACTS = paths.OUT / "fuzz-artifacts"   # smoke.py's default
 
@@ -138,7 +139,7 @@ def _suite_tests(build: pathlib.Path, suite: str) -> List[str]:
 def fuzz_tests() -> Tuple[int, int]:
     """The libFuzzer smoke runs (tests/fuzz, `meson test --suite fuzz`) in
     build-fuzz/, configured with CC=clang: libFuzzer is clang's. No clang,
-    or a build-fuzz/ without the three smoke tests (configured with
+    or a build-fuzz/ without the smoke tests (configured with
     another compiler), is an error. Every target runs with one seed,
     NDISBENCH_FUZZ_SEED or a random one, printed; smoke.py keeps crash
     inputs in out/fuzz-artifacts/."""

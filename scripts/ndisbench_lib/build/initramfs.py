@@ -21,6 +21,15 @@ UDHCPC_SCRIPT = paths.REPO / "guest" / "image" / "udhcpc.script"
 DIRS = ("bin", "sbin", "usr", "usr/bin", "usr/sbin", "dev", "proc", "sys",
         "tmp", "etc", "root", "lib", "lib/ndisbench", "lib/ndisbench/deps",
         "lib/ndisbench/modules")
+# Where the fixture drivers a cell needs go (fixtures/<folder>/<name>.sys
+# and .inf), as the agent's ndisbench.install= and .broken= name them.
+FIXTURE_DIR = "lib/ndisbench/fixtures"
+
+
+def fixture_file(folder: str, name: str, suffix: str) -> str:
+    """The guest's path of a fixture driver's file, without the leading
+    slash (the initramfs member name)."""
+    return f"{FIXTURE_DIR}/{folder}/{name}{suffix}"
 
 
 class Cpio:

@@ -20,14 +20,15 @@ import re
 import shutil
 import struct
 import subprocess
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
-from . import debian
+from . import debian, usertree
 from .cache import Cache, WorkTree, compiler_id, digest_inputs, file_digest
 from ..errors import BenchError
 from ..kernels import Kernel
 from ..progress import Step, say
 from ..proc import capture, run_logged
+from ..trees import BZIMAGE, check_tree, parse_config
 
 HEADERS_RE = re.compile(r"^linux-(headers|kbuild)-")
 XEN_ELFNOTE_PHYS32_ENTRY = 18
@@ -69,15 +70,6 @@ class KernelArtifact:
     @functools.cached_property
     def _config(self) -> Dict[str, str]:
         return parse_config((self.entry / "config").read_text())
-
-
-def parse_config(text: str) -> Dict[str, str]:
-    opts = {}
-    for line in text.splitlines():
-        if line.startswith("CONFIG_") and "=" in line:
-            key, _, value = line.partition("=")
-            opts[key] = value
-    return opts
 
 
 def jobs() -> str:
@@ -239,6 +231,53 @@ def debian_kernel(kernel: Kernel, cache: Cache) -> KernelArtifact:
 
 # -- kernels built from linux-source -----------------------------------------
 
+_SUITE_PACKAGES: Dict[Tuple[pathlib.Path, str, str], debian.Package] = {}
+
+
+def _suite_package(root: pathlib.Path, suite: str, package: str,
+                   who: str) -> debian.Package:
+    # Once per process: every kernel of the source and every module build
+    # asks again.
+    key = (root, suite, package)
+    if key not in _SUITE_PACKAGES:
+        _SUITE_PACKAGES[key] = debian.show(
+            package, who, debian.suite_apt(Cache(root), suite))
+    return _SUITE_PACKAGES[key]
+
+
+def suite_source_version(cache: Cache, suite: str, package: str,
+                         who: str) -> str:
+    """The candidate version of a linux-source package of another suite
+    (bullseye's linux-source-5.10 on a bookworm host)."""
+    return _suite_package(cache.root, suite, package, who).version
+
+
+def suite_source_tarball(cache: Cache, suite: str, package: str,
+                         version: str, who: str) -> pathlib.Path:
+    """The source tarball of that package, downloaded with the suite's
+    private apt configuration and unpacked (dpkg-deb -x) once into
+    <cache>/sources/<key>/; the .deb is not kept."""
+    inputs = {"kind": "source-deb", "suite": suite, "package": package,
+              "version": version}
+    key = digest_inputs(inputs)
+    entry = cache.lookup("sources", key)
+    if entry is None:
+        pkg = _suite_package(cache.root, suite, package, who)
+        env = debian.suite_apt(cache, suite)
+        with Step("build", f"{package} {version} ({suite}): download and "
+                           f"unpack"):
+            with cache.publish("sources", key, inputs) as tmp:
+                deb = debian.download(pkg, tmp / "deb", who, env)
+                debian.unpack(deb, tmp, who)
+                shutil.rmtree(tmp / "deb")
+        entry = cache.path("sources", key)
+    path = entry / "usr" / "src" / f"{package}.tar.xz"
+    if not path.is_file():
+        raise BenchError(f"{who}: {package} {version} has no "
+                         f"usr/src/{path.name}")
+    return path
+
+
 class SourceTree(WorkTree):
     """One configured build tree shared by every policy of a source+config.
 
@@ -251,19 +290,31 @@ class SourceTree(WorkTree):
         assert kernel.configs
         self.who = f"kernel '{kernel.name}'"
         self.package = kernel.source
-        self.version = debian.installed_version(self.package)
+        self.cache = cache
+        self.suite = kernel.suite
+        if self.suite:
+            self.version = suite_source_version(cache, self.suite,
+                                                self.package, self.who)
+        else:
+            self.version = debian.installed_version(self.package)
         if not self.version:
             raise BenchError(f"{self.who}: Debian package '{self.package}' is"
                              f" not installed (run `scripts/ndisbench setup`)")
         self.configs = kernel.configs
         self.config_names = "+".join(c.name for c in self.configs)
-        super().__init__(cache, {"kind": "tree", "package": self.package,
-                                 "version": self.version,
-                                 "config": "+".join(file_digest(c) for c in
-                                                    self.configs),
-                                 "cc": compiler_id()})
+        inputs = {"kind": "tree", "package": self.package,
+                  "version": self.version,
+                  "config": "+".join(file_digest(c) for c in self.configs),
+                  "cc": compiler_id()}
+        if self.suite:
+            inputs["suite"] = self.suite
+        super().__init__(cache, inputs)
 
     def tarball(self) -> pathlib.Path:
+        if self.suite:
+            return suite_source_tarball(self.cache, self.suite,
+                                        self.package, self.version,
+                                        self.who)
         path = pathlib.Path("/usr/src") / f"{self.package}.tar.xz"
         if not path.exists():
             raise BenchError(f"{self.who}: {path} missing (reinstall "
@@ -277,8 +328,9 @@ class SourceTree(WorkTree):
         shutil.rmtree(tmp, ignore_errors=True)
         shutil.rmtree(self.src, ignore_errors=True)
         tmp.mkdir(parents=True)
+        tarball = self.tarball()    # a suite's package: downloaded first
         with Step("build", f"{self.package} {self.version}: unpack source"):
-            run_logged(["tar", "-xJf", str(self.tarball()), "-C", str(tmp),
+            run_logged(["tar", "-xJf", str(tarball), "-C", str(tmp),
                         "--strip-components=1"], self.log,
                        f"{self.who}: unpack {self.package}", timeout=1800)
         (tmp / ".ndisbench-extracted").write_text(self.version + "\n")
@@ -408,4 +460,45 @@ def ensure_kdir(art: KernelArtifact, tree: SourceTree) -> pathlib.Path:
 def kernel_artifact(kernel: Kernel, cache: Cache) -> KernelArtifact:
     if kernel.is_debian:
         return debian_kernel(kernel, cache)
+    if kernel.is_tree:
+        return tree_artifact(kernel, cache)
     return built_kernel(kernel, cache)
+
+
+def tree_artifact(kernel: Kernel, cache: Cache) -> KernelArtifact:
+    """The KernelArtifact of a `source = "tree"` kernel: its bzImage,
+    .config and Module.symvers copied, its modules linked
+    (usertree.link_modules), keyed by their contents."""
+    assert kernel.path is not None
+    where = f"kernel '{kernel.name}' (tree {kernel.path})"
+    info = check_tree(kernel.path, f"kernel '{kernel.name}': tree")
+    inputs = {"kind": "kernel-tree", "layout": 1,
+              "bzImage": file_digest(kernel.path / BZIMAGE),
+              "config": file_digest(kernel.path / ".config"),
+              "symvers": file_digest(kernel.path / "Module.symvers"),
+              "path": str(kernel.path.resolve())}
+    key = digest_inputs(inputs)
+    entry = cache.lookup("kernels", key)
+    if entry is None:
+        with Step("build", f"kernel {kernel.name}: {info.release} from "
+                           f"{kernel.path}"):
+            with cache.publish("kernels", key, inputs) as tmp:
+                shutil.copy2(kernel.path / BZIMAGE, tmp / "bzImage")
+                shutil.copy2(kernel.path / ".config", tmp / "config")
+                shutil.copy2(kernel.path / "Module.symvers",
+                             tmp / "Module.symvers")
+                (tmp / "release").write_text(info.release + "\n")
+                count = usertree.link_modules(kernel.path, info.release,
+                                     tmp / "modules", where)
+                # The payload of the bzImage, not the tree's vmlinux
+                # (with debug info that can be a gigabyte).
+                if not save_vmlinux(tmp / "bzImage", tmp / "vmlinux"):
+                    say("build", f"kernel {kernel.name}: no PVH vmlinux in "
+                                 f"the bzImage (XZ or zstd with "
+                                 f"CONFIG_PVH), booting the bzImage")
+                say("build", f"kernel {kernel.name}: {count} module(s) "
+                             f"linked from the tree")
+                inputs["release"] = info.release
+        entry = cache.path("kernels", key)
+    meta = cache.meta(entry)
+    return KernelArtifact(kernel, key, entry, meta["release"], kernel.path)

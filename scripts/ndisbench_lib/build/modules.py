@@ -156,7 +156,9 @@ def _cached_module(art: KernelArtifact, name: str, inputs: Dict[str, object],
     entry = cache.lookup("modules", key)
     if entry is None:
         log = cache.root / "logs" / f"module-{key}.log"
-        if art.kernel.is_debian:
+        if not art.kernel.is_built:
+            # A prebuilt kernel's headers, or a user's tree: nothing of
+            # ours to lock or rebuild.
             with cache.publish("modules", key, inputs) as tmp:
                 inputs.update(build(art.kdir, tmp, log))
         else:
@@ -247,6 +249,14 @@ def build_external_module(art: KernelArtifact, src: pathlib.Path,
     return _cached_module(art, EXTERNAL_MODULE, inputs, cache,
                           lambda kdir, tmp, log: _build_external(
                               art, src, kdir, tmp, log, cache))
+
+
+def build_named_module(art: KernelArtifact, name: str, cache: Cache
+                       ) -> BuiltModule:
+    """A module a check loads besides the test modules, by name."""
+    if name == PLANT_MODULE:
+        return build_plant_module(art, cache)
+    raise BenchError(f"no recipe for a module named {name}")
 
 
 def check_gpl_imports(mod: BuiltModule, expected: List[str],

@@ -21,37 +21,22 @@ import time
 from typing import Dict, List, Optional, Sequence
 
 from .. import devices, paths
-from ..report import ktap, report
-from . import runner
 from ..build.cache import Cache
-from ..checks.judge import DEFAULT_CHECKS, PASS
+from ..checks import registry
 from ..errors import BenchError
 from ..kernels import Expectations, Kernel
 from ..progress import fmt_secs, say
+from ..report import ktap, report
+from ..report.verdict import PASS
+from . import runner
+from .benchresult import (METRICS, TARGETS, BenchResult,  # noqa: F401
+                          PHASES_NOTE, fmt_figure, notes)
 
 DEVICES = ("e1000", "bcm43xx/ndiswrapper", "rtl8187/ndiswrapper",
            "rtl8187/native")
-CHECKS = ("load", "bind", "associate", "dhcp", "ping", "tcp", "udp")
+CHECKS = ("load", "bind", "associate", "dhcp", "ping", "tcp", "udp",
+          "sandbox")
 TCP_BYTES = 16 << 20            # longer than the check's 4 MiB: steadier
-
-# (what, device, reference, metric, comparison, target): the issue's goals.
-TARGETS = (
-    ("PCI wrapped TCP throughput", "bcm43xx/ndiswrapper", "e1000",
-     "tcp_mbps", ">=", 0.5),
-    ("PCI wrapped ping RTT p50", "bcm43xx/ndiswrapper", "e1000",
-     "rtt_p50_us", "<=", 1.5),
-    ("USB wrapped TCP throughput", "rtl8187/ndiswrapper", "rtl8187/native",
-     "tcp_mbps", ">=", 0.9),
-)
-# Column order and headings of the per-device table.
-METRICS = (
-    ("tcp_mbps", "TCP MB/s"), ("rtt_p50_us", "RTT p50 us"),
-    ("rtt_p99_us", "RTT p99 us"), ("udp_pps", "64 B pkt/s"),
-    ("boot_s", "boot s"), ("load_ms", "load ms"), ("bind_ms", "bind ms"),
-    ("assoc_ms", "assoc ms"), ("dhcp_ms", "dhcp ms"),
-    ("traffic_s", "traffic s"), ("cell_s", "cell s"),
-)
-
 
 def _num(value: Optional[str]) -> Optional[float]:
     try:
@@ -100,76 +85,6 @@ def cell_metrics(run_dir: pathlib.Path, cell: report.CellResult,
     return {k: float(v) for k, v in out.items() if v is not None}
 
 
-@dataclasses.dataclass
-class BenchResult:
-    bench_id: str
-    kernel: str
-    rounds: int
-    accel: str = ""
-    runs: List[str] = dataclasses.field(default_factory=list)
-    # device label -> metric -> one value per round that produced it
-    samples: Dict[str, Dict[str, List[float]]] = dataclasses.field(
-        default_factory=dict)
-    failures: Dict[str, List[str]] = dataclasses.field(default_factory=dict)
-    matrix_wall_s: Optional[float] = None
-    # --edit-cycle: one wrapper .c edited, module rebuilt, one cell rerun
-    edit_cycle: Dict[str, object] = dataclasses.field(default_factory=dict)
-    # 1-minute load average before and after: a busy host slows every
-    # device alike, but it explains absolute numbers.
-    load: List[float] = dataclasses.field(default_factory=list)
-
-    def median(self, device: str, metric: str) -> Optional[float]:
-        values = self.samples.get(device, {}).get(metric)
-        return statistics.median(values) if values else None
-
-    def ratios(self) -> List[Dict[str, object]]:
-        rows = []
-        for what, dev, ref, metric, op, target in TARGETS:
-            a, b = self.median(dev, metric), self.median(ref, metric)
-            ratio = a / b if a is not None and b else None
-            met = None if ratio is None else (
-                ratio >= target if op == ">=" else ratio <= target)
-            rows.append({"what": what, "device": dev, "reference": ref,
-                         "metric": metric, "ratio": ratio,
-                         "target": f"{op} {target}", "met": met})
-        return rows
-
-
-def fmt_figure(value: Optional[float]) -> str:
-    if value is None:
-        return "-"
-    return f"{value:.2f}" if abs(value) < 100 else f"{value:.0f}"
-
-
-PHASES_NOTE = ("boot: QEMU start to the agent's first KTAP line; load: "
-               "finit_module of the wrapper; bind: modules loaded to the "
-               "interface; assoc: interface up to carrier; traffic: ping + "
-               "TCP + UDP; cell: QEMU start to exit.")
-
-
-def notes(res: BenchResult) -> List[str]:
-    """The paragraphs under the tables, Markdown code spans and all: shared
-    by bench.md and bench.html."""
-    out = []
-    if res.matrix_wall_s is not None:
-        out.append(f"Default matrix, warm cache: "
-                   f"{fmt_secs(res.matrix_wall_s)} wall (goal < 2 min).")
-    if res.edit_cycle:
-        e = res.edit_cycle
-        out.append(f"Edit cycle: `{e['edited']}` edited in a copy of "
-                   f"wrapper/, module rebuilt and one `{e['device']}` cell "
-                   f"rerun (`run --wrapper-src`): "
-                   f"{fmt_secs(float(e['edit_s']))} (goal < 30 s): "
-                   f"{fmt_secs(float(e['build_s']))} to rebuild (the "
-                   f"host parts and the module, one file recompiled), "
-                   f"{fmt_secs(float(e['cell_s']))} the cell; the "
-                   f"edit before it, on a fresh work tree: "
-                   f"{fmt_secs(float(e['first_build_s']))} to rebuild.")
-    for dev, problems in res.failures.items():
-        out.append(f"{dev}: " + "; ".join(problems))
-    return out + [PHASES_NOTE]
-
-
 def markdown(res: BenchResult) -> str:
     out = [f"# ndisbench bench {res.bench_id}", "",
            f"Kernel `{res.kernel}`, {res.rounds} round(s), accel "
@@ -208,11 +123,6 @@ def write(out: pathlib.Path, res: BenchResult) -> pathlib.Path:
     return bench_dir
 
 
-def bench_expectations(exp: Expectations) -> Expectations:
-    return dataclasses.replace(exp, network={**exp.network,
-                                             "tcp_bytes": TCP_BYTES})
-
-
 # The edit-cycle target: what a wrapper developer reruns after a change.
 EDIT_DEVICE = "bcm43xx/ndiswrapper"
 EDIT_FILE = "driver/ndis.c"
@@ -224,10 +134,11 @@ def _timed_cell(kernel: Kernel, exp: Expectations, cache: Cache,
     """One cell of EDIT_DEVICE built from src: wall time, and the part of
     it before the guest started (the builds)."""
     dev = devices.DEVICES[EDIT_DEVICE]
-    checks = [c for c in DEFAULT_CHECKS if c in dev.checks]
+    checks = registry.for_device(dev, registry.default_names())
     start = time.monotonic()
-    result = runner.run(runner.Matrix([kernel], [dev], checks, exp, src),
-                        cache, out, 1, timeout, accel)
+    result = runner.run(runner.Matrix([kernel], [dev], checks, exp, src,
+                                      TCP_BYTES), cache, out, 1, timeout,
+                        accel)
     wall = time.monotonic() - start
     res.runs.append(result.run_id)
     cell = result.cells[0]
@@ -282,7 +193,6 @@ def run(kernel: Kernel, exp: Expectations, cache: Cache, out: pathlib.Path,
     if rounds < 1:
         raise BenchError(f"--rounds {rounds}: at least 1")
     targets = [devices.DEVICES[n] for n in device_names]
-    exp = bench_expectations(exp)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     res = BenchResult(f"bench-{stamp}", kernel.name, rounds,
                       load=[os.getloadavg()[0]])
@@ -290,7 +200,8 @@ def run(kernel: Kernel, exp: Expectations, cache: Cache, out: pathlib.Path,
         order = targets if n % 2 == 0 else targets[::-1]
         say("bench", f"round {n + 1}/{rounds}: "
                      + ", ".join(d.label for d in order))
-        result = runner.run(runner.Matrix([kernel], order, CHECKS, exp),
+        result = runner.run(runner.Matrix([kernel], order, CHECKS, exp,
+                                          tcp_bytes=TCP_BYTES),
                             cache, out, 1, timeout, accel)
         res.accel = result.accel
         res.runs.append(result.run_id)

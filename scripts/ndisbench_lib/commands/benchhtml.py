@@ -11,7 +11,7 @@ import pathlib
 import re
 from typing import List, Optional, Sequence
 
-from . import bench
+from . import benchresult
 from ..report.html import esc, href, page as html_page
 
 # Bar colours, also looked for in the headless-Chromium test: references
@@ -103,7 +103,7 @@ def _bar_row(bar: Bar, y: int, scale: float) -> str:
         length = max(bar.value or 0.0, 0.0) * scale
         parts.append(f'<rect x="{PAD}" y="{y + BAR_Y}" width="{length:.1f}" '
                      f'height="{BAR_H}" fill="{esc(bar.colour)}"/>')
-        figure = bar.text or bench.fmt_figure(bar.value)
+        figure = bar.text or benchresult.fmt_figure(bar.value)
         # After the bar, or after the goal line if that ends further right.
         x = max(PAD + length, mark or 0.0) + 4
         parts.append(f'<text x="{x:.1f}" y="{base}">{esc(figure)}</text>')
@@ -115,10 +115,10 @@ def _bar_row(bar: Bar, y: int, scale: float) -> str:
 
 
 def _references() -> set:
-    return {ref for _, _, ref, _, _, _ in bench.TARGETS}
+    return {ref for _, _, ref, _, _, _ in benchresult.TARGETS}
 
 
-def device_chart(res: bench.BenchResult, metric: str, title: str) -> str:
+def device_chart(res: benchresult.BenchResult, metric: str, title: str) -> str:
     refs = _references()
     return bar_chart(title, [
         Bar(dev, res.median(dev, metric),
@@ -126,34 +126,35 @@ def device_chart(res: bench.BenchResult, metric: str, title: str) -> str:
         for dev in res.samples])
 
 
-def goals_chart(res: bench.BenchResult) -> str:
+def goals_chart(res: benchresult.BenchResult) -> str:
     bars = []
-    for (what, dev, ref, _, op, target), row in zip(bench.TARGETS,
+    for (what, dev, ref, _, op, target), row in zip(benchresult.TARGETS,
                                                     res.ratios()):
         ratio = row["ratio"] if isinstance(row["ratio"], float) else None
         met = row["met"]
         bars.append(Bar(f"{what} ({dev} / {ref}) {op} {target}", ratio,
                         text="" if ratio is None else
-                        f"{bench.fmt_figure(ratio)} "
+                        f"{benchresult.fmt_figure(ratio)} "
                         f"{'met' if met else 'missed'}",
                         colour=MET if met else MISSED, mark=target))
     return bar_chart("Goals: ratio to the reference (line: the goal)", bars,
                      width=520, figure_w=90)
 
 
-def figures_table(res: bench.BenchResult, metrics: Sequence[str]) -> str:
-    heads = dict(bench.METRICS)
+def figures_table(res: benchresult.BenchResult, metrics: Sequence[str]) -> str:
+    heads = dict(benchresult.METRICS)
     rows = ["<table><thead><tr><th>device</th>"
             + "".join(f"<th>{esc(heads[m])}</th>" for m in metrics)
             + "</tr></thead><tbody>"]
     for dev in res.samples:
         rows.append(f"<tr><th>{esc(dev)}</th>" + "".join(
-            f'<td class="num">{esc(bench.fmt_figure(res.median(dev, m)))}'
+            '<td class="num">'
+            f'{esc(benchresult.fmt_figure(res.median(dev, m)))}'
             "</td>" for m in metrics) + "</tr>")
     return "\n".join(rows + ["</tbody></table>"])
 
 
-def goals_table(res: bench.BenchResult) -> str:
+def goals_table(res: benchresult.BenchResult) -> str:
     rows = ["<table><thead><tr><th>goal</th><th>ratio</th><th>target</th>"
             "<th>met</th></tr></thead><tbody>"]
     for row in res.ratios():
@@ -162,7 +163,7 @@ def goals_table(res: bench.BenchResult) -> str:
         rows.append(
             f"<tr><td>{esc(row['what'])} ({esc(row['device'])} / "
             f"{esc(row['reference'])})</td><td class=\"num\">"
-            f"{esc(bench.fmt_figure(ratio))}"
+            f"{esc(benchresult.fmt_figure(ratio))}"
             f"</td><td>{esc(row['target'])}</td>"
             f'<td class="met-{esc(met.replace(" ", "-"))}">{esc(met)}</td>'
             "</tr>")
@@ -170,12 +171,12 @@ def goals_table(res: bench.BenchResult) -> str:
 
 
 def paragraph(line: str) -> str:
-    """A bench.notes() line: escaped, its `code spans` as <code>."""
+    """A benchresult.notes() line: escaped, its `code spans` as <code>."""
     return "<p>" + re.sub(r"`([^`]*)`", r"<code>\1</code>", esc(line)) + \
         "</p>"
 
 
-def header(res: bench.BenchResult) -> List[str]:
+def header(res: benchresult.BenchResult) -> List[str]:
     # The rounds' run folders are siblings of the bench folder in out/.
     runs = ", ".join(f'<a href="{href(f"../{r}/report.html")}">{esc(r)}</a>'
                      for r in res.runs) or "-"
@@ -190,8 +191,8 @@ def header(res: bench.BenchResult) -> List[str]:
             f"<dt>runs</dt><dd>{runs}</dd>", "</dl>"]
 
 
-def page(res: bench.BenchResult) -> str:
-    phases = [m for m, _ in bench.METRICS if m not in TRAFFIC]
+def page(res: benchresult.BenchResult) -> str:
+    phases = [m for m, _ in benchresult.METRICS if m not in TRAFFIC]
     body = [f"<h1>ndisbench bench {esc(res.bench_id)}</h1>", *header(res),
             "<h2>Traffic</h2>", '<div class="figs">',
             figures_table(res, TRAFFIC), '<div class="charts">',
@@ -202,11 +203,12 @@ def page(res: bench.BenchResult) -> str:
             "<h2>Goals</h2>", '<div class="figs">', goals_table(res),
             goals_chart(res), "</div>",
             "<h2>Where the time goes</h2>", figures_table(res, phases),
-            *[paragraph(line) for line in bench.notes(res)]]
+            *[paragraph(line) for line in benchresult.notes(res)]]
     return html_page(f"ndisbench bench {res.bench_id}", body, CSS)
 
 
-def write(bench_dir: pathlib.Path, res: bench.BenchResult) -> pathlib.Path:
+def write(bench_dir: pathlib.Path, res: benchresult.BenchResult
+          ) -> pathlib.Path:
     path = bench_dir / "bench.html"
     path.write_text(page(res), encoding="utf-8")
     return path

@@ -1,18 +1,24 @@
 """Command line: setup, build, run, bench, list, report, compare, test,
 fuzz."""
 import argparse
+import os
 import pathlib
 import sys
 from typing import List, Optional, Tuple
 
-from ..checks import judge as chk
 from .. import devices, kernels, paths
 from ..build import modules
-from ..report import report
-from . import runner
 from ..build.cache import Cache
+from ..checks import registry
+from ..checks.modload import LOAD_ORDER
 from ..errors import BenchError
 from ..progress import say
+from ..report import report
+from . import runner
+from .cell import prepare
+
+
+PATCHES = paths.REPO / "guest" / "patches"
 
 
 def _names(values: Optional[List[str]]) -> Optional[List[str]]:
@@ -23,12 +29,7 @@ def _names(values: Optional[List[str]]) -> Optional[List[str]]:
 
 
 def _checks(values: Optional[List[str]]) -> List[str]:
-    names = _names(values) or list(chk.DEFAULT_CHECKS)
-    bad = [n for n in names if n not in chk.CHECKS]
-    if bad:
-        raise BenchError(f"unknown check(s) {', '.join(bad)} (known: "
-                         f"{', '.join(chk.CHECKS)})")
-    return [c for c in chk.CHECKS if c in names]
+    return registry.select(_names(values) or registry.default_names())
 
 
 def cmd_setup(args: argparse.Namespace) -> int:
@@ -63,7 +64,7 @@ def cmd_build(args: argparse.Namespace) -> int:
                 say("build", f"ERROR: {exc}")
                 failed += 1
             continue
-        prep = runner.prepare(kernel, cache, exp, chk.LOAD_ORDER)
+        prep = prepare(kernel, cache, exp, LOAD_ORDER)
         failed += bool(prep.error)
     say("build", f"done, cache {cache.root}" if not failed else
         f"{failed} kernel(s) failed")
@@ -85,8 +86,17 @@ def _matrix(args: argparse.Namespace,
     default_kernels: what no --kernel means (else kernels.toml's
     defaults)."""
     exp = kernels.load_expectations()
-    selected = kernels.select(kernels.load_kernels(args.kernels_toml, exp),
-                              _names(args.kernel) or default_kernels)
+    matrix = kernels.load_kernels(args.kernels_toml, exp)
+    names = _names(args.kernel)
+    trees = getattr(args, "kernel_tree", None) or []
+    # --kernel-tree adds to what --kernel names; alone, it is the run.
+    if trees and not names and default_kernels is None:
+        selected: List[kernels.Kernel] = []
+    else:
+        selected = kernels.select(matrix, names or default_kernels)
+    if trees:
+        selected = kernels.add_trees(selected, matrix, trees, exp,
+                                     args.kernel_tree_policy)
     src = getattr(args, "wrapper_src", None)
     if src is not None:
         src = src.resolve()
@@ -110,12 +120,25 @@ def cmd_list(args: argparse.Namespace) -> int:
     exp = kernels.load_expectations()
     cache = Cache(paths.cache_root())
     print("kernels (guest/kernels.toml):")
-    for k in kernels.load_kernels(args.kernels_toml, exp):
-        detail = k.image if k.is_debian else (
-            k.patch.name if k.patch else "unpatched")
+    matrix = kernels.load_kernels(args.kernels_toml, exp)
+    name_w = max(len(k.name) for k in matrix)
+    source_w = max(len(k.source) for k in matrix)
+    for k in matrix:
+        if k.is_debian:
+            detail = k.image
+        elif k.is_tree:
+            detail = f"{k.path} ({k.release})"
+        elif k.patch:
+            # 5.10/policy-...: the patches of another source have a folder
+            detail = k.patch.name if k.patch.parent == PATCHES else \
+                f"{k.patch.parent.name}/{k.patch.name}"
+        else:
+            detail = "unpatched"
+        if k.suite:
+            detail += f" ({k.suite}'s source package)"
         note = "" if k.default else " (only with --kernel)"
-        print(f"  {k.name:20} {k.source:17} policy {k.policy.name:11} "
-              f"{detail}{note}")
+        print(f"  {k.name:{name_w}} {k.source:{source_w}} policy "
+              f"{k.policy.name:11} {detail}{note}")
     print("policies (tests/e2e/expectations.toml):")
     # Commit fields are subjects where no hash was verified: size the
     # column to the longest so the modes stay aligned.
@@ -127,8 +150,11 @@ def cmd_list(args: argparse.Namespace) -> int:
     for d in devices.TARGETS:
         note = "" if d.default else " (only with --device)"
         print(f"  {d.label:20} {d.description}{note}")
-    print("checks: " + ", ".join(chk.DEFAULT_CHECKS) + " (and for "
-          "`bench`: " + ", ".join(chk.BENCH_CHECKS) + ")")
+    print("checks (scripts/ndisbench_lib/checks/):")
+    for c in registry.all_checks():
+        note = ("" if c.default else " (only with --check)" if c.selectable
+                else " (pair only)")
+        print(f"  {c.name:12} {c.doc}{note}")
     print(f"cache: {cache.root}")
     return 0
 
@@ -151,6 +177,10 @@ def _run_dir(arg: str, out: pathlib.Path) -> pathlib.Path:
 def cmd_report(args: argparse.Namespace) -> int:
     run_dir = _run_dir(args.run, args.out)
     result = report.load(run_dir)
+    if args.by_kernel:
+        from ..report import bykernel
+        sys.stdout.write(bykernel.text(result, args.wrapper))
+        return 1 if bykernel.regressed(result, args.wrapper) else 0
     report.render(run_dir, result)
     sys.stdout.write(report.matrix(result) + "\n")
     say("report", f"{report.summary_line(result)}; wrote "
@@ -173,7 +203,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise BenchError(f"unknown device(s) {', '.join(bad)} for bench "
                          f"(known: {', '.join(bench.DEVICES)})")
     default = runner.Matrix(kernels.load_kernels(args.kernels_toml, exp),
-                            devices.select(None), list(chk.DEFAULT_CHECKS),
+                            devices.select(None), registry.default_names(),
                             exp)
     res = bench.run(kernel, exp, Cache(paths.cache_root()), args.out,
                     args.rounds, args.timeout, args.accel, names,
@@ -261,6 +291,16 @@ def parser() -> argparse.ArgumentParser:
                        help="wrapper columns: " + ", ".join(
                            devices.WRAPPERS))
         p.add_argument("--check", action="extend", nargs="+", metavar="C")
+        p.add_argument("--kernel-tree", type=pathlib.Path, metavar="DIR",
+                       action="append",
+                       help="also run this kernel build folder of your own "
+                            "(arch/x86/boot/bzImage, .config, "
+                            "Module.symvers, modules built); without "
+                            "--kernel, only it")
+        p.add_argument("--kernel-tree-policy", metavar="POLICY",
+                       help="the taint policy of the --kernel-tree "
+                            "kernels (default: from their version; 2.6.25 "
+                            "and later: 2.6.25-rc4)")
         p.add_argument("--wrapper-src", type=pathlib.Path, metavar="DIR",
                        help="test this wrapper tree (classic layout: "
                             "driver/ built with make KBUILD=..., utils/ "
@@ -347,6 +387,12 @@ def parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("report", help="re-render and print a run's results")
     p.add_argument("run", nargs="?", default="latest")
+    p.add_argument("--by-kernel", action="store_true",
+                   help="instead: per policy, the kernels by release and "
+                        "every check that changes between adjacent ones "
+                        "(exit 1 if one regressed)")
+    p.add_argument("--wrapper", choices=devices.WRAPPERS,
+                   help="--by-kernel: only the cells of this wrapper")
     p.add_argument("--out", type=pathlib.Path, default=paths.OUT)
     p.set_defaults(func=cmd_report)
 
@@ -372,3 +418,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     except KeyboardInterrupt:
         print("ndisbench: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # `ndisbench list | head`: the reader is gone, nothing to report
+        # (and stdout must not be flushed again at exit).
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141

@@ -6,10 +6,16 @@ every WLAN row, air.py) and listens for a second air on a UDP port of
 that connects to it (link-connect=), so B's radio hears A's APs and
 associates through the link. slirp leases 10.0.2.15 to its first DHCP
 client and 10.0.2.16 to the next: A boots first, B only once A printed its
-dhcp result. Each agent gets its peer's address (ndisbench.peer=) and the
-two ping each other through the AP's intra-BSS relay; the host judges the
-`peer` check of each side (checks.judge_peer) with the other checks of the
-cell as a run does (runner.judge_cell).
+dhcp result. The link carries a random token of the run (secrets.token_hex,
+in a 0600 file that both QEMUs read through a `secret` object, so it is
+not on their command lines): any local user can send datagrams to the
+port, but only the two airs know the token, and A's air hears only the
+address of B's hello once it came (wlan-air link-token-secret=; see
+qemu-devices/README.md). Each agent gets its peer's address
+(ndisbench.peer=) and the two ping each other through the AP's intra-BSS
+relay. Each side is a CellPlan run through the one cell pipeline
+(cell.run_plan): the host judges the `peer` check of each side
+(checks/peer.py) with the other checks of the cell as a run does.
 
 Results: out/pairs/<stamp>/ with a cell folder per guest (serial.log,
 ktap.txt, air.pcap.gz), results.json and the usual renderings (the rows
@@ -19,24 +25,27 @@ addresses, when B started, both sides' RTTs). One level down, so that
 name) keep seeing only the matrix runs; `report out/pairs/<stamp>` works.
 """
 import dataclasses
-import datetime
 import json
+import os
 import pathlib
 import re
+import secrets
 import socket
 import threading
 import time
 from typing import Callable, Dict, List, Optional, Sequence
 
-from ..guest import air, capture, machine, sandbox
-from ..report import ktap, report
-from . import runner
-from ..checks import judge as chk
+from .. import paths
 from ..build.cache import Cache
+from ..checks import registry
+from ..checks.modload import LOAD_ORDER
 from ..devices import AIR_ARGS, DEVICES, Device
 from ..errors import BenchError
+from ..guest import air, machine
 from ..kernels import Expectations, Kernel
 from ..progress import fmt_secs, say
+from ..report import ktap, report
+from .cell import CellPlan, host_parts, prepare, resolve_accel, run_plan
 
 DEFAULT_A = "rtl8187/ndiswrapper"
 DEFAULT_B = "rtl8187/native"
@@ -54,12 +63,11 @@ DEFAULT_TIMEOUT = 300.0
 class Side:
     """One of the two guests."""
     name: str                       # "A" or "B"
-    device: Device                  # with this side's QEMU arguments
-    checks: List[str]
-    roles: List[str]
+    label: str                      # its device/wrapper
     cdir: pathlib.Path
-    cmd: List[str] = dataclasses.field(default_factory=list)
+    plan: Optional[CellPlan] = None
     boot: Optional[machine.BootResult] = None
+    result: Optional[report.CellResult] = None
     started: Optional[float] = None     # seconds after A started
 
     @property
@@ -78,32 +86,42 @@ def free_udp_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def side_qemu_args(device: Device, side: str, port: int) -> List[str]:
+TOKEN_SECRET_ID = "linktoken"
+
+
+def write_token(path: pathlib.Path) -> None:
+    """A fresh link token (32 hex digits) in a new file only we can read."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(secrets.token_hex(16) + "\n")
+
+
+def side_qemu_args(device: Device, side: str, port: int,
+                   token_file: pathlib.Path) -> List[str]:
     """A's device arguments with its air listening on the link; B's with
-    an air of its own (no AP, no slirp) connected to A's, and B_MAC."""
+    an air of its own (no AP, no slirp) connected to A's, and B_MAC. Both
+    airs take the run's token from token_file (a secret object)."""
     args = list(device.qemu_args)
     n = len(AIR_ARGS)
     if tuple(args[:n]) != AIR_ARGS:
         raise BenchError(f"device {device.label} is not a radio on the "
                          f"emulated air: it cannot be one side of a pair")
+    secret = ["-object", f"secret,id={TOKEN_SECRET_ID},file={token_file},"
+                         f"format=raw"]
+    token = f",link-token-secret={TOKEN_SECRET_ID}"
     if side == "A":
-        args[1] = args[1].replace("wlan-air,id=air0",
-                                  f"wlan-air,id=air0,link-listen={port}", 1)
-        return args
+        args[1] = args[1].replace(
+            "wlan-air,id=air0", f"wlan-air,id=air0,link-listen={port}"
+            + token, 1)
+        return secret + args
     rest = [MAC_RE.sub(f"mac={B_MAC}", a) if i and args[n + i - 1] ==
             "-device" else a for i, a in enumerate(args[n:])]
-    return ["-object", f"wlan-air,id=air0,link-connect={port}" +
-            air.PCAP_OPTION] + rest
+    return secret + ["-object", f"wlan-air,id=air0,link-connect={port}" +
+                     token + air.PCAP_OPTION] + rest
 
 
 def side_checks(device: Device) -> List[str]:
-    return [c for c in BASE_CHECKS if c in device.checks] + ["peer"]
-
-
-def side_expectations(exp: Expectations, side: Side) -> Expectations:
-    """The dhcp check of B expects slirp's second lease."""
-    return dataclasses.replace(exp, network={**exp.network,
-                                             "address": side.address})
+    return registry.for_device(device, BASE_CHECKS) + ["peer", "sandbox"]
 
 
 def pick(label: str) -> Device:
@@ -122,15 +140,7 @@ PAIRS_DIR = "pairs"
 
 
 def new_pair_dir(out: pathlib.Path) -> pathlib.Path:
-    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    for n in range(100):
-        run_dir = out / PAIRS_DIR / (stamp if n == 0 else f"{stamp}-{n}")
-        try:
-            run_dir.mkdir(parents=True)
-            return run_dir
-        except FileExistsError:
-            continue
-    raise BenchError(f"{out}: cannot create a pair folder")
+    return paths.new_stamped_dir(out / PAIRS_DIR, what="pair")
 
 
 def _facts(boot: Optional[machine.BootResult]) -> Dict[str, Optional[str]]:
@@ -142,11 +152,26 @@ def _facts(boot: Optional[machine.BootResult]) -> Dict[str, Optional[str]]:
     return {k: test.fact(k) if test else None for k in keys}
 
 
-def boot_pair(sides: Sequence[Side], timeout: float) -> None:
-    """A first; B once A printed its dhcp result (or A ended)."""
+# How one side is run: run_plan in the command, a stand-in in tests.
+RunSide = Callable[[Side, Optional[Callable[[str], Optional[str]]],
+                    Callable[[], None]], None]
+
+
+def failure(side: Side) -> str:
+    """Why a side never booted: its first verdict's summary."""
+    verdicts = side.result.verdicts if side.result else {}
+    return next((v.summary for v in verdicts.values()),
+                f"{side.name} not booted")
+
+
+def boot_pair(sides: Sequence[Side], run_side: RunSide) -> None:
+    """Each side ready (initramfs, command) before either boots, A first,
+    B once A printed its dhcp result (or A ended). A side that cannot be
+    made ready keeps the other from booting too."""
     a, b = sides
-    a_dhcp = threading.Event()
-    start = time.monotonic()
+    a_ready, b_ready = threading.Event(), threading.Event()
+    a_dhcp, a_done = threading.Event(), threading.Event()
+    start: List[float] = []
 
     def watch_a(line: str) -> Optional[str]:
         if DHCP_RESULT_RE.match(line) and not a_dhcp.is_set():
@@ -154,19 +179,41 @@ def boot_pair(sides: Sequence[Side], timeout: float) -> None:
             return "A's dhcp result is in: starting B"
         return None
 
-    def run(side: Side, on_line: Optional[Callable[[str], Optional[str]]]
-            = None) -> None:
-        side.started = round(time.monotonic() - start, 2)
-        say("pair", f"{side.name}: {side.device.label} booting "
+    def booting(side: Side) -> None:
+        side.started = round(time.monotonic() - start[0], 2)
+        say("pair", f"{side.name}: {side.label} booting "
                     f"(+{fmt_secs(side.started)})")
-        side.boot = machine.boot(side.cmd, side.cdir / "serial.log",
-                                 timeout, on_line=on_line)
 
-    thread_a = threading.Thread(target=run, args=(a, watch_a), daemon=True)
+    def before_a() -> None:
+        a_ready.set()
+        b_ready.wait()
+        if b.started is None and b.result is not None:
+            raise BenchError(failure(b))
+        start.append(time.monotonic())
+        booting(a)
+
+    def before_b() -> None:
+        b_ready.set()
+        while not a_dhcp.is_set() and not a_done.is_set():
+            a_dhcp.wait(0.2)
+        if a.started is None:
+            raise BenchError(failure(a))
+        booting(b)
+
+    def run_a() -> None:
+        try:
+            run_side(a, watch_a, before_a)
+        finally:
+            a_done.set()
+
+    thread_a = threading.Thread(target=run_a, daemon=True)
     thread_a.start()
-    while not a_dhcp.is_set() and thread_a.is_alive():
-        a_dhcp.wait(0.2)
-    run(b)
+    while not a_ready.is_set() and not a_done.is_set():
+        a_ready.wait(0.2)
+    try:
+        run_side(b, None, before_b)
+    finally:
+        b_ready.set()
     thread_a.join()
 
 
@@ -176,87 +223,55 @@ def run(kernel: Kernel, exp: Expectations, cache: Cache, out: pathlib.Path,
         ) -> report.RunResult:
     devs = {"A": pick(a_label), "B": pick(b_label)}
     port = free_udp_port()
-    parts = runner.host_parts(list(devs.values()), cache)
+    parts = host_parts(list(devs.values()), cache)
     roles = sorted({r for d in devs.values()
-                    for r in runner.cell_roles(d, side_checks(d))},
-                   key=chk.LOAD_ORDER.index)
-    prep = runner.prepare(kernel, cache, exp, roles)
-    accel = runner.resolve_accel(accel, [prep], exp, parts)
+                    for r in registry.roles(d, side_checks(d))},
+                   key=LOAD_ORDER.index)
+    prep = prepare(kernel, cache, exp, roles)
+    accel = resolve_accel(accel, [prep], exp, parts)
     run_dir = new_pair_dir(out)
+    token_file = run_dir / "link.token"
+    write_token(token_file)
     sides = []
     for name, dev in devs.items():
-        checks = side_checks(dev)
-        side_dev = dataclasses.replace(dev, qemu_args=tuple(
-            side_qemu_args(dev, name, port)))
         cdir = run_dir / "cells" / f"{name}__{kernel.name}__{dev.name}" \
             f"__{dev.wrapper}"
-        cdir.mkdir(parents=True)
-        sides.append(Side(name, side_dev, checks,
-                          runner.cell_roles(dev, checks), cdir))
+        side = Side(name, dev.label, cdir)
+        side.plan = CellPlan(
+            kernel, dev, tuple(side_checks(dev)), exp, cdir, run_dir, accel,
+            timeout, side=name, peer=side.peer, lease=side.address,
+            qemu_args=tuple(side_qemu_args(dev, name, port, token_file)),
+            keep_air=True)
+        sides.append(side)
     say("pair", f"{kernel.name}: A {devs['A'].label} ({sides[0].address}) "
                 f"+ B {devs['B'].label} ({sides[1].address}) on one air, "
                 f"link 127.0.0.1:{port}, accel {accel}, results in "
                 f"{run_dir}")
     result = report.RunResult(run_dir.name, accel=accel, checks=list(
-        dict.fromkeys(c for s in sides for c in s.checks)) + [sandbox.CHECK])
-    error = prep.error
-    if not error:
-        try:
-            for side in sides:
-                initrd = runner.cell_initrd(prep, side.device, side.checks,
-                                            exp, parts)
-                append = runner.kernel_cmdline(
-                    exp, side.device, side.checks, side.roles, None,
-                    kernel.slowdown) + \
-                    f" ndisbench.peer={side.peer}:{chk.PEER_PINGS}"
-                side.cmd = runner.guest_command(prep, side.device, initrd,
-                                                append, accel, parts, (),
-                                                side.cdir, capture=True)
-        except BenchError as exc:
-            error = str(exc)
-    if not error:
-        boot_pair(sides, timeout * kernel.slowdown)
+        dict.fromkeys(c for s in sides for c in s.plan.checks)))
+
+    def run_side(side: Side, on_line: Optional[Callable[[str],
+                                                        Optional[str]]],
+                 before_boot: Callable[[], None]) -> None:
+        assert side.plan is not None
+        done = run_plan(side.plan, prep, parts, on_line, before_boot)
+        side.result, side.boot = done.result, done.boot
+
+    boot_pair(sides, run_side)
+    token_file.unlink()         # both QEMUs have exited
     for side in sides:
-        result.cells.append(judge_side(prep, exp, side, run_dir, error))
+        assert side.result is not None
+        result.cells.append(side.result)
     for cell in result.cells:
         for line in report.cell_lines(cell):
             say("pair", line)
     report.write(run_dir, result)
     (run_dir / "pair.json").write_text(json.dumps({
         "kernel": kernel.name, "port": port,
-        "sides": {s.name: {"device": s.device.label, "address": s.address,
+        "sides": {s.name: {"device": s.label, "address": s.address,
                            "started_s": s.started,
                            "boot_seconds": round(s.boot.seconds, 2)
                            if s.boot else None,
                            "peer": _facts(s.boot)} for s in sides}},
         indent=1) + "\n")
     return result
-
-
-def judge_side(prep: runner.Prepared, exp: Expectations, side: Side,
-               run_dir: pathlib.Path, error: str) -> report.CellResult:
-    dev = side.device
-    cell = report.CellResult(prep.kernel.name, prep.kernel.policy.name,
-                             f"{side.name}:{dev.name}",
-                             str(side.cdir.relative_to(run_dir)),
-                             wrapper=dev.wrapper)
-    if error or side.boot is None:
-        verdict = chk.Verdict(chk.ERROR, error or "guest not booted")
-        cell.verdicts = {c: verdict for c in side.checks}
-        return cell
-    boot = side.boot
-    (side.cdir / "ktap.txt").write_text(
-        "\n".join(ktap.parse(boot.serial).lines) + "\n")
-    pcap = side.cdir / "air.pcap"
-    if pcap.exists():
-        capture.compress(pcap)
-    assert prep.art is not None
-    cell.release = prep.art.release
-    cell.boot_seconds = round(boot.seconds, 2)
-    cell.first_ktap_seconds = (round(boot.first_ktap_secs, 2)
-                               if boot.first_ktap_secs else None)
-    cell.sandbox = dict(sandbox.facts(boot.qemu_ids))
-    cell.verdicts = runner.judge_cell(
-        prep, side_expectations(exp, side), side.checks, side.roles, boot,
-        side.cdir / "serial.log", None, dev)
-    return cell

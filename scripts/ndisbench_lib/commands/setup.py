@@ -165,7 +165,9 @@ def apt(args: Sequence[str], what: str) -> None:
 def packages_for(kernels: Sequence[Kernel]) -> List[str]:
     pkgs = list(PACKAGES)
     for k in kernels:
-        if not k.is_debian and k.source not in pkgs:
+        # A suite's source package is fetched at build time (it may not
+        # be installable on this release); a tree needs nothing.
+        if k.is_built and not k.suite and k.source not in pkgs:
             pkgs.append(k.source)
     return pkgs
 

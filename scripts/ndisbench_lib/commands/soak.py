@@ -28,7 +28,6 @@ there.
 Output: out/soak-<stamp>/ with serial.log, soak.json, soak.md.
 """
 import dataclasses
-import datetime
 import json
 import pathlib
 import re
@@ -38,17 +37,19 @@ import threading
 import time
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ..checks import judge as chk
-from ..guest import machine, sandbox
-from ..report import ktap
-from . import runner
+from .. import paths
 from ..build.cache import Cache
 from ..devices import Device
 from ..errors import BenchError
-from ..kernels import Expectations, Kernel
-from ..progress import fmt_secs, say
+from ..guest import sandbox
 from ..guest.qmp_requests import QmpRequests
 from ..guest.sink import TcpSink, count_stream
+from ..kernels import Expectations, Kernel
+from ..progress import fmt_secs, say
+from ..report import ktap
+from ..report.verdict import FAIL, PASS, TIMEOUT, Verdict
+from .cell import (MEMORY_MB, CellPlan, host_parts, kernel_problem, prepare,
+                   resolve_accel, run_plan)
 
 WARMUP_CYCLES = 4
 ENDS = 5                        # cycles at each end for the rise
@@ -344,9 +345,9 @@ def robust_sigma(xs: Sequence[float], ys: Sequence[float],
     return 1.4826 * statistics.median(abs(r - centre) for r in residuals)
 
 
-def growth_verdict(g: Growth, limit: Limit) -> chk.Verdict:
+def growth_verdict(g: Growth, limit: Limit) -> Verdict:
     if g.slope is None or g.rise is None:
-        return chk.Verdict(chk.FAIL, f"{limit.what}: fewer than 2 samples "
+        return Verdict(FAIL, f"{limit.what}: fewer than 2 samples "
                                      f"after the warm-up")
     sign = -1.0 if limit.falling else 1.0
     slope, rise = sign * g.slope, sign * g.rise
@@ -358,27 +359,27 @@ def growth_verdict(g: Growth, limit: Limit) -> chk.Verdict:
             f"{limit.per_cycle:g} KiB/cycle and by more than {floor:.0f} "
             f"KiB")
     if slope > limit.per_cycle and rise > floor:
-        return chk.Verdict(chk.FAIL, text)
-    return chk.Verdict(chk.PASS, text)
+        return Verdict(FAIL, text)
+    return Verdict(PASS, text)
 
 
-def judge(data: SoakData) -> Dict[str, chk.Verdict]:
+def judge(data: SoakData) -> Dict[str, Verdict]:
     """Verdicts: kernel, cycles, bytes, leaks, refcounts, guest memory
     series (LIMITS) and QEMU's RSS."""
-    out: Dict[str, chk.Verdict] = {}
-    out["kernel"] = (chk.Verdict(chk.FAIL, f"kernel reported: "
+    out: Dict[str, Verdict] = {}
+    out["kernel"] = (Verdict(FAIL, f"kernel reported: "
                                            f"{data.problem}")
                      if data.problem else
-                     chk.Verdict(chk.PASS, "no oops, BUG, WARNING, KASAN "
+                     Verdict(PASS, "no oops, BUG, WARNING, KASAN "
                                            "or kmemleak report"))
     out["cycles"] = cycles_verdict(data)
     out["bytes"] = bytes_verdict(data)
     test = data.soak_test
     leaks = [v for v in (test.all("kmsg") if test else [])
              if data.leak_message in v]
-    out["leaks"] = (chk.Verdict(chk.FAIL, f"{len(leaks)} leak report(s): "
+    out["leaks"] = (Verdict(FAIL, f"{len(leaks)} leak report(s): "
                                           f"{leaks[0]}") if leaks else
-                    chk.Verdict(chk.PASS, "no Windows allocation leaked at "
+                    Verdict(PASS, "no Windows allocation leaked at "
                                           "any rmmod"))
     out["refcounts"] = refcount_verdict(data.cycles)
     for series in MEMORY_SERIES + ("qemu_rss_kb", "qemu_own_kb"):
@@ -387,44 +388,44 @@ def judge(data: SoakData) -> Dict[str, chk.Verdict]:
     return out
 
 
-def cycles_verdict(data: SoakData) -> chk.Verdict:
+def cycles_verdict(data: SoakData) -> Verdict:
     test = data.soak_test
     if test is None:
-        return chk.Verdict(chk.FAIL, "no soak result: the agent did not "
+        return Verdict(FAIL, "no soak result: the agent did not "
                                      "get to the soak or did not finish it")
     work = [c for c in data.cycles if c.n > 0]
     numbers = [c.n for c in work]
     if numbers != list(range(1, len(work) + 1)):
-        return chk.Verdict(chk.FAIL, f"cycle lines out of sequence: "
+        return Verdict(FAIL, f"cycle lines out of sequence: "
                                      f"{numbers[:20]}")
     failed = [c.n for c in work if not c.ok]
     if failed:
         errors = test.all("soak_error")
-        return chk.Verdict(chk.FAIL, f"cycle {failed[0]} ({work[failed[0] - 1].kind}) "
+        return Verdict(FAIL, f"cycle {failed[0]} ({work[failed[0] - 1].kind}) "
                                      f"failed" + (f": {errors[-1]}"
                                                   if errors else ""))
     claimed = test.fact("soak_cycles")
     if claimed is None or int(claimed) != len(work):
-        return chk.Verdict(chk.FAIL, f"agent counted {claimed} cycle(s), "
+        return Verdict(FAIL, f"agent counted {claimed} cycle(s), "
                                      f"{len(work)} cycle line(s) arrived")
     end = test.fact("soak_end")
     if data.wanted_cycles and len(work) != data.wanted_cycles:
-        return chk.Verdict(chk.FAIL, f"{len(work)} of {data.wanted_cycles} "
+        return Verdict(FAIL, f"{len(work)} of {data.wanted_cycles} "
                                      f"cycles (end: {end})")
     if not data.wanted_cycles and end != "time":
-        return chk.Verdict(chk.FAIL, f"soak ended early ({end})")
+        return Verdict(FAIL, f"soak ended early ({end})")
     if len(work) < WARMUP_CYCLES + MIN_JUDGED_CYCLES:
-        return chk.Verdict(chk.FAIL, f"only {len(work)} cycle(s): growth "
+        return Verdict(FAIL, f"only {len(work)} cycle(s): growth "
                                      f"needs {WARMUP_CYCLES} warm-up + "
                                      f"{MIN_JUDGED_CYCLES}")
     if not test.ok or not data.complete:
-        return chk.Verdict(chk.FAIL, "soak or agent did not finish ok")
+        return Verdict(FAIL, "soak or agent did not finish ok")
     kinds = sorted({c.kind for c in work})
-    return chk.Verdict(chk.PASS, f"{len(work)} cycles ({', '.join(kinds)}) "
+    return Verdict(PASS, f"{len(work)} cycles ({', '.join(kinds)}) "
                                  f"all completed")
 
 
-def bytes_verdict(data: SoakData) -> chk.Verdict:
+def bytes_verdict(data: SoakData) -> Verdict:
     work = [c for c in data.cycles if c.n > 0]
     guest = [c.sent for c in work]
     replies = [c.reply for c in work]
@@ -432,31 +433,31 @@ def bytes_verdict(data: SoakData) -> chk.Verdict:
         bad = next((i for i, (a, b) in enumerate(zip(guest,
                                                      data.host_streams))
                     if a != b), min(len(guest), len(data.host_streams)))
-        return chk.Verdict(chk.FAIL, f"guest sent {sum(guest)} B in "
+        return Verdict(FAIL, f"guest sent {sum(guest)} B in "
                                      f"{len(guest)} stream(s), host got "
                                      f"{sum(data.host_streams)} B in "
                                      f"{len(data.host_streams)}; first "
                                      f"difference at cycle {bad + 1}")
     if replies != guest:
-        return chk.Verdict(chk.FAIL, "a sink reply differs from what the "
+        return Verdict(FAIL, "a sink reply differs from what the "
                                      "guest sent")
     if not guest:
-        return chk.Verdict(chk.FAIL, "no stream")
-    return chk.Verdict(chk.PASS, f"{sum(guest)} B in {len(guest)} streams, "
+        return Verdict(FAIL, "no stream")
+    return Verdict(PASS, f"{sum(guest)} B in {len(guest)} streams, "
                                  f"guest == host for every one")
 
 
-def refcount_verdict(cycles: Sequence[Cycle]) -> chk.Verdict:
+def refcount_verdict(cycles: Sequence[Cycle]) -> Verdict:
     done = judged(cycles)
     if len(done) < 2:
-        return chk.Verdict(chk.FAIL, "fewer than 2 cycles after the warm-up")
+        return Verdict(FAIL, "fewer than 2 cycles after the warm-up")
     first, last = done[0].refcnt, done[-1].refcnt
     grown = [f"{m} {first.get(m, 0)} -> {n}" for m, n in last.items()
              if n > first.get(m, 0)]
     if grown:
-        return chk.Verdict(chk.FAIL, "module refcount grew: " +
+        return Verdict(FAIL, "module refcount grew: " +
                            ", ".join(grown))
-    return chk.Verdict(chk.PASS, "module refcounts steady: " + (", ".join(
+    return Verdict(PASS, "module refcounts steady: " + (", ".join(
         f"{m}={n}" for m, n in sorted(last.items())) or "none loadable"))
 
 
@@ -476,7 +477,7 @@ class SoakResult:
     rss_samples: List[RssSample] = dataclasses.field(default_factory=list)
     qmp_errors: List[str] = dataclasses.field(default_factory=list)
     kmemleak: str = ""          # "scanned" where the kernel has kmemleak
-    verdicts: Dict[str, chk.Verdict] = dataclasses.field(
+    verdicts: Dict[str, Verdict] = dataclasses.field(
         default_factory=dict)
     wall_seconds: float = 0.0
 
@@ -487,21 +488,54 @@ class SoakResult:
 
 
 def new_soak_dir(out: pathlib.Path) -> pathlib.Path:
-    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    for n in range(100):
-        path = out / (f"soak-{stamp}" + (f"-{n}" if n else ""))
+    return paths.new_stamped_dir(out, "soak-", "soak")
+
+
+def soak_param(seconds: int, port: int, unplug_port: int,
+               cycles: int) -> str:
+    return f"ndisbench.soak={seconds}:{port}:{unplug_port}:{cycles}"
+
+
+class CycleWatch:
+    """The host's side while the soak runs: each `soak_cycle` line parsed,
+    with QEMU's RSS sampled at it; QMP for the unplug cycles."""
+
+    def __init__(self, res: "SoakResult", pidfile: pathlib.Path,
+                 plug: Optional[QmpRequests]) -> None:
+        self.res = res
+        self.pidfile = pidfile
+        self.plug = plug
+        self.sampler: Optional[RssSampler] = None
+
+    def start(self) -> None:
+        """Just before QEMU starts: the sampler waits for its pidfile."""
+        self.sampler = RssSampler(self.pidfile, MEMORY_MB * 1024)
+
+    def on_line(self, text: str) -> Optional[str]:
+        if not text.startswith(CYCLE_PREFIX):
+            return self.plug.on_line(text) if self.plug else None
+        sample = self.sampler.now() if self.sampler else None
         try:
-            path.mkdir(parents=True)
-            return path
-        except FileExistsError:
-            continue
-    raise BenchError(f"{out}: cannot create a soak folder")
+            cycle = parse_cycle(text)
+        except BenchError as exc:
+            return str(exc)
+        if sample:
+            cycle.qemu_rss_kb = sample.vm_rss
+            cycle.qemu_own_kb = sample.own
+        self.res.cycles.append(cycle)
+        say("soak", f"cycle {cycle.n} {cycle.kind} "
+                    f"{'ok' if cycle.ok else 'FAILED'}: "
+                    f"{cycle.sent} B, SUnreclaim "
+                    f"{cycle.sunreclaim_kb} KiB, QEMU RSS "
+                    f"{sample.vm_rss // 1024 if sample else '-'} "
+                    f"MiB (own "
+                    f"{sample.own // 1024 if sample else '-'} MiB)")
+        return None
 
-
-def soak_cmdline(base: str, seconds: int, port: int, unplug_port: int,
-                 cycles: int) -> str:
-    return (f"{base} ndisbench.soak={seconds}:{port}:{unplug_port}:"
-            f"{cycles}")
+    def close(self) -> None:
+        if self.sampler:
+            self.sampler.close()
+            self.res.rss_samples = list(self.sampler.samples)
 
 
 def run(kernel: Kernel, device: Device, exp: Expectations, cache: Cache,
@@ -515,13 +549,11 @@ def run(kernel: Kernel, device: Device, exp: Expectations, cache: Cache,
         raise BenchError(f"--device {device.label}: the soak reloads the "
                          f"wrapper; pick a wrapped device")
     seconds = max(1, round(minutes * 60))
-    parts = runner.host_parts([device], cache)
-    prep = runner.prepare(kernel, cache, exp, ["ndiswrapper"])
+    parts = host_parts([device], cache)
+    prep = prepare(kernel, cache, exp, ["ndiswrapper"])
     if prep.error:
-        raise BenchError(prep.error)
-    accel = runner.resolve_accel(accel, [prep], exp, parts)
-    roles = runner.cell_roles(device, CHECKS)
-    initrd = runner.cell_initrd(prep, device, CHECKS, exp, parts)
+        raise prep.error
+    accel = resolve_accel(accel, [prep], exp, parts)
     soak_dir = new_soak_dir(out)
     res = SoakResult(soak_dir.name, kernel.name, device.label, seconds,
                      accel)
@@ -531,51 +563,21 @@ def run(kernel: Kernel, device: Device, exp: Expectations, cache: Cache,
         unplug_sink = StreamSink()
         plug = QmpRequests(device.hotplug)
     pidfile = soak_dir / "qemu.pid"
-    sampler: Optional[RssSampler] = None
+    watch = CycleWatch(res, pidfile, plug)
+    plan = CellPlan(
+        kernel, device, CHECKS, exp, soak_dir, soak_dir,
+        f"{accel},tb-size={TCG_TB_MIB}" if accel == "tcg" else accel,
+        seconds + BOOT_ALLOWANCE_SECS,
+        extra_params=(soak_param(seconds, sink.port, unplug_sink.port
+                                 if unplug_sink else 0, cycles),),
+        extra_qemu_args=tuple(["-pidfile", str(pidfile)] +
+                              (plug.qemu_args() if plug else [])))
+    say("soak", f"{kernel.name} / {device.label}: {fmt_secs(seconds)} "
+                f"of cycles, accel {accel}, results in {soak_dir}")
     try:
-        append = soak_cmdline(
-            runner.kernel_cmdline(exp, device, CHECKS, roles, {},
-                                  kernel.slowdown),
-            seconds, sink.port, unplug_sink.port if unplug_sink else 0,
-            cycles)
-        extra = ["-pidfile", str(pidfile)] + (plug.qemu_args() if plug
-                                               else [])
-        qemu_accel = (f"{accel},tb-size={TCG_TB_MIB}" if accel == "tcg"
-                      else accel)
-        cmd = runner.guest_command(prep, device, initrd, append, qemu_accel,
-                                   parts, extra, soak_dir, False)
-        sampler = RssSampler(pidfile, runner.MEMORY_MB * 1024)
-        live = sampler
-
-        def on_line(text: str) -> Optional[str]:
-            if text.startswith(CYCLE_PREFIX):
-                sample = live.now()
-                try:
-                    cycle = parse_cycle(text)
-                except BenchError as exc:
-                    return str(exc)
-                if sample:
-                    cycle.qemu_rss_kb = sample.vm_rss
-                    cycle.qemu_own_kb = sample.own
-                res.cycles.append(cycle)
-                say("soak", f"cycle {cycle.n} {cycle.kind} "
-                            f"{'ok' if cycle.ok else 'FAILED'}: "
-                            f"{cycle.sent} B, SUnreclaim "
-                            f"{cycle.sunreclaim_kb} KiB, QEMU RSS "
-                            f"{sample.vm_rss // 1024 if sample else '-'} "
-                            f"MiB (own "
-                            f"{sample.own // 1024 if sample else '-'} MiB)")
-                return None
-            return plug.on_line(text) if plug else None
-
-        timeout = (seconds + BOOT_ALLOWANCE_SECS) * kernel.slowdown
-        say("soak", f"{kernel.name} / {device.label}: {fmt_secs(seconds)} "
-                    f"of cycles, accel {accel}, results in {soak_dir}")
-        boot = machine.boot(cmd, soak_dir / "serial.log", timeout,
-                            on_line=on_line)
+        done = run_plan(plan, prep, parts, watch.on_line, watch.start)
     finally:
-        if sampler:
-            sampler.close()
+        watch.close()
         sink.close()
         if unplug_sink:
             unplug_sink.close()
@@ -583,27 +585,29 @@ def run(kernel: Kernel, device: Device, exp: Expectations, cache: Cache,
             plug.close()
         # QEMU wrote it as root; after -runas it cannot remove it itself
         pidfile.unlink(missing_ok=True)
+    boot = done.boot
+    if boot is None:
+        raise BenchError(next(iter(done.result.verdicts.values())).summary)
     res.boot_status = boot.status
     res.wall_seconds = round(boot.seconds, 1)
     res.host_streams = list(sink.streams)
     res.unplug_streams = list(unplug_sink.streams) if unplug_sink else []
-    res.rss_samples = list(sampler.samples) if sampler else []
     res.qmp_errors = list(plug.errors) if plug else []
     log = ktap.parse(boot.serial)
     final = log.test("rmmod")
     res.kmemleak = ("scanned" if final and final.fact("kmemleak_scanned")
                     else "not in this kernel")
-    problem = runner.kernel_problem(boot.serial)
+    problem = kernel_problem(boot.serial)
     data = SoakData(res.cycles, res.host_streams, log.test("soak"),
                     log.complete, problem, cycles, exp.leak_message)
     res.verdicts = judge(data)
-    res.verdicts[sandbox.CHECK] = sandbox.judge(boot.qemu_ids)
+    res.verdicts["sandbox"] = sandbox.judge(boot.qemu_ids)
     if boot.status == "timeout":
-        res.verdicts["cycles"] = chk.Verdict(
-            chk.TIMEOUT, f"guest killed after {fmt_secs(boot.seconds)}")
+        res.verdicts["cycles"] = Verdict(
+            TIMEOUT, f"guest killed after {fmt_secs(boot.seconds)}")
     if res.qmp_errors:
-        res.verdicts["cycles"] = chk.Verdict(
-            chk.FAIL, f"QMP: {res.qmp_errors[0]}")
+        res.verdicts["cycles"] = Verdict(
+            FAIL, f"QMP: {res.qmp_errors[0]}")
     write(soak_dir, res)
     return res
 

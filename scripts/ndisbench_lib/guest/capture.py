@@ -11,7 +11,7 @@ import pathlib
 import re
 import shutil
 import subprocess
-from typing import List, Optional, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from . import sandbox
 from ..errors import BenchError
@@ -157,3 +157,25 @@ def compress(pcap: pathlib.Path) -> pathlib.Path:
         shutil.copyfileobj(src, out, 1 << 20)
     pcap.unlink()
     return dest
+
+
+@dataclasses.dataclass(frozen=True)
+class AirCapture:
+    """The host's reading of a cell's air.pcap."""
+    frames: Sequence[Frame] = ()
+    file_problems: Sequence[str] = ()
+    error: str = ""
+    path: str = ""
+
+
+def read(pcap: pathlib.Path) -> AirCapture:
+    """Read the air's capture with tshark, then keep it gzipped."""
+    if not pcap.exists():
+        return AirCapture(error=f"QEMU wrote no {pcap.name}")
+    try:
+        air = AirCapture(read_frames(pcap), file_problems(pcap),
+                         path=pcap.name + ".gz")
+    except BenchError as exc:
+        air = AirCapture(error=str(exc))
+    compress(pcap)
+    return air

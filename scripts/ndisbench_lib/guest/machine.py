@@ -18,7 +18,7 @@ import time
 from typing import Callable, List, Optional, Sequence
 
 from . import sandbox
-from ..errors import BenchError
+from ..errors import BenchError, BootError
 from ..report.ktap import DONE_LINE
 
 QEMU_FIRMWARE_DIRS = ("/usr/share/seabios", "/usr/share/qemu",
@@ -101,9 +101,12 @@ def boot(cmd: Sequence[str], log_path: pathlib.Path, timeout: float,
     with open(log_path, "w", encoding="utf-8", errors="replace") as log:
         log.write("# " + " ".join(cmd) + "\n")
         log.flush()
-        proc = subprocess.Popen(list(cmd), stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT)
+        try:
+            proc = subprocess.Popen(list(cmd), stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT)
+        except OSError as exc:
+            raise BootError(f"{cmd[0]}: cannot start: {exc}") from exc
         assert proc.stdout is not None
 
         def pump() -> None:

@@ -27,6 +27,7 @@ from typing import Dict, List, Mapping, Optional
 
 from ..errors import BenchError
 from ..progress import say
+from ..report.verdict import ERROR, FAIL, PASS, Verdict
 
 USER = "ndisbench"
 SANDBOX = ("on,obsolete=deny,elevateprivileges={priv},spawn=deny,"
@@ -194,16 +195,12 @@ def _by_uid(uid: int) -> Optional[pwd.struct_passwd]:
         return None
 
 
-# The host's check of every booted cell: how its QEMU ran.
-CHECK = "sandbox"
-
-
 def judge(ids: Optional[ProcessIds], bench_root: Optional[bool] = None,
-          user: Optional[pwd.struct_passwd] = None):
-    """The sandbox verdict of a cell from its QEMU's ids (BootResult.
-    qemu_ids): FAIL when a bench run as root left QEMU running as root, or
-    QEMU had no seccomp filter; ERROR when they were never read."""
-    from ..checks.judge import ERROR, FAIL, PASS, Verdict
+          user: Optional[pwd.struct_passwd] = None) -> Verdict:
+    """The sandbox verdict of a QEMU from its ids (BootResult.qemu_ids):
+    FAIL when a bench run as root left QEMU running as root, or QEMU had
+    no seccomp filter; ERROR when they were never read (checks/
+    sandbox.py makes it the `sandbox` check of every cell)."""
     root = bench_is_root() if bench_root is None else bench_root
     if root and user is None:
         user = user_entry()

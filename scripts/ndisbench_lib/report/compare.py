@@ -20,8 +20,8 @@ from typing import List, Optional, Tuple
 
 from . import html as hr
 from . import report
-from ..checks.judge import OK_STATES, Verdict
 from ..errors import BenchError
+from .verdict import OK_STATES, Verdict, classify, label
 
 KINDS = ("regressed", "new", "fixed", "xfail-state", "changed", "gone")
 Key = Tuple[str, str, str]
@@ -45,27 +45,6 @@ class Change:
     @property
     def where(self) -> str:
         return " / ".join(p for p in self.key if p)
-
-
-def _ok(verdict: Verdict) -> bool:
-    return verdict.status in OK_STATES
-
-
-def classify(before: Optional[Verdict], after: Optional[Verdict]
-             ) -> Optional[str]:
-    if before is None and after is None:
-        return None
-    if before is None:
-        return "new"
-    if after is None:
-        return "gone"
-    if before.status == after.status:
-        return None
-    if _ok(before) and not _ok(after):
-        return "regressed"
-    if not _ok(before) and _ok(after):
-        return "fixed"
-    return "xfail-state" if _ok(before) else "changed"
 
 
 def changes(a: report.RunResult, b: report.RunResult) -> List[Change]:
@@ -93,7 +72,7 @@ def regressed(found: List[Change]) -> bool:
 
 
 def _word(check: str, verdict: Optional[Verdict]) -> str:
-    return hr.label(check, verdict) if verdict is not None else "-"
+    return label(check, verdict)
 
 
 def text(a: report.RunResult, b: report.RunResult,

@@ -11,15 +11,12 @@ import pathlib
 import urllib.parse
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from ..checks.judge import ERROR, FAIL, PASS, TIMEOUT, XFAIL, Verdict
-from .verdict import summary_line
+from .markup import (NONE_CLASS, OTHER_CLASS, STATUS_CLASS,  # noqa: F401
+                     badge, cell_name, esc, href, row_label, run_checks,
+                     status_class, wrapper_of)
+from .verdict import (ERROR, FAIL, PASS, TIMEOUT, XFAIL, Verdict, label,
+                      summary_line)
 
-# Verdict status -> CSS class of its grid cell. Anything else (a future
-# "skip", an unknown word) is grey; a check a cell did not run is "none".
-STATUS_CLASS = {PASS: "st-pass", XFAIL: "st-xfail", FAIL: "st-fail",
-                ERROR: "st-error", TIMEOUT: "st-timeout"}
-NONE_CLASS = "st-none"
-OTHER_CLASS = "st-skip"
 # Background colours, also asserted by the headless-Chromium test.
 COLOURS = {"st-pass": "#a5d6a7", "st-xfail": "#90caf9", "st-fail": "#ef5350",
            "st-error": "#b71c1c", "st-timeout": "#ffa726",
@@ -106,63 +103,12 @@ CSS += "".join(
     for cls, colour in COLOURS.items())
 
 
-def esc(text: object) -> str:
-    return html.escape(str(text), quote=True)
-
-
-def href(path: str) -> str:
-    """A relative link: percent-encoded (no scheme can survive, since ':'
-    is encoded) and then attribute-escaped."""
-    return esc(urllib.parse.quote(path.replace(os.sep, "/"), safe="/._-~"))
-
-
-def status_class(status: Optional[str]) -> str:
-    if status is None:
-        return NONE_CLASS
-    return STATUS_CLASS.get(status, OTHER_CLASS)
-
-
-def label(check: str, verdict: Optional[Verdict]) -> str:
-    """The matrix word (report.label()), '-' for a check that did not run."""
-    if verdict is None:
-        return "-"
-    if verdict.status != XFAIL:
-        return verdict.status
-    return "refused" if check == "driverloader" else "reproduced"
-
-
-def wrapper_of(cell: object) -> str:
-    return getattr(cell, "wrapper", "") or ""
-
-
-def row_label(cell: object) -> str:
-    """device[/wrapper], as matrix.txt shows it (report.CellResult.label)."""
-    wrapper = wrapper_of(cell)
-    return f"{getattr(cell, 'device')}/{wrapper}" if wrapper else \
-        getattr(cell, "device")
-
-
-def cell_name(cell: object) -> str:
-    parts = [getattr(cell, "kernel"), getattr(cell, "device"),
-             wrapper_of(cell)]
-    return " / ".join(p for p in parts if p)
-
-
 def extra_details(verdict: Verdict) -> List[str]:
     """The details lines that say more than the summary."""
     details = list(verdict.details)
     if details and details[0] == verdict.summary:
         details = details[1:]
     return [str(d) for d in details]
-
-
-def badge(check: str, verdict: Optional[Verdict], tag: str = "span",
-          extra: str = "") -> str:
-    title = (f"{check}: {label(check, verdict)}: {verdict.summary}"
-             if verdict is not None else f"{check}: not run")
-    return (f'<{tag} class="{status_class(verdict and verdict.status)}'
-            f'{extra}" title="{esc(title)}">{esc(label(check, verdict))}'
-            f'</{tag}>')
 
 
 def legend() -> str:
@@ -226,12 +172,6 @@ class Failure:
     build: bool         # the guest never started: a build or setup step
     anchor: str         # the first check's entry in the cell details
     ran: int            # how many checks the cell ran
-
-
-def run_checks(result) -> List[str]:
-    """The grid's columns."""
-    return list(result.checks) or sorted(
-        {k for c in result.cells for k in c.verdicts})
 
 
 def failures(result) -> List[Failure]:
@@ -363,7 +303,10 @@ def run_page(result, run_dir: Optional[pathlib.Path] = None) -> str:
              "exactly as expected (symbols, message, taint bits). "
              "<code>refused</code>: driverloader denied its GPL-only "
              "symbols, as intended. Both are expected results, not "
-             "failures.</p>", "<h2>Cells</h2>"]
+             "failures.</p>"]
+    from . import bykernel     # it renders with this module's helpers
+    body += bykernel.html_section(result)
+    body.append("<h2>Cells</h2>")
     for n, cell in enumerate(result.cells):
         boot = (f"{cell.boot_seconds} s" if cell.boot_seconds is not None
                 else "not booted")

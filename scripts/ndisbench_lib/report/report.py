@@ -1,5 +1,5 @@
 """Run results: the terminal lines, the matrix, results.json, JUnit XML,
-the Markdown summary and report.html (htmlreport.py) of a run folder."""
+the Markdown summary and report.html (html.py) of a run folder."""
 import dataclasses
 import datetime
 import json
@@ -8,10 +8,9 @@ import platform
 import xml.etree.ElementTree as ET
 from typing import Dict, List, Optional
 
-from ..checks.judge import FAIL, PASS, Verdict
 from ..errors import BenchError
 from . import html
-from .verdict import label, summary_line
+from .verdict import FAIL, PASS, Verdict, label, summary_line
 
 
 @dataclasses.dataclass

@@ -1,9 +1,41 @@
-"""The words a run's verdicts are shown by: the matrix word of a check's
-verdict and the run's one-line summary (report.py and html.py both use
-them, neither imports the other for them)."""
-from typing import Dict, Protocol
+"""The one place for what a check's result can be and how it is shown.
 
-from ..checks.judge import PASS, XFAIL, Verdict
+A verdict's status is one of five words; the matrix shows an expected
+failure (XFAIL) as what it is: `refused` where driverloader was denied its
+GPL-only symbols (as every kernel since 2.6.19 intends), `reproduced`
+where a historical breakage happened exactly as expected. PASS and XFAIL
+count as passed, the others as failed; the run's summary line says so.
+"""
+import dataclasses
+from typing import Dict, Optional, Protocol, Sequence, Tuple
+
+PASS, XFAIL, FAIL, ERROR, TIMEOUT = "pass", "xfail", "FAIL", "ERROR", \
+    "TIMEOUT"
+STATUSES = (PASS, XFAIL, FAIL, ERROR, TIMEOUT)
+OK_STATES = (PASS, XFAIL)
+# The check whose expected failure is a refusal, not a breakage.
+REFUSED_CHECKS = ("driverloader",)
+
+
+@dataclasses.dataclass(frozen=True)
+class Verdict:
+    status: str             # one of STATUSES
+    summary: str            # one line for the terminal and the matrix
+    details: Sequence[str] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.status in OK_STATES
+
+
+def label(check: str, verdict: Optional[Verdict]) -> str:
+    """Matrix word: an expected failure is shown as what it is; '-' for a
+    check that did not run."""
+    if verdict is None:
+        return "-"
+    if verdict.status != XFAIL:
+        return verdict.status
+    return "refused" if check in REFUSED_CHECKS else "reproduced"
 
 
 class Counted(Protocol):
@@ -12,16 +44,37 @@ class Counted(Protocol):
     def counts(self) -> Dict[str, int]: ...
 
 
-def label(check: str, verdict: Verdict) -> str:
-    """Matrix word: an expected failure is shown as what it is."""
-    if verdict.status != XFAIL:
-        return verdict.status
-    return "refused" if check == "driverloader" else "reproduced"
+def passed_failed(counts: Dict[str, int]) -> Tuple[int, int]:
+    """(passed, failed): PASS and XFAIL pass, every other status fails."""
+    passed = sum(counts.get(s, 0) for s in OK_STATES)
+    return passed, sum(counts.values()) - passed
 
 
 def summary_line(result: Counted) -> str:
     counts = result.counts()
-    passed = counts.get(PASS, 0) + counts.get(XFAIL, 0)
-    failed = sum(counts.values()) - passed
+    passed, failed = passed_failed(counts)
     return (f"{passed} passed, {failed} failed "
             f"({counts.get(XFAIL, 0)} expected failures reproduced)")
+
+
+def _ok(verdict: Verdict) -> bool:
+    return verdict.status in OK_STATES
+
+
+def classify(before: Optional[Verdict], after: Optional[Verdict]
+             ) -> Optional[str]:
+    """The kind of change from one run's verdict of a check to the next
+    (report/compare.py says what each kind means); None: no change."""
+    if before is None and after is None:
+        return None
+    if before is None:
+        return "new"
+    if after is None:
+        return "gone"
+    if before.status == after.status:
+        return None
+    if _ok(before) and not _ok(after):
+        return "regressed"
+    if not _ok(before) and _ok(after):
+        return "fixed"
+    return "xfail-state" if _ok(before) else "changed"

@@ -1,0 +1,543 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ndisbench-agent load family: the boot test (dependency modules, the USB
+ * device), one insmod test per module of ndisbench.load= (taint masks
+ * before and after, errno, /sys/module/<m>/taint, the kernel log lines of
+ * the load, the wrapper's /dev node) and the rmmod test at the end (with
+ * the kmemleak scan and the kernel's warnings since boot).
+ */
+#define _GNU_SOURCE
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/module.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "agent.h"
+
+#define MODULE_DIR      "/lib/ndisbench/modules"
+#define DEPS_LIST       "/lib/ndisbench/deps.list"
+#define TAINTED_PATH    "/proc/sys/kernel/tainted"
+#define NOBODY_ID       65534
+#define USB_DEVICES_DIR "/sys/bus/usb/devices"
+#define USB_WAIT_MS     30000
+#define DEVNODE_WAIT_MS 2000
+#define DEBUGFS_DIR     "/sys/kernel/debug"
+#define KMEMLEAK_PATH   DEBUGFS_DIR "/kmemleak"
+/* kmemleak reports no object younger than 5 s (MSECS_MIN_AGE) */
+#define KMEMLEAK_AGE_MS 6000
+/* The kernel's MODULE_NAME_LEN is 64 - sizeof(unsigned long). */
+#define MODULE_NAME_MAX 56
+
+/* CLOCK_MONOTONIC of the last module load (kmemleak_facts waits on it). */
+static long long last_load_us;
+
+/* ---- module names and files (pure) ---- */
+
+
+/*
+ * A module name as given on the command line: what the agent accepts as
+ * a file name under MODULE_DIR.
+ */
+static bool valid_module_name(const char *name)
+{
+    size_t len = strlen(name);
+
+    if (len == 0 || len >= MODULE_NAME_MAX)
+        return false;
+    for (; *name != '\0'; name++) {
+        char c = *name;
+
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9') || c == '_' || c == '-'))
+            return false;
+    }
+    return true;
+}
+
+/*
+ * The name the kernel knows a module by: kbuild turns '-' in a module's
+ * file name into '_'. out must hold MODULE_NAME_MAX bytes; name must be
+ * valid_module_name().
+ */
+static void kernel_module_name(const char *name, char *out)
+{
+    size_t i;
+
+    for (i = 0; i < MODULE_NAME_MAX - 1 && name[i] != '\0'; i++)
+        out[i] = name[i] == '-' ? '_' : name[i];
+    out[i] = '\0';
+}
+
+/*
+ * finit_module() flags for a module file: the kernel decompresses a
+ * .ko.xz, .ko.gz or .ko.zst itself when asked to (Debian's 6.12 kernels
+ * ship their modules xz-compressed).
+ */
+static int module_file_flags(const char *path)
+{
+    static const char *const suffixes[] = { ".ko.xz", ".ko.gz", ".ko.zst" };
+    size_t len = strlen(path);
+    size_t i;
+
+    for (i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+        size_t n = strlen(suffixes[i]);
+
+        if (len >= n && strcmp(path + len - n, suffixes[i]) == 0)
+            return MODULE_INIT_COMPRESSED_FILE;
+    }
+    return 0;
+}
+
+/* ---- system access ---- */
+
+
+/*
+ * /proc/sys/kernel/tainted as a decimal string in buf (size >= 24), or
+ * "-" if it cannot be read.
+ */
+static const char *tainted(char *buf, size_t size)
+{
+    char *text = read_file(TAINTED_PATH);
+    char *end;
+    unsigned long value;
+
+    snprintf(buf, size, "-");
+    if (text == NULL)
+        return buf;
+    errno = 0;
+    value = strtoul(text, &end, 10);
+    if (errno == 0 && end != text)
+        snprintf(buf, size, "%lu", value);
+    free(text);
+    return buf;
+}
+
+/* Returns 0 or the positive errno of finit_module(). */
+static int finit_module_fd(int fd, int flags)
+{
+    return syscall(SYS_finit_module, fd, "", flags) == 0 ? 0 : errno;
+}
+
+/* Returns 0 or the positive errno of open() or finit_module(). */
+static int load_module_path(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int err;
+
+    if (fd < 0)
+        return errno;
+    err = finit_module_fd(fd, module_file_flags(path));
+    close(fd);
+    return err;
+}
+
+/* Returns 0 or the positive errno of delete_module(). */
+static int delete_module(const char *name)
+{
+    return syscall(SYS_delete_module, name, O_NONBLOCK) == 0 ? 0 : errno;
+}
+
+static void klog_facts(void)
+{
+    int fd = open(KMSG_PATH, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+    if (fd < 0)
+        return;
+    klog_print_new(fd);
+    close(fd);
+}
+
+/*
+ * The wrapper's misc device (/dev/<module name>) carries Windows driver
+ * images into the kernel: only root may open it. A child that became
+ * nobody tries; fact devnode_unprivileged_errno (0: it could). Nothing
+ * where the module has no such node (devtmpfs gets DEVNODE_WAIT_MS).
+ */
+static void devnode_facts(const char *kname)
+{
+    char path[sizeof("/dev/") + MODULE_NAME_MAX];
+    long long start = monotonic_us();
+    int status;
+    pid_t pid;
+
+    snprintf(path, sizeof(path), "/dev/%s", kname);
+    while (access(path, F_OK) != 0) {
+        if (monotonic_us() - start > DEVNODE_WAIT_MS * 1000LL)
+            return;
+        usleep(10000);
+    }
+    pid = fork();
+    if (pid == 0) {
+        int fd;
+
+        if (setgid(NOBODY_ID) != 0 || setuid(NOBODY_ID) != 0)
+            _exit(127);
+        fd = open(path, O_RDWR | O_CLOEXEC);
+        _exit(fd >= 0 ? 0 : (errno & 0x7f));
+    }
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+        WEXITSTATUS(status) == 127)
+        return;
+    say("# devnode_unprivileged_errno: %d", WEXITSTATUS(status));
+    devnode_ioctl_facts(path);
+}
+
+/* ---- boot ---- */
+
+
+/* The first interface of the USB device vvvv:pppp is registered. */
+static bool usb_device_ready(const char *id)
+{
+    char path[300], want[16], got[16] = "";
+    struct dirent *ent;
+    bool found = false;
+    DIR *dir = opendir(USB_DEVICES_DIR);
+
+    if (dir == NULL)
+        return false;
+    while (!found && (ent = readdir(dir)) != NULL) {
+        char *vendor, *product;
+        struct stat st;
+
+        if (ent->d_name[0] == '.' || strchr(ent->d_name, ':'))
+            continue;
+        snprintf(path, sizeof(path), USB_DEVICES_DIR "/%s/idVendor",
+                 ent->d_name);
+        vendor = read_file(path);
+        snprintf(path, sizeof(path), USB_DEVICES_DIR "/%s/idProduct",
+                 ent->d_name);
+        product = read_file(path);
+        if (vendor && product) {
+            snprintf(got, sizeof(got), "%.4s:%.4s", vendor, product);
+            snprintf(want, sizeof(want), "%s", id);
+            snprintf(path, sizeof(path), USB_DEVICES_DIR "/%s:1.0",
+                     ent->d_name);
+            found = strcasecmp(got, want) == 0 && stat(path, &st) == 0;
+        }
+        free(vendor);
+        free(product);
+    }
+    closedir(dir);
+    return found;
+}
+
+/*
+ * A USB device enumerates after its host controller's module loaded (a
+ * module on Debian's kernels): the wrapper's first load must not race it,
+ * or it registers its USB driver before there is anything to probe.
+ */
+static bool wait_usb_device(const char *id)
+{
+    long long start = monotonic_us();
+
+    while (!usb_device_ready(id)) {
+        if (monotonic_us() - start > USB_WAIT_MS * 1000LL) {
+            say("# error: USB device %s not enumerated within %d ms", id,
+                USB_WAIT_MS);
+            return false;
+        }
+        usleep(10000);
+    }
+    say("# usb_device_ms: %lld", (monotonic_us() - start) / 1000);
+    return true;
+}
+
+static bool test_boot(const struct boot_errors *errs)
+{
+    struct utsname uts;
+    char taint[24];
+    char *deps;
+    char *cursor;
+    char *line;
+    bool ok = true;
+    size_t i;
+
+    say("# release: %s", uname(&uts) == 0 ? uts.release : "-");
+    say("# tainted: %s", tainted(taint, sizeof(taint)));
+    for (i = 0; i < AGENT_MOUNTS; i++) {
+        if (errs->mount[i] != 0) {
+            say("# mount: %s errno=%d", errs->target[i], errs->mount[i]);
+            ok = false;
+        }
+    }
+    if (errs->cmdline != 0) {
+        say("# error: cannot read /proc/cmdline: %s",
+            strerror(errs->cmdline));
+        ok = false;
+    }
+
+    deps = read_file(DEPS_LIST);
+    if (deps == NULL) {
+        if (errno == ENOENT)
+            return ok;
+        say("# error: cannot read %s: %s", DEPS_LIST, strerror(errno));
+        return false;
+    }
+    cursor = deps;
+    while ((line = strsep(&cursor, "\n")) != NULL) {
+        const char *base;
+        int err;
+
+        strip_newline(line);
+        if (*line == '\0')
+            continue;
+        base = strrchr(line, '/');
+        base = base != NULL ? base + 1 : line;
+        err = load_module_path(line);
+        if (err == EEXIST)
+            err = 0;
+        say("# dep: %s errno=%d", base, err);
+        if (err != 0)
+            ok = false;
+    }
+    free(deps);
+    return ok;
+}
+
+/* ---- insmod ---- */
+
+/* Print the module's /sys/module/<name>/taint, or "-" if it has none. */
+static void say_module_taint(const char *kname)
+{
+    char path[sizeof("/sys/module//taint") + MODULE_NAME_MAX];
+    char *text;
+
+    snprintf(path, sizeof(path), "/sys/module/%s/taint", kname);
+    text = read_file(path);
+    if (text == NULL) {
+        say("# module_taint: -");
+        return;
+    }
+    say("# module_taint: %s", strip_newline(text));
+    free(text);
+}
+
+/* Tests 2..N-1: load one module from MODULE_DIR. Returns true if loaded. */
+bool insmod_facts(const char *name)
+{
+    char path[sizeof(MODULE_DIR "/.ko") + MODULE_NAME_MAX];
+    char kname[MODULE_NAME_MAX];
+    char taint[24];
+    long long load_start;
+    int kmsg = -1;
+    int kmsg_err = 0;
+    int err;
+    int fd;
+
+    say("# module: %s", name);
+    say("# tainted_before: %s", tainted(taint, sizeof(taint)));
+    if (!valid_module_name(name)) {
+        err = EINVAL;
+        say("# error: invalid module name");
+        kname[0] = '\0';
+        goto report;
+    }
+    kernel_module_name(name, kname);
+    snprintf(path, sizeof(path), MODULE_DIR "/%s.ko", name);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        err = errno;
+        say("# error: cannot open %s: %s", path, strerror(err));
+        goto report;
+    }
+    kmsg = kmsg_open();
+    if (kmsg < 0)
+        kmsg_err = errno;
+    load_start = monotonic_us();
+    err = finit_module_fd(fd, 0);
+    last_load_us = monotonic_us();
+    say("# load_ms: %lld", (last_load_us - load_start) / 1000);
+    close(fd);
+
+report:
+    say("# errno: %d", err);
+    say("# errname: %s", errno_name(err));
+    say("# tainted_after: %s", tainted(taint, sizeof(taint)));
+    if (kname[0] != '\0')
+        say_module_taint(kname);
+    else
+        say("# module_taint: -");
+    if (err == 0)
+        devnode_facts(kname);
+    if (kmsg >= 0) {
+        kmsg_print_new(kmsg);
+        close(kmsg);
+    } else if (kmsg_err != 0) {
+        say("# kmsg_error: cannot open %s: %s", KMSG_PATH,
+            strerror(kmsg_err));
+    }
+    return err == 0;
+}
+
+static bool test_insmod(int number, const char *name)
+{
+    bool ok = insmod_facts(name);
+
+    say("%s %d insmod %s", ok ? "ok" : "not ok", number, name);
+    return ok;
+}
+
+/* ---- rmmod ---- */
+
+int rmmod_facts(const char *name)
+{
+    char kname[MODULE_NAME_MAX];
+    int kmsg = kmsg_open();
+    int err;
+
+    kernel_module_name(name, kname);
+    err = delete_module(kname);
+    say("# rmmod: %s errno=%d", kname, err);
+    if (kmsg >= 0) {
+        kmsg_print_new(kmsg);
+        close(kmsg);
+    }
+    return err;
+}
+
+/*
+ * On a kernel with kmemleak (the debug variant), scan now and print the
+ * report: one `kmemleak` fact a line ("unreferenced object ..." fails the
+ * cell on the host). Quiet where debugfs or kmemleak is absent.
+ */
+static void kmemleak_facts(void)
+{
+    char *report;
+    char *line;
+    int fd;
+
+    if (mount("debugfs", DEBUGFS_DIR, "debugfs", 0, NULL) != 0 &&
+        errno != EBUSY)
+        return;
+    fd = open(KMEMLEAK_PATH, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    /*
+     * What the last module allocated as it loaded must be old enough to
+     * count, and an object is reported only by a scan that finds its
+     * contents unchanged since the scan before: so two scans.
+     */
+    while (monotonic_us() - last_load_us < KMEMLEAK_AGE_MS * 1000LL)
+        usleep(100000);
+    for (int i = 0; i < 2; i++)
+        if (write(fd, "scan", 4) != 4)
+            say("# kmemleak_error: scan: %s", strerror(errno));
+    close(fd);
+    report = read_file(KMEMLEAK_PATH);
+    if (report == NULL)
+        return;
+    say("# kmemleak_scanned: 1");
+    for (line = strtok(report, "\n"); line; line = strtok(NULL, "\n"))
+        say("# kmemleak: %s", line);
+    free(report);
+}
+
+static bool test_rmmod(const struct agent_opts *opts)
+{
+    char taint[24];
+    bool ok = true;
+    size_t i;
+
+    for (i = opts->n_modules; i-- > 0;)
+        if (opts->loaded[i] && rmmod_facts(opts->modules[i]) != 0)
+            ok = false;
+    say("# tainted: %s", tainted(taint, sizeof(taint)));
+    kmemleak_facts();
+    klog_facts();
+    return ok;
+}
+
+/* ---- the rows ---- */
+
+/* ndisbench.usb=vvvv:pppp: the boot test waits for that USB device. */
+static int parse_usb(char *value, struct agent_opts *opts)
+{
+    if (value && *value)
+        opts->usb_id = value;
+    return 0;
+}
+
+/* Test 1: the guest is up, its dependency modules loaded; the parameters
+ * parsed. */
+static void run_boot(struct agent_opts *opts, struct agent_state *state)
+{
+    bool booted = test_boot(state->errs) && opts->bad_param == NULL;
+
+    if (opts->usb_id)
+        booted = wait_usb_device(opts->usb_id) && booted;
+    say_result(booted, state->number++, "boot");
+}
+
+/*
+ * ndisbench.load=a,b,c: the modules to load, in order (the last
+ * occurrence wins, as for kernel parameters).
+ */
+static int parse_load(char *value, struct agent_opts *opts)
+{
+    char *list = value;
+    size_t max;
+
+    free(opts->modules);
+    free(opts->loaded);
+    opts->modules = NULL;
+    opts->loaded = NULL;
+    opts->n_modules = 0;
+    if (list == NULL)
+        return 0;
+    max = strlen(list) / 2 + 1;
+    opts->modules = calloc(max, sizeof(*opts->modules));
+    opts->loaded = calloc(max, sizeof(*opts->loaded));
+    if (opts->modules == NULL || opts->loaded == NULL) {
+        free(opts->modules);
+        free(opts->loaded);
+        opts->modules = NULL;
+        opts->loaded = NULL;
+        errno = ENOMEM;
+        return -1;
+    }
+    opts->n_modules = split_list(list, opts->modules);
+    return 0;
+}
+
+static int planned_modules(const struct agent_opts *opts)
+{
+    return (int)opts->n_modules;
+}
+
+/* Tests 2..: one per module; the network tests wait for an interface only
+ * if all of them loaded. */
+static void run_insmod(struct agent_opts *opts, struct agent_state *state)
+{
+    size_t i;
+
+    for (i = 0; i < opts->n_modules; i++) {
+        opts->loaded[i] = test_insmod(state->number++, opts->modules[i]);
+        if (!opts->loaded[i])
+            state->all_loaded = false;
+    }
+}
+
+/* The last test: remove the loaded modules in reverse order. */
+static void run_rmmod(struct agent_opts *opts, struct agent_state *state)
+{
+    say_result(test_rmmod(opts), state->number++, "rmmod");
+}
+
+const struct agent_test load_tests[] = {
+    { 10, "boot", "ndisbench.usb", parse_usb, planned_once, run_boot },
+    { 40, "insmod", "ndisbench.load", parse_load, planned_modules,
+      run_insmod },
+    { 900, "rmmod", NULL, NULL, planned_once, run_rmmod },
+};
+const size_t load_tests_count = ARRAY_SIZE(load_tests);

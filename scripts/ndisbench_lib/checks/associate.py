@@ -1,0 +1,74 @@
+"""associate: the driver reports the AP's BSSID (and SSID). Rows joined
+with `iw` also need `iw connect` itself to have succeeded (a link the
+driver made on its own does not count), and iwconfig (wireless-tools: the
+wireless extensions an iwconfig-era user has) to show the same ESSID and
+Access Point where the kernel has CONFIG_CFG80211_WEXT (the Debian
+kernels), or "no wireless extensions" where it does not (the source
+kernels). Native rows read the BSS from `iw dev wlan0 link`."""
+from typing import Dict, List, Optional
+
+from .. import devices
+from ..report.ktap import KtapTest
+from ..report.verdict import Verdict
+from .check import CellFacts, Check
+from .facts import (compare, iface_first, iw_connect_problem, link_bss,
+                    verdict)
+
+
+def wext_problem(test: KtapTest, config: Dict[str, str], ssid: str,
+                 bssid: str) -> Optional[str]:
+    """iwconfig on the joined link: the ESSID and AP where the kernel has
+    cfg80211's wireless-extensions emulation, a plain refusal where not."""
+    lines = test.all("iwconfig")
+    text = " ".join(line.strip() for line in lines)
+    if not lines:
+        return "agent printed no iwconfig output"
+    if config.get("CONFIG_CFG80211_WEXT") != "y":
+        if "no wireless extensions" not in text:
+            return (f"iwconfig answered without CONFIG_CFG80211_WEXT: "
+                    f"{text}")
+        return None
+    if f'ESSID:"{ssid}"' not in text:
+        return f'iwconfig shows no ESSID:"{ssid}": {text}'
+    if f"ACCESS POINT: {bssid.upper()}" not in text.upper():
+        return f"iwconfig shows no Access Point: {bssid}: {text}"
+    return None
+
+
+def judge(facts: CellFacts) -> Verdict:
+    first = iface_first(facts, need_link=True)
+    if first:
+        return first
+    net, iw_ssid, config = facts.exp.network, facts.iw_ssid, facts.config
+    link = facts.log.test("link")
+    assert link is not None
+    problems: List[str] = []
+    bss = link_bss(link)
+    compare("BSSID the driver reports", net["ap_bssid"], bss["bssid"],
+            problems)
+    if bss["ssid"] is not None:
+        compare("SSID the driver reports", net["ap_ssid"], bss["ssid"],
+                problems)
+    iw_problem = iw_connect_problem(link, iw_ssid) if iw_ssid else None
+    if iw_problem:
+        problems.append(iw_problem)
+    if iw_ssid and config is not None:
+        wext = wext_problem(link, config, str(net["ap_ssid"]),
+                            str(net["ap_bssid"]))
+        if wext:
+            problems.append(wext)
+    how = f" with iw connect {iw_ssid}" if iw_ssid else ""
+    if iw_ssid and config is not None:
+        how += (", iwconfig agrees" if config.get("CONFIG_CFG80211_WEXT")
+                == "y" else ", no wireless extensions here")
+    return verdict(problems, f"associated to {net['ap_bssid']} "
+                             f"({net['ap_ssid']}) in "
+                             f"{link.fact('carrier_ms')} ms{how}")
+
+
+CHECK = Check(
+    name="associate", order=90,
+    doc="the driver reports the AP's BSSID and SSID; iw connect and "
+        "iwconfig agree",
+    devices=devices.RADIOS + devices.FAULTY, judge=judge, needs_iface=True,
+    seconds=5)

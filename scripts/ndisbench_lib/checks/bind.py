@@ -1,0 +1,54 @@
+"""bind: the device's interface appears. Wrapped: ethtool names
+`ndiswrapper` as driver and the Windows driver (fw_version), and the
+kernel is tainted P (loading a Windows binary does add_taint, whatever the
+module loader's policy did with the module's name). Native: ethtool names
+the in-tree driver and nothing tainted the kernel."""
+from typing import List
+
+from .. import devices
+from ..report.ktap import KtapTest
+from ..report.verdict import PASS, Verdict
+from .check import CellFacts, Check
+from .facts import compare, iface_first, iface_test, to_int, verdict
+
+
+def judge_native(facts: CellFacts, iface: KtapTest) -> Verdict:
+    """The in-tree driver owns the interface, and nothing tainted P."""
+    problems: List[str] = []
+    compare("ethtool driver", facts.native, iface.fact("driver"), problems)
+    boot = facts.log.test("boot")
+    tainted = to_int(boot.fact("tainted")) if boot else None
+    compare("kernel taint at boot", 0, tainted, problems)
+    return verdict(problems, f"{iface.name.split()[1]} bound: driver "
+                             f"{facts.native}, {iface.fact('bus_info')}")
+
+
+def judge(facts: CellFacts) -> Verdict:
+    first = iface_first(facts, need_link=False)
+    if first:
+        return first
+    iface = iface_test(facts.log)
+    assert iface is not None
+    if facts.native:
+        return judge_native(facts, iface)
+    exp, fixture = facts.exp, facts.fixture
+    problems: List[str] = []
+    compare("ethtool driver", "ndiswrapper", iface.fact("driver"), problems)
+    insmod = facts.log.test(f"insmod {exp.module_names['ndiswrapper']}")
+    after = to_int(insmod.fact("tainted_after")) if insmod else None
+    p_bit = 1 << exp.taint_bits["P"]
+    compare("kernel tainted P after the Windows driver loaded", True,
+            after is not None and bool(after & p_bit), problems)
+    if fixture not in (iface.fact("fw_version") or ""):
+        problems.append(f"ethtool does not name {fixture}: "
+                        f"fw_version {iface.fact('fw_version')!r}")
+    return verdict(problems, f"{iface.name.split()[1]} bound: driver "
+                             f"ndiswrapper, {iface.fact('fw_version')}, "
+                             f"{iface.fact('bus_info')}", PASS)
+
+
+CHECK = Check(
+    name="bind", order=70,
+    doc="the interface appears, owned by the expected driver",
+    devices=devices.RADIOS + devices.FAULTY, judge=judge, needs_iface=True,
+    seconds=5)

@@ -1,0 +1,70 @@
+"""broken: each driver in fixtures/broken/ is installed unchecked and must
+be refused by the wrapper (its helper or the module) with its own kernel
+log line (patterns in tests/e2e/expectations.toml), no wlan interface, a
+clean rmmod, no leaked Windows allocation. On a policy that refuses
+ndiswrapper each load must fail with ENOENT instead."""
+import re
+from typing import List, Sequence, Tuple
+
+from .. import devices
+from ..build.initramfs import fixture_file
+from ..kernels import Expectations
+from ..report.verdict import XFAIL, Verdict
+from .check import CellFacts, Check, GuestContext
+from .facts import ENOENT, compare, rmmod_errno, to_int, verdict
+
+
+def params(ctx: GuestContext) -> Sequence[str]:
+    if not ctx.device.fixture:
+        return ()
+    return ["ndisbench.broken=" + ",".join(
+        "/" + fixture_file("broken", name, ".inf") for name in ctx.exp.broken)]
+
+
+def guest_files(exp: Expectations) -> Sequence[Tuple[str, str]]:
+    return [("broken", name) for name in exp.broken]
+
+
+def judge(facts: CellFacts) -> Verdict:
+    """Every fixtures/broken driver refused with its own clear line."""
+    exp, log, refused = facts.exp, facts.log, facts.refused
+    problems: List[str] = []
+    module = exp.module_names["ndiswrapper"]
+    for name, pattern in exp.broken.items():
+        test = log.test(f"broken {name}")
+        if test is None:
+            problems.append(f"{name}: agent printed no result")
+            continue
+        if refused:
+            compare(f"{name}: insmod errno", ENOENT,
+                    to_int(test.fact("errno")), problems)
+            continue
+        compare(f"{name}: install status", "0", test.fact("install_status"),
+                problems)
+        compare(f"{name}: insmod errno", 0, to_int(test.fact("errno")),
+                problems)
+        kmsg = test.all("kmsg")
+        if not any(re.search(pattern, line) for line in kmsg):
+            problems.append(f"{name}: no kernel line matches /{pattern}/")
+        compare(f"{name}: wlan interface present", "0",
+                test.fact("wlan_present"), problems)
+        compare(f"{name}: rmmod errno", 0, rmmod_errno(test, module),
+                problems)
+        if any(exp.leak_message in line for line in kmsg):
+            problems.append(f"{name}: Windows allocations leaked")
+        compare(f"{name}: ndiswrapper -r status", "0",
+                test.fact("remove_status"), problems)
+    if refused and not problems:
+        return Verdict(XFAIL, "not reached (expected: the policy refuses "
+                              "ndiswrapper)")
+    return verdict(problems, f"{len(exp.broken)} malformed drivers refused, "
+                             f"each with its own line, nothing leaked")
+
+
+CHECK = Check(
+    name="broken", order=50,
+    doc="every fixtures/broken driver refused with its own kernel line, "
+        "nothing leaked",
+    devices=devices.WRAPPED, judge=judge, params=params,
+    guest_files=guest_files, role="ndiswrapper", installs_driver=False,
+    seconds=5)

@@ -1,0 +1,159 @@
+"""What the checks' judges share: reading the agent's facts, comparing
+them with what is wanted, and the verdicts that come before a check's own
+(the guest did not boot, the policy refuses the wrapper the check stands
+behind, the interface never came)."""
+from typing import Dict, List, Optional, Union
+
+from ..report.ktap import KtapLog, KtapTest
+from ..report.verdict import ERROR, FAIL, PASS, XFAIL, Verdict
+from .check import CellFacts
+
+ENOENT = 2
+EACCES = 13
+HOTPLUG_PINGS = 10          # the agent's pings after a replug or a roam
+
+
+def to_int(value: Optional[str]) -> Optional[int]:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def compare(what: str, want: object, got: object, problems: List[str]
+            ) -> None:
+    if want != got:
+        problems.append(f"{what}: expected {want!r}, got {got!r}")
+
+
+def verdict(problems: List[str], summary: str, status: str = PASS
+            ) -> Verdict:
+    """FAIL with the first problem, else the summary."""
+    if problems:
+        return Verdict(FAIL, problems[0], problems)
+    return Verdict(status, summary)
+
+
+def not_booted(log: KtapLog) -> Optional[Verdict]:
+    """ERROR where the agent's boot test is missing or failed."""
+    boot = log.test("boot")
+    if boot is None or not boot.ok:
+        return Verdict(ERROR, "guest did not boot to the agent's checks")
+    return None
+
+
+def iface_test(log: KtapLog) -> Optional[KtapTest]:
+    """The agent's `iface <ifname>` result, if it printed one."""
+    return next((t for t in log.tests if t.name.startswith("iface ")), None)
+
+
+def iface_problem(log: KtapLog, need_link: bool = True) -> Optional[str]:
+    iface = iface_test(log)
+    if iface is None:
+        return "agent printed no interface result"
+    if not iface.ok:
+        return iface.fact("error") or f"{iface.name} failed"
+    if not need_link:
+        return None
+    link = log.test("link")
+    if link is None:
+        return "agent printed no link result"
+    if not link.ok:
+        return link.fact("error") or "no link"
+    return None
+
+
+def unreached(log: KtapLog) -> Verdict:
+    """A check behind a wrapper the policy refuses: the interface must not
+    exist, and nothing after it can run."""
+    iface = iface_test(log)
+    if iface is None:
+        return Verdict(ERROR, "agent printed no interface result")
+    if iface.ok:
+        return Verdict(FAIL, f"{iface.name} appeared although the policy "
+                             f"refuses ndiswrapper")
+    return Verdict(XFAIL, "not reached (expected: the policy refuses "
+                          "ndiswrapper)")
+
+
+def behind_refusal(facts: CellFacts) -> Optional[Verdict]:
+    """The verdict of a wrapped device's check where the policy refuses
+    the wrapper (None: it does not, or the device is not wrapped)."""
+    if facts.fixture and facts.refused:
+        return unreached(facts.log)
+    return None
+
+
+def iface_first(facts: CellFacts, need_link: bool) -> Optional[Verdict]:
+    """The verdict before a check of the interface's own: not reached, not
+    booted, no interface (or, need_link, no link)."""
+    first = behind_refusal(facts) or not_booted(facts.log)
+    if first:
+        return first
+    problem = iface_problem(facts.log, need_link=need_link)
+    return Verdict(FAIL, problem) if problem else None
+
+
+def net_test(facts: CellFacts, name: str) -> Union[KtapTest, Verdict]:
+    """A network check's agent test, or the verdict that comes first:
+    not reached, not booted, no interface or link, no result."""
+    first = iface_first(facts, need_link=True)
+    if first:
+        return first
+    test = facts.log.test(name)
+    if test is None:
+        return Verdict(ERROR, f"agent printed no {name} result")
+    return test
+
+
+def agent_failed(name: str, test: KtapTest, problems: List[str]) -> None:
+    """A failed agent test that no compared fact explains is a problem."""
+    if not test.ok and not problems:
+        problems.append(f"agent reported {name} failed: "
+                        f"{test.fact('error') or 'see the serial log'}")
+
+
+def link_bss(link: KtapTest) -> Dict[str, Optional[str]]:
+    """BSSID and SSID of the association, from the wrapper's ndis/ sysfs
+    attributes or from `iw dev <if> link`."""
+    bss: Dict[str, Optional[str]] = {"bssid": link.fact("ndis_bssid"),
+                                     "ssid": link.fact("ndis_ssid")}
+    for line in (raw.strip() for raw in link.all("iw_link")):
+        words = line.split()
+        if line.startswith("Connected to ") and len(words) > 2:
+            bss["bssid"] = words[2]
+        elif line.startswith("SSID: "):
+            bss["ssid"] = line[len("SSID: "):]
+    return bss
+
+
+def iw_connect_problem(test: KtapTest, ssid: str) -> Optional[str]:
+    """The join must be iw's: its last `iw connect` exited 0 (an earlier
+    EALREADY, the driver already associated on its own, is followed by a
+    disconnect and a second connect)."""
+    statuses = test.all("iw_connect_status")
+    if not statuses:
+        return f"agent never ran iw connect {ssid}"
+    if statuses[-1] != "0":
+        return (f"iw connect {ssid} exited {statuses[-1]}: "
+                f"{'; '.join(test.all('iw_connect')) or 'no output'}")
+    return None
+
+
+def after_the_change(check: str, test: KtapTest, problems: List[str],
+                     summary: str) -> Verdict:
+    """The end of hotplug and roam: the counted pings after the change,
+    then the verdict."""
+    compare(f"echo replies after the {check}", HOTPLUG_PINGS,
+            to_int(test.fact("received")), problems)
+    if not test.ok and not problems:
+        problems.append(f"agent reported {check} failed")
+    return verdict(problems, summary)
+
+
+def rmmod_errno(test: KtapTest, module: str) -> Optional[int]:
+    for fact in test.all("rmmod"):
+        name, _, rest = fact.partition(" errno=")
+        if name == module:
+            return to_int(rest)
+    return None

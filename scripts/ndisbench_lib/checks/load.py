@@ -1,0 +1,22 @@
+"""load: ndiswrapper's load against the kernel's taint policy: its errno,
+its `Unknown symbol <sym> (err -2)` lines (exactly the GPL-only imports of
+the module built for this kernel, or none), the `module license taints
+kernel.` line, a clean rmmod, and /dev/<module> refusing a non-root open
+and each malformed ioctl with its exact errno (modload.IOCTL_EXPECTED,
+guest/agent/devnode.c), with no oops meanwhile."""
+from .. import devices
+from ..report.verdict import Verdict
+from .check import CellFacts, Check
+from .modload import judge_module
+
+
+def judge(facts: CellFacts) -> Verdict:
+    return judge_module("load", "ndiswrapper", facts)
+
+
+CHECK = Check(
+    name="load", order=10,
+    doc="ndiswrapper loads (or is refused) exactly as the policy says; "
+        "/dev/ndiswrapper refuses non-root and malformed ioctls",
+    devices=devices.BARE + devices.WRAPPED + devices.FAULTY_WRAPPED,
+    judge=judge, role="ndiswrapper", installs_driver=False, seconds=3)

@@ -1,0 +1,96 @@
+"""What a bench produces (bench.py measures, bench.md and benchhtml.py
+render): the goals, the figures' columns, the result and the notes under
+the tables."""
+import dataclasses
+import statistics
+from typing import Dict, List, Optional
+
+from ..progress import fmt_secs
+
+# (what, device, reference, metric, comparison, target): the issue's goals.
+TARGETS = (
+    ("PCI wrapped TCP throughput", "bcm43xx/ndiswrapper", "e1000",
+     "tcp_mbps", ">=", 0.5),
+    ("PCI wrapped ping RTT p50", "bcm43xx/ndiswrapper", "e1000",
+     "rtt_p50_us", "<=", 1.5),
+    ("USB wrapped TCP throughput", "rtl8187/ndiswrapper", "rtl8187/native",
+     "tcp_mbps", ">=", 0.9),
+)
+# Column order and headings of the per-device table.
+METRICS = (
+    ("tcp_mbps", "TCP MB/s"), ("rtt_p50_us", "RTT p50 us"),
+    ("rtt_p99_us", "RTT p99 us"), ("udp_pps", "64 B pkt/s"),
+    ("boot_s", "boot s"), ("load_ms", "load ms"), ("bind_ms", "bind ms"),
+    ("assoc_ms", "assoc ms"), ("dhcp_ms", "dhcp ms"),
+    ("traffic_s", "traffic s"), ("cell_s", "cell s"),
+)
+
+
+@dataclasses.dataclass
+class BenchResult:
+    bench_id: str
+    kernel: str
+    rounds: int
+    accel: str = ""
+    runs: List[str] = dataclasses.field(default_factory=list)
+    # device label -> metric -> one value per round that produced it
+    samples: Dict[str, Dict[str, List[float]]] = dataclasses.field(
+        default_factory=dict)
+    failures: Dict[str, List[str]] = dataclasses.field(default_factory=dict)
+    matrix_wall_s: Optional[float] = None
+    # --edit-cycle: one wrapper .c edited, module rebuilt, one cell rerun
+    edit_cycle: Dict[str, object] = dataclasses.field(default_factory=dict)
+    # 1-minute load average before and after: a busy host slows every
+    # device alike, but it explains absolute numbers.
+    load: List[float] = dataclasses.field(default_factory=list)
+
+    def median(self, device: str, metric: str) -> Optional[float]:
+        values = self.samples.get(device, {}).get(metric)
+        return statistics.median(values) if values else None
+
+    def ratios(self) -> List[Dict[str, object]]:
+        rows = []
+        for what, dev, ref, metric, op, target in TARGETS:
+            a, b = self.median(dev, metric), self.median(ref, metric)
+            ratio = a / b if a is not None and b else None
+            met = None if ratio is None else (
+                ratio >= target if op == ">=" else ratio <= target)
+            rows.append({"what": what, "device": dev, "reference": ref,
+                         "metric": metric, "ratio": ratio,
+                         "target": f"{op} {target}", "met": met})
+        return rows
+
+
+def fmt_figure(value: Optional[float]) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.2f}" if abs(value) < 100 else f"{value:.0f}"
+
+
+PHASES_NOTE = ("boot: QEMU start to the agent's first KTAP line; load: "
+               "finit_module of the wrapper; bind: modules loaded to the "
+               "interface; assoc: interface up to carrier; traffic: ping + "
+               "TCP + UDP; cell: QEMU start to exit.")
+
+
+def notes(res: BenchResult) -> List[str]:
+    """The paragraphs under the tables, Markdown code spans and all: shared
+    by bench.md and bench.html."""
+    out = []
+    if res.matrix_wall_s is not None:
+        out.append(f"Default matrix, warm cache: "
+                   f"{fmt_secs(res.matrix_wall_s)} wall (goal < 2 min).")
+    if res.edit_cycle:
+        e = res.edit_cycle
+        out.append(f"Edit cycle: `{e['edited']}` edited in a copy of "
+                   f"wrapper/, module rebuilt and one `{e['device']}` cell "
+                   f"rerun (`run --wrapper-src`): "
+                   f"{fmt_secs(float(e['edit_s']))} (goal < 30 s): "
+                   f"{fmt_secs(float(e['build_s']))} to rebuild (the "
+                   f"host parts and the module, one file recompiled), "
+                   f"{fmt_secs(float(e['cell_s']))} the cell; the "
+                   f"edit before it, on a fresh work tree: "
+                   f"{fmt_secs(float(e['first_build_s']))} to rebuild.")
+    for dev, problems in res.failures.items():
+        out.append(f"{dev}: " + "; ".join(problems))
+    return out + [PHASES_NOTE]

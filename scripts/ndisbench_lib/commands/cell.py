@@ -1,0 +1,476 @@
+"""The one cell pipeline: a CellPlan says what one guest is (kernel,
+device/wrapper, checks, accel, timeout, and every per-command variation as
+an explicit field); run_plan() makes its initramfs, starts QEMU with the
+device and its air, serves the host's side (sinks, QMP), collects the
+serial log and the air's capture, and judges the checks. run, pair, soak
+and bench all boot their guests through it.
+
+What the cells of a command share is built before: host_parts() (the
+agent, our QEMU, the fixtures) and prepare() per kernel (its image and
+test modules)."""
+import dataclasses
+import pathlib
+import re
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+from .. import devices
+from ..build import initramfs, modules
+from ..build.cache import Cache
+from ..build.hostbuild import build_agent, build_external_tools, \
+    build_fixtures, guest_tools
+from ..build.kbuild import KernelArtifact, kernel_artifact
+from ..build.modules import BuiltModule
+from ..checks import registry
+from ..checks.check import (CUT_STREAM, DATAGRAMS, QMP_HOTPLUG, QMP_ROAM,
+                            CellFacts, Check, GuestContext)
+from ..checks.modload import module_base_bits
+from ..devices import Device
+from ..errors import BenchError, BootError, GuestTimeout
+from ..guest import accel as accelerator
+from ..guest import air, capture, machine, sandbox
+from ..guest.qmp_requests import QmpRequests
+from ..guest.sink import TcpSink, UdpSink
+from ..kernels import Expectations, Kernel
+from ..progress import say
+from ..report import ktap
+from ..report.report import CellResult
+from ..report.verdict import ERROR, FAIL, TIMEOUT, Verdict
+
+# What fails a whole cell: oopses and WARNs, and the reports of the debug
+# kernel's checkers (KASAN prints "BUG: KASAN", lockdep "WARNING: possible
+# ...", "inconsistent lock state", "bad unlock balance"; kmemleak's scan,
+# printed by the agent, "unreferenced object").
+KERNEL_PROBLEM_RE = re.compile(
+    r"(Kernel panic|BUG: |Oops: |general protection fault|WARNING: CPU:|"
+    r"Call Trace:|WARNING: possible |WARNING: inconsistent lock state|"
+    r"WARNING: bad unlock balance|WARNING: suspicious RCU usage|"
+    r"unreferenced object 0x)")
+MEMORY_MB = 512
+LineHook = Callable[[str], Optional[str]]
+
+
+# ---- what the cells of a command share: built once ----
+
+@dataclasses.dataclass
+class Prepared:
+    """Everything one kernel's cells need, or why it could not be built."""
+    kernel: Kernel
+    art: Optional[KernelArtifact] = None
+    built: Dict[str, BuiltModule] = dataclasses.field(
+        default_factory=dict)          # role -> built test module
+    base_bits: int = 0
+    error: Optional[BenchError] = None  # the build step that failed
+    # name -> the modules checks load after the test modules (planted)
+    extras: Dict[str, BuiltModule] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass
+class HostParts:
+    """What the cells share: the agent, our QEMU and the fixtures (each
+    built only when a selected device needs it; else, or when its build
+    failed, the error a cell that needs it gets)."""
+    cache: Cache
+    agent: pathlib.Path
+    qemu: Optional[pathlib.Path] = None
+    qemu_error: Optional[BenchError] = None
+    fixtures: Optional[pathlib.Path] = None
+    tools: Dict[str, pathlib.Path] = dataclasses.field(default_factory=dict)
+    fixtures_error: Optional[BenchError] = None
+
+
+def host_parts(devices_: Sequence[Device], cache: Cache,
+               wrapper_src: Optional[pathlib.Path] = None) -> HostParts:
+    parts = HostParts(cache, build_agent())
+    if any(d.own_qemu for d in devices_):
+        # heavy: only when needed
+        from ..build.qemu_build import build_qemu
+        try:
+            parts.qemu = build_qemu(cache)
+        except BenchError as exc:
+            say("build", f"ERROR: {exc}")
+            parts.qemu_error = exc
+    if any(d.fixture for d in devices_):
+        try:
+            parts.fixtures = build_fixtures(cache)
+            parts.tools = (build_external_tools(wrapper_src, cache)
+                           if wrapper_src else guest_tools())
+        except BenchError as exc:
+            say("build", f"ERROR: {exc}")
+            parts.fixtures_error = exc
+    return parts
+
+
+def prepare(kernel: Kernel, cache: Cache, exp: Expectations,
+            roles: Sequence[str],
+            wrapper_src: Optional[pathlib.Path] = None,
+            extras: Sequence[str] = ()) -> Prepared:
+    """The kernel and its test modules: ours are checked against the
+    expectation table; the ndiswrapper of a --wrapper-src tree brings its
+    own list of GPL-only imports."""
+    try:
+        art = kernel_artifact(kernel, cache)
+        built = {}
+        for role in roles:
+            if role == "ndiswrapper" and wrapper_src:
+                built[role] = modules.build_external_module(art, wrapper_src,
+                                                            cache)
+                continue
+            mod = modules.build_module(art, exp.module_names[role], cache)
+            modules.check_gpl_imports(mod, exp.gpl_imports_for(art.config()),
+                                      art)
+            built[role] = mod
+        base = module_base_bits(art.config(), exp.taint_bits)
+        return Prepared(kernel, art, built, base, extras={
+            name: modules.build_named_module(art, name, cache)
+            for name in extras})
+    except BenchError as exc:
+        say("build", f"ERROR: {exc}")
+        return Prepared(kernel, error=exc)
+
+
+def extra_modules(check_names: Sequence[str]) -> List[str]:
+    """The modules the checks load after the test modules."""
+    return list(dict.fromkeys(m for c in check_names
+                              for m in registry.get(c).extra_modules))
+
+
+# ---- one guest ----
+
+@dataclasses.dataclass(frozen=True)
+class CellPlan:
+    """One guest: what to boot, what it runs, how it is judged. The
+    expectation table is shared and never changed: what a command varies
+    is a field here."""
+    kernel: Kernel
+    device: Device
+    checks: Tuple[str, ...]
+    exp: Expectations
+    folder: Optional[pathlib.Path] = None   # serial.log, ktap.txt, air.pcap
+    run_dir: Optional[pathlib.Path] = None  # the result's folder is relative
+    accel: str = "tcg"          # QEMU's -accel, resolved (options allowed)
+    timeout: float = 120.0      # the floor of the guest's timeout, seconds
+    wrapper_src: Optional[pathlib.Path] = None  # its ioctls are not ours
+    # The per-command variations:
+    side: str = ""              # pair: "A" or "B", the row's prefix
+    peer: str = ""              # pair: the other guest's address
+    lease: str = ""             # the address dhcp must get ("": table's)
+    tcp_bytes: int = 0          # the TCP stream (0: the table's 4 MiB)
+    qemu_args: Optional[Tuple[str, ...]] = None  # None: the device's
+    keep_air: bool = False      # write air.pcap without the capture check
+    extra_params: Tuple[str, ...] = ()      # more agent words (soak)
+    extra_qemu_args: Tuple[str, ...] = ()   # -pidfile, QMP of the caller
+
+    @property
+    def roles(self) -> List[str]:
+        return registry.roles(self.device, self.checks)
+
+    @property
+    def stream_bytes(self) -> int:
+        return self.tcp_bytes or int(self.exp.network["tcp_bytes"])
+
+    @property
+    def guest_timeout(self) -> float:
+        """At least the checks' shares, times the kernel's slowdown."""
+        return max(self.timeout, registry.seconds(self.checks)) * \
+            self.kernel.slowdown
+
+    @property
+    def row(self) -> str:
+        """The device column of the result (a pair's side in front)."""
+        name = self.device.name
+        return f"{self.side}:{name}" if self.side else name
+
+    @property
+    def device_args(self) -> Tuple[str, ...]:
+        return self.device.qemu_args if self.qemu_args is None \
+            else self.qemu_args
+
+    @property
+    def units(self) -> List[Check]:
+        """The checks themselves (registry.py)."""
+        return [registry.get(c) for c in self.checks]
+
+
+@dataclasses.dataclass
+class CellRun:
+    """What run_plan gives back: the cell's result (as results.json keeps
+    it) and the boot it came from (None: it never booted)."""
+    result: CellResult
+    boot: Optional[machine.BootResult] = None
+
+
+def fixture_inf(device: Device) -> str:
+    return "/" + initramfs.fixture_file(device.fixture, device.fixture,
+                                        ".inf")
+
+
+def kernel_cmdline(plan: CellPlan,
+                   ports: Optional[Dict[str, int]] = None) -> str:
+    """What the agent is asked to do, on the kernel command line. ports:
+    the host sinks of the checks that have one (tcp, udp, hotplug)."""
+    ports = ports or {}
+    device, exp, checks = plan.device, plan.exp, plan.units
+    # Only emergencies and alerts on the console (an oops raises it by
+    # itself): async messages would cut into the agent's lines. The agent
+    # prints the warnings and worse of the kernel log at the end.
+    words = ["console=ttyS0", "loglevel=2", "panic=-1"]
+    if registry.needs_wrapper(device, plan.checks):
+        words.append(f"ndisbench.install={fixture_inf(device)}")
+    loads = [exp.module_names[r] for r in plan.roles] + \
+        extra_modules(plan.checks)
+    if loads:
+        words.append("ndisbench.load=" + ",".join(loads))
+    if device.ifname and any(c.needs_iface for c in checks):
+        words.append(f"ndisbench.net={device.ifname}")
+    if device.usb_id:
+        words.append(f"ndisbench.usb={device.usb_id}")
+    if device.connect_ssid:
+        words.append(f"ndisbench.connect={device.connect_ssid}")
+    for check in checks:
+        words += check.params(GuestContext(exp, device, ports.get(check.name),
+                                           plan.stream_bytes, plan.peer))
+    if plan.kernel.slowdown > 1:
+        words.append(f"ndisbench.slowdown={plan.kernel.slowdown}")
+    return " ".join(words + list(plan.extra_params))
+
+
+def cell_extra_files(plan: CellPlan, parts: HostParts
+                     ) -> Dict[str, Tuple[bytes, int]]:
+    """The Windows driver a wrapped device uses, the drivers its checks
+    need and the wrapper's tools; iw and its libraries where the guest
+    connects with iw."""
+    device = plan.device
+    iw = initramfs.host_program_files() if device.connect_ssid else {}
+    if not device.fixture:
+        return iw
+    if parts.fixtures is None:
+        raise parts.fixtures_error or BenchError("fixtures not built")
+    extra = {guest_path: (tool.read_bytes(), 0o755)
+             for guest_path, tool in parts.tools.items()}
+    # Tools of a --wrapper-src tree may be dynamically linked.
+    extra.update(initramfs.library_files(parts.tools.values()))
+    wanted = [(device.fixture, device.fixture)]
+    for check in plan.units:
+        wanted += check.guest_files(plan.exp)
+    for folder, name in wanted:
+        for suffix in (".sys", ".inf"):
+            extra[initramfs.fixture_file(folder, name, suffix)] = (
+                (parts.fixtures / folder / f"{name}{suffix}").read_bytes(),
+                0o644)
+    extra.update(iw)
+    return extra
+
+
+def cell_initrd(plan: CellPlan, prep: Prepared, parts: HostParts
+                ) -> pathlib.Path:
+    """The initramfs of one cell: its test modules, the in-tree modules
+    they and the device need, the device's fixture driver and tools."""
+    assert prep.art is not None
+    roles = plan.roles
+    kos = {prep.built[r].name: prep.built[r].ko.read_bytes()
+           for r in roles}
+    for name in extra_modules(plan.checks):
+        if name in prep.extras:
+            kos[name] = prep.extras[name].ko.read_bytes()
+    wanted: List[str] = []
+    for name in [d for r in roles for d in prep.built[r].depends] + \
+            list(plan.device.guest_modules):
+        if name not in wanted:
+            wanted.append(name)
+    deps = [(modules.modfile(p), modules.module_bytes(p))
+            for p in modules.dependency_paths(prep.art, wanted)]
+    return initramfs.build(parts.agent, kos, deps, parts.cache,
+                           cell_extra_files(plan, parts))
+
+
+def cell_qemu_args(args: Sequence[str], cdir: Optional[pathlib.Path],
+                   capture_air: bool) -> List[str]:
+    """A device's QEMU arguments for one cell: "{cell}" is its folder; the
+    air writes air.pcap only when asked to."""
+    out = []
+    for arg in args:
+        if not capture_air or cdir is None:
+            arg = arg.replace(air.PCAP_OPTION, "")
+        out.append(arg.replace("{cell}", str(cdir)))
+    return out
+
+
+def guest_command(plan: CellPlan, prep: Prepared, parts: HostParts,
+                  initrd: pathlib.Path, append: str,
+                  extra_args: Sequence[str] = ()) -> List[str]:
+    assert prep.art is not None
+    qemu = None
+    if plan.device.own_qemu:
+        if parts.qemu is None:
+            raise parts.qemu_error or BootError("QEMU not built")
+        qemu = str(parts.qemu)
+    capture_air = plan.keep_air or any(c.air_capture for c in plan.units)
+    return machine.qemu_command(prep.art.boot_image, initrd, append,
+                                plan.accel, MEMORY_MB, cell_qemu_args(
+                                    plan.device_args, plan.folder,
+                                    capture_air) + list(extra_args) +
+                                list(plan.extra_qemu_args), qemu)
+
+
+def resolve_accel(requested: str, preps: Sequence[Prepared],
+                  exp: Expectations, parts: HostParts) -> str:
+    ready = [p for p in preps if not p.error]
+    if requested != "auto" or not ready:
+        return "tcg" if requested == "auto" else requested
+    probe = CellPlan(ready[0].kernel, devices.DEVICES["none"], (), exp,
+                     accel="kvm")
+    initrd = cell_initrd(probe, ready[0], parts)
+    return accelerator.resolve(requested, guest_command(
+        probe, ready[0], parts, initrd, kernel_cmdline(probe)), parts.cache)
+
+
+def kernel_problem(serial: str) -> str:
+    for line in serial.splitlines():
+        if KERNEL_PROBLEM_RE.search(line):
+            return line.strip()
+    return ""
+
+
+def judge_cell(plan: CellPlan, prep: Prepared, boot: machine.BootResult,
+               sink_bytes: Optional[Dict[str, Optional[int]]] = None,
+               air_capture: Optional[capture.AirCapture] = None
+               ) -> Dict[str, Verdict]:
+    """Every check's verdict; a kernel problem or an agent that did not
+    finish turns the passes into FAIL or ERROR. sink_bytes: per check,
+    what its host sink counted."""
+    log_path = (plan.folder or pathlib.Path(".")) / "serial.log"
+    log = ktap.parse(boot.serial)
+    device = plan.device
+    facts = CellFacts(
+        log, plan.exp, prep.kernel.policy, plan.roles, prep.base_bits,
+        fixture=device.fixture, native=device.native_driver,
+        iw_ssid=device.connect_ssid,
+        config=prep.art.config() if prep.art else None,
+        sinks=sink_bytes or {}, air=air_capture,
+        gpl_imports={role: mod.gpl_imports
+                     for role, mod in prep.built.items()},
+        own_loader_abi=plan.wrapper_src is None, lease=plan.lease,
+        tcp_bytes=plan.tcp_bytes, qemu_ids=boot.qemu_ids)
+    host = {c for c in plan.checks if registry.get(c).host_side}
+    if boot.status == "timeout":
+        verdict = Verdict(TIMEOUT, str(GuestTimeout(boot.seconds, log_path,
+                                                    boot)))
+        return {c: registry.judge(c, facts) if c in host else verdict
+                for c in plan.checks}
+    verdicts = {c: registry.judge(c, facts) for c in plan.checks}
+    problem = kernel_problem(boot.serial)
+    if problem:
+        downgrade = Verdict(FAIL, f"kernel reported: {problem}")
+    elif not log.complete:
+        downgrade = Verdict(ERROR, "agent did not finish (guest stopped, "
+                                   f"exit {boot.exit_code})")
+    else:
+        return verdicts
+    # A check that wants the kernel's reports judges them itself.
+    keep = host | {c for c in plan.checks if problem and
+                   registry.get(c).expects_kernel_reports}
+    return {c: (downgrade if v.ok and c not in keep else v)
+            for c, v in verdicts.items()}
+
+
+Sink = Union[TcpSink, UdpSink]
+
+
+def open_sinks(checks: Sequence[Check]) -> Dict[str, Sink]:
+    return {c.name: UdpSink() if c.sink == DATAGRAMS else TcpSink()
+            for c in checks if c.sink}
+
+
+def close_sinks(checks: Sequence[Check], sinks: Dict[str, Sink]
+                ) -> Dict[str, Optional[int]]:
+    """What each sink counted; a stream an unplug cut never ends, so what
+    arrived counts."""
+    counts = {name: sink.close() for name, sink in sinks.items()}
+    for check in checks:
+        sink = sinks.get(check.name)
+        if check.sink == CUT_STREAM and isinstance(sink, TcpSink):
+            counts[check.name] = sink.count
+    return counts
+
+
+def qmp_requests(plan: CellPlan) -> Optional[QmpRequests]:
+    """The host's QMP side of the checks that ask for one."""
+    wanted = {c.qmp for c in plan.units if c.qmp}
+    if not wanted:
+        return None
+    return QmpRequests(plan.device.hotplug if QMP_HOTPLUG in wanted else "",
+                       air.ROAM_FROM.ident if QMP_ROAM in wanted else "")
+
+
+def chain(*hooks: Optional[LineHook]) -> Optional[LineHook]:
+    """One console line hook of several: the first note wins."""
+    live = [h for h in hooks if h is not None]
+    if not live:
+        return None
+
+    def on_line(text: str) -> Optional[str]:
+        notes = [h(text) for h in live]
+        return next((n for n in notes if n), None)
+    return on_line
+
+
+def run_plan(plan: CellPlan, prep: Prepared, parts: HostParts,
+             on_line: Optional[LineHook] = None,
+             before_boot: Optional[Callable[[], None]] = None) -> CellRun:
+    """Run one guest as planned and judge it. on_line: the caller's own
+    console hook (soak's cycles, pair's start of B); before_boot: called
+    once everything is ready, just before QEMU starts (it may wait; a
+    BenchError from it is the cell's ERROR)."""
+    assert plan.folder is not None and plan.run_dir is not None
+    cdir = plan.folder
+    cdir.mkdir(parents=True, exist_ok=True)
+    cell = CellResult(prep.kernel.name, prep.kernel.policy.name, plan.row,
+                      str(cdir.relative_to(plan.run_dir)),
+                      wrapper=plan.device.wrapper)
+    checks = plan.units
+    sinks: Dict[str, Sink] = {}
+    plug: Optional[QmpRequests] = None
+    try:
+        if prep.error:
+            raise prep.error
+        assert prep.art is not None
+        initrd = cell_initrd(plan, prep, parts)
+        sinks = open_sinks(checks)
+        plug = qmp_requests(plan)
+        append = kernel_cmdline(plan, {c: s.port for c, s in sinks.items()})
+        cmd = guest_command(plan, prep, parts, initrd, append,
+                            plug.qemu_args() if plug else ())
+        if before_boot:
+            before_boot()
+    except BenchError as exc:
+        close_sinks(checks, sinks)
+        if plug:
+            plug.close()
+        verdict = Verdict(ERROR, str(exc))
+        cell.verdicts = {c: verdict for c in plan.checks}
+        return CellRun(cell)
+    say("cell", f"{prep.kernel.name} / {plan.device.label}: booting "
+                f"{prep.art.boot_image.name} ({prep.art.release})")
+    try:
+        boot = machine.boot(cmd, cdir / "serial.log", plan.guest_timeout,
+                            on_line=chain(plug.on_line if plug else None,
+                                          on_line))
+    finally:
+        sink_bytes = close_sinks(checks, sinks)
+        if plug:
+            plug.close()
+    (cdir / "ktap.txt").write_text("\n".join(ktap.parse(boot.serial).lines)
+                                   + "\n")
+    pcap = cdir / "air.pcap"
+    air_read = capture.read(pcap) if any(c.air_capture for c in checks) \
+        else None
+    if air_read is None and pcap.exists():
+        capture.compress(pcap)
+    cell.release = prep.art.release
+    cell.boot_seconds = round(boot.seconds, 2)
+    cell.first_ktap_seconds = (round(boot.first_ktap_secs, 2)
+                               if boot.first_ktap_secs else None)
+    cell.sinks = sink_bytes
+    cell.sandbox = dict(sandbox.facts(boot.qemu_ids))
+    cell.verdicts = judge_cell(plan, prep, boot, sink_bytes, air_read)
+    return CellRun(cell, boot)
