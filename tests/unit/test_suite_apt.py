@@ -56,12 +56,39 @@ class SuiteAptTest(unittest.TestCase):
         sid = debian.suite_sources(debian.host_mirror(self.sources), "sid")
         self.assertEqual(len(sid.splitlines()), 1)
 
+    def test_any_sources_file_and_one_line_lists(self):
+        """A bare mmdebstrap root names its file 0000main.sources, an
+        older install has a one-line sources.list: both are the host's."""
+        etc = self.root / "etc-apt"
+        (etc / "sources.list.d").mkdir(parents=True)
+        (etc / "sources.list.d" / "0000main.sources").write_text(HOST)
+        m = debian.host_mirror(None, etc)
+        self.assertEqual((m.archive, m.security),
+                         ("http://mirror.example/debian",
+                          "http://mirror.example/debian-security"))
+        (etc / "sources.list.d" / "0000main.sources").unlink()
+        (etc / "sources.list").write_text(
+            "# old style\n"
+            "deb [arch=amd64 signed-by=/etc/k.gpg] http://m.example/debian "
+            "bookworm main non-free\n"
+            "deb-src http://m.example/debian bookworm main\n"
+            "deb http://m.example/debian-security bookworm-security main\n")
+        m = debian.host_mirror(None, etc)
+        self.assertEqual((m.archive, m.security, m.components, m.signed_by),
+                         ("http://m.example/debian",
+                          "http://m.example/debian-security",
+                          ("main", "non-free"), "/etc/k.gpg"))
+        (etc / "sources.list").unlink()
+        with self.assertRaises(BenchError) as ctx:
+            debian.host_mirror(None, etc)
+        self.assertIn("no Debian `deb` entry", str(ctx.exception))
+
     def test_no_deb_stanza(self):
         self.sources.write_text("Types: deb-src\nURIs: http://x/\n"
                                 "Suites: bookworm\n")
         with self.assertRaises(BenchError) as ctx:
             debian.host_mirror(self.sources)
-        self.assertIn("no Debian `Types: deb` stanza", str(ctx.exception))
+        self.assertIn("no Debian `deb` entry", str(ctx.exception))
 
     def test_config_keeps_host_state_out(self):
         conf = debian.suite_apt_config(self.root, self.root / "s.list")

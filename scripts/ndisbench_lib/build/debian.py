@@ -141,7 +141,7 @@ def installed_version(name: str) -> str:
 
 # -- packages of another Debian suite (a private apt configuration) ----------
 
-HOST_SOURCES = pathlib.Path("/etc/apt/sources.list.d/debian.sources")
+HOST_APT = pathlib.Path("/etc/apt")
 DEFAULT_KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
 # Suites without a security archive.
 NO_SECURITY = ("sid", "unstable", "experimental")
@@ -159,18 +159,8 @@ class Mirror:
     signed_by: str          # keyring file
 
 
-def host_mirror(sources: pathlib.Path = HOST_SOURCES) -> Mirror:
-    """The archive and security URIs of the host's `Types: deb` stanzas:
-    the one whose suites all end in -security is the security archive.
-    Read, never hard-coded, so a local mirror or proxy is used as is."""
-    try:
-        text = sources.read_text()
-    except OSError as exc:
-        raise BenchError(f"{sources}: cannot read the host's apt sources "
-                         f"({exc.strerror})") from exc
-    archive = security = ""
-    components: Tuple[str, ...] = ("main",)
-    signed_by = DEFAULT_KEYRING
+def _deb822_stanzas(text: str) -> List[Dict[str, str]]:
+    stanzas = []
     for block in re.split(r"\n\s*\n", text):
         fields: Dict[str, str] = {}
         for line in block.splitlines():
@@ -179,6 +169,65 @@ def host_mirror(sources: pathlib.Path = HOST_SOURCES) -> Mirror:
                 continue
             key, _, value = line.partition(":")
             fields[key.strip().lower()] = value.strip()
+        stanzas.append(fields)
+    return stanzas
+
+
+def _one_line_stanzas(text: str) -> List[Dict[str, str]]:
+    """`deb [opt=value ...] URI SUITE COMPONENT...` lines as deb822
+    fields."""
+    stanzas = []
+    for line in text.splitlines():
+        line = line.split("#", 1)[0].strip()
+        opts = re.match(r"^(deb(?:-src)?)\s+\[([^\]]*)\]\s+(.*)$", line)
+        fields: Dict[str, str] = {}
+        if opts:
+            kind, rest = opts.group(1), opts.group(3)
+            for opt in opts.group(2).split():
+                key, _, value = opt.partition("=")
+                fields[key.lower()] = value
+        else:
+            kind, _, rest = line.partition(" ")
+        words = rest.split()
+        if kind not in ("deb", "deb-src") or len(words) < 2:
+            continue
+        fields.update({"types": kind, "uris": words[0], "suites": words[1],
+                       "components": " ".join(words[2:]) or "main"})
+        stanzas.append(fields)
+    return stanzas
+
+
+def host_sources(apt: pathlib.Path = HOST_APT) -> List[pathlib.Path]:
+    """The host's apt source files, as apt reads them: sources.list and
+    sources.list.d/*.list (one-line) and sources.list.d/*.sources
+    (deb822), whatever they are named (a bare mmdebstrap root has
+    0000main.sources, a Debian install debian.sources)."""
+    parts = apt / "sources.list.d"
+    files = [apt / "sources.list"] + sorted(parts.glob("*.list")) + \
+        sorted(parts.glob("*.sources"))
+    return [f for f in files if f.is_file()]
+
+
+def host_mirror(sources: Optional[pathlib.Path] = None,
+                apt: pathlib.Path = HOST_APT) -> Mirror:
+    """The archive and security URIs of the host's `deb` entries (one
+    file, or every source file under apt): the entry whose suites all end
+    in -security is the security archive. Read, never hard-coded, so a
+    local mirror or proxy is used as is."""
+    files = [sources] if sources is not None else host_sources(apt)
+    stanzas: List[Dict[str, str]] = []
+    for path in files:
+        try:
+            text = path.read_text()
+        except OSError as exc:
+            raise BenchError(f"{path}: cannot read the host's apt sources "
+                             f"({exc.strerror})") from exc
+        stanzas += _deb822_stanzas(text) if path.suffix == ".sources" \
+            else _one_line_stanzas(text)
+    archive = security = ""
+    components: Tuple[str, ...] = ("main",)
+    signed_by = DEFAULT_KEYRING
+    for fields in stanzas:
         uris = fields.get("uris", "").split()
         suites = fields.get("suites", "").split()
         if "deb" not in fields.get("types", "").split() or not uris or \
@@ -195,8 +244,10 @@ def host_mirror(sources: pathlib.Path = HOST_SOURCES) -> Mirror:
             if keyring.startswith("/") and " " not in keyring:
                 signed_by = keyring
     if not archive:
-        raise BenchError(f"{sources}: no Debian `Types: deb` stanza with "
-                         f"URIs and Suites")
+        where = ", ".join(str(f) for f in files) or \
+            f"{apt}/sources.list(.d)"
+        raise BenchError(f"{where}: no Debian `deb` entry with URIs and "
+                         f"Suites")
     return Mirror(archive, security, components, signed_by)
 
 
@@ -234,7 +285,7 @@ def suite_apt_config(root: pathlib.Path, sources_list: pathlib.Path) -> str:
 
 
 def suite_apt(cache: Cache, suite: str,
-              sources: pathlib.Path = HOST_SOURCES) -> Dict[str, str]:
+              sources: Optional[pathlib.Path] = None) -> Dict[str, str]:
     """The environment (APT_CONFIG) under which apt-cache and apt-get
     download see one Debian suite of the host's mirror, e.g. bullseye on
     a bookworm host. Lives in <cache>/apt/<suite>/; `apt-get update` runs
