@@ -259,3 +259,53 @@ class RequirementsOnThisMachine(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class DebSrcEntry(unittest.TestCase):
+    """setup derives its deb-src entry from the host's `deb` entries, in
+    whichever form apt reads them."""
+
+    def write(self, root: pathlib.Path, name: str, text: str) -> None:
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+    def test_one_line_sources_list(self) -> None:
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            root = pathlib.Path(tmp)
+            self.write(root, "sources.list",
+                       "# a Debian installed before deb822\n"
+                       "deb http://deb.debian.org/debian bookworm main\n"
+                       "deb [signed-by=/k.gpg] http://deb.debian.org/"
+                       "debian-security bookworm-security main contrib\n"
+                       "deb-src http://deb.debian.org/debian bookworm main\n"
+                       "deb http://example.org/other stable main\n")
+            (root / "sources.list.d").mkdir()
+            text = setup.deb_src_stanzas(root)
+        self.assertEqual(text,
+                         "Types: deb-src\n"
+                         "URIs: http://deb.debian.org/debian-security\n"
+                         "Suites: bookworm-security\n"
+                         "Components: main contrib\n"
+                         "Signed-By: /k.gpg\n")
+
+    def test_deb822_any_name_and_own_entry_skipped(self) -> None:
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            root = pathlib.Path(tmp)
+            self.write(root, "sources.list.d/0000main.sources",
+                       "Types: deb\nURIs: http://deb.debian.org/debian\n"
+                       "Suites: bookworm bookworm-updates\n"
+                       "Components: main\n"
+                       "Signed-By: /usr/share/keyrings/debian.gpg\n")
+            self.write(root, "sources.list.d/" + setup.SRC_LIST.name,
+                       "Types: deb-src\nURIs: http://stale/debian\n"
+                       "Suites: x\nComponents: main\n")
+            text = setup.deb_src_stanzas(root)
+        self.assertEqual(text,
+                         "Types: deb-src\n"
+                         "URIs: http://deb.debian.org/debian\n"
+                         "Suites: bookworm bookworm-updates\n"
+                         "Components: main\n"
+                         "Signed-By: /usr/share/keyrings/debian.gpg\n")

@@ -17,7 +17,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from typing import Dict, List, Mapping, Optional, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .cache import Cache
 from ..errors import BenchError
@@ -208,13 +208,9 @@ def host_sources(apt: pathlib.Path = HOST_APT) -> List[pathlib.Path]:
     return [f for f in files if f.is_file()]
 
 
-def host_mirror(sources: Optional[pathlib.Path] = None,
-                apt: pathlib.Path = HOST_APT) -> Mirror:
-    """The archive and security URIs of the host's `deb` entries (one
-    file, or every source file under apt): the entry whose suites all end
-    in -security is the security archive. Read, never hard-coded, so a
-    local mirror or proxy is used as is."""
-    files = [sources] if sources is not None else host_sources(apt)
+def host_stanzas(files: Sequence[pathlib.Path]) -> List[Dict[str, str]]:
+    """Every entry of the given apt source files as deb822 fields (keys
+    in lower case), one-line and deb822 files alike."""
     stanzas: List[Dict[str, str]] = []
     for path in files:
         try:
@@ -224,6 +220,17 @@ def host_mirror(sources: Optional[pathlib.Path] = None,
                              f"({exc.strerror})") from exc
         stanzas += _deb822_stanzas(text) if path.suffix == ".sources" \
             else _one_line_stanzas(text)
+    return stanzas
+
+
+def host_mirror(sources: Optional[pathlib.Path] = None,
+                apt: pathlib.Path = HOST_APT) -> Mirror:
+    """The archive and security URIs of the host's `deb` entries (one
+    file, or every source file under apt): the entry whose suites all end
+    in -security is the security archive. Read, never hard-coded, so a
+    local mirror or proxy is used as is."""
+    files = [sources] if sources is not None else host_sources(apt)
+    stanzas = host_stanzas(files)
     archive = security = ""
     components: Tuple[str, ...] = ("main",)
     signed_by = DEFAULT_KEYRING

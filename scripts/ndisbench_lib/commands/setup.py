@@ -118,24 +118,31 @@ APT_SOURCES = pathlib.Path("/etc/apt/sources.list.d")
 SRC_LIST = APT_SOURCES / "ndisbench-deb-src.sources"
 
 
-def deb_src_stanzas(sources_dir: pathlib.Path = APT_SOURCES) -> str:
-    """deb-src twins of every deb822 `Types: deb` stanza on the machine."""
+# The deb822 fields of a deb-src entry, in the order they are written.
+DEB_SRC_FIELDS = (("uris", "URIs"), ("suites", "Suites"),
+                  ("components", "Components"), ("signed-by", "Signed-By"))
+
+
+def deb_src_stanzas(apt: pathlib.Path = debian.HOST_APT) -> str:
+    """deb-src twins of the host's Debian `deb` entries, one-line
+    (sources.list, *.list) and deb822 (*.sources, whatever the name) alike,
+    except those that already have their deb-src and our own file."""
+    files = [f for f in debian.host_sources(apt) if f.name != SRC_LIST.name]
+    entries = [e for e in debian.host_stanzas(files)
+               if e.get("enabled", "yes") != "no"]
+    have = {(e.get("uris"), e.get("suites")) for e in entries
+            if "deb-src" in e.get("types", "").split()}
     stanzas = []
-    for path in sorted(sources_dir.glob("*.sources")):
-        if path == SRC_LIST:
+    for entry in entries:
+        key = (entry.get("uris"), entry.get("suites"))
+        if "deb" not in entry.get("types", "").split() or key in have or \
+                "debian" not in entry.get("uris", ""):
             continue
-        for block in path.read_text().split("\n\n"):
-            lines = [ln for ln in block.splitlines()
-                     if ln.strip() and not ln.startswith("#")]
-            fields = dict(ln.split(":", 1) for ln in lines if ":" in ln)
-            types = fields.get("Types", "").split()
-            if "deb" not in types or "deb-src" in types:
-                continue
-            if "debian" not in fields.get("URIs", ""):
-                continue
-            stanzas.append("\n".join(
-                "Types: deb-src" if ln.startswith("Types:") else ln
-                for ln in lines))
+        have.add(key)
+        lines = ["Types: deb-src"] + [f"{name}: {entry[field]}"
+                                      for field, name in DEB_SRC_FIELDS
+                                      if entry.get(field)]
+        stanzas.append("\n".join(lines))
     return "\n\n".join(stanzas) + "\n" if stanzas else ""
 
 
@@ -143,7 +150,7 @@ def ensure_deb_src() -> bool:
     """Write the deb-src entry; True if it changed (apt needs an update)."""
     text = deb_src_stanzas()
     if not text:
-        raise BenchError(f"{APT_SOURCES}: no Debian `Types: deb` entry to "
+        raise BenchError(f"{debian.HOST_APT}: no Debian `deb` entry to "
                          f"derive a deb-src entry from")
     if SRC_LIST.exists() and SRC_LIST.read_text() == text:
         return False
