@@ -170,6 +170,15 @@ def setup(request_type: int, request: int, value: int, index: int,
     return struct.pack("<BBHHH", request_type, request, value, index, length)
 
 
+def probe_tx(r: Dict[str, int]) -> bytes:
+    """A wildcard probe request to broadcast after the chip's 12-byte TX
+    header: the AP answers it."""
+    probe = (bytes([0x40, 0, 0, 0]) + b"\xff" * 6 +
+             bytes([2, 0, 0, 0, 0x55, 1]) + b"\xff" * 6 + bytes([0, 0]) +
+             bytes([0, 0, 1, 1, 0x82]))
+    return struct.pack("<I", len(probe)) + bytes(8) + probe
+
+
 def uhci_seeds(r: Dict[str, int]) -> Dict[str, List[bytes]]:
     start = [outw(PORTSC1, PORT_RESET), outw(PORTSC1, PORT_EN),
              outw(FLBASEADD, FRAME_LIST, LONG), outw(FRNUM, 0),
@@ -193,11 +202,7 @@ def uhci_seeds(r: Dict[str, int]) -> Dict[str, List[bytes]]:
                      (PID_IN, 0, 0, b""))
 
     channel_6 = r["RTL8225_CHAN_BASE"] + 5 * r["RTL8225_CHAN_STEP"]
-    # a wildcard probe request to broadcast, after the 12-byte TX header
-    probe = (bytes([0x40, 0, 0, 0]) + b"\xff" * 6 +
-             bytes([2, 0, 0, 0, 0x55, 1]) + b"\xff" * 6 + bytes([0, 0]) +
-             bytes([0, 0, 1, 1, 0x82]))
-    tx = struct.pack("<I", len(probe)) + bytes(8) + probe
+    tx = probe_tx(r)
     return {
         # the first register, as the driver reads the MAC
         "uhci-register-read": [*control_in(r["RTL8187_REQT_READ"],
@@ -226,12 +231,262 @@ def uhci_seeds(r: Dict[str, int]) -> Dict[str, List[bytes]]:
     }
 
 
+# xHCI (the xHCI 1.2 spec; QEMU's hw/usb/hcd-xhci.c): the controller's
+# registers are separate memory regions, matched in address order
+XHCI_OPER, XHCI_PORT5, XHCI_RUNTIME, XHCI_DOORBELL = 1, 6, 10, 11
+XHCI_USBCMD, XHCI_CRCR, XHCI_DCBAAP, XHCI_CONFIG = 0, 0x18, 0x30, 0x38
+XHCI_IR0 = 0x20                     # interrupter 0 in the runtime space
+XHCI_ERSTSZ, XHCI_ERSTBA, XHCI_ERDP = 0x08, 0x10, 0x18
+XHCI_CMD_RS, XHCI_CMD_HCRST = 1 << 0, 1 << 1
+XHCI_PORT_PR, XHCI_PORT_PP = 1 << 4, 1 << 9
+XHCI_ROOT_PORT = 5                  # usb-rtl8187's: the first USB 2 port
+TRB_NORMAL, TRB_SETUP, TRB_DATA, TRB_STATUS = 1, 2, 3, 4
+TRB_ENABLE_SLOT, TRB_ADDRESS_DEV, TRB_CONFIG_EP = 9, 11, 12
+TRB_CYCLE, TRB_ISP, TRB_IOC, TRB_IDT = 1 << 0, 1 << 2, 1 << 5, 1 << 6
+SLOT = 1                            # what Enable Slot gives the first time
+XHCI_DCBAA, XHCI_CMD_RING, XHCI_EVT_RING = 0x700000, 0x701000, 0x702000
+XHCI_ERST, XHCI_IN_CTX, XHCI_DEV_CTX = 0x703000, 0x704000, 0x705000
+XHCI_TR_EP0, XHCI_TR_IN, XHCI_TR_OUT = 0x706000, 0x707000, 0x708000
+XHCI_BUF = 0x709000
+
+
+def xwrite(region: int, offset: int, value: int) -> bytes:
+    return bytes([OP_WRITE]) + struct.pack("<BBxxIQ", LONG, region, offset,
+                                           value)
+
+
+def trb(param: int, status: int, control: int) -> bytes:
+    return struct.pack("<QII", param, status, control | TRB_CYCLE)
+
+
+NO_TRB = bytes(16)                  # cycle bit clear: the ring ends here
+
+
+def ep_ctx(ep_type: int, mps: int, ring: int) -> bytes:
+    """The first five words of an endpoint context (state 0, CErr 3)."""
+    return struct.pack("<IIIII", 0, 3 << 1 | ep_type << 3 | mps << 16,
+                       ring | 1, 0, 8)
+
+
+def xhci_seeds(r: Dict[str, int]) -> Dict[str, List[bytes]]:
+    """Each command or doorbell below is preceded by the patterns of the
+    DMA reads it makes, in QEMU's order (a command TRB, then what the
+    command reads, then the next TRB, which ends the ring); the transfer
+    ring is read twice (its length, then its TRBs), then the data stage's
+    buffer is mapped (a read, IN or OUT), the endpoint context read before
+    and after."""
+    erst = struct.pack("<QII", XHCI_EVT_RING, 256, 0)
+    start = [xwrite(XHCI_OPER, XHCI_USBCMD, XHCI_CMD_HCRST),
+             xwrite(XHCI_OPER, XHCI_CONFIG, 8),
+             xwrite(XHCI_OPER, XHCI_DCBAAP, XHCI_DCBAA),
+             xwrite(XHCI_OPER, XHCI_DCBAAP + 4, 0),
+             xwrite(XHCI_OPER, XHCI_CRCR, XHCI_CMD_RING | 1),
+             xwrite(XHCI_OPER, XHCI_CRCR + 4, 0),
+             xwrite(XHCI_RUNTIME, XHCI_IR0 + XHCI_ERSTSZ, 1),
+             xwrite(XHCI_RUNTIME, XHCI_IR0 + XHCI_ERDP, XHCI_EVT_RING),
+             xwrite(XHCI_RUNTIME, XHCI_IR0 + XHCI_ERDP + 4, 0),
+             pattern(erst),
+             xwrite(XHCI_RUNTIME, XHCI_IR0 + XHCI_ERSTBA, XHCI_ERST),
+             xwrite(XHCI_RUNTIME, XHCI_IR0 + XHCI_ERSTBA + 4, 0), clear(),
+             xwrite(XHCI_OPER, XHCI_USBCMD, XHCI_CMD_RS),
+             xwrite(XHCI_PORT5, 0, XHCI_PORT_PP | XHCI_PORT_PR), clock()]
+
+    def command(control: int, param: int, reads: List[bytes]) -> List[bytes]:
+        return [*[pattern(p) for p in [trb(param, 0, control), *reads,
+                                       NO_TRB]],
+                xwrite(XHCI_DOORBELL, 0, 0), clear()]
+
+    slot_ctx = struct.pack("<IIII", 1 << 27, XHCI_ROOT_PORT << 16, 0, 0)
+    addressed = struct.pack("<IIII", 1 << 27, XHCI_ROOT_PORT << 16, 0,
+                            2 << 27 | SLOT)
+    up = [*start,
+          *command(TRB_ENABLE_SLOT << 10, 0, []),
+          *command(TRB_ADDRESS_DEV << 10 | SLOT << 24, XHCI_IN_CTX,
+                   [struct.pack("<Q", XHCI_DEV_CTX),
+                    struct.pack("<II", 0, 3), slot_ctx,
+                    ep_ctx(4, 64, XHCI_TR_EP0)])]
+
+    def control(setup_packet: bytes, data: bytes = b"", length: int = 0,
+                ) -> List[bytes]:
+        """A control TD on EP0: setup, an IN data stage of length or an
+        OUT one of data, status."""
+        request_type = setup_packet[0]
+        n = len(data) or length
+        trt = (3 if request_type & 0x80 else 2) if n else 0
+        tds = [trb(struct.unpack("<Q", setup_packet)[0], 8,
+                   TRB_SETUP << 10 | TRB_IDT | trt << 16)]
+        if n:
+            tds.append(trb(XHCI_BUF, n, TRB_DATA << 10 |
+                           (1 << 16 if request_type & 0x80 else 0)))
+        tds.append(trb(0, 0, TRB_STATUS << 10 | TRB_IOC |
+                       (0 if request_type & 0x80 and n else 1 << 16)))
+        # the data stage's buffer is mapped, IN or OUT: one read
+        reads = [ep_ctx(4, 64, XHCI_TR_EP0), *tds, *tds,
+                 *([data or bytes(n)] if n else [])]
+        reads += [ep_ctx(4, 64, XHCI_TR_EP0), NO_TRB]
+        return [*[pattern(p) for p in reads],
+                xwrite(XHCI_DOORBELL, 4 * SLOT, 1), clock(), clear()]
+
+    rx_dci, tx_dci = r["RTL8187_EP_RX"] * 2 + 1, r["RTL8187_EP_TX"] * 2
+    configured = [
+        *up, *control(setup(0, 9, 1, 0, 0)),
+        *command(TRB_CONFIG_EP << 10 | SLOT << 24, XHCI_IN_CTX,
+                 [struct.pack("<II", 0, 1 | 1 << rx_dci | 1 << tx_dci),
+                  struct.pack("<IIII", max(rx_dci, tx_dci) << 27, 0, 0, 0),
+                  addressed, ep_ctx(6, 512, XHCI_TR_IN),
+                  ep_ctx(2, 512, XHCI_TR_OUT)])]
+    reg = r["RTL8187_REG_BASE"]
+    channel_6 = r["RTL8225_CHAN_BASE"] + 5 * r["RTL8225_CHAN_STEP"]
+    tx = probe_tx(r)
+
+    def bulk(ring: int, ep_type: int, data: bytes = b"",
+             length: int = 0) -> List[bytes]:
+        """The reads of a bulk TD: one TRB, OUT data or IN length."""
+        td = trb(XHCI_BUF, len(data) or length,
+                 TRB_NORMAL << 10 | TRB_IOC | TRB_ISP)
+        return [ep_ctx(ep_type, 512, ring), td, td, data or bytes(length),
+                ep_ctx(ep_type, 512, ring), NO_TRB]
+
+    return {
+        # enumerated up to Address Device, then the device descriptor
+        "xhci-device-descriptor": [*up, *control(setup(0x80, 6, 0x0100, 0,
+                                                       18), length=18)],
+        # configured, a register read (the MAC, as the driver does)
+        "xhci-register-read": [*configured, *control(setup(
+            r["RTL8187_REQT_READ"], r["RTL8187_REQ_GET_REG"],
+            reg | r["RTL8187_REG_MAC"], 0, 4), length=4)],
+        # tune to channel 6, radio on, a probe request out (the AP
+        # answers), the air read
+        "xhci-tx-rx": [
+            *configured,
+            *control(setup(r["RTL8187_REQT_WRITE"], r["RTL8187_REQ_SET_REG"],
+                           r["RTL8225_REG_CHANNEL"],
+                           r["RTL8187_INDEX_RF8225"], 2),
+                     struct.pack("<H", channel_6)),
+            *control(setup(r["RTL8187_REQT_WRITE"], r["RTL8187_REQ_SET_REG"],
+                           reg | r["RTL8187_REG_CMD"], 0, 1),
+                     bytes([r["RTL8187_CMD_TX_ENABLE"] |
+                            r["RTL8187_CMD_RX_ENABLE"]])),
+            # the TX TD; then, when the AP's answer is queued, the device
+            # wakes its bulk IN endpoint and the controller reads the RX TD
+            *[pattern(p) for p in [*bulk(XHCI_TR_OUT, 2, tx),
+                                   *bulk(XHCI_TR_IN, 6, length=1024)]],
+            xwrite(XHCI_DOORBELL, 4 * SLOT, tx_dci),
+            xwrite(XHCI_DOORBELL, 4 * SLOT, rx_dci), *[clock()] * 4],
+    }
+
+
+# EHCI (the EHCI 1.0 spec; QEMU's hw/usb/hcd-ehci.c): capabilities,
+# operational registers and ports are three memory regions
+EHCI_OPREG, EHCI_PORTS = 1, 2
+EHCI_USBCMD, EHCI_ASYNCLISTADDR, EHCI_CONFIGFLAG = 0x00, 0x18, 0x40
+EHCI_CMD_RS, EHCI_CMD_HCRESET, EHCI_CMD_ASE = 1 << 0, 1 << 1, 1 << 5
+EHCI_PORT_PR, EHCI_PORT_PP = 1 << 8, 1 << 12
+QTD_ACTIVE, QTD_IOC, QTD_DT = 1 << 7, 1 << 15, 1 << 31
+QTD_OUT, QTD_IN, QTD_SETUP = 0, 1, 2
+EHCI_QH, EHCI_QTD, EHCI_BUF = 0x800000, 0x801000, 0x802000
+TERMINATE_PTR = 1
+
+
+def ehci_qh(endpoint: int, max_packet: int) -> bytes:
+    """A queue head, alone on the async list (its own next, H set), for
+    device address 0, high speed, the toggle from each qTD, its overlay
+    idle and pointing at the first qTD."""
+    epchar = (endpoint << 8 | 2 << 12 | 1 << 14 | 1 << 15 |
+              max_packet << 16)
+    return struct.pack("<12I", EHCI_QH | 2, epchar, 1 << 30, 0, EHCI_QTD,
+                       TERMINATE_PTR, 0, 0, 0, 0, 0, 0)
+
+
+def ehci_qtds(*stages: Tuple[int, int, bytes]) -> List[bytes]:
+    """The reads of a chain of qTDs (pid, length, OUT data) at EHCI_QTD,
+    each 0x20 after the last, in QEMU's order: token, next, alternate
+    next, the five buffer pointers (one dword each), then the buffer,
+    mapped (a read, IN or OUT)."""
+    out = []
+    for n, (pid, length, data) in enumerate(stages):
+        last = n == len(stages) - 1
+        toggle = 0 if pid == QTD_SETUP or n == 0 else QTD_DT
+        if n and n == len(stages) - 1 and len(stages) > 1:
+            toggle = QTD_DT         # the status stage
+        token = (QTD_ACTIVE | pid << 8 | 3 << 10 |
+                 (QTD_IOC if last else 0) | length << 16 | toggle)
+        nxt = TERMINATE_PTR if last else EHCI_QTD + 0x20 * (n + 1)
+        out += [struct.pack("<I", v) for v in
+                (token, nxt, TERMINATE_PTR, EHCI_BUF, 0, 0, 0, 0)]
+        if length:
+            out.append(data or bytes(length))
+    return out
+
+
+def ehci_seeds(r: Dict[str, int]) -> Dict[str, List[bytes]]:
+    """Each frame reads the queue head twice (looking for the list's
+    head, then fetching it; a dword at a time), then its qTDs: the
+    patterns of one frame, so each frame repeats the transfer until the
+    schedule is turned off."""
+    start = [xwrite(EHCI_OPREG, EHCI_USBCMD, EHCI_CMD_HCRESET),
+             xwrite(EHCI_OPREG, EHCI_CONFIGFLAG, 1),
+             xwrite(EHCI_PORTS, 0, EHCI_PORT_PP | EHCI_PORT_PR),
+             xwrite(EHCI_PORTS, 0, EHCI_PORT_PP),
+             xwrite(EHCI_OPREG, EHCI_ASYNCLISTADDR, EHCI_QH)]
+
+    def frame_of(endpoint: int, max_packet: int, reads: List[bytes]
+                 ) -> List[bytes]:
+        qh = ehci_qh(endpoint, max_packet)
+        dwords = [qh[i:i + 4] for i in range(0, len(qh), 4)]
+        return [*[pattern(p) for p in [*dwords, *dwords, *reads]],
+                xwrite(EHCI_OPREG, EHCI_USBCMD, EHCI_CMD_RS | EHCI_CMD_ASE),
+                clock(), clock(), xwrite(EHCI_OPREG, EHCI_USBCMD,
+                                         EHCI_CMD_RS), clock(), clear()]
+
+    def control_in(setup_packet: bytes, length: int) -> List[bytes]:
+        return frame_of(0, 64, ehci_qtds((QTD_SETUP, 8, setup_packet),
+                                         (QTD_IN, length, b""),
+                                         (QTD_OUT, 0, b"")))
+
+    def control_out(setup_packet: bytes, data: bytes) -> List[bytes]:
+        return frame_of(0, 64, ehci_qtds((QTD_SETUP, 8, setup_packet),
+                                         (QTD_OUT, len(data), data),
+                                         (QTD_IN, 0, b"")))
+
+    reg = r["RTL8187_REG_BASE"]
+    channel_6 = r["RTL8225_CHAN_BASE"] + 5 * r["RTL8225_CHAN_STEP"]
+    return {
+        "ehci-device-descriptor": [*start, *control_in(
+            setup(0x80, 6, 0x0100, 0, 18), 18)],
+        "ehci-register-read": [*start, *control_in(setup(
+            r["RTL8187_REQT_READ"], r["RTL8187_REQ_GET_REG"],
+            reg | r["RTL8187_REG_MAC"], 0, 4), 4)],
+        # configure, tune to channel 6, radio on, a probe request out
+        # (the AP answers), the air read
+        "ehci-tx-rx": [
+            *start, *frame_of(0, 64, ehci_qtds(
+                (QTD_SETUP, 8, setup(0, 9, 1, 0, 0)), (QTD_IN, 0, b""))),
+            *control_out(setup(r["RTL8187_REQT_WRITE"],
+                               r["RTL8187_REQ_SET_REG"],
+                               r["RTL8225_REG_CHANNEL"],
+                               r["RTL8187_INDEX_RF8225"], 2),
+                         struct.pack("<H", channel_6)),
+            *control_out(setup(r["RTL8187_REQT_WRITE"],
+                               r["RTL8187_REQ_SET_REG"],
+                               reg | r["RTL8187_REG_CMD"], 0, 1),
+                         bytes([r["RTL8187_CMD_TX_ENABLE"] |
+                                r["RTL8187_CMD_RX_ENABLE"]])),
+            *frame_of(r["RTL8187_EP_TX"], 512, ehci_qtds(
+                (QTD_OUT, len(probe_tx(r)), probe_tx(r)))),
+            *frame_of(r["RTL8187_EP_RX"], 512, ehci_qtds(
+                (QTD_IN, 1024, b""))), *[clock()] * 2],
+    }
+
+
 def main(argv: List[str]) -> int:
     corpus = pathlib.Path(argv[1]) if len(argv) > 1 else CORPUS
     rtl = {**constants(INCLUDE / "rtl8187_regs.h", "RTL8187_"),
            **constants(INCLUDE / "rtl8187_regs.h", "RTL8225_")}
     for config, found in (("qemu-bcm43xx", seeds(constants())),
-                          ("qemu-rtl8187-uhci", uhci_seeds(rtl))):
+                          ("qemu-rtl8187-uhci", uhci_seeds(rtl)),
+                          ("qemu-rtl8187-xhci", xhci_seeds(rtl)),
+                          ("qemu-rtl8187-ehci", ehci_seeds(rtl))):
         out = corpus / config
         out.mkdir(parents=True, exist_ok=True)
         for name, commands in found.items():

@@ -535,6 +535,43 @@ static void test_msi_rings_doorbell(void)
     }
 }
 
+/*
+ * a's frame reaches b inside a's TX handler, and b's RX interrupt is an
+ * MSI to b's own INT_MASK with data 0. b receives with its reentrancy
+ * guard engaged, as if inside one of its handlers: the message is refused
+ * by the memory core, b's mask stays, the frame is in b's ring. Without
+ * the guard engaged the message rewrote b's INT_MASK from inside b.
+ */
+static void test_rx_msi_own_registers(void)
+{
+    QTestState *qts = start("-device bcm43xx,air=air0,addr=05.0,"
+                            "mac=52:54:00:ab:cd:ef");
+    QPCIBus *bus = qpci_new_pc(qts, NULL);
+    uint8_t frame[64], got[BCM43XX_MAX_FRAME];
+    uint32_t consumed = 0;
+    size_t n;
+    Bcm a, b;
+
+    alarm(WATCHDOG_S);
+    bcm_open(&a, qts, bus, BCM_DEVFN, 0);
+    bcm_open(&b, qts, bus, BCM2_DEVFN, 0x10000);
+    bcm_up(&a, 1, false);
+    bcm_up(&b, 1, false);
+    wr(&b, BCM43XX_REG_INT_STATUS, BCM43XX_INT_ALL);
+    msi_setup(&b, b.bar.addr + BCM43XX_REG_INT_MASK, 0);
+    n = mk_data(frame, mac_b, mac_a, mac_a, 0, 0x0800, "own mask");
+    bcm_tx(&a, frame, n);
+    g_assert_cmpint(bcm_rx(&b, &consumed, got, NULL, 2000), ==, n);
+    g_assert(memcmp(got, frame, n) == 0);
+    g_assert_cmphex(rd(&b, BCM43XX_REG_INT_MASK), ==, BCM43XX_INT_ALL);
+    g_assert_cmphex(rd(&b, BCM43XX_REG_ID), ==, 0x43180002);
+    alarm(0);
+    bcm_close(&a);
+    bcm_close(&b);
+    qpci_free_pc(bus);
+    qtest_quit(qts);
+}
+
 /* ---- registers -------------------------------------------------------- */
 
 static void test_registers(void)
@@ -1675,6 +1712,8 @@ int main(int argc, char **argv)
                    test_tx_ring_shrinks);
     qtest_add_func("/ndisbench/bcm43xx/msi-rings-doorbell",
                    test_msi_rings_doorbell);
+    qtest_add_func("/ndisbench/bcm43xx/rx-msi-own-registers",
+                   test_rx_msi_own_registers);
     qtest_add_func("/ndisbench/bcm43xx/air-pair", test_air_pair);
     qtest_add_func("/ndisbench/bcm43xx/air-faults", test_air_faults);
     qtest_add_func("/ndisbench/bcm43xx/hotplug", test_hotplug);

@@ -323,8 +323,8 @@ class QemuSeedsTest(unittest.TestCase):
             made = {p.relative_to(tmp).as_posix(): p.read_bytes()
                     for p in pathlib.Path(tmp).rglob("*") if p.is_file()}
         kept = {p.relative_to(fuzz.CORPUS).as_posix(): p.read_bytes()
-                for d in ("qemu-bcm43xx", "qemu-rtl8187-uhci")
-                for p in (fuzz.CORPUS / d).iterdir()}
+                for d in fuzz.CORPUS.glob("qemu-*")
+                for p in d.iterdir()}
         self.assertEqual(sorted(made), sorted(kept))
         for name, data in made.items():
             self.assertEqual(data, kept[name], f"{name}: stale, rerun "
@@ -336,6 +336,21 @@ class QemuSeedsTest(unittest.TestCase):
                     self.assertEqual(len(command), 17, name)
                 elif op == mkseeds_qemu.OP_OUT:
                     self.assertEqual(len(command), 9, name)
+
+
+    def test_every_config_has_seeds_within_its_max_len(self):
+        # libFuzzer cuts corpus inputs to -max_len: a seed longer than
+        # that would enumerate nothing
+        for t in fuzz.qemu_targets(pathlib.Path("/q/qemu-fuzz-x86_64")):
+            max_len = [int(f.split("=", 1)[1]) for f in t.flags
+                       if f.startswith("-max_len=")]
+            self.assertEqual(len(max_len), 1, t.name)
+            self.assertIsNotNone(t.corpus, f"{t.name}: no seeds")
+            sizes = {p.name: p.stat().st_size for p in t.corpus.iterdir()}
+            self.assertTrue(sizes, f"{t.name}: no seeds")
+            for name, size in sizes.items():
+                self.assertLessEqual(size, max_len[0],
+                                     f"{t.name}/{name}: {size} bytes")
 
 
 class CommandLineTest(unittest.TestCase):

@@ -21,6 +21,7 @@
 #include <linux/slab.h>
 
 #include "ndis.h"
+#include "ndis_sysfs.h"
 #include "wincall.h"
 
 #define NDIS_TX_QUEUE_MAX	64
@@ -302,7 +303,6 @@ static const struct ethtool_ops ndis_ethtool_ops = {
 /* -- /sys/class/net/<if>/ndis: what the driver reports -------------------- */
 
 #define OID_802_11_BSSID	0x0D010101
-#define OID_802_11_SSID		0x0D010102
 
 static struct ndis_adapter *ndis_dev_adapter(struct device *dev)
 {
@@ -325,23 +325,7 @@ static DEVICE_ATTR_RO(bssid);
 static ssize_t ssid_show(struct device *dev, struct device_attribute *attr,
 			 char *buf)
 {
-	struct {
-		__le32 len;
-		u8 ssid[32];
-	} ssid = {};
-	u32 written, len;
-
-	/*
-	 * Zeroed, and only what the driver wrote is shown: the file is
-	 * world-readable and the stack below the reply is not ours to show.
-	 */
-	if (ndis_query_oid(ndis_dev_adapter(dev), OID_802_11_SSID, &ssid,
-			   sizeof(ssid), &written) || written < sizeof(ssid.len))
-		return -ENOTCONN;
-	len = le32_to_cpu(ssid.len);
-	if (len > sizeof(ssid.ssid) || written < sizeof(ssid.len) + len)
-		return -ENOTCONN;
-	return sysfs_emit(buf, "%.*s\n", (int)len, ssid.ssid);
+	return ndis_ssid_show(ndis_dev_adapter(dev), ndis_query_oid, buf);
 }
 static DEVICE_ATTR_RO(ssid);
 

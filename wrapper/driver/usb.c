@@ -46,6 +46,7 @@
 #include <linux/wait.h>
 
 #include "ndis.h"
+#include "usb_ctrl.h"
 #include "usbd.h"
 #include "wincall.h"
 
@@ -427,13 +428,11 @@ static s32 ndis_usb_control(struct ndis_usb *usb, struct win_irp *irp,
 	req->setup.wValue = cpu_to_le16(value);
 	req->setup.wIndex = cpu_to_le16(index);
 	req->setup.wLength = cpu_to_le16(len);
-	/*
-	 * The USB core counts a request without data as OUT, whatever its
-	 * direction bit, and warns when the pipe says otherwise.
-	 */
 	usb_fill_control_urb(req->urb, udev,
-			     in && len ? usb_rcvctrlpipe(udev, 0) :
-					 usb_sndctrlpipe(udev, 0),
+			     ndis_usb_ctrl_pipe_in(req->setup.bRequestType,
+						   len) ?
+				     usb_rcvctrlpipe(udev, 0) :
+				     usb_sndctrlpipe(udev, 0),
 			     (u8 *)&req->setup, req->urb->transfer_buffer,
 			     len, ndis_usb_urb_done, req);
 	return ndis_usb_submit_req(usb, req);
@@ -443,39 +442,9 @@ static s32 ndis_usb_vendor(struct ndis_usb *usb, struct win_irp *irp,
 			   union win_urb *wurb)
 {
 	struct urb_control_vendor_or_class_request *v = &wurb->vendor;
-	u8 type;
+	u8 type = ndis_usb_vendor_type(wurb->hdr.function,
+				       v->request_type_reserved_bits);
 
-	switch (wurb->hdr.function) {
-	case URB_FUNCTION_VENDOR_DEVICE:
-		type = USB_TYPE_VENDOR | USB_RECIP_DEVICE;
-		break;
-	case URB_FUNCTION_VENDOR_INTERFACE:
-		type = USB_TYPE_VENDOR | USB_RECIP_INTERFACE;
-		break;
-	case URB_FUNCTION_VENDOR_ENDPOINT:
-		type = USB_TYPE_VENDOR | USB_RECIP_ENDPOINT;
-		break;
-	case URB_FUNCTION_VENDOR_OTHER:
-		type = USB_TYPE_VENDOR | USB_RECIP_OTHER;
-		break;
-	case URB_FUNCTION_CLASS_DEVICE:
-		type = USB_TYPE_CLASS | USB_RECIP_DEVICE;
-		break;
-	case URB_FUNCTION_CLASS_INTERFACE:
-		type = USB_TYPE_CLASS | USB_RECIP_INTERFACE;
-		break;
-	case URB_FUNCTION_CLASS_ENDPOINT:
-		type = USB_TYPE_CLASS | USB_RECIP_ENDPOINT;
-		break;
-	default:			/* URB_FUNCTION_CLASS_OTHER */
-		type = USB_TYPE_CLASS | USB_RECIP_OTHER;
-		break;
-	}
-	/*
-	 * RequestTypeReservedBits only extends the recipient (4..31): the
-	 * direction and type come from the transfer flags and the function.
-	 */
-	type |= v->request_type_reserved_bits & USB_RECIP_MASK;
 	return ndis_usb_control(usb, irp, wurb, type, v->request, v->value,
 				v->index, v->t.transfer_flags &
 					  USBD_TRANSFER_DIRECTION_IN);

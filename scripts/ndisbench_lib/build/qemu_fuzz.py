@@ -52,6 +52,7 @@ class GenericConfig:
     name: str
     args: str
     objects: str
+    max_len: int = 512              # libFuzzer's -max_len (see below)
 
     def env(self) -> Dict[str, str]:
         firmware = " ".join(qemu_build.firmware_args())
@@ -61,15 +62,22 @@ class GenericConfig:
     def argv(self, binary: pathlib.Path) -> List[str]:
         return [str(binary), "--fuzz-target=generic-fuzz"]
 
+    def flags(self) -> List[str]:
+        return [*LIBFUZZER_FLAGS, f"-max_len={self.max_len}"]
+
 
 # libFuzzer grows its input length slowly by default (-len_control), but
 # a generic-fuzz write is a 17-byte command: in a share of minutes at a
 # few hundred forks a second the models' registers were barely written.
-# Full-length inputs from the start, capped at 512 bytes (30 s of
-# qemu-bcm43xx, seed 1: cov 760 at 512, 713 at 4096). cov: counts every
-# instrumented edge (hw/, net/, slirp/): -print_coverage=1 lists each
-# function's edges at the end, from which fuzz.py counts our models'.
-LIBFUZZER_FLAGS = ("-len_control=0", "-max_len=512", "-print_coverage=1")
+# Full-length inputs from the start, capped at 512 bytes for the chip (30 s
+# of qemu-bcm43xx, seed 1: cov 760 at 512, 713 at 4096). The USB configs
+# take 4096: libFuzzer cuts corpus inputs to -max_len, and enumerating the
+# device through xHCI or EHCI takes 0.8 to 3.8 KB of commands (their
+# seeds). cov: counts every instrumented edge (hw/, net/, slirp/):
+# -print_coverage=1 lists each function's edges at the end, from which
+# fuzz.py counts our models'.
+LIBFUZZER_FLAGS = ("-len_control=0", "-print_coverage=1")
+USB_MAX_LEN = 4096
 # Where our models' sources are in the tree (hw/ndisbench -> qemu-devices/)
 MODEL_DIR = f"/hw/{qemu_build.SUBDIR}/"
 
@@ -85,13 +93,13 @@ CONFIGS: Tuple[GenericConfig, ...] = (
     GenericConfig("qemu-rtl8187-xhci",
                   f"-M q35 -nodefaults {AIR} -device qemu-xhci,id=xhci "
                   "-device usb-rtl8187,bus=xhci.0,air=air0",
-                  "*xhci* usb-rtl8187"),
+                  "*xhci* usb-rtl8187", USB_MAX_LEN),
     GenericConfig("qemu-rtl8187-ehci",
                   f"-M q35 -nodefaults {AIR} -device usb-ehci,id=ehci "
                   "-device usb-rtl8187,bus=ehci.0,air=air0",
-                  "*ehci* usb-rtl8187"),
+                  "*ehci* usb-rtl8187", USB_MAX_LEN),
     GenericConfig("qemu-rtl8187-uhci",
                   f"-M q35 -nodefaults {AIR} -device piix3-usb-uhci,id=uhci "
                   "-device usb-rtl8187,bus=uhci.0,air=air0",
-                  "*uhci* usb-rtl8187"),
+                  "*uhci* usb-rtl8187", USB_MAX_LEN),
 )

@@ -232,7 +232,7 @@ def qemu_targets(binary: pathlib.Path, corpus_root: pathlib.Path = CORPUS
     for config in qemu_fuzz.CONFIGS:
         corpus = corpus_root / config.name
         out.append(Target(config.name, "qemu", config.argv(binary),
-                          list(qemu_fuzz.LIBFUZZER_FLAGS),
+                          config.flags(),
                           corpus if corpus.is_dir() else None,
                           config.env()))
     return out

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of wrapper/loader/pe.c on synthetic images (pe_build.c). */
+/*
+ * Unit tests of wrapper/loader/pe.c on synthetic images (pe_build.c); with
+ * PE_TEST_KERNEL_BUILD, of its kernel build (-nostdinc against kmock, whose
+ * cond_resched() counts its calls).
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -9,6 +13,9 @@
 #include "pe.h"
 #include "pe_build.h"
 #include "tap.h"
+#ifdef PE_TEST_KERNEL_BUILD
+#include "kdriver.h"
+#endif
 
 #define BASE 0xffffc90000400000ull
 
@@ -517,8 +524,21 @@ static void build_many(uint32_t ndesc, uint32_t n)
 		pb_w64(many + PB_RELOC_FILE(0x5000) + 8 * i, 0x2160);
 }
 
+/* cond_resched() calls so far: the host build has none to count */
+static unsigned long kd_resched(void)
+{
+#ifdef PE_TEST_KERNEL_BUILD
+	return kd_resched_calls;
+#else
+	return 0;
+#endif
+}
+
+static unsigned long resolve_resched;	/* in the last resolve_many() */
+
 static int resolve_many(uint32_t ndesc, uint32_t n, uint64_t *calls)
 {
+	unsigned long resched_before;
 	struct pe_info info;
 	uint8_t *img;
 	int rc;
@@ -532,9 +552,12 @@ static int resolve_many(uint32_t ndesc, uint32_t n, uint64_t *calls)
 	if (!rc)
 		rc = pe_for_each_import(img, &info, count_calls, calls, err,
 					sizeof(err));
-	if (!rc)
+	if (!rc) {
+		resched_before = kd_resched();
 		rc = pe_resolve_imports(img, &info, resolve, NULL, err,
 					sizeof(err));
+		resolve_resched = kd_resched() - resched_before;
+	}
 	free(img);
 	return rc;
 }
@@ -549,6 +572,13 @@ static void test_import_caps(void)
 	CHECK(resolve_many(256, 16, &calls) == 0);
 	CHECK_STR(err, "");
 	CHECK(calls == 4096);
+#ifdef PE_TEST_KERNEL_BUILD
+	/* the kernel walk yields before every resolver call */
+	if (resolve_resched < 4096)
+		printf("#   %lu cond_resched() calls for 4096 imports\n",
+		       resolve_resched);
+	CHECK(resolve_resched >= 4096);
+#endif
 	calls = 0;
 	CHECK(resolve_many(2, 2049, &calls) == -E2BIG);
 	CHECK_STR(err, "import descriptor 1 (ntoskrnl.exe): more than 4096 imports in all");

@@ -7,4 +7,5 @@
 #define ENOMEM 12
 #define EINVAL 22
 #define EFBIG 27
+#define ENOTCONN 107
 #endif

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wrapper/driver/usb_ctrl.h and ndis_sysfs.h built as the kernel builds
+ * them (-nostdinc, kmock's headers), behind kdriver.h's plain entry
+ * points.
+ */
+#include "ndis_sysfs.h"
+#include "usb_ctrl.h"
+#include "kdriver.h"
+
+const struct kd_function kd_vendor_functions[] = {
+	{ "VENDOR_DEVICE", URB_FUNCTION_VENDOR_DEVICE },
+	{ "VENDOR_INTERFACE", URB_FUNCTION_VENDOR_INTERFACE },
+	{ "VENDOR_ENDPOINT", URB_FUNCTION_VENDOR_ENDPOINT },
+	{ "VENDOR_OTHER", URB_FUNCTION_VENDOR_OTHER },
+	{ "CLASS_DEVICE", URB_FUNCTION_CLASS_DEVICE },
+	{ "CLASS_INTERFACE", URB_FUNCTION_CLASS_INTERFACE },
+	{ "CLASS_ENDPOINT", URB_FUNCTION_CLASS_ENDPOINT },
+	{ "CLASS_OTHER", URB_FUNCTION_CLASS_OTHER },
+	{ NULL, 0 }
+};
+
+const unsigned int kd_oid_802_11_ssid = OID_802_11_SSID;
+
+unsigned char kd_usb_vendor_type(unsigned short function,
+				 unsigned char reserved_bits)
+{
+	return ndis_usb_vendor_type(function, reserved_bits);
+}
+
+int kd_usb_ctrl_pipe_in(unsigned char request_type, unsigned short length)
+{
+	return ndis_usb_ctrl_pipe_in(request_type, length);
+}
+
+long kd_ssid_show(struct ndis_adapter *ad, kd_oid_query_t query, char *buf)
+{
+	return ndis_ssid_show(ad, query, buf);
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The wrapper's host-testable kernel code (wrapper/driver/usb_ctrl.h,
+ * ndis_sysfs.h) as kdriver.c builds it: -nostdinc against kmock, like the
+ * kernel. Plain C types only, so test programs built against libc can
+ * call it.
+ */
+#ifndef NDIS_KDRIVER_H
+#define NDIS_KDRIVER_H
+
+struct ndis_adapter;
+
+/* ndis_oid_query_t (u32 is unsigned int in the kernel and kmock) */
+typedef int (*kd_oid_query_t)(struct ndis_adapter *ad, unsigned int oid,
+			      void *buf, unsigned int len,
+			      unsigned int *written);
+
+struct kd_function {
+	const char *name;
+	unsigned short function;
+};
+
+/* URB_FUNCTION_VENDOR_* and URB_FUNCTION_CLASS_*, as usbd.h numbers them */
+extern const struct kd_function kd_vendor_functions[];
+extern const unsigned int kd_oid_802_11_ssid;
+
+unsigned char kd_usb_vendor_type(unsigned short function,
+				 unsigned char reserved_bits);
+int kd_usb_ctrl_pipe_in(unsigned char request_type, unsigned short length);
+long kd_ssid_show(struct ndis_adapter *ad, kd_oid_query_t query, char *buf);
+
+/* kmock's cond_resched(): calls counted here */
+extern unsigned long kd_resched_calls;
+
+#endif

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the wrapper's kernel code that does not need a kernel:
+ * the control request setup of usb.c (wrapper/driver/usb_ctrl.h) and
+ * /sys/class/net/<if>/ndis/ssid (ndis_sysfs.h), built -nostdinc against
+ * kmock by kdriver.c as the kernel builds them.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kdriver.h"
+#include "tap.h"
+
+#define SYSFS_PAGE	4096
+#define STACK_PAINT	0xa5
+
+int sysfs_emit(char *buf, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+int sysfs_emit(char *buf, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, SYSFS_PAGE, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+/* -- usb_ctrl.h ------------------------------------------------------------ */
+
+/* bmRequestType's type and recipient for each function (USB 2.0, 9.3) */
+static unsigned char expected_type(const char *name)
+{
+	unsigned char type = !strncmp(name, "VENDOR", 6) ? 0x40 : 0x20;
+	const char *recip = strchr(name, '_') + 1;
+
+	if (!strcmp(recip, "INTERFACE"))
+		return type | 1;
+	if (!strcmp(recip, "ENDPOINT"))
+		return type | 2;
+	if (!strcmp(recip, "OTHER"))
+		return type | 3;
+	return type;
+}
+
+static void test_usb_vendor_type(void)
+{
+	const struct kd_function *f;
+	int n = 0;
+
+	for (f = kd_vendor_functions; f->name; f++, n++) {
+		unsigned char want = expected_type(f->name);
+		unsigned char got;
+
+		got = kd_usb_vendor_type(f->function, 0);
+		if (got != want)
+			printf("#   %s: 0x%02x, want 0x%02x\n", f->name, got, want);
+		CHECK(got == want);
+		/* recipient values 4..31 are the driver's to add */
+		CHECK(kd_usb_vendor_type(f->function, 0x04) == (want | 0x04));
+		CHECK(kd_usb_vendor_type(f->function, 0x1c) == (want | 0x1c));
+		/* the direction and type bits are not */
+		got = kd_usb_vendor_type(f->function, 0xe0);
+		if (got != want)
+			printf("#   %s with reserved bits 0xe0: 0x%02x, want 0x%02x\n",
+			       f->name, got, want);
+		CHECK(got == want);
+		got = kd_usb_vendor_type(f->function, 0xff);
+		CHECK(got == (want | 0x1f));
+		CHECK(!(got & 0x80));
+	}
+	CHECK(n == 8);
+}
+
+static void test_usb_ctrl_pipe(void)
+{
+	/* IN with data: the IN pipe */
+	CHECK(kd_usb_ctrl_pipe_in(0xc0, 8) == 1);
+	CHECK(kd_usb_ctrl_pipe_in(0x80, 18) == 1);	/* GET_DESCRIPTOR */
+	CHECK(kd_usb_ctrl_pipe_in(0xa1, 0xffff) == 1);
+	/* IN without data counts as OUT to the USB core */
+	if (kd_usb_ctrl_pipe_in(0xc0, 0))
+		printf("#   a zero-length IN request went on the IN pipe\n");
+	CHECK(kd_usb_ctrl_pipe_in(0xc0, 0) == 0);
+	CHECK(kd_usb_ctrl_pipe_in(0x80, 0) == 0);
+	/* OUT: the OUT pipe, with or without data */
+	CHECK(kd_usb_ctrl_pipe_in(0x40, 8) == 0);
+	CHECK(kd_usb_ctrl_pipe_in(0x40, 0) == 0);
+	CHECK(kd_usb_ctrl_pipe_in(0x7f, 8) == 0);
+}
+
+/* -- ndis_sysfs.h ---------------------------------------------------------- */
+
+/* A driver's OID_802_11_SSID answer: what it writes and what it claims. */
+struct ndis_adapter {
+	int rc;
+	unsigned char reply[64];
+	unsigned int nbytes;		/* bytes of reply written */
+	unsigned int written;		/* what it says it wrote */
+	/* seen by the query */
+	unsigned int oid, len;
+	int dirty;			/* the buffer was not zero on entry */
+	int calls;
+};
+
+static int mock_query(struct ndis_adapter *ad, unsigned int oid, void *buf,
+		      unsigned int len, unsigned int *written)
+{
+	unsigned char *b = buf;
+	unsigned int i;
+
+	ad->calls++;
+	ad->oid = oid;
+	ad->len = len;
+	for (i = 0; i < len; i++)
+		if (b[i])
+			ad->dirty = 1;
+	memcpy(buf, ad->reply, ad->nbytes < len ? ad->nbytes : len);
+	*written = ad->written;
+	return ad->rc;
+}
+
+static void reply(struct ndis_adapter *ad, unsigned int ssid_len,
+		  const char *ssid, unsigned int nbytes, unsigned int written)
+{
+	memset(ad, 0, sizeof(*ad));
+	ad->reply[0] = ssid_len & 0xff;
+	ad->reply[1] = (ssid_len >> 8) & 0xff;
+	ad->reply[2] = (ssid_len >> 16) & 0xff;
+	ad->reply[3] = ssid_len >> 24;
+	memcpy(ad->reply + 4, ssid, strlen(ssid));
+	ad->nbytes = nbytes;
+	ad->written = written;
+}
+
+/*
+ * Leaves STACK_PAINT over the stack the next call from the same caller
+ * will use, as an earlier syscall leaves its data there in the kernel.
+ */
+static __attribute__((noinline)) void paint_stack(void)
+{
+	volatile unsigned char pad[8192];
+	size_t i;
+
+	for (i = 0; i < sizeof(pad); i++)
+		pad[i] = STACK_PAINT;
+}
+
+static __attribute__((noinline)) long show(struct ndis_adapter *ad, char *buf)
+{
+	memset(buf, 0, SYSFS_PAGE);
+	paint_stack();
+	return kd_ssid_show(ad, mock_query, buf);
+}
+
+static int painted(const char *buf)
+{
+	return memchr(buf, STACK_PAINT, SYSFS_PAGE) != NULL;
+}
+
+static void test_ssid_show(void)
+{
+	static char buf[SYSFS_PAGE];
+	struct ndis_adapter ad;
+	long rc;
+
+	/* an honest driver */
+	reply(&ad, 9, "ndisbench", 13, 13);
+	CHECK(show(&ad, buf) == 10);
+	CHECK_STR(buf, "ndisbench\n");
+	CHECK(ad.oid == kd_oid_802_11_ssid && ad.len == 36 && ad.calls == 1);
+	reply(&ad, 32, "0123456789abcdef0123456789abcdef", 36, 36);
+	CHECK(show(&ad, buf) == 33);
+	CHECK_STR(buf, "0123456789abcdef0123456789abcdef\n");
+	reply(&ad, 0, "", 4, 4);
+	CHECK(show(&ad, buf) == 1);
+	CHECK_STR(buf, "\n");
+
+	/* SsidLength 32, but only the length written: nothing shown */
+	reply(&ad, 32, "", 4, 4);
+	rc = show(&ad, buf);
+	if (rc >= 0)
+		printf("#   shown: %ld bytes%s\n", rc,
+		       painted(buf) ? ", stack bytes among them" : "");
+	CHECK(rc == -ENOTCONN);
+	CHECK(!painted(buf) && !buf[0]);
+	/* one byte short of the SSID it claims */
+	reply(&ad, 9, "ndisbench", 12, 12);
+	CHECK(show(&ad, buf) == -ENOTCONN);
+	CHECK(!buf[0]);
+	/* not even the length; a length past the buffer; a failed query */
+	reply(&ad, 0, "", 3, 3);
+	CHECK(show(&ad, buf) == -ENOTCONN);
+	reply(&ad, 33, "0123456789abcdef0123456789abcdef", 36, 36);
+	CHECK(show(&ad, buf) == -ENOTCONN);
+	reply(&ad, 9, "ndisbench", 13, 13);
+	ad.rc = -EIO;
+	CHECK(show(&ad, buf) == -ENOTCONN);
+	CHECK(!buf[0]);
+
+	/*
+	 * A driver that claims the whole reply but wrote only SsidLength:
+	 * what it left is zero, never the stack below the reply.
+	 */
+	reply(&ad, 32, "", 4, 36);
+	rc = show(&ad, buf);
+	if (ad.dirty)
+		printf("#   the reply buffer was not zeroed before the query\n");
+	CHECK(!ad.dirty);
+	if (painted(buf))
+		printf("#   stack bytes shown\n");
+	CHECK(!painted(buf));
+	CHECK(rc == 1);
+	CHECK_STR(buf, "\n");
+}
+
+int main(void)
+{
+	TEST(test_usb_vendor_type);
+	TEST(test_usb_ctrl_pipe);
+	TEST(test_ssid_show);
+	return tap_done();
+}
