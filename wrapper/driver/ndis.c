@@ -395,10 +395,21 @@ static WIN_ABI void NdisAllocateBuffer(ndis_status *status,
 }
 WIN_FUNC(NdisAllocateBuffer);
 
-static WIN_ABI void NdisFreeBuffer(struct win_mdl *mdl)
+/*
+ * The MDLs NdisAllocateBuffer hands out; on amd64 the DDK's NdisFreeBuffer
+ * is a macro for IoFreeMdl (ntoskrnl.c), which comes here.
+ */
+void ndis_free_mdl(struct win_mdl *mdl)
 {
+	if (!mdl)
+		return;
 	ndis_pool_put(*(struct ndis_pool **)(mdl + 1));
 	win_free(mdl);
+}
+
+static WIN_ABI void NdisFreeBuffer(struct win_mdl *mdl)
+{
+	ndis_free_mdl(mdl);
 }
 WIN_FUNC(NdisFreeBuffer);
 
@@ -421,62 +432,47 @@ WIN_FUNC(NdisUnchainBufferAtFront);
 /* -- spin locks --------------------------------------------------------- */
 
 /*
- * NDIS_SPIN_LOCK is 16 bytes of driver storage; a Linux spinlock_t may be
- * larger (lock debugging), so the storage holds a pointer to one.
- * Windows code runs with bottom halves and preemption off and never at
- * interrupt level (the ISR runs in a thread), so a plain spinlock gives
- * DISPATCH_LEVEL semantics for both the normal and the Dpr variants.
+ * NDIS_SPIN_LOCK is { KSPIN_LOCK SpinLock; KIRQL OldIrql; } in the
+ * driver's storage. On amd64 the DDK's NdisAllocateSpinLock zeroes the
+ * KSPIN_LOCK inline and NdisAcquireSpinLock & co. are macros over the
+ * ntoskrnl Ke*SpinLock* family (ntoskrnl.c), so a driver built from the
+ * DDK never calls these; they are real NDIS.SYS exports all the same and
+ * work on the very same word, so both forms can share one lock.
  */
-struct ndis_lock {
-	spinlock_t lock;
-};
-
 static WIN_ABI void NdisAllocateSpinLock(struct ndis_spin_lock *sl)
 {
-	struct ndis_driver *drv;
-	struct ndis_lock *l = NULL;
-
-	drv = ndis_driver_at((unsigned long)__builtin_return_address(0));
-	if (drv)
-		l = win_alloc(drv, sizeof(*l));
-	if (l)
-		spin_lock_init(&l->lock);
-	sl->lock = (unsigned long)l;
+	sl->lock = 0;
+	sl->old_irql = WIN_PASSIVE_LEVEL;
 }
 WIN_FUNC(NdisAllocateSpinLock);
 
 static WIN_ABI void NdisFreeSpinLock(struct ndis_spin_lock *sl)
 {
-	win_free((void *)sl->lock);
-	sl->lock = 0;
 }
 WIN_FUNC(NdisFreeSpinLock);
 
 /* Raises to DISPATCH_LEVEL, as on Windows; Release goes back. */
 static WIN_ABI void NdisAcquireSpinLock(struct ndis_spin_lock *sl)
 {
-	spin_lock(&((struct ndis_lock *)sl->lock)->lock);
-	sl->old_irql = this_cpu_read(win_irql);
-	this_cpu_write(win_irql, max_t(u8, sl->old_irql, WIN_DISPATCH_LEVEL));
+	sl->old_irql = win_spin_acquire_raise(&sl->lock);
 }
 WIN_FUNC(NdisAcquireSpinLock);
 
 static WIN_ABI void NdisReleaseSpinLock(struct ndis_spin_lock *sl)
 {
-	this_cpu_write(win_irql, sl->old_irql);
-	spin_unlock(&((struct ndis_lock *)sl->lock)->lock);
+	win_spin_release_lower(&sl->lock, sl->old_irql);
 }
 WIN_FUNC(NdisReleaseSpinLock);
 
 static WIN_ABI void NdisDprAcquireSpinLock(struct ndis_spin_lock *sl)
 {
-	spin_lock(&((struct ndis_lock *)sl->lock)->lock);
+	win_spin_acquire(&sl->lock);
 }
 WIN_FUNC(NdisDprAcquireSpinLock);
 
 static WIN_ABI void NdisDprReleaseSpinLock(struct ndis_spin_lock *sl)
 {
-	spin_unlock(&((struct ndis_lock *)sl->lock)->lock);
+	win_spin_release(&sl->lock);
 }
 WIN_FUNC(NdisDprReleaseSpinLock);
 
@@ -598,15 +594,23 @@ static struct ndis_timer *ndis_timer_of(struct ndis_miniport_timer *storage)
 	return t;
 }
 
-static WIN_ABI void NdisMSetTimer(struct ndis_miniport_timer *storage,
-				  u32 msecs)
+/*
+ * NdisSetTimer on the driver's NDIS_MINIPORT_TIMER: on amd64 the DDK's
+ * NdisMSetTimer is a macro over it (NDIS.SYS exports no NdisMSetTimer
+ * there), which works because both timer types begin with the same
+ * KTIMER, where NdisMInitializeTimer left our pointer.
+ */
+static WIN_ABI void NdisSetTimer(struct ndis_miniport_timer *storage,
+				 u32 msecs)
 {
 	struct ndis_timer *t = ndis_timer_of(storage);
 
 	if (t)
 		mod_timer(&t->timer, jiffies + msecs_to_jiffies(msecs));
+	else
+		pr_err_once("NdisSetTimer on a timer NdisMInitializeTimer did not set up\n");
 }
-WIN_FUNC(NdisMSetTimer);
+WIN_FUNC(NdisSetTimer);
 
 static WIN_ABI void NdisMCancelTimer(struct ndis_miniport_timer *storage,
 				     u8 *cancelled)

@@ -126,6 +126,7 @@ void win_free(void *ptr);
 void win_free_leaks(struct ndis_driver *drv);
 
 /* ndis.c */
+void ndis_free_mdl(struct win_mdl *mdl);
 void ndis_free_params(struct ndis_adapter *ad);
 void ndis_stop_timers(struct ndis_adapter *ad);
 void ndis_flush_work_items(void);

@@ -377,28 +377,12 @@ static void ndis_return_work(struct work_struct *work)
 	}
 }
 
-static void ndis_rx_one(struct ndis_adapter *ad, struct ndis_packet *pkt)
+/* An skb received (len bytes from the Ethernet header on) goes up. */
+static void ndis_rx_deliver(struct ndis_adapter *ad, struct sk_buff *skb)
 {
 	struct net_device *net = ad->net;
-	struct win_mdl *mdl;
-	struct sk_buff *skb;
-	u32 len = 0;
+	u32 len = skb->len;
 
-	for (mdl = pkt->head; mdl; mdl = mdl->next)
-		len += mdl->byte_count;
-	if (len < ETH_HLEN || len > net->mtu + ETH_HLEN + 64) {
-		net->stats.rx_length_errors++;
-		return;
-	}
-	skb = netdev_alloc_skb(net, len + NET_IP_ALIGN);
-	if (!skb) {
-		net->stats.rx_dropped++;
-		return;
-	}
-	skb_reserve(skb, NET_IP_ALIGN);
-	for (mdl = pkt->head; mdl; mdl = mdl->next)
-		skb_put_data(skb, (u8 *)mdl->start_va + mdl->byte_offset,
-			     mdl->byte_count);
 	skb->protocol = eth_type_trans(skb, net);
 	/*
 	 * Not before the net device is registered, nor once it is being
@@ -417,6 +401,139 @@ static void ndis_rx_one(struct ndis_adapter *ad, struct ndis_packet *pkt)
 		dev_kfree_skb_any(skb);
 	}
 	spin_unlock_bh(&ad->rx_lock);
+}
+
+static bool ndis_rx_len_ok(struct net_device *net, u32 len)
+{
+	if (len >= ETH_HLEN && len <= net->mtu + ETH_HLEN + 64)
+		return true;
+	net->stats.rx_length_errors++;
+	return false;
+}
+
+static void ndis_rx_one(struct ndis_adapter *ad, struct ndis_packet *pkt)
+{
+	struct net_device *net = ad->net;
+	struct win_mdl *mdl;
+	struct sk_buff *skb;
+	u32 len = 0;
+
+	for (mdl = pkt->head; mdl; mdl = mdl->next)
+		len += mdl->byte_count;
+	if (!ndis_rx_len_ok(net, len))
+		return;
+	skb = netdev_alloc_skb(net, len + NET_IP_ALIGN);
+	if (!skb) {
+		net->stats.rx_dropped++;
+		return;
+	}
+	skb_reserve(skb, NET_IP_ALIGN);
+	for (mdl = pkt->head; mdl; mdl = mdl->next)
+		skb_put_data(skb, (u8 *)mdl->start_va + mdl->byte_offset,
+			     mdl->byte_count);
+	ndis_rx_deliver(ad, skb);
+}
+
+/*
+ * The Ethernet receive path of the miniport block, behind the DDK macros
+ * NdisMEthIndicateReceive(h, ctx, hdr, hlen, la, lalen, size) ->
+ * EthRxIndicateHandler(EthDB, ctx, hdr, hdr, hlen, la, lalen, size) and
+ * NdisMEthIndicateReceiveComplete(h) -> EthRxCompleteHandler(EthDB).
+ * EthDB (the filter database, opaque to the driver) is the block itself.
+ * The header and the lookahead are copied during the call, as a protocol
+ * must; size counts the bytes after the header. When the lookahead holds
+ * less than that, the rest comes from MiniportTransferData into a packet
+ * over the tail of the skb, synchronously or later through
+ * TDCompleteHandler (NdisMTransferDataComplete).
+ */
+struct ndis_td_packet {
+	struct ndis_packet pkt;
+	struct ndis_packet_oob oob;
+	struct win_mdl mdl;
+	struct sk_buff *skb;
+	u32 want;			/* bytes MiniportTransferData owes */
+};
+
+static void ndis_td_done(struct ndis_adapter *ad, struct ndis_packet *pkt,
+			 ndis_status status, u32 copied)
+{
+	struct ndis_td_packet *tp = container_of(pkt, struct ndis_td_packet,
+						 pkt);
+
+	if (status == NDIS_STATUS_SUCCESS && copied == tp->want) {
+		ndis_rx_deliver(ad, tp->skb);
+	} else {
+		ad->net->stats.rx_errors++;
+		dev_kfree_skb_any(tp->skb);
+	}
+	kfree(tp);
+}
+
+static WIN_ABI void ndis_eth_rx_indicate(void *eth_db, void *rx_ctx,
+					 u8 *addr, u8 *hdr, u32 hlen,
+					 u8 *la, u32 lalen, u32 size)
+{
+	struct ndis_adapter *ad = ndis_handle_adapter(eth_db);
+	struct net_device *net = ad->net;
+	struct ndis_td_packet *tp;
+	struct sk_buff *skb;
+	ndis_status status;
+	u32 copied = 0;
+
+	if (READ_ONCE(ad->net_gone))
+		return;
+	if (hlen != ETH_HLEN || !ndis_rx_len_ok(net, hlen + size))
+		return;
+	if (lalen > size)
+		lalen = size;
+	skb = netdev_alloc_skb(net, hlen + size + NET_IP_ALIGN);
+	if (!skb) {
+		net->stats.rx_dropped++;
+		return;
+	}
+	skb_reserve(skb, NET_IP_ALIGN);
+	skb_put_data(skb, hdr, hlen);
+	skb_put_data(skb, la, lalen);
+	if (lalen == size) {
+		ndis_rx_deliver(ad, skb);
+		return;
+	}
+	tp = kzalloc(sizeof(*tp), GFP_ATOMIC);
+	if (!tp || !ad->driver->chars.transfer_data) {
+		kfree(tp);
+		net->stats.rx_dropped++;
+		dev_kfree_skb_any(skb);
+		return;
+	}
+	tp->skb = skb;
+	tp->want = size - lalen;
+	tp->pkt.physical_count = ndis_mdl_init(&tp->mdl,
+					       skb_put(skb, tp->want),
+					       tp->want);
+	tp->pkt.head = &tp->mdl;
+	tp->pkt.tail = &tp->mdl;
+	tp->pkt.count = 1;
+	tp->pkt.total_length = tp->want;
+	tp->pkt.valid_counts = 1;
+	tp->pkt.oob_offset = offsetof(struct ndis_td_packet, oob);
+	/* MiniportTransferData(Packet, BytesTransferred, Context,
+	 *                      ReceiveContext, ByteOffset, BytesToTransfer);
+	 * ByteOffset counts from after the header */
+	status = LIN2WIN6(ad->driver->chars.transfer_data, &tp->pkt, &copied,
+			  ad->ctx, rx_ctx, lalen, tp->want);
+	if (status != NDIS_STATUS_PENDING)
+		ndis_td_done(ad, &tp->pkt, status, copied);
+}
+
+/* Nothing batched here: each frame went to netif_rx() already. */
+static WIN_ABI void ndis_eth_rx_complete(void *eth_db)
+{
+}
+
+static WIN_ABI void ndis_td_complete(void *handle, struct ndis_packet *pkt,
+				     ndis_status status, u32 copied)
+{
+	ndis_td_done(ndis_handle_adapter(handle), pkt, status, copied);
 }
 
 static WIN_ABI void ndis_indicate_packets(void *handle,
@@ -482,6 +599,10 @@ void ndis_init_block(struct ndis_adapter *ad)
 {
 	struct ndis_miniport_block *b = &ad->block;
 
+	b->eth_db = b;
+	b->eth_rx_indicate = ndis_eth_rx_indicate;
+	b->eth_rx_complete = ndis_eth_rx_complete;
+	b->td_complete = ndis_td_complete;
 	b->packet_indicate = ndis_indicate_packets;
 	b->send_complete = ndis_send_complete;
 	b->send_resources = ndis_send_resources;

@@ -222,6 +222,48 @@ static WIN_ABI void ExFreePoolWithTag(void *ptr, u32 tag)
 }
 WIN_FUNC(ExFreePoolWithTag);
 
+/*
+ * Only MDLs of NdisAllocateBuffer exist (the wrapper exports no
+ * IoAllocateMdl): the DDK's NdisFreeBuffer is a macro for this.
+ */
+static WIN_ABI void IoFreeMdl(struct win_mdl *mdl)
+{
+	ndis_free_mdl(mdl);
+}
+WIN_FUNC(IoFreeMdl);
+
+/* -- spin locks ---------------------------------------------------------- */
+
+/*
+ * The amd64 spin lock family, on a KSPIN_LOCK in the driver's storage
+ * (see win_spin_acquire in wincall.h). The DDK's NdisAcquireSpinLock,
+ * NdisReleaseSpinLock, NdisDprAcquireSpinLock and NdisDprReleaseSpinLock
+ * are macros over these four, KeAcquireSpinLock over the first.
+ */
+static WIN_ABI u8 KeAcquireSpinLockRaiseToDpc(unsigned long *lock)
+{
+	return win_spin_acquire_raise(lock);
+}
+WIN_FUNC(KeAcquireSpinLockRaiseToDpc);
+
+static WIN_ABI void KeReleaseSpinLock(unsigned long *lock, u8 new_irql)
+{
+	win_spin_release_lower(lock, new_irql);
+}
+WIN_FUNC(KeReleaseSpinLock);
+
+static WIN_ABI void KeAcquireSpinLockAtDpcLevel(unsigned long *lock)
+{
+	win_spin_acquire(lock);
+}
+WIN_FUNC(KeAcquireSpinLockAtDpcLevel);
+
+static WIN_ABI void KeReleaseSpinLockFromDpcLevel(unsigned long *lock)
+{
+	win_spin_release(lock);
+}
+WIN_FUNC(KeReleaseSpinLockFromDpcLevel);
+
 /* -- dispatcher events and the wait ------------------------------------- */
 
 /*

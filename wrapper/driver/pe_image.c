@@ -209,7 +209,7 @@ static int ndis_prepare_image(struct ndis_driver *drv,
 			      const struct ndis_load_req *req,
 			      struct pe_info *info)
 {
-	char err[128];
+	char err[512];	/* every missing import of a driver, in one line */
 	int ret;
 
 	ret = pe_check(req->sys_data, req->sys_size, info, err, sizeof(err));

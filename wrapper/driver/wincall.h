@@ -6,7 +6,9 @@
 #ifndef NDIS_WINCALL_H
 #define NDIS_WINCALL_H
 
+#include <linux/atomic.h>
 #include <linux/percpu.h>
+#include <linux/processor.h>
 #include <linux/types.h>
 #include <asm/fpu/api.h>
 
@@ -73,6 +75,46 @@ static inline u8 win_current_irql(void)
 {
 	return this_cpu_read(win_depth) ? this_cpu_read(win_irql) :
 					  WIN_PASSIVE_LEVEL;
+}
+
+/*
+ * KSPIN_LOCK: one pointer-sized word of the driver's own storage, which
+ * the driver zeroes itself (KeInitializeSpinLock is inline in the DDK):
+ * 0 free, 1 held. Windows code runs with preemption and bottom halves off
+ * (win_callv_at) and never in hard interrupt context (the ISR runs in a
+ * thread), so a plain test-and-set lock gives DISPATCH_LEVEL semantics.
+ * No Linux spinlock_t fits: it may be larger than the word.
+ */
+static inline void win_spin_acquire(unsigned long *lock)
+{
+	for (;;) {
+		if (!READ_ONCE(*lock) && !cmpxchg_acquire(lock, 0UL, 1UL))
+			return;
+		cpu_relax();
+	}
+}
+
+static inline void win_spin_release(unsigned long *lock)
+{
+	smp_store_release(lock, 0UL);
+}
+
+/* KeAcquireSpinLockRaiseToDpc: the IRQL before, for the release. */
+static inline u8 win_spin_acquire_raise(unsigned long *lock)
+{
+	u8 old = win_current_irql();
+
+	win_spin_acquire(lock);
+	if (this_cpu_read(win_depth) && old < WIN_DISPATCH_LEVEL)
+		this_cpu_write(win_irql, WIN_DISPATCH_LEVEL);
+	return old;
+}
+
+static inline void win_spin_release_lower(unsigned long *lock, u8 new_irql)
+{
+	win_spin_release(lock);
+	if (this_cpu_read(win_depth))
+		this_cpu_write(win_irql, new_irql);
 }
 
 #define WARG(x) ((u64)(uintptr_t)(x))

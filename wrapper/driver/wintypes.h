@@ -103,7 +103,7 @@ static_assert(offsetof(struct ndis_packet, wrapper_reserved) == 64);
 static_assert(offsetof(struct ndis_packet, protocol_reserved) == 96);
 
 struct ndis_spin_lock {			/* driver storage, 16 bytes */
-	unsigned long lock;		/* our struct ndis_lock * */
+	unsigned long lock;		/* KSPIN_LOCK: 0 free, 1 held */
 	u8 old_irql;
 };
 static_assert(sizeof(struct ndis_spin_lock) == 16);
@@ -207,13 +207,21 @@ static_assert(sizeof(struct ndis_miniport_chars) == 240);
  */
 struct ndis_miniport_block {
 	void *signature;
-	u8 pad0[0x1b0 - 8];
+	u8 pad0[0x190 - 8];
+	void *eth_db;			/* 0x190: the filter, opaque */
+	u8 pad00[0x1b0 - 0x198];
 	void *packet_indicate;		/* 0x1b0 */
 	void *send_complete;
 	void *send_resources;
 	void *reset_complete;
 	u32 media_type;			/* 0x1d0 */
-	u8 pad1[0x2b0 - 0x1d4];
+	u8 pad1[0x280 - 0x1d4];
+	void *eth_rx_indicate;		/* 0x280 */
+	void *tr_rx_indicate;
+	void *fddi_rx_indicate;
+	void *eth_rx_complete;		/* 0x298 */
+	void *tr_rx_complete;
+	void *fddi_rx_complete;
 	void *status;			/* 0x2b0 */
 	void *status_complete;
 	void *td_complete;
@@ -221,11 +229,14 @@ struct ndis_miniport_block {
 	void *set_complete;
 	u8 pad2[0x2f0 - 0x2d8];
 };
+static_assert(offsetof(struct ndis_miniport_block, eth_db) == 0x190);
 static_assert(offsetof(struct ndis_miniport_block, packet_indicate) == 0x1b0);
 static_assert(offsetof(struct ndis_miniport_block, send_complete) == 0x1b8);
 static_assert(offsetof(struct ndis_miniport_block, send_resources) == 0x1c0);
 static_assert(offsetof(struct ndis_miniport_block, reset_complete) == 0x1c8);
 static_assert(offsetof(struct ndis_miniport_block, media_type) == 0x1d0);
+static_assert(offsetof(struct ndis_miniport_block, eth_rx_indicate) == 0x280);
+static_assert(offsetof(struct ndis_miniport_block, eth_rx_complete) == 0x298);
 static_assert(offsetof(struct ndis_miniport_block, status) == 0x2b0);
 static_assert(offsetof(struct ndis_miniport_block, status_complete) == 0x2b8);
 static_assert(offsetof(struct ndis_miniport_block, td_complete) == 0x2c0);

@@ -720,8 +720,15 @@ struct pe_resolve_ctx {
 	void *ctx;
 	char *err;
 	size_t errlen;
+	unsigned int missing;	/* names the resolver does not know */
+	size_t pos;		/* listing them: where the next goes in err */
 };
 
+/*
+ * An unknown name does not stop the walk: every one is counted, and the
+ * error lists them all (a second walk), so one failed load shows all the
+ * wrapper lacks for that driver.
+ */
 static int pe_resolve_cb(void *c, const char *dll, const char *name,
 			 uint32_t iat_rva)
 {
@@ -732,12 +739,51 @@ static int pe_resolve_cb(void *c, const char *dll, const char *name,
 	int rc;
 
 	rc = r->resolve(r->ctx, dll, name, &addr);
-	if (rc == -ENOENT)
-		PE_FAIL(-ENOENT, "unknown symbol: %s:'%s'", dll, name);
+	if (rc == -ENOENT) {
+		r->missing++;
+		return 0;
+	}
 	if (rc)
 		PE_FAIL(rc < 0 ? rc : -EINVAL,
 			"resolving %s:'%s' failed (error %d)", dll, name, rc);
 	pe_wr64(r->img + iat_rva, addr);
+	return 0;
+}
+
+/* Appends to the error; if it does not fit, it ends with "..." where cut. */
+static void pe_append(struct pe_resolve_ctx *r, const char *str)
+{
+	static const char cut[] = "...";
+	size_t n = strlen(str);
+
+	if (r->pos >= r->errlen)
+		return;
+	if (n < r->errlen - r->pos) {
+		memcpy(r->err + r->pos, str, n + 1);
+		r->pos += n;
+		return;
+	}
+	memcpy(r->err + r->pos, str, r->errlen - r->pos - 1);
+	r->err[r->errlen - 1] = '\0';
+	r->pos = r->errlen;
+	if (r->errlen > sizeof(cut))
+		memcpy(r->err + r->errlen - sizeof(cut), cut, sizeof(cut));
+}
+
+static int pe_list_missing_cb(void *c, const char *dll, const char *name,
+			      uint32_t iat_rva)
+{
+	struct pe_resolve_ctx *r = c;
+	uint64_t addr = 0;
+
+	(void)iat_rva;
+	if (r->resolve(r->ctx, dll, name, &addr) != -ENOENT)
+		return 0;
+	pe_append(r, " ");
+	pe_append(r, dll);
+	pe_append(r, ":'");
+	pe_append(r, name);
+	pe_append(r, "'");
 	return 0;
 }
 
@@ -746,13 +792,30 @@ int pe_resolve_imports(void *image, const struct pe_info *info,
 		       char *err, size_t errlen)
 {
 	struct pe_resolve_ctx r;
+	int rc;
 
 	r.img = image;
 	r.resolve = resolve;
 	r.ctx = ctx;
 	r.err = err;
 	r.errlen = errlen;
+	r.missing = 0;
+	r.pos = 0;
 	if (!resolve)
 		PE_FAIL(-EINVAL, "no resolver");
-	return pe_walk_imports(image, info, pe_resolve_cb, &r, err, errlen);
+	rc = pe_walk_imports(image, info, pe_resolve_cb, &r, err, errlen);
+	if (rc || !r.missing)
+		return rc;
+	if (!err || !errlen)
+		return -ENOENT;
+	if (r.missing == 1) {
+		pe_append(&r, "unknown symbol:");
+	} else {
+		char head[32];
+
+		snprintf(head, sizeof(head), "%u unknown symbols:", r.missing);
+		pe_append(&r, head);
+	}
+	pe_walk_imports(image, info, pe_list_missing_cb, &r, NULL, 0);
+	return -ENOENT;
 }

@@ -92,9 +92,13 @@ typedef int (*pe_resolve_fn)(void *ctx, const char *dll, const char *name,
  * Resolves every import by name and writes the IAT.  The whole import table
  * is validated first: an IAT that overlaps the descriptors, a DLL name, a
  * lookup table or an import name is refused before any slot is written.
- * On the first unknown symbol the error line is exactly
- * "unknown symbol: <dll>:'<name>'" and -ENOENT is returned (the IAT is then
- * partly written).  Imports by ordinal are refused (-EINVAL).
+ * An unknown symbol does not stop it: every import is tried, and if any
+ * was unknown -ENOENT is returned (the IAT then partly written) with all of
+ * them in one error line, in import order: exactly
+ * "unknown symbol: <dll>:'<name>'" for one (ndiswrapper's wording),
+ * "<n> unknown symbols: <dll>:'<name>' <dll>:'<name>' ..." for several
+ * (cut with "..." where errlen ends).  Imports by ordinal are refused
+ * (-EINVAL).
  */
 int pe_resolve_imports(void *image, const struct pe_info *info,
 		       pe_resolve_fn resolve, void *ctx,

@@ -139,7 +139,31 @@ static void test_unknown_symbol(void)
 	img = calloc(1, info.size_of_image);
 	CHECK(pe_map(file, sizeof(file), &info, img, err, sizeof(err)) == 0);
 	CHECK(pe_resolve_imports(img, &info, resolve, &n, err, sizeof(err)) == -ENOENT);
-	CHECK_STR(err, "unknown symbol: ntoskrnl.exe:'KeBugCheckEx'");
+	/* all of them, not only the first */
+	CHECK_STR(err, "2 unknown symbols: ntoskrnl.exe:'KeBugCheckEx' "
+		  "ndis.sys:'NdisMRegisterMiniport'");
+	free(img);
+}
+
+/* Every missing import in one error, not just the first: a user sees the
+ * whole list the wrapper lacks for a driver at once. */
+static void test_all_unknown_symbols(void)
+{
+	struct pe_info info;
+	uint8_t *img;
+	size_t n = 0;	/* nothing is known */
+	char small[40];
+
+	pb_build(file);
+	CHECK(pe_check(file, sizeof(file), &info, err, sizeof(err)) == 0);
+	img = calloc(1, info.size_of_image);
+	CHECK(pe_map(file, sizeof(file), &info, img, err, sizeof(err)) == 0);
+	CHECK(pe_resolve_imports(img, &info, resolve, &n, err, sizeof(err)) == -ENOENT);
+	CHECK_STR(err, "3 unknown symbols: ntoskrnl.exe:'IoCreateDevice' "
+		  "ntoskrnl.exe:'KeBugCheckEx' ndis.sys:'NdisMRegisterMiniport'");
+	/* too small for the list: the count stays, the cut is marked */
+	CHECK(pe_resolve_imports(img, &info, resolve, &n, small, sizeof(small)) == -ENOENT);
+	CHECK_STR(small, "3 unknown symbols: ntoskrnl.exe:'IoC...");
 	free(img);
 }
 
@@ -613,6 +637,7 @@ int main(void)
 	TEST(test_valid_image);
 	TEST(test_same_base_and_small_err);
 	TEST(test_unknown_symbol);
+	TEST(test_all_unknown_symbols);
 	TEST(test_no_relocations);
 	TEST(test_iat_holds_names);
 	TEST(test_map_mismatch);
