@@ -247,8 +247,9 @@ def cell_extra_files(plan: CellPlan, parts: HostParts
         raise parts.fixtures_error or BenchError("fixtures not built")
     extra = {guest_path: (tool.read_bytes(), 0o755)
              for guest_path, tool in parts.tools.items()}
-    # Tools of a --wrapper-src tree may be dynamically linked.
-    extra.update(initramfs.library_files(parts.tools.values()))
+    # Tools of a --wrapper-src tree may be dynamically linked, or scripts
+    # (a classic tree's Perl installer): their libraries or interpreter.
+    extra.update(initramfs.tool_files(parts.tools.values()))
     wanted = [(device.fixture, device.fixture)]
     for check in plan.units:
         wanted += check.guest_files(plan.exp)
