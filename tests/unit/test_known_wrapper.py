@@ -84,3 +84,42 @@ class KnownWrapper(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class OopsSite(unittest.TestCase):
+    """A kernel problem line names where it happened: the first call
+    trace frame inside a module (a jump to address 0 has no RIP symbol)."""
+    SERIAL = "\n".join([
+        "[   10.1] BUG: kernel NULL pointer dereference, address: "
+        "0000000000000000",
+        "[   10.1] RIP: 0010:0x0",
+        "[   10.1] Call Trace:",
+        "[   10.1]  <TASK>",
+        "[   10.1]  ? nvmalloc+0x1b/0x63 [ndiswrapper]",
+        "[   10.1]  ? wrapper_ioctl+0x34e/0x9e0 [ndiswrapper]",
+        "[   10.1]  __x64_sys_ioctl+0x707/0x72a"])
+
+    def test_first_module_frame(self) -> None:
+        from ndisbench_lib.checks import facts
+        self.assertEqual(facts.oops_site(self.SERIAL.splitlines()),
+                         "nvmalloc [ndiswrapper]")
+
+    def test_rip_symbol_when_no_module_frame(self) -> None:
+        from ndisbench_lib.checks import facts
+        self.assertEqual(facts.oops_site(["RIP: 0010:__memcpy+0x12/0x20",
+                                          "Call Trace:",
+                                          " copy_page+0x1/0x2"]),
+                         "__memcpy")
+        self.assertEqual(facts.oops_site(["BUG: x"]), "")
+        # the agent's copies of kernel lines
+        self.assertEqual(facts.oops_site(
+            ["# kmsg: RIP: 0010:0x0",
+             "# kmsg:  ? nvmalloc+0x1b/0x63 [ndiswrapper]"]),
+            "nvmalloc [ndiswrapper]")
+
+    def test_the_cell_names_it(self) -> None:
+        from ndisbench_lib.commands import cell
+        self.assertEqual(cell.kernel_problem(self.SERIAL),
+                         "[   10.1] BUG: kernel NULL pointer dereference, "
+                         "address: 0000000000000000 (in nvmalloc "
+                         "[ndiswrapper])")

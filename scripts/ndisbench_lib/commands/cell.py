@@ -23,6 +23,7 @@ from ..build.modules import BuiltModule
 from ..checks import known, registry
 from ..checks.check import (CUT_STREAM, DATAGRAMS, QMP_HOTPLUG, QMP_ROAM,
                             CellFacts, Check, GuestContext)
+from ..checks.facts import oops_site
 from ..checks.modload import module_base_bits
 from ..devices import Device
 from ..errors import BenchError, BootError, GuestTimeout
@@ -327,9 +328,13 @@ def resolve_accel(requested: str, preps: Sequence[Prepared],
 
 
 def kernel_problem(serial: str) -> str:
-    for line in serial.splitlines():
+    """The first problem line, with where it happened when a trace says
+    (facts.oops_site)."""
+    lines = serial.splitlines()
+    for i, line in enumerate(lines):
         if KERNEL_PROBLEM_RE.search(line):
-            return line.strip()
+            site = oops_site(lines[i:i + 60])
+            return line.strip() + (f" (in {site})" if site else "")
     return ""
 
 
