@@ -62,16 +62,46 @@ def clean(text: str) -> List[str]:
     return [_ANSI.sub("", line).rstrip() for line in text.splitlines()]
 
 
+# gcc's "note: in expansion of macro" lines: the error above them sits in
+# a header's macro, used at the note's place.
+_MACRO_NOTE = re.compile(r": note: in (?:expansion|definition) of macro ")
+_HEADER_AT = re.compile(r"^[^:]*\.h:\d+")
+
+
+def _compiler_first(lines: List[str], hits: List[str]) -> List[str]:
+    """The compiler errors to show: the first one, except that an error
+    gcc places inside a header's macro (notes of its expansion follow it)
+    yields to the next error in the source itself, the header's line then
+    shown after it (ndiswrapper 1.63 on 6.12: proc.c:365, then list.h:776).
+    """
+    first = hits[0]
+    at = lines.index(first)
+    following = []
+    for later in lines[at + 1:]:
+        if any(p.search(later) for p in _COMPILER):
+            break
+        following.append(later)
+    if not (_HEADER_AT.match(first) and
+            any(_MACRO_NOTE.search(n) for n in following)):
+        return [first]
+    source = next((h for h in hits[1:] if not _HEADER_AT.match(h)), None)
+    return [source, first] if source else [first]
+
+
 def cause_lines(log_text: str) -> List[str]:
     """The lines of a failed step's output that name its cause, the most
-    specific first: the first compiler error, meson's (and QEMU
-    configure's) ERROR lines, a missing program, ld's errors, modpost's,
-    then make's innermost `***` line. [] when none is there."""
+    specific first: the first compiler error (of the source, not of a
+    header macro it used), meson's (and QEMU configure's) ERROR lines, a
+    missing program, ld's errors, modpost's, then make's innermost `***`
+    line. [] when none is there."""
     lines = [line.strip() for line in clean(log_text)]
     found: List[str] = []
     for patterns, most in _CATEGORIES:
         hits = [line for line in lines
                 if line and any(p.search(line) for p in patterns)]
+        if patterns is _COMPILER and hits:
+            hits = _compiler_first(lines, hits)
+            most = len(hits)
         for line in hits[:most]:
             if line not in found:
                 found.append(line)

@@ -76,6 +76,57 @@ class Kernel:
 
 
 @dataclasses.dataclass(frozen=True)
+class Known:
+    """One known disagreement: on these checks ("*": any), a failing
+    verdict whose text matches the regex is explained by why."""
+    checks: Tuple[str, ...]
+    match: str
+    why: str
+
+    def applies(self, check: str) -> bool:
+        return "*" in self.checks or check in self.checks
+
+
+@dataclasses.dataclass(frozen=True)
+class WrapperNotes:
+    """[wrapper.<name>]: another wrapper tree (run --wrapper-src) that
+    disagrees with this table for known reasons. banner: a regex its module
+    prints to the kernel log when it loads (how a cell knows it ran);
+    tree: where it came from; known: its [[...known]] entries, first
+    match wins."""
+    name: str
+    banner: str
+    tree: str
+    known: Tuple[Known, ...]
+
+
+def _wrapper_notes(path: pathlib.Path, data: Mapping[str, object]
+                   ) -> Mapping[str, WrapperNotes]:
+    notes = {}
+    for name, body in data.items():
+        if not isinstance(body, dict) or not body.get("banner"):
+            raise BenchError(f"{path}: wrapper '{name}': no banner")
+        entries = []
+        for n, entry in enumerate(body.get("known", []), start=1):
+            if not (isinstance(entry, dict) and entry.get("checks") and
+                    entry.get("match") and entry.get("why")):
+                raise BenchError(f"{path}: wrapper '{name}': known entry "
+                                 f"{n} needs checks, match and why")
+            for regex in (entry["match"], body["banner"]):
+                try:
+                    re.compile(regex)
+                except re.error as exc:
+                    raise BenchError(f"{path}: wrapper '{name}': known entry "
+                                     f"{n} ({', '.join(entry['checks'])}): "
+                                     f"bad regex {regex!r}: {exc}") from None
+            entries.append(Known(tuple(entry["checks"]), str(entry["match"]),
+                                 str(entry["why"])))
+        notes[name] = WrapperNotes(name, str(body["banner"]),
+                                   str(body.get("tree", "")), tuple(entries))
+    return types.MappingProxyType(notes)
+
+
+@dataclasses.dataclass(frozen=True)
 class Expectations:
     """tests/e2e/expectations.toml, read once (load_expectations) and
     read-only: its mappings cannot be changed, and nothing replaces it
@@ -92,6 +143,9 @@ class Expectations:
     # More GPL-only imports where a kernel option is set: debug options
     # turn inline helpers into calls (lockdep: mutex_lock_nested, ...).
     gpl_only_imports_if: Mapping[str, Tuple[str, ...]] = \
+        dataclasses.field(default_factory=lambda: types.MappingProxyType({}))
+    # Other wrapper trees' known disagreements, by name ([wrapper.*]).
+    wrappers: Mapping[str, WrapperNotes] = \
         dataclasses.field(default_factory=lambda: types.MappingProxyType({}))
 
     def gpl_imports_for(self, config: Mapping[str, str]) -> List[str]:
@@ -138,7 +192,8 @@ def load_expectations(path: pathlib.Path = paths.EXPECTATIONS_TOML
                             frozen(dict(data["broken"])),
                             data["unload"]["leak"],
                             frozen({k: tuple(v) for k, v in module.get(
-                                "gpl_only_imports_if", {}).items()}))
+                                "gpl_only_imports_if", {}).items()}),
+                            _wrapper_notes(path, data.get("wrapper", {})))
     except KeyError as exc:
         raise BenchError(f"{path}: missing key {exc}") from exc
 

@@ -99,6 +99,16 @@ class ScanTest(unittest.TestCase):
         self.assertIn("02:00:00:00:02:00 (ndisbench-far) not in the scan",
                       verdict.details)
 
+    def test_iw_that_failed_says_why_first(self):
+        # a wireless-extensions driver (ndiswrapper 1.63): no wiphy
+        log = ktap.parse("KTAP version 1\n1..2\nok 1 boot\n"
+                         "# iw_scan: nl80211 not found.\n"
+                         "# iw_scan_status: 1\nnot ok 2 scan\n")
+        verdict = scan.judge_scan(log)
+        self.assertEqual(verdict.status, "FAIL")
+        self.assertEqual(verdict.summary,
+                         "iw scan exited 1: nl80211 not found.")
+
 
 def sequence(*skip):
     frames = [Frame(1, 0x08, AP, "ff:ff:ff:ff:ff:ff", None, 2437),

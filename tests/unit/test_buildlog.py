@@ -53,6 +53,28 @@ KBUILD_GCC = textwrap.dedent(f"""\
     make: Leaving directory '/root/.cache/ndisbench/kernels/k1/build'
     """)
 
+# What gcc 12 really prints for ndiswrapper 1.63's driver/proc.c on 6.12's
+# headers: the first error is placed inside the header's macro, the notes
+# lead to the source line; the next error is the source's own.
+HEADERS = "/root/.cache/ndisbench/kernels/k2/headers/include"
+MACRO_IN_HEADER = textwrap.dedent(f"""\
+    /root/.cache/ndisbench/trees/t/src/driver/proc.c: In function 'proc_settings_read':
+    {HEADERS}/linux/list.h:776:22: error: passing argument 1 of 'list_is_head' from incompatible pointer type [-Werror=incompatible-pointer-types]
+      776 |         list_is_head(&pos->member, (head))
+    {HEADERS}/linux/list.h:786:15: note: in expansion of macro 'list_entry_is_head'
+    /root/.cache/ndisbench/trees/t/src/driver/proc.c:365:9: note: in expansion of macro 'list_for_each_entry'
+    {HEADERS}/linux/list.h:369:56: note: expected 'const struct list_head *' but argument is of type 'struct nt_list *'
+    /root/.cache/ndisbench/trees/t/src/driver/proc.c:365:38: error: passing argument 2 of 'list_is_head' from incompatible pointer type [-Werror=incompatible-pointer-types]
+    {HEADERS}/linux/list.h:776:37: note: in definition of macro 'list_entry_is_head'
+    cc1: some warnings being treated as errors
+    make[3]: *** [Makefile.build:234: proc.o] Error 1
+    """)
+HEADER_ERROR = textwrap.dedent(f"""\
+    In file included from a.c:1:
+    {HEADERS}/linux/b.h:3:1: error: unknown type name 'u77'
+    a.c:5:2: error: 'x' undeclared
+    """)
+
 PAHOLE_SH = textwrap.dedent("""\
       LD      .tmp_vmlinux.btf
       BTF     .btf.vmlinux.bin.o
@@ -103,6 +125,24 @@ class CauseLinesTest(unittest.TestCase):
                       "Error 1", causes)
         self.assertFalse(any("Leaving directory" in c for c in causes))
         self.assertFalse(any(c.startswith("cc1:") for c in causes))
+
+    def test_an_error_inside_a_header_macro_gives_the_sources_line(self):
+        """The line shown names the source that used the macro (the
+        wrapper's proc.c:365), not the kernel header the macro lives in;
+        the header's line comes after it."""
+        causes = buildlog.cause_lines(MACRO_IN_HEADER)
+        self.assertEqual(causes[0], "/root/.cache/ndisbench/trees/t/src/"
+                         "driver/proc.c:365:38: error: passing argument 2 of "
+                         "'list_is_head' from incompatible pointer type "
+                         "[-Werror=incompatible-pointer-types]")
+        self.assertTrue(causes[1].startswith(f"{HEADERS}/linux/list.h:776:22"
+                                             f": error: "), causes)
+
+    def test_a_header_error_of_its_own_stays_first(self):
+        # no macro expansion behind it: the header itself is broken
+        self.assertEqual(buildlog.cause_lines(HEADER_ERROR)[0],
+                         f"{HEADERS}/linux/b.h:3:1: error: unknown type name "
+                         f"'u77'")
 
     def test_ansi_colours_are_stripped(self):
         coloured = ("\x1b[01m\x1b[Ke.c:1:22:\x1b[m\x1b[K \x1b[01;31m\x1b[K"

@@ -403,6 +403,16 @@ class WrapperJudgeTest(unittest.TestCase):
         self.assertEqual(verdict.status, "FAIL")
         self.assertIn("pe32: no kernel line matches", verdict.summary)
 
+    def test_broken_driver_that_oopses_the_kernel_says_so(self):
+        # ndiswrapper 1.63 on truncated.sys: a crash is no refusal
+        verdict = judge_wrapped("broken", broken_kmsg="BUG: unable to "
+                                "handle page fault for address: "
+                                "ffffc9000004e000")
+        self.assertEqual(verdict.status, "FAIL")
+        self.assertTrue(verdict.summary.startswith(
+            "pe32: the kernel oopsed instead of refusing it: BUG: unable "
+            "to handle page fault"), verdict.summary)
+
     def test_broken_driver_that_binds_fails(self):
         self.assertEqual(judge_wrapped("broken", wlan_present=1).status,
                          "FAIL")

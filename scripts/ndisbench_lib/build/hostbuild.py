@@ -11,6 +11,7 @@ import subprocess
 from typing import Dict, Iterable, List, Mapping, Optional, Tuple
 
 from .. import paths
+from . import initramfs
 from .cache import Cache, compiler_id, digest_inputs, tree_digest
 from ..errors import BenchError
 from ..progress import Step, say
@@ -210,8 +211,9 @@ def build_external_tools(src: pathlib.Path, cache: Cache
                          ) -> Dict[str, pathlib.Path]:
     """`make -C <src>/utils` in a scratch copy, as a cache entry keyed by
     the tree without driver/ (the module's own folder: an edit there
-    leaves the tools alone); the tools by their guest path (their shared
-    libraries are added to the image by initramfs.host_program_files)."""
+    leaves the tools alone); the tools by their guest path (what they run
+    on, shared libraries or a script's interpreter and its modules, is
+    added to the image by initramfs.tool_files, and checked here)."""
     inputs = {"kind": "external-tools",
               "source": tree_digest(src, skip_dirs=(".git", "driver")),
               "cc": compiler_id()}
@@ -234,5 +236,13 @@ def build_external_tools(src: pathlib.Path, cache: Cache
                     shutil.copy2(built, tmp / name)
                 shutil.rmtree(tree)
         entry = cache.path("tools", key)
-    return {guest: entry / name for guest, name in EXTERNAL_TOOLS.items()}
+    tools = {guest: entry / name for guest, name in EXTERNAL_TOOLS.items()}
+    # What they run on (a script's interpreter and its modules) is found
+    # now, so a module the host lacks is this build step's error, not
+    # every cell's.
+    try:
+        initramfs.tool_files(tools.values())
+    except BenchError as exc:
+        raise BenchError(f"--wrapper-src {src}: utils/: {exc}") from None
+    return tools
 

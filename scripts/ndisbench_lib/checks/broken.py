@@ -11,7 +11,12 @@ from ..build.initramfs import fixture_file
 from ..kernels import Expectations
 from ..report.verdict import XFAIL, Verdict
 from .check import CellFacts, Check, GuestContext
-from .facts import ENOENT, compare, rmmod_errno, to_int, verdict
+from .facts import ENOENT, compare, oops_site, rmmod_errno, to_int, \
+    verdict
+
+# A kernel line that says the wrapper crashed on the driver.
+OOPS_RE = re.compile(r"^(?:BUG: |Oops: |general protection fault|"
+                     r"detected buffer overflow)")
 
 
 def params(ctx: GuestContext) -> Sequence[str]:
@@ -44,6 +49,13 @@ def judge(facts: CellFacts) -> Verdict:
         compare(f"{name}: insmod errno", 0, to_int(test.fact("errno")),
                 problems)
         kmsg = test.all("kmsg")
+        oops = [line for line in kmsg if OOPS_RE.search(line)]
+        if oops:
+            # Not a refusal: the wrapper crashed on it (where, if told).
+            where = oops_site(kmsg[kmsg.index(oops[0]):])
+            problems.append(f"{name}: the kernel oopsed instead of refusing "
+                            f"it: {oops[0]}" + (f" (in {where})" if where
+                                                else ""))
         if not any(re.search(pattern, line) for line in kmsg):
             problems.append(f"{name}: no kernel line matches /{pattern}/")
         compare(f"{name}: wlan interface present", "0",

@@ -2,7 +2,8 @@
 them with what is wanted, and the verdicts that come before a check's own
 (the guest did not boot, the policy refuses the wrapper the check stands
 behind, the interface never came)."""
-from typing import Dict, List, Optional, Union
+import re
+from typing import Dict, List, Optional, Sequence, Union
 
 from ..report.ktap import KtapLog, KtapTest
 from ..report.verdict import ERROR, FAIL, PASS, XFAIL, Verdict
@@ -157,3 +158,26 @@ def rmmod_errno(test: KtapTest, module: str) -> Optional[int]:
         if name == module:
             return to_int(rest)
     return None
+
+
+# A call trace frame ("[ 1.2]  ? nvmalloc+0x1b/0x63 [ndiswrapper]") and
+# the RIP line ("RIP: 0010:__memcpy+0x12/0x20"), kernel timestamp or not.
+_FRAME_RE = re.compile(r"^(?:\[[^]]*\])?\s*(?:\? )?([\w.]+)\+0x[0-9a-f]+/"
+                       r"0x[0-9a-f]+(?: \[(\w+)\])?")
+# the agent's copy of a kernel line ("# kmsg: ...")
+_AGENT_PREFIX_RE = re.compile(r"^# k(?:msg|log): ")
+_RIP_RE = re.compile(r"RIP: [0-9a-f]{4}:([\w.]+)\+0x")
+
+
+def oops_site(lines: Sequence[str]) -> str:
+    """Where an oops happened: the first call trace frame inside a module
+    ("nvmalloc [ndiswrapper]"), else the RIP's function, else ""."""
+    for line in lines:
+        match = _FRAME_RE.match(_AGENT_PREFIX_RE.sub("", line))
+        if match and match.group(2):
+            return f"{match.group(1)} [{match.group(2)}]"
+    for line in lines:
+        match = _RIP_RE.search(line)
+        if match:
+            return match.group(1)
+    return ""

@@ -39,6 +39,13 @@ def judge_scan(log: KtapLog) -> Verdict:
         return Verdict(ERROR, "agent printed no scan result")
     found = scan_results(test.all("iw_scan"))
     problems: List[str] = []
+    status = test.fact("iw_scan_status")
+    if status not in (None, "0"):
+        # iw itself failed: its first line says why (nl80211 not found:
+        # the interface has no cfg80211 wiphy)
+        out = [ln.strip() for ln in test.all("iw_scan") if ln.strip()]
+        problems.append(f"iw scan exited {status}" +
+                        (f": {out[0]}" if out else ""))
     for ap in ACCESS_POINTS:
         bss = found.get(ap.bssid)
         if bss is None:

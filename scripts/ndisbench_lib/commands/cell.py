@@ -20,9 +20,10 @@ from ..build.hostbuild import build_agent, build_external_tools, \
     build_fixtures, guest_tools
 from ..build.kbuild import KernelArtifact, kernel_artifact
 from ..build.modules import BuiltModule
-from ..checks import registry
+from ..checks import known, registry
 from ..checks.check import (CUT_STREAM, DATAGRAMS, QMP_HOTPLUG, QMP_ROAM,
                             CellFacts, Check, GuestContext)
+from ..checks.facts import oops_site
 from ..checks.modload import module_base_bits
 from ..devices import Device
 from ..errors import BenchError, BootError, GuestTimeout
@@ -42,6 +43,7 @@ from ..report.verdict import ERROR, FAIL, TIMEOUT, Verdict
 # printed by the agent, "unreferenced object").
 KERNEL_PROBLEM_RE = re.compile(
     r"(Kernel panic|BUG: |Oops: |general protection fault|WARNING: CPU:|"
+    r"detected buffer overflow|"
     r"Call Trace:|WARNING: possible |WARNING: inconsistent lock state|"
     r"WARNING: bad unlock balance|WARNING: suspicious RCU usage|"
     r"unreferenced object 0x)")
@@ -247,8 +249,9 @@ def cell_extra_files(plan: CellPlan, parts: HostParts
         raise parts.fixtures_error or BenchError("fixtures not built")
     extra = {guest_path: (tool.read_bytes(), 0o755)
              for guest_path, tool in parts.tools.items()}
-    # Tools of a --wrapper-src tree may be dynamically linked.
-    extra.update(initramfs.library_files(parts.tools.values()))
+    # Tools of a --wrapper-src tree may be dynamically linked, or scripts
+    # (a classic tree's Perl installer): their libraries or interpreter.
+    extra.update(initramfs.tool_files(parts.tools.values()))
     wanted = [(device.fixture, device.fixture)]
     for check in plan.units:
         wanted += check.guest_files(plan.exp)
@@ -325,9 +328,13 @@ def resolve_accel(requested: str, preps: Sequence[Prepared],
 
 
 def kernel_problem(serial: str) -> str:
-    for line in serial.splitlines():
+    """The first problem line, with where it happened when a trace says
+    (facts.oops_site)."""
+    lines = serial.splitlines()
+    for i, line in enumerate(lines):
         if KERNEL_PROBLEM_RE.search(line):
-            return line.strip()
+            site = oops_site(lines[i:i + 60])
+            return line.strip() + (f" (in {site})" if site else "")
     return ""
 
 
@@ -472,5 +479,8 @@ def run_plan(plan: CellPlan, prep: Prepared, parts: HostParts,
                                if boot.first_ktap_secs else None)
     cell.sinks = sink_bytes
     cell.sandbox = dict(sandbox.facts(boot.qemu_ids))
-    cell.verdicts = judge_cell(plan, prep, boot, sink_bytes, air_read)
+    # Another wrapper tree's known disagreements carry their reason.
+    cell.verdicts = known.annotate(ktap.parse(boot.serial), plan.exp,
+                                   judge_cell(plan, prep, boot, sink_bytes,
+                                              air_read))
     return CellRun(cell, boot)

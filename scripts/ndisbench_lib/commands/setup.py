@@ -36,6 +36,12 @@ REQUIREMENTS = (
     Requirement("ethtool", ("ethtool",), "guest image: driver info"),
     Requirement("wireless-tools", ("iwconfig",),
                 "guest image: the wireless-extensions view"),
+    Requirement("perl", ("perl", "/usr/share/perl/5.*/File/Copy.pm",
+                         "/usr/lib/x86_64-linux-gnu/perl/5.*/Time/HiRes.pm"),
+                "guest image, for a --wrapper-src tree whose installer is a "
+                "Perl script (classic ndiswrapper's utils/ndiswrapper): "
+                "perl-base, perl-modules-5.36 and libperl5.36 hold the "
+                "core modules it loads (initramfs.perl_files)"),
     # kernel and module builds (kbuild.py, modules.py)
     Requirement("build-essential", (), "gcc, g++, libc6-dev, make: "
                 "kernel and tool builds"),
