@@ -151,6 +151,12 @@ def cmd_durations(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_cache_key(args: argparse.Namespace) -> int:
+    from ..build.cachekey import cache_key
+    print(cache_key())
+    return 0
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     exp = kernels.load_expectations()
     cache = Cache(paths.cache_root())
@@ -458,6 +464,11 @@ def parser() -> argparse.ArgumentParser:
                         "wins")
     p.add_argument("--out", type=pathlib.Path, default=paths.OUT)
     p.set_defaults(func=cmd_durations)
+
+    p = sub.add_parser("cache-key", help="print the key CI saves the "
+                                         "build cache under (changes with "
+                                         "any build input)")
+    p.set_defaults(func=cmd_cache_key)
 
     p = sub.add_parser("compare", help="what changed from run A to run B "
                                        "(exit 1 if something regressed)")
