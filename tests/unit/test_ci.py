@@ -4,6 +4,7 @@ the matrix out as N parallel shard jobs whose --shard I/N, matrix list or
 parallel count, cache keys, artifact folders and merge job agree; every
 `scripts/ndisbench` command they run parses with our own command line."""
 import fnmatch
+import pathlib
 import re
 import shlex
 import shutil
@@ -188,6 +189,25 @@ class CiFilesTest(unittest.TestCase):
             "scripts/ndisbench run --shard ${CI_NODE_INDEX}/4 \\\n"
             "  --out o || test $? -eq 1\n"),
             [["cache-key"], ["run", "--shard", "2/4", "--out", "o"]])
+
+
+class CacheKeyTest(unittest.TestCase):
+    def test_changes_with_an_input_and_only_then(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            root = pathlib.Path(tmp)
+            (root / "guest" / "agent").mkdir(parents=True)
+            (root / "guest" / "agent" / "a.c").write_text("int a;\n")
+            (root / "meson.build").write_text("project('x')\n")
+            first = cachekey.cache_key(root)
+            self.assertRegex(first, r"^ndisbench-[0-9a-f]{24}$")
+            (root / "out").mkdir()
+            (root / "out" / "results.json").write_text("{}")
+            (root / "guest" / "__pycache__").mkdir()
+            (root / "guest" / "__pycache__" / "x.pyc").write_bytes(b"0")
+            self.assertEqual(cachekey.cache_key(root), first)
+            (root / "guest" / "agent" / "a.c").write_text("int b;\n")
+            self.assertNotEqual(cachekey.cache_key(root), first)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Command line: setup, build, run, bench, list, report, compare, test,
 fuzz."""
 import argparse
+import json
 import os
 import pathlib
 import sys
@@ -141,7 +142,6 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def cmd_durations(args: argparse.Namespace) -> int:
-    import json
     from ..report.compare import run_dirs
     dirs = [_run_dir(r, args.out) for r in args.runs] if args.runs else [
         d for d in run_dirs(args.out)]
@@ -218,6 +218,17 @@ def _run_dir(arg: str, out: pathlib.Path) -> pathlib.Path:
 def cmd_report(args: argparse.Namespace) -> int:
     run_dir = _run_dir(args.run, args.out)
     result = report.load(run_dir)
+    if args.kcidb:
+        from ..report import kcidb
+        path = kcidb.write(run_dir, result, args.kcidb_origin,
+                           args.kcidb_url)
+        data = json.loads(path.read_text())
+        say("report", f"wrote {path}: KCIDB v5.0, "
+                      f"{len(data['checkouts'])} checkout(s), "
+                      f"{len(data['builds'])} build(s), "
+                      f"{len(data['tests'])} test(s), valid against "
+                      f"{kcidb.SUBSET.relative_to(paths.REPO)}")
+        return 0
     if args.by_kernel:
         from ..report import bykernel
         sys.stdout.write(bykernel.text(result, args.wrapper))
@@ -445,6 +456,15 @@ def parser() -> argparse.ArgumentParser:
                         "(exit 1 if one regressed)")
     p.add_argument("--wrapper", choices=devices.WRAPPERS,
                    help="--by-kernel: only the cells of this wrapper")
+    p.add_argument("--kcidb", action="store_true",
+                   help="instead: write the run as KernelCI KCIDB JSON "
+                        "(schema v5.0, checked) to <run>/kcidb.json")
+    p.add_argument("--kcidb-origin", default="ndisbench", metavar="NAME",
+                   help="--kcidb: the origin of every id (your KCIDB "
+                        "submitter name; default ndisbench)")
+    p.add_argument("--kcidb-url", default="", metavar="URL",
+                   help="--kcidb: where the run folder is published; "
+                        "tests then link their serial.log and ktap.txt")
     p.add_argument("--out", type=pathlib.Path, default=paths.OUT)
     p.set_defaults(func=cmd_report)
 
