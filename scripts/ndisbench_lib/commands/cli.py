@@ -229,6 +229,12 @@ def cmd_report(args: argparse.Namespace) -> int:
                       f"{len(data['tests'])} test(s), valid against "
                       f"{kcidb.SUBSET.relative_to(paths.REPO)}")
         return 0
+    if args.phases:
+        from . import phases
+        sys.stdout.write("\n".join(phases.markdown(
+            phases.summary(run_dir, result.cells)) or [
+                f"{run_dir}: no cell has {phases.FILE}"]) + "\n")
+        return 0
     if args.by_kernel:
         from ..report import bykernel
         sys.stdout.write(bykernel.text(result, args.wrapper))
@@ -456,6 +462,9 @@ def parser() -> argparse.ArgumentParser:
                         "(exit 1 if one regressed)")
     p.add_argument("--wrapper", choices=devices.WRAPPERS,
                    help="--by-kernel: only the cells of this wrapper")
+    p.add_argument("--phases", action="store_true",
+                   help="instead: where the cells' time went, phase by "
+                        "phase (their phases.json), with the idle share")
     p.add_argument("--kcidb", action="store_true",
                    help="instead: write the run as KernelCI KCIDB JSON "
                         "(schema v5.0, checked) to <run>/kcidb.json")

@@ -17,6 +17,7 @@ from ..errors import BenchError
 from ..kernels import Expectations, Kernel
 from ..progress import say
 from ..report import report
+from . import phases
 from . import shard as shardmod
 from .cell import (CellPlan, HostParts, Prepared, extra_modules, host_parts,
                    prepare, resolve_accel, run_plan)
@@ -64,9 +65,16 @@ def build_order(kernels: Sequence[Kernel]) -> List[Kernel]:
     return sorted(kernels, key=cost)
 
 
-def run_cell(prep: Prepared, plan: CellPlan, parts: HostParts
-             ) -> report.CellResult:
-    return run_plan(plan, prep, parts).result
+def run_cell(prep: Prepared, plan: CellPlan, parts: HostParts,
+             clock: Optional[phases.Clock] = None) -> report.CellResult:
+    """One cell; clock: its phases (phases.json in the cell folder)."""
+    if clock is None:
+        return run_plan(plan, prep, parts).result
+    clock.begin()
+    ran = run_plan(plan, prep, parts, on_line=clock.on_line,
+                   before_boot=clock.before_boot)
+    clock.finish(ran.boot.seconds if ran.boot else None)
+    return ran.result
 
 
 def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
@@ -122,12 +130,14 @@ def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
 
     def one_cell(prep: Prepared, device: Device, checks: Sequence[str]
                  ) -> None:
-        plan = CellPlan(prep.kernel, device, tuple(checks), exp,
-                        cell_dir(run_dir, prep.kernel.name, device),
+        folder = cell_dir(run_dir, prep.kernel.name, device)
+        clock = phases.Clock(folder)
+        plan = CellPlan(prep.kernel, device, tuple(checks), exp, folder,
                         run_dir, result.accel, timeout, matrix.wrapper_src,
-                        tcp_bytes=matrix.tcp_bytes)
+                        tcp_bytes=matrix.tcp_bytes,
+                        extra_qemu_args=clock.qemu_args())
         with slots:
-            cell = run_cell(prep, plan, parts)
+            cell = run_cell(prep, plan, parts, clock)
         for line in report.cell_lines(cell):
             say("cell", line)
         with lock:
