@@ -1,5 +1,5 @@
-"""Command line: setup, build, run, bench, list, report, compare, test,
-fuzz."""
+"""Command line: setup, build, run, bench, list, report, compare, merge,
+durations, cache-key, test, fuzz."""
 import argparse
 import json
 import os
