@@ -28,7 +28,7 @@ from ..kernels import Expectations, Kernel
 from ..progress import fmt_secs, say
 from ..report import ktap, report
 from ..report.verdict import PASS
-from . import runner
+from . import phases, runner
 from .benchresult import (METRICS, TARGETS, BenchResult,  # noqa: F401
                           PHASES_NOTE, fmt_figure, notes)
 
@@ -106,6 +106,8 @@ def markdown(res: BenchResult) -> str:
                    f"{r['target']} | {met} |")
     for line in notes(res):
         out += ["", line]
+    if res.matrix_phases:
+        out += [""] + phases.markdown(res.matrix_phases)
     return "\n".join(out) + "\n"
 
 
@@ -220,9 +222,11 @@ def run(kernel: Kernel, exp: Expectations, cache: Cache, out: pathlib.Path,
     if matrix and default_matrix is not None:
         say("bench", "the default matrix, warm, as `ndisbench run` runs it")
         start = time.monotonic()
-        runner.run(default_matrix, cache, out, runner.default_jobs(),
-                   timeout, accel)
+        mres = runner.run(default_matrix, cache, out, runner.default_jobs(),
+                          timeout, accel)
         res.matrix_wall_s = time.monotonic() - start
+        res.runs.append(mres.run_id)
+        res.matrix_phases = phases.summary(out / mres.run_id, mres.cells)
     if edit:
         edit_cycle(kernel, exp, cache, out, timeout, accel, res)
     write(out, res)

@@ -38,6 +38,9 @@ class BenchResult:
         default_factory=dict)
     failures: Dict[str, List[str]] = dataclasses.field(default_factory=dict)
     matrix_wall_s: Optional[float] = None
+    # --matrix: its cells' phases added up (phases.summary)
+    matrix_phases: Dict[str, object] = dataclasses.field(
+        default_factory=dict)
     # --edit-cycle: one wrapper .c edited, module rebuilt, one cell rerun
     edit_cycle: Dict[str, object] = dataclasses.field(default_factory=dict)
     # 1-minute load average before and after: a busy host slows every
@@ -80,6 +83,17 @@ def notes(res: BenchResult) -> List[str]:
     if res.matrix_wall_s is not None:
         out.append(f"Default matrix, warm cache: "
                    f"{fmt_secs(res.matrix_wall_s)} wall (goal < 2 min).")
+    rows = res.matrix_phases.get("rows") if res.matrix_phases else None
+    if rows:
+        idle = res.matrix_phases.get("idle_share")
+        out.append("Where the matrix's cell time went (phases, share of "
+                   f"{res.matrix_phases['seconds']} s in "
+                   f"{res.matrix_phases['cells']} cells): " + ", ".join(
+                       f"{r['phase']} {float(r['share']) * 100:.0f}%"
+                       for r in rows[:8]) +  # type: ignore
+                   "; idle (the guest halted on its timers): " +
+                   (f"{float(idle) * 100:.0f}%"  # type: ignore
+                    if idle is not None else "not read") + ".")
     if res.edit_cycle:
         e = res.edit_cycle
         out.append(f"Edit cycle: `{e['edited']}` edited in a copy of "

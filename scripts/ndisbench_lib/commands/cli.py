@@ -1,6 +1,7 @@
-"""Command line: setup, build, run, bench, list, report, compare, test,
-fuzz."""
+"""Command line: setup, build, run, bench, list, report, compare, merge,
+durations, cache-key, test, fuzz."""
 import argparse
+import json
 import os
 import pathlib
 import sys
@@ -14,7 +15,7 @@ from ..checks.modload import LOAD_ORDER
 from ..errors import BenchError
 from ..progress import say
 from ..report import report
-from . import runner
+from . import runner, shard
 from .cell import prepare
 
 
@@ -103,7 +104,20 @@ def _matrix(args: argparse.Namespace,
         modules.check_wrapper_src(src)
     return runner.Matrix(selected, devices.select(_names(args.device),
                                                   _names(args.wrapper)),
-                         _checks(args.check), exp, src)
+                         _checks(args.check), exp, src,
+                         shard=_shard(args))
+
+
+def _shard(args: argparse.Namespace) -> Optional[shard.Shard]:
+    """--shard I/N with its durations (run only)."""
+    spec = getattr(args, "shard", None)
+    if spec is None:
+        if getattr(args, "durations", None) is not None:
+            raise BenchError("--durations needs --shard I/N")
+        return None
+    index, count = shard.parse_spec(spec)
+    durations, source = shard.load_durations(args.durations)
+    return shard.Shard(index, count, durations, source)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -114,6 +128,33 @@ def cmd_run(args: argparse.Namespace) -> int:
                f"{args.out / result.run_id / 'summary.md'} and "
                f"{args.out / result.run_id / 'report.html'}")
     return 0 if result.ok else 1
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    from ..report import merge
+    run_dir, result = merge.merge([_run_dir(r, args.out) for r in args.runs],
+                                  args.out)
+    sys.stdout.write(report.matrix(result) + "\n")
+    say("merge", f"{len(result.shard['merged'])} shard(s) "  # type: ignore
+                 f"merged: {report.summary_line(result)}; see "
+                 f"{run_dir / 'summary.md'} and {run_dir / 'report.html'}")
+    return 0 if result.ok else 1
+
+
+def cmd_durations(args: argparse.Namespace) -> int:
+    from ..report.compare import run_dirs
+    dirs = [_run_dir(r, args.out) for r in args.runs] if args.runs else [
+        d for d in run_dirs(args.out)]
+    if not dirs:
+        raise BenchError(f"no run folder under {args.out}")
+    sys.stdout.write(json.dumps(shard.collect(dirs), indent=1) + "\n")
+    return 0
+
+
+def cmd_cache_key(args: argparse.Namespace) -> int:
+    from ..build.cachekey import cache_key
+    print(cache_key())
+    return 0
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -177,6 +218,23 @@ def _run_dir(arg: str, out: pathlib.Path) -> pathlib.Path:
 def cmd_report(args: argparse.Namespace) -> int:
     run_dir = _run_dir(args.run, args.out)
     result = report.load(run_dir)
+    if args.kcidb:
+        from ..report import kcidb
+        path = kcidb.write(run_dir, result, args.kcidb_origin,
+                           args.kcidb_url)
+        data = json.loads(path.read_text())
+        say("report", f"wrote {path}: KCIDB v5.0, "
+                      f"{len(data['checkouts'])} checkout(s), "
+                      f"{len(data['builds'])} build(s), "
+                      f"{len(data['tests'])} test(s), valid against "
+                      f"{kcidb.SUBSET.relative_to(paths.REPO)}")
+        return 0
+    if args.phases:
+        from . import phases
+        sys.stdout.write("\n".join(phases.markdown(
+            phases.summary(run_dir, result.cells)) or [
+                f"{run_dir}: no cell has {phases.FILE}"]) + "\n")
+        return 0
     if args.by_kernel:
         from ..report import bykernel
         sys.stdout.write(bykernel.text(result, args.wrapper))
@@ -312,6 +370,17 @@ def parser() -> argparse.ArgumentParser:
         p.add_argument("--accel", choices=("auto", "tcg", "kvm"),
                        default="auto")
         p.add_argument("--out", type=pathlib.Path, default=paths.OUT)
+        if name == "run":
+            p.add_argument("--shard", metavar="I/N",
+                           help="run only shard I of N: the cells split "
+                                "deterministically, balanced by their "
+                                "recorded durations (ndisbench merge "
+                                "joins the shards)")
+            p.add_argument("--durations", metavar="FILE|RUN|none",
+                           help="with --shard: the cells' recorded "
+                                "durations (default .ci/durations.json, "
+                                "which every CI job reads alike; none: "
+                                "the estimates per device kind)")
         p.set_defaults(func=func)
 
     p = sub.add_parser("bench", help="wrapped devices vs their references, "
@@ -393,8 +462,42 @@ def parser() -> argparse.ArgumentParser:
                         "(exit 1 if one regressed)")
     p.add_argument("--wrapper", choices=devices.WRAPPERS,
                    help="--by-kernel: only the cells of this wrapper")
+    p.add_argument("--phases", action="store_true",
+                   help="instead: where the cells' time went, phase by "
+                        "phase (their phases.json), with the idle share")
+    p.add_argument("--kcidb", action="store_true",
+                   help="instead: write the run as KernelCI KCIDB JSON "
+                        "(schema v5.0, checked) to <run>/kcidb.json")
+    p.add_argument("--kcidb-origin", default="ndisbench", metavar="NAME",
+                   help="--kcidb: the origin of every id (your KCIDB "
+                        "submitter name; default ndisbench)")
+    p.add_argument("--kcidb-url", default="", metavar="URL",
+                   help="--kcidb: where the run folder is published; "
+                        "tests then link their serial.log and ktap.txt")
     p.add_argument("--out", type=pathlib.Path, default=paths.OUT)
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("merge", help="join the shard folders of one "
+                                     "run --shard split into one run")
+    p.add_argument("runs", nargs="+", metavar="RUN",
+                   help="the shard run folders (or run ids under --out)")
+    p.add_argument("--out", type=pathlib.Path, default=paths.OUT,
+                   help="the merged run folder goes here (default out/)")
+    p.set_defaults(func=cmd_merge)
+
+    p = sub.add_parser("durations", help="print a durations file (for run "
+                                         "--shard) from run folders")
+    p.add_argument("runs", nargs="*", metavar="RUN",
+                   help="run folders or ids, oldest first (default: every "
+                        "run under --out); the newest record of a cell "
+                        "wins")
+    p.add_argument("--out", type=pathlib.Path, default=paths.OUT)
+    p.set_defaults(func=cmd_durations)
+
+    p = sub.add_parser("cache-key", help="print the key CI saves the "
+                                         "build cache under (changes with "
+                                         "any build input)")
+    p.set_defaults(func=cmd_cache_key)
 
     p = sub.add_parser("compare", help="what changed from run A to run B "
                                        "(exit 1 if something regressed)")

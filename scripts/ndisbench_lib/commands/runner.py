@@ -17,6 +17,8 @@ from ..errors import BenchError
 from ..kernels import Expectations, Kernel
 from ..progress import say
 from ..report import report
+from . import phases
+from . import shard as shardmod
 from .cell import (CellPlan, HostParts, Prepared, extra_modules, host_parts,
                    prepare, resolve_accel, run_plan)
 
@@ -32,6 +34,7 @@ class Matrix:
     exp: Expectations
     wrapper_src: Optional[pathlib.Path] = None
     tcp_bytes: int = 0
+    shard: Optional[shardmod.Shard] = None   # run --shard I/N
 
 
 def cell_checks(device: Device, selected: Sequence[str]) -> List[str]:
@@ -62,9 +65,16 @@ def build_order(kernels: Sequence[Kernel]) -> List[Kernel]:
     return sorted(kernels, key=cost)
 
 
-def run_cell(prep: Prepared, plan: CellPlan, parts: HostParts
-             ) -> report.CellResult:
-    return run_plan(plan, prep, parts).result
+def run_cell(prep: Prepared, plan: CellPlan, parts: HostParts,
+             clock: Optional[phases.Clock] = None) -> report.CellResult:
+    """One cell; clock: its phases (phases.json in the cell folder)."""
+    if clock is None:
+        return run_plan(plan, prep, parts).result
+    clock.begin()
+    ran = run_plan(plan, prep, parts, on_line=clock.on_line,
+                   before_boot=clock.before_boot)
+    clock.finish(ran.boot.seconds if ran.boot else None)
+    return ran.result
 
 
 def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
@@ -79,27 +89,55 @@ def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
     if not cells:
         raise BenchError("no selected check applies to the selected "
                          "device(s)")
-    roles = sorted({r for d, cs in cells for r in cell_roles(d, cs)},
-                   key=LOAD_ORDER.index)
-    extras = extra_modules([c for _, cs in cells for c in cs])
-    parts = host_parts([d for d, _ in cells], cache, matrix.wrapper_src)
-    run_dir = paths.new_stamped_dir(out)
-    say("run", f"{len(matrix.kernels) * len(cells)} cell(s) on "
-               f"{len(matrix.kernels)} kernel(s), -j{jobs}, results in "
-               f"{run_dir}; each kernel's cells start once it is built")
+    every = [(k, d, cs) for k in matrix.kernels for d, cs in cells]
     used = [c for c in matrix.checks if any(c in cs for _, cs in cells)]
-    result = report.RunResult(run_dir.name, accel=accel, checks=used)
+    record: dict = {}
+    if matrix.shard:
+        # Only this shard's cells: only their kernels are built.
+        record = shardmod.plan(every, matrix.shard, used, [
+            str(matrix.wrapper_src or ""), str(matrix.tcp_bytes)])
+        keep = set(shardmod.mine(record))
+        every = [(k, d, cs) for k, d, cs in every
+                 if (k.name, d.name, d.wrapper) in keep]
+    by_kernel = {k.name: [(d, cs) for kk, d, cs in every if kk is k]
+                 for k in matrix.kernels}
+    kernels_ = [k for k in matrix.kernels if by_kernel[k.name]]
+    roles = sorted({r for _, d, cs in every for r in cell_roles(d, cs)},
+                   key=LOAD_ORDER.index)
+    extras = extra_modules([c for _, _, cs in every for c in cs])
+    run_dir = paths.new_stamped_dir(out)
+    result = report.RunResult(run_dir.name, accel=accel, checks=used,
+                              shard=record)
+    if not every:
+        say("run", f"shard {matrix.shard.index}/{matrix.shard.count} "
+                   f"has no cell; results in {run_dir}")
+        result.accel = ""
+        report.write(run_dir, result)
+        return result
+    parts = host_parts(list(dict.fromkeys(d for _, d, _ in every)), cache,
+                       matrix.wrapper_src)
+    if matrix.shard:
+        result.checks = [c for c in used
+                         if any(c in cs for _, _, cs in every)]
+    say("run", f"{len(every)} cell(s) on {len(kernels_)} kernel(s), "
+               f"-j{jobs}, results in {run_dir}; each kernel's cells start "
+               f"once it is built" + (
+                   f"; shard {matrix.shard.index}/{matrix.shard.count} "
+                   f"(durations: {matrix.shard.source})"
+                   if matrix.shard else ""))
     slots = threading.BoundedSemaphore(max(1, jobs))
     lock = threading.Lock()
 
     def one_cell(prep: Prepared, device: Device, checks: Sequence[str]
                  ) -> None:
-        plan = CellPlan(prep.kernel, device, tuple(checks), exp,
-                        cell_dir(run_dir, prep.kernel.name, device),
+        folder = cell_dir(run_dir, prep.kernel.name, device)
+        clock = phases.Clock(folder)
+        plan = CellPlan(prep.kernel, device, tuple(checks), exp, folder,
                         run_dir, result.accel, timeout, matrix.wrapper_src,
-                        tcp_bytes=matrix.tcp_bytes)
+                        tcp_bytes=matrix.tcp_bytes,
+                        extra_qemu_args=clock.qemu_args())
         with slots:
-            cell = run_cell(prep, plan, parts)
+            cell = run_cell(prep, plan, parts, clock)
         for line in report.cell_lines(cell):
             say("cell", line)
         with lock:
@@ -108,7 +146,7 @@ def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
     resolved = False
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = []
-        for kernel in build_order(matrix.kernels):
+        for kernel in build_order(kernels_):
             with slots:
                 prep = prepare(kernel, cache, exp, roles,
                                matrix.wrapper_src, extras)
@@ -116,14 +154,14 @@ def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
                     result.accel = resolve_accel(accel, [prep], exp, parts)
                     resolved = True
                     say("run", f"accel {result.accel}")
-            futures += [pool.submit(one_cell, prep, d, cs) for d, cs in cells]
+            futures += [pool.submit(one_cell, prep, d, cs)
+                        for d, cs in by_kernel[kernel.name]]
         if not resolved:
             result.accel = "tcg" if accel == "auto" else accel
         for fut in futures:
             fut.result()
     order = {(k.name, d.name, d.wrapper): i
-             for i, (k, (d, _)) in enumerate(
-                 (k, c) for k in matrix.kernels for c in cells)}
+             for i, (k, d, _) in enumerate(every)}
     result.cells.sort(key=lambda c: order[(c.kernel, c.device, c.wrapper)])
     report.write(run_dir, result)
     return result

@@ -118,6 +118,8 @@ REQUIREMENTS = (
                 "a unit test renders report.html headless"),
     Requirement("tshark", ("tshark",), "the capture check reads the "
                 "air's pcap"),
+    Requirement("yamllint", ("yamllint",), "a unit test checks the CI "
+                "files (.github/workflows/, .gitlab-ci.yml) as YAML"),
 )
 PACKAGES = tuple(r.package for r in REQUIREMENTS)
 APT_SOURCES = pathlib.Path("/etc/apt/sources.list.d")

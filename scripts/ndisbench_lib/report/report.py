@@ -53,6 +53,9 @@ class RunResult:
         default_factory=lambda: datetime.datetime.now().isoformat(
             timespec="seconds"))
     host: str = dataclasses.field(default_factory=platform.node)
+    # run --shard: commands/shard.py's record (index, count, the whole
+    # split); a merged run: count, selection and the shards merged.
+    shard: Dict[str, object] = dataclasses.field(default_factory=dict)
 
     def counts(self) -> Dict[str, int]:
         out: Dict[str, int] = {}
@@ -90,10 +93,25 @@ def matrix(result: RunResult) -> str:
     return "\n".join(lines) + "\n"
 
 
+def shard_lines(result: RunResult) -> List[str]:
+    """The summary's line about a shard or a merged run."""
+    rec = result.shard
+    if not rec:
+        return []
+    if rec.get("merged"):
+        return [f"Merged from {rec['count']} shards of selection "
+                f"{rec['selection']}: "
+                f"{', '.join(map(str, rec['merged']))}.", ""]  # type: ignore
+    return [f"Shard {rec.get('index')}/{rec.get('count')} of selection "
+            f"{rec.get('selection')} (durations: {rec.get('durations')}).",
+            ""]
+
+
 def markdown(result: RunResult) -> str:
     out = [f"# ndisbench run {result.run_id}", "",
            f"Started {result.started} on {result.host}, accel "
            f"{result.accel}. {summary_line(result)}.", "",
+           *shard_lines(result),
            "| " + " | ".join(["kernel", "policy", "device"] + result.checks)
            + " |",
            "|" + "---|" * (3 + len(result.checks))]
