@@ -55,7 +55,7 @@ def cell_dir(run_dir: pathlib.Path, kernel: str, device: Device
 
 def runs_on(kernel: Kernel, device: Device) -> bool:
     """A row limited to some kernel sources (rtl8139/native: Debian's
-    kernels, which ship 8139too) has no cell on the others."""
+    kernels, which ship 8139cp) has no cell on the others."""
     return not device.kernel_sources or kernel.source in \
         device.kernel_sources
 
