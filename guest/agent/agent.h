@@ -59,6 +59,7 @@ struct agent_opts {
     bool shell;                 /* ndisbench.shell=1 */
     const char *install_inf;    /* ndisbench.install=<file.inf> */
     const char *usb_id;         /* ndisbench.usb=vvvv:pppp */
+    const char *unbind_id;      /* ndisbench.unbind=vvvv:dddd (PCI) */
     char **broken;              /* ndisbench.broken=a.inf,b.inf */
     size_t n_broken;
     struct net_opts net;

@@ -30,6 +30,7 @@
 #define TAINTED_PATH    "/proc/sys/kernel/tainted"
 #define NOBODY_ID       65534
 #define USB_DEVICES_DIR "/sys/bus/usb/devices"
+#define PCI_DEVICES_DIR "/sys/bus/pci/devices"
 #define USB_WAIT_MS     30000
 #define DEVNODE_WAIT_MS 2000
 #define DEBUGFS_DIR     "/sys/kernel/debug"
@@ -251,6 +252,91 @@ static bool wait_usb_device(const char *id)
     }
     say("# usb_device_ms: %lld", (monotonic_us() - start) / 1000);
     return true;
+}
+
+/* "0x10ec\n" -> 0x10ec; -1 if unreadable. */
+static long read_hex_file(const char *path)
+{
+    char *text = read_file(path);
+    long v = -1;
+
+    if (text) {
+        char *end;
+
+        v = strtol(text, &end, 16);
+        if (end == text)
+            v = -1;
+    }
+    free(text);
+    return v;
+}
+
+/*
+ * ndisbench.unbind=vvvv:dddd: a driver the guest kernel has for that PCI
+ * device (built in, or loaded) lets go of it before the wrapper loads, so
+ * the wrapper's PCI driver can bind it. Facts: each device and the driver
+ * it was taken from, or that none had it.
+ */
+static bool unbind_pci(const char *id)
+{
+    unsigned int want_vendor, want_device;
+    struct dirent *ent;
+    bool ok = true;
+    int seen = 0;
+    DIR *dir;
+
+    if (sscanf(id, "%x:%x", &want_vendor, &want_device) != 2)
+        return false;
+    dir = opendir(PCI_DEVICES_DIR);
+    if (dir == NULL) {
+        say("# error: %s: %s", PCI_DEVICES_DIR, strerror(errno));
+        return false;
+    }
+    while ((ent = readdir(dir)) != NULL) {
+        char path[320], link[256];
+        const char *driver;
+        ssize_t n;
+        int fd;
+
+        if (ent->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof(path), PCI_DEVICES_DIR "/%s/vendor",
+                 ent->d_name);
+        if (read_hex_file(path) != (long)want_vendor)
+            continue;
+        snprintf(path, sizeof(path), PCI_DEVICES_DIR "/%s/device",
+                 ent->d_name);
+        if (read_hex_file(path) != (long)want_device)
+            continue;
+        seen++;
+        snprintf(path, sizeof(path), PCI_DEVICES_DIR "/%s/driver",
+                 ent->d_name);
+        n = readlink(path, link, sizeof(link) - 1);
+        if (n < 0) {
+            say("# unbind: %s had no driver", ent->d_name);
+            continue;
+        }
+        link[n] = '\0';
+        driver = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+        snprintf(path, sizeof(path), PCI_DEVICES_DIR "/%s/driver/unbind",
+                 ent->d_name);
+        fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0 || write(fd, ent->d_name, strlen(ent->d_name)) < 0) {
+            say("# error: unbind %s from %s: %s", ent->d_name, driver,
+                strerror(errno));
+            ok = false;
+        } else {
+            say("# unbind: %s from %s", ent->d_name, driver);
+        }
+        if (fd >= 0)
+            close(fd);
+    }
+    closedir(dir);
+    if (seen == 0) {
+        say("# error: no PCI device %s to unbind", id);
+        ok = false;
+    }
+    return ok;
 }
 
 static bool test_boot(const struct boot_errors *errs)
@@ -476,7 +562,24 @@ static void run_boot(struct agent_opts *opts, struct agent_state *state)
 
     if (opts->usb_id)
         booted = wait_usb_device(opts->usb_id) && booted;
+    if (opts->unbind_id)
+        booted = unbind_pci(opts->unbind_id) && booted;
     say_result(booted, state->number++, "boot");
+}
+
+/* ndisbench.unbind=vvvv:dddd (hex): the boot test unbinds that device. */
+static int parse_unbind(char *value, struct agent_opts *opts)
+{
+    unsigned int vendor, device;
+    char tail;
+
+    if (value == NULL || strlen(value) != 9 ||
+        sscanf(value, "%4x:%4x%c", &vendor, &device, &tail) != 2) {
+        errno = EINVAL;
+        return -1;
+    }
+    opts->unbind_id = value;
+    return 0;
 }
 
 /*
@@ -536,6 +639,7 @@ static void run_rmmod(struct agent_opts *opts, struct agent_state *state)
 
 const struct agent_test load_tests[] = {
     { 10, "boot", "ndisbench.usb", parse_usb, planned_once, run_boot },
+    { 11, "unbind", "ndisbench.unbind", parse_unbind, NULL, NULL },
     { 40, "insmod", "ndisbench.load", parse_load, planned_modules,
       run_insmod },
     { 900, "rmmod", NULL, NULL, planned_once, run_rmmod },

@@ -13,6 +13,14 @@ says itself (checks/*.py, `devices`), by the groups named below.
   by the rtlwl NDIS-WDM fixture through the wrapper's USB layer.
 - `rtl8187` / native: the same emulated device driven by Linux's in-tree
   rtl8187 (mac80211, connected with `iw`): the independent reference.
+- `rtl8139` / ndiswrapper: QEMU's stock RTL8139 on slirp, driven by our
+  wired rtl8139nd fixture (port I/O) through the wrapper; `rtl8139` /
+  native: the same NIC driven by Linux's 8139cp (QEMU's chip is an
+  RTL8139C+, which 8139too refuses), its reference (on the kernels that
+  ship 8139cp: Debian's).
+- A user's driver (`run --driver PATH.inf`, userdriver.py) is a row made
+  at run time on the NIC its .inf names, running the checks of the
+  matrix row it is `like`.
 """
 import dataclasses
 from typing import Dict, List, Optional, Tuple
@@ -60,6 +68,15 @@ UNPLUGGABLE = ("rtl8187/ndiswrapper", "rtl8187/native")   # USB: hotplug
 FAULTY_WRAPPED = ("bcm43xx-faults/ndiswrapper", "rtl8187-faults/ndiswrapper")
 FAULTY = FAULTY_WRAPPED + ("rtl8187-faults/native",)
 PLANTED = ("planted",)
+# Stock QEMU Ethernet NICs with a Windows driver in the wrapper (the kernel
+# driver for the NIC unbound first) and their in-tree references.
+WIRED_WRAPPED = ("rtl8139/ndiswrapper",)
+WIRED_NATIVE = ("rtl8139/native",)
+WIRED = WIRED_WRAPPED + WIRED_NATIVE
+
+# QEMU's stock rtl8139 on the slirp network (Debian's QEMU has it).
+RTL8139_ARGS = ("-netdev", "user,id=net0", "-device",
+                "rtl8139,netdev=net0,mac=52:54:00:12:34:59")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,6 +94,15 @@ class Device:
     connect_ssid: str = ""                  # joined with `iw connect`
     hotplug: str = ""                       # -device text QMP re-adds
     default: bool = True                    # in the matrix without --device
+    # The kernel's own driver for this PCI id (vvvv:dddd) lets go of the
+    # device before the wrapper loads (the agent's ndisbench.unbind).
+    unbind: str = ""
+    # Only on kernels of these sources (kernels.toml `source`); (): all.
+    kernel_sources: Tuple[str, ...] = ()
+    # A user's driver (run --driver): the .inf and the files beside it
+    # (guest file name, host path), and the matrix row whose checks it runs.
+    driver_files: Tuple[Tuple[str, str], ...] = ()
+    like: str = ""
 
     @property
     def usb_id(self) -> str:
@@ -86,6 +112,19 @@ class Device:
                    for i, arg in enumerate(self.qemu_args[:-1])
                    if arg == "-device"]
         return next((USB_IDS[d] for d in drivers if d in USB_IDS), "")
+
+    @property
+    def sys_name(self) -> str:
+        """The Windows driver's .sys file name (ethtool's fw_version)."""
+        sys_files = [g for g, _ in self.driver_files
+                     if g.lower().endswith(".sys")]
+        return sys_files[0] if sys_files else f"{self.fixture}.sys"
+
+    @property
+    def checks_row(self) -> str:
+        """The matrix row whose checks apply: its own, or the one a
+        user's driver is like."""
+        return self.like or self.label
 
     @property
     def label(self) -> str:
@@ -131,6 +170,17 @@ TARGETS: Tuple[Device, ...] = (
            guest_modules=("xhci_pci", "rtl8187"), ifname="wlan0",
            own_qemu=True, native_driver="rtl8187",
            connect_ssid="ndisbench", default=False),
+    Device("rtl8139", "QEMU's stock RTL8139 on -netdev user, wrapped: our "
+           "rtl8139nd.sys (NDIS 5.1, port I/O) in ndiswrapper",
+           wrapper="ndiswrapper", qemu_args=RTL8139_ARGS, ifname="eth0",
+           fixture="rtl8139nd", unbind="10ec:8139"),
+    # QEMU's rtl8139 is revision 0x20, an RTL8139C+: 8139too refuses it
+    # ("an enhanced 8139C+ chip, use 8139cp"), 8139cp drives it.
+    Device("rtl8139", "the same RTL8139 driven by Linux's in-tree 8139cp: "
+           "the reference (Debian's kernels; the source kernels have no "
+           "8139cp)", wrapper="native", qemu_args=RTL8139_ARGS,
+           guest_modules=("8139cp",), ifname="eth0",
+           native_driver="8139cp", kernel_sources=("debian",)),
     Device("planted", "no device: a module with four deliberate bugs "
            "(guest/plant/); the debug kernel's checkers must report each",
            default=False),

@@ -74,6 +74,8 @@ struct ndis_adapter {
 	struct list_head shared;	/* struct ndis_shared */
 	struct list_head timers;	/* struct ndis_timer */
 	struct ndis_irq *irq;
+	void *shutdown_fn;		/* NdisMRegisterAdapterShutdownHandler */
+	void *shutdown_ctx;
 	struct mutex oid_lock;		/* one request at a time */
 	struct sk_buff_head tx_queue;
 	struct work_struct tx_work;
@@ -134,6 +136,7 @@ void ndis_flush_work_items(void);
 /* ndis_hw.c */
 int ndis_hw_setup(struct ndis_adapter *ad);
 void ndis_hw_teardown(struct ndis_adapter *ad);
+void ndis_hw_shutdown(struct ndis_adapter *ad);
 
 /* usb.c: after MiniportHalt, whatever the driver left in flight. */
 void ndis_usb_stop_io(struct ndis_adapter *ad);

@@ -220,6 +220,118 @@ static WIN_ABI void NdisMUnmapIoSpace(void *handle, void *va, u32 len)
 }
 WIN_FUNC(NdisMUnmapIoSpace);
 
+/*
+ * An I/O BAR's ports as the driver asked for them: on x86 a Linux I/O
+ * resource is the port number itself, and the driver reaches it with the
+ * DDK's NdisRawRead/WritePort* (the in and out instructions on amd64), so
+ * the "offset" handed back is the raw port. pci_request_regions() holds
+ * the range until the device unbinds.
+ */
+static WIN_ABI ndis_status NdisMRegisterIoPortRange(void **port_offset,
+						    void *handle, u32 port,
+						    u32 count)
+{
+	struct ndis_adapter *ad = ndis_handle_adapter(handle);
+	int i;
+
+	for (i = 0; ad->pdev && i < PCI_STD_NUM_BARS; i++) {
+		resource_size_t start = pci_resource_start(ad->pdev, i);
+		resource_size_t len = pci_resource_len(ad->pdev, i);
+
+		if (!(pci_resource_flags(ad->pdev, i) & IORESOURCE_IO) ||
+		    !count || port < start || count > len ||
+		    port - start > len - count)
+			continue;
+		*port_offset = (void *)(uintptr_t)port;
+		return NDIS_STATUS_SUCCESS;
+	}
+	pr_err("%s: %s asked for I/O ports %#x+%u outside its BARs\n",
+	       ad->driver->name, dev_name(ad->dev), port, count);
+	*port_offset = NULL;
+	return NDIS_STATUS_RESOURCES;
+}
+WIN_FUNC(NdisMRegisterIoPortRange);
+
+/* The ports stay requested until the device unbinds. */
+static WIN_ABI void NdisMDeregisterIoPortRange(void *handle, u32 port,
+					       u32 count, void *port_offset)
+{
+}
+WIN_FUNC(NdisMDeregisterIoPortRange);
+
+/* -- PCI configuration space ------------------------------------------------ */
+
+/*
+ * SlotNumber is ignored, as on NT: the adapter's own function. Returns
+ * the bytes transferred; the range is clipped to the configuration space.
+ */
+static u32 ndis_pci_slot_io(void *handle, u32 offset, u8 *buf, u32 len,
+			    bool write)
+{
+	struct pci_dev *pdev = ndis_handle_adapter(handle)->pdev;
+	u32 done;
+
+	if (!pdev || offset >= pdev->cfg_size)
+		return 0;
+	len = min_t(u32, len, pdev->cfg_size - offset);
+	for (done = 0; done < len; done++) {
+		int err = write ?
+			pci_write_config_byte(pdev, offset + done, buf[done]) :
+			pci_read_config_byte(pdev, offset + done, &buf[done]);
+
+		if (err)
+			break;
+	}
+	return done;
+}
+
+static WIN_ABI u32 NdisReadPciSlotInformation(void *handle, u32 slot,
+					      u32 offset, void *buf, u32 len)
+{
+	return ndis_pci_slot_io(handle, offset, buf, len, false);
+}
+WIN_FUNC(NdisReadPciSlotInformation);
+
+static WIN_ABI u32 NdisWritePciSlotInformation(void *handle, u32 slot,
+					       u32 offset, void *buf, u32 len)
+{
+	return ndis_pci_slot_io(handle, offset, buf, len, true);
+}
+WIN_FUNC(NdisWritePciSlotInformation);
+
+/* -- shutdown --------------------------------------------------------------- */
+
+static WIN_ABI void NdisMRegisterAdapterShutdownHandler(void *handle,
+							void *ctx, void *func)
+{
+	struct ndis_adapter *ad = ndis_handle_adapter(handle);
+
+	ad->shutdown_ctx = ctx;
+	WRITE_ONCE(ad->shutdown_fn, func);
+}
+WIN_FUNC(NdisMRegisterAdapterShutdownHandler);
+
+static WIN_ABI void NdisMDeregisterAdapterShutdownHandler(void *handle)
+{
+	WRITE_ONCE(ndis_handle_adapter(handle)->shutdown_fn, NULL);
+}
+WIN_FUNC(NdisMDeregisterAdapterShutdownHandler);
+
+/*
+ * The system goes down (pci.c's .shutdown): the handler the driver
+ * registered, else the NDIS 5.1 characteristics' AdapterShutdownHandler,
+ * which takes the adapter context.
+ */
+void ndis_hw_shutdown(struct ndis_adapter *ad)
+{
+	void *fn = READ_ONCE(ad->shutdown_fn);
+
+	if (fn)
+		LIN2WIN1(fn, ad->shutdown_ctx);
+	else if (ad->driver->chars.major >= 5 && ad->driver->chars.shutdown)
+		LIN2WIN1(ad->driver->chars.shutdown, ad->ctx);
+}
+
 /* -- DMA ------------------------------------------------------------------ */
 
 static WIN_ABI ndis_status NdisMAllocateMapRegisters(void *handle,

@@ -27,6 +27,10 @@
 #define NDIS_TX_QUEUE_MAX	64
 #define OID_GEN_CURRENT_PACKET_FILTER	0x0001010E
 #define OID_802_3_CURRENT_ADDRESS	0x01010102
+#define OID_GEN_MEDIA_CONNECT_STATUS	0x00010114
+#define OID_GEN_PHYSICAL_MEDIUM		0x00010202
+#define NDIS_PHYSICAL_MEDIUM_WIRELESS_LAN	1
+#define NDIS_MEDIA_STATE_CONNECTED	0
 
 #define NDIS_PACKET_TYPE_DIRECTED	0x00000001
 #define NDIS_PACKET_TYPE_MULTICAST	0x00000002
@@ -664,6 +668,28 @@ int ndis_netdev_alloc(struct ndis_adapter *ad)
 	return err;
 }
 
+/*
+ * After MiniportInitialize: a driver that does not say its medium is a
+ * wireless LAN (OID_GEN_PHYSICAL_MEDIUM, which wired NDIS 5 drivers mostly
+ * do not answer) drives an Ethernet NIC: eth%d, no wiphy, and the
+ * carrier from OID_GEN_MEDIA_CONNECT_STATUS, as NDIS asks a new miniport.
+ */
+static void ndis_netdev_medium(struct ndis_adapter *ad)
+{
+	u32 medium = 0, state = 0, written;
+
+	if (ndis_query_oid(ad, OID_GEN_PHYSICAL_MEDIUM, &medium,
+			   sizeof(medium), &written) || written != sizeof(medium) ||
+	    medium != NDIS_PHYSICAL_MEDIUM_WIRELESS_LAN) {
+		ndis_wireless_free(ad);
+		strscpy(ad->net->name, "eth%d", sizeof(ad->net->name));
+	}
+	if (!ndis_query_oid(ad, OID_GEN_MEDIA_CONNECT_STATUS, &state,
+			    sizeof(state), &written) && written == sizeof(state) &&
+	    state == NDIS_MEDIA_STATE_CONNECTED)
+		netif_carrier_on(ad->net);
+}
+
 int ndis_netdev_register(struct ndis_adapter *ad)
 {
 	u8 mac[ETH_ALEN];
@@ -678,6 +704,7 @@ int ndis_netdev_register(struct ndis_adapter *ad)
 		return -EIO;
 	}
 	eth_hw_addr_set(ad->net, mac);
+	ndis_netdev_medium(ad);
 	err = ndis_wireless_register(ad);
 	if (err)
 		return err;

@@ -71,11 +71,21 @@ static void ndis_pci_remove(struct pci_dev *pdev)
 	ndis_adapter_destroy(ad);
 }
 
+/* Power off or reboot: the miniport's shutdown handler stops the chip. */
+static void ndis_pci_shutdown(struct pci_dev *pdev)
+{
+	struct ndis_adapter *ad = pci_get_drvdata(pdev);
+
+	if (ad)
+		ndis_hw_shutdown(ad);
+}
+
 static struct pci_driver ndis_pci_driver = {
 	.name		= KBUILD_MODNAME,
 	.id_table	= ndis_pci_ids,
 	.probe		= ndis_pci_probe,
 	.remove		= ndis_pci_remove,
+	.shutdown	= ndis_pci_shutdown,
 };
 
 int __init ndisbench_pci_init(void)

@@ -662,6 +662,8 @@ int ndis_wireless_register(struct ndis_adapter *ad)
 	struct ndis_wireless *wl = ndis_wl(ad);
 	int err;
 
+	if (!wl)
+		return 0;		/* a wired adapter */
 	memcpy(wl->wdev.wiphy->perm_addr, ad->net->dev_addr, ETH_ALEN);
 	err = wiphy_register(wl->wdev.wiphy);
 	if (err)
@@ -688,6 +690,8 @@ void ndis_wireless_quiesce(struct ndis_adapter *ad)
 {
 	struct ndis_wireless *wl = ndis_wl(ad);
 
+	if (!wl)
+		return;			/* a wired adapter */
 	mutex_lock(&wl->lock);
 	wl->gone = true;
 	mutex_unlock(&wl->lock);
@@ -698,6 +702,8 @@ void ndis_wireless_quiesce(struct ndis_adapter *ad)
 /* After unregister_netdev(), or when register_netdev() failed. */
 void ndis_wireless_unregister(struct ndis_adapter *ad)
 {
+	if (!ndis_wl(ad))
+		return;
 	ndis_wireless_quiesce(ad);
 	cancel_delayed_work_sync(&ndis_wl(ad)->scan_work);
 	wiphy_unregister(ad->net->ieee80211_ptr->wiphy);
@@ -724,6 +730,8 @@ void ndis_wireless_open(struct ndis_adapter *ad)
 {
 	struct ndis_wireless *wl = ndis_wl(ad);
 
+	if (!wl)
+		return;
 	mutex_lock(&wl->lock);
 	wl->up = true;
 	mutex_unlock(&wl->lock);
@@ -743,6 +751,8 @@ void ndis_wireless_stop(struct ndis_adapter *ad)
 	struct cfg80211_scan_info info = { .aborted = true };
 	struct cfg80211_scan_request *req;
 
+	if (!wl)
+		return;
 	mutex_lock(&wl->lock);
 	wl->up = false;
 	req = wl->scan_req;

@@ -39,8 +39,9 @@ def judge(facts: CellFacts) -> Verdict:
     p_bit = 1 << exp.taint_bits["P"]
     compare("kernel tainted P after the Windows driver loaded", True,
             after is not None and bool(after & p_bit), problems)
-    if fixture not in (iface.fact("fw_version") or ""):
-        problems.append(f"ethtool does not name {fixture}: "
+    sys_name = facts.fixture_sys or f"{fixture}.sys"
+    if sys_name.lower() != (iface.fact("fw_version") or "").lower():
+        problems.append(f"ethtool does not name {sys_name}: "
                         f"fw_version {iface.fact('fw_version')!r}")
     return verdict(problems, f"{iface.name.split()[1]} bound: driver "
                              f"ndiswrapper, {iface.fact('fw_version')}, "
@@ -50,5 +51,6 @@ def judge(facts: CellFacts) -> Verdict:
 CHECK = Check(
     name="bind", order=70,
     doc="the interface appears, owned by the expected driver",
-    devices=devices.RADIOS + devices.FAULTY, judge=judge, needs_iface=True,
+    devices=devices.RADIOS + devices.FAULTY + devices.WIRED, judge=judge,
+    needs_iface=True,
     seconds=5)

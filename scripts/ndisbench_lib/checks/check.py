@@ -68,6 +68,8 @@ class CellFacts:
     tcp_bytes: int = 0              # the TCP stream size; 0: table's
     # QEMU's uids, gids and seccomp mode while the guest ran (sandbox)
     qemu_ids: Optional[ProcessIds] = None
+    # The wrapped driver's .sys (ethtool's fw_version); "": <fixture>.sys
+    fixture_sys: str = ""
 
     @property
     def address(self) -> str:
@@ -132,7 +134,7 @@ class Check:
     selectable: bool = True     # `run --check` may name it
 
     def applies(self, device: Device) -> bool:
-        return device.label in self.devices
+        return device.checks_row in self.devices
 
 
 # The guest's boot and the agent's own tests (boot, rmmod): the part of a

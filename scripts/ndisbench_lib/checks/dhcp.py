@@ -21,5 +21,6 @@ def judge(facts: CellFacts) -> Verdict:
 
 CHECK = Check(
     name="dhcp", order=100, doc="udhcpc gets slirp's lease",
-    devices=devices.REFERENCE_NIC + devices.RADIOS + devices.FAULTY,
+    devices=devices.REFERENCE_NIC + devices.RADIOS + devices.FAULTY +
+    devices.WIRED,
     judge=judge, needs_iface=True, seconds=5)

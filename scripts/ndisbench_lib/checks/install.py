@@ -27,5 +27,6 @@ def judge(facts: CellFacts) -> Verdict:
 CHECK = Check(
     name="install", order=60,
     doc="ndiswrapper -i installs the fixture driver, -l lists it",
-    devices=devices.WRAPPED + devices.FAULTY_WRAPPED, judge=judge,
+    devices=devices.WRAPPED + devices.FAULTY_WRAPPED + devices.WIRED_WRAPPED,
+    judge=judge,
     seconds=2)

@@ -18,5 +18,6 @@ CHECK = Check(
     name="load", order=10,
     doc="ndiswrapper loads (or is refused) exactly as the policy says; "
         "/dev/ndiswrapper refuses non-root and malformed ioctls",
-    devices=devices.BARE + devices.WRAPPED + devices.FAULTY_WRAPPED,
+    devices=devices.BARE + devices.WRAPPED + devices.FAULTY_WRAPPED +
+    devices.WIRED_WRAPPED,
     judge=judge, role="ndiswrapper", installs_driver=False, seconds=3)

@@ -47,5 +47,6 @@ CHECK = Check(
     name="mtu", order=115,
     doc="the interface takes MTU 1280: full-size DF echoes answered, one "
         "byte more refused, the MTU put back",
-    devices=devices.REFERENCE_NIC + devices.RADIOS, judge=judge,
+    devices=devices.REFERENCE_NIC + devices.RADIOS + devices.WIRED,
+    judge=judge,
     params=params, needs_iface=True, seconds=5)

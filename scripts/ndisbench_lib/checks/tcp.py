@@ -35,5 +35,6 @@ def judge(facts: CellFacts) -> Verdict:
 CHECK = Check(
     name="tcp", order=120,
     doc="a TCP stream to the host's sink, counted on both ends",
-    devices=devices.REFERENCE_NIC + devices.RADIOS + devices.FAULTY,
+    devices=devices.REFERENCE_NIC + devices.RADIOS + devices.FAULTY +
+    devices.WIRED,
     judge=judge, params=params, needs_iface=True, sink=STREAM, seconds=10)

@@ -202,6 +202,11 @@ class CellRun:
 
 
 def fixture_inf(device: Device) -> str:
+    """The guest's path of the .inf the agent installs: a user's driver
+    keeps its own file names, in a folder named after the driver."""
+    if device.driver_files:
+        return f"/{initramfs.FIXTURE_DIR}/{device.fixture}/" \
+               f"{device.driver_files[0][0]}"
     return "/" + initramfs.fixture_file(device.fixture, device.fixture,
                                         ".inf")
 
@@ -218,6 +223,8 @@ def kernel_cmdline(plan: CellPlan,
     words = ["console=ttyS0", "loglevel=2", "panic=-1"]
     if registry.needs_wrapper(device, plan.checks):
         words.append(f"ndisbench.install={fixture_inf(device)}")
+        if device.unbind:
+            words.append(f"ndisbench.unbind={device.unbind}")
     loads = [exp.module_names[r] for r in plan.roles] + \
         extra_modules(plan.checks)
     if loads:
@@ -245,14 +252,18 @@ def cell_extra_files(plan: CellPlan, parts: HostParts
     iw = initramfs.host_program_files() if device.connect_ssid else {}
     if not device.fixture:
         return iw
-    if parts.fixtures is None:
+    if parts.fixtures is None and not device.driver_files:
         raise parts.fixtures_error or BenchError("fixtures not built")
     extra = {guest_path: (tool.read_bytes(), 0o755)
              for guest_path, tool in parts.tools.items()}
     # Tools of a --wrapper-src tree may be dynamically linked, or scripts
     # (a classic tree's Perl installer): their libraries or interpreter.
     extra.update(initramfs.tool_files(parts.tools.values()))
-    wanted = [(device.fixture, device.fixture)]
+    wanted = [] if device.driver_files else [(device.fixture,
+                                              device.fixture)]
+    for guest_name, host_path in device.driver_files:
+        extra[f"{initramfs.FIXTURE_DIR}/{device.fixture}/{guest_name}"] = (
+            pathlib.Path(host_path).read_bytes(), 0o644)
     for check in plan.units:
         wanted += check.guest_files(plan.exp)
     for folder, name in wanted:
@@ -357,7 +368,8 @@ def judge_cell(plan: CellPlan, prep: Prepared, boot: machine.BootResult,
         gpl_imports={role: mod.gpl_imports
                      for role, mod in prep.built.items()},
         own_loader_abi=plan.wrapper_src is None, lease=plan.lease,
-        tcp_bytes=plan.tcp_bytes, qemu_ids=boot.qemu_ids)
+        tcp_bytes=plan.tcp_bytes, qemu_ids=boot.qemu_ids,
+        fixture_sys=device.sys_name if device.fixture else "")
     host = {c for c in plan.checks if registry.get(c).host_side}
     if boot.status == "timeout":
         verdict = Verdict(TIMEOUT, str(GuestTimeout(boot.seconds, log_path,

@@ -7,7 +7,7 @@ import pathlib
 import sys
 from typing import List, Optional, Tuple
 
-from .. import devices, kernels, paths
+from .. import devices, kernels, paths, userdriver
 from ..build import modules
 from ..build.cache import Cache
 from ..checks import registry
@@ -102,10 +102,28 @@ def _matrix(args: argparse.Namespace,
     if src is not None:
         src = src.resolve()
         modules.check_wrapper_src(src)
+    driver = getattr(args, "driver", None)
+    if driver is not None:
+        return runner.Matrix(selected, _driver_rows(args, driver),
+                             _checks(args.check or
+                                     list(userdriver.CHECKS)), exp, src,
+                             shard=_shard(args))
     return runner.Matrix(selected, devices.select(_names(args.device),
                                                   _names(args.wrapper)),
                          _checks(args.check), exp, src,
                          shard=_shard(args))
+
+
+def _driver_rows(args: argparse.Namespace, inf: pathlib.Path
+                 ) -> List[devices.Device]:
+    """run --driver: the user's driver on the NIC its .inf names, and the
+    NIC's in-tree reference row beside it where the matrix has one."""
+    if args.device or args.wrapper:
+        raise BenchError("--driver makes its own device row: no --device "
+                         "or --wrapper with it")
+    row = userdriver.device(inf)
+    ref = userdriver.reference(row)
+    return [row] + ([ref] if ref else [])
 
 
 def _shard(args: argparse.Namespace) -> Optional[shard.Shard]:
@@ -359,6 +377,12 @@ def parser() -> argparse.ArgumentParser:
                        help="the taint policy of the --kernel-tree "
                             "kernels (default: from their version; 2.6.25 "
                             "and later: 2.6.25-rc4)")
+        p.add_argument("--driver", type=pathlib.Path, metavar="PATH.inf",
+                       help="run your own Windows driver: the .inf and the "
+                            ".sys beside it, on the QEMU NIC whose PCI/USB "
+                            "id the .inf names, with that NIC's in-tree "
+                            "driver beside it (default checks: "
+                            + ", ".join(userdriver.CHECKS) + ")")
         p.add_argument("--wrapper-src", type=pathlib.Path, metavar="DIR",
                        help="test this wrapper tree (classic layout: "
                             "driver/ built with make KBUILD=..., utils/ "

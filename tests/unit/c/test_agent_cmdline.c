@@ -100,6 +100,21 @@ static void kernel_rules(void)
     CHECK(o.install_inf == NULL && o.net.ifname == NULL);
 }
 
+/* A wired NIC with a user's driver (run --driver): the kernel's own
+ * driver for the device is unbound first. */
+static void wired_user_driver_cell(void)
+{
+    struct agent_opts o;
+
+    CHECK(parse("console=ttyS0 ndisbench.install=" FIX
+                "/rtl8139nd/rtl8139nd.inf ndisbench.load=ndiswrapper "
+                "ndisbench.net=eth0 ndisbench.unbind=10ec:8139 "
+                "ndisbench.ping=100", &o) == 0);
+    CHECK(o.bad_param == NULL);
+    CHECK_STR(o.unbind_id, "10ec:8139");
+    CHECK_STR(o.net.ifname, "eth0");
+}
+
 static void bools(void)
 {
     struct agent_opts o;
@@ -122,7 +137,9 @@ static void bad_values(void)
         "ndisbench.hotplug=70000", "ndisbench.peer=10.0.2",
         "ndisbench.peer=10.0.2.16:0", "ndisbench.soak=600",
         "ndisbench.slowdown=0", "ndisbench.slowdown=21",
-        "ndisbench.slowdown",
+        "ndisbench.slowdown", "ndisbench.unbind=10ec",
+        "ndisbench.unbind=10ec:81399", "ndisbench.unbind=zzzz:8139",
+        "ndisbench.unbind",
     };
     struct agent_opts o;
     size_t i;
@@ -244,6 +261,7 @@ int main(void)
     TEST(module_cell);
     TEST(nothing_asked);
     TEST(kernel_rules);
+    TEST(wired_user_driver_cell);
     TEST(bools);
     TEST(bad_values);
     TEST(plan_depends_on_what_runs);

@@ -1,0 +1,308 @@
+"""A user's own Windows driver (`run --driver PATH.inf`): its .inf read
+on the host the way the wrapper's installer reads it (Manufacturer ->
+models -> hardware ids and install sections -> CopyFiles, else
+SourceDisksFiles), the .sys beside it checked as an amd64 native PE32+
+image, and the hardware id mapped to the QEMU NIC that answers to it. The
+result is a device row made at run time: the NIC's QEMU arguments, the
+driver's files, the kernel driver to unbind, and the matrix row whose
+checks it runs. Every problem is one BenchError line naming the file."""
+import dataclasses
+import pathlib
+import re
+import struct
+from typing import Dict, List, Optional, Tuple
+
+from . import devices
+from .devices import Device
+from .errors import BenchError
+
+# The NICs the bench can emulate, by bus and id: QEMU's stock Ethernet
+# NICs (Debian's QEMU has them) and our two WLAN models.
+@dataclasses.dataclass(frozen=True)
+class Nic:
+    name: str               # the device row's name (QEMU's for stock NICs)
+    like: str               # the matrix row whose checks a driver on it runs
+    qemu_args: Tuple[str, ...]
+    unbind: str = ""        # the PCI id the kernel's own driver lets go of
+    reference: str = ""     # the matrix row of its in-tree driver, if any
+    ifname: str = "eth0"
+    guest_modules: Tuple[str, ...] = ()
+    own_qemu: bool = False
+    connect_ssid: str = ""
+
+
+def _stock(model: str, mac_tail: str) -> Tuple[str, ...]:
+    return ("-netdev", "user,id=net0", "-device",
+            f"{model},netdev=net0,mac=52:54:00:12:34:{mac_tail}")
+
+
+_BCM = devices.DEVICES["bcm43xx/ndiswrapper"]
+_RTL8187 = devices.DEVICES["rtl8187/ndiswrapper"]
+_WIRED_LIKE = devices.WIRED_WRAPPED[0]
+
+
+def _bcm43xx(device_id: str) -> Nic:
+    # the model answers to the four ids bcmwl.inf names (its device-id)
+    args = tuple(a.replace("bcm43xx,", f"bcm43xx,device-id=0x{device_id},")
+                 if a.startswith("bcm43xx,") and device_id != "4318" else a
+                 for a in _BCM.qemu_args)
+    return Nic("bcm43xx", _BCM.label, args, ifname="wlan0", own_qemu=True,
+               connect_ssid=_BCM.connect_ssid)
+
+
+NICS: Dict[Tuple[str, str, str], Nic] = {
+    ("pci", "10ec", "8139"): Nic("rtl8139", _WIRED_LIKE,
+                                 devices.RTL8139_ARGS, unbind="10ec:8139",
+                                 reference="rtl8139/native"),
+    ("pci", "1022", "2000"): Nic("pcnet", _WIRED_LIKE,
+                                 _stock("pcnet", "5a"), unbind="1022:2000"),
+    ("pci", "8086", "100e"): Nic("e1000", _WIRED_LIKE,
+                                 _stock("e1000", "5b"), unbind="8086:100e",
+                                 reference="e1000"),
+    ("pci", "10ec", "8029"): Nic("ne2k_pci", _WIRED_LIKE,
+                                 _stock("ne2k_pci", "5c"),
+                                 unbind="10ec:8029"),
+    **{("pci", "14e4", dev): _bcm43xx(dev)
+       for dev in ("4318", "4311", "4312", "4320")},
+    ("usb", "0bda", "8187"): Nic("rtl8187", _RTL8187.label,
+                                 _RTL8187.qemu_args, ifname="wlan0",
+                                 guest_modules=_RTL8187.guest_modules,
+                                 own_qemu=True,
+                                 connect_ssid=_RTL8187.connect_ssid),
+}
+
+HWID_RE = re.compile(r"^(PCI)\\VEN_([0-9A-F]{4})&DEV_([0-9A-F]{4})|"
+                     r"^(USB)\\VID_([0-9A-F]{4})&PID_([0-9A-F]{4})", re.I)
+SECTION_RE = re.compile(r"^\[([^\]]*)\]\s*$")
+STRING_RE = re.compile(r"%([^%]*)%")
+
+IMAGE_FILE_MACHINE_AMD64 = 0x8664
+PE32_PLUS = 0x20B
+SUBSYSTEM_NATIVE = 1
+
+
+# ---- the .inf ----
+
+def _decode(data: bytes, path: pathlib.Path) -> str:
+    if data.startswith(b"\xff\xfe"):
+        return data[2:].decode("utf-16-le", errors="replace")
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    if b"\0" in data:
+        raise BenchError(f"{path}: not a text .inf (NUL bytes, no UTF-16 "
+                         f"byte order mark)")
+    return data.decode("utf-8", errors="replace")
+
+
+def _strip_comment(line: str) -> str:
+    """Everything before a ';' that is not inside double quotes."""
+    quoted = False
+    for i, ch in enumerate(line):
+        if ch == '"':
+            quoted = not quoted
+        elif ch == ";" and not quoted:
+            return line[:i]
+    return line
+
+
+def parse_inf(text: str) -> Dict[str, List[str]]:
+    """Section name (lower case) -> its lines, comments and continuations
+    ("\\" at the end) resolved."""
+    sections: Dict[str, List[str]] = {}
+    current: Optional[List[str]] = None
+    pending = ""
+    for raw in text.splitlines():
+        line = _strip_comment(raw).rstrip()
+        if line.endswith("\\"):
+            pending += line[:-1]
+            continue
+        line = (pending + line).strip()
+        pending = ""
+        if not line:
+            continue
+        match = SECTION_RE.match(line)
+        if match:
+            current = sections.setdefault(match.group(1).strip().lower(), [])
+        elif current is not None:
+            current.append(line)
+    return sections
+
+
+def _fields(value: str, strings: Dict[str, str]) -> List[str]:
+    """The comma-separated fields of a value, %strings% replaced and
+    quotes removed."""
+    def sub(m: "re.Match[str]") -> str:
+        key = m.group(1)
+        return strings.get(key.lower(), m.group(0)) if key else "%"
+    return [STRING_RE.sub(sub, f.strip()).strip().strip('"')
+            for f in value.split(",")]
+
+
+def _entries(lines: List[str], strings: Dict[str, str]
+             ) -> List[Tuple[str, List[str]]]:
+    out = []
+    for line in lines:
+        key, eq, value = line.partition("=")
+        if eq:
+            out.append((key.strip(), _fields(value, strings)))
+        else:
+            out.append(("", _fields(line, strings)))
+    return out
+
+
+def _strings(sections: Dict[str, List[str]]) -> Dict[str, str]:
+    strings = {}
+    for line in sections.get("strings", []):
+        key, eq, value = line.partition("=")
+        if eq:
+            strings[key.strip().lower()] = value.strip().strip('"')
+    return strings
+
+
+def _decorated(sections: Dict[str, List[str]], name: str) -> Optional[str]:
+    """The section an amd64 install uses: name.NTamd64, name.NT, name."""
+    for suffix in (".ntamd64", ".nt", ""):
+        if (name + suffix).lower() in sections:
+            return (name + suffix).lower()
+    return None
+
+
+def hardware_ids(sections: Dict[str, List[str]], path: pathlib.Path
+                 ) -> List[Tuple[str, str, str, str]]:
+    """(bus, vendor, device, install section) of every model, in order."""
+    strings = _strings(sections)
+    if "manufacturer" not in sections:
+        raise BenchError(f"{path}: no [Manufacturer] section: not a driver "
+                         f"installation .inf")
+    found = []
+    for _, fields in _entries(sections["manufacturer"], strings):
+        models, decorations = fields[0], fields[1:]
+        names = [f"{models}.{d}" for d in decorations if d] + [models]
+        section = next((n.lower() for n in names
+                        if n.lower() in sections), None)
+        if section is None:
+            continue
+        for _, model in _entries(sections[section], strings):
+            if len(model) < 2:
+                continue
+            install = model[0]
+            for hwid in model[1:]:
+                match = HWID_RE.match(hwid)
+                if not match:
+                    continue
+                groups = [g for g in match.groups() if g]
+                found.append((groups[0].lower(), groups[1].lower(),
+                              groups[2].lower(), install))
+    return found
+
+
+def sys_files(sections: Dict[str, List[str]], install: str) -> List[str]:
+    """The .sys files the install section copies (CopyFiles: sections or
+    @file), else those SourceDisksFiles lists."""
+    strings = _strings(sections)
+    section = _decorated(sections, install)
+    names: List[str] = []
+    for key, fields in _entries(sections.get(section or "", []), strings):
+        if key.lower() != "copyfiles":
+            continue
+        for item in fields:
+            if item.startswith("@"):
+                names.append(item[1:])
+            elif item.lower() in sections:
+                names += [f[0] for _, f in
+                          _entries(sections[item.lower()], strings) if f]
+    if not any(n.lower().endswith(".sys") for n in names):
+        for disk in ("sourcedisksfiles.amd64", "sourcedisksfiles"):
+            names += [k or f[0] for k, f in
+                      _entries(sections.get(disk, []), strings)]
+    return list(dict.fromkeys(n for n in names if n.lower().endswith(".sys")))
+
+
+# ---- the .sys ----
+
+def check_sys(path: pathlib.Path) -> None:
+    """An amd64 native PE32+ image (what the wrapper's loader accepts)."""
+    data = path.read_bytes()
+    if len(data) < 0x40 or data[:2] != b"MZ":
+        raise BenchError(f"{path}: not a PE image (no MZ header)")
+    (pe_off,) = struct.unpack_from("<I", data, 0x3C)
+    if pe_off + 24 + 70 > len(data) or data[pe_off:pe_off + 4] != b"PE\0\0":
+        raise BenchError(f"{path}: not a PE image (no PE signature)")
+    (machine,) = struct.unpack_from("<H", data, pe_off + 4)
+    (magic,) = struct.unpack_from("<H", data, pe_off + 24)
+    (subsystem,) = struct.unpack_from("<H", data, pe_off + 24 + 68)
+    if machine != IMAGE_FILE_MACHINE_AMD64 or magic != PE32_PLUS:
+        raise BenchError(f"{path}: not an amd64 PE32+ driver (machine "
+                         f"{machine:#06x}, optional header magic "
+                         f"{magic:#05x}); the wrapper loads x86-64 drivers")
+    if subsystem != SUBSYSTEM_NATIVE:
+        raise BenchError(f"{path}: subsystem {subsystem}, not a native "
+                         f"(kernel-mode) driver")
+
+
+def _beside(folder: pathlib.Path, name: str) -> Optional[pathlib.Path]:
+    """A file of the .inf's folder, by name in any case."""
+    want = name.lower()
+    return next((p for p in sorted(folder.iterdir())
+                 if p.name.lower() == want and p.is_file()), None)
+
+
+# ---- the row ----
+
+# What `run --driver` runs without --check.
+CHECKS = ("load", "install", "bind", "dhcp", "ping", "tcp")
+
+
+def device(inf: pathlib.Path) -> Device:
+    """The device row that runs the driver of `inf` on its NIC."""
+    if inf.suffix.lower() != ".inf" or not inf.stem:
+        raise BenchError(f"{inf}: --driver takes the driver's .inf file")
+    try:
+        data = inf.read_bytes()
+    except OSError as exc:
+        raise BenchError(f"{inf}: {exc.strerror}") from None
+    sections = parse_inf(_decode(data, inf))
+    ids = hardware_ids(sections, inf)
+    if not ids:
+        raise BenchError(f"{inf}: names no PCI\\VEN_&DEV_ or USB\\VID_&PID_ "
+                         f"hardware id")
+    usable = [(i, NICS[i[:3]]) for i in ids if i[:3] in NICS]
+    if not usable:
+        named = ", ".join(dict.fromkeys(f"{b}:{v}:{d}" for b, v, d, _ in ids))
+        known = ", ".join(f"{v}:{d} ({n.name})"
+                          for (_, v, d), n in NICS.items())
+        raise BenchError(f"{inf}: no hardware id the bench can emulate "
+                         f"({named}; known: {known})")
+    (bus, vendor, dev, install), nic = usable[0]
+    names = sys_files(sections, install)
+    if not names:
+        raise BenchError(f"{inf}: install section '{install}' copies no "
+                         f".sys file (CopyFiles, SourceDisksFiles)")
+    files = [(inf.name, str(inf.resolve()))]
+    for name in names:
+        found = _beside(inf.parent, name)
+        if found is None:
+            raise BenchError(f"{inf}: its driver file {name} is not beside "
+                             f"it in {inf.parent}")
+        check_sys(found)
+        files.append((name.lower(), str(found.resolve())))
+    driver = inf.stem.lower()
+    if not re.fullmatch(r"[a-z0-9][a-z0-9._+-]*", driver):
+        raise BenchError(f"{inf}: driver name '{driver}' has characters "
+                         f"the installer refuses")
+    return Device(f"{driver}@{nic.name}", f"{driver} ({inf.name}) on "
+                  f"{nic.name}, "
+                  f"{bus.upper()} {vendor}:{dev}", wrapper="ndiswrapper",
+                  qemu_args=nic.qemu_args, guest_modules=nic.guest_modules,
+                  ifname=nic.ifname, own_qemu=nic.own_qemu, fixture=driver,
+                  connect_ssid=nic.connect_ssid, unbind=nic.unbind,
+                  driver_files=tuple(files), like=nic.like)
+
+
+def reference(row: Device) -> Optional[Device]:
+    """The in-tree driver's row on the same NIC, run beside a user's
+    driver."""
+    for nic in NICS.values():
+        if row.name.endswith(f"@{nic.name}") and nic.reference:
+            return devices.DEVICES[nic.reference]
+    return None

@@ -1,0 +1,257 @@
+"""run --driver PATH.inf (scripts/ndisbench_lib/userdriver.py): a user's
+.inf mapped to the QEMU NIC its hardware id names, the .sys beside it
+checked, one clear line for every bad input; and the wired rows it joins
+(the rtl8139 fixture and its 8139cp reference)."""
+import pathlib
+import struct
+import tempfile
+import unittest
+
+from helpers import REPO
+from ndisbench_lib import devices, kernels, userdriver
+from ndisbench_lib.checks import registry
+from ndisbench_lib.commands import cell, runner
+from ndisbench_lib.errors import BenchError
+
+EXP = kernels.load_expectations()
+FIXTURE_INF = REPO / "fixtures/drivers/rtl8139nd/rtl8139nd.inf"
+
+INF = """[Version]
+Signature = "$Windows NT$"
+Class = Net
+
+[Manufacturer]
+%Vendor% = Models, NTamd64
+
+[Models.NTamd64]
+%Desc% = Install.ndi, {hwid}
+
+[Install.ndi.NTamd64]
+CopyFiles = Install.Files ; the driver
+
+[Install.Files]
+{sys},,,2
+
+[Strings]
+Vendor = "someone"
+Desc = "a NIC"
+"""
+
+
+def pe_image(machine: int = 0x8664, magic: int = 0x20B,
+             subsystem: int = 1) -> bytes:
+    """The headers of a PE image, as much as the check reads."""
+    data = bytearray(0x200)
+    data[:2] = b"MZ"
+    struct.pack_into("<I", data, 0x3C, 0x80)
+    data[0x80:0x84] = b"PE\0\0"
+    struct.pack_into("<H", data, 0x84, machine)
+    struct.pack_into("<H", data, 0x80 + 24, magic)
+    struct.pack_into("<H", data, 0x80 + 24 + 68, subsystem)
+    return bytes(data)
+
+
+class UserDriverTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = pathlib.Path(self.tmp.name)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def driver(self, hwid: str, sys: str = "nic.sys", text: str = INF,
+               sys_bytes: bytes = None, name: str = "MyNic.inf",
+               encoding: str = "utf-8") -> pathlib.Path:
+        inf = self.dir / name
+        body = text.format(hwid=hwid, sys=sys)
+        inf.write_bytes(b"\xff\xfe" + body.encode("utf-16-le")
+                        if encoding == "utf-16" else body.encode())
+        if sys_bytes is not False:
+            (self.dir / sys.upper()).write_bytes(
+                sys_bytes if sys_bytes is not None else pe_image())
+        return inf
+
+    # ---- the mapping ----
+
+    def test_each_emulated_id_gets_its_nic(self):
+        table = {
+            r"PCI\VEN_10EC&DEV_8139": ("rtl8139", "rtl8139,", "10ec:8139",
+                                       "eth0"),
+            r"PCI\VEN_1022&DEV_2000&SUBSYS_20001022": ("pcnet", "pcnet,",
+                                                       "1022:2000", "eth0"),
+            r"PCI\VEN_8086&DEV_100E": ("e1000", "e1000,", "8086:100e",
+                                       "eth0"),
+            r"pci\ven_10ec&dev_8029": ("ne2k_pci", "ne2k_pci,", "10ec:8029",
+                                       "eth0"),
+            r"PCI\VEN_14E4&DEV_4318": ("bcm43xx", "bcm43xx,air=air0", "",
+                                       "wlan0"),
+            r"PCI\VEN_14E4&DEV_4311": ("bcm43xx", "bcm43xx,device-id=0x4311",
+                                       "", "wlan0"),
+            r"USB\VID_0BDA&PID_8187": ("rtl8187", "usb-rtl8187,", "",
+                                       "wlan0"),
+        }
+        for hwid, (nic, arg, unbind, ifname) in table.items():
+            with self.subTest(hwid=hwid):
+                row = userdriver.device(self.driver(hwid))
+                self.assertEqual(row.name, f"mynic@{nic}")
+                self.assertEqual(row.wrapper, "ndiswrapper")
+                self.assertTrue(any(a.startswith(arg) for a in row.qemu_args),
+                                row.qemu_args)
+                self.assertEqual(row.unbind, unbind)
+                self.assertEqual(row.ifname, ifname)
+                self.assertEqual(row.fixture, "mynic")
+                self.assertEqual(row.sys_name, "nic.sys")
+                self.assertEqual([g for g, _ in row.driver_files],
+                                 ["MyNic.inf", "nic.sys"])
+
+    def test_wlan_rows_run_on_our_qemu_and_join(self):
+        usb = userdriver.device(self.driver(r"USB\VID_0BDA&PID_8187"))
+        self.assertTrue(usb.own_qemu)
+        self.assertEqual(usb.usb_id, "0bda:8187")
+        self.assertEqual(usb.guest_modules, ("xhci_pci",))
+        self.assertEqual(usb.connect_ssid, "ndisbench")
+        self.assertEqual(usb.like, "rtl8187/ndiswrapper")
+        wired = userdriver.device(self.driver(r"PCI\VEN_1022&DEV_2000"))
+        self.assertFalse(wired.own_qemu)
+        self.assertEqual(wired.like, "rtl8139/ndiswrapper")
+
+    def test_first_emulated_id_wins(self):
+        text = INF.replace("{hwid}", r"PCI\VEN_1234&DEV_0001, "
+                           r"PCI\VEN_8086&DEV_100E")
+        row = userdriver.device(self.driver("", text=text))
+        self.assertEqual(row.name, "mynic@e1000")
+
+    def test_utf16_inf_and_source_disks_files(self):
+        text = INF.replace("CopyFiles = Install.Files ; the driver", "") + \
+            "\n[SourceDisksFiles]\nnic.sys = 1,,\n"
+        row = userdriver.device(self.driver(r"PCI\VEN_10EC&DEV_8139",
+                                            text=text, encoding="utf-16"))
+        self.assertEqual(row.sys_name, "nic.sys")
+
+    def test_the_fixture_and_its_reference(self):
+        row = userdriver.device(FIXTURE_INF.parent / "rtl8139nd.inf") \
+            if (FIXTURE_INF.parent / "rtl8139nd.sys").exists() else None
+        if row is None:     # the source folder has no .sys: copy it with one
+            inf = self.dir / "rtl8139nd.inf"
+            inf.write_bytes(FIXTURE_INF.read_bytes())
+            (self.dir / "rtl8139nd.sys").write_bytes(pe_image())
+            row = userdriver.device(inf)
+        self.assertEqual(row.name, "rtl8139nd@rtl8139")
+        self.assertEqual(row.unbind, "10ec:8139")
+        self.assertEqual(userdriver.reference(row).label, "rtl8139/native")
+        pcnet = userdriver.device(self.driver(r"PCI\VEN_1022&DEV_2000"))
+        self.assertIsNone(userdriver.reference(pcnet))
+        e1000 = userdriver.device(self.driver(r"PCI\VEN_8086&DEV_100E"))
+        self.assertEqual(userdriver.reference(e1000).label, "e1000")
+
+    def test_its_checks_and_what_the_agent_is_told(self):
+        row = userdriver.device(self.driver(r"PCI\VEN_10EC&DEV_8139"))
+        self.assertEqual(registry.for_device(row, list(userdriver.CHECKS)),
+                         list(userdriver.CHECKS))
+        plan = cell.CellPlan(kernels.load_kernels(exp=EXP)[0], row,
+                             tuple(userdriver.CHECKS), EXP)
+        words = cell.kernel_cmdline(plan, {"tcp": 4000}).split()
+        self.assertIn("ndisbench.install=/lib/ndisbench/fixtures/mynic/"
+                      "MyNic.inf", words)
+        self.assertIn("ndisbench.unbind=10ec:8139", words)
+        self.assertIn("ndisbench.net=eth0", words)
+        self.assertIn("ndisbench.load=ndiswrapper", words)
+
+    # ---- bad input: one line naming the cause ----
+
+    def assertRefused(self, inf: pathlib.Path, pattern: str):
+        with self.assertRaisesRegex(BenchError, pattern) as ctx:
+            userdriver.device(inf)
+        self.assertNotIn("\n", str(ctx.exception))
+        self.assertIn(str(inf), str(ctx.exception))
+
+    def test_no_id_the_bench_can_emulate(self):
+        self.assertRefused(self.driver(r"PCI\VEN_1234&DEV_5678"),
+                           r"no hardware id the bench can emulate "
+                           r"\(pci:1234:5678; known: .*10ec:8139 \(rtl8139\)")
+
+    def test_no_hardware_id_at_all(self):
+        self.assertRefused(self.driver(r"ROOT\SOMETHING"),
+                           "names no PCI.*hardware id")
+
+    def test_no_manufacturer(self):
+        self.assertRefused(self.driver("", text="[Version]\nClass=Net\n"),
+                           r"no \[Manufacturer\] section")
+
+    def test_sys_missing(self):
+        self.assertRefused(self.driver(r"PCI\VEN_10EC&DEV_8139",
+                                       sys_bytes=False),
+                           "driver file nic.sys is not beside it")
+
+    def test_no_sys_named(self):
+        text = INF.replace("{sys},,,2", "readme.txt")
+        self.assertRefused(self.driver(r"PCI\VEN_10EC&DEV_8139", text=text),
+                           "copies no .sys file")
+
+    def test_malformed_sys(self):
+        cases = {b"garbage" * 20: "no MZ header",
+                 b"MZ" + b"\0" * 0x100: "no PE signature",
+                 pe_image(machine=0x14C, magic=0x10B): "not an amd64 PE32+",
+                 pe_image(subsystem=2): "subsystem 2, not a native"}
+        for data, pattern in cases.items():
+            with self.subTest(pattern=pattern):
+                inf = self.driver(r"PCI\VEN_10EC&DEV_8139", sys_bytes=data)
+                with self.assertRaisesRegex(BenchError, pattern):
+                    userdriver.device(inf)
+
+    def test_not_an_inf(self):
+        self.assertRefused(self.dir / "driver.sys", "takes the driver's .inf")
+        self.assertRefused(self.dir / "absent.inf", "No such file")
+        self.assertRefused(self.driver("", text="\0\1\2", name="bin.inf"),
+                           "not a text .inf")
+
+
+class WiredRowsTest(unittest.TestCase):
+    def test_the_fixture_row_and_its_reference(self):
+        wrapped = devices.DEVICES["rtl8139/ndiswrapper"]
+        native = devices.DEVICES["rtl8139/native"]
+        self.assertEqual(wrapped.fixture, "rtl8139nd")
+        self.assertEqual(wrapped.unbind, "10ec:8139")
+        # QEMU's chip is an RTL8139C+ (revision 0x20): 8139cp's, not 8139too's
+        self.assertEqual(native.native_driver, "8139cp")
+        self.assertEqual(native.guest_modules, ("8139cp",))
+        for row in (wrapped, native):
+            self.assertIn("rtl8139,netdev=net0,mac=52:54:00:12:34:59",
+                          row.qemu_args)
+            self.assertFalse(row.own_qemu)     # Debian's QEMU has it
+        self.assertEqual(registry.for_device(wrapped, registry.names()),
+                         ["load", "install", "bind", "dhcp", "ping", "mtu",
+                          "tcp", "sandbox"])
+        self.assertEqual(registry.for_device(native, registry.names()),
+                         ["bind", "dhcp", "ping", "mtu", "tcp", "sandbox"])
+
+    def test_the_reference_runs_only_where_8139cp_is(self):
+        table = {k.name: k for k in kernels.load_kernels(exp=EXP)}
+        native = devices.DEVICES["rtl8139/native"]
+        wrapped = devices.DEVICES["rtl8139/ndiswrapper"]
+        self.assertTrue(runner.runs_on(table["debian-6.1"], native))
+        self.assertFalse(runner.runs_on(table["src-6.1"], native))
+        self.assertTrue(runner.runs_on(table["src-6.1"], wrapped))
+
+    def test_bind_names_the_sys(self):
+        from helpers import judge
+        from ndisbench_lib.report import ktap
+        policy = EXP.policies["2.6.25-rc4"]
+        log = ktap.parse("\n".join([
+            "KTAP version 1", "1..3", "# tainted: 0", "ok 1 boot",
+            "# tainted_before: 0", "# tainted_after: 1",
+            "ok 2 insmod ndiswrapper",
+            "# driver: ndiswrapper", "# fw_version: rtl8139nd.sys",
+            "# bus_info: 0000:00:02.0", "# carrier: 1",
+            "ok 3 iface eth0"]))
+        good = judge("bind", policy, EXP, log, ["ndiswrapper"], 0,
+                     fixture="rtl8139nd")
+        self.assertTrue(good.ok, good.summary)
+        other = judge("bind", policy, EXP, log, ["ndiswrapper"], 0,
+                      fixture="mynic", fixture_sys="nic.sys")
+        self.assertFalse(other.ok)
+        self.assertIn("ethtool does not name nic.sys", other.summary)
+
+
+if __name__ == "__main__":
+    unittest.main()
