@@ -46,6 +46,7 @@ struct ndis_driver {
 };
 
 struct ndis_usb;
+struct ndis_request;
 
 /*
  * One device a Windows driver drives, on either bus: dev and bus are all
@@ -75,6 +76,8 @@ struct ndis_adapter {
 	struct list_head timers;	/* struct ndis_timer */
 	struct ndis_irq *irq;
 	struct mutex oid_lock;		/* one request at a time */
+	spinlock_t req_lock;		/* req_pending */
+	struct ndis_request *req_pending;	/* the driver has it (netdev.c) */
 	struct sk_buff_head tx_queue;
 	struct work_struct tx_work;
 	struct work_struct rx_mode_work;
@@ -124,6 +127,8 @@ struct ndis_driver *ndis_driver_at(unsigned long addr);
 void *win_alloc(struct ndis_driver *drv, size_t size);
 void win_free(void *ptr);
 void win_free_leaks(struct ndis_driver *drv);
+long win_sleep_outside_fpu(long (*sleep)(void *arg, long timeout),
+			   void *arg, long timeout);
 
 /* ndis.c */
 void ndis_free_mdl(struct win_mdl *mdl);

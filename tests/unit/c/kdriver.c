@@ -6,6 +6,7 @@
  */
 #include "ndis_sysfs.h"
 #include "usb_ctrl.h"
+#include "win_crt.h"
 #include "kdriver.h"
 
 const struct kd_function kd_vendor_functions[] = {
@@ -36,4 +37,21 @@ int kd_usb_ctrl_pipe_in(unsigned char request_type, unsigned short length)
 long kd_ssid_show(struct ndis_adapter *ad, kd_oid_query_t query, char *buf)
 {
 	return ndis_ssid_show(ad, query, buf);
+}
+
+__attribute__((ms_abi)) int kd_win_snprintf(char *buf, unsigned long count,
+					    const char *fmt, ...)
+{
+	__builtin_ms_va_list ap;
+	int n;
+
+	__builtin_ms_va_start(ap, fmt);
+	n = win_vsnprintf(buf, count, fmt, &ap);
+	__builtin_ms_va_end(ap);
+	return n;
+}
+
+int kd_win_strnicmp(const char *a, const char *b, unsigned long n)
+{
+	return win_strnicmp(a, b, n);
 }

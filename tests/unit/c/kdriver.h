@@ -29,6 +29,11 @@ unsigned char kd_usb_vendor_type(unsigned short function,
 int kd_usb_ctrl_pipe_in(unsigned char request_type, unsigned short length);
 long kd_ssid_show(struct ndis_adapter *ad, kd_oid_query_t query, char *buf);
 
+/* win_crt.h: Microsoft _snprintf (ms_abi, as drivers call it), _strnicmp */
+__attribute__((ms_abi)) int kd_win_snprintf(char *buf, unsigned long count,
+					    const char *fmt, ...);
+int kd_win_strnicmp(const char *a, const char *b, unsigned long n);
+
 /* kmock's cond_resched(): calls counted here */
 extern unsigned long kd_resched_calls;
 

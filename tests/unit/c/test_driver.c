@@ -218,8 +218,70 @@ static void test_ssid_show(void)
 	CHECK_STR(buf, "\n");
 }
 
+/* -- win_crt.h: ntoskrnl.exe's C runtime, Microsoft semantics ----------- */
+
+static void test_win_snprintf(void)
+{
+	/* UNICODE_STRING: Length 8 bytes, no NUL at its end */
+	static const unsigned short wide[] = { 'w', 'l', 'a', 'n', 'X' };
+	static const unsigned short wz[] = { 'n', 0x00e9, 0 };
+	struct { unsigned short len, max; const void *buf; } us = { 8, 10, wide };
+	char buf[32];
+	int rc;
+
+	/* fits: NUL-terminated, the length returned */
+	memset(buf, 'x', sizeof(buf));
+	rc = kd_win_snprintf(buf, sizeof(buf), "%s %u %d", "ab", 7u, -3);
+	CHECK(rc == 7);
+	CHECK_STR(buf, "ab 7 -3");
+	/* exactly count characters: no NUL, count returned */
+	memset(buf, 'x', sizeof(buf));
+	rc = kd_win_snprintf(buf, 4, "abcd");
+	CHECK(rc == 4);
+	CHECK(!memcmp(buf, "abcdx", 5));
+	/* too long: count characters, no NUL, -1 (not the C99 length) */
+	memset(buf, 'x', sizeof(buf));
+	rc = kd_win_snprintf(buf, 4, "abcdef");
+	if (rc != -1)
+		printf("#   truncated _snprintf returned %d\n", rc);
+	CHECK(rc == -1);
+	CHECK(!memcmp(buf, "abcdx", 5));
+	/* long is 32 bits on LLP64: %lx of a 64-bit slot shows the low half */
+	rc = kd_win_snprintf(buf, sizeof(buf), "%lx", 0x1234567890abcdefULL);
+	CHECK_STR(buf, "90abcdef");
+	rc = kd_win_snprintf(buf, sizeof(buf), "%I64x|%llu", 0x1234567890ULL,
+			     18446744073709551615ULL);
+	CHECK_STR(buf, "1234567890|18446744073709551615");
+	rc = kd_win_snprintf(buf, sizeof(buf), "%08x|%-4d|%4s|%.2s", 0xbeefu,
+			     5, "ab", "xyz");
+	CHECK_STR(buf, "0000beef|5   |  ab|xy");
+	/* wide strings and the counted strings of DbgPrint */
+	rc = kd_win_snprintf(buf, sizeof(buf), "%ws|%S|%ls", wz, wz, wz);
+	CHECK_STR(buf, "n?|n?|n?");
+	rc = kd_win_snprintf(buf, sizeof(buf), "%wZ|%.*s", &us, 2, "abc");
+	CHECK_STR(buf, "wlan|ab");
+	rc = kd_win_snprintf(buf, sizeof(buf), "%s|%p", (char *)0, (void *)0x10);
+	CHECK_STR(buf, "(null)|0000000000000010");
+	rc = kd_win_snprintf(buf, sizeof(buf), "%hd|%hhu|%c|%%", 0x18000, 0x1ff,
+			     'q');
+	CHECK_STR(buf, "-32768|255|q|%");
+}
+
+static void test_win_strnicmp(void)
+{
+	CHECK(kd_win_strnicmp("NdisBench", "ndisbENCH", 9) == 0);
+	CHECK(kd_win_strnicmp("abc", "ABD", 2) == 0);
+	CHECK(kd_win_strnicmp("abc", "ABD", 3) < 0);
+	CHECK(kd_win_strnicmp("b", "A", 1) > 0);
+	CHECK(kd_win_strnicmp("ab", "abc", 5) < 0);
+	/* folded to lower case, as Microsoft's: '_' (0x5f) sorts before 'a' */
+	CHECK(kd_win_strnicmp("_", "A", 1) < 0);
+}
+
 int main(void)
 {
+	TEST(test_win_snprintf);
+	TEST(test_win_strnicmp);
 	TEST(test_usb_vendor_type);
 	TEST(test_usb_ctrl_pipe);
 	TEST(test_ssid_show);
