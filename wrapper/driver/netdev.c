@@ -17,7 +17,10 @@
 
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
+#include <linux/completion.h>
 #include <linux/netdevice.h>
+#include <linux/overflow.h>
+#include <linux/refcount.h>
 #include <linux/slab.h>
 
 #include "ndis.h"
@@ -195,20 +198,6 @@ static netdev_tx_t ndis_start_xmit(struct sk_buff *skb,
 		netif_stop_queue(net);
 	queue_work(ndis_wq, &ad->tx_work);
 	return NETDEV_TX_OK;
-}
-
-int ndis_set_oid(struct ndis_adapter *ad, u32 oid, void *buf, u32 len)
-{
-	u32 read = 0, needed = 0;
-	ndis_status status;
-
-	mutex_lock(&ad->oid_lock);
-	status = LIN2WIN6(ad->driver->chars.set_info, ad->ctx, oid, buf, len,
-			  &read, &needed);
-	mutex_unlock(&ad->oid_lock);
-	if (status == NDIS_STATUS_SUCCESS)
-		return 0;
-	return status == NDIS_STATUS_PENDING ? -EOPNOTSUPP : -EIO;
 }
 
 /* A miniport indicates nothing until a packet filter is set. */
@@ -589,9 +578,157 @@ static WIN_ABI void ndis_reset_complete(void *handle, ndis_status status,
 		netdev_err(ad->net, "reset failed (status %#x)\n", status);
 }
 
-/* Requests complete synchronously here; a pending one is not supported. */
+/* -- OID requests ---------------------------------------------------------- */
+
+/*
+ * One query or set at a time (oid_lock), as NDIS sends them. The driver
+ * gets a buffer and BytesWritten/BytesNeeded words of the request's own,
+ * not the caller's: a driver that returns NDIS_STATUS_PENDING writes them
+ * later, from a work item or a DPC, and then calls
+ * NdisMQueryInformationComplete / NdisMSetInformationComplete (the
+ * block's QueryCompleteHandler / SetCompleteHandler), which wakes the
+ * waiter. Two references: the caller's, and the pending slot's, which the
+ * completion drops. A request the driver does not complete within
+ * NDIS_REQUEST_TIMEOUT fails with -ETIMEDOUT, but its memory stays the
+ * driver's until it completes or the adapter is gone; until then the
+ * next request is refused with -EBUSY (NDIS too sends no second one).
+ */
+#define NDIS_REQUEST_TIMEOUT	(10 * HZ)
+
+struct ndis_request {
+	refcount_t ref;
+	struct completion done;
+	ndis_status status;
+	u32 oid;
+	u32 written;			/* BytesWritten / BytesRead */
+	u32 needed;
+	u32 len;
+	u8 buf[];			/* InformationBuffer */
+};
+
+static void ndis_request_put(struct ndis_request *r)
+{
+	if (refcount_dec_and_test(&r->ref))
+		kfree(r);
+}
+
 static WIN_ABI void ndis_request_complete(void *handle, ndis_status status)
 {
+	struct ndis_adapter *ad = ndis_handle_adapter(handle);
+	struct ndis_request *r;
+
+	spin_lock_bh(&ad->req_lock);
+	r = ad->req_pending;
+	ad->req_pending = NULL;
+	spin_unlock_bh(&ad->req_lock);
+	if (!r) {
+		pr_err_ratelimited("%s: request completed, but none is pending\n",
+				   ad->driver->name);
+		return;
+	}
+	r->status = status;
+	complete(&r->done);
+	ndis_request_put(r);
+}
+
+/* Drops the slot's reference unless the driver's completion took it. */
+static void ndis_request_unpend(struct ndis_adapter *ad,
+				struct ndis_request *r)
+{
+	bool ours;
+
+	spin_lock_bh(&ad->req_lock);
+	ours = ad->req_pending == r;
+	if (ours)
+		ad->req_pending = NULL;
+	spin_unlock_bh(&ad->req_lock);
+	if (ours)
+		ndis_request_put(r);
+}
+
+/* 0, -EIO (the driver's status), -ETIMEDOUT, -EBUSY or -ENOMEM. */
+static int ndis_request(struct ndis_adapter *ad, bool query, u32 oid,
+			void *buf, u32 len, u32 *written)
+{
+	struct ndis_miniport_chars *c = &ad->driver->chars;
+	struct ndis_request *r;
+	ndis_status status;
+	u32 busy_oid = 0;
+	int err = 0;
+
+	r = kzalloc(struct_size(r, buf, len), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	refcount_set(&r->ref, 2);
+	init_completion(&r->done);
+	r->oid = oid;
+	r->len = len;
+	if (!query)
+		memcpy(r->buf, buf, len);
+
+	mutex_lock(&ad->oid_lock);
+	spin_lock_bh(&ad->req_lock);
+	if (ad->req_pending) {
+		busy_oid = ad->req_pending->oid;
+		err = -EBUSY;
+	} else {
+		ad->req_pending = r;
+	}
+	spin_unlock_bh(&ad->req_lock);
+	if (err) {
+		pr_err_ratelimited("%s: OID %#x refused: OID %#x is still pending in the driver\n",
+				   ad->driver->name, oid, busy_oid);
+		mutex_unlock(&ad->oid_lock);
+		kfree(r);
+		return err;
+	}
+	status = LIN2WIN6(query ? c->query_info : c->set_info, ad->ctx, oid,
+			  r->buf, len, &r->written, &r->needed);
+	if (status != NDIS_STATUS_PENDING) {
+		ndis_request_unpend(ad, r);
+	} else if (!wait_for_completion_timeout(&r->done,
+						NDIS_REQUEST_TIMEOUT)) {
+		pr_err("%s: OID %#x pending for %u s: given up (its buffer stays the driver's until it completes)\n",
+		       ad->driver->name, oid, NDIS_REQUEST_TIMEOUT / HZ);
+		err = -ETIMEDOUT;
+	} else {
+		status = r->status;
+	}
+	mutex_unlock(&ad->oid_lock);
+
+	if (!err && status != NDIS_STATUS_SUCCESS)
+		err = -EIO;
+	if (!err && query) {
+		*written = min(r->written, len);
+		memcpy(buf, r->buf, *written);
+	}
+	ndis_request_put(r);
+	return err;
+}
+
+int ndis_query_oid(struct ndis_adapter *ad, u32 oid, void *buf, u32 len,
+		   u32 *written)
+{
+	*written = 0;
+	return ndis_request(ad, true, oid, buf, len, written);
+}
+
+int ndis_set_oid(struct ndis_adapter *ad, u32 oid, void *buf, u32 len)
+{
+	return ndis_request(ad, false, oid, buf, len, NULL);
+}
+
+/* After MiniportHalt: a request the driver never completed is freed. */
+static void ndis_request_abandon(struct ndis_adapter *ad)
+{
+	struct ndis_request *r;
+
+	spin_lock_bh(&ad->req_lock);
+	r = ad->req_pending;
+	ad->req_pending = NULL;
+	spin_unlock_bh(&ad->req_lock);
+	if (r)
+		ndis_request_put(r);
 }
 
 /* Before MiniportInitialize: the handlers the DDK macros call through. */
@@ -619,22 +756,7 @@ void ndis_init_block(struct ndis_adapter *ad)
 	INIT_WORK(&ad->return_work, ndis_return_work);
 	INIT_WORK(&ad->rx_mode_work, ndis_rx_mode_work);
 	mutex_init(&ad->oid_lock);
-}
-
-int ndis_query_oid(struct ndis_adapter *ad, u32 oid, void *buf, u32 len,
-		   u32 *written)
-{
-	u32 needed = 0;
-	ndis_status status;
-
-	*written = 0;
-	mutex_lock(&ad->oid_lock);
-	status = LIN2WIN6(ad->driver->chars.query_info, ad->ctx, oid, buf,
-			  len, written, &needed);
-	mutex_unlock(&ad->oid_lock);
-	if (status == NDIS_STATUS_SUCCESS)
-		return 0;
-	return status == NDIS_STATUS_PENDING ? -EOPNOTSUPP : -EIO;
+	spin_lock_init(&ad->req_lock);
 }
 
 /* The net device exists before MiniportInitialize: indications need it. */
@@ -733,6 +855,7 @@ void ndis_netdev_quiesce(struct ndis_adapter *ad, bool give_back)
 void ndis_netdev_free(struct ndis_adapter *ad)
 {
 	cancel_work_sync(&ad->return_work);
+	ndis_request_abandon(ad);
 	ndis_wireless_free(ad);
 	free_netdev(ad->net);
 }
