@@ -321,7 +321,11 @@ static WIN_ABI void NdisFreePacketPool(void *handle)
 }
 WIN_FUNC(NdisFreePacketPool);
 
-/* The out-of-band block follows the protocol reserved area. */
+/*
+ * The out-of-band block follows the protocol reserved area, and the
+ * per-packet info block (NDIS_PACKET_EXTENSION) the OOB block: drivers
+ * read and write it with NDIS_PER_PACKET_INFO_FROM_PACKET.
+ */
 static WIN_ABI void NdisAllocatePacket(ndis_status *status,
 				       struct ndis_packet **result,
 				       void *handle)
@@ -336,7 +340,8 @@ static WIN_ABI void NdisAllocatePacket(ndis_status *status,
 		return;
 	oob = ALIGN(offsetof(struct ndis_packet, protocol_reserved) +
 		    pool->proto_reserved, 8);
-	pkt = win_alloc(pool->drv, oob + sizeof(struct ndis_packet_oob));
+	pkt = win_alloc(pool->drv, oob + sizeof(struct ndis_packet_oob) +
+			sizeof(struct ndis_packet_ext));
 	if (!pkt) {
 		ndis_pool_put(pool);
 		return;

@@ -72,6 +72,8 @@ struct ndis_adapter {
 	struct list_head params;	/* struct ndis_param, for the driver */
 	u8 mac[ETH_ALEN];
 	u32 map_registers;
+	bool sg_dma;			/* NdisMInitializeScatterGatherDma */
+	u32 sg_max_mapping;		/* bytes per element, 0: any */
 	struct list_head shared;	/* struct ndis_shared */
 	struct list_head timers;	/* struct ndis_timer */
 	struct ndis_irq *irq;
@@ -139,6 +141,9 @@ void ndis_flush_work_items(void);
 /* ndis_hw.c */
 int ndis_hw_setup(struct ndis_adapter *ad);
 void ndis_hw_teardown(struct ndis_adapter *ad);
+#define NDIS_SG_MAX_MAPS	4	/* the linear part and 3 fragments */
+struct win_sg_list *ndis_sg_map(struct ndis_adapter *ad, struct sk_buff *skb);
+void ndis_sg_unmap(struct ndis_adapter *ad, struct win_sg_list *list);
 
 /* usb.c: after MiniportHalt, whatever the driver left in flight. */
 void ndis_usb_stop_io(struct ndis_adapter *ad);

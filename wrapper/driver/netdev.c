@@ -47,9 +47,14 @@
 struct ndis_tx_packet {
 	struct ndis_packet pkt;
 	struct ndis_packet_oob oob;
+	struct ndis_packet_ext ext;	/* per-packet info, after the OOB */
 	struct win_mdl mdl[NDIS_TX_MDLS];
 	struct sk_buff *skb;
 };
+static_assert(offsetof(struct ndis_tx_packet, ext) ==
+	      offsetof(struct ndis_tx_packet, oob) +
+	      sizeof(struct ndis_packet_oob));
+static_assert(NDIS_TX_MDLS == NDIS_SG_MAX_MAPS);
 
 /* Received packets to give back are chained through WrapperReserved[1]. */
 static struct ndis_packet **ndis_next_return(struct ndis_packet *pkt)
@@ -70,6 +75,8 @@ static void ndis_tx_done(struct ndis_adapter *ad, struct ndis_packet *pkt,
 	struct sk_buff *skb = tp->skb;
 	struct net_device *net = ad->net;
 
+	if (tp->ext.info[NDIS_INFO_SG_LIST])
+		ndis_sg_unmap(ad, tp->ext.info[NDIS_INFO_SG_LIST]);
 	if (status == NDIS_STATUS_SUCCESS) {
 		net->stats.tx_packets++;
 		net->stats.tx_bytes += skb->len;
@@ -88,9 +95,13 @@ static void ndis_tx_done(struct ndis_adapter *ad, struct ndis_packet *pkt,
  * offers scatter-gather, so segmenting a TCP GSO skb copies no payload);
  * an skb with more fragments than fit is linearized. The checksum the
  * stack left to the "hardware" is filled in here: the miniport is an
- * 802.3 adapter without task offload.
+ * 802.3 adapter without task offload, so the per-packet info asks for no
+ * checksum (TcpIpChecksumPacketInfo 0) and carries no 802.1Q tag (the
+ * net device offers no VLAN offload: a tag stays in the frame). A
+ * scatter-gather DMA miniport gets the packet's mapped list there.
  */
-static struct ndis_packet *ndis_wrap_skb(struct sk_buff *skb)
+static struct ndis_packet *ndis_wrap_skb(struct ndis_adapter *ad,
+					 struct sk_buff *skb)
 {
 	struct ndis_tx_packet *tp;
 	u32 i, n, pages;
@@ -124,6 +135,13 @@ static struct ndis_packet *ndis_wrap_skb(struct sk_buff *skb)
 	tp->pkt.oob_offset = offsetof(struct ndis_tx_packet, oob);
 	tp->oob.header_size = ETH_HLEN;
 	tp->skb = skb;
+	if (ad->sg_dma) {
+		tp->ext.info[NDIS_INFO_SG_LIST] = ndis_sg_map(ad, skb);
+		if (!tp->ext.info[NDIS_INFO_SG_LIST]) {
+			kfree(tp);
+			return NULL;
+		}
+	}
 	return &tp->pkt;
 }
 
@@ -152,7 +170,7 @@ static void ndis_tx_work(struct work_struct *work)
 		n = 0;
 		while (n < NDIS_TX_BATCH &&
 		       (skb = skb_dequeue(&ad->tx_queue))) {
-			pkt = ndis_wrap_skb(skb);
+			pkt = ndis_wrap_skb(ad, skb);
 			if (!pkt) {
 				ad->net->stats.tx_dropped++;
 				dev_kfree_skb_any(skb);
@@ -438,6 +456,7 @@ static void ndis_rx_one(struct ndis_adapter *ad, struct ndis_packet *pkt)
 struct ndis_td_packet {
 	struct ndis_packet pkt;
 	struct ndis_packet_oob oob;
+	struct ndis_packet_ext ext;
 	struct win_mdl mdl;
 	struct sk_buff *skb;
 	u32 want;			/* bytes MiniportTransferData owes */

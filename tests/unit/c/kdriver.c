@@ -4,6 +4,7 @@
  * them (-nostdinc, kmock's headers), behind kdriver.h's plain entry
  * points.
  */
+#include "ndis_sg.h"
 #include "ndis_sysfs.h"
 #include "usb_ctrl.h"
 #include "win_crt.h"
@@ -54,4 +55,15 @@ __attribute__((ms_abi)) int kd_win_snprintf(char *buf, unsigned long count,
 int kd_win_strnicmp(const char *a, const char *b, unsigned long n)
 {
 	return win_strnicmp(a, b, n);
+}
+
+int kd_sg_append(struct kd_sg *sg, unsigned int max_elements,
+		 unsigned long long addr, unsigned int len, unsigned int max_len)
+{
+	static_assert(sizeof(struct kd_sg_element) ==
+		      sizeof(struct win_sg_element));
+	static_assert(offsetof(struct kd_sg, elements) ==
+		      offsetof(struct win_sg_list, elements));
+	return ndis_sg_append((struct win_sg_list *)sg, max_elements, addr,
+			      len, max_len);
 }

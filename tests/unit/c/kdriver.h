@@ -34,6 +34,22 @@ __attribute__((ms_abi)) int kd_win_snprintf(char *buf, unsigned long count,
 					    const char *fmt, ...);
 int kd_win_strnicmp(const char *a, const char *b, unsigned long n);
 
+/* ndis_sg.h: a SCATTER_GATHER_LIST as the driver sees it (amd64) */
+struct kd_sg_element {
+	unsigned long long address;
+	unsigned int length, pad;
+	unsigned long long reserved;
+};
+
+struct kd_sg {
+	unsigned int count, pad;
+	unsigned long long reserved;
+	struct kd_sg_element elements[8];
+};
+
+int kd_sg_append(struct kd_sg *sg, unsigned int max_elements,
+		 unsigned long long addr, unsigned int len, unsigned int max_len);
+
 /* kmock's cond_resched(): calls counted here */
 extern unsigned long kd_resched_calls;
 

@@ -278,8 +278,48 @@ static void test_win_strnicmp(void)
 	CHECK(kd_win_strnicmp("_", "A", 1) < 0);
 }
 
+/* -- ndis_sg.h: the SCATTER_GATHER_LIST of a send ------------------------- */
+
+static void test_sg_list(void)
+{
+	struct kd_sg sg;
+
+	/* no MaximumPhysicalMapping: one element per mapping */
+	memset(&sg, 0xa5, sizeof(sg));
+	sg.count = 0;
+	CHECK(kd_sg_append(&sg, 8, 0x1000ULL, 54, 0));
+	CHECK(kd_sg_append(&sg, 8, 0x123456789000ULL, 1460, 0));
+	CHECK(kd_sg_append(&sg, 8, 0x5000ULL, 0, 0));	/* empty: nothing */
+	CHECK(sg.count == 2);
+	CHECK(sg.elements[0].address == 0x1000 && sg.elements[0].length == 54);
+	CHECK(sg.elements[1].address == 0x123456789000ULL &&
+	      sg.elements[1].length == 1460);
+	CHECK(!sg.elements[0].pad && !sg.elements[0].reserved);
+
+	/* a range past the limit is cut into contiguous elements */
+	sg.count = 0;
+	CHECK(kd_sg_append(&sg, 8, 0x10000ULL, 10000, 4096));
+	if (sg.count != 3)
+		printf("#   %u elements\n", sg.count);
+	CHECK(sg.count == 3);
+	CHECK(sg.elements[0].address == 0x10000 && sg.elements[0].length == 4096);
+	CHECK(sg.elements[1].address == 0x11000 && sg.elements[1].length == 4096);
+	CHECK(sg.elements[2].address == 0x12000 && sg.elements[2].length == 1808);
+	CHECK(kd_sg_append(&sg, 8, 0x20000ULL, 8192, 4096));
+	CHECK(sg.count == 5 && sg.elements[4].length == 4096);
+
+	/* no room: refused, the list as it was */
+	CHECK(!kd_sg_append(&sg, 8, 0x30000ULL, 4 * 4096, 4096));
+	CHECK(sg.count == 5);
+	CHECK(kd_sg_append(&sg, 8, 0x30000ULL, 3 * 4096, 4096));
+	CHECK(sg.count == 8);
+	CHECK(!kd_sg_append(&sg, 8, 0x40000ULL, 1, 0));
+	CHECK(sg.count == 8);
+}
+
 int main(void)
 {
+	TEST(test_sg_list);
 	TEST(test_win_snprintf);
 	TEST(test_win_strnicmp);
 	TEST(test_usb_vendor_type);
