@@ -55,9 +55,13 @@ WRAPPED = ("bcm43xx/ndiswrapper", "rtl8187/ndiswrapper")
 NATIVE = ("rtl8187/native",)                # Linux's own driver: reference
 RADIOS = WRAPPED + NATIVE
 UNPLUGGABLE = ("rtl8187/ndiswrapper", "rtl8187/native")   # USB: hotplug
-# The same radios on a faulty air: the driver, the wrapper and TCP must
-# recover (no ping: loss is expected).
-FAULTY_WRAPPED = ("bcm43xx-faults/ndiswrapper", "rtl8187-faults/ndiswrapper")
+# A fixture that hangs once (bcmwl.sys as bcmwlhang, its INF's HangTxAfter
+# knob): the wrapper's CheckForHang and Reset must bring it back.
+HUNG = ("bcm43xx-hang/ndiswrapper",)
+# The same radios on a faulty air, and the hanging fixture: the driver, the
+# wrapper and TCP must recover (no ping: loss is expected).
+FAULTY_WRAPPED = ("bcm43xx-faults/ndiswrapper",
+                  "rtl8187-faults/ndiswrapper") + HUNG
 FAULTY = FAULTY_WRAPPED + ("rtl8187-faults/native",)
 PLANTED = ("planted",)
 
@@ -122,6 +126,12 @@ TARGETS: Tuple[Device, ...] = (
            qemu_args=FAULTY_AIR_ARGS + ("-device", "bcm43xx,air=air0,"
                                         "mac=52:54:00:12:34:57"),
            ifname="wlan0", own_qemu=True, fixture="bcmwl", default=False),
+    Device("bcm43xx-hang", "bcm43xx/ndiswrapper with bcmwl.sys's TX hanging "
+           "once (its INF's HangTxAfter): CheckForHang and Reset must bring "
+           "it back", wrapper="ndiswrapper",
+           qemu_args=AIR_ARGS + ("-device", "bcm43xx,air=air0,"
+                                 "mac=52:54:00:12:34:57"),
+           ifname="wlan0", own_qemu=True, fixture="bcmwlhang", default=False),
     Device("rtl8187-faults", "rtl8187/ndiswrapper on a faulty air",
            wrapper="ndiswrapper",
            qemu_args=FAULTY_RTL8187_ARGS, guest_modules=("xhci_pci",),

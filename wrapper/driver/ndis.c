@@ -74,6 +74,7 @@ static WIN_ABI void NdisMSetAttributesEx(void *handle, void *ctx,
 
 	ad->ctx = ctx;
 	ad->attributes = flags;
+	ad->hang_secs = hang_secs;
 }
 WIN_FUNC(NdisMSetAttributesEx);
 
@@ -608,6 +609,7 @@ struct ndis_timer {
 	struct timer_list timer;
 	struct work_struct dpc;
 	struct ndis_miniport_timer *storage;
+	struct ndis_adapter *ad;
 	void *func;
 	void *context;
 };
@@ -616,7 +618,9 @@ static void ndis_timer_dpc(struct work_struct *work)
 {
 	struct ndis_timer *t = container_of(work, struct ndis_timer, dpc);
 
+	ndis_serialize(t->ad);
 	DPC2WIN4(t->func, NULL, t->context, NULL, NULL);
+	ndis_unserialize(t->ad);
 }
 
 /*
@@ -653,6 +657,7 @@ static WIN_ABI void NdisMInitializeTimer(struct ndis_miniport_timer *storage,
 	timer_setup(&t->timer, ndis_timer_fire, 0);
 	INIT_WORK(&t->dpc, ndis_timer_dpc);
 	t->storage = storage;
+	t->ad = ad;
 	t->func = func;
 	t->context = context;
 	list_add(&t->list, &ad->timers);

@@ -47,6 +47,7 @@ struct ndis_driver {
 
 struct ndis_usb;
 struct ndis_request;
+struct ndis_tx_packet;
 
 /*
  * One device a Windows driver drives, on either bus: dev and bus are all
@@ -90,7 +91,48 @@ struct ndis_adapter {
 	spinlock_t rx_lock;		/* rx_on against unregistering */
 	bool rx_on;			/* registered: indications go up */
 	bool net_gone;			/* unregistering: no more indications */
+
+	/*
+	 * A serialized miniport (no NDIS_ATTRIBUTE_DESERIALIZE) is never
+	 * entered twice at once: sends, the interrupt DPC, requests, timer
+	 * DPCs, packet returns, CheckForHang and Reset take serial_lock
+	 * (ndis_serialize()). Its sends answered NDIS_STATUS_RESOURCES wait
+	 * in tx_held, in order, for a completion or
+	 * NdisMSendResourcesAvailable.
+	 */
+	spinlock_t serial_lock;
+	struct ndis_tx_packet *tx_held, *tx_held_tail;
+	bool tx_blocked;
+	atomic_t tx_done_gen;
+
+	/* CheckForHang every hang_secs; Reset when it says so (adapter.c) */
+	u32 hang_secs;
+	struct delayed_work hang_work;
+	bool hang_on;
+	bool resetting;			/* no sends while the miniport resets */
+	struct completion reset_done;
+	ndis_status reset_status;
+	bool reset_addressing;
+	bool status_unknown_said;
 };
+
+/* DISPATCH_LEVEL calls into a serialized miniport go one at a time. */
+static inline bool ndis_serialized(struct ndis_adapter *ad)
+{
+	return !(ad->attributes & NDIS_ATTRIBUTE_DESERIALIZE);
+}
+
+static inline void ndis_serialize(struct ndis_adapter *ad)
+{
+	if (ndis_serialized(ad))
+		spin_lock_bh(&ad->serial_lock);
+}
+
+static inline void ndis_unserialize(struct ndis_adapter *ad)
+{
+	if (ndis_serialized(ad))
+		spin_unlock_bh(&ad->serial_lock);
+}
 
 /*
  * An MDL over nonpaged memory the kernel has mapped (va, len bytes): how
@@ -119,6 +161,8 @@ struct ndis_adapter *ndis_adapter_create(struct device *dev, u32 bus,
 int ndis_adapter_start(struct ndis_adapter *ad);
 void ndis_adapter_stop(struct ndis_adapter *ad, bool surprise);
 void ndis_adapter_destroy(struct ndis_adapter *ad);
+void ndis_hang_start(struct ndis_adapter *ad);
+void ndis_hang_stop(struct ndis_adapter *ad);
 
 /* pe_image.c */
 struct ndis_driver *ndis_load_driver(struct ndis_load_req *req);
@@ -168,6 +212,8 @@ void ndis_wireless_free(struct ndis_adapter *ad);
 void ndis_wireless_open(struct ndis_adapter *ad);
 void ndis_wireless_stop(struct ndis_adapter *ad);
 void ndis_wireless_status(struct ndis_adapter *ad, ndis_status status);
+void ndis_tx_kick(struct ndis_adapter *ad);
+int ndis_restore_filter(struct ndis_adapter *ad);
 
 
 #endif /* NDIS_NDIS_H */

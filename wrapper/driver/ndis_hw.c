@@ -58,9 +58,11 @@ static void ndis_irq_dpc(struct work_struct *work)
 	spin_unlock(&ni->lock);
 	if (!ni->dpc_running)
 		return;
+	ndis_serialize(ni->ad);
 	DPC2WIN1(drv->chars.handle_interrupt, ctx);
 	if (!ni->request_isr && drv->chars.enable_interrupt)
 		DPC2WIN1(drv->chars.enable_interrupt, ctx);
+	ndis_unserialize(ni->ad);
 	WRITE_ONCE(ni->dpc_running, false);
 }
 

@@ -50,6 +50,7 @@ struct ndis_tx_packet {
 	struct ndis_packet_ext ext;	/* per-packet info, after the OOB */
 	struct win_mdl mdl[NDIS_TX_MDLS];
 	struct sk_buff *skb;
+	struct ndis_tx_packet *next;	/* in tx_held */
 };
 static_assert(offsetof(struct ndis_tx_packet, ext) ==
 	      offsetof(struct ndis_tx_packet, oob) +
@@ -85,6 +86,7 @@ static void ndis_tx_done(struct ndis_adapter *ad, struct ndis_packet *pkt,
 	}
 	dev_consume_skb_any(skb);
 	kfree(tp);
+	ndis_tx_kick(ad);
 	if (netif_queue_stopped(net) &&
 	    skb_queue_len(&ad->tx_queue) < NDIS_TX_QUEUE_MAX / 2)
 		netif_wake_queue(net);
@@ -154,20 +156,115 @@ static struct ndis_packet *ndis_wrap_skb(struct ndis_adapter *ad,
  */
 #define NDIS_TX_BATCH	16
 
+/*
+ * A serialized miniport's NDIS_STATUS_RESOURCES: the packet is not taken
+ * and goes back to the front of the wrapper's queue (tx_held, in order,
+ * before anything not yet wrapped); sending resumes when the miniport
+ * completes a send or calls NdisMSendResourcesAvailable.
+ */
+static void ndis_tx_hold(struct ndis_adapter *ad, struct ndis_packet **pkts,
+			 u32 n)
+{
+	struct ndis_tx_packet *head = NULL, **tail = &head, *last = NULL;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		struct ndis_tx_packet *tp = container_of(pkts[i],
+							 struct ndis_tx_packet,
+							 pkt);
+
+		*tail = tp;
+		tail = &tp->next;
+		last = tp;
+	}
+	if (!head)
+		return;
+	last->next = ad->tx_held;
+	if (!ad->tx_held)
+		ad->tx_held_tail = last;
+	ad->tx_held = head;
+}
+
+static struct ndis_packet *ndis_tx_unhold(struct ndis_adapter *ad)
+{
+	struct ndis_tx_packet *tp = ad->tx_held;
+
+	if (!tp)
+		return NULL;
+	ad->tx_held = tp->next;
+	if (!ad->tx_held)
+		ad->tx_held_tail = NULL;
+	tp->next = NULL;
+	return &tp->pkt;
+}
+
+/* A send completed or resources came back: send what waits. */
+void ndis_tx_kick(struct ndis_adapter *ad)
+{
+	atomic_inc(&ad->tx_done_gen);
+	if (READ_ONCE(ad->tx_blocked)) {
+		WRITE_ONCE(ad->tx_blocked, false);
+		queue_work(ndis_wq, &ad->tx_work);
+	}
+}
+
+/*
+ * Sends one batch; returns the number of packets a serialized miniport
+ * answered NDIS_STATUS_RESOURCES (held again, in order).
+ */
+static u32 ndis_tx_batch(struct ndis_adapter *ad, struct ndis_packet **pkts,
+			 u32 n)
+{
+	struct ndis_miniport_chars *c = &ad->driver->chars;
+	bool serialized = ndis_serialized(ad);
+	ndis_status status[NDIS_TX_BATCH];
+	struct ndis_packet *busy[NDIS_TX_BATCH];
+	u32 i, nbusy = 0;
+
+	ndis_serialize(ad);
+	if (c->send_packets) {
+		DPC2WIN3(c->send_packets, ad->ctx, pkts, n);
+		/*
+		 * A deserialized miniport always completes through
+		 * SendCompleteHandler, maybe already: the packets may be
+		 * gone. A serialized one leaves the status of each in its
+		 * OOB data, read before anything else may enter it.
+		 */
+		for (i = 0; serialized && i < n; i++)
+			status[i] = ndis_oob(pkts[i])->status;
+	} else {
+		for (i = 0; i < n; i++)
+			status[i] = DPC2WIN3(c->send, ad->ctx, pkts[i], 0);
+	}
+	ndis_unserialize(ad);
+	if (c->send_packets && !serialized)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (status[i] == NDIS_STATUS_RESOURCES && serialized)
+			busy[nbusy++] = pkts[i];
+		else if (status[i] != NDIS_STATUS_PENDING)
+			ndis_tx_done(ad, pkts[i], status[i]);
+	}
+	ndis_tx_hold(ad, busy, nbusy);
+	return nbusy;
+}
+
 static void ndis_tx_work(struct work_struct *work)
 {
 	struct ndis_adapter *ad = container_of(work, struct ndis_adapter,
 					       tx_work);
-	struct ndis_miniport_chars *c = &ad->driver->chars;
-	bool serialized = !(ad->attributes & NDIS_ATTRIBUTE_DESERIALIZE);
 	struct ndis_packet *pkts[NDIS_TX_BATCH];
 	struct ndis_packet *pkt;
 	struct sk_buff *skb;
-	ndis_status status;
+	int gen;
 	u32 n, i;
 
 	for (;;) {
+		if (READ_ONCE(ad->resetting) || READ_ONCE(ad->tx_blocked))
+			return;		/* the reset's end, or a kick, resumes */
 		n = 0;
+		while (n < NDIS_TX_BATCH && (pkt = ndis_tx_unhold(ad)))
+			pkts[n++] = pkt;
 		while (n < NDIS_TX_BATCH &&
 		       (skb = skb_dequeue(&ad->tx_queue))) {
 			pkt = ndis_wrap_skb(ad, skb);
@@ -176,34 +273,30 @@ static void ndis_tx_work(struct work_struct *work)
 				dev_kfree_skb_any(skb);
 				continue;
 			}
-			ndis_oob(pkt)->status = NDIS_STATUS_PENDING;
 			pkts[n++] = pkt;
 		}
 		if (!n)
 			return;
-		if (c->send_packets) {
-			DPC2WIN3(c->send_packets, ad->ctx, pkts, n);
-			/*
-			 * A deserialized miniport always completes through
-			 * SendCompleteHandler, maybe already: the packets
-			 * may be gone. A serialized one leaves the status
-			 * of each in its OOB data.
-			 */
-			if (!serialized)
-				continue;
-			for (i = 0; i < n; i++) {
-				status = ndis_oob(pkts[i])->status;
-				if (status != NDIS_STATUS_PENDING)
-					ndis_tx_done(ad, pkts[i], status);
-			}
-		} else {
-			for (i = 0; i < n; i++) {
-				status = DPC2WIN3(c->send, ad->ctx, pkts[i], 0);
-				if (status != NDIS_STATUS_PENDING)
-					ndis_tx_done(ad, pkts[i], status);
-			}
+		for (i = 0; i < n; i++)
+			ndis_oob(pkts[i])->status = NDIS_STATUS_PENDING;
+		gen = atomic_read(&ad->tx_done_gen);
+		if (ndis_tx_batch(ad, pkts, n)) {
+			WRITE_ONCE(ad->tx_blocked, true);
+			/* a completion between the send and now kicked no one */
+			if (atomic_read(&ad->tx_done_gen) == gen)
+				return;
+			WRITE_ONCE(ad->tx_blocked, false);
 		}
 	}
+}
+
+/* Unregistering: what a serialized miniport never took is failed. */
+static void ndis_tx_drop_held(struct ndis_adapter *ad)
+{
+	struct ndis_packet *pkt;
+
+	while ((pkt = ndis_tx_unhold(ad)))
+		ndis_tx_done(ad, pkt, NDIS_STATUS_FAILURE);
 }
 
 static netdev_tx_t ndis_start_xmit(struct sk_buff *skb,
@@ -359,6 +452,7 @@ static WIN_ABI void ndis_send_resources(void *handle)
 {
 	struct ndis_adapter *ad = ndis_handle_adapter(handle);
 
+	ndis_tx_kick(ad);
 	if (!READ_ONCE(ad->net_gone))
 		netif_wake_queue(ad->net);
 }
@@ -379,7 +473,9 @@ static void ndis_return_work(struct work_struct *work)
 	while (pkt) {
 		struct ndis_packet *next = *ndis_next_return(pkt);
 
+		ndis_serialize(ad);
 		DPC2WIN2(ad->driver->chars.return_packet, ad->ctx, pkt);
+		ndis_unserialize(ad);
 		pkt = next;
 	}
 }
@@ -577,10 +673,33 @@ static WIN_ABI void ndis_indicate_status(void *handle, ndis_status status,
 	/* A carrier event would hold the device past free_netdev(). */
 	if (READ_ONCE(ad->net_gone))
 		return;
-	if (status == NDIS_STATUS_MEDIA_CONNECT)
+	switch ((u32)status) {
+	case NDIS_STATUS_MEDIA_CONNECT:
 		netif_carrier_on(ad->net);
-	else if (status == NDIS_STATUS_MEDIA_DISCONNECT)
+		break;
+	case NDIS_STATUS_MEDIA_DISCONNECT:
 		netif_carrier_off(ad->net);
+		break;
+	case NDIS_STATUS_RESET_START:	/* the miniport resets itself */
+		netif_stop_queue(ad->net);
+		break;
+	case NDIS_STATUS_RESET_END:
+		netif_wake_queue(ad->net);
+		break;
+	case NDIS_STATUS_MEDIA_SPECIFIC_INDICATION:	/* 802.11: below */
+	case NDIS_STATUS_LINK_SPEED_CHANGE:	/* ethtool asks anyway */
+		break;
+	default:
+		/*
+		 * Any other code (WAN, token ring, power, vendor ones) is
+		 * taken and ignored, as by a protocol that does not bind to
+		 * it; said once per adapter so that it is not silent.
+		 */
+		if (!xchg(&ad->status_unknown_said, true))
+			netdev_info(ad->net, "status %#x (%u bytes) ignored; further unknown ones too\n",
+				    status, len);
+		break;
+	}
 	ndis_wireless_status(ad, status);
 }
 
@@ -593,8 +712,20 @@ static WIN_ABI void ndis_reset_complete(void *handle, ndis_status status,
 {
 	struct ndis_adapter *ad = ndis_handle_adapter(handle);
 
-	if (status != NDIS_STATUS_SUCCESS)
-		netdev_err(ad->net, "reset failed (status %#x)\n", status);
+	if (!READ_ONCE(ad->resetting)) {
+		pr_err_ratelimited("%s: NdisMResetComplete, but no reset is in progress\n",
+				   ad->driver->name);
+		return;
+	}
+	ad->reset_status = status;
+	ad->reset_addressing = addressing_reset;
+	complete(&ad->reset_done);
+}
+
+/* After a reset that lost the addressing: the filter the stack wants. */
+int ndis_restore_filter(struct ndis_adapter *ad)
+{
+	return ndis_set_filter(ad, netif_running(ad->net));
 }
 
 /* -- OID requests ---------------------------------------------------------- */
@@ -701,8 +832,15 @@ static int ndis_request(struct ndis_adapter *ad, bool query, u32 oid,
 		kfree(r);
 		return err;
 	}
-	status = LIN2WIN6(query ? c->query_info : c->set_info, ad->ctx, oid,
-			  r->buf, len, &r->written, &r->needed);
+	/* a serialized miniport's requests run at DISPATCH_LEVEL, locked */
+	ndis_serialize(ad);
+	status = win_callv_at(ndis_serialized(ad) ? WIN_DISPATCH_LEVEL :
+			      WIN_PASSIVE_LEVEL,
+			      query ? c->query_info : c->set_info, 6,
+			      (u64 [6]){ WARG(ad->ctx), WARG(oid),
+					 WARG(r->buf), WARG(len),
+					 WARG(&r->written), WARG(&r->needed) });
+	ndis_unserialize(ad);
 	if (status != NDIS_STATUS_PENDING) {
 		ndis_request_unpend(ad, r);
 	} else if (!wait_for_completion_timeout(&r->done,
@@ -776,6 +914,9 @@ void ndis_init_block(struct ndis_adapter *ad)
 	INIT_WORK(&ad->rx_mode_work, ndis_rx_mode_work);
 	mutex_init(&ad->oid_lock);
 	spin_lock_init(&ad->req_lock);
+	spin_lock_init(&ad->serial_lock);
+	atomic_set(&ad->tx_done_gen, 0);
+	init_completion(&ad->reset_done);
 }
 
 /* The net device exists before MiniportInitialize: indications need it. */
@@ -846,6 +987,7 @@ void ndis_netdev_unregister(struct ndis_adapter *ad)
 	unregister_netdev(ad->net);
 	ndis_wireless_unregister(ad);
 	cancel_work_sync(&ad->tx_work);
+	ndis_tx_drop_held(ad);
 	skb_queue_purge(&ad->tx_queue);
 }
 
