@@ -173,6 +173,7 @@ struct ndis_driver *ndis_driver_at(unsigned long addr);
 void *win_alloc(struct ndis_driver *drv, size_t size);
 void win_free(void *ptr);
 void win_free_leaks(struct ndis_driver *drv);
+u64 win_kuser_page(void);
 long win_sleep_outside_fpu(long (*sleep)(void *arg, long timeout),
 			   void *arg, long timeout);
 

@@ -15,9 +15,13 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/gfp.h>
+#include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
+#include <linux/timer.h>
 #include <linux/string.h>
 #include <linux/wait.h>
 #include <asm/fpu/types.h>
@@ -343,6 +347,95 @@ static long win_wait_event(struct win_kevent *ev, long timeout)
 
 /* 100 ns units since 1601 (Windows system time) at the Unix epoch. */
 #define WIN_EPOCH_OFFSET	116444736000000000LL
+
+/* -- the shared user data page ------------------------------------------- */
+
+/*
+ * The page that replaces KUSER_SHARED_DATA for the drivers whose reads of
+ * it the loader redirected (wrapper/loader/kuser.h says why the real
+ * address cannot be mapped). Made on the first such driver; from then on
+ * a timer keeps its clocks current every WIN_KUSER_PERIOD_MS, as Windows'
+ * clock interrupt does: InterruptTime (100 ns since boot), SystemTime
+ * (100 ns since 1601) and TickCount (clock ticks of KeQueryTimeIncrement),
+ * each a KSYSTEM_TIME written High2Time first and then as one 64-bit
+ * store, which is what the amd64 macros read. NtMajorVersion and
+ * NtMinorVersion say 5.2 (XP x64 / Server 2003), the NDIS 5.1 kernels.
+ */
+#define WIN_TIME_INCREMENT	156250	/* 100 ns units: 15.625 ms */
+#define WIN_KUSER_PERIOD_MS	10
+#define KUSER_TICK_COUNT_LOW	0x000
+#define KUSER_TICK_MULTIPLIER	0x004
+#define KUSER_INTERRUPT_TIME	0x008
+#define KUSER_SYSTEM_TIME	0x014
+#define KUSER_NT_MAJOR		0x26c
+#define KUSER_NT_MINOR		0x270
+#define KUSER_TICK_COUNT	0x320
+
+static DEFINE_MUTEX(win_kuser_lock);
+static u8 *win_kuser;
+static struct timer_list win_kuser_timer;
+
+static void win_ksystem_time_set(u8 *page, unsigned int off, u64 v)
+{
+	WRITE_ONCE(*(u32 *)(page + off + 8), (u32)(v >> 32));
+	smp_wmb();
+	WRITE_ONCE(*(u64 *)(page + off), v);
+}
+
+static void win_kuser_update(struct timer_list *timer)
+{
+	struct timespec64 now;
+	u64 up, tick;
+
+	ktime_get_real_ts64(&now);
+	up = div_u64(jiffies64_to_nsecs(get_jiffies_64() - INITIAL_JIFFIES),
+		     100);
+	tick = div_u64(up, WIN_TIME_INCREMENT);
+	win_ksystem_time_set(win_kuser, KUSER_INTERRUPT_TIME, up);
+	win_ksystem_time_set(win_kuser, KUSER_SYSTEM_TIME,
+			     now.tv_sec * 10000000ULL + now.tv_nsec / 100 +
+			     WIN_EPOCH_OFFSET);
+	win_ksystem_time_set(win_kuser, KUSER_TICK_COUNT, tick);
+	WRITE_ONCE(*(u32 *)(win_kuser + KUSER_TICK_COUNT_LOW), (u32)tick);
+	mod_timer(&win_kuser_timer,
+		  jiffies + msecs_to_jiffies(WIN_KUSER_PERIOD_MS));
+}
+
+/* The page's address, made and started on the first call; 0: no memory. */
+u64 win_kuser_page(void)
+{
+	mutex_lock(&win_kuser_lock);
+	if (!win_kuser) {
+		win_kuser = (u8 *)get_zeroed_page(GFP_KERNEL);
+		if (win_kuser) {
+			*(u32 *)(win_kuser + KUSER_TICK_MULTIPLIER) =
+				div_u64((u64)WIN_TIME_INCREMENT << 24, 10000);
+			*(u32 *)(win_kuser + KUSER_NT_MAJOR) = 5;
+			*(u32 *)(win_kuser + KUSER_NT_MINOR) = 2;
+			timer_setup(&win_kuser_timer, win_kuser_update, 0);
+			win_kuser_update(&win_kuser_timer);
+		}
+	}
+	mutex_unlock(&win_kuser_lock);
+	return (u64)(uintptr_t)win_kuser;
+}
+
+/* Module exit: no driver is left to read it. */
+void win_kuser_exit(void)
+{
+	if (!win_kuser)
+		return;
+	del_timer_sync(&win_kuser_timer);
+	free_page((unsigned long)win_kuser);
+	win_kuser = NULL;
+}
+
+/* The clock tick TickCount counts, in 100 ns units. */
+static WIN_ABI u32 KeQueryTimeIncrement(void)
+{
+	return WIN_TIME_INCREMENT;
+}
+WIN_FUNC(KeQueryTimeIncrement);
 
 static WIN_ABI s32 KeWaitForSingleObject(void *object, u32 reason, u8 mode,
 					 u8 alertable, const s64 *timeout)

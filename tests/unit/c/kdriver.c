@@ -4,6 +4,7 @@
  * them (-nostdinc, kmock's headers), behind kdriver.h's plain entry
  * points.
  */
+#include "../loader/kuser.h"
 #include "ndis_sg.h"
 #include "ndis_sysfs.h"
 #include "usb_ctrl.h"
@@ -66,4 +67,10 @@ int kd_sg_append(struct kd_sg *sg, unsigned int max_elements,
 		      offsetof(struct win_sg_list, elements));
 	return ndis_sg_append((struct win_sg_list *)sg, max_elements, addr,
 			      len, max_len);
+}
+
+unsigned int kd_kuser_redirect(unsigned char *sec, unsigned long len, int code,
+			       unsigned long long page)
+{
+	return kuser_redirect(sec, len, code, page);
 }

@@ -50,6 +50,10 @@ struct kd_sg {
 int kd_sg_append(struct kd_sg *sg, unsigned int max_elements,
 		 unsigned long long addr, unsigned int len, unsigned int max_len);
 
+/* wrapper/loader/kuser.h: KUSER_SHARED_DATA references redirected */
+unsigned int kd_kuser_redirect(unsigned char *sec, unsigned long len, int code,
+			       unsigned long long page);
+
 /* kmock's cond_resched(): calls counted here */
 extern unsigned long kd_resched_calls;
 

@@ -317,8 +317,66 @@ static void test_sg_list(void)
 	CHECK(sg.count == 8);
 }
 
+/* -- kuser.h: the amd64 time macros' reads of KUSER_SHARED_DATA ---------- */
+
+#define KUSER	0xfffff78000000000ULL
+#define PAGE	0xffff888012345000ULL
+
+static void put64(unsigned char *p, unsigned long long v)
+{
+	memcpy(p, &v, 8);
+}
+
+static unsigned long long get64(const unsigned char *p)
+{
+	unsigned long long v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static void test_kuser_redirect(void)
+{
+	unsigned char code[64], data[32];
+
+	/* what gcc and MSVC emit for the DDK's macros */
+	memset(code, 0x90, sizeof(code));
+	code[0] = 0x48; code[1] = 0xb8;			/* movabs rax, */
+	put64(code + 2, KUSER + 0x14);			/*   SystemTime */
+	code[10] = 0x49; code[11] = 0xbb;		/* movabs r11, */
+	put64(code + 12, KUSER + 0x8);			/*   InterruptTime */
+	code[20] = 0x48; code[21] = 0xa1;		/* mov rax, moffs64 */
+	put64(code + 22, KUSER + 0x320);		/*   TickCount */
+	/* the same bytes after a NOP: not an operand, left alone */
+	code[30] = 0x90;
+	put64(code + 31, KUSER + 0x14);
+	/* movabs of an address past the page: left alone */
+	code[40] = 0x48; code[41] = 0xb8;
+	put64(code + 42, KUSER + 0x1000);
+	CHECK(kd_kuser_redirect(code, sizeof(code), 1, PAGE) == 3);
+	CHECK(get64(code + 2) == PAGE + 0x14);
+	CHECK(get64(code + 12) == PAGE + 0x8);
+	CHECK(get64(code + 22) == PAGE + 0x320);
+	CHECK(get64(code + 31) == KUSER + 0x14);
+	CHECK(get64(code + 42) == KUSER + 0x1000);
+	CHECK(code[0] == 0x48 && code[1] == 0xb8 && code[21] == 0xa1);
+	/* idempotent: nothing left to rewrite */
+	CHECK(kd_kuser_redirect(code, sizeof(code), 1, PAGE) == 0);
+
+	/* data: an aligned pointer to SharedUserData, not an unaligned one */
+	memset(data, 0, sizeof(data));
+	put64(data + 8, KUSER);
+	put64(data + 20, KUSER + 0x14);
+	CHECK(kd_kuser_redirect(data, sizeof(data), 0, PAGE) == 1);
+	CHECK(get64(data + 8) == PAGE);
+	CHECK(get64(data + 20) == KUSER + 0x14);
+	/* a section shorter than an address */
+	CHECK(kd_kuser_redirect(data, 7, 0, PAGE) == 0);
+}
+
 int main(void)
 {
+	TEST(test_kuser_redirect);
 	TEST(test_sg_list);
 	TEST(test_win_snprintf);
 	TEST(test_win_strnicmp);
