@@ -103,6 +103,8 @@ struct ndis_adapter {
 	spinlock_t serial_lock;
 	struct ndis_tx_packet *tx_held, *tx_held_tail;
 	bool tx_blocked;
+	bool in_send;			/* in a serialized SendPackets */
+	unsigned long tx_resent;	/* RESOURCES answers, for the log */
 	atomic_t tx_done_gen;
 
 	/* CheckForHang every hang_secs; Reset when it says so (adapter.c) */

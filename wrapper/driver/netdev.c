@@ -51,6 +51,8 @@ struct ndis_tx_packet {
 	struct win_mdl mdl[NDIS_TX_MDLS];
 	struct sk_buff *skb;
 	struct ndis_tx_packet *next;	/* in tx_held */
+	bool completed;			/* by the driver within SendPackets */
+	ndis_status completed_status;
 };
 static_assert(offsetof(struct ndis_tx_packet, ext) ==
 	      offsetof(struct ndis_tx_packet, oob) +
@@ -222,6 +224,7 @@ static u32 ndis_tx_batch(struct ndis_adapter *ad, struct ndis_packet **pkts,
 	u32 i, nbusy = 0;
 
 	ndis_serialize(ad);
+	ad->in_send = serialized;
 	if (c->send_packets) {
 		DPC2WIN3(c->send_packets, ad->ctx, pkts, n);
 		/*
@@ -236,16 +239,24 @@ static u32 ndis_tx_batch(struct ndis_adapter *ad, struct ndis_packet **pkts,
 		for (i = 0; i < n; i++)
 			status[i] = DPC2WIN3(c->send, ad->ctx, pkts[i], 0);
 	}
+	ad->in_send = false;
 	ndis_unserialize(ad);
 	if (c->send_packets && !serialized)
 		return 0;
 	for (i = 0; i < n; i++) {
-		if (status[i] == NDIS_STATUS_RESOURCES && serialized)
+		struct ndis_tx_packet *tp = container_of(pkts[i],
+							 struct ndis_tx_packet,
+							 pkt);
+
+		if (serialized && tp->completed)
+			ndis_tx_done(ad, pkts[i], tp->completed_status);
+		else if (status[i] == NDIS_STATUS_RESOURCES && serialized)
 			busy[nbusy++] = pkts[i];
 		else if (status[i] != NDIS_STATUS_PENDING)
 			ndis_tx_done(ad, pkts[i], status[i]);
 	}
 	ndis_tx_hold(ad, busy, nbusy);
+	ad->tx_resent += nbusy;
 	return nbusy;
 }
 
@@ -442,10 +453,27 @@ static const struct attribute_group ndis_attr_group = {
 
 /* -- miniport block handlers (called by Windows code) ---------------------- */
 
+/*
+ * A serialized miniport that completes a packet while its SendPackets
+ * still runs (the wrapper reads the statuses after it returns): noted in
+ * the packet, finished there. Nothing else can call in meanwhile: the
+ * serial lock keeps its DPCs and timers out.
+ */
 static WIN_ABI void ndis_send_complete(void *handle, struct ndis_packet *pkt,
 				       ndis_status status)
 {
-	ndis_tx_done(ndis_handle_adapter(handle), pkt, status);
+	struct ndis_adapter *ad = ndis_handle_adapter(handle);
+
+	if (ad->in_send) {
+		struct ndis_tx_packet *tp = container_of(pkt,
+							 struct ndis_tx_packet,
+							 pkt);
+
+		tp->completed = true;
+		tp->completed_status = status;
+		return;
+	}
+	ndis_tx_done(ad, pkt, status);
 }
 
 static WIN_ABI void ndis_send_resources(void *handle)
@@ -989,6 +1017,9 @@ void ndis_netdev_unregister(struct ndis_adapter *ad)
 	cancel_work_sync(&ad->tx_work);
 	ndis_tx_drop_held(ad);
 	skb_queue_purge(&ad->tx_queue);
+	if (ad->tx_resent)
+		pr_info("%s: %lu sends the serialized miniport answered NDIS_STATUS_RESOURCES were queued again\n",
+			ad->driver->name, ad->tx_resent);
 }
 
 /*
