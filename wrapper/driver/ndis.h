@@ -101,7 +101,7 @@ struct ndis_adapter {
 	 * NdisMSendResourcesAvailable.
 	 */
 	spinlock_t serial_lock;
-	struct ndis_tx_packet *tx_held, *tx_held_tail;
+	struct ndis_tx_packet *tx_held;
 	bool tx_blocked;
 	bool in_send;			/* in a serialized SendPackets */
 	unsigned long tx_resent;	/* RESOURCES answers, for the log */

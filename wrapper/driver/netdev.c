@@ -182,8 +182,6 @@ static void ndis_tx_hold(struct ndis_adapter *ad, struct ndis_packet **pkts,
 	if (!head)
 		return;
 	last->next = ad->tx_held;
-	if (!ad->tx_held)
-		ad->tx_held_tail = last;
 	ad->tx_held = head;
 }
 
@@ -194,8 +192,6 @@ static struct ndis_packet *ndis_tx_unhold(struct ndis_adapter *ad)
 	if (!tp)
 		return NULL;
 	ad->tx_held = tp->next;
-	if (!ad->tx_held)
-		ad->tx_held_tail = NULL;
 	tp->next = NULL;
 	return &tp->pkt;
 }
@@ -204,6 +200,7 @@ static struct ndis_packet *ndis_tx_unhold(struct ndis_adapter *ad)
 void ndis_tx_kick(struct ndis_adapter *ad)
 {
 	atomic_inc(&ad->tx_done_gen);
+	smp_mb__after_atomic();		/* against ndis_tx_work's smp_mb() */
 	if (READ_ONCE(ad->tx_blocked)) {
 		WRITE_ONCE(ad->tx_blocked, false);
 		queue_work(ndis_wq, &ad->tx_work);
@@ -293,6 +290,7 @@ static void ndis_tx_work(struct work_struct *work)
 		gen = atomic_read(&ad->tx_done_gen);
 		if (ndis_tx_batch(ad, pkts, n)) {
 			WRITE_ONCE(ad->tx_blocked, true);
+			smp_mb();	/* blocked seen, or our read sees the gen */
 			/* a completion between the send and now kicked no one */
 			if (atomic_read(&ad->tx_done_gen) == gen)
 				return;
