@@ -64,6 +64,16 @@ class RecoverJudgeTest(unittest.TestCase):
         self.assertEqual(verdict.status, "FAIL")
         self.assertIn("TCP", verdict.summary)
 
+    def test_without_the_tcp_check_says_to_select_it(self):
+        log = __import__("ndisbench_lib.report.ktap",
+                         fromlist=["parse"]).parse(
+            LOG.format(tcp="ok", klog=RESET).replace(
+                "# bytes_sent: 4194304\n# seconds: 9.1\nok 5 tcp\n", ""))
+        verdict = judge("recover", EXP.policies["2.6.25-rc4"], EXP, log,
+                        [], 0, fixture="bcmwlhang")
+        self.assertEqual(verdict.status, "ERROR")
+        self.assertIn("select tcp", verdict.summary)
+
     def test_runs_on_the_hang_row_only(self):
         check = registry.get("recover")
         self.assertEqual(tuple(check.devices), devices.HUNG)

@@ -13,9 +13,15 @@ from .facts import net_test, verdict
 RESET_LINE = "the driver was hung: reset"
 
 
+NO_TCP = "agent printed no tcp result"
+TCP_HINT = "recover judges the tcp check's stream: select tcp with it"
+
+
 def judge(facts: CellFacts) -> Verdict:
     test = net_test(facts, "tcp")
     if isinstance(test, Verdict):
+        if test.summary == NO_TCP:
+            return Verdict(test.status, f"{NO_TCP} ({TCP_HINT})")
         return test
     rmmod = facts.log.test("rmmod")
     klog = rmmod.all("klog") if rmmod else []

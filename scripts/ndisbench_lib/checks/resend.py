@@ -17,9 +17,15 @@ WRAPPER_RE = re.compile(r"(\d+) sends the serialized miniport answered "
                         r"NDIS_STATUS_RESOURCES were queued again")
 
 
+NO_TCP = "agent printed no tcp result"
+TCP_HINT = "resend judges the tcp check's stream: select tcp with it"
+
+
 def judge(facts: CellFacts) -> Verdict:
     test = net_test(facts, "tcp")
     if isinstance(test, Verdict):
+        if test.summary == NO_TCP:
+            return Verdict(test.status, f"{NO_TCP} ({TCP_HINT})")
         return test
     rmmod = facts.log.test("rmmod")
     kmsg = rmmod.all("kmsg") if rmmod else []
