@@ -63,9 +63,17 @@ WRAPPED = ("bcm43xx/ndiswrapper", "rtl8187/ndiswrapper")
 NATIVE = ("rtl8187/native",)                # Linux's own driver: reference
 RADIOS = WRAPPED + NATIVE
 UNPLUGGABLE = ("rtl8187/ndiswrapper", "rtl8187/native")   # USB: hotplug
-# The same radios on a faulty air: the driver, the wrapper and TCP must
-# recover (no ping: loss is expected).
-FAULTY_WRAPPED = ("bcm43xx-faults/ndiswrapper", "rtl8187-faults/ndiswrapper")
+# A fixture that hangs once (bcmwl.sys as bcmwlhang, its INF's HangTxAfter
+# knob): the wrapper's CheckForHang and Reset must bring it back.
+HUNG = ("bcm43xx-hang/ndiswrapper",)
+# bcmwl.sys as a serialized miniport (bcmwlserial, its INF's Serialized
+# knob) that answers sends NDIS_STATUS_RESOURCES: the wrapper must queue
+# them again.
+SERIAL = ("bcm43xx-serial/ndiswrapper",)
+# The same radios on a faulty air, and the two fixture variants above: the
+# driver, the wrapper and TCP must recover (no ping: loss is expected).
+FAULTY_WRAPPED = ("bcm43xx-faults/ndiswrapper",
+                  "rtl8187-faults/ndiswrapper") + HUNG + SERIAL
 FAULTY = FAULTY_WRAPPED + ("rtl8187-faults/native",)
 PLANTED = ("planted",)
 # Stock QEMU Ethernet NICs with a Windows driver in the wrapper (the kernel
@@ -161,6 +169,20 @@ TARGETS: Tuple[Device, ...] = (
            qemu_args=FAULTY_AIR_ARGS + ("-device", "bcm43xx,air=air0,"
                                         "mac=52:54:00:12:34:57"),
            ifname="wlan0", own_qemu=True, fixture="bcmwl", default=False),
+    Device("bcm43xx-hang", "bcm43xx/ndiswrapper with bcmwl.sys's TX hanging "
+           "once (its INF's HangTxAfter): CheckForHang and Reset must bring "
+           "it back", wrapper="ndiswrapper",
+           qemu_args=AIR_ARGS + ("-device", "bcm43xx,air=air0,"
+                                 "mac=52:54:00:12:34:57"),
+           ifname="wlan0", own_qemu=True, fixture="bcmwlhang", default=False),
+    Device("bcm43xx-serial", "bcm43xx/ndiswrapper with bcmwl.sys as a "
+           "serialized miniport answering sends NDIS_STATUS_RESOURCES (its "
+           "INF's Serialized): the wrapper queues them again",
+           wrapper="ndiswrapper",
+           qemu_args=AIR_ARGS + ("-device", "bcm43xx,air=air0,"
+                                 "mac=52:54:00:12:34:57"),
+           ifname="wlan0", own_qemu=True, fixture="bcmwlserial",
+           default=False),
     Device("rtl8187-faults", "rtl8187/ndiswrapper on a faulty air",
            wrapper="ndiswrapper",
            qemu_args=FAULTY_RTL8187_ARGS, guest_modules=("xhci_pci",),

@@ -13,8 +13,11 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/completion.h>
 #include <linux/err.h>
+#include <linux/netdevice.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include "ndis.h"
 #include "wincall.h"
@@ -102,6 +105,7 @@ int ndis_adapter_start(struct ndis_adapter *ad)
 		ndis_adapter_cleanup(ad);
 		return err;
 	}
+	ndis_hang_start(ad);
 	return 0;
 
 err_hw:
@@ -122,10 +126,100 @@ void ndis_adapter_stop(struct ndis_adapter *ad, bool surprise)
 	if (surprise && c->major >= 5 && c->pnp_event_notify)
 		LIN2WIN4(c->pnp_event_notify, ad->ctx,
 			 NDIS_DEVICE_PNP_EVENT_SURPRISE_REMOVED, NULL, 0);
+	ndis_hang_stop(ad);
 	ndis_netdev_unregister(ad);
 	ndis_netdev_quiesce(ad, true);
 	LIN2WIN1(c->halt, ad->ctx);
 	ndis_adapter_cleanup(ad);
+}
+
+/* -- CheckForHang and Reset --------------------------------------------- */
+
+/*
+ * As NDIS does: every CheckForHangTimeInSeconds (NdisMSetAttributesEx;
+ * 0: the default 2 s) MiniportCheckForHang runs at DISPATCH_LEVEL, and
+ * when it answers TRUE, MiniportReset. Meanwhile no send and no request
+ * reaches the miniport (oid_lock held, resetting set); a reset that
+ * pends ends with NdisMResetComplete (the block's ResetCompleteHandler),
+ * within NDIS_RESET_TIMEOUT. One that lost the addressing
+ * (AddressingReset TRUE) gets the packet filter again; then the held
+ * sends go. The work runs on ndis_work_wq: it waits, and the reset's
+ * completion may come from a timer DPC on ndis_wq.
+ */
+#define NDIS_HANG_DEFAULT_SECS	2
+#define NDIS_RESET_TIMEOUT	(5 * HZ)
+
+static void ndis_reset(struct ndis_adapter *ad)
+{
+	struct ndis_miniport_chars *c = &ad->driver->chars;
+	u8 addressing = 0;
+	ndis_status status;
+
+	mutex_lock(&ad->oid_lock);
+	reinit_completion(&ad->reset_done);
+	WRITE_ONCE(ad->resetting, true);
+	netif_stop_queue(ad->net);
+	ndis_serialize(ad);
+	status = DPC2WIN2(c->reset, &addressing, ad->ctx);
+	ndis_unserialize(ad);
+	if (status == NDIS_STATUS_PENDING) {
+		if (!wait_for_completion_timeout(&ad->reset_done,
+						 NDIS_RESET_TIMEOUT)) {
+			netdev_err(ad->net, "reset: no NdisMResetComplete within %u s\n",
+				   NDIS_RESET_TIMEOUT / HZ);
+			status = NDIS_STATUS_FAILURE;
+		} else {
+			status = ad->reset_status;
+			addressing = ad->reset_addressing;
+		}
+	}
+	WRITE_ONCE(ad->resetting, false);
+	mutex_unlock(&ad->oid_lock);
+	netdev_warn(ad->net, "the driver was hung: reset %s (status %#x)%s\n",
+		    status == NDIS_STATUS_SUCCESS ? "done" : "failed", status,
+		    addressing ? ", addressing restored" : "");
+	if (status == NDIS_STATUS_SUCCESS && addressing)
+		ndis_restore_filter(ad);
+	netif_wake_queue(ad->net);
+	queue_work(ndis_wq, &ad->tx_work);
+}
+
+static void ndis_hang_work(struct work_struct *work)
+{
+	struct ndis_adapter *ad = container_of(to_delayed_work(work),
+					       struct ndis_adapter, hang_work);
+	struct ndis_miniport_chars *c = &ad->driver->chars;
+	u8 hung;
+
+	ndis_serialize(ad);
+	hung = DPC2WIN1(c->check_for_hang, ad->ctx);
+	ndis_unserialize(ad);
+	if (hung && c->reset)
+		ndis_reset(ad);
+	if (READ_ONCE(ad->hang_on))
+		queue_delayed_work(ndis_work_wq, &ad->hang_work,
+				   ad->hang_secs * HZ);
+}
+
+/* Once the net device is registered. */
+void ndis_hang_start(struct ndis_adapter *ad)
+{
+	if (!ad->driver->chars.check_for_hang)
+		return;
+	if (!ad->hang_secs)
+		ad->hang_secs = NDIS_HANG_DEFAULT_SECS;
+	INIT_DELAYED_WORK(&ad->hang_work, ndis_hang_work);
+	WRITE_ONCE(ad->hang_on, true);
+	queue_delayed_work(ndis_work_wq, &ad->hang_work, ad->hang_secs * HZ);
+}
+
+/* Before MiniportHalt: no CheckForHang or Reset beside or after it. */
+void ndis_hang_stop(struct ndis_adapter *ad)
+{
+	if (!READ_ONCE(ad->hang_on))
+		return;
+	WRITE_ONCE(ad->hang_on, false);
+	cancel_delayed_work_sync(&ad->hang_work);
 }
 
 void ndis_adapter_destroy(struct ndis_adapter *ad)

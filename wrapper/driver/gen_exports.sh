@@ -2,19 +2,22 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Writes win_exports.c: the export tables of the Windows modules the
-# wrapper implements, from the WIN_FUNC(name) lines of their source files.
+# wrapper implements, from the WIN_FUNC(name) and WIN_FUNC_NAMED(name, func)
+# lines of their source files.
 # Usage: gen_exports.sh <srcdir>
 
 set -e
 src=$1
 
 # table:Windows module name:source files
-dlls="ntoskrnl:ntoskrnl.exe:ntoskrnl.c hal:HAL.dll:hal.c
+dlls="ntoskrnl:ntoskrnl.exe:ntoskrnl.c,crt.c hal:HAL.dll:hal.c
 ndis:NDIS.SYS:ndis.c,ndis_hw.c usbd:USBD.SYS:usbd.c"
 
 names() {
 	for file in $(echo "$1" | tr , ' '); do
-		sed -n 's/^WIN_FUNC(\([A-Za-z0-9_]*\));$/\1/p' "$src/$file"
+		sed -n -e 's/^WIN_FUNC(\([A-Za-z0-9_]*\));$/\1/p' \
+		    -e 's/^WIN_FUNC_NAMED(\([A-Za-z0-9_]*\), *[A-Za-z0-9_]*);$/\1/p' \
+		    "$src/$file"
 	done | LC_ALL=C sort
 }
 

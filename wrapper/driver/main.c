@@ -72,6 +72,7 @@ static void __exit ndis_exit(void)
 	ndisbench_usb_exit();
 	ndisbench_pci_exit();
 	ndis_loader_exit();
+	win_kuser_exit();
 	destroy_workqueue(ndis_work_wq);
 	destroy_workqueue(ndis_irp_wq);
 	destroy_workqueue(ndis_wq);

@@ -12,10 +12,12 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/ctype.h>
+#include <linux/delay.h>
 #include <linux/etherdevice.h>
 #include <linux/kernel.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/jiffies.h>
 #include <linux/timer.h>
 
 #include "ndis.h"
@@ -72,6 +74,7 @@ static WIN_ABI void NdisMSetAttributesEx(void *handle, void *ctx,
 
 	ad->ctx = ctx;
 	ad->attributes = flags;
+	ad->hang_secs = hang_secs;
 }
 WIN_FUNC(NdisMSetAttributesEx);
 
@@ -319,7 +322,11 @@ static WIN_ABI void NdisFreePacketPool(void *handle)
 }
 WIN_FUNC(NdisFreePacketPool);
 
-/* The out-of-band block follows the protocol reserved area. */
+/*
+ * The out-of-band block follows the protocol reserved area, and the
+ * per-packet info block (NDIS_PACKET_EXTENSION) the OOB block: drivers
+ * read and write it with NDIS_PER_PACKET_INFO_FROM_PACKET.
+ */
 static WIN_ABI void NdisAllocatePacket(ndis_status *status,
 				       struct ndis_packet **result,
 				       void *handle)
@@ -334,7 +341,8 @@ static WIN_ABI void NdisAllocatePacket(ndis_status *status,
 		return;
 	oob = ALIGN(offsetof(struct ndis_packet, protocol_reserved) +
 		    pool->proto_reserved, 8);
-	pkt = win_alloc(pool->drv, oob + sizeof(struct ndis_packet_oob));
+	pkt = win_alloc(pool->drv, oob + sizeof(struct ndis_packet_oob) +
+			sizeof(struct ndis_packet_ext));
 	if (!pkt) {
 		ndis_pool_put(pool);
 		return;
@@ -428,6 +436,63 @@ static WIN_ABI void NdisUnchainBufferAtFront(struct ndis_packet *pkt,
 	pkt->valid_counts = 0;
 }
 WIN_FUNC(NdisUnchainBufferAtFront);
+
+/*
+ * The pages an MDL's bytes span (ADDRESS_AND_SIZE_TO_SPAN_PAGES of its
+ * virtual address and byte count); an empty buffer counts one, as on
+ * Windows. NdisGetBufferPhysicalArraySize is a DDK macro for it.
+ */
+static WIN_ABI u32 NDIS_BUFFER_TO_SPAN_PAGES(struct win_mdl *mdl)
+{
+	u64 end;
+
+	if (!mdl->byte_count)
+		return 1;
+	end = (u64)offset_in_page(mdl->byte_offset) + mdl->byte_count;
+	return DIV_ROUND_UP_ULL(end, PAGE_SIZE);
+}
+WIN_FUNC(NDIS_BUFFER_TO_SPAN_PAGES);
+
+/* -- time ----------------------------------------------------------------- */
+
+/*
+ * Milliseconds since boot, from jiffies (ktime_get_boottime() would add
+ * the GPL-only ktime_get_with_offset to the module's imports).
+ */
+static WIN_ABI void NdisGetSystemUpTime(u32 *msecs)
+{
+	*msecs = (u32)jiffies64_to_msecs(get_jiffies_64() - INITIAL_JIFFIES);
+}
+WIN_FUNC(NdisGetSystemUpTime);
+
+static long ndis_sleep_us(void *unused, long usecs)
+{
+	if (usecs <= 20 * USEC_PER_MSEC)
+		usleep_range(usecs, usecs + usecs / 8 + 10);
+	else
+		msleep(DIV_ROUND_UP(usecs, USEC_PER_MSEC));
+	return 0;
+}
+
+/*
+ * NdisMSleep really sleeps (the CPU is given up: usleep_range for up to
+ * 20 ms, msleep above), leaving the FPU section as KeWaitForSingleObject
+ * does. Windows allows it at PASSIVE_LEVEL only; anywhere else (a DPC, a
+ * timer, the ISR, under a spin lock) a sleep would schedule in atomic
+ * context, so it is refused with an error and returns at once.
+ */
+static WIN_ABI void NdisMSleep(u32 usecs)
+{
+	u8 irql = win_current_irql();
+
+	if (irql > WIN_PASSIVE_LEVEL || in_interrupt() || irqs_disabled()) {
+		pr_err_ratelimited("NdisMSleep(%u us) at IRQL %u: sleeping is allowed at PASSIVE_LEVEL only; refused\n",
+				   usecs, irql);
+		return;
+	}
+	win_sleep_outside_fpu(ndis_sleep_us, NULL, usecs);
+}
+WIN_FUNC(NdisMSleep);
 
 /* -- spin locks --------------------------------------------------------- */
 
@@ -539,9 +604,12 @@ void ndis_flush_work_items(void)
  */
 struct ndis_timer {
 	struct list_head list;		/* adapter->timers */
+	spinlock_t lock;		/* period against the re-arm */
+	unsigned long period;		/* jiffies; 0: one-shot */
 	struct timer_list timer;
 	struct work_struct dpc;
 	struct ndis_miniport_timer *storage;
+	struct ndis_adapter *ad;
 	void *func;
 	void *context;
 };
@@ -550,13 +618,25 @@ static void ndis_timer_dpc(struct work_struct *work)
 {
 	struct ndis_timer *t = container_of(work, struct ndis_timer, dpc);
 
+	ndis_serialize(t->ad);
 	DPC2WIN4(t->func, NULL, t->context, NULL, NULL);
+	ndis_unserialize(t->ad);
 }
 
+/*
+ * A periodic timer is re-armed when it fires, before its DPC runs, as
+ * Windows' KeSetTimerEx does: the period counts from expiry to expiry.
+ * A DPC still queued or running when it fires again runs once more after
+ * (a work item queued twice runs once: a late DPC is not doubled).
+ */
 static void ndis_timer_fire(struct timer_list *timer)
 {
 	struct ndis_timer *t = from_timer(t, timer, timer);
 
+	spin_lock(&t->lock);
+	if (t->period)
+		mod_timer(&t->timer, jiffies + t->period);
+	spin_unlock(&t->lock);
 	queue_work(ndis_wq, &t->dpc);
 }
 
@@ -573,9 +653,11 @@ static WIN_ABI void NdisMInitializeTimer(struct ndis_miniport_timer *storage,
 		pr_err("%s: no memory for a timer\n", ad->driver->name);
 		return;
 	}
+	spin_lock_init(&t->lock);
 	timer_setup(&t->timer, ndis_timer_fire, 0);
 	INIT_WORK(&t->dpc, ndis_timer_dpc);
 	t->storage = storage;
+	t->ad = ad;
 	t->func = func;
 	t->context = context;
 	list_add(&t->list, &ad->timers);
@@ -594,6 +676,22 @@ static struct ndis_timer *ndis_timer_of(struct ndis_miniport_timer *storage)
 	return t;
 }
 
+static void ndis_arm_timer(struct ndis_miniport_timer *storage, u32 msecs,
+			   unsigned long period, const char *caller)
+{
+	struct ndis_timer *t = ndis_timer_of(storage);
+
+	if (!t) {
+		pr_err_once("%s on a timer NdisMInitializeTimer did not set up\n",
+			    caller);
+		return;
+	}
+	spin_lock_bh(&t->lock);
+	t->period = period;
+	mod_timer(&t->timer, jiffies + msecs_to_jiffies(msecs));
+	spin_unlock_bh(&t->lock);
+}
+
 /*
  * NdisSetTimer on the driver's NDIS_MINIPORT_TIMER: on amd64 the DDK's
  * NdisMSetTimer is a macro over it (NDIS.SYS exports no NdisMSetTimer
@@ -603,14 +701,18 @@ static struct ndis_timer *ndis_timer_of(struct ndis_miniport_timer *storage)
 static WIN_ABI void NdisSetTimer(struct ndis_miniport_timer *storage,
 				 u32 msecs)
 {
-	struct ndis_timer *t = ndis_timer_of(storage);
-
-	if (t)
-		mod_timer(&t->timer, jiffies + msecs_to_jiffies(msecs));
-	else
-		pr_err_once("NdisSetTimer on a timer NdisMInitializeTimer did not set up\n");
+	ndis_arm_timer(storage, msecs, 0, "NdisSetTimer");
 }
 WIN_FUNC(NdisSetTimer);
+
+/* First expiry after msecs, then every msecs until NdisMCancelTimer. */
+static WIN_ABI void NdisMSetPeriodicTimer(struct ndis_miniport_timer *storage,
+					  u32 msecs)
+{
+	ndis_arm_timer(storage, msecs, max(msecs_to_jiffies(msecs), 1UL),
+		       "NdisMSetPeriodicTimer");
+}
+WIN_FUNC(NdisMSetPeriodicTimer);
 
 static WIN_ABI void NdisMCancelTimer(struct ndis_miniport_timer *storage,
 				     u8 *cancelled)
@@ -619,7 +721,10 @@ static WIN_ABI void NdisMCancelTimer(struct ndis_miniport_timer *storage,
 	bool was_pending = false;
 
 	if (t) {
+		spin_lock_bh(&t->lock);
+		t->period = 0;
 		was_pending = del_timer(&t->timer);
+		spin_unlock_bh(&t->lock);
 		was_pending |= cancel_work(&t->dpc);
 	}
 	*cancelled = was_pending;
@@ -632,6 +737,9 @@ void ndis_stop_timers(struct ndis_adapter *ad)
 	struct ndis_timer *t, *tmp;
 
 	list_for_each_entry_safe(t, tmp, &ad->timers, list) {
+		spin_lock_bh(&t->lock);
+		t->period = 0;
+		spin_unlock_bh(&t->lock);
 		del_timer_sync(&t->timer);
 		cancel_work_sync(&t->dpc);
 		list_del(&t->list);

@@ -46,6 +46,8 @@ struct ndis_driver {
 };
 
 struct ndis_usb;
+struct ndis_request;
+struct ndis_tx_packet;
 
 /*
  * One device a Windows driver drives, on either bus: dev and bus are all
@@ -71,12 +73,16 @@ struct ndis_adapter {
 	struct list_head params;	/* struct ndis_param, for the driver */
 	u8 mac[ETH_ALEN];
 	u32 map_registers;
+	bool sg_dma;			/* NdisMInitializeScatterGatherDma */
+	u32 sg_max_mapping;		/* bytes per element, 0: any */
 	struct list_head shared;	/* struct ndis_shared */
 	struct list_head timers;	/* struct ndis_timer */
 	struct ndis_irq *irq;
 	void *shutdown_fn;		/* NdisMRegisterAdapterShutdownHandler */
 	void *shutdown_ctx;
 	struct mutex oid_lock;		/* one request at a time */
+	spinlock_t req_lock;		/* req_pending */
+	struct ndis_request *req_pending;	/* the driver has it (netdev.c) */
 	struct sk_buff_head tx_queue;
 	struct work_struct tx_work;
 	struct work_struct rx_mode_work;
@@ -87,7 +93,50 @@ struct ndis_adapter {
 	spinlock_t rx_lock;		/* rx_on against unregistering */
 	bool rx_on;			/* registered: indications go up */
 	bool net_gone;			/* unregistering: no more indications */
+
+	/*
+	 * A serialized miniport (no NDIS_ATTRIBUTE_DESERIALIZE) is never
+	 * entered twice at once: sends, the interrupt DPC, requests, timer
+	 * DPCs, packet returns, CheckForHang and Reset take serial_lock
+	 * (ndis_serialize()). Its sends answered NDIS_STATUS_RESOURCES wait
+	 * in tx_held, in order, for a completion or
+	 * NdisMSendResourcesAvailable.
+	 */
+	spinlock_t serial_lock;
+	struct ndis_tx_packet *tx_held;
+	bool tx_blocked;
+	bool in_send;			/* in a serialized SendPackets */
+	unsigned long tx_resent;	/* RESOURCES answers, for the log */
+	atomic_t tx_done_gen;
+
+	/* CheckForHang every hang_secs; Reset when it says so (adapter.c) */
+	u32 hang_secs;
+	struct delayed_work hang_work;
+	bool hang_on;
+	bool resetting;			/* no sends while the miniport resets */
+	struct completion reset_done;
+	ndis_status reset_status;
+	bool reset_addressing;
+	bool status_unknown_said;
 };
+
+/* DISPATCH_LEVEL calls into a serialized miniport go one at a time. */
+static inline bool ndis_serialized(struct ndis_adapter *ad)
+{
+	return !(ad->attributes & NDIS_ATTRIBUTE_DESERIALIZE);
+}
+
+static inline void ndis_serialize(struct ndis_adapter *ad)
+{
+	if (ndis_serialized(ad))
+		spin_lock_bh(&ad->serial_lock);
+}
+
+static inline void ndis_unserialize(struct ndis_adapter *ad)
+{
+	if (ndis_serialized(ad))
+		spin_unlock_bh(&ad->serial_lock);
+}
 
 /*
  * An MDL over nonpaged memory the kernel has mapped (va, len bytes): how
@@ -116,6 +165,8 @@ struct ndis_adapter *ndis_adapter_create(struct device *dev, u32 bus,
 int ndis_adapter_start(struct ndis_adapter *ad);
 void ndis_adapter_stop(struct ndis_adapter *ad, bool surprise);
 void ndis_adapter_destroy(struct ndis_adapter *ad);
+void ndis_hang_start(struct ndis_adapter *ad);
+void ndis_hang_stop(struct ndis_adapter *ad);
 
 /* pe_image.c */
 struct ndis_driver *ndis_load_driver(struct ndis_load_req *req);
@@ -126,6 +177,9 @@ struct ndis_driver *ndis_driver_at(unsigned long addr);
 void *win_alloc(struct ndis_driver *drv, size_t size);
 void win_free(void *ptr);
 void win_free_leaks(struct ndis_driver *drv);
+u64 win_kuser_page(void);
+long win_sleep_outside_fpu(long (*sleep)(void *arg, long timeout),
+			   void *arg, long timeout);
 
 /* ndis.c */
 void ndis_free_mdl(struct win_mdl *mdl);
@@ -137,6 +191,9 @@ void ndis_flush_work_items(void);
 int ndis_hw_setup(struct ndis_adapter *ad);
 void ndis_hw_teardown(struct ndis_adapter *ad);
 void ndis_hw_shutdown(struct ndis_adapter *ad);
+#define NDIS_SG_MAX_MAPS	4	/* the linear part and 3 fragments */
+struct win_sg_list *ndis_sg_map(struct ndis_adapter *ad, struct sk_buff *skb);
+void ndis_sg_unmap(struct ndis_adapter *ad, struct win_sg_list *list);
 
 /* usb.c: after MiniportHalt, whatever the driver left in flight. */
 void ndis_usb_stop_io(struct ndis_adapter *ad);
@@ -161,6 +218,8 @@ void ndis_wireless_free(struct ndis_adapter *ad);
 void ndis_wireless_open(struct ndis_adapter *ad);
 void ndis_wireless_stop(struct ndis_adapter *ad);
 void ndis_wireless_status(struct ndis_adapter *ad, ndis_status status);
+void ndis_tx_kick(struct ndis_adapter *ad);
+int ndis_restore_filter(struct ndis_adapter *ad);
 
 
 #endif /* NDIS_NDIS_H */

@@ -20,10 +20,13 @@
 
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
+#include <linux/overflow.h>
 #include <linux/pci.h>
+#include <linux/skbuff.h>
 #include <linux/slab.h>
 
 #include "ndis.h"
+#include "ndis_sg.h"
 #include "wincall.h"
 #include "winexport.h"
 
@@ -55,9 +58,11 @@ static void ndis_irq_dpc(struct work_struct *work)
 	spin_unlock(&ni->lock);
 	if (!ni->dpc_running)
 		return;
+	ndis_serialize(ni->ad);
 	DPC2WIN1(drv->chars.handle_interrupt, ctx);
 	if (!ni->request_isr && drv->chars.enable_interrupt)
 		DPC2WIN1(drv->chars.enable_interrupt, ctx);
+	ndis_unserialize(ni->ad);
 	WRITE_ONCE(ni->dpc_running, false);
 }
 
@@ -398,6 +403,119 @@ static WIN_ABI void NdisMFreeSharedMemory(void *handle, u32 len, u8 cached,
 	       ad->driver->name);
 }
 WIN_FUNC(NdisMFreeSharedMemory);
+
+/* -- scatter-gather DMA ----------------------------------------------------- */
+
+/*
+ * NdisMInitializeScatterGatherDma: a bus-master miniport (NdisMSetAttributesEx
+ * with NDIS_ATTRIBUTE_BUS_MASTER) asks for the bus addresses of every send
+ * packet, so it can give them to its DMA engine without copying. From
+ * then on each packet it is sent carries a SCATTER_GATHER_LIST in its
+ * per-packet info (ScatterGatherListPacketInfo): the skb's linear part and
+ * page fragments dma_map'ed to the device, each cut at
+ * MaximumPhysicalMapping bytes; they are unmapped when the send completes.
+ */
+static WIN_ABI ndis_status NdisMInitializeScatterGatherDma(void *handle,
+							   u8 dma64,
+							   u32 max_mapping)
+{
+	struct ndis_adapter *ad = ndis_handle_adapter(handle);
+
+	if (!ad->pdev || !(ad->attributes & NDIS_ATTRIBUTE_BUS_MASTER)) {
+		pr_err("%s: scatter-gather DMA for a device that is not a PCI bus master\n",
+		       ad->driver->name);
+		return NDIS_STATUS_NOT_SUPPORTED;
+	}
+	if (dma_set_mask_and_coherent(ad->dev, DMA_BIT_MASK(dma64 ? 64 : 32)))
+		return NDIS_STATUS_RESOURCES;
+	ad->sg_max_mapping = max_mapping;
+	ad->sg_dma = true;
+	return NDIS_STATUS_SUCCESS;
+}
+WIN_FUNC(NdisMInitializeScatterGatherDma);
+
+/* What a send's list maps, for the unmap. */
+struct ndis_sg {
+	u32 nmaps;
+	struct {
+		dma_addr_t addr;
+		u32 len;
+		bool page;
+	} map[NDIS_SG_MAX_MAPS];
+	u32 max_elements;
+	struct win_sg_list list;	/* elements follow */
+};
+
+void ndis_sg_unmap(struct ndis_adapter *ad, struct win_sg_list *list)
+{
+	struct ndis_sg *sg = container_of(list, struct ndis_sg, list);
+	u32 i;
+
+	for (i = 0; i < sg->nmaps; i++) {
+		if (sg->map[i].page)
+			dma_unmap_page(ad->dev, sg->map[i].addr, sg->map[i].len,
+				       DMA_TO_DEVICE);
+		else
+			dma_unmap_single(ad->dev, sg->map[i].addr,
+					 sg->map[i].len, DMA_TO_DEVICE);
+	}
+	kfree(sg);
+}
+
+static bool ndis_sg_add(struct ndis_adapter *ad, struct ndis_sg *sg,
+			dma_addr_t addr, u32 len, bool page)
+{
+	if (dma_mapping_error(ad->dev, addr))
+		return false;
+	sg->map[sg->nmaps].addr = addr;
+	sg->map[sg->nmaps].len = len;
+	sg->map[sg->nmaps].page = page;
+	sg->nmaps++;
+	return ndis_sg_append(&sg->list, sg->max_elements, addr, len,
+			      ad->sg_max_mapping);
+}
+
+/*
+ * The list of an skb with at most NDIS_SG_MAX_MAPS - 1 fragments (process
+ * context), or NULL if a mapping failed.
+ */
+struct win_sg_list *ndis_sg_map(struct ndis_adapter *ad, struct sk_buff *skb)
+{
+	u32 i, n = ndis_sg_elements(skb_headlen(skb), ad->sg_max_mapping);
+	struct ndis_sg *sg;
+
+	if (skb_shinfo(skb)->nr_frags >= NDIS_SG_MAX_MAPS)
+		return NULL;
+	for (i = 0; i < skb_shinfo(skb)->nr_frags; i++)
+		n += ndis_sg_elements(skb_frag_size(&skb_shinfo(skb)->frags[i]),
+				      ad->sg_max_mapping);
+	sg = kzalloc(struct_size(sg, list.elements, n), GFP_KERNEL);
+	if (!sg)
+		return NULL;
+	sg->max_elements = n;
+	if (skb_headlen(skb) &&
+	    !ndis_sg_add(ad, sg, dma_map_single(ad->dev, skb->data,
+						skb_headlen(skb),
+						DMA_TO_DEVICE),
+			 skb_headlen(skb), false))
+		goto err;
+	for (i = 0; i < skb_shinfo(skb)->nr_frags; i++) {
+		const skb_frag_t *f = &skb_shinfo(skb)->frags[i];
+
+		if (!skb_frag_size(f))
+			continue;
+		if (!ndis_sg_add(ad, sg, skb_frag_dma_map(ad->dev, f, 0,
+							  skb_frag_size(f),
+							  DMA_TO_DEVICE),
+				 skb_frag_size(f), true))
+			goto err;
+	}
+	return &sg->list;
+
+err:
+	ndis_sg_unmap(ad, &sg->list);
+	return NULL;
+}
 
 /* -- setup and teardown, process context ---------------------------------- */
 

@@ -52,6 +52,9 @@ bool ndis_find_device(u32 bus, u16 vendor, u16 device, u16 subvendor,
 struct ndis_load_req *ndis_request_driver(const struct ndis_device_id *id);
 void ndis_free_request(struct ndis_load_req *req);
 
+/* ntoskrnl.c: the shared user data page, if a driver needed one */
+void win_kuser_exit(void);
+
 int ndisbench_pci_init(void);
 void ndisbench_pci_exit(void);
 

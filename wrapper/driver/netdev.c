@@ -17,7 +17,10 @@
 
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
+#include <linux/completion.h>
 #include <linux/netdevice.h>
+#include <linux/overflow.h>
+#include <linux/refcount.h>
 #include <linux/slab.h>
 
 #include "ndis.h"
@@ -48,9 +51,17 @@
 struct ndis_tx_packet {
 	struct ndis_packet pkt;
 	struct ndis_packet_oob oob;
+	struct ndis_packet_ext ext;	/* per-packet info, after the OOB */
 	struct win_mdl mdl[NDIS_TX_MDLS];
 	struct sk_buff *skb;
+	struct ndis_tx_packet *next;	/* in tx_held */
+	bool completed;			/* by the driver within SendPackets */
+	ndis_status completed_status;
 };
+static_assert(offsetof(struct ndis_tx_packet, ext) ==
+	      offsetof(struct ndis_tx_packet, oob) +
+	      sizeof(struct ndis_packet_oob));
+static_assert(NDIS_TX_MDLS == NDIS_SG_MAX_MAPS);
 
 /* Received packets to give back are chained through WrapperReserved[1]. */
 static struct ndis_packet **ndis_next_return(struct ndis_packet *pkt)
@@ -71,6 +82,8 @@ static void ndis_tx_done(struct ndis_adapter *ad, struct ndis_packet *pkt,
 	struct sk_buff *skb = tp->skb;
 	struct net_device *net = ad->net;
 
+	if (tp->ext.info[NDIS_INFO_SG_LIST])
+		ndis_sg_unmap(ad, tp->ext.info[NDIS_INFO_SG_LIST]);
 	if (status == NDIS_STATUS_SUCCESS) {
 		net->stats.tx_packets++;
 		net->stats.tx_bytes += skb->len;
@@ -79,6 +92,7 @@ static void ndis_tx_done(struct ndis_adapter *ad, struct ndis_packet *pkt,
 	}
 	dev_consume_skb_any(skb);
 	kfree(tp);
+	ndis_tx_kick(ad);
 	if (netif_queue_stopped(net) &&
 	    skb_queue_len(&ad->tx_queue) < NDIS_TX_QUEUE_MAX / 2)
 		netif_wake_queue(net);
@@ -89,9 +103,13 @@ static void ndis_tx_done(struct ndis_adapter *ad, struct ndis_packet *pkt,
  * offers scatter-gather, so segmenting a TCP GSO skb copies no payload);
  * an skb with more fragments than fit is linearized. The checksum the
  * stack left to the "hardware" is filled in here: the miniport is an
- * 802.3 adapter without task offload.
+ * 802.3 adapter without task offload, so the per-packet info asks for no
+ * checksum (TcpIpChecksumPacketInfo 0) and carries no 802.1Q tag (the
+ * net device offers no VLAN offload: a tag stays in the frame). A
+ * scatter-gather DMA miniport gets the packet's mapped list there.
  */
-static struct ndis_packet *ndis_wrap_skb(struct sk_buff *skb)
+static struct ndis_packet *ndis_wrap_skb(struct ndis_adapter *ad,
+					 struct sk_buff *skb)
 {
 	struct ndis_tx_packet *tp;
 	u32 i, n, pages;
@@ -125,6 +143,13 @@ static struct ndis_packet *ndis_wrap_skb(struct sk_buff *skb)
 	tp->pkt.oob_offset = offsetof(struct ndis_tx_packet, oob);
 	tp->oob.header_size = ETH_HLEN;
 	tp->skb = skb;
+	if (ad->sg_dma) {
+		tp->ext.info[NDIS_INFO_SG_LIST] = ndis_sg_map(ad, skb);
+		if (!tp->ext.info[NDIS_INFO_SG_LIST]) {
+			kfree(tp);
+			return NULL;
+		}
+	}
 	return &tp->pkt;
 }
 
@@ -137,56 +162,154 @@ static struct ndis_packet *ndis_wrap_skb(struct sk_buff *skb)
  */
 #define NDIS_TX_BATCH	16
 
+/*
+ * A serialized miniport's NDIS_STATUS_RESOURCES: the packet is not taken
+ * and goes back to the front of the wrapper's queue (tx_held, in order,
+ * before anything not yet wrapped); sending resumes when the miniport
+ * completes a send or calls NdisMSendResourcesAvailable.
+ */
+static void ndis_tx_hold(struct ndis_adapter *ad, struct ndis_packet **pkts,
+			 u32 n)
+{
+	struct ndis_tx_packet *head = NULL, **tail = &head, *last = NULL;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		struct ndis_tx_packet *tp = container_of(pkts[i],
+							 struct ndis_tx_packet,
+							 pkt);
+
+		*tail = tp;
+		tail = &tp->next;
+		last = tp;
+	}
+	if (!head)
+		return;
+	last->next = ad->tx_held;
+	ad->tx_held = head;
+}
+
+static struct ndis_packet *ndis_tx_unhold(struct ndis_adapter *ad)
+{
+	struct ndis_tx_packet *tp = ad->tx_held;
+
+	if (!tp)
+		return NULL;
+	ad->tx_held = tp->next;
+	tp->next = NULL;
+	return &tp->pkt;
+}
+
+/* A send completed or resources came back: send what waits. */
+void ndis_tx_kick(struct ndis_adapter *ad)
+{
+	atomic_inc(&ad->tx_done_gen);
+	smp_mb__after_atomic();		/* against ndis_tx_work's smp_mb() */
+	if (READ_ONCE(ad->tx_blocked)) {
+		WRITE_ONCE(ad->tx_blocked, false);
+		queue_work(ndis_wq, &ad->tx_work);
+	}
+}
+
+/*
+ * Sends one batch; returns the number of packets a serialized miniport
+ * answered NDIS_STATUS_RESOURCES (held again, in order).
+ */
+static u32 ndis_tx_batch(struct ndis_adapter *ad, struct ndis_packet **pkts,
+			 u32 n)
+{
+	struct ndis_miniport_chars *c = &ad->driver->chars;
+	bool serialized = ndis_serialized(ad);
+	ndis_status status[NDIS_TX_BATCH];
+	struct ndis_packet *busy[NDIS_TX_BATCH];
+	u32 i, nbusy = 0;
+
+	ndis_serialize(ad);
+	ad->in_send = serialized;
+	if (c->send_packets) {
+		DPC2WIN3(c->send_packets, ad->ctx, pkts, n);
+		/*
+		 * A deserialized miniport always completes through
+		 * SendCompleteHandler, maybe already: the packets may be
+		 * gone. A serialized one leaves the status of each in its
+		 * OOB data, read before anything else may enter it.
+		 */
+		for (i = 0; serialized && i < n; i++)
+			status[i] = ndis_oob(pkts[i])->status;
+	} else {
+		for (i = 0; i < n; i++)
+			status[i] = DPC2WIN3(c->send, ad->ctx, pkts[i], 0);
+	}
+	ad->in_send = false;
+	ndis_unserialize(ad);
+	if (c->send_packets && !serialized)
+		return 0;
+	for (i = 0; i < n; i++) {
+		struct ndis_tx_packet *tp = container_of(pkts[i],
+							 struct ndis_tx_packet,
+							 pkt);
+
+		if (serialized && tp->completed)
+			ndis_tx_done(ad, pkts[i], tp->completed_status);
+		else if (status[i] == NDIS_STATUS_RESOURCES && serialized)
+			busy[nbusy++] = pkts[i];
+		else if (status[i] != NDIS_STATUS_PENDING)
+			ndis_tx_done(ad, pkts[i], status[i]);
+	}
+	ndis_tx_hold(ad, busy, nbusy);
+	ad->tx_resent += nbusy;
+	return nbusy;
+}
+
 static void ndis_tx_work(struct work_struct *work)
 {
 	struct ndis_adapter *ad = container_of(work, struct ndis_adapter,
 					       tx_work);
-	struct ndis_miniport_chars *c = &ad->driver->chars;
-	bool serialized = !(ad->attributes & NDIS_ATTRIBUTE_DESERIALIZE);
 	struct ndis_packet *pkts[NDIS_TX_BATCH];
 	struct ndis_packet *pkt;
 	struct sk_buff *skb;
-	ndis_status status;
+	int gen;
 	u32 n, i;
 
 	for (;;) {
+		if (READ_ONCE(ad->resetting) || READ_ONCE(ad->tx_blocked))
+			return;		/* the reset's end, or a kick, resumes */
 		n = 0;
+		while (n < NDIS_TX_BATCH && (pkt = ndis_tx_unhold(ad)))
+			pkts[n++] = pkt;
 		while (n < NDIS_TX_BATCH &&
 		       (skb = skb_dequeue(&ad->tx_queue))) {
-			pkt = ndis_wrap_skb(skb);
+			pkt = ndis_wrap_skb(ad, skb);
 			if (!pkt) {
 				ad->net->stats.tx_dropped++;
 				dev_kfree_skb_any(skb);
 				continue;
 			}
-			ndis_oob(pkt)->status = NDIS_STATUS_PENDING;
 			pkts[n++] = pkt;
 		}
 		if (!n)
 			return;
-		if (c->send_packets) {
-			DPC2WIN3(c->send_packets, ad->ctx, pkts, n);
-			/*
-			 * A deserialized miniport always completes through
-			 * SendCompleteHandler, maybe already: the packets
-			 * may be gone. A serialized one leaves the status
-			 * of each in its OOB data.
-			 */
-			if (!serialized)
-				continue;
-			for (i = 0; i < n; i++) {
-				status = ndis_oob(pkts[i])->status;
-				if (status != NDIS_STATUS_PENDING)
-					ndis_tx_done(ad, pkts[i], status);
-			}
-		} else {
-			for (i = 0; i < n; i++) {
-				status = DPC2WIN3(c->send, ad->ctx, pkts[i], 0);
-				if (status != NDIS_STATUS_PENDING)
-					ndis_tx_done(ad, pkts[i], status);
-			}
+		for (i = 0; i < n; i++)
+			ndis_oob(pkts[i])->status = NDIS_STATUS_PENDING;
+		gen = atomic_read(&ad->tx_done_gen);
+		if (ndis_tx_batch(ad, pkts, n)) {
+			WRITE_ONCE(ad->tx_blocked, true);
+			smp_mb();	/* blocked seen, or our read sees the gen */
+			/* a completion between the send and now kicked no one */
+			if (atomic_read(&ad->tx_done_gen) == gen)
+				return;
+			WRITE_ONCE(ad->tx_blocked, false);
 		}
 	}
+}
+
+/* Unregistering: what a serialized miniport never took is failed. */
+static void ndis_tx_drop_held(struct ndis_adapter *ad)
+{
+	struct ndis_packet *pkt;
+
+	while ((pkt = ndis_tx_unhold(ad)))
+		ndis_tx_done(ad, pkt, NDIS_STATUS_FAILURE);
 }
 
 static netdev_tx_t ndis_start_xmit(struct sk_buff *skb,
@@ -199,20 +322,6 @@ static netdev_tx_t ndis_start_xmit(struct sk_buff *skb,
 		netif_stop_queue(net);
 	queue_work(ndis_wq, &ad->tx_work);
 	return NETDEV_TX_OK;
-}
-
-int ndis_set_oid(struct ndis_adapter *ad, u32 oid, void *buf, u32 len)
-{
-	u32 read = 0, needed = 0;
-	ndis_status status;
-
-	mutex_lock(&ad->oid_lock);
-	status = LIN2WIN6(ad->driver->chars.set_info, ad->ctx, oid, buf, len,
-			  &read, &needed);
-	mutex_unlock(&ad->oid_lock);
-	if (status == NDIS_STATUS_SUCCESS)
-		return 0;
-	return status == NDIS_STATUS_PENDING ? -EOPNOTSUPP : -EIO;
 }
 
 /* A miniport indicates nothing until a packet filter is set. */
@@ -346,16 +455,34 @@ static const struct attribute_group ndis_attr_group = {
 
 /* -- miniport block handlers (called by Windows code) ---------------------- */
 
+/*
+ * A serialized miniport that completes a packet while its SendPackets
+ * still runs (the wrapper reads the statuses after it returns): noted in
+ * the packet, finished there. Nothing else can call in meanwhile: the
+ * serial lock keeps its DPCs and timers out.
+ */
 static WIN_ABI void ndis_send_complete(void *handle, struct ndis_packet *pkt,
 				       ndis_status status)
 {
-	ndis_tx_done(ndis_handle_adapter(handle), pkt, status);
+	struct ndis_adapter *ad = ndis_handle_adapter(handle);
+
+	if (ad->in_send) {
+		struct ndis_tx_packet *tp = container_of(pkt,
+							 struct ndis_tx_packet,
+							 pkt);
+
+		tp->completed = true;
+		tp->completed_status = status;
+		return;
+	}
+	ndis_tx_done(ad, pkt, status);
 }
 
 static WIN_ABI void ndis_send_resources(void *handle)
 {
 	struct ndis_adapter *ad = ndis_handle_adapter(handle);
 
+	ndis_tx_kick(ad);
 	if (!READ_ONCE(ad->net_gone))
 		netif_wake_queue(ad->net);
 }
@@ -376,7 +503,9 @@ static void ndis_return_work(struct work_struct *work)
 	while (pkt) {
 		struct ndis_packet *next = *ndis_next_return(pkt);
 
+		ndis_serialize(ad);
 		DPC2WIN2(ad->driver->chars.return_packet, ad->ctx, pkt);
+		ndis_unserialize(ad);
 		pkt = next;
 	}
 }
@@ -453,6 +582,7 @@ static void ndis_rx_one(struct ndis_adapter *ad, struct ndis_packet *pkt)
 struct ndis_td_packet {
 	struct ndis_packet pkt;
 	struct ndis_packet_oob oob;
+	struct ndis_packet_ext ext;
 	struct win_mdl mdl;
 	struct sk_buff *skb;
 	u32 want;			/* bytes MiniportTransferData owes */
@@ -573,10 +703,33 @@ static WIN_ABI void ndis_indicate_status(void *handle, ndis_status status,
 	/* A carrier event would hold the device past free_netdev(). */
 	if (READ_ONCE(ad->net_gone))
 		return;
-	if (status == NDIS_STATUS_MEDIA_CONNECT)
+	switch ((u32)status) {
+	case NDIS_STATUS_MEDIA_CONNECT:
 		netif_carrier_on(ad->net);
-	else if (status == NDIS_STATUS_MEDIA_DISCONNECT)
+		break;
+	case NDIS_STATUS_MEDIA_DISCONNECT:
 		netif_carrier_off(ad->net);
+		break;
+	case NDIS_STATUS_RESET_START:	/* the miniport resets itself */
+		netif_stop_queue(ad->net);
+		break;
+	case NDIS_STATUS_RESET_END:
+		netif_wake_queue(ad->net);
+		break;
+	case NDIS_STATUS_MEDIA_SPECIFIC_INDICATION:	/* 802.11: below */
+	case NDIS_STATUS_LINK_SPEED_CHANGE:	/* ethtool asks anyway */
+		break;
+	default:
+		/*
+		 * Any other code (WAN, token ring, power, vendor ones) is
+		 * taken and ignored, as by a protocol that does not bind to
+		 * it; said once per adapter so that it is not silent.
+		 */
+		if (!xchg(&ad->status_unknown_said, true))
+			netdev_info(ad->net, "status %#x (%u bytes) ignored; further unknown ones too\n",
+				    status, len);
+		break;
+	}
 	ndis_wireless_status(ad, status);
 }
 
@@ -589,13 +742,180 @@ static WIN_ABI void ndis_reset_complete(void *handle, ndis_status status,
 {
 	struct ndis_adapter *ad = ndis_handle_adapter(handle);
 
-	if (status != NDIS_STATUS_SUCCESS)
-		netdev_err(ad->net, "reset failed (status %#x)\n", status);
+	if (!READ_ONCE(ad->resetting)) {
+		pr_err_ratelimited("%s: NdisMResetComplete, but no reset is in progress\n",
+				   ad->driver->name);
+		return;
+	}
+	ad->reset_status = status;
+	ad->reset_addressing = addressing_reset;
+	complete(&ad->reset_done);
 }
 
-/* Requests complete synchronously here; a pending one is not supported. */
+/* After a reset that lost the addressing: the filter the stack wants. */
+int ndis_restore_filter(struct ndis_adapter *ad)
+{
+	return ndis_set_filter(ad, netif_running(ad->net));
+}
+
+/* -- OID requests ---------------------------------------------------------- */
+
+/*
+ * One query or set at a time (oid_lock), as NDIS sends them. The driver
+ * gets a buffer and BytesWritten/BytesNeeded words of the request's own,
+ * not the caller's: a driver that returns NDIS_STATUS_PENDING writes them
+ * later, from a work item or a DPC, and then calls
+ * NdisMQueryInformationComplete / NdisMSetInformationComplete (the
+ * block's QueryCompleteHandler / SetCompleteHandler), which wakes the
+ * waiter. Two references: the caller's, and the pending slot's, which the
+ * completion drops. A request the driver does not complete within
+ * NDIS_REQUEST_TIMEOUT fails with -ETIMEDOUT, but its memory stays the
+ * driver's until it completes or the adapter is gone; until then the
+ * next request is refused with -EBUSY (NDIS too sends no second one).
+ */
+#define NDIS_REQUEST_TIMEOUT	(10 * HZ)
+
+struct ndis_request {
+	refcount_t ref;
+	struct completion done;
+	ndis_status status;
+	u32 oid;
+	u32 written;			/* BytesWritten / BytesRead */
+	u32 needed;
+	u32 len;
+	u8 buf[];			/* InformationBuffer */
+};
+
+static void ndis_request_put(struct ndis_request *r)
+{
+	if (refcount_dec_and_test(&r->ref))
+		kfree(r);
+}
+
 static WIN_ABI void ndis_request_complete(void *handle, ndis_status status)
 {
+	struct ndis_adapter *ad = ndis_handle_adapter(handle);
+	struct ndis_request *r;
+
+	spin_lock_bh(&ad->req_lock);
+	r = ad->req_pending;
+	ad->req_pending = NULL;
+	spin_unlock_bh(&ad->req_lock);
+	if (!r) {
+		pr_err_ratelimited("%s: request completed, but none is pending\n",
+				   ad->driver->name);
+		return;
+	}
+	r->status = status;
+	complete(&r->done);
+	ndis_request_put(r);
+}
+
+/* Drops the slot's reference unless the driver's completion took it. */
+static void ndis_request_unpend(struct ndis_adapter *ad,
+				struct ndis_request *r)
+{
+	bool ours;
+
+	spin_lock_bh(&ad->req_lock);
+	ours = ad->req_pending == r;
+	if (ours)
+		ad->req_pending = NULL;
+	spin_unlock_bh(&ad->req_lock);
+	if (ours)
+		ndis_request_put(r);
+}
+
+/* 0, -EIO (the driver's status), -ETIMEDOUT, -EBUSY or -ENOMEM. */
+static int ndis_request(struct ndis_adapter *ad, bool query, u32 oid,
+			void *buf, u32 len, u32 *written)
+{
+	struct ndis_miniport_chars *c = &ad->driver->chars;
+	struct ndis_request *r;
+	ndis_status status;
+	u32 busy_oid = 0;
+	int err = 0;
+
+	r = kzalloc(struct_size(r, buf, len), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	refcount_set(&r->ref, 2);
+	init_completion(&r->done);
+	r->oid = oid;
+	r->len = len;
+	if (!query)
+		memcpy(r->buf, buf, len);
+
+	mutex_lock(&ad->oid_lock);
+	spin_lock_bh(&ad->req_lock);
+	if (ad->req_pending) {
+		busy_oid = ad->req_pending->oid;
+		err = -EBUSY;
+	} else {
+		ad->req_pending = r;
+	}
+	spin_unlock_bh(&ad->req_lock);
+	if (err) {
+		pr_err_ratelimited("%s: OID %#x refused: OID %#x is still pending in the driver\n",
+				   ad->driver->name, oid, busy_oid);
+		mutex_unlock(&ad->oid_lock);
+		kfree(r);
+		return err;
+	}
+	/* a serialized miniport's requests run at DISPATCH_LEVEL, locked */
+	ndis_serialize(ad);
+	status = win_callv_at(ndis_serialized(ad) ? WIN_DISPATCH_LEVEL :
+			      WIN_PASSIVE_LEVEL,
+			      query ? c->query_info : c->set_info, 6,
+			      (u64 [6]){ WARG(ad->ctx), WARG(oid),
+					 WARG(r->buf), WARG(len),
+					 WARG(&r->written), WARG(&r->needed) });
+	ndis_unserialize(ad);
+	if (status != NDIS_STATUS_PENDING) {
+		ndis_request_unpend(ad, r);
+	} else if (!wait_for_completion_timeout(&r->done,
+						NDIS_REQUEST_TIMEOUT)) {
+		pr_err("%s: OID %#x pending for %u s: given up (its buffer stays the driver's until it completes)\n",
+		       ad->driver->name, oid, NDIS_REQUEST_TIMEOUT / HZ);
+		err = -ETIMEDOUT;
+	} else {
+		status = r->status;
+	}
+	mutex_unlock(&ad->oid_lock);
+
+	if (!err && status != NDIS_STATUS_SUCCESS)
+		err = -EIO;
+	if (!err && query) {
+		*written = min(r->written, len);
+		memcpy(buf, r->buf, *written);
+	}
+	ndis_request_put(r);
+	return err;
+}
+
+int ndis_query_oid(struct ndis_adapter *ad, u32 oid, void *buf, u32 len,
+		   u32 *written)
+{
+	*written = 0;
+	return ndis_request(ad, true, oid, buf, len, written);
+}
+
+int ndis_set_oid(struct ndis_adapter *ad, u32 oid, void *buf, u32 len)
+{
+	return ndis_request(ad, false, oid, buf, len, NULL);
+}
+
+/* After MiniportHalt: a request the driver never completed is freed. */
+static void ndis_request_abandon(struct ndis_adapter *ad)
+{
+	struct ndis_request *r;
+
+	spin_lock_bh(&ad->req_lock);
+	r = ad->req_pending;
+	ad->req_pending = NULL;
+	spin_unlock_bh(&ad->req_lock);
+	if (r)
+		ndis_request_put(r);
 }
 
 /* Before MiniportInitialize: the handlers the DDK macros call through. */
@@ -623,22 +943,10 @@ void ndis_init_block(struct ndis_adapter *ad)
 	INIT_WORK(&ad->return_work, ndis_return_work);
 	INIT_WORK(&ad->rx_mode_work, ndis_rx_mode_work);
 	mutex_init(&ad->oid_lock);
-}
-
-int ndis_query_oid(struct ndis_adapter *ad, u32 oid, void *buf, u32 len,
-		   u32 *written)
-{
-	u32 needed = 0;
-	ndis_status status;
-
-	*written = 0;
-	mutex_lock(&ad->oid_lock);
-	status = LIN2WIN6(ad->driver->chars.query_info, ad->ctx, oid, buf,
-			  len, written, &needed);
-	mutex_unlock(&ad->oid_lock);
-	if (status == NDIS_STATUS_SUCCESS)
-		return 0;
-	return status == NDIS_STATUS_PENDING ? -EOPNOTSUPP : -EIO;
+	spin_lock_init(&ad->req_lock);
+	spin_lock_init(&ad->serial_lock);
+	atomic_set(&ad->tx_done_gen, 0);
+	init_completion(&ad->reset_done);
 }
 
 /* The net device exists before MiniportInitialize: indications need it. */
@@ -732,7 +1040,11 @@ void ndis_netdev_unregister(struct ndis_adapter *ad)
 	unregister_netdev(ad->net);
 	ndis_wireless_unregister(ad);
 	cancel_work_sync(&ad->tx_work);
+	ndis_tx_drop_held(ad);
 	skb_queue_purge(&ad->tx_queue);
+	if (ad->tx_resent)
+		pr_info("%s: %lu sends the serialized miniport answered NDIS_STATUS_RESOURCES were queued again\n",
+			ad->driver->name, ad->tx_resent);
 }
 
 /*
@@ -760,6 +1072,7 @@ void ndis_netdev_quiesce(struct ndis_adapter *ad, bool give_back)
 void ndis_netdev_free(struct ndis_adapter *ad)
 {
 	cancel_work_sync(&ad->return_work);
+	ndis_request_abandon(ad);
 	ndis_wireless_free(ad);
 	free_netdev(ad->net);
 }

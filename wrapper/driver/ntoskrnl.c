@@ -15,14 +15,19 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/gfp.h>
+#include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
+#include <linux/timer.h>
 #include <linux/string.h>
 #include <linux/wait.h>
 #include <asm/fpu/types.h>
 
 #include "ndis.h"
+#include "win_crt.h"
 #include "wincall.h"
 #include "winexport.h"
 
@@ -86,98 +91,22 @@ void win_free_leaks(struct ndis_driver *drv)
 }
 
 /*
- * DbgPrint: a Windows printf. The arguments come as a Microsoft va_list;
- * each conversion is re-formatted with the kernel's snprintf, reading the
- * argument with the Windows sizes (long is 32 bits, I64 and ll 64).
+ * DbgPrint: a Windows printf, formatted as Microsoft's CRT does
+ * (win_crt.h: LLP64 sizes, %ws, %wZ, ...) from its Microsoft va_list.
  */
-static int win_format_one(char *out, size_t len, const char **fmtp,
-			  __builtin_ms_va_list *ap)
-{
-	const char *f = *fmtp;		/* just after '%' */
-	char spec[32] = "%";
-	size_t n = 1;
-	bool wide = false;
-	u64 v;
-
-	while (*f && strchr("-+ #0", *f) && n < 6)
-		spec[n++] = *f++;
-	while (*f && (isdigit(*f) || *f == '.' || *f == '*') && n < 11) {
-		if (*f == '*') {	/* width or precision from an int */
-			int arg = __builtin_va_arg(*ap, u64);
-
-			n += scnprintf(spec + n, sizeof(spec) - n, "%d",
-				       clamp(arg, 0, 255));
-			f++;
-			continue;
-		}
-		spec[n++] = *f++;
-	}
-	if (f[0] == 'I' && f[1] == '6' && f[2] == '4') {
-		wide = true;
-		f += 3;
-	} else if (f[0] == 'l' && f[1] == 'l') {
-		wide = true;
-		f += 2;
-	} else if (*f == 'l' || *f == 'h' || *f == 'z' || *f == 'I') {
-		wide = *f == 'z' || *f == 'I';
-		f++;
-	}
-	*fmtp = *f ? f + 1 : f;
-	switch (*f) {
-	case 'd':
-	case 'i':
-		v = __builtin_va_arg(*ap, u64);
-		spec[n++] = 'l';
-		spec[n++] = 'l';
-		spec[n++] = 'd';
-		return snprintf(out, len, spec,
-				wide ? (long long)v : (long long)(s32)v);
-	case 'u':
-	case 'x':
-	case 'X':
-		v = __builtin_va_arg(*ap, u64);
-		spec[n++] = 'l';
-		spec[n++] = 'l';
-		spec[n++] = *f;
-		return snprintf(out, len, spec, wide ? v : (u64)(u32)v);
-	case 'c':
-		v = __builtin_va_arg(*ap, u64);
-		return snprintf(out, len, "%c", (char)v);
-	case 'p':
-		v = __builtin_va_arg(*ap, u64);
-		return snprintf(out, len, "%016llx", v);
-	case 's':
-		v = __builtin_va_arg(*ap, u64);
-		spec[n++] = 's';
-		return snprintf(out, len, spec,
-				v ? (const char *)(uintptr_t)v : "(null)");
-	case '%':
-		return snprintf(out, len, "%%");
-	default:			/* wide strings and the rest */
-		return snprintf(out, len, "?");
-	}
-}
-
 static WIN_ABI u32 DbgPrint(const char *fmt, ...)
 {
 	struct ndis_driver *drv;
 	__builtin_ms_va_list ap;
 	char buf[256];
-	size_t pos = 0;
+	size_t pos;
 
 	drv = ndis_driver_at((unsigned long)__builtin_return_address(0));
 	__builtin_ms_va_start(ap, fmt);
-	while (*fmt && pos < sizeof(buf) - 1) {
-		if (*fmt != '%') {
-			buf[pos++] = *fmt++;
-			continue;
-		}
-		fmt++;
-		pos += win_format_one(buf + pos, sizeof(buf) - pos, &fmt,
-				      &ap);
-		pos = min(pos, sizeof(buf) - 1);
-	}
+	win_vsnprintf(buf, sizeof(buf) - 1, fmt, &ap);
 	__builtin_ms_va_end(ap);
+	buf[sizeof(buf) - 1] = '\0';
+	pos = strlen(buf);
 	while (pos && buf[pos - 1] == '\n')
 		pos--;
 	buf[pos] = '\0';
@@ -185,6 +114,45 @@ static WIN_ABI u32 DbgPrint(const char *fmt, ...)
 	return 0;
 }
 WIN_FUNC(DbgPrint);
+
+/*
+ * DbgBreakPoint: no kernel debugger is attached to a Windows driver here,
+ * so the break is logged (with where it came from) and execution goes on,
+ * as on Windows without a debugger when the driver catches the
+ * breakpoint exception itself. DDK builds with gcc import it (ASSERT,
+ * KdBreakPoint); MSVC builds inline int3 instead, which traps (BUG).
+ */
+static WIN_ABI void DbgBreakPoint(void)
+{
+	void *ret = __builtin_return_address(0);
+	struct ndis_driver *drv = ndis_driver_at((unsigned long)ret);
+
+	pr_warn_ratelimited("%s: DbgBreakPoint at +%#lx: no debugger, ignored\n",
+			    drv ? drv->name : "?",
+			    drv ? (unsigned long)(ret - drv->image) : 0UL);
+}
+WIN_FUNC(DbgBreakPoint);
+
+/*
+ * __C_specific_handler: the language handler the compiler names in the
+ * unwind data of every function with __try/__except or __finally. The
+ * Windows exception dispatcher calls it while it unwinds; nothing calls
+ * it on the path where no exception is raised, which is all the wrapper
+ * supports: a fault in driver code is a Linux kernel oops, no Windows
+ * exception is ever dispatched, so no __except filter or __finally block
+ * runs because of one (a __finally still runs when its __try block ends
+ * normally: that is inline code). If anything calls it, it says so once
+ * and lets the search go on (ExceptionContinueSearch).
+ */
+#define WIN_EXCEPTION_CONTINUE_SEARCH	1
+
+static WIN_ABI s32 C_specific_handler(void *record, void *frame,
+				      void *context, void *dispatcher)
+{
+	pr_err_once("__C_specific_handler called: Windows exception dispatch is not supported\n");
+	return WIN_EXCEPTION_CONTINUE_SEARCH;
+}
+WIN_FUNC_NAMED(__C_specific_handler, C_specific_handler);
 
 /*
  * Every MDL the wrapper builds describes memory already mapped in the
@@ -203,6 +171,13 @@ static WIN_ABI void *MmMapLockedPagesSpecifyCache(struct win_mdl *mdl,
 	return mdl->mapped_va;
 }
 WIN_FUNC(MmMapLockedPagesSpecifyCache);
+
+/* The older form, which the DDK's MmGetSystemAddressForMdl calls. */
+static WIN_ABI void *MmMapLockedPages(struct win_mdl *mdl, u32 mode)
+{
+	return MmMapLockedPagesSpecifyCache(mdl, mode, 0, NULL, 1, 0);
+}
+WIN_FUNC(MmMapLockedPages);
 
 /* -- pool ---------------------------------------------------------------- */
 
@@ -331,9 +306,12 @@ static bool win_event_take(struct win_kevent *ev)
  * they are volatile for the caller. The per-CPU depth and IRQL of this
  * call chain go back to "no Windows code" for the sleep, so another task
  * may run Windows code on this CPU meanwhile, and come back with us on
- * whichever CPU we wake up on.
+ * whichever CPU we wake up on. sleep(arg, timeout) runs outside the
+ * section (KeWaitForSingleObject's wait, NdisMSleep's); its result is
+ * returned. The caller checks that the driver may wait at all.
  */
-static long win_wait_event(struct win_kevent *ev, long timeout)
+long win_sleep_outside_fpu(long (*sleep)(void *arg, long timeout),
+			   void *arg, long timeout)
 {
 	u8 area[sizeof(struct fxregs_state) + 16];
 	struct fxregs_state *fx = PTR_ALIGN((void *)area, 16);
@@ -342,14 +320,13 @@ static long win_wait_event(struct win_kevent *ev, long timeout)
 	long left;
 
 	if (!depth)
-		return wait_event_timeout(win_event_wq, win_event_take(ev),
-					  timeout);
+		return sleep(arg, timeout);
 	asm volatile("fxsaveq %0" : "=m" (*fx));
 	this_cpu_write(win_irql, WIN_PASSIVE_LEVEL);
 	this_cpu_write(win_depth, 0);
 	kernel_fpu_end();
 
-	left = wait_event_timeout(win_event_wq, win_event_take(ev), timeout);
+	left = sleep(arg, timeout);
 
 	kernel_fpu_begin();
 	this_cpu_write(win_depth, depth);
@@ -358,8 +335,107 @@ static long win_wait_event(struct win_kevent *ev, long timeout)
 	return left;
 }
 
+static long win_event_sleep(void *ev, long timeout)
+{
+	return wait_event_timeout(win_event_wq, win_event_take(ev), timeout);
+}
+
+static long win_wait_event(struct win_kevent *ev, long timeout)
+{
+	return win_sleep_outside_fpu(win_event_sleep, ev, timeout);
+}
+
 /* 100 ns units since 1601 (Windows system time) at the Unix epoch. */
 #define WIN_EPOCH_OFFSET	116444736000000000LL
+
+/* -- the shared user data page ------------------------------------------- */
+
+/*
+ * The page that replaces KUSER_SHARED_DATA for the drivers whose reads of
+ * it the loader redirected (wrapper/loader/kuser.h says why the real
+ * address cannot be mapped). Made on the first such driver; from then on
+ * a timer keeps its clocks current every WIN_KUSER_PERIOD_MS, as Windows'
+ * clock interrupt does: InterruptTime (100 ns since boot), SystemTime
+ * (100 ns since 1601) and TickCount (clock ticks of KeQueryTimeIncrement),
+ * each a KSYSTEM_TIME written High2Time first and then as one 64-bit
+ * store, which is what the amd64 macros read. NtMajorVersion and
+ * NtMinorVersion say 5.2 (XP x64 / Server 2003), the NDIS 5.1 kernels.
+ */
+#define WIN_TIME_INCREMENT	156250	/* 100 ns units: 15.625 ms */
+#define WIN_KUSER_PERIOD_MS	10
+#define KUSER_TICK_COUNT_LOW	0x000
+#define KUSER_TICK_MULTIPLIER	0x004
+#define KUSER_INTERRUPT_TIME	0x008
+#define KUSER_SYSTEM_TIME	0x014
+#define KUSER_NT_MAJOR		0x26c
+#define KUSER_NT_MINOR		0x270
+#define KUSER_TICK_COUNT	0x320
+
+static DEFINE_MUTEX(win_kuser_lock);
+static u8 *win_kuser;
+static struct timer_list win_kuser_timer;
+
+static void win_ksystem_time_set(u8 *page, unsigned int off, u64 v)
+{
+	WRITE_ONCE(*(u32 *)(page + off + 8), (u32)(v >> 32));
+	smp_wmb();
+	WRITE_ONCE(*(u64 *)(page + off), v);
+}
+
+static void win_kuser_update(struct timer_list *timer)
+{
+	struct timespec64 now;
+	u64 up, tick;
+
+	ktime_get_real_ts64(&now);
+	up = div_u64(jiffies64_to_nsecs(get_jiffies_64() - INITIAL_JIFFIES),
+		     100);
+	tick = div_u64(up, WIN_TIME_INCREMENT);
+	win_ksystem_time_set(win_kuser, KUSER_INTERRUPT_TIME, up);
+	win_ksystem_time_set(win_kuser, KUSER_SYSTEM_TIME,
+			     now.tv_sec * 10000000ULL + now.tv_nsec / 100 +
+			     WIN_EPOCH_OFFSET);
+	win_ksystem_time_set(win_kuser, KUSER_TICK_COUNT, tick);
+	WRITE_ONCE(*(u32 *)(win_kuser + KUSER_TICK_COUNT_LOW), (u32)tick);
+	mod_timer(&win_kuser_timer,
+		  jiffies + msecs_to_jiffies(WIN_KUSER_PERIOD_MS));
+}
+
+/* The page's address, made and started on the first call; 0: no memory. */
+u64 win_kuser_page(void)
+{
+	mutex_lock(&win_kuser_lock);
+	if (!win_kuser) {
+		win_kuser = (u8 *)get_zeroed_page(GFP_KERNEL);
+		if (win_kuser) {
+			*(u32 *)(win_kuser + KUSER_TICK_MULTIPLIER) =
+				div_u64((u64)WIN_TIME_INCREMENT << 24, 10000);
+			*(u32 *)(win_kuser + KUSER_NT_MAJOR) = 5;
+			*(u32 *)(win_kuser + KUSER_NT_MINOR) = 2;
+			timer_setup(&win_kuser_timer, win_kuser_update, 0);
+			win_kuser_update(&win_kuser_timer);
+		}
+	}
+	mutex_unlock(&win_kuser_lock);
+	return (u64)(uintptr_t)win_kuser;
+}
+
+/* Module exit: no driver is left to read it. */
+void win_kuser_exit(void)
+{
+	if (!win_kuser)
+		return;
+	del_timer_sync(&win_kuser_timer);
+	free_page((unsigned long)win_kuser);
+	win_kuser = NULL;
+}
+
+/* The clock tick TickCount counts, in 100 ns units. */
+static WIN_ABI u32 KeQueryTimeIncrement(void)
+{
+	return WIN_TIME_INCREMENT;
+}
+WIN_FUNC(KeQueryTimeIncrement);
 
 static WIN_ABI s32 KeWaitForSingleObject(void *object, u32 reason, u8 mode,
 					 u8 alertable, const s64 *timeout)

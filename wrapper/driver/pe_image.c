@@ -32,6 +32,7 @@
 
 #include "compat.h"
 #include "../loader/pe.c"
+#include "../loader/kuser.h"
 
 #include "ndis.h"
 #include "wincall.h"
@@ -119,6 +120,7 @@ static void ndis_unmap_image(struct ndis_driver *drv)
 
 #define PE_SCN_MEM_EXECUTE	0x20000000
 #define PE_SCN_MEM_WRITE	0x80000000
+#define PE_SCN_CNT_INITIALIZED_DATA	0x00000040
 #define PE_SECTION_HEADER_SIZE	40
 
 static u32 ndis_le32(const u8 *p)
@@ -184,6 +186,49 @@ static int ndis_protect_image(struct ndis_driver *drv,
 	return ret;
 }
 
+/*
+ * The amd64 DDK's time macros read KUSER_SHARED_DATA at a fixed address
+ * no Linux kernel maps: those reads are pointed at the wrapper's own page
+ * (kuser.h, win_kuser_page()), section by section, before the image is
+ * protected. A driver that builds the address another way than the
+ * instructions kuser.h knows still faults on it.
+ */
+static int ndis_redirect_kuser(struct ndis_driver *drv,
+			       const struct pe_info *info)
+{
+	unsigned int i, n = 0;
+	u64 page = 0;
+
+	for (i = 0; i < info->num_sections; i++) {
+		const u8 *sh = (const u8 *)drv->image + info->sections_offset +
+			       i * PE_SECTION_HEADER_SIZE;
+		u32 vsize = ndis_le32(sh + 8);
+		u32 rva = ndis_le32(sh + 12);
+		u32 flags = ndis_le32(sh + 36);
+		bool code = flags & PE_SCN_MEM_EXECUTE;
+		u8 *sec = (u8 *)drv->image + rva;
+		unsigned int refs;
+
+		if (!vsize || rva >= drv->image_size ||
+		    !(code || (flags & PE_SCN_CNT_INITIALIZED_DATA)))
+			continue;
+		vsize = min_t(u32, vsize, drv->image_size - rva);
+		/* a dry run first: the page is only made when needed */
+		refs = kuser_redirect(sec, vsize, code, WIN_KUSER_SHARED_DATA);
+		if (!refs)
+			continue;
+		if (!page)
+			page = win_kuser_page();
+		if (!page)
+			return -ENOMEM;
+		n += kuser_redirect(sec, vsize, code, page);
+	}
+	if (n)
+		pr_info("%s: %u reads of KUSER_SHARED_DATA (the DDK's time macros) redirected to the wrapper's page\n",
+			drv->name, n);
+	return 0;
+}
+
 /* "\Registry\Machine\...\Services\<driver>" as a UNICODE_STRING. */
 static int ndis_registry_path(struct ndis_driver *drv)
 {
@@ -236,6 +281,11 @@ static int ndis_prepare_image(struct ndis_driver *drv,
 	if (!ret)
 		ret = pe_resolve_imports(drv->image, info, ndis_resolve, NULL,
 					 err, sizeof(err));
+	if (!ret) {
+		ret = ndis_redirect_kuser(drv, info);
+		if (ret)
+			snprintf(err, sizeof(err), "no memory for the shared user data page");
+	}
 	if (!ret) {
 		ret = ndis_protect_image(drv, info);
 		if (ret)

@@ -29,6 +29,13 @@ struct win_dll {
 #define WIN_FUNC(name)							\
 	const struct win_export win_export_##name = { #name, name }
 
+/*
+ * An export whose C function has another name: the C runtime (memcpy,
+ * strlen, ...), whose Windows names are the kernel's own functions.
+ */
+#define WIN_FUNC_NAMED(name, func)					\
+	const struct win_export win_export_##name = { #name, func }
+
 extern const struct win_dll win_dlls[];
 extern const unsigned int win_num_dlls;
 

@@ -25,6 +25,10 @@ typedef s32 ndis_status;
 #define NDIS_STATUS_PENDING		0x00000103
 #define NDIS_STATUS_MEDIA_CONNECT	0x4001000B
 #define NDIS_STATUS_MEDIA_DISCONNECT	0x4001000C
+#define NDIS_STATUS_RESET_START		0x40010004
+#define NDIS_STATUS_RESET_END		0x40010005
+#define NDIS_STATUS_MEDIA_SPECIFIC_INDICATION	0x40010012
+#define NDIS_STATUS_LINK_SPEED_CHANGE	0x40010013
 #define NDIS_STATUS_FAILURE		0xC0000001
 #define NDIS_STATUS_RESOURCES		0xC000009A
 #define NDIS_STATUS_NOT_SUPPORTED	0xC00000BB
@@ -36,6 +40,7 @@ typedef s32 ndis_status;
 
 #define NDIS_MEDIUM_802_3		0
 
+#define NDIS_ATTRIBUTE_BUS_MASTER	0x00000008
 #define NDIS_ATTRIBUTE_DESERIALIZE	0x00000020
 
 struct win_unicode_string {
@@ -79,6 +84,37 @@ struct ndis_packet_oob {
 };
 static_assert(offsetof(struct ndis_packet_oob, status) == 32);
 static_assert(sizeof(struct ndis_packet_oob) == 40);
+
+/*
+ * NDIS_PACKET_EXTENSION: the per-packet info block right after the OOB
+ * data (NDIS_PER_PACKET_INFO_FROM_PACKET reads it at packet +
+ * NdisPacketOobOffset + 40). Indices as the DDK's NDIS_PER_PACKET_INFO.
+ */
+#define NDIS_INFO_TCPIP_CHECKSUM	0
+#define NDIS_INFO_SG_LIST		5	/* ScatterGatherListPacketInfo */
+#define NDIS_INFO_8021Q			6
+#define NDIS_PER_PACKET_INFO_MAX	12	/* MaxPerPacketInfo */
+
+struct ndis_packet_ext {
+	void *info[NDIS_PER_PACKET_INFO_MAX];
+};
+
+/* SCATTER_GATHER_LIST (amd64): bus addresses for a bus-master send. */
+struct win_sg_element {
+	u64 address;			/* PHYSICAL_ADDRESS */
+	u32 length;
+	u32 pad;
+	u64 reserved;			/* ULONG_PTR */
+};
+static_assert(sizeof(struct win_sg_element) == 24);
+
+struct win_sg_list {
+	u32 count;			/* NumberOfElements */
+	u32 pad;
+	u64 reserved;
+	struct win_sg_element elements[];
+};
+static_assert(offsetof(struct win_sg_list, elements) == 16);
 
 struct ndis_packet {
 	u32 physical_count;

@@ -82,7 +82,8 @@ def wrapper_src(matrix: Callable[[], runner.Matrix],
 
 # The faulty-air rows (only with --device in `run`), on one kernel.
 FAULT_KERNELS = ("src-6.1",)
-FAULT_DEVICES = ("bcm43xx-faults", "rtl8187-faults")
+FAULT_DEVICES = ("bcm43xx-faults", "rtl8187-faults", "bcm43xx-hang",
+                 "bcm43xx-serial")
 
 
 def faults(matrix: Callable[[], runner.Matrix],
@@ -180,7 +181,8 @@ def run_tests(matrix: Callable[[], runner.Matrix],
         stage("wrapper-src", "run --wrapper-src with a copy of wrapper/",
               lambda: wrapper_src(matrix, args)),
         stage("faults", "the faulty-air rows (drop, corrupt, duplicate, "
-                        "delay)", lambda: faults(matrix, args)),
+                        "delay), the fixture that hangs once and the "
+                        "serialized one", lambda: faults(matrix, args)),
         stage("planted", "the debug kernel's checkers report planted bugs",
               lambda: planted(matrix, args)),
         stage("soak", f"{SOAK_MINUTES} min soak on {SOAK_KERNEL} "

@@ -4,8 +4,11 @@
  * them (-nostdinc, kmock's headers), behind kdriver.h's plain entry
  * points.
  */
+#include "../loader/kuser.h"
+#include "ndis_sg.h"
 #include "ndis_sysfs.h"
 #include "usb_ctrl.h"
+#include "win_crt.h"
 #include "kdriver.h"
 
 const struct kd_function kd_vendor_functions[] = {
@@ -36,4 +39,38 @@ int kd_usb_ctrl_pipe_in(unsigned char request_type, unsigned short length)
 long kd_ssid_show(struct ndis_adapter *ad, kd_oid_query_t query, char *buf)
 {
 	return ndis_ssid_show(ad, query, buf);
+}
+
+__attribute__((ms_abi)) int kd_win_snprintf(char *buf, unsigned long count,
+					    const char *fmt, ...)
+{
+	__builtin_ms_va_list ap;
+	int n;
+
+	__builtin_ms_va_start(ap, fmt);
+	n = win_vsnprintf(buf, count, fmt, &ap);
+	__builtin_ms_va_end(ap);
+	return n;
+}
+
+int kd_win_strnicmp(const char *a, const char *b, unsigned long n)
+{
+	return win_strnicmp(a, b, n);
+}
+
+int kd_sg_append(struct kd_sg *sg, unsigned int max_elements,
+		 unsigned long long addr, unsigned int len, unsigned int max_len)
+{
+	static_assert(sizeof(struct kd_sg_element) ==
+		      sizeof(struct win_sg_element));
+	static_assert(offsetof(struct kd_sg, elements) ==
+		      offsetof(struct win_sg_list, elements));
+	return ndis_sg_append((struct win_sg_list *)sg, max_elements, addr,
+			      len, max_len);
+}
+
+unsigned int kd_kuser_redirect(unsigned char *sec, unsigned long len, int code,
+			       unsigned long long page)
+{
+	return kuser_redirect(sec, len, code, page);
 }

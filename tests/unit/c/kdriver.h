@@ -29,6 +29,31 @@ unsigned char kd_usb_vendor_type(unsigned short function,
 int kd_usb_ctrl_pipe_in(unsigned char request_type, unsigned short length);
 long kd_ssid_show(struct ndis_adapter *ad, kd_oid_query_t query, char *buf);
 
+/* win_crt.h: Microsoft _snprintf (ms_abi, as drivers call it), _strnicmp */
+__attribute__((ms_abi)) int kd_win_snprintf(char *buf, unsigned long count,
+					    const char *fmt, ...);
+int kd_win_strnicmp(const char *a, const char *b, unsigned long n);
+
+/* ndis_sg.h: a SCATTER_GATHER_LIST as the driver sees it (amd64) */
+struct kd_sg_element {
+	unsigned long long address;
+	unsigned int length, pad;
+	unsigned long long reserved;
+};
+
+struct kd_sg {
+	unsigned int count, pad;
+	unsigned long long reserved;
+	struct kd_sg_element elements[8];
+};
+
+int kd_sg_append(struct kd_sg *sg, unsigned int max_elements,
+		 unsigned long long addr, unsigned int len, unsigned int max_len);
+
+/* wrapper/loader/kuser.h: KUSER_SHARED_DATA references redirected */
+unsigned int kd_kuser_redirect(unsigned char *sec, unsigned long len, int code,
+			       unsigned long long page);
+
 /* kmock's cond_resched(): calls counted here */
 extern unsigned long kd_resched_calls;
 

@@ -218,8 +218,168 @@ static void test_ssid_show(void)
 	CHECK_STR(buf, "\n");
 }
 
+/* -- win_crt.h: ntoskrnl.exe's C runtime, Microsoft semantics ----------- */
+
+static void test_win_snprintf(void)
+{
+	/* UNICODE_STRING: Length 8 bytes, no NUL at its end */
+	static const unsigned short wide[] = { 'w', 'l', 'a', 'n', 'X' };
+	static const unsigned short wz[] = { 'n', 0x00e9, 0 };
+	struct { unsigned short len, max; const void *buf; } us = { 8, 10, wide };
+	char buf[32];
+	int rc;
+
+	/* fits: NUL-terminated, the length returned */
+	memset(buf, 'x', sizeof(buf));
+	rc = kd_win_snprintf(buf, sizeof(buf), "%s %u %d", "ab", 7u, -3);
+	CHECK(rc == 7);
+	CHECK_STR(buf, "ab 7 -3");
+	/* exactly count characters: no NUL, count returned */
+	memset(buf, 'x', sizeof(buf));
+	rc = kd_win_snprintf(buf, 4, "abcd");
+	CHECK(rc == 4);
+	CHECK(!memcmp(buf, "abcdx", 5));
+	/* too long: count characters, no NUL, -1 (not the C99 length) */
+	memset(buf, 'x', sizeof(buf));
+	rc = kd_win_snprintf(buf, 4, "abcdef");
+	if (rc != -1)
+		printf("#   truncated _snprintf returned %d\n", rc);
+	CHECK(rc == -1);
+	CHECK(!memcmp(buf, "abcdx", 5));
+	/* long is 32 bits on LLP64: %lx of a 64-bit slot shows the low half */
+	rc = kd_win_snprintf(buf, sizeof(buf), "%lx", 0x1234567890abcdefULL);
+	CHECK_STR(buf, "90abcdef");
+	rc = kd_win_snprintf(buf, sizeof(buf), "%I64x|%llu", 0x1234567890ULL,
+			     18446744073709551615ULL);
+	CHECK_STR(buf, "1234567890|18446744073709551615");
+	rc = kd_win_snprintf(buf, sizeof(buf), "%08x|%-4d|%4s|%.2s", 0xbeefu,
+			     5, "ab", "xyz");
+	CHECK_STR(buf, "0000beef|5   |  ab|xy");
+	/* wide strings and the counted strings of DbgPrint */
+	rc = kd_win_snprintf(buf, sizeof(buf), "%ws|%S|%ls", wz, wz, wz);
+	CHECK_STR(buf, "n?|n?|n?");
+	rc = kd_win_snprintf(buf, sizeof(buf), "%wZ|%.*s", &us, 2, "abc");
+	CHECK_STR(buf, "wlan|ab");
+	rc = kd_win_snprintf(buf, sizeof(buf), "%s|%p", (char *)0, (void *)0x10);
+	CHECK_STR(buf, "(null)|0000000000000010");
+	rc = kd_win_snprintf(buf, sizeof(buf), "%hd|%hhu|%c|%%", 0x18000, 0x1ff,
+			     'q');
+	CHECK_STR(buf, "-32768|255|q|%");
+}
+
+static void test_win_strnicmp(void)
+{
+	CHECK(kd_win_strnicmp("NdisBench", "ndisbENCH", 9) == 0);
+	CHECK(kd_win_strnicmp("abc", "ABD", 2) == 0);
+	CHECK(kd_win_strnicmp("abc", "ABD", 3) < 0);
+	CHECK(kd_win_strnicmp("b", "A", 1) > 0);
+	CHECK(kd_win_strnicmp("ab", "abc", 5) < 0);
+	/* folded to lower case, as Microsoft's: '_' (0x5f) sorts before 'a' */
+	CHECK(kd_win_strnicmp("_", "A", 1) < 0);
+}
+
+/* -- ndis_sg.h: the SCATTER_GATHER_LIST of a send ------------------------- */
+
+static void test_sg_list(void)
+{
+	struct kd_sg sg;
+
+	/* no MaximumPhysicalMapping: one element per mapping */
+	memset(&sg, 0xa5, sizeof(sg));
+	sg.count = 0;
+	CHECK(kd_sg_append(&sg, 8, 0x1000ULL, 54, 0));
+	CHECK(kd_sg_append(&sg, 8, 0x123456789000ULL, 1460, 0));
+	CHECK(kd_sg_append(&sg, 8, 0x5000ULL, 0, 0));	/* empty: nothing */
+	CHECK(sg.count == 2);
+	CHECK(sg.elements[0].address == 0x1000 && sg.elements[0].length == 54);
+	CHECK(sg.elements[1].address == 0x123456789000ULL &&
+	      sg.elements[1].length == 1460);
+	CHECK(!sg.elements[0].pad && !sg.elements[0].reserved);
+
+	/* a range past the limit is cut into contiguous elements */
+	sg.count = 0;
+	CHECK(kd_sg_append(&sg, 8, 0x10000ULL, 10000, 4096));
+	if (sg.count != 3)
+		printf("#   %u elements\n", sg.count);
+	CHECK(sg.count == 3);
+	CHECK(sg.elements[0].address == 0x10000 && sg.elements[0].length == 4096);
+	CHECK(sg.elements[1].address == 0x11000 && sg.elements[1].length == 4096);
+	CHECK(sg.elements[2].address == 0x12000 && sg.elements[2].length == 1808);
+	CHECK(kd_sg_append(&sg, 8, 0x20000ULL, 8192, 4096));
+	CHECK(sg.count == 5 && sg.elements[4].length == 4096);
+
+	/* no room: refused, the list as it was */
+	CHECK(!kd_sg_append(&sg, 8, 0x30000ULL, 4 * 4096, 4096));
+	CHECK(sg.count == 5);
+	CHECK(kd_sg_append(&sg, 8, 0x30000ULL, 3 * 4096, 4096));
+	CHECK(sg.count == 8);
+	CHECK(!kd_sg_append(&sg, 8, 0x40000ULL, 1, 0));
+	CHECK(sg.count == 8);
+}
+
+/* -- kuser.h: the amd64 time macros' reads of KUSER_SHARED_DATA ---------- */
+
+#define KUSER	0xfffff78000000000ULL
+#define PAGE	0xffff888012345000ULL
+
+static void put64(unsigned char *p, unsigned long long v)
+{
+	memcpy(p, &v, 8);
+}
+
+static unsigned long long get64(const unsigned char *p)
+{
+	unsigned long long v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static void test_kuser_redirect(void)
+{
+	unsigned char code[64], data[32];
+
+	/* what gcc and MSVC emit for the DDK's macros */
+	memset(code, 0x90, sizeof(code));
+	code[0] = 0x48; code[1] = 0xb8;			/* movabs rax, */
+	put64(code + 2, KUSER + 0x14);			/*   SystemTime */
+	code[10] = 0x49; code[11] = 0xbb;		/* movabs r11, */
+	put64(code + 12, KUSER + 0x8);			/*   InterruptTime */
+	code[20] = 0x48; code[21] = 0xa1;		/* mov rax, moffs64 */
+	put64(code + 22, KUSER + 0x320);		/*   TickCount */
+	/* the same bytes after a NOP: not an operand, left alone */
+	code[30] = 0x90;
+	put64(code + 31, KUSER + 0x14);
+	/* movabs of an address past the page: left alone */
+	code[40] = 0x48; code[41] = 0xb8;
+	put64(code + 42, KUSER + 0x1000);
+	CHECK(kd_kuser_redirect(code, sizeof(code), 1, PAGE) == 3);
+	CHECK(get64(code + 2) == PAGE + 0x14);
+	CHECK(get64(code + 12) == PAGE + 0x8);
+	CHECK(get64(code + 22) == PAGE + 0x320);
+	CHECK(get64(code + 31) == KUSER + 0x14);
+	CHECK(get64(code + 42) == KUSER + 0x1000);
+	CHECK(code[0] == 0x48 && code[1] == 0xb8 && code[21] == 0xa1);
+	/* idempotent: nothing left to rewrite */
+	CHECK(kd_kuser_redirect(code, sizeof(code), 1, PAGE) == 0);
+
+	/* data: an aligned pointer to SharedUserData, not an unaligned one */
+	memset(data, 0, sizeof(data));
+	put64(data + 8, KUSER);
+	put64(data + 20, KUSER + 0x14);
+	CHECK(kd_kuser_redirect(data, sizeof(data), 0, PAGE) == 1);
+	CHECK(get64(data + 8) == PAGE);
+	CHECK(get64(data + 20) == KUSER + 0x14);
+	/* a section shorter than an address */
+	CHECK(kd_kuser_redirect(data, 7, 0, PAGE) == 0);
+}
+
 int main(void)
 {
+	TEST(test_kuser_redirect);
+	TEST(test_sg_list);
+	TEST(test_win_snprintf);
+	TEST(test_win_strnicmp);
 	TEST(test_usb_vendor_type);
 	TEST(test_usb_ctrl_pipe);
 	TEST(test_ssid_show);
