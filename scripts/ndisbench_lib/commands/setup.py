@@ -63,7 +63,7 @@ REQUIREMENTS = (
     Requirement("zstd", ("zstd",), "Debian's compressed modules"),
     Requirement("kmod", ("depmod", "modinfo"), "modules.dep, module "
                 "dependencies"),
-    Requirement("patch", ("patch",), "the policy patches"),
+    Requirement("patch", ("patch",), "the policy patches; qemu-patches/"),
     Requirement("binutils", ("nm", "ld"), "GPL import checks, linking"),
     Requirement("tar", ("tar",), "linux-source tarballs"),
     Requirement("libc-bin", ("ldd",), "guest tools' shared libraries"),
