@@ -29,7 +29,8 @@ class Requirement:
 REQUIREMENTS = (
     # guests
     Requirement("qemu-system-x86", ("qemu-system-x86_64",),
-                "guests of the none and e1000 rows; BIOS and option ROMs"),
+                "BIOS and option ROMs our QEMU loads with -L; the KVM "
+                "probe's fingerprint"),
     Requirement("busybox-static", ("busybox",), "the guest image's shell"),
     Requirement("iw", ("iw",), "guest image: joins the emulated AP"),
     Requirement("iproute2", ("ip",), "guest image: interfaces"),
