@@ -5,7 +5,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
- * Each case is a transfer QEMU 7.2 as Debian ships it aborts on (or, for
+ * Each case is something QEMU 7.2 as Debian ships it aborts on (or, for
  * the interval, shifts by more than an int has), fixed by qemu-patches/:
  * the guest's mistake must be a logged guest error, never the end of
  * QEMU. An usb-rtl8187 on qemu-xhci (q35) is the device, as in the e2e
@@ -239,6 +239,59 @@ static void test_endpoint_interval(void)
     stop(qts, &x, bus);
 }
 
+/*
+ * A bulk OUT endpoint whose context asks for streams (MaxPStreams 1,
+ * linear stream array), its doorbell rung with stream ID 0, which is
+ * reserved: 7.2 asserted in xhci_find_stream() (a mutated fuzz seed).
+ * Now the doorbell does nothing, and Set TR Dequeue Pointer for stream 0
+ * is an Invalid Stream ID Error.
+ */
+static void test_stream_id_0(void)
+{
+    enum { DCI = 4 * 2, STREAMS = 0x6000, CC_INVALID_STREAM_ID = 34 };
+    QPCIBus *bus;
+    Xhci x;
+    int slot;
+    QTestState *qts = start(&x, &bus, &slot);
+    uint32_t portsc = qpci_io_readl(x.dev, x.bar, x.op +
+                                    XHCI_PORTSC(XHCI_USB2_PORT(1)));
+    uint32_t ctx[8] = { 0 };
+
+    qtest_memset(qts, XHCI_IN_CTX(slot), 0, 0x1000);
+    qtest_memset(qts, STREAMS, 0, 0x100);
+    qtest_writel(qts, XHCI_IN_CTX(slot) + 4, 1u | 1u << DCI);
+    ctx[0] = cpu_to_le32((XHCI_PORT_SPEED(portsc) << 20) |
+                         ((uint32_t)DCI << 27));
+    ctx[1] = cpu_to_le32(XHCI_USB2_PORT(1) << 16);
+    qtest_memwrite(qts, XHCI_IN_CTX(slot) + 32, ctx, sizeof(ctx));
+    memset(ctx, 0, sizeof(ctx));
+    ctx[0] = cpu_to_le32(1u << 10 | 1u << 15);  /* MaxPStreams 1, LSA */
+    ctx[1] = cpu_to_le32((3 << 1) | (2 << 3) | (512 << 16));
+    ctx[2] = cpu_to_le32(STREAMS);
+    ctx[4] = cpu_to_le32(8);
+    qtest_memwrite(qts, XHCI_IN_CTX(slot) + 32 * (DCI + 1), ctx,
+                   sizeof(ctx));
+    g_assert_cmpint(xhci_command(&x, XHCI_IN_CTX(slot),
+                                 TRB_TYPE(TRB_CONFIG_EP) | TRB_SLOT(slot),
+                                 NULL), ==, CC_SUCCESS);
+
+    xhci_db(&x, slot, DCI);                     /* stream 0 */
+    qtest_clock_step(qts, 10 * 1000 * 1000);
+    g_assert_cmpint(xhci_command(&x, 0, TRB_TYPE(TRB_STOP_EP) |
+                                 TRB_SLOT(slot) | TRB_EP(DCI), NULL), ==,
+                    CC_SUCCESS);
+    g_assert_cmpint(xhci_command(&x, (STREAMS + 0x100) | 1,
+                                 TRB_TYPE(TRB_SET_DEQ) | TRB_SLOT(slot) |
+                                 TRB_EP(DCI), NULL), ==,
+                    CC_INVALID_STREAM_ID);
+    /* the controller and the device still work */
+    g_assert_cmphex(qpci_io_readl(x.dev, x.bar, x.op + XHCI_USBSTS) &
+                    XHCI_STS_HCE, ==, 0);
+    set_bssid(&x, slot, 0x55667788);
+    g_assert_cmphex(bssid(&x, slot), ==, 0x55667788);
+    stop(qts, &x, bus);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -251,5 +304,6 @@ int main(int argc, char **argv)
                    test_in_beyond_data);
     qtest_add_func("/ndisbench/xhci/endpoint-interval",
                    test_endpoint_interval);
+    qtest_add_func("/ndisbench/xhci/stream-id-0", test_stream_id_0);
     return g_test_run();
 }

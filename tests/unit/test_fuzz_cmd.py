@@ -225,6 +225,8 @@ class DiscoveryTest(unittest.TestCase):
             self.assertIn("-M q35", t.env["QEMU_FUZZ_ARGS"])
             self.assertIn("wlan-air", t.env["QEMU_FUZZ_ARGS"])
             self.assertTrue(t.env["QEMU_FUZZ_OBJECTS"])
+            # a UBSan report kills the child, so its input is kept
+            self.assertIn("halt_on_error=1", t.env["UBSAN_OPTIONS"])
         self.assertEqual(fuzz.qemu_target_names(), names)
 
     def test_select(self):
