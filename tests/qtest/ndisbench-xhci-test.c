@@ -8,7 +8,7 @@
  * Each case is something QEMU 7.2 as Debian ships it aborts on (or, for
  * the interval, shifts by more than an int has), fixed by qemu-patches/:
  * the guest's mistake must be a logged guest error, never the end of
- * QEMU. An usb-rtl8187 on qemu-xhci (q35) is the device, as in the e2e
+ * QEMU. A usb-rtl8187 on qemu-xhci (q35) is the device, as in the e2e
  * guests; transfers go through ndisbench-xhci.h.
  */
 
