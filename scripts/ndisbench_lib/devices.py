@@ -96,7 +96,7 @@ class Device:
     qemu_args: Tuple[str, ...] = ()
     guest_modules: Tuple[str, ...] = ()     # in-tree, unless built in
     ifname: str = ""                        # interface the net checks use
-    own_qemu: bool = False                  # needs our QEMU build
+    own_qemu: bool = False                  # needs our device models
     fixture: str = ""                       # Windows driver it is wrapped with
     native_driver: str = ""                 # in-tree driver name (native)
     connect_ssid: str = ""                  # joined with `iw connect`

@@ -199,6 +199,20 @@ class DiscoveryTest(unittest.TestCase):
         with self.assertRaises(BenchError):
             fuzz.host_targets(self.tmp / "nothing", self.corpus)
 
+    def test_regression_folders_by_target_name(self):
+        regress = self.tmp / "regress"
+        (regress / "fuzz_pe").mkdir(parents=True)
+        (regress / "qemu-rtl8187-xhci").mkdir()
+        hosts = {t.name: t for t in fuzz.host_targets(self.build, self.corpus,
+                                                      regress)}
+        self.assertEqual(hosts["fuzz_pe"].regress, regress / "fuzz_pe")
+        self.assertIsNone(hosts["fuzz_inf"].regress)
+        qemus = {t.name: t for t in fuzz.qemu_targets(
+            pathlib.Path("/q/qemu-fuzz-x86_64"), self.corpus, regress)}
+        self.assertEqual(qemus["qemu-rtl8187-xhci"].regress,
+                         regress / "qemu-rtl8187-xhci")
+        self.assertIsNone(qemus["qemu-bcm43xx"].regress)
+
     def test_qemu_configs(self):
         targets = fuzz.qemu_targets(pathlib.Path("/q/qemu-fuzz-x86_64"),
                                     self.corpus)
@@ -211,6 +225,8 @@ class DiscoveryTest(unittest.TestCase):
             self.assertIn("-M q35", t.env["QEMU_FUZZ_ARGS"])
             self.assertIn("wlan-air", t.env["QEMU_FUZZ_ARGS"])
             self.assertTrue(t.env["QEMU_FUZZ_OBJECTS"])
+            # a UBSan report kills the child, so its input is kept
+            self.assertIn("halt_on_error=1", t.env["UBSAN_OPTIONS"])
         self.assertEqual(fuzz.qemu_target_names(), names)
 
     def test_select(self):
@@ -269,13 +285,38 @@ class RunTargetTest(unittest.TestCase):
         self.corpus.mkdir()
         (self.corpus / "seed").write_bytes(b"s")
 
-    def run_fake(self, code: str) -> fuzz.Outcome:
+    def run_fake(self, code: str, regress=None, replay=False
+                 ) -> fuzz.Outcome:
         script = self.tmp / "fake.py"
         script.write_text(FAKE + code)
         target = fuzz.Target("fuzz_fake", "host",
                              [sys.executable, str(script)], ["-dict=x"],
-                             self.corpus, {"FAKE_ENV": "1"})
-        return fuzz.run_target(target, 5, 42, self.tmp / "out" / "fuzz_fake")
+                             self.corpus, {"FAKE_ENV": "1"}, regress)
+        return fuzz.run_target(target, 5, 42, self.tmp / "out" / "fuzz_fake",
+                               replay)
+
+    def test_regression_inputs_join_the_scratch_corpus(self):
+        regress = self.tmp / "regress"
+        regress.mkdir()
+        (regress / "crash-1").write_bytes(b"r")
+        o = self.run_fake("names = sorted(p.name for p in corpus.iterdir())\n"
+                          "sys.exit(0 if names == ['new-unit', "
+                          "'regress-crash-1', 'seed'] else 3)\n", regress)
+        self.assertTrue(o.ok, o.problems)
+        self.assertEqual(sorted(p.name for p in regress.iterdir()),
+                         ["crash-1"])
+
+    def test_replay_runs_each_input_once(self):
+        o = self.run_fake("", replay=True)
+        self.assertTrue(o.ok, o.problems)
+        self.assertIn("-runs=0", o.command)
+        self.assertFalse([a for a in o.command
+                          if a.startswith("-max_total_time=")])
+        # a regression input that still fails is a finding
+        o = self.run_fake("print('hcd-xhci.c:1126:32: runtime error: shift "
+                          "exponent 112 is too large')\n", replay=True)
+        self.assertFalse(o.ok)
+        self.assertIn("runtime error", o.problems[0])
 
     def test_clean_run(self):
         o = self.run_fake("")
@@ -365,8 +406,12 @@ class CommandLineTest(unittest.TestCase):
                          ["fuzz_pe", "qemu-bcm43xx", "fuzz_inf"])
         self.assertEqual(args.seed, 7)
 
+    def test_replay_option(self):
+        self.assertTrue(cli.parser().parse_args(["fuzz", "--replay"]).replay)
+
     def test_defaults(self):
         args = cli.parser().parse_args(["fuzz"])
+        self.assertFalse(args.replay)
         self.assertEqual(args.minutes, fuzz.DEFAULT_MINUTES)
         self.assertIsNone(args.target)
         self.assertIsNone(args.seed)

@@ -13,6 +13,7 @@ from unittest import mock
 
 from helpers import REPO  # noqa: F401
 from ndisbench_lib.build import qemu_build
+from ndisbench_lib.errors import BenchError
 
 
 class TouchChangedTest(unittest.TestCase):
@@ -44,6 +45,102 @@ class TouchChangedTest(unittest.TestCase):
         os.utime(self.file, (1, 1))
         self.touch()
         self.assertGreater(self.file.stat().st_mtime, 1)
+
+
+PATCH = """Subject: a fix
+
+--- a/hw/usb/core.c
++++ b/hw/usb/core.c
+@@ -1,3 +1,3 @@
+ one
+-two
++TWO
+ three
+"""
+
+
+class ApplyPatchesTest(unittest.TestCase):
+    """qemu-patches/ in the shared tree: each checkout's own set, applied
+    to the pristine files, and only files whose contents change rewritten."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        root = pathlib.Path(self.tmp.name)
+        self.patches = root / "qemu-patches"
+        self.patches.mkdir()
+        self.tree = types.SimpleNamespace(
+            root=root / "tree", src=root / "tree" / "src", who="QEMU (test)",
+            version="7.2", log=root / "tree" / "build.log")
+        (self.tree.src / "hw" / "usb").mkdir(parents=True)
+        self.core = self.tree.src / "hw" / "usb" / "core.c"
+        self.core.write_text("one\ntwo\nthree\n")
+        self.other = self.tree.src / "hw" / "usb" / "hcd-xhci.c"
+        self.other.write_text("xhci\n")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def apply(self):
+        with mock.patch.object(qemu_build, "PATCH_DIR", self.patches):
+            qemu_build.QemuTree.apply_patches(self.tree)
+
+    def test_applies_in_order_and_only_rewrites_what_changes(self):
+        (self.patches / "0001-fix.patch").write_text(PATCH)
+        os.utime(self.other, (1, 1))
+        self.apply()
+        self.assertEqual(self.core.read_text(), "one\nTWO\nthree\n")
+        self.assertEqual(self.other.stat().st_mtime, 1)
+        os.utime(self.core, (1, 1))
+        self.apply()                    # again: nothing to rewrite
+        self.assertEqual(self.core.read_text(), "one\nTWO\nthree\n")
+        self.assertEqual(self.core.stat().st_mtime, 1)
+        self.assertFalse((self.tree.root / "patch.tmp").exists())
+
+    def test_another_checkout_without_the_patch_gets_the_pristine_file(self):
+        (self.patches / "0001-fix.patch").write_text(PATCH)
+        self.apply()
+        (self.patches / "0001-fix.patch").unlink()
+        self.apply()
+        self.assertEqual(self.core.read_text(), "one\ntwo\nthree\n")
+        # and a changed patch applies to the pristine file, not on top
+        (self.patches / "0001-fix.patch").write_text(
+            PATCH.replace("+TWO", "+2"))
+        self.apply()
+        self.assertEqual(self.core.read_text(), "one\n2\nthree\n")
+
+    def test_a_patch_that_does_not_apply_names_itself(self):
+        (self.patches / "0001-fix.patch").write_text(
+            PATCH.replace("-two", "-zwei"))
+        with self.assertRaisesRegex(BenchError, "0001-fix.patch"):
+            self.apply()
+        self.assertEqual(self.core.read_text(), "one\ntwo\nthree\n")
+
+    def test_refuses_files_the_bench_edits_and_paths_outside(self):
+        (self.patches / "0001-fix.patch").write_text(
+            PATCH.replace("hw/usb/core.c", "softmmu/vl.c"))
+        with self.assertRaisesRegex(BenchError, "softmmu/vl.c"):
+            self.apply()
+        (self.patches / "0001-fix.patch").write_text(
+            PATCH.replace("b/hw/usb/core.c", "b/../etc/passwd"))
+        with self.assertRaisesRegex(BenchError, "not a path inside"):
+            self.apply()
+        (self.patches / "0001-fix.patch").write_text("no diff here\n")
+        with self.assertRaisesRegex(BenchError, "changes no file"):
+            self.apply()
+
+    def test_the_binary_key_holds_the_patches(self):
+        with mock.patch.object(qemu_build, "PATCH_DIR", self.patches):
+            before = qemu_build.patches_digest()
+            (self.patches / "0001-fix.patch").write_text(PATCH)
+            self.assertNotEqual(qemu_build.patches_digest(), before)
+
+    def test_the_repository_patches_name_their_files(self):
+        names = [p.name for p in qemu_build.patch_files()]
+        self.assertEqual(names, sorted(names))
+        self.assertTrue(names)
+        for patch in qemu_build.patch_files():
+            for rel in qemu_build.patch_targets(patch):
+                self.assertTrue(rel.startswith("hw/usb/"), rel)
 
 
 class InUseTest(unittest.TestCase):

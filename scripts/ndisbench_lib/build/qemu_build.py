@@ -111,6 +111,42 @@ SECCOMP_EDITS = (
      "#endif\n", False),
 )
 
+# Our own fixes to QEMU itself (qemu-patches/*.patch, applied in name
+# order with `patch -p1`; see QemuTree.apply_patches). They may not touch
+# the files the bench edits in place above and below.
+PATCH_DIR = paths.REPO / "qemu-patches"
+PATCHED_BY_US = ("softmmu/vl.c", "softmmu/qemu-seccomp.c",
+                 "include/sysemu/seccomp.h", "qapi/qom.json", "meson.build",
+                 "hw/meson.build", "hw/Kconfig", "tests/qtest/meson.build")
+PATCH_TARGET_RE = re.compile(r"^\+\+\+ (\S+)", re.M)
+
+
+def patch_files() -> List[pathlib.Path]:
+    """qemu-patches/*.patch in the order they apply."""
+    return sorted(PATCH_DIR.glob("*.patch")) if PATCH_DIR.is_dir() else []
+
+
+def patch_targets(patch: pathlib.Path) -> List[str]:
+    """The files a -p1 patch changes (its +++ lines, a/ b/ stripped)."""
+    names = []
+    for name in PATCH_TARGET_RE.findall(patch.read_text(errors="replace")):
+        rel = name.split("/", 1)[1] if "/" in name else ""
+        if (not rel or rel.startswith("/") or ".." in rel.split("/")):
+            raise BenchError(f"{patch}: `+++ {name}` is not a path inside "
+                             f"the QEMU tree (a -p1 patch names b/<path>)")
+        if rel not in names:
+            names.append(rel)
+    if not names:
+        raise BenchError(f"{patch}: changes no file (no `+++ b/<path>` "
+                         f"line)")
+    return names
+
+
+def patches_digest() -> str:
+    """What the binary key holds of qemu-patches/."""
+    return (tree_digest(PATCH_DIR) if PATCH_DIR.is_dir() else "none")
+
+
 # qapi/qom.json hooks (see QemuTree.add_qapi_objects)
 QAPI_MARK = "# ndisbench"
 QAPI_BEGIN = "# ndisbench: begin qemu-devices/qom.json"
@@ -267,6 +303,7 @@ class QemuTree(WorkTree):
             link.symlink_to(self.devices)
         _append_line(self.src / "hw" / "meson.build", f"subdir('{SUBDIR}')")
         _append_line(self.src / "hw" / "Kconfig", f"source {SUBDIR}/Kconfig")
+        self.apply_patches()
         self.add_trace_subdir()
         self.make_late_objects()
         self.defer_privileged_filter()
@@ -298,6 +335,57 @@ class QemuTree(WorkTree):
             if seen.get(name) != digest:
                 os.utime(files[name])
         manifest.write_text(json.dumps(now, indent=1, sort_keys=True))
+
+    def apply_patches(self) -> None:
+        """qemu-patches/ applied to Debian's source. The tree is shared by
+        every checkout, each with its own patch set: every file a patch
+        ever touched keeps its unpatched copy in <root>/pristine/, the
+        calling checkout's patches are applied to copies of those in a
+        scratch folder, and a file of the tree is rewritten only where the
+        result differs (a file no patch of this checkout touches gets its
+        pristine contents back), so ninja recompiles just those."""
+        patches = patch_files()
+        pristine = self.root / "pristine"
+        wanted: Dict[str, pathlib.Path] = {}
+        for patch in patches:
+            for rel in patch_targets(patch):
+                if rel in PATCHED_BY_US:
+                    raise BenchError(f"{patch}: patches {rel}, which "
+                                     f"qemu_build.py edits itself")
+                if not (self.src / rel).is_file():
+                    raise BenchError(f"{patch}: {rel} is not a file of "
+                                     f"{self.who} {self.version}")
+                wanted[rel] = patch
+        for rel in wanted:
+            saved = pristine / rel
+            if not saved.exists():
+                saved.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(self.src / rel, saved.with_name(
+                    saved.name + ".tmp"))
+                os.rename(saved.with_name(saved.name + ".tmp"), saved)
+        scratch = self.root / "patch.tmp"
+        shutil.rmtree(scratch, ignore_errors=True)
+        try:
+            for rel in wanted:
+                (scratch / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(pristine / rel, scratch / rel)
+            for patch in patches:
+                run_logged(["patch", "-p1", "--batch", "--forward",
+                            "--no-backup-if-mismatch", "-d", str(scratch),
+                            "-i", str(patch)], self.log,
+                           f"{self.who}: patch {patch.name} (does it apply"
+                           f" to {PACKAGE} {self.version}?)", timeout=120)
+            known = [p.relative_to(pristine).as_posix()
+                     for p in pristine.rglob("*") if p.is_file()
+                     and not p.name.endswith(".tmp")]
+            for rel in sorted(set(known) | set(wanted)):
+                text = ((scratch if rel in wanted else pristine) /
+                        rel).read_bytes()
+                target = self.src / rel
+                if target.read_bytes() != text:
+                    target.write_bytes(text)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
 
     def add_trace_subdir(self) -> None:
         """QEMU lists the folders with a trace-events file in its top
@@ -449,7 +537,8 @@ def firmware_args() -> List[str]:
 
 def _binary_inputs(tree: QemuTree, kind: str = "qemu") -> Dict[str, str]:
     return {"kind": kind, "tree": tree.key,
-            "devices": tree_digest(tree.devices)}
+            "devices": tree_digest(tree.devices),
+            "patches": patches_digest()}
 
 
 # A process using a binary holds a shared flock on <entry>/IN_USE until it

@@ -57,7 +57,8 @@ class GenericConfig:
     def env(self) -> Dict[str, str]:
         firmware = " ".join(qemu_build.firmware_args())
         return {"QEMU_FUZZ_ARGS": f"{firmware} {self.args}",
-                "QEMU_FUZZ_OBJECTS": self.objects}
+                "QEMU_FUZZ_OBJECTS": self.objects,
+                "UBSAN_OPTIONS": UBSAN_OPTIONS}
 
     def argv(self, binary: pathlib.Path) -> List[str]:
         return [str(binary), "--fuzz-target=generic-fuzz"]
@@ -77,6 +78,10 @@ class GenericConfig:
 # -print_coverage=1 lists each function's edges at the end, from which
 # fuzz.py counts our models'.
 LIBFUZZER_FLAGS = ("-len_control=0", "-print_coverage=1")
+# UBSan only prints by default: its report was a finding without an input
+# (the forked child went on). Fatal, the child dies like on an assertion
+# and libFuzzer keeps the input that did it.
+UBSAN_OPTIONS = "halt_on_error=1:abort_on_error=1:print_stacktrace=1"
 USB_MAX_LEN = 4096
 # Where our models' sources are in the tree (hw/ndisbench -> qemu-devices/)
 MODEL_DIR = f"/hw/{qemu_build.SUBDIR}/"

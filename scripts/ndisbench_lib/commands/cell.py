@@ -80,10 +80,17 @@ class HostParts:
     fixtures_error: Optional[BenchError] = None
 
 
+def uses_own_qemu(device: Device) -> bool:
+    """Every row runs our QEMU build (the only one whose -sandbox denies
+    elevateprivileges while -runas drops root), unless NDISBENCH_QEMU
+    names another for the rows without our device models."""
+    return device.own_qemu or machine.qemu_override() is None
+
+
 def host_parts(devices_: Sequence[Device], cache: Cache,
                wrapper_src: Optional[pathlib.Path] = None) -> HostParts:
     parts = HostParts(cache, build_agent())
-    if any(d.own_qemu for d in devices_):
+    if any(uses_own_qemu(d) for d in devices_):
         # heavy: only when needed
         from ..build.qemu_build import build_qemu
         try:
@@ -314,7 +321,7 @@ def guest_command(plan: CellPlan, prep: Prepared, parts: HostParts,
                   extra_args: Sequence[str] = ()) -> List[str]:
     assert prep.art is not None
     qemu = None
-    if plan.device.own_qemu:
+    if uses_own_qemu(plan.device):
         if parts.qemu is None:
             raise parts.qemu_error or BootError("QEMU not built")
         qemu = str(parts.qemu)

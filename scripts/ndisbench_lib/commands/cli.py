@@ -319,7 +319,7 @@ def cmd_soak(args: argparse.Namespace) -> int:
 def cmd_fuzz(args: argparse.Namespace) -> int:
     from . import fuzz
     outcomes = fuzz.run(Cache(paths.cache_root()), args.out, args.minutes,
-                        _names(args.target), args.seed)
+                        _names(args.target), args.seed, args.replay)
     bad = [o.name for o in outcomes if not o.ok]
     say("fuzz", f"{len(outcomes)} target(s), " + (
         f"FINDINGS in {', '.join(bad)}" if bad else "no finding"))
@@ -471,6 +471,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int,
                    help="libFuzzer's -seed for every target (default: "
                         "random, printed)")
+    p.add_argument("--replay", action="store_true",
+                   help="run each corpus and regression input once "
+                        "(tests/fuzz/corpus/, tests/fuzz/regress/) instead "
+                        "of fuzzing")
     p.add_argument("--out", type=pathlib.Path, default=paths.OUT,
                    help="the fuzz-<stamp>/ folder goes here (default out/)")
     p.set_defaults(func=cmd_fuzz)

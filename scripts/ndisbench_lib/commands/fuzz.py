@@ -11,10 +11,14 @@ Targets:
   fuzzing QEMU and its configs).
 
 Each target fuzzes a scratch copy of its checked-in corpus (tests/fuzz/
-corpus/<name>/ where there is one) for its share of the time; crash,
+corpus/<name>/ where there is one) and of its regression inputs (tests/
+fuzz/regress/<name>/: inputs that once found a bug, kept apart from the
+seeds a generator writes) for its share of the time; crash,
 leak, timeout and out-of-memory inputs and the target's output stay in
 out/fuzz-<stamp>/<target>/. The run writes fuzz.json and fuzz.md there
-and fails (exit 1) if any target found anything.
+and fails (exit 1) if any target found anything. --replay runs each
+input of those folders once (libFuzzer's -runs=0) instead of fuzzing: a
+regression test of seconds.
 """
 import dataclasses
 import datetime
@@ -38,6 +42,7 @@ from ..progress import Step, fmt_secs, say
 from ..proc import run_logged
 
 CORPUS = paths.REPO / "tests" / "fuzz" / "corpus"
+REGRESS = paths.REPO / "tests" / "fuzz" / "regress"
 DEFAULT_MINUTES = 10.0
 HEARTBEAT_SECS = 30.0
 # Past its -max_total_time a target gets this long to stop (QEMU's
@@ -79,6 +84,7 @@ class Target:
     flags: List[str] = dataclasses.field(default_factory=list)
     corpus: Optional[pathlib.Path] = None
     env: Dict[str, str] = dataclasses.field(default_factory=dict)
+    regress: Optional[pathlib.Path] = None  # inputs that once found a bug
 
 
 @dataclasses.dataclass
@@ -197,8 +203,13 @@ def _smoke_args(tests: Sequence[Mapping[str, object]], binary: str
     return []
 
 
-def host_targets(build: pathlib.Path, corpus_root: pathlib.Path = CORPUS
-                 ) -> List[Target]:
+def _regress(name: str, root: pathlib.Path) -> Optional[pathlib.Path]:
+    folder = root / name
+    return folder if folder.is_dir() else None
+
+
+def host_targets(build: pathlib.Path, corpus_root: pathlib.Path = CORPUS,
+                 regress_root: pathlib.Path = REGRESS) -> List[Target]:
     """The libFuzzer targets of a configured build folder (meson-info),
     with the corpus and flags of each one's smoke test where it has one,
     else corpus/<name without fuzz_>/ if that exists."""
@@ -222,19 +233,21 @@ def host_targets(build: pathlib.Path, corpus_root: pathlib.Path = CORPUS
         if corpus is None:
             guess = corpus_root / name.removeprefix("fuzz_")
             corpus = guess if guess.is_dir() else None
-        found.append(Target(name, "host", [str(binary)], flags, corpus))
+        found.append(Target(name, "host", [str(binary)], flags, corpus,
+                            regress=_regress(name, regress_root)))
     return found
 
 
-def qemu_targets(binary: pathlib.Path, corpus_root: pathlib.Path = CORPUS
-                 ) -> List[Target]:
+def qemu_targets(binary: pathlib.Path, corpus_root: pathlib.Path = CORPUS,
+                 regress_root: pathlib.Path = REGRESS) -> List[Target]:
     out = []
     for config in qemu_fuzz.CONFIGS:
         corpus = corpus_root / config.name
         out.append(Target(config.name, "qemu", config.argv(binary),
                           config.flags(),
                           corpus if corpus.is_dir() else None,
-                          config.env()))
+                          config.env(),
+                          _regress(config.name, regress_root)))
     return out
 
 
@@ -311,8 +324,9 @@ def problems(exit_code: Optional[int], stats: Stats, kept: Sequence[str],
 
 
 def run_target(target: Target, seconds: int, seed: int,
-               folder: pathlib.Path) -> Outcome:
-    """Fuzz one target for `seconds` from a scratch copy of its corpus;
+               folder: pathlib.Path, replay: bool = False) -> Outcome:
+    """Fuzz one target for `seconds` from a scratch copy of its corpus
+    and regression inputs (replay: run each of them once, no fuzzing);
     its failing inputs and output (fuzz.log) stay in folder."""
     folder.mkdir(parents=True, exist_ok=True)
     log_path = folder / "fuzz.log"
@@ -323,9 +337,14 @@ def run_target(target: Target, seconds: int, seed: int,
             shutil.copytree(target.corpus, work)
         else:
             work.mkdir()
-        cmd = [*target.argv, *target.flags, f"-seed={seed}",
-               f"-max_total_time={seconds}", "-print_final_stats=1",
-               f"-artifact_prefix={folder}/", str(work)]
+        if target.regress is not None:
+            for item in sorted(target.regress.iterdir()):
+                if item.is_file():
+                    shutil.copyfile(item, work / f"regress-{item.name}")
+        length = ["-runs=0"] if replay else [f"-max_total_time={seconds}"]
+        cmd = [*target.argv, *target.flags, f"-seed={seed}", *length,
+               "-print_final_stats=1", f"-artifact_prefix={folder}/",
+               str(work)]
         env = dict(os.environ, **target.env)
         start = time.monotonic()
         overran = False
@@ -386,8 +405,11 @@ def _edges(pair: Optional[List[int]]) -> str:
     return f"{pair[0]} / {pair[1]} ({100 * pair[0] / pair[1]:.0f}%)"
 
 
-def markdown(seed: int, minutes: float, outcomes: Sequence[Outcome]) -> str:
+def markdown(seed: int, minutes: float, outcomes: Sequence[Outcome],
+             replay: bool = False) -> str:
     lines = [f"# ndisbench fuzz, seed {seed}", "",
+             "Each corpus and regression input run once (`scripts/ndisbench "
+             "fuzz --replay`): executions are inputs." if replay else
              f"{minutes:g} minutes in all, replay with `scripts/ndisbench "
              f"fuzz --seed {seed} --minutes {minutes:g}` (the same inputs "
              f"in the same order; how far a run gets depends on the "
@@ -450,8 +472,8 @@ def shares(total_secs: float, count: int) -> int:
 
 
 def run(cache: Cache, out: pathlib.Path, minutes: float,
-        wanted: Optional[Sequence[str]], seed: Optional[int]
-        ) -> List[Outcome]:
+        wanted: Optional[Sequence[str]], seed: Optional[int],
+        replay: bool = False) -> List[Outcome]:
     if minutes <= 0:
         raise BenchError(f"--minutes {minutes:g}: must be more than 0")
     seed = seed if seed is not None else secrets.randbelow(2**31 - 1) + 1
@@ -474,12 +496,17 @@ def run(cache: Cache, out: pathlib.Path, minutes: float,
         targets += [t for t in qemu_targets(binary) if t.name in names]
     folder = new_fuzz_dir(out)
     secs = shares(minutes * 60, len(targets))
-    say("fuzz", f"{len(targets)} target(s), {secs}s each; inputs that fail "
-                f"and each target's output go to {folder}/<target>/")
+    say("fuzz", f"{len(targets)} target(s), " +
+        ("each input of its corpus and regression folders once"
+         if replay else f"{secs}s each") +
+        f"; inputs that fail and each target's output go to "
+        f"{folder}/<target>/")
     outcomes = []
     for target in targets:
-        with Step("fuzz", f"{target.name} for {secs}s"):
-            outcome = run_target(target, secs, seed, folder / target.name)
+        with Step("fuzz", f"{target.name}: " +
+                  ("replay" if replay else f"for {secs}s")):
+            outcome = run_target(target, secs, seed, folder / target.name,
+                                 replay)
         st = outcome.stats
         say("fuzz", f"{target.name}: {_fmt(st.execs)} executions, "
                     f"{_fmt(st.exec_per_sec)}/s, cov {_fmt(st.cov)}, ft "
@@ -490,9 +517,11 @@ def run(cache: Cache, out: pathlib.Path, minutes: float,
     envs = {t.name: t.env for t in targets}
     (folder / "fuzz.json").write_text(json.dumps(
         {"seed": seed, "minutes": minutes, "seconds_each": secs,
+         "replay": replay,
          "targets": [dataclasses.asdict(o) | {"findings": o.findings,
                                                "env": envs[o.name]}
                      for o in outcomes]}, indent=1) + "\n")
-    (folder / "fuzz.md").write_text(markdown(seed, minutes, outcomes))
+    (folder / "fuzz.md").write_text(markdown(seed, minutes, outcomes,
+                                             replay))
     say("fuzz", f"wrote {folder / 'fuzz.md'} and fuzz.json")
     return outcomes

@@ -29,7 +29,8 @@ class Requirement:
 REQUIREMENTS = (
     # guests
     Requirement("qemu-system-x86", ("qemu-system-x86_64",),
-                "guests of the none and e1000 rows; BIOS and option ROMs"),
+                "BIOS and option ROMs our QEMU loads with -L; the KVM "
+                "probe's fingerprint"),
     Requirement("busybox-static", ("busybox",), "the guest image's shell"),
     Requirement("iw", ("iw",), "guest image: joins the emulated AP"),
     Requirement("iproute2", ("ip",), "guest image: interfaces"),
@@ -63,7 +64,7 @@ REQUIREMENTS = (
     Requirement("zstd", ("zstd",), "Debian's compressed modules"),
     Requirement("kmod", ("depmod", "modinfo"), "modules.dep, module "
                 "dependencies"),
-    Requirement("patch", ("patch",), "the policy patches"),
+    Requirement("patch", ("patch",), "the policy patches; qemu-patches/"),
     Requirement("binutils", ("nm", "ld"), "GPL import checks, linking"),
     Requirement("tar", ("tar",), "linux-source tarballs"),
     Requirement("libc-bin", ("ldd",), "guest tools' shared libraries"),
