@@ -82,7 +82,7 @@ WIRED_WRAPPED = ("rtl8139/ndiswrapper",)
 WIRED_NATIVE = ("rtl8139/native",)
 WIRED = WIRED_WRAPPED + WIRED_NATIVE
 
-# QEMU's stock rtl8139 on the slirp network (Debian's QEMU has it).
+# QEMU's stock rtl8139 on the slirp network (in our build: BASE_DEVICES).
 RTL8139_ARGS = ("-netdev", "user,id=net0", "-device",
                 "rtl8139,netdev=net0,mac=52:54:00:12:34:59")
 

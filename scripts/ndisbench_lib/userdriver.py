@@ -17,7 +17,7 @@ from .devices import Device
 from .errors import BenchError
 
 # The NICs the bench can emulate, by bus and id: QEMU's stock Ethernet
-# NICs (Debian's QEMU has them) and our two WLAN models.
+# NICs (our QEMU build has them: qemu_build.BASE_DEVICES) and our two WLAN models.
 @dataclasses.dataclass(frozen=True)
 class Nic:
     name: str               # the device row's name (QEMU's for stock NICs)

@@ -57,6 +57,9 @@ BASE_DEVICES = (
     "VGA_PCI",                  # the default VGA when -nodefaults is absent
     "ISA_DEBUG",                # isa-debug-exit
     "E1000_PCI",
+    # the stock NICs `run --driver` emulates for a user's driver
+    # (userdriver.py), rtl8139 also for the rtl8139 rows
+    "RTL8139_PCI", "PCNET_PCI", "NE2000_PCI",
     "USB_EHCI_PCI", "USB_XHCI_PCI", "USB_UHCI",
 )
 
