@@ -143,6 +143,18 @@ class ApplyPatchesTest(unittest.TestCase):
                 self.assertTrue(rel.startswith("hw/usb/"), rel)
 
 
+class BinaryKeyTest(unittest.TestCase):
+    def test_the_binary_key_holds_the_device_list(self):
+        """A device added to BASE_DEVICES is a new binary, not the cached
+        one without it ('rtl8139' is not a valid device model name)."""
+        tree = types.SimpleNamespace(key="k", devices=qemu_build.paths.REPO
+                                     / "qemu-devices")
+        before = qemu_build._binary_inputs(tree)
+        with mock.patch.object(qemu_build, "BASE_DEVICES",
+                               qemu_build.BASE_DEVICES + ("EEPRO100_PCI",)):
+            self.assertNotEqual(qemu_build._binary_inputs(tree), before)
+
+
 class InUseTest(unittest.TestCase):
     def test_a_binary_in_use_is_not_pruned(self):
         with tempfile.TemporaryDirectory() as tmp:

@@ -541,6 +541,7 @@ def firmware_args() -> List[str]:
 def _binary_inputs(tree: QemuTree, kind: str = "qemu") -> Dict[str, str]:
     return {"kind": kind, "tree": tree.key,
             "devices": tree_digest(tree.devices),
+            "device_list": devices_mak(tree.devices),
             "patches": patches_digest()}
 
 
