@@ -10,6 +10,7 @@
 #define NDIS_COMPAT_H
 
 #include <linux/ctype.h>	/* isdigit(): 6.1 pulls it in indirectly */
+#include <linux/pci.h>
 #include <linux/version.h>
 
 /* add_taint() and TAINT_*: linux/panic.h since 5.14, linux/kernel.h before */
@@ -29,6 +30,12 @@
 #else
 #define ndis_cr_bss(cr)		((cr)->bss)
 #define ndis_cr_bssid(cr)	((cr)->bssid)
+#endif
+
+/* The line interrupt of pci_alloc_irq_vectors(): PCI_IRQ_INTX since 6.8,
+ * PCI_IRQ_LEGACY (removed in 6.10) before. */
+#ifndef PCI_IRQ_INTX
+#define PCI_IRQ_INTX		PCI_IRQ_LEGACY
 #endif
 
 #endif /* NDIS_COMPAT_H */

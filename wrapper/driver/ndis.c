@@ -119,7 +119,7 @@ static WIN_ABI void NdisOpenConfiguration(ndis_status *status,
 }
 WIN_FUNC(NdisOpenConfiguration);
 
-static const char *ndis_setting(struct ndis_adapter *ad, const char *name)
+const char *ndis_setting(struct ndis_adapter *ad, const char *name)
 {
 	u32 i;
 

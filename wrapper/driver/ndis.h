@@ -182,6 +182,7 @@ long win_sleep_outside_fpu(long (*sleep)(void *arg, long timeout),
 			   void *arg, long timeout);
 
 /* ndis.c */
+const char *ndis_setting(struct ndis_adapter *ad, const char *name);
 void ndis_free_mdl(struct win_mdl *mdl);
 void ndis_free_params(struct ndis_adapter *ad);
 void ndis_stop_timers(struct ndis_adapter *ad);

@@ -523,6 +523,7 @@ int ndis_hw_setup(struct ndis_adapter *ad)
 {
 	struct pci_dev *pdev = ad->pdev;
 	struct ndis_irq *ni;
+	const char *msi;
 	int i, err;
 
 	for (i = 0; i < PCI_STD_NUM_BARS; i++) {
@@ -535,7 +536,15 @@ int ndis_hw_setup(struct ndis_adapter *ad)
 			goto err_unmap;
 		}
 	}
-	err = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_ALL_TYPES);
+	/*
+	 * An NDIS 5 miniport's ISR is written for a level-triggered line
+	 * it may share; Windows gives a device MSI only when the driver's
+	 * INF opts in (MSISupported, which the installer passes on).
+	 */
+	msi = ndis_setting(ad, "msi_supported");
+	err = pci_alloc_irq_vectors(pdev, 1, 1,
+				    msi && !strcmp(msi, "1") ?
+				    PCI_IRQ_ALL_TYPES : PCI_IRQ_INTX);
 	if (err < 0)
 		goto err_unmap;
 	err = -ENOMEM;
@@ -554,6 +563,8 @@ int ndis_hw_setup(struct ndis_adapter *ad)
 	if (err)
 		goto err_free_irq;
 	ad->irq = ni;
+	pci_info(pdev, "%s interrupt %d\n",
+		 pdev->msi_enabled ? "MSI" : "shared line", ni->irq);
 	return 0;
 
 err_free_irq:

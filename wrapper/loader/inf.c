@@ -1085,6 +1085,39 @@ int inf_params(const struct inf_file *inf, const char *install,
 	return 0;
 }
 
+int inf_msi_supported(const struct inf_file *inf, const char *install)
+{
+	static const char key[] =
+		"Interrupt Management\\MessageSignaledInterruptProperties";
+	const struct inf_section *hw;
+	char *name = join(install, "HW");
+	int i, j, k, on = 0;
+
+	hw = name ? inf_find_section(inf, name) : NULL;
+	free(name);
+	for (i = 0; hw && i < hw->nlines; i++) {
+		const struct inf_line *al = &hw->lines[i];
+
+		if (!al->key || strcasecmp(al->key, "AddReg"))
+			continue;
+		for (j = 0; j < al->nfields; j++) {
+			const struct inf_section *reg =
+				inf_find_section(inf, al->fields[j]);
+
+			for (k = 0; reg && k < reg->nlines; k++) {
+				const struct inf_line *l = &reg->lines[k];
+
+				if (!l->key &&
+				    !strcasecmp(inf_field(l, 0), "HKR") &&
+				    !strcasecmp(inf_field(l, 1), key) &&
+				    !strcasecmp(inf_field(l, 2), "MSISupported"))
+					on = strtoul(inf_field(l, 4), NULL, 0) != 0;
+			}
+		}
+	}
+	return on;
+}
+
 static int ends_sys(const char *s)
 {
 	size_t n = strlen(s);

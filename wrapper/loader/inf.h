@@ -105,6 +105,13 @@ int inf_params(const struct inf_file *inf, const char *install,
 	       char *err, size_t errlen);
 void inf_params_free(struct inf_param *p, int n);
 
+/* Whether the device may use message-signaled interrupts: Windows uses
+ * MSI only for a driver whose <install>.HW section adds
+ *   HKR, "Interrupt Management\MessageSignaledInterruptProperties",
+ *        MSISupported, 0x00010001, 1
+ * (the last such line wins); otherwise the line interrupt, shared. */
+int inf_msi_supported(const struct inf_file *inf, const char *install);
+
 /* The driver's .sys file name: the ServiceBinary of the AddService in
  * <install>.Services, else the first .sys of the CopyFiles sections.
  * Returns a malloc'd string. */

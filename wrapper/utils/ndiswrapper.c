@@ -369,6 +369,10 @@ static int install(const char *root, const char *inf_path)
 		if (!bad && l && l->nfields > 1)
 			bad |= add_setting(&buf, &len, &cnt, base,
 					   "driver_version", inf_field(l, 1));
+		/* The wrapper's, not the driver's: the interrupt it may get. */
+		if (!bad && inf_msi_supported(inf, ids[i].install))
+			bad |= add_setting(&buf, &len, &cnt, base,
+					   "msi_supported", "1");
 		for (k = 0; !bad && k < np; k++)
 			bad |= add_setting(&buf, &len, &cnt, base, p[k].name,
 					   p[k].value);

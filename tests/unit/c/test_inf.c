@@ -408,6 +408,43 @@ static void test_fixture(void)
 	inf_free(inf);
 }
 
+/* MSISupported in the install section's .HW AddReg (Windows' own
+ * opt-in to message-signaled interrupts) and everything that is not it. */
+static void test_msi_supported(void)
+{
+	static const char text[] =
+		"[Version]\r\nSignature = \"$Windows NT$\"\r\n"
+		"[MSI.NTamd64]\r\nAddReg = common.reg\r\n"
+		"[MSI.NTamd64.HW]\r\nAddReg = other.reg, msi.reg\r\n"
+		"[OFF.NTamd64]\r\nAddReg = common.reg\r\n"
+		"[OFF.NTamd64.HW]\r\nAddReg = off.reg\r\n"
+		"[ELSEWHERE]\r\nAddReg = msi.reg\r\n"
+		"[WRONGKEY]\r\n"
+		"[WRONGKEY.HW]\r\nAddReg = wrongkey.reg\r\n"
+		"[NOREG]\r\n"
+		"[NOREG.HW]\r\nAddReg = missing.reg\r\n"
+		"[common.reg]\r\nHKR,, MSISupported, 0x00010001, 1\r\n"
+		"[other.reg]\r\nHKR, \"Interrupt Management\", 0x00000010\r\n"
+		"[msi.reg]\r\nHKR, \"Interrupt Management\\MessageSignaledInterruptProperties\", "
+		"msisupported, 0x00010001, 1\r\n"
+		"[off.reg]\r\nHKR, \"Interrupt Management\\MessageSignaledInterruptProperties\", "
+		"MSISupported, 0x00010001, 0\r\n"
+		"[wrongkey.reg]\r\nHKR, \"Interrupt Management\", MSISupported, 0x00010001, 1\r\n";
+	struct inf_file *inf = NULL;
+
+	CHECK(inf_parse_buffer("msi.inf", text, sizeof(text) - 1, &inf, err,
+			       sizeof(err)) == 0);
+	if (!inf)
+		return;
+	CHECK(inf_msi_supported(inf, "MSI.NTamd64") == 1);
+	CHECK(inf_msi_supported(inf, "OFF.NTamd64") == 0);	/* value 0 */
+	CHECK(inf_msi_supported(inf, "ELSEWHERE") == 0);	/* not in .HW */
+	CHECK(inf_msi_supported(inf, "WRONGKEY") == 0);	/* other key */
+	CHECK(inf_msi_supported(inf, "NOREG") == 0);	/* section missing */
+	CHECK(inf_msi_supported(inf, "NONE") == 0);	/* no .HW at all */
+	inf_free(inf);
+}
+
 int main(int argc, char **argv)
 {
 	fixture = argc > 1 ? argv[1] : NULL;
@@ -419,6 +456,7 @@ int main(int argc, char **argv)
 	TEST(test_errors);
 	TEST(test_semantic_errors);
 	TEST(test_parse_file);
+	TEST(test_msi_supported);
 	if (fixture && access(fixture, R_OK) == 0)
 		TEST(test_fixture);
 	else

@@ -303,15 +303,29 @@ static void test_install_refusals(void)
 
 static void test_fixture_install(void)
 {
-	char r2[256];
+	char r2[256], path[1024];
+	const char *conf;
 
 	snprintf(r2, sizeof(r2), "%s/root2", tmp);
 	mkdir(r2, 0755);
 	CHECK(run("%s --root %s -i %s/bcmwl.inf", ndiswrapper, r2, fixture_dir) == 0);
 	printf("#   %s", out);
 	CHECK(exists("%s/etc/ndiswrapper/bcmwl/14E4:4318.5.conf", r2));
+	snprintf(path, sizeof(path), "%s/etc/ndiswrapper/bcmwl/14E4:4318.5.conf",
+		 r2);
+	conf = slurp(path);
+	/* bcmwl.inf's .HW section opts in to MSI: the wrapper is told so */
+	CHECK(conf && strstr(conf, "\nmsi_supported|1\n"));
 	CHECK(run("%s --root %s -l", ndiswrapper, r2) == 0);
 	CHECK_CONTAINS(out, "bcmwl : driver installed");
+	/* bcmwlserial.inf is bcmwl.inf without it: the line interrupt */
+	snprintf(path, sizeof(path), "%s/../bcmwlserial/bcmwlserial.inf",
+		 fixture_dir);
+	CHECK(run("%s --root %s -i %s", ndiswrapper, r2, path) == 0);
+	snprintf(path, sizeof(path),
+		 "%s/etc/ndiswrapper/bcmwlserial/14E4:4318.5.conf", r2);
+	conf = slurp(path);
+	CHECK(conf && !strstr(conf, "msi_supported"));
 }
 
 /* <fixtures>/broken: refused at install unless --no-check, or installed
