@@ -20,8 +20,8 @@ NAME_RE = re.compile(r"^[a-z0-9][a-z0-9.+_-]*$")
 SUITE_RE = re.compile(r"^[a-z][a-z0-9-]*$")
 MODES = ("none", "kernel", "flagged", "module")
 FIELDS = {
-    "debian": {"name", "source", "image", "headers", "unsigned", "policy",
-               "default"},
+    "debian": {"name", "source", "suite", "image", "headers", "unsigned",
+               "policy", "default"},
     "built": {"name", "source", "suite", "config", "patch", "policy",
               "slowdown", "default"},
     "tree": {"name", "source", "path", "policy", "default"},
@@ -55,7 +55,10 @@ class Kernel:
     # --kernel all; the test command runs every kernel).
     default: bool = True
     # built: the Debian suite whose linux-source package is fetched
-    # (another suite than the host's: never installed); "": installed
+    # (another suite than the host's: never installed); "": installed.
+    # debian: the suite whose image and headers are fetched, and whose
+    # chroot (build/chroot.py) builds its modules; "": the host's suite
+    # and toolchain.
     suite: str = ""
     # tree: the user's kernel build folder, and its `uname -r`
     path: Optional[pathlib.Path] = None
@@ -233,6 +236,10 @@ def _parse_entry(path: pathlib.Path, raw: dict,
     if unknown:
         raise _entry_error(path, name, f"unknown field(s) {', '.join(unknown)}"
                            f" for source {source!r}")
+    suite = raw.get("suite", "")
+    if not isinstance(suite, str) or (suite and not SUITE_RE.match(suite)):
+        raise _entry_error(path, name, "suite must be a Debian suite name "
+                           "(e.g. \"bullseye\")")
     default = raw.get("default", True)
     if not isinstance(default, bool):
         raise _entry_error(path, name, "default must be true or false")
@@ -249,11 +256,7 @@ def _parse_entry(path: pathlib.Path, raw: dict,
             raise _entry_error(path, name, "unsigned must be true or false")
         return Kernel(name, source, policy, image=raw["image"],
                       headers=raw["headers"], unsigned=unsigned,
-                      default=default)
-    suite = raw.get("suite", "")
-    if not isinstance(suite, str) or (suite and not SUITE_RE.match(suite)):
-        raise _entry_error(path, name, "suite must be a Debian suite name "
-                           "(e.g. \"bullseye\")")
+                      default=default, suite=suite)
     value = raw.get("config")
     values = value if isinstance(value, list) and value else [value]
     configs = tuple(_repo_file(path, name, "config", v) for v in values)
