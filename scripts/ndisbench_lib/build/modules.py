@@ -24,7 +24,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 from .. import paths
 from . import chroot
 from .cache import Cache, WorkTree, compiler_id, digest_inputs, tree_digest
-from ..errors import BenchError
+from ..errors import BenchError, BuildError
 from .kbuild import KernelArtifact, ensure_kdir, SourceTree
 from ..proc import capture, run_logged
 
@@ -171,9 +171,19 @@ def _incremental_make(cache: Cache, art: KernelArtifact, what: str,
     with work.lock():
         sync_sources(files, work.src)
         (work.src / BUILDING).touch()
-        run_logged(tc.command([a.replace("{tree}", tc.path(work.src))
-                               for a in make]), log,
-                   f"kernel '{art.kernel.name}': build {what}", timeout=900)
+        tree = tc.path(work.src)
+        try:
+            run_logged(tc.command([a.replace("{tree}", tree)
+                                   for a in make]), log,
+                       f"kernel '{art.kernel.name}': build {what}",
+                       timeout=900)
+        except BuildError as exc:
+            # The compiler names files by the work tree's path (a cache
+            # folder, or /build/<key> in a chroot): show them as the
+            # source tree's own (driver/compat.h:41:2: error: ...).
+            raise BuildError(exc.step, exc.log, exc.exit_code,
+                             [c.replace(tree + "/", "") for c in exc.causes],
+                             exc.ended) from None
         out = work.src / built
         if not out.is_file():
             raise BenchError(f"kernel '{art.kernel.name}': make built no "
@@ -301,6 +311,9 @@ def _build_external(art: KernelArtifact, src: pathlib.Path,
                           f"KBUILD={toolchain(art, cache).kdir(kdir)}",
                           f"-j{os.cpu_count() or 1}"],
                           f"driver/{EXTERNAL_MODULE}.ko", ko, log)
+    except BuildError as exc:
+        raise BuildError(f"--wrapper-src {src}: {exc.step}", exc.log,
+                         exc.exit_code, exc.causes, exc.ended) from None
     except BenchError as exc:
         raise BenchError(f"--wrapper-src {src}: {exc}") from None
     return _module_facts(art, ko)

@@ -68,6 +68,9 @@ class CellFacts:
     tcp_bytes: int = 0              # the TCP stream size; 0: table's
     # QEMU's uids, gids and seccomp mode while the guest ran (sandbox)
     qemu_ids: Optional[ProcessIds] = None
+    # The modules of ours the cell needs, by name: "" built, else why not
+    # (the first compiler error: the build check)
+    builds: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
     @property
     def address(self) -> str:

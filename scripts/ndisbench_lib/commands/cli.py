@@ -30,7 +30,10 @@ def _names(values: Optional[List[str]]) -> Optional[List[str]]:
 
 
 def _checks(values: Optional[List[str]]) -> List[str]:
-    return registry.select(_names(values) or registry.default_names())
+    """The checks of a run: those named (or the default ones), and always
+    `build`, so every cell says whether its modules were built."""
+    names = _names(values) or registry.default_names()
+    return registry.select(list(names) + ["build"])
 
 
 def cmd_setup(args: argparse.Namespace) -> int:

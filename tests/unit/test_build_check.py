@@ -1,0 +1,162 @@
+"""The build check (issue 13): every cell says whether the modules of ours
+it needs were built for its kernel; a module that did not build stops only
+the checks that need it, named, with the compiler's first error; cells
+that need no module of ours (e1000, the native rtl8187) still boot."""
+import pathlib
+import tempfile
+import unittest
+from unittest import mock
+
+from helpers import agent_log
+from ndisbench_lib import devices, kernels
+from ndisbench_lib.checks import registry
+from ndisbench_lib.commands import cell
+from ndisbench_lib.errors import BuildError
+from ndisbench_lib.guest import machine
+from ndisbench_lib.report import report
+
+EXP = kernels.load_expectations()
+ERROR_LINE = ("driver/compat.h:41:2: error: #error \"planted: 6.12 and "
+              "later\"")
+
+
+def failed_build():
+    return BuildError("kernel 'k': build ndiswrapper.ko",
+                      pathlib.Path("/c/logs/module-x.log"), 2,
+                      [ERROR_LINE, "make[2]: *** [x] Error 1"])
+
+
+def prep(failed=()):
+    kernel = kernels.Kernel("k", "debian", EXP.policies["2.6.25-rc4"])
+    p = cell.Prepared(kernel, art=mock.Mock(release="6.12.1"),
+                      base_bits=12288)
+    for role in failed:
+        p.failed[role] = failed_build()
+    return p
+
+
+def plan_of(device, checks, folder=None, run=None):
+    kernel = kernels.Kernel("k", "debian", EXP.policies["2.6.25-rc4"])
+    return cell.CellPlan(kernel, devices.DEVICES[device], tuple(checks),
+                         EXP, folder, run)
+
+
+def checks_of(device):
+    return registry.for_device(devices.DEVICES[device],
+                               registry.default_names())
+
+
+class BuildCheckTest(unittest.TestCase):
+    def test_every_cell_has_it(self):
+        for dev in devices.TARGETS:
+            self.assertIn("build", registry.for_device(
+                dev, registry.default_names()), dev.label)
+        self.assertTrue(registry.get("build").host_side)
+
+    def test_a_run_always_has_it(self):
+        from ndisbench_lib.commands import cli
+        self.assertEqual(cli._checks(["load"]), ["build", "load"])
+        self.assertIn("build", cli._checks(None))
+
+    def test_verdicts(self):
+        plan = plan_of("none", checks_of("none"))
+        ok = registry.judge("build", cell.CellFacts(
+            cell.ktap.parse(""), EXP, plan.kernel.policy,
+            builds=cell.cell_builds(plan, prep())))
+        self.assertEqual(ok.status, "pass")
+        self.assertIn("ndiswrapper.ko", ok.summary)
+        bad = registry.judge("build", cell.CellFacts(
+            cell.ktap.parse(""), EXP, plan.kernel.policy,
+            builds=cell.cell_builds(plan, prep(["ndiswrapper"]))))
+        self.assertEqual(bad.status, "FAIL")
+        self.assertTrue(bad.summary.startswith(
+            "ndiswrapper.ko: driver/compat.h:41:2: error: #error"),
+            bad.summary)
+        plain = registry.judge("build", cell.CellFacts(
+            cell.ktap.parse(""), EXP, plan.kernel.policy,
+            builds=cell.cell_builds(plan_of("e1000", checks_of("e1000")),
+                                    prep(["ndiswrapper"]))))
+        self.assertEqual(plain.status, "pass")
+
+    def test_what_a_failed_wrapper_blocks(self):
+        p = prep(["ndiswrapper"])
+        none = cell.blocked_checks(plan_of("none", checks_of("none")), p)
+        self.assertEqual(set(none), {"load", "taint"})
+        wrapped = cell.blocked_checks(
+            plan_of("bcm43xx/ndiswrapper", checks_of("bcm43xx/ndiswrapper")), p)
+        self.assertNotIn("sandbox", wrapped)
+        self.assertNotIn("build", wrapped)
+        self.assertIn("dhcp", wrapped)
+        self.assertIn("broken", wrapped)
+        for plain in ("e1000", "rtl8187/native"):
+            self.assertEqual(cell.blocked_checks(
+                plan_of(plain, checks_of(plain)), p), {}, plain)
+
+
+class UnbuiltCellTest(unittest.TestCase):
+    def run_cell(self, device, checks, p, serial=None):
+        booted = []
+
+        def boot(cmd, log, timeout, on_line=None):
+            booted.append(cmd)
+            return machine.BootResult("done", 0, 3.0, 1.0, serial or "")
+
+        with tempfile.TemporaryDirectory() as tmp, \
+                mock.patch.object(cell, "cell_initrd",
+                                  return_value=pathlib.Path("/i")), \
+                mock.patch.object(cell, "guest_command",
+                                  return_value=["qemu"]), \
+                mock.patch.object(cell, "say", lambda *a: None), \
+                mock.patch.object(cell.machine, "boot", boot), \
+                mock.patch.object(cell.known, "annotate",
+                                  lambda log, exp, v: v):
+            run = pathlib.Path(tmp)
+            plan = cell.CellPlan(p.kernel, devices.DEVICES[device],
+                                 tuple(checks), EXP,
+                                 run / "cells" / "k", run)
+            return cell.run_plan(plan, p, None), booted
+
+    def test_wrapped_cell_is_not_run_and_says_why(self):
+        done, booted = self.run_cell("bcm43xx/ndiswrapper",
+                                     checks_of("bcm43xx/ndiswrapper"),
+                                     prep(["ndiswrapper"]))
+        self.assertEqual(booted, [])
+        v = done.result.verdicts
+        self.assertEqual(list(v), list(checks_of("bcm43xx/ndiswrapper")))
+        self.assertEqual(v["build"].status, "FAIL")
+        self.assertIn("compat.h:41:2: error:", v["build"].summary)
+        self.assertEqual(v["dhcp"].status, "ERROR")
+        self.assertIn("not run: ndiswrapper.ko did not build",
+                      v["dhcp"].summary)
+        line = report.cell_lines(done.result)[0]
+        self.assertIn("build FAIL", line)
+
+    def test_none_cell_runs_what_does_not_need_the_wrapper(self):
+        serial = agent_log([
+            {"module": "ndisbench_control", "before": 0, "errno": 0,
+             "after": 12288, "taint": "OE"},
+            {"module": "driverloader", "before": 12288, "errno": 2,
+             "after": 12289, "taint": "-",
+             "kmsg": ["driverloader: module license taints kernel."] +
+             [f"driverloader: Unknown symbol {s} (err -2)"
+              for s in EXP.gpl_only_imports]}])
+        done, booted = self.run_cell("none", checks_of("none"),
+                                     prep(["ndiswrapper"]), serial)
+        self.assertEqual(len(booted), 1)
+        v = done.result.verdicts
+        self.assertEqual(v["build"].status, "FAIL")
+        self.assertEqual((v["load"].status, v["taint"].status),
+                         ("ERROR", "ERROR"))
+        self.assertTrue(v["control"].ok, v["control"])
+        self.assertTrue(v["driverloader"].ok, v["driverloader"])
+
+    def test_plain_cell_boots_and_passes_build(self):
+        done, booted = self.run_cell("e1000", ["build"],
+                                     prep(["ndiswrapper"]),
+                                     agent_log([]))
+        self.assertEqual(len(booted), 1)
+        self.assertEqual(done.result.verdicts["build"].status, "pass")
+
+
+if __name__ == "__main__":
+    unittest.main()
