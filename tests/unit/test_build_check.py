@@ -160,3 +160,69 @@ class UnbuiltCellTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class PlantedBuildErrorStageTest(unittest.TestCase):
+    """The test command's build-error stage: where the #error goes, and
+    what each cell of its run must show."""
+
+    def test_plant_puts_the_error_inside_the_guard(self):
+        from ndisbench_lib.commands import selftest
+        from helpers import REPO
+        with tempfile.TemporaryDirectory() as tmp:
+            src = pathlib.Path(tmp)
+            (src / "driver").mkdir()
+            (src / "driver" / "compat.h").write_text(
+                (REPO / "wrapper" / "driver" / "compat.h").read_text())
+            line = selftest.plant_build_error(src)
+            lines = (src / "driver" / "compat.h").read_text().splitlines()
+        self.assertIn(selftest.PLANTED_ERROR, lines[line - 1])
+        self.assertTrue(lines[line - 1].startswith("#error"))
+        self.assertIn("KERNEL_VERSION(6, 12, 0)", lines[line - 2])
+        self.assertEqual(lines[-1], "#endif /* NDIS_COMPAT_H */")
+
+    def result(self, line, tweak=None):
+        from ndisbench_lib.commands import selftest
+        from ndisbench_lib.report.verdict import ERROR, FAIL, PASS, Verdict
+        run = report.RunResult("r")
+        for kernel, fails in selftest.BUILD_ERROR_KERNELS.items():
+            for device in selftest.BUILD_ERROR_DEVICES:
+                c = report.CellResult(kernel, "2.6.25-rc4", device, "x")
+                c.verdicts["build"] = Verdict(
+                    FAIL, f"ndiswrapper.ko: driver/compat.h:{line}:2: "
+                          f"error: #error \"{selftest.PLANTED_ERROR}\"") \
+                    if fails and device == "none" else Verdict(PASS, "ok")
+                for check in checks_of(device):
+                    if check == "build":
+                        continue
+                    blocked = fails and device == "none" and \
+                        check in selftest.NEEDS_WRAPPER
+                    c.verdicts[check] = Verdict(
+                        ERROR, "not run: ndiswrapper.ko did not build") \
+                        if blocked else Verdict(PASS, "ok")
+                if tweak:
+                    tweak(c)
+                run.cells.append(c)
+        return run
+
+    def test_judge(self):
+        from ndisbench_lib.commands import selftest
+        from ndisbench_lib.report.verdict import ERROR, PASS, Verdict
+        with mock.patch.object(selftest, "say", lambda *a: None):
+            self.assertEqual(selftest.judge_build_error(
+                self.result(41), 41), (8, 0))
+
+            def e1000_down(c):
+                if c.kernel == "debian-sid" and c.device == "e1000":
+                    c.verdicts["dhcp"] = Verdict(ERROR, "not run: x")
+            self.assertEqual(selftest.judge_build_error(
+                self.result(41, e1000_down), 41), (7, 1))
+
+            def sid_built(c):
+                if c.kernel == "debian-sid":
+                    c.verdicts["build"] = Verdict(PASS, "built")
+            self.assertEqual(selftest.judge_build_error(
+                self.result(41, sid_built), 41)[1], 1)
+            # The wrong line is not the planted error.
+            self.assertEqual(selftest.judge_build_error(
+                self.result(40), 41)[1], 2)
