@@ -9,7 +9,7 @@ import pathlib
 import re
 import tomllib
 import types
-from typing import List, Mapping, Optional, Tuple
+from typing import AbstractSet, List, Mapping, Optional, Tuple
 
 from . import paths
 from . import trees
@@ -150,12 +150,24 @@ class Expectations:
     # Other wrapper trees' known disagreements, by name ([wrapper.*]).
     wrappers: Mapping[str, WrapperNotes] = \
         dataclasses.field(default_factory=lambda: types.MappingProxyType({}))
+    # An import under another name where the kernel exports that name and
+    # not the old one (7.x: alloc_workqueue -> alloc_workqueue_noprof).
+    gpl_only_imports_renamed: Mapping[str, str] = \
+        dataclasses.field(default_factory=lambda: types.MappingProxyType({}))
 
-    def gpl_imports_for(self, config: Mapping[str, str]) -> List[str]:
-        """The table's GPL-only imports on a kernel with this .config."""
+    def gpl_imports_for(self, config: Mapping[str, str],
+                        exports: Optional[AbstractSet[str]] = None
+                        ) -> List[str]:
+        """The table's GPL-only imports on a kernel with this .config
+        (and these GPL-only exports, for the renamed ones)."""
         extra = [sym for option, syms in self.gpl_only_imports_if.items()
                  if config.get(option) == "y" for sym in syms]
-        return sorted(set(self.gpl_only_imports) | set(extra))
+        names = set(self.gpl_only_imports) | set(extra)
+        for old, new in self.gpl_only_imports_renamed.items():
+            if exports is not None and old in names and new in exports \
+                    and old not in exports:
+                names = (names - {old}) | {new}
+        return sorted(names)
 
 
 def _load_toml(path: pathlib.Path) -> dict:
@@ -196,7 +208,9 @@ def load_expectations(path: pathlib.Path = paths.EXPECTATIONS_TOML
                             data["unload"]["leak"],
                             frozen({k: tuple(v) for k, v in module.get(
                                 "gpl_only_imports_if", {}).items()}),
-                            _wrapper_notes(path, data.get("wrapper", {})))
+                            _wrapper_notes(path, data.get("wrapper", {})),
+                            frozen({str(k): str(v) for k, v in module.get(
+                                "gpl_only_imports_renamed", {}).items()}))
     except KeyError as exc:
         raise BenchError(f"{path}: missing key {exc}") from exc
 

@@ -555,7 +555,7 @@ static void ndis_timer_dpc(struct work_struct *work)
 
 static void ndis_timer_fire(struct timer_list *timer)
 {
-	struct ndis_timer *t = from_timer(t, timer, timer);
+	struct ndis_timer *t = timer_container_of(t, timer, timer);
 
 	queue_work(ndis_wq, &t->dpc);
 }
@@ -619,7 +619,7 @@ static WIN_ABI void NdisMCancelTimer(struct ndis_miniport_timer *storage,
 	bool was_pending = false;
 
 	if (t) {
-		was_pending = del_timer(&t->timer);
+		was_pending = timer_delete(&t->timer);
 		was_pending |= cancel_work(&t->dpc);
 	}
 	*cancelled = was_pending;
@@ -632,7 +632,7 @@ void ndis_stop_timers(struct ndis_adapter *ad)
 	struct ndis_timer *t, *tmp;
 
 	list_for_each_entry_safe(t, tmp, &ad->timers, list) {
-		del_timer_sync(&t->timer);
+		timer_delete_sync(&t->timer);
 		cancel_work_sync(&t->dpc);
 		list_del(&t->list);
 		win_free(t);

@@ -129,8 +129,8 @@ def prepare(kernel: Kernel, cache: Cache, exp: Expectations,
                     art, wrapper_src, cache)
                 continue
             mod = modules.build_module(art, exp.module_names[role], cache)
-            modules.check_gpl_imports(mod, exp.gpl_imports_for(art.config()),
-                                      art)
+            modules.check_gpl_imports(mod, exp.gpl_imports_for(
+                art.config(), modules.gpl_exports(art.symvers)), art)
             prep.built[role] = mod
         except BenchError as exc:
             say("build", f"ERROR: {exc}")
