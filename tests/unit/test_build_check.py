@@ -226,3 +226,10 @@ class PlantedBuildErrorStageTest(unittest.TestCase):
             # The wrong line is not the planted error.
             self.assertEqual(selftest.judge_build_error(
                 self.result(40), 41)[1], 2)
+
+            def relative(c):        # 7.x's kbuild: relative to M=
+                c.verdicts["build"] = Verdict(
+                    c.verdicts["build"].status, c.verdicts["build"].summary
+                    .replace("driver/compat.h", "compat.h"))
+            self.assertEqual(selftest.judge_build_error(
+                self.result(41, relative), 41), (8, 0))

@@ -178,7 +178,9 @@ def cmd_list(args: argparse.Namespace) -> int:
                 f"{k.patch.parent.name}/{k.patch.name}"
         else:
             detail = "unpatched"
-        if k.suite:
+        if k.suite and k.is_debian:
+            detail += f" ({k.suite}, modules built in its chroot)"
+        elif k.suite:
             detail += f" ({k.suite}'s source package)"
         note = "" if k.default else " (only with --kernel)"
         print(f"  {k.name:{name_w}} {k.source:{source_w}} policy "
