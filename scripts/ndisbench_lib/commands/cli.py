@@ -69,7 +69,9 @@ def cmd_build(args: argparse.Namespace) -> int:
                 failed += 1
             continue
         prep = prepare(kernel, cache, exp, LOAD_ORDER)
-        failed += bool(prep.error)
+        # A module that did not build fails the build command too (a run
+        # shows it as the cells' build check).
+        failed += bool(prep.error or prep.failed)
     say("build", f"done, cache {cache.root}" if not failed else
         f"{failed} kernel(s) failed")
     return 1 if failed else 0
