@@ -233,3 +233,29 @@ class PlantedBuildErrorStageTest(unittest.TestCase):
                     .replace("driver/compat.h", "compat.h"))
             self.assertEqual(selftest.judge_build_error(
                 self.result(41, relative), 41), (8, 0))
+
+
+class BuildFailureInReportsTest(unittest.TestCase):
+    """The compiler's line reaches every rendering of a run: the terminal
+    line, summary.md, junit.xml and report.html."""
+
+    def test_every_report_names_the_compiler_line(self):
+        from ndisbench_lib.report.verdict import ERROR, FAIL, PASS, Verdict
+        run = report.RunResult("r", checks=["build", "load"])
+        c = report.CellResult("debian-sid", "2.6.25-rc4", "none", "cells/x")
+        c.verdicts = {"build": Verdict(FAIL, f"ndiswrapper.ko: {ERROR_LINE}"),
+                      "load": Verdict(ERROR, "not run: ndiswrapper.ko did "
+                                             "not build for this kernel")}
+        ok = report.CellResult("debian-6.1", "2.6.25-rc4", "none", "cells/y")
+        ok.verdicts = {"build": Verdict(PASS, "built ndiswrapper.ko"),
+                       "load": Verdict(PASS, "ok")}
+        run.cells = [c, ok]
+        self.assertIn(ERROR_LINE, "\n".join(report.cell_lines(c)))
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = pathlib.Path(tmp)
+            report.write(folder, run)
+            for name in ("summary.md", "junit.xml", "report.html"):
+                text = (folder / name).read_text()
+                # html/xml escape the quotes of the #error text
+                self.assertIn("driver/compat.h:41:2: error: #error", text,
+                              name)
