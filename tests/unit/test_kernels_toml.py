@@ -151,13 +151,17 @@ class KernelsTomlTest(unittest.TestCase):
         self.assertIn("suite must be a Debian suite name",
                       self.error(debian + 'suite = "Sid"\n'))
 
-    def test_every_suite_in_the_default_matrix(self):
+    def test_every_suite_in_the_matrix(self):
         """Issue 13: Debian's kernel of every suite the archive serves,
-        5.10 to 7.x, in a plain run; each of another suite than the
-        host's names it (its modules are built in a chroot of it)."""
+        5.10 to 7.x, in the test command (all); each of another suite than
+        the host's names it (its modules are built in a chroot of it) and
+        stays out of a plain run (a chroot each would hold a newcomer's
+        first run past 25 minutes: docs/measurements.md)."""
         by_name = {k.name: k for k in kernels.load_kernels()}
         plain = {k.name for k in kernels.select(list(by_name.values()),
                                                 None)}
+        every = {k.name for k in kernels.select(list(by_name.values()),
+                                                [kernels.ALL])}
         wanted = {"debian-5.10": "bullseye", "debian-6.1": "",
                   "debian-6.12": "", "debian-6.12-trixie": "trixie",
                   "debian-7.x-bpo": "trixie-backports", "debian-sid": "sid"}
@@ -165,7 +169,8 @@ class KernelsTomlTest(unittest.TestCase):
             k = by_name[name]
             self.assertTrue(k.is_debian, name)
             self.assertEqual(k.suite, suite, name)
-            self.assertIn(name, plain)
+            self.assertIn(name, every)
+            self.assertEqual(name in plain, not suite, name)
 
     def test_suite_sources_are_not_installed_by_setup(self):
         from ndisbench_lib.commands import setup
