@@ -121,6 +121,7 @@ class UnbuiltCellTest(unittest.TestCase):
                                      checks_of("bcm43xx/ndiswrapper"),
                                      prep(["ndiswrapper"]))
         self.assertEqual(booted, [])
+        self.assertEqual(done.result.release, "6.12.1")
         v = done.result.verdicts
         self.assertEqual(list(v), list(checks_of("bcm43xx/ndiswrapper")))
         self.assertEqual(v["build"].status, "FAIL")

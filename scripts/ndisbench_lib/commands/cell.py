@@ -577,6 +577,9 @@ def run_unbuilt(plan: CellPlan, prep: Prepared, parts: HostParts,
                           plan.row,
                           str(plan.folder.relative_to(plan.run_dir)),
                           wrapper=plan.device.wrapper)
+        # Not booted, but the kernel is known: report --by-kernel places
+        # the cell by its release.
+        cell.release = prep.art.release if prep.art else ""
     done = dict(cell.verdicts)
     verdicts: Dict[str, Verdict] = {}
     for check in plan.checks:
