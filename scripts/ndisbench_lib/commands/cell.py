@@ -35,7 +35,7 @@ from ..kernels import Expectations, Kernel
 from ..progress import say
 from ..report import ktap
 from ..report.report import CellResult
-from ..report.verdict import ERROR, FAIL, TIMEOUT, Verdict
+from ..report.verdict import ERROR, FAIL, NOT_RUN, TIMEOUT, Verdict
 
 # What fails a whole cell: oopses and WARNs, and the reports of the debug
 # kernel's checkers (KASAN prints "BUG: KASAN", lockdep "WARNING: possible
@@ -587,12 +587,12 @@ def run_unbuilt(plan: CellPlan, prep: Prepared, parts: HostParts,
             verdicts[check] = build
         elif check in blocked:
             verdicts[check] = Verdict(
-                ERROR, f"not run: {blocked[check]}.ko did not build for "
+                ERROR, f"{NOT_RUN} {blocked[check]}.ko did not build for "
                        f"this kernel (see build)")
         elif check in done:
             verdicts[check] = done[check]
         else:
-            verdicts[check] = Verdict(ERROR, "not run: the cell did not "
-                                             "boot (see build)")
+            verdicts[check] = Verdict(ERROR, f"{NOT_RUN} the cell did not "
+                                             f"boot (see build)")
     cell.verdicts = verdicts
     return CellRun(cell, ran.boot if ran else None)
