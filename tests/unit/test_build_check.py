@@ -82,8 +82,8 @@ class BuildCheckTest(unittest.TestCase):
         p = prep(["ndiswrapper"])
         none = cell.blocked_checks(plan_of("none", checks_of("none")), p)
         self.assertEqual(set(none), {"load", "taint"})
-        wrapped = cell.blocked_checks(
-            plan_of("bcm43xx/ndiswrapper", checks_of("bcm43xx/ndiswrapper")), p)
+        wrapped = cell.blocked_checks(plan_of(
+            "bcm43xx/ndiswrapper", checks_of("bcm43xx/ndiswrapper")), p)
         self.assertNotIn("sandbox", wrapped)
         self.assertNotIn("build", wrapped)
         self.assertIn("dhcp", wrapped)

@@ -31,7 +31,6 @@ from typing import Dict, List, Mapping, Optional, Sequence
 
 from . import debian
 from .cache import Cache, WorkTree, digest_inputs
-from ..errors import BenchError
 from ..progress import Step
 from ..proc import run_logged
 
