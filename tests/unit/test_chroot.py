@@ -142,3 +142,27 @@ class EnsureTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class VermagicTest(unittest.TestCase):
+    """A module built with the wrong headers or toolchain is a build
+    failure naming both releases, not a load failure in the guest."""
+
+    def art(self, release):
+        return mock.Mock(release=release, kernel=mock.Mock(), symvers=None)
+
+    def test_matches_the_kernels_release(self):
+        from ndisbench_lib.build import modules
+        from ndisbench_lib.errors import BenchError
+        with mock.patch.object(modules, "capture",
+                               return_value="7.2.13+deb14-amd64 SMP preempt "
+                                            "mod_unload \n"):
+            modules.check_vermagic(self.art("7.2.13+deb14-amd64"),
+                                   pathlib.Path("/m/ndiswrapper.ko"))
+            with self.assertRaises(BenchError) as ctx:
+                modules.check_vermagic(self.art("6.12.118+deb13-amd64"),
+                                       pathlib.Path("/m/ndiswrapper.ko"))
+        msg = str(ctx.exception)
+        self.assertIn("ndiswrapper.ko", msg)
+        self.assertIn("vermagic 7.2.13+deb14-amd64", msg)
+        self.assertIn("6.12.118+deb13-amd64", msg)

@@ -207,10 +207,23 @@ def _build(art: KernelArtifact, name: str, kdir: pathlib.Path,
     return _module_facts(art, ko)
 
 
+def check_vermagic(art: KernelArtifact, ko: pathlib.Path) -> None:
+    """The module's vermagic names the kernel's `uname -r`: built against
+    the wrong headers it would only fail to load in the guest."""
+    magic = capture(["modinfo", "-F", "vermagic", str(ko)],
+                    what=f"modinfo {ko.name}").split()
+    if not magic or magic[0] != art.release:
+        raise BenchError(f"kernel '{art.kernel.name}': {ko.name} has "
+                         f"vermagic {magic[0] if magic else '(none)'}, the "
+                         f"kernel is {art.release}")
+
+
 def _module_facts(art: KernelArtifact, ko: pathlib.Path
                   ) -> Dict[str, object]:
-    """What the cache entry records of a built module: its GPL-only
-    imports on this kernel and the modules it depends on."""
+    """What the cache entry records of a built module (its vermagic
+    checked first): its GPL-only imports on this kernel and the modules
+    it depends on."""
+    check_vermagic(art, ko)
     gpl = sorted(undefined_symbols(ko) & gpl_exports(art.symvers))
     depends = capture(["modinfo", "-F", "depends", str(ko)],
                       what=f"modinfo {ko.name}").strip()
