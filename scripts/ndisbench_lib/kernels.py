@@ -9,7 +9,7 @@ import pathlib
 import re
 import tomllib
 import types
-from typing import List, Mapping, Optional, Tuple
+from typing import AbstractSet, List, Mapping, Optional, Tuple
 
 from . import paths
 from . import trees
@@ -20,8 +20,8 @@ NAME_RE = re.compile(r"^[a-z0-9][a-z0-9.+_-]*$")
 SUITE_RE = re.compile(r"^[a-z][a-z0-9-]*$")
 MODES = ("none", "kernel", "flagged", "module")
 FIELDS = {
-    "debian": {"name", "source", "image", "headers", "unsigned", "policy",
-               "default"},
+    "debian": {"name", "source", "suite", "image", "headers", "unsigned",
+               "policy", "default"},
     "built": {"name", "source", "suite", "config", "patch", "policy",
               "slowdown", "default"},
     "tree": {"name", "source", "path", "policy", "default"},
@@ -55,7 +55,10 @@ class Kernel:
     # --kernel all; the test command runs every kernel).
     default: bool = True
     # built: the Debian suite whose linux-source package is fetched
-    # (another suite than the host's: never installed); "": installed
+    # (another suite than the host's: never installed); "": installed.
+    # debian: the suite whose image and headers are fetched, and whose
+    # chroot (build/chroot.py) builds its modules; "": the host's suite
+    # and toolchain.
     suite: str = ""
     # tree: the user's kernel build folder, and its `uname -r`
     path: Optional[pathlib.Path] = None
@@ -147,12 +150,24 @@ class Expectations:
     # Other wrapper trees' known disagreements, by name ([wrapper.*]).
     wrappers: Mapping[str, WrapperNotes] = \
         dataclasses.field(default_factory=lambda: types.MappingProxyType({}))
+    # An import under another name where the kernel exports that name and
+    # not the old one (7.x: alloc_workqueue -> alloc_workqueue_noprof).
+    gpl_only_imports_renamed: Mapping[str, str] = \
+        dataclasses.field(default_factory=lambda: types.MappingProxyType({}))
 
-    def gpl_imports_for(self, config: Mapping[str, str]) -> List[str]:
-        """The table's GPL-only imports on a kernel with this .config."""
+    def gpl_imports_for(self, config: Mapping[str, str],
+                        exports: Optional[AbstractSet[str]] = None
+                        ) -> List[str]:
+        """The table's GPL-only imports on a kernel with this .config
+        (and these GPL-only exports, for the renamed ones)."""
         extra = [sym for option, syms in self.gpl_only_imports_if.items()
                  if config.get(option) == "y" for sym in syms]
-        return sorted(set(self.gpl_only_imports) | set(extra))
+        names = set(self.gpl_only_imports) | set(extra)
+        for old, new in self.gpl_only_imports_renamed.items():
+            if exports is not None and old in names and new in exports \
+                    and old not in exports:
+                names = (names - {old}) | {new}
+        return sorted(names)
 
 
 def _load_toml(path: pathlib.Path) -> dict:
@@ -193,7 +208,9 @@ def load_expectations(path: pathlib.Path = paths.EXPECTATIONS_TOML
                             data["unload"]["leak"],
                             frozen({k: tuple(v) for k, v in module.get(
                                 "gpl_only_imports_if", {}).items()}),
-                            _wrapper_notes(path, data.get("wrapper", {})))
+                            _wrapper_notes(path, data.get("wrapper", {})),
+                            frozen({str(k): str(v) for k, v in module.get(
+                                "gpl_only_imports_renamed", {}).items()}))
     except KeyError as exc:
         raise BenchError(f"{path}: missing key {exc}") from exc
 
@@ -233,6 +250,10 @@ def _parse_entry(path: pathlib.Path, raw: dict,
     if unknown:
         raise _entry_error(path, name, f"unknown field(s) {', '.join(unknown)}"
                            f" for source {source!r}")
+    suite = raw.get("suite", "")
+    if not isinstance(suite, str) or (suite and not SUITE_RE.match(suite)):
+        raise _entry_error(path, name, "suite must be a Debian suite name "
+                           "(e.g. \"bullseye\")")
     default = raw.get("default", True)
     if not isinstance(default, bool):
         raise _entry_error(path, name, "default must be true or false")
@@ -249,11 +270,7 @@ def _parse_entry(path: pathlib.Path, raw: dict,
             raise _entry_error(path, name, "unsigned must be true or false")
         return Kernel(name, source, policy, image=raw["image"],
                       headers=raw["headers"], unsigned=unsigned,
-                      default=default)
-    suite = raw.get("suite", "")
-    if not isinstance(suite, str) or (suite and not SUITE_RE.match(suite)):
-        raise _entry_error(path, name, "suite must be a Debian suite name "
-                           "(e.g. \"bullseye\")")
+                      default=default, suite=suite)
     value = raw.get("config")
     values = value if isinstance(value, list) and value else [value]
     configs = tuple(_repo_file(path, name, "config", v) for v in values)

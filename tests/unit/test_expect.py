@@ -588,6 +588,26 @@ class ConditionalImportsTest(unittest.TestCase):
         self.assertEqual(len(debug), len(plain) + 2)
 
 
+    def test_renamed_exports_where_the_kernel_has_them(self):
+        """7.x: alloc_workqueue() is a macro over alloc_workqueue_noprof
+        (allocation profiling), the GPL-only export the module imports."""
+        self.assertEqual(EXP.gpl_only_imports_renamed["alloc_workqueue"],
+                         "alloc_workqueue_noprof")
+        old = EXP.gpl_imports_for({}, {"alloc_workqueue", "flush_work"})
+        self.assertIn("alloc_workqueue", old)
+        new = EXP.gpl_imports_for({}, {"alloc_workqueue_noprof"})
+        self.assertIn("alloc_workqueue_noprof", new)
+        self.assertNotIn("alloc_workqueue", new)
+        self.assertEqual(len(new), len(old))
+        with self.assertRaises(TypeError):
+            EXP.gpl_only_imports_renamed["x"] = "y"  # type: ignore
+
+    def test_no_tlb_flush_import(self):
+        """The image is written through an alias (pe_image.c): 7.x exports
+        __flush_tlb_all to kvm only."""
+        self.assertNotIn("__flush_tlb_all", EXP.gpl_only_imports)
+
+
 class DevnodeLog:
     """A load-check verdict on an agent log with the devnode facts."""
 

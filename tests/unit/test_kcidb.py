@@ -76,6 +76,27 @@ class ExportTest(unittest.TestCase):
         self.assertEqual(tcp["duration"], 19.2)
         self.assertRegex(tcp["start_time"], r"^2026-12-04T05:00:00[+-]")
 
+    def test_checks_not_run_for_the_build_are_missing(self):
+        """A booted cell whose wrapper did not build: its build test
+        FAILs, the checks not run because of it are MISS, the rest keep
+        theirs."""
+        cell = report.CellResult(
+            "debian-sid", "2.6.25-rc4", "none", "cells/debian-sid__none",
+            release="7.2.13+deb14-amd64", boot_seconds=8.0, verdicts={
+                "build": Verdict(FAIL, "ndiswrapper.ko: compat.h:71:2: "
+                                       "error: #error planted"),
+                "load": Verdict(ERROR, "not run: ndiswrapper.ko did not "
+                                       "build for this kernel (see build)"),
+                "control": Verdict(PASS, "loaded")})
+        data = kcidb.export(report.RunResult(
+            "20261204-050000", checks=["build", "load", "control"],
+            cells=[cell], started="2026-12-04T05:00:00", host="vm"))
+        kcidb.validate(data)
+        got = {t["path"]: t["status"] for t in data["tests"]}
+        self.assertEqual(got, {"ndisbench.none.build": "FAIL",
+                               "ndisbench.none.load": "MISS",
+                               "ndisbench.none.control": "PASS"})
+
     def test_urls_only_with_a_base(self):
         self.assertFalse(any("log_url" in t for t in self.data["tests"]))
         data = kcidb.export(sample_run(), "my_ci",

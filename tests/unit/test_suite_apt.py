@@ -56,6 +56,29 @@ class SuiteAptTest(unittest.TestCase):
         sid = debian.suite_sources(debian.host_mirror(self.sources), "sid")
         self.assertEqual(len(sid.splitlines()), 1)
 
+    def test_backports_come_with_their_base_suite_and_pin(self):
+        """trixie-backports alone cannot install (gcc is in trixie): its
+        base suite and security archive come too, and the backports are
+        pinned level with them so the metapackages resolve to the
+        backported kernel."""
+        text = debian.suite_sources(debian.host_mirror(self.sources),
+                                    "trixie-backports")
+        self.assertEqual([l.split("] ")[1] for l in text.splitlines()], [
+            "http://mirror.example/debian trixie-backports main contrib",
+            "http://mirror.example/debian trixie main contrib",
+            "http://mirror.example/debian-security trixie-security main "
+            "contrib"])
+        self.assertIn("Pin: release n=trixie-backports",
+                      debian.suite_preferences("trixie-backports"))
+        self.assertEqual(debian.suite_preferences("trixie"), "")
+
+    def test_preferences_written(self):
+        cache = Cache(self.root)
+        with mock.patch.object(debian, "capture", return_value=""):
+            env = debian.suite_apt(cache, "trixie-backports", self.sources)
+        prefs = pathlib.Path(env["APT_CONFIG"]).parent / "preferences"
+        self.assertIn("Pin-Priority: 500", prefs.read_text())
+
     def test_any_sources_file_and_one_line_lists(self):
         """A bare mmdebstrap root names its file 0000main.sources, an
         older install has a one-line sources.list: both are the host's."""

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ndiswrapper: what differs between the kernels the wrapper builds on
- * (Debian's 5.10, 6.1 and 6.12, and the linux-source trees of the same
- * versions), in one place. Every other file is written for the newest
+ * (Debian's 5.10, 6.1, 6.12, trixie-backports' 7.x and sid's, and the
+ * linux-source trees of 5.10 and 6.1), in one place. Every other file is written for the newest
  * API; this header maps it onto the older kernels.
  */
 
@@ -36,6 +36,42 @@
  * PCI_IRQ_LEGACY (removed in 6.10) before. */
 #ifndef PCI_IRQ_INTX
 #define PCI_IRQ_INTX		PCI_IRQ_LEGACY
+#endif
+
+/*
+ * cfg80211_ops.get_station() names the station's wireless_dev in 7.x (7.2
+ * and 7.3 do; 6.12 passes its net_device; the first release between them
+ * is not verified here): the type of its second argument.
+ */
+struct net_device;
+struct wireless_dev;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 0, 0)
+typedef struct wireless_dev ndis_station_dev;
+#else
+typedef struct net_device ndis_station_dev;
+#endif
+
+/* hex_to_bin(): linux/hex.h where the kernel has one (7.x's kernel.h no
+ * longer brings it) */
+#if __has_include(<linux/hex.h>)
+#include <linux/hex.h>
+#endif
+
+#include <linux/timer.h>
+
+/*
+ * timer_delete() and timer_delete_sync(): 6.2 (and 6.1's stable series);
+ * the del_timer() names they replaced are gone since 6.16. 5.10 has only
+ * timer_delete_sync().
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
+#define timer_delete(t)		del_timer(t)
+#endif
+
+/* timer_container_of(): from_timer() renamed in 6.16 */
+#ifndef timer_container_of
+#define timer_container_of(var, callback_timer, timer_fieldname) \
+	from_timer(var, callback_timer, timer_fieldname)
 #endif
 
 #endif /* NDIS_COMPAT_H */

@@ -631,7 +631,7 @@ static void ndis_timer_dpc(struct work_struct *work)
  */
 static void ndis_timer_fire(struct timer_list *timer)
 {
-	struct ndis_timer *t = from_timer(t, timer, timer);
+	struct ndis_timer *t = timer_container_of(t, timer, timer);
 
 	spin_lock(&t->lock);
 	if (t->period)
@@ -723,7 +723,7 @@ static WIN_ABI void NdisMCancelTimer(struct ndis_miniport_timer *storage,
 	if (t) {
 		spin_lock_bh(&t->lock);
 		t->period = 0;
-		was_pending = del_timer(&t->timer);
+		was_pending = timer_delete(&t->timer);
 		spin_unlock_bh(&t->lock);
 		was_pending |= cancel_work(&t->dpc);
 	}
@@ -740,7 +740,7 @@ void ndis_stop_timers(struct ndis_adapter *ad)
 		spin_lock_bh(&t->lock);
 		t->period = 0;
 		spin_unlock_bh(&t->lock);
-		del_timer_sync(&t->timer);
+		timer_delete_sync(&t->timer);
 		cancel_work_sync(&t->dpc);
 		list_del(&t->list);
 		win_free(t);

@@ -33,6 +33,7 @@
 
 DEFINE_PER_CPU(unsigned int, win_depth);
 DEFINE_PER_CPU(u8, win_irql);
+DEFINE_PER_CPU(bool, win_caller_atomic);
 
 struct win_alloc {
 	struct list_head list;
@@ -296,6 +297,10 @@ static bool win_event_take(struct win_kevent *ev)
  * volatile in the Windows x64 ABI) and MXCSR's control bits; while the
  * task sleeps other tasks and kernel FPU users own the registers.
  *
+ * Whether it may sleep at all is win_may_sleep()'s answer (the caller's
+ * context, recorded before the FPU section began), not in_interrupt():
+ * since 6.15 the FPU section itself disables bottom halves.
+ *
  * The choice: FXSAVE/FXRSTOR into a buffer on this stack, in C, right
  * before kernel_fpu_end() and right after kernel_fpu_begin(). FXSAVE
  * exists on every x86_64 CPU, covers exactly xmm0-15, MXCSR and the x87
@@ -317,6 +322,7 @@ long win_sleep_outside_fpu(long (*sleep)(void *arg, long timeout),
 	struct fxregs_state *fx = PTR_ALIGN((void *)area, 16);
 	unsigned int depth = this_cpu_read(win_depth);
 	u8 irql = this_cpu_read(win_irql);
+	bool atomic = this_cpu_read(win_caller_atomic);
 	long left;
 
 	if (!depth)
@@ -331,6 +337,7 @@ long win_sleep_outside_fpu(long (*sleep)(void *arg, long timeout),
 	kernel_fpu_begin();
 	this_cpu_write(win_depth, depth);
 	this_cpu_write(win_irql, irql);
+	this_cpu_write(win_caller_atomic, atomic);
 	asm volatile("fxrstorq %0" : : "m" (*fx));
 	return left;
 }
@@ -425,7 +432,7 @@ void win_kuser_exit(void)
 {
 	if (!win_kuser)
 		return;
-	del_timer_sync(&win_kuser_timer);
+	timer_delete_sync(&win_kuser_timer);
 	free_page((unsigned long)win_kuser);
 	win_kuser = NULL;
 }
@@ -468,8 +475,7 @@ static WIN_ABI s32 KeWaitForSingleObject(void *object, u32 reason, u8 mode,
 						      div_u64(-t100 + 9999,
 							      10000))) + 1;
 	}
-	if (win_current_irql() > WIN_APC_LEVEL || in_interrupt() ||
-	    irqs_disabled()) {
+	if (!win_may_sleep()) {
 		pr_err_ratelimited("KeWaitForSingleObject at IRQL %u: a wait that cannot sleep, failed with STATUS_TIMEOUT\n",
 				   win_current_irql());
 		return STATUS_TIMEOUT;

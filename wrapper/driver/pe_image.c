@@ -8,14 +8,17 @@
  * over the generated export tables, the taint, and the driver's lifetime.
  *
  * Executable memory: module_alloc()/execmem_alloc() and set_memory_x()
- * are not exported to modules (6.1, 6.12), __vmalloc() takes no page
- * protections and vmap() forces NX. So the image is built in a vmap()
- * of its own pages (read-write, not executable): mapped, relocated and
- * its imports resolved there. Then its page table entries are set per
- * section (lookup_address(): code read-only and executable, writable
- * data writable, the rest read-only, nothing both writable and
- * executable unless one page holds both), and the TLBs flushed on every
- * CPU, before any of its code runs.
+ * are not exported to modules (6.1 to 7.x), __vmalloc() takes no page
+ * protections and vmap() forces NX. So the image's pages get two vmap()
+ * mappings: drv->image, where it will run, and a writable alias the
+ * loader writes it through (mapped, relocated for drv->image, its
+ * imports resolved). drv->image is not touched before its page table
+ * entries are set per section (lookup_address(): code read-only and
+ * executable, writable data writable, the rest read-only, nothing both
+ * writable and executable unless one page holds both); then the alias
+ * goes. A mapping no CPU has used has no TLB entries to flush: no
+ * __flush_tlb_all(), which 7.x no longer exports to modules (only to
+ * kvm).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -25,10 +28,8 @@
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/smp.h>
 #include <linux/vmalloc.h>
 #include <asm/pgtable.h>
-#include <asm/tlbflush.h>
 
 #include "compat.h"
 #include "../loader/pe.c"
@@ -81,7 +82,8 @@ static int ndis_resolve(void *ctx, const char *dll, const char *name,
 	return -ENOENT;
 }
 
-static int ndis_map_image(struct ndis_driver *drv, size_t size)
+/* drv->image and the writable alias the loader fills (see the top). */
+static int ndis_map_image(struct ndis_driver *drv, size_t size, void **alias)
 {
 	unsigned int i;
 
@@ -97,9 +99,15 @@ static int ndis_map_image(struct ndis_driver *drv, size_t size)
 	drv->image = vmap(drv->pages, drv->num_pages, VM_MAP, PAGE_KERNEL);
 	if (!drv->image)
 		goto err_free;
+	*alias = vmap(drv->pages, drv->num_pages, VM_MAP, PAGE_KERNEL);
+	if (!*alias)
+		goto err_unmap;
 	drv->image_size = size;
 	return 0;
 
+err_unmap:
+	vunmap(drv->image);
+	drv->image = NULL;
 err_free:
 	while (i--)
 		__free_page(drv->pages[i]);
@@ -131,17 +139,13 @@ static u32 ndis_le32(const u8 *p)
 	return le32_to_cpu(v);
 }
 
-static void ndis_flush_tlb(void *unused)
-{
-	__flush_tlb_all();
-}
-
 /*
  * W^X for the image: each page gets the union of the permissions of the
- * sections on it. pe_check() has validated the section table.
+ * sections on it. pe_check() has validated the section table, read here
+ * through the alias: drv->image stays untouched until this is done.
  */
 static int ndis_protect_image(struct ndis_driver *drv,
-			      const struct pe_info *info)
+			      const struct pe_info *info, const void *alias)
 {
 	u32 *page_flags;
 	unsigned int i, pg;
@@ -151,7 +155,7 @@ static int ndis_protect_image(struct ndis_driver *drv,
 	if (!page_flags)
 		return -ENOMEM;
 	for (i = 0; i < info->num_sections; i++) {
-		const u8 *sh = (const u8 *)drv->image + info->sections_offset +
+		const u8 *sh = (const u8 *)alias + info->sections_offset +
 			       i * PE_SECTION_HEADER_SIZE;
 		u32 vsize = ndis_le32(sh + 8);
 		u32 rva = ndis_le32(sh + 12);
@@ -181,7 +185,6 @@ static int ndis_protect_image(struct ndis_driver *drv,
 			pte = pte_clear_flags(pte, _PAGE_RW);
 		set_pte(ptep, pte);
 	}
-	on_each_cpu(ndis_flush_tlb, NULL, 1);
 	kfree(page_flags);
 	return ret;
 }
@@ -189,24 +192,24 @@ static int ndis_protect_image(struct ndis_driver *drv,
 /*
  * The amd64 DDK's time macros read KUSER_SHARED_DATA at a fixed address
  * no Linux kernel maps: those reads are pointed at the wrapper's own page
- * (kuser.h, win_kuser_page()), section by section, before the image is
+ * (kuser.h, win_kuser_page()), section by section through the writable alias, before the image is
  * protected. A driver that builds the address another way than the
  * instructions kuser.h knows still faults on it.
  */
 static int ndis_redirect_kuser(struct ndis_driver *drv,
-			       const struct pe_info *info)
+			       const struct pe_info *info, u8 *alias)
 {
 	unsigned int i, n = 0;
 	u64 page = 0;
 
 	for (i = 0; i < info->num_sections; i++) {
-		const u8 *sh = (const u8 *)drv->image + info->sections_offset +
+		const u8 *sh = alias + info->sections_offset +
 			       i * PE_SECTION_HEADER_SIZE;
 		u32 vsize = ndis_le32(sh + 8);
 		u32 rva = ndis_le32(sh + 12);
 		u32 flags = ndis_le32(sh + 36);
 		bool code = flags & PE_SCN_MEM_EXECUTE;
-		u8 *sec = (u8 *)drv->image + rva;
+		u8 *sec = alias + rva;
 		unsigned int refs;
 
 		if (!vsize || rva >= drv->image_size ||
@@ -255,6 +258,7 @@ static int ndis_prepare_image(struct ndis_driver *drv,
 			      struct pe_info *info)
 {
 	char err[512];	/* every missing import of a driver, in one line */
+	void *alias;
 	int ret;
 
 	ret = pe_check(req->sys_data, req->sys_size, info, err, sizeof(err));
@@ -267,30 +271,31 @@ static int ndis_prepare_image(struct ndis_driver *drv,
 	}
 	if (ret)
 		goto fail;
-	ret = ndis_map_image(drv, info->size_of_image);
+	ret = ndis_map_image(drv, info->size_of_image, &alias);
 	if (ret) {
 		snprintf(err, sizeof(err), "no memory for a %u byte image",
 			 info->size_of_image);
 		goto fail;
 	}
-	ret = pe_map(req->sys_data, req->sys_size, info, drv->image, err,
+	ret = pe_map(req->sys_data, req->sys_size, info, alias, err,
 		     sizeof(err));
 	if (!ret)
-		ret = pe_relocate(drv->image, info, (u64)(uintptr_t)drv->image,
+		ret = pe_relocate(alias, info, (u64)(uintptr_t)drv->image,
 				  err, sizeof(err));
 	if (!ret)
-		ret = pe_resolve_imports(drv->image, info, ndis_resolve, NULL,
+		ret = pe_resolve_imports(alias, info, ndis_resolve, NULL,
 					 err, sizeof(err));
 	if (!ret) {
-		ret = ndis_redirect_kuser(drv, info);
+		ret = ndis_redirect_kuser(drv, info, alias);
 		if (ret)
 			snprintf(err, sizeof(err), "no memory for the shared user data page");
 	}
 	if (!ret) {
-		ret = ndis_protect_image(drv, info);
+		ret = ndis_protect_image(drv, info, alias);
 		if (ret)
 			snprintf(err, sizeof(err), "cannot protect the image");
 	}
+	vunmap(alias);
 	if (ret) {
 		ndis_unmap_image(drv);
 		goto fail;

@@ -8,6 +8,8 @@
 
 #include <linux/atomic.h>
 #include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/irqflags.h>
 #include <linux/processor.h>
 #include <linux/types.h>
 #include <asm/fpu/api.h>
@@ -34,6 +36,15 @@ DECLARE_PER_CPU(unsigned int, win_depth);
 DECLARE_PER_CPU(u8, win_irql);
 
 /*
+ * Whether the caller of the outermost call into Windows code could sleep
+ * (not in interrupt, bottom halves and interrupts enabled), asked before
+ * kernel_fpu_begin(): since 6.15 that disables bottom halves, so inside
+ * Windows code in_interrupt() is true on any call chain. A wait asks this
+ * (win_may_sleep()), not the state the FPU section put the CPU in.
+ */
+DECLARE_PER_CPU(bool, win_caller_atomic);
+
+/*
  * Windows code may use SSE: the outermost call owns the FPU (and so runs
  * with preemption off) while it runs; nested calls, from Windows code
  * through our exports back into Windows code, already own it and run at
@@ -43,6 +54,7 @@ DECLARE_PER_CPU(u8, win_irql);
 static inline u64 win_callv_at(u8 irql, const void *fn, unsigned long nargs,
 			       const u64 *args)
 {
+	bool atomic;
 	u8 old;
 	u64 ret;
 
@@ -54,9 +66,11 @@ static inline u64 win_callv_at(u8 irql, const void *fn, unsigned long nargs,
 		this_cpu_write(win_irql, old);
 		return ret;
 	}
+	atomic = in_interrupt() || irqs_disabled();
 	kernel_fpu_begin();
 	this_cpu_inc(win_depth);
 	this_cpu_write(win_irql, irql);
+	this_cpu_write(win_caller_atomic, atomic);
 	ret = win_call(fn, nargs, args);
 	this_cpu_write(win_irql, WIN_PASSIVE_LEVEL);
 	this_cpu_dec(win_depth);
@@ -75,6 +89,19 @@ static inline u8 win_current_irql(void)
 {
 	return this_cpu_read(win_depth) ? this_cpu_read(win_irql) :
 					  WIN_PASSIVE_LEVEL;
+}
+
+/*
+ * May this call chain sleep: at PASSIVE or APC_LEVEL, and its caller
+ * (outside Windows code: the current context) could.
+ */
+static inline bool win_may_sleep(void)
+{
+	if (win_current_irql() > WIN_APC_LEVEL)
+		return false;
+	if (this_cpu_read(win_depth))
+		return !this_cpu_read(win_caller_atomic);
+	return !in_interrupt() && !irqs_disabled();
 }
 
 /*

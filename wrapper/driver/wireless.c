@@ -556,7 +556,7 @@ static int ndis_wl_disconnect(struct wiphy *wiphy, struct net_device *net,
 	return 0;
 }
 
-static int ndis_wl_get_station(struct wiphy *wiphy, struct net_device *net,
+static int ndis_wl_get_station(struct wiphy *wiphy, ndis_station_dev *dev,
 			       const u8 *mac, struct station_info *sinfo)
 {
 	struct ndis_wireless *wl = wiphy_priv(wiphy);

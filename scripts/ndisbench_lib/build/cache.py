@@ -109,10 +109,13 @@ class WorkTree:
     built incrementally, so not a publishable entry) and its lock. Callers
     hold lock() while they use it."""
 
-    def __init__(self, cache: Cache, inputs: Mapping[str, object]) -> None:
+    def __init__(self, cache: Cache, inputs: Mapping[str, object],
+                 base: Optional[pathlib.Path] = None) -> None:
+        """base: where the tree lives, if not <cache>/trees (a build
+        chroot's /build: build/chroot.py); its lock stays in trees/."""
         self.inputs = dict(inputs)
         self.key = digest_inputs(self.inputs)
-        self.root = cache.root / "trees" / self.key
+        self.root = (base or cache.root / "trees") / self.key
         self.src = self.root / "src"
         self.log = self.root / "build.log"
         self.lockfile = cache.root / "trees" / f"{self.key}.lock"

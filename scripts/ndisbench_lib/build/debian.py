@@ -69,24 +69,26 @@ def show(name: str, who: str,
     return Package(name, fields["Version"], depends)
 
 
-def resolve_meta(meta: str, prefix: str, who: str) -> Package:
+def resolve_meta(meta: str, prefix: str, who: str,
+                 env: Optional[Mapping[str, str]] = None) -> Package:
     """Follow a metapackage to the versioned package it depends on."""
-    pkg = show(meta, who)
+    pkg = show(meta, who, env)
     for dep in pkg.depends:
         if dep.startswith(prefix):
-            return show(dep, who)
+            return show(dep, who, env)
     raise BenchError(f"{who}: metapackage '{meta}' has no dependency "
                      f"starting with '{prefix}'")
 
 
-def closure(root: Package, pattern: re.Pattern, who: str) -> List[Package]:
+def closure(root: Package, pattern: re.Pattern, who: str,
+            env: Optional[Mapping[str, str]] = None) -> List[Package]:
     """root plus its dependencies (recursively) whose names match."""
     seen: Dict[str, Package] = {root.name: root}
     todo = [root]
     while todo:
         for dep in todo.pop().depends:
             if dep not in seen and pattern.match(dep):
-                seen[dep] = show(dep, who)
+                seen[dep] = show(dep, who, env)
                 todo.append(seen[dep])
     return list(seen.values())
 
@@ -258,15 +260,38 @@ def host_mirror(sources: Optional[pathlib.Path] = None,
     return Mirror(archive, security, components, signed_by)
 
 
+BACKPORTS = "-backports"
+
+
+def base_suite(suite: str) -> str:
+    """The suite a backports suite builds on (trixie-backports: trixie)."""
+    return suite[:-len(BACKPORTS)] if suite.endswith(BACKPORTS) else suite
+
+
 def suite_sources(mirror: Mirror, suite: str) -> str:
-    """One-line sources for suite (and its security archive, if any)."""
+    """One-line sources for suite (and its security archive, if any). A
+    backports suite comes with its base suite and that one's security
+    archive: its packages depend on them (gcc, libc)."""
     comps = " ".join(mirror.components)
     opts = f"[signed-by={mirror.signed_by}]"
+    base = base_suite(suite)
     lines = [f"deb {opts} {mirror.archive} {suite} {comps}"]
-    if mirror.security and suite not in NO_SECURITY:
-        lines.append(f"deb {opts} {mirror.security} {suite}-security "
+    if base != suite:
+        lines.append(f"deb {opts} {mirror.archive} {base} {comps}")
+    if mirror.security and base not in NO_SECURITY:
+        lines.append(f"deb {opts} {mirror.security} {base}-security "
                      f"{comps}")
     return "\n".join(lines) + "\n"
+
+
+def suite_preferences(suite: str) -> str:
+    """apt preferences of a private configuration: a backports suite is
+    pinned level with its base (500, not NotAutomatic's 100), so the
+    metapackages (linux-image-amd64) resolve to the backported kernel,
+    the higher version. "" for any other suite."""
+    if base_suite(suite) == suite:
+        return ""
+    return (f"Package: *\nPin: release n={suite}\nPin-Priority: 500\n")
 
 
 def suite_apt_config(root: pathlib.Path, sources_list: pathlib.Path) -> str:
@@ -316,6 +341,10 @@ def suite_apt(cache: Cache, suite: str,
             sources_list.read_text() != listing
         if changed:
             sources_list.write_text(listing)
+        prefs = root / "preferences"
+        if not prefs.is_file() or prefs.read_text() != \
+                suite_preferences(suite):
+            prefs.write_text(suite_preferences(suite))
         conf.write_text(suite_apt_config(root, sources_list))
         stamp = root / "updated"
         # apt may keep the lists compressed (_Packages.lz4).

@@ -31,6 +31,7 @@ from ..proc import capture, run_logged
 from ..trees import BZIMAGE, check_tree, parse_config
 
 HEADERS_RE = re.compile(r"^linux-(headers|kbuild)-")
+IMAGE_PARTS_RE = re.compile(r"^linux-(binary|modules|base)-\d")
 XEN_ELFNOTE_PHYS32_ENTRY = 18
 BUILD_TIMEOUT = 3 * 3600.0
 
@@ -145,13 +146,26 @@ def save_vmlinux(bzimage: pathlib.Path, dest: pathlib.Path) -> bool:
 
 # -- Debian prebuilt kernels --------------------------------------------------
 
-def _debian_packages(kernel: Kernel) -> List[debian.Package]:
+def suite_env(kernel: Kernel, cache: Cache) -> Optional[Dict[str, str]]:
+    """apt's environment for a Debian kernel of another suite (its
+    private configuration), None for the host's."""
+    return debian.suite_apt(cache, kernel.suite) if kernel.suite else None
+
+
+def _debian_packages(kernel: Kernel, cache: Cache
+                     ) -> Tuple[List[debian.Package], List[debian.Package]]:
+    """(the image's packages, the headers' packages). sid and 7.x split the
+    image: linux-image-<abi> is a metapackage over linux-binary-<abi>
+    (vmlinuz), linux-modules-<abi> and linux-base-<abi> (config)."""
     who = f"kernel '{kernel.name}'"
-    image = debian.resolve_meta(kernel.image, "linux-image-", who)
+    env = suite_env(kernel, cache)
+    image = debian.resolve_meta(kernel.image, "linux-image-", who, env)
     if kernel.unsigned:
-        image = debian.show(image.name + "-unsigned", who)
-    headers = debian.resolve_meta(kernel.headers, "linux-headers-", who)
-    return [image] + debian.closure(headers, HEADERS_RE, who)
+        image = debian.show(image.name + "-unsigned", who, env)
+    headers = debian.resolve_meta(kernel.headers, "linux-headers-", who,
+                                  env)
+    return (debian.closure(image, IMAGE_PARTS_RE, who, env),
+            debian.closure(headers, HEADERS_RE, who, env))
 
 
 def _find_release_dir(root: pathlib.Path) -> pathlib.Path:
@@ -179,19 +193,40 @@ def relocate_headers(root: pathlib.Path) -> None:
             makefile.write_text(fixed)
 
 
-def _publish_debian(kernel: Kernel, pkgs: List[debian.Package],
-                    debs: pathlib.Path, tmp: pathlib.Path) -> Dict[str, str]:
+def _image_file(root: pathlib.Path, release: str, name: str,
+                who: str) -> pathlib.Path:
+    """/boot/<name>-<release> (bullseye to trixie), or the split image's
+    /usr/lib/modules/<release>/<name> (sid, 7.x)."""
+    for path in (root / "boot" / f"{name}-{release}",
+                 root / "usr" / "lib" / "modules" / release / name,
+                 root / "lib" / "modules" / release / name):
+        if path.is_file():
+            return path
+    raise BenchError(f"{who}: the image packages have no {name} of "
+                     f"{release} (neither /boot/{name}-{release} nor "
+                     f"/usr/lib/modules/{release}/{name})")
+
+
+def _publish_debian(kernel: Kernel, image: List[debian.Package],
+                    headers: List[debian.Package], debs: pathlib.Path,
+                    tmp: pathlib.Path,
+                    env: Optional[Dict[str, str]]) -> Dict[str, str]:
     who = f"kernel '{kernel.name}'"
     image_root = tmp / "image-root"
-    debian.unpack(debian.download(pkgs[0], debs, who), image_root, who)
-    for pkg in pkgs[1:]:
-        debian.unpack(debian.download(pkg, debs, who), tmp / "headers", who)
+    for pkg in image:
+        debian.unpack(debian.download(pkg, debs, who, env), image_root, who)
+    for pkg in headers:
+        debian.unpack(debian.download(pkg, debs, who, env), tmp / "headers",
+                      who)
     relocate_headers(tmp / "headers")
     reldir = _find_release_dir(image_root)
     release = reldir.name
-    boot = image_root / "boot"
-    shutil.copy2(boot / f"vmlinuz-{release}", tmp / "bzImage")
-    shutil.copy2(boot / f"config-{release}", tmp / "config")
+    shutil.copy2(_image_file(image_root, release, "vmlinuz", who),
+                 tmp / "bzImage")
+    shutil.copy2(_image_file(image_root, release, "config", who),
+                 tmp / "config")
+    for name in ("vmlinuz", "config", "System.map"):
+        (reldir / name).unlink(missing_ok=True)
     (tmp / "release").write_text(release + "\n")
     moddest = tmp / "modules" / "lib" / "modules"
     moddest.mkdir(parents=True)
@@ -212,7 +247,8 @@ def _publish_debian(kernel: Kernel, pkgs: List[debian.Package],
 
 
 def debian_kernel(kernel: Kernel, cache: Cache) -> KernelArtifact:
-    pkgs = _debian_packages(kernel)
+    image, headers = _debian_packages(kernel, cache)
+    pkgs = image + headers
     inputs = {"kind": "kernel-debian", "layout": 2,
               "packages": {p.name: p.version for p in pkgs}}
     key = digest_inputs(inputs)
@@ -221,8 +257,9 @@ def debian_kernel(kernel: Kernel, cache: Cache) -> KernelArtifact:
         with Step("build", f"kernel {kernel.name}: fetch and unpack "
                            f"{pkgs[0].name} {pkgs[0].version}"):
             with cache.publish("kernels", key, inputs) as tmp:
-                inputs.update(_publish_debian(kernel, pkgs,
-                                              cache.root / "debs", tmp))
+                inputs.update(_publish_debian(
+                    kernel, image, headers, cache.root / "debs", tmp,
+                    suite_env(kernel, cache)))
         entry = cache.path("kernels", key)
     meta = cache.meta(entry)
     return KernelArtifact(kernel, key, entry, meta["release"],

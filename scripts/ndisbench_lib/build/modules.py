@@ -19,11 +19,12 @@ import os
 import pathlib
 import shutil
 import subprocess
-from typing import Callable, Dict, List, Sequence
+from typing import Callable, Dict, List, Optional, Sequence
 
 from .. import paths
+from . import chroot
 from .cache import Cache, WorkTree, compiler_id, digest_inputs, tree_digest
-from ..errors import BenchError
+from ..errors import BenchError, BuildError
 from .kbuild import KernelArtifact, ensure_kdir, SourceTree
 from ..proc import capture, run_logged
 
@@ -98,19 +99,91 @@ def sync_sources(files: Dict[str, pathlib.Path], tree: pathlib.Path) -> None:
     listed.write_text(names)
 
 
+class Toolchain:
+    """Where a kernel's modules are built: with the host's compiler, or
+    (a Debian kernel of another suite) in its suite's chroot
+    (build/chroot.py), made only when a module is really built. cc: what
+    the module keys record of it (the host's gcc, or the chroot's key)."""
+
+    def __init__(self, art: KernelArtifact, cache: Cache) -> None:
+        self.art = art
+        self.cache = cache
+        self.who = f"kernel '{art.kernel.name}'"
+        self.recipe: Optional[chroot.Recipe] = None
+        self._chroot: Optional[chroot.Chroot] = None
+        if art.kernel.is_debian and art.kernel.suite:
+            self.recipe = chroot.recipe(cache, art.kernel.suite,
+                                        art.release, self.who)
+            self.cc = f"chroot {self.recipe.key}"
+        else:
+            self.cc = compiler_id()
+
+    @property
+    def chroot(self) -> Optional[chroot.Chroot]:
+        if self.recipe is not None and self._chroot is None:
+            self._chroot = chroot.ensure(self.cache, self.recipe.suite,
+                                         self.recipe.release, self.who,
+                                         made=self.recipe)
+        return self._chroot
+
+    def kdir(self, kdir: pathlib.Path) -> str:
+        """The kernel's build folder as make sees it: the exact headers
+        package installed in the chroot."""
+        if self.recipe is None:
+            return str(kdir)
+        return f"/usr/src/{chroot.headers_package(self.art.release)}"
+
+    def work_tree(self, inputs: Dict[str, object]) -> WorkTree:
+        place = self.chroot
+        return WorkTree(self.cache, inputs,
+                        base=place.trees if place else None)
+
+    def path(self, host: pathlib.Path) -> str:
+        place = self.chroot
+        return place.inside(host) if place else str(host)
+
+    def command(self, argv: List[str]) -> List[str]:
+        place = self.chroot
+        return place.command(argv) if place else argv
+
+
+_TOOLCHAINS: Dict[str, Toolchain] = {}
+
+
+def toolchain(art: KernelArtifact, cache: Cache) -> Toolchain:
+    """One per kernel and process: its chroot's versions are read once."""
+    key = f"{cache.root}:{art.key}"
+    if key not in _TOOLCHAINS:
+        _TOOLCHAINS[key] = Toolchain(art, cache)
+    return _TOOLCHAINS[key]
+
+
 def _incremental_make(cache: Cache, art: KernelArtifact, what: str,
                       files: Dict[str, pathlib.Path], make: List[str],
                       built: str, ko: pathlib.Path,
                       log: pathlib.Path) -> None:
     """Sync files into this kernel's work tree for `what`, run make (its
-    arguments: {tree} stands for the tree), copy the module to ko."""
-    work = WorkTree(cache, {"kind": "module-tree", "kernel": art.key,
-                            "what": what, "cc": compiler_id()})
+    arguments: {tree} stands for the tree) with the kernel's toolchain,
+    copy the module to ko."""
+    tc = toolchain(art, cache)
+    work = tc.work_tree({"kind": "module-tree", "kernel": art.key,
+                         "what": what, "cc": tc.cc})
     with work.lock():
         sync_sources(files, work.src)
         (work.src / BUILDING).touch()
-        run_logged([a.replace("{tree}", str(work.src)) for a in make], log,
-                   f"kernel '{art.kernel.name}': build {what}", timeout=900)
+        tree = tc.path(work.src)
+        try:
+            run_logged(tc.command([a.replace("{tree}", tree)
+                                   for a in make]), log,
+                       f"kernel '{art.kernel.name}': build {what}",
+                       timeout=900)
+        except BuildError as exc:
+            # The compiler names files by the work tree's path (a cache
+            # folder, or /build/<key> in a chroot): show them as the
+            # source tree's own (driver/compat.h:41:2: error: ...).
+            raise BuildError(exc.step, exc.log, exc.exit_code,
+                             [c.replace(tree + "/", "") for c in exc.causes],
+                             exc.ended) from None
         out = work.src / built
         if not out.is_file():
             raise BenchError(f"kernel '{art.kernel.name}': make built no "
@@ -127,16 +200,30 @@ def _build(art: KernelArtifact, name: str, kdir: pathlib.Path,
     ko = tmp / f"{name}.ko"
     _incremental_make(cache, art, f"{name}.ko",
                       source_files(WRAPPER, MODULE_SOURCES),
-                      ["make", "-C", str(kdir), "M={tree}/driver",
+                      ["make", "-C", toolchain(art, cache).kdir(kdir),
+                       "M={tree}/driver",
                        f"-j{os.cpu_count() or 1}", f"NDIS_MODNAME={name}",
                        "modules"], f"driver/{name}.ko", ko, log)
     return _module_facts(art, ko)
 
 
+def check_vermagic(art: KernelArtifact, ko: pathlib.Path) -> None:
+    """The module's vermagic names the kernel's `uname -r`: built against
+    the wrong headers it would only fail to load in the guest."""
+    magic = capture(["modinfo", "-F", "vermagic", str(ko)],
+                    what=f"modinfo {ko.name}").split()
+    if not magic or magic[0] != art.release:
+        raise BenchError(f"kernel '{art.kernel.name}': {ko.name} has "
+                         f"vermagic {magic[0] if magic else '(none)'}, the "
+                         f"kernel is {art.release}")
+
+
 def _module_facts(art: KernelArtifact, ko: pathlib.Path
                   ) -> Dict[str, object]:
-    """What the cache entry records of a built module: its GPL-only
-    imports on this kernel and the modules it depends on."""
+    """What the cache entry records of a built module (its vermagic
+    checked first): its GPL-only imports on this kernel and the modules
+    it depends on."""
+    check_vermagic(art, ko)
     gpl = sorted(undefined_symbols(ko) & gpl_exports(art.symvers))
     depends = capture(["modinfo", "-F", "depends", str(ko)],
                       what=f"modinfo {ko.name}").strip()
@@ -178,7 +265,7 @@ def build_module(art: KernelArtifact, name: str, cache: Cache
     inputs = {"kind": "module", "kernel": art.key, "name": name,
               "source": {part: tree_digest(WRAPPER / part)
                          for part in MODULE_SOURCES},
-              "cc": compiler_id()}
+              "cc": toolchain(art, cache).cc}
     return _cached_module(art, name, inputs, cache,
                           lambda kdir, tmp, log: _build(art, name, kdir, tmp,
                                                         log, cache))
@@ -194,14 +281,16 @@ def build_plant_module(art: KernelArtifact, cache: Cache) -> BuiltModule:
     """ndisbench_plant.ko for one kernel: deliberate bugs the debug kernel's
     checkers must report."""
     inputs = {"kind": "plant-module", "kernel": art.key,
-              "source": tree_digest(PLANT), "cc": compiler_id()}
+              "source": tree_digest(PLANT),
+              "cc": toolchain(art, cache).cc}
 
     def build(kdir: pathlib.Path, tmp: pathlib.Path,
               log: pathlib.Path) -> Dict[str, object]:
         ko = tmp / f"{PLANT_MODULE}.ko"
         _incremental_make(cache, art, f"{PLANT_MODULE}.ko",
                           source_files(PLANT),
-                          ["make", "-C", str(kdir), "M={tree}",
+                          ["make", "-C", toolchain(art, cache).kdir(kdir),
+                           "M={tree}",
                            f"-j{os.cpu_count() or 1}", "modules"],
                           f"{PLANT_MODULE}.ko", ko, log)
         return _module_facts(art, ko)
@@ -232,8 +321,12 @@ def _build_external(art: KernelArtifact, src: pathlib.Path,
         # whatever differs, so trees may take turns in it.
         _incremental_make(cache, art, "external:driver",
                           source_files(src), ["make", "-C", "{tree}/driver",
-                          f"KBUILD={kdir}", f"-j{os.cpu_count() or 1}"],
+                          f"KBUILD={toolchain(art, cache).kdir(kdir)}",
+                          f"-j{os.cpu_count() or 1}"],
                           f"driver/{EXTERNAL_MODULE}.ko", ko, log)
+    except BuildError as exc:
+        raise BuildError(f"--wrapper-src {src}: {exc.step}", exc.log,
+                         exc.exit_code, exc.causes, exc.ended) from None
     except BenchError as exc:
         raise BenchError(f"--wrapper-src {src}: {exc}") from None
     return _module_facts(art, ko)
@@ -245,7 +338,7 @@ def build_external_module(art: KernelArtifact, src: pathlib.Path,
     kernel, as a cache entry keyed by the tree's contents."""
     inputs = {"kind": "external-module", "kernel": art.key,
               "source": tree_digest(src, skip_dirs=(".git",)),
-              "cc": compiler_id()}
+              "cc": toolchain(art, cache).cc}
     return _cached_module(art, EXTERNAL_MODULE, inputs, cache,
                           lambda kdir, tmp, log: _build_external(
                               art, src, kdir, tmp, log, cache))

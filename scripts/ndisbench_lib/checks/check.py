@@ -70,6 +70,9 @@ class CellFacts:
     qemu_ids: Optional[ProcessIds] = None
     # The wrapped driver's .sys (ethtool's fw_version); "": <fixture>.sys
     fixture_sys: str = ""
+    # The modules of ours the cell needs, by name: "" built, else why not
+    # (the first compiler error: the build check)
+    builds: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
     @property
     def address(self) -> str:

@@ -26,7 +26,7 @@ from ..checks.check import (CUT_STREAM, DATAGRAMS, QMP_HOTPLUG, QMP_ROAM,
 from ..checks.facts import oops_site
 from ..checks.modload import module_base_bits
 from ..devices import Device
-from ..errors import BenchError, BootError, GuestTimeout
+from ..errors import BenchError, BootError, BuildError, GuestTimeout
 from ..guest import accel as accelerator
 from ..guest import air, capture, machine, sandbox
 from ..guest.qmp_requests import QmpRequests
@@ -35,7 +35,7 @@ from ..kernels import Expectations, Kernel
 from ..progress import say
 from ..report import ktap
 from ..report.report import CellResult
-from ..report.verdict import ERROR, FAIL, TIMEOUT, Verdict
+from ..report.verdict import ERROR, FAIL, NOT_RUN, TIMEOUT, Verdict
 
 # What fails a whole cell: oopses and WARNs, and the reports of the debug
 # kernel's checkers (KASAN prints "BUG: KASAN", lockdep "WARNING: possible
@@ -61,9 +61,14 @@ class Prepared:
     built: Dict[str, BuiltModule] = dataclasses.field(
         default_factory=dict)          # role -> built test module
     base_bits: int = 0
-    error: Optional[BenchError] = None  # the build step that failed
+    # The kernel could not be had (fetched, built, its table read): no
+    # cell of it runs.
+    error: Optional[BenchError] = None
     # name -> the modules checks load after the test modules (planted)
     extras: Dict[str, BuiltModule] = dataclasses.field(default_factory=dict)
+    # role or extra module name -> why that module did not build: only
+    # the checks that need it are not run (the build check says why)
+    failed: Dict[str, BenchError] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass
@@ -118,23 +123,78 @@ def prepare(kernel: Kernel, cache: Cache, exp: Expectations,
     own list of GPL-only imports."""
     try:
         art = kernel_artifact(kernel, cache)
-        built = {}
-        for role in roles:
-            if role == "ndiswrapper" and wrapper_src:
-                built[role] = modules.build_external_module(art, wrapper_src,
-                                                            cache)
-                continue
-            mod = modules.build_module(art, exp.module_names[role], cache)
-            modules.check_gpl_imports(mod, exp.gpl_imports_for(art.config()),
-                                      art)
-            built[role] = mod
         base = module_base_bits(art.config(), exp.taint_bits)
-        return Prepared(kernel, art, built, base, extras={
-            name: modules.build_named_module(art, name, cache)
-            for name in extras})
     except BenchError as exc:
         say("build", f"ERROR: {exc}")
         return Prepared(kernel, error=exc)
+    prep = Prepared(kernel, art, base_bits=base)
+    # A module that does not build stops only the cells that load it.
+    for role in roles:
+        try:
+            if role == "ndiswrapper" and wrapper_src:
+                prep.built[role] = modules.build_external_module(
+                    art, wrapper_src, cache)
+                continue
+            mod = modules.build_module(art, exp.module_names[role], cache)
+            modules.check_gpl_imports(mod, exp.gpl_imports_for(
+                art.config(), modules.gpl_exports(art.symvers)), art)
+            prep.built[role] = mod
+        except BenchError as exc:
+            say("build", f"ERROR: {exc}")
+            prep.failed[role] = exc
+    for name in extras:
+        try:
+            prep.extras[name] = modules.build_named_module(art, name, cache)
+        except BenchError as exc:
+            say("build", f"ERROR: {exc}")
+            prep.failed[name] = exc
+    return prep
+
+
+def module_file(key: str, exp: Expectations) -> str:
+    """The module a role (or an extra module's name) stands for."""
+    return exp.module_names.get(key, key)
+
+
+def check_needs(plan: "CellPlan", check: str) -> List[str]:
+    """The modules of ours (roles, extra module names) a check of the
+    cell cannot run without: its own role and extra modules, and on a
+    wrapped device the wrapper its driver is installed through."""
+    unit = registry.get(check)
+    needs = [unit.role] if unit.role else []
+    if unit.installs_driver and registry.needs_wrapper(plan.device,
+                                                       plan.checks):
+        needs.append("ndiswrapper")
+    return needs + list(unit.extra_modules)
+
+
+def cell_builds(plan: "CellPlan", prep: Prepared) -> Dict[str, str]:
+    """Module name -> "" (built) or why not, for every module of ours the
+    cell's checks need (the build check's facts)."""
+    out: Dict[str, str] = {}
+    for key in dict.fromkeys(k for c in plan.checks
+                             for k in check_needs(plan, c)):
+        exc = prep.failed.get(key)
+        out[module_file(key, plan.exp)] = build_cause(exc) if exc else ""
+    return out
+
+
+def build_cause(exc: BenchError) -> str:
+    """The one line a failed module build is shown by: the compiler's
+    first error when the log has one, with the log to read."""
+    if isinstance(exc, BuildError) and exc.causes:
+        return f"{exc.causes[0]} (log: {exc.log})"
+    return str(exc)
+
+
+def blocked_checks(plan: "CellPlan", prep: Prepared) -> Dict[str, str]:
+    """Check -> the module it needs that did not build."""
+    out = {}
+    for check in plan.checks:
+        missing = [k for k in check_needs(plan, check) if k in prep.failed]
+        if missing:
+            out[check] = module_file(missing[0], plan.exp)
+    return out
 
 
 def extra_modules(check_names: Sequence[str]) -> List[str]:
@@ -376,7 +436,8 @@ def judge_cell(plan: CellPlan, prep: Prepared, boot: machine.BootResult,
                      for role, mod in prep.built.items()},
         own_loader_abi=plan.wrapper_src is None, lease=plan.lease,
         tcp_bytes=plan.tcp_bytes, qemu_ids=boot.qemu_ids,
-        fixture_sys=device.sys_name if device.fixture else "")
+        fixture_sys=device.sys_name if device.fixture else "",
+        builds=cell_builds(plan, prep))
     host = {c for c in plan.checks if registry.get(c).host_side}
     if boot.status == "timeout":
         verdict = Verdict(TIMEOUT, str(GuestTimeout(boot.seconds, log_path,
@@ -456,6 +517,9 @@ def run_plan(plan: CellPlan, prep: Prepared, parts: HostParts,
     checks = plan.units
     sinks: Dict[str, Sink] = {}
     plug: Optional[QmpRequests] = None
+    blocked = {} if prep.error else blocked_checks(plan, prep)
+    if blocked:
+        return run_unbuilt(plan, prep, parts, blocked, on_line, before_boot)
     try:
         if prep.error:
             raise prep.error
@@ -503,3 +567,51 @@ def run_plan(plan: CellPlan, prep: Prepared, parts: HostParts,
                                    judge_cell(plan, prep, boot, sink_bytes,
                                               air_read))
     return CellRun(cell, boot)
+
+
+def run_unbuilt(plan: CellPlan, prep: Prepared, parts: HostParts,
+                blocked: Dict[str, str],
+                on_line: Optional[LineHook] = None,
+                before_boot: Optional[Callable[[], None]] = None
+                ) -> CellRun:
+    """A cell some of whose modules did not build: the checks that need
+    them are not run (ERROR, naming the module); the others still boot
+    and run (the control and driverloader of a `none` cell whose
+    ndiswrapper failed); the build check says what failed and why. No
+    boot at all when only host-side checks would be left."""
+    builds = cell_builds(plan, prep)
+    build = registry.judge("build", CellFacts(
+        ktap.parse(""), plan.exp, prep.kernel.policy, builds=builds))
+    rest = tuple(c for c in plan.checks if c not in blocked)
+    guest = [c for c in rest if not registry.get(c).host_side]
+    ran: Optional[CellRun] = None
+    if guest:
+        ran = run_plan(dataclasses.replace(plan, checks=rest), prep, parts,
+                       on_line, before_boot)
+        cell = ran.result
+    else:
+        assert plan.folder is not None and plan.run_dir is not None
+        plan.folder.mkdir(parents=True, exist_ok=True)
+        cell = CellResult(prep.kernel.name, prep.kernel.policy.name,
+                          plan.row,
+                          str(plan.folder.relative_to(plan.run_dir)),
+                          wrapper=plan.device.wrapper)
+        # Not booted, but the kernel is known: report --by-kernel places
+        # the cell by its release.
+        cell.release = prep.art.release if prep.art else ""
+    done = dict(cell.verdicts)
+    verdicts: Dict[str, Verdict] = {}
+    for check in plan.checks:
+        if check == "build":
+            verdicts[check] = build
+        elif check in blocked:
+            verdicts[check] = Verdict(
+                ERROR, f"{NOT_RUN} {blocked[check]}.ko did not build for "
+                       f"this kernel (see build)")
+        elif check in done:
+            verdicts[check] = done[check]
+        else:
+            verdicts[check] = Verdict(ERROR, f"{NOT_RUN} the cell did not "
+                                             f"boot (see build)")
+    cell.verdicts = verdicts
+    return CellRun(cell, ran.boot if ran else None)

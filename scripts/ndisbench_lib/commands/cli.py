@@ -30,7 +30,10 @@ def _names(values: Optional[List[str]]) -> Optional[List[str]]:
 
 
 def _checks(values: Optional[List[str]]) -> List[str]:
-    return registry.select(_names(values) or registry.default_names())
+    """The checks of a run: those named (or the default ones), and always
+    `build`, so every cell says whether its modules were built."""
+    names = _names(values) or registry.default_names()
+    return registry.select(list(names) + ["build"])
 
 
 def cmd_setup(args: argparse.Namespace) -> int:
@@ -66,7 +69,9 @@ def cmd_build(args: argparse.Namespace) -> int:
                 failed += 1
             continue
         prep = prepare(kernel, cache, exp, LOAD_ORDER)
-        failed += bool(prep.error)
+        # A module that did not build fails the build command too (a run
+        # shows it as the cells' build check).
+        failed += bool(prep.error or prep.failed)
     say("build", f"done, cache {cache.root}" if not failed else
         f"{failed} kernel(s) failed")
     return 1 if failed else 0
@@ -193,7 +198,9 @@ def cmd_list(args: argparse.Namespace) -> int:
                 f"{k.patch.parent.name}/{k.patch.name}"
         else:
             detail = "unpatched"
-        if k.suite:
+        if k.suite and k.is_debian:
+            detail += f" ({k.suite}, modules built in its chroot)"
+        elif k.suite:
             detail += f" ({k.suite}'s source package)"
         note = "" if k.default else " (only with --kernel)"
         print(f"  {k.name:{name_w}} {k.source:{source_w}} policy "

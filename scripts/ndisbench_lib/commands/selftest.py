@@ -3,6 +3,7 @@
 Stages, fastest first: Python unit tests, C unit tests, short libFuzzer
 runs (clang), the fixtures' own tests, the device-model qtests, the e2e
 matrix, a few cells through `run --wrapper-src` with a copy of wrapper/,
+the same with a compile error planted for 6.12 and later (build-error),
 the faulty-air rows, the planted bugs of the debug kernel, a short soak,
 and one pair of guests on one air (`ndisbench pair`).
 Each stage counts its own passes and failures; a stage that cannot run at
@@ -10,6 +11,7 @@ all counts as one failure. The last line is the combined `N passed, N
 failed`."""
 import argparse
 import pathlib
+import re
 import shutil
 import sys
 import tempfile
@@ -78,6 +80,101 @@ def wrapper_src(matrix: Callable[[], runner.Matrix],
             devices.select(list(WRAPPER_SRC_DEVICES)), full.checks,
             full.exp, src)
         return e2e(lambda: cells, args)
+
+
+# A compile error planted in a copy of wrapper/ that only kernels from 6.12
+# on hit (issue 13): exactly those show build FAIL with the compiler's
+# line; their cells that need no wrapper still run; the older ones build
+# and run everything. One kernel of each toolchain on each side: the host's
+# (6.1, 6.12) and a suite chroot's (5.10, sid).
+BUILD_ERROR_KERNELS = {"debian-5.10": False, "debian-6.1": False,
+                       "debian-6.12": True, "debian-sid": True}
+BUILD_ERROR_DEVICES = ("none", "e1000")
+PLANTED_ERROR = "ndisbench planted: no build on 6.12 and later"
+# What the checks of a `none` cell need: not run where ndiswrapper.ko did
+# not build; the control and driverloader modules are ours (wrapper/).
+NEEDS_WRAPPER = ("load", "taint")
+
+
+def plant_build_error(src: pathlib.Path) -> int:
+    """Put an #error for kernels 6.12 and later into the tree's
+    driver/compat.h, before its include guard's #endif; its line."""
+    compat = src / "driver" / "compat.h"
+    lines = compat.read_text().splitlines()
+    end = max(i for i, line in enumerate(lines) if line.startswith("#endif"))
+    lines[end:end] = ["#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)",
+                      f'#error "{PLANTED_ERROR}"', "#endif"]
+    compat.write_text("\n".join(lines) + "\n")
+    return end + 2
+
+
+def judge_build_error(result: report.RunResult, line: int,
+                      kernels: int = len(BUILD_ERROR_KERNELS)) -> Counts:
+    """Each cell of the planted run (on that many of its kernels) against
+    what it must show."""
+    # gcc names the header by the path it was built with: driver/compat.h
+    # (kbuild before 6.13 passes full paths), compat.h (relative to M= on
+    # 7.x): the work tree's prefix is already cut (build/modules.py).
+    want = re.compile(rf"(?:^|[\s/]){re.escape('compat.h')}:{line}:\d+: "
+                      rf"error: #error")
+    passed = failed = 0
+    for cell in result.cells:
+        # e1000 loads no module of ours: its build passes everywhere.
+        fails = BUILD_ERROR_KERNELS[cell.kernel] and cell.device == "none"
+        problems = []
+        build = cell.verdicts.get("build")
+        if build is None:
+            problems.append("no build verdict")
+        elif fails and not (build.status == "FAIL" and
+                            want.search(build.summary) and
+                            PLANTED_ERROR in build.summary):
+            problems.append(f"build should FAIL at compat.h:{line} #error, "
+                            f"got {build.status}: {build.summary}")
+        elif not fails and not build.ok:
+            problems.append(f"build should pass: {build.summary}")
+        for check, verdict in cell.verdicts.items():
+            if check == "build":
+                continue
+            blocked = fails and check in NEEDS_WRAPPER
+            if blocked and not (verdict.status == "ERROR" and
+                                verdict.summary.startswith("not run:")):
+                problems.append(f"{check} should not run: {verdict.summary}")
+            elif not blocked and not verdict.ok:
+                problems.append(f"{check}: {verdict.status} "
+                                f"{verdict.summary}")
+        where = f"{cell.kernel} / {cell.label}"
+        if problems:
+            failed += 1
+            say("test", f"build-error: {where}: {'; '.join(problems)}")
+        else:
+            passed += 1
+    missing = kernels * len(BUILD_ERROR_DEVICES) - len(result.cells)
+    if missing:
+        say("test", f"build-error: {missing} cell(s) missing")
+    return passed, failed + max(0, missing)
+
+
+def build_error(matrix: Callable[[], runner.Matrix],
+                args: argparse.Namespace) -> Counts:
+    """`run --wrapper-src` on a copy of wrapper/ that does not compile on
+    6.12 and later."""
+    full = matrix()
+    picked = [k for k in full.kernels if k.name in BUILD_ERROR_KERNELS]
+    if not picked:
+        say("test", "build-error: none of its kernels selected, nothing to "
+                    "run")
+        return 0, 0
+    with tempfile.TemporaryDirectory(prefix="ndisbench-planted-") as tmp:
+        src = pathlib.Path(tmp) / "wrapper"
+        shutil.copytree(paths.REPO / "wrapper", src,
+                        ignore=shutil.ignore_patterns(".*", "*.o", "*.ko"))
+        line = plant_build_error(src)
+        cells = runner.Matrix(picked, devices.select(
+            list(BUILD_ERROR_DEVICES)), full.checks, full.exp, src)
+        result = runner.run(cells, Cache(paths.cache_root()), args.out,
+                            args.jobs, args.timeout, args.accel)
+    sys.stdout.write("\n" + report.matrix(result) + "\n")
+    return judge_build_error(result, line, len(picked))
 
 
 # The faulty-air rows (only with --device in `run`), on one kernel.
@@ -180,6 +277,9 @@ def run_tests(matrix: Callable[[], runner.Matrix],
               lambda: e2e(matrix, args)),
         stage("wrapper-src", "run --wrapper-src with a copy of wrapper/",
               lambda: wrapper_src(matrix, args)),
+        stage("build-error", "a compile error planted for 6.12 and later "
+                             "fails exactly those kernels' build",
+              lambda: build_error(matrix, args)),
         stage("faults", "the faulty-air rows (drop, corrupt, duplicate, "
                         "delay), the fixture that hangs once and the "
                         "serialized one", lambda: faults(matrix, args)),

@@ -65,6 +65,15 @@ REQUIREMENTS = (
     Requirement("kmod", ("depmod", "modinfo"), "modules.dep, module "
                 "dependencies"),
     Requirement("patch", ("patch",), "the policy patches; qemu-patches/"),
+    # Debian kernels of another suite (build/chroot.py): their modules are
+    # built in a chroot of that suite, with its own compiler
+    Requirement("mmdebstrap", ("mmdebstrap",), "the per-suite build "
+                "chroots (bullseye, trixie, trixie-backports, sid)"),
+    Requirement("util-linux", ("unshare",), "a build chroot's make runs in "
+                "a private mount namespace with /proc mounted (sid's "
+                "objtool reads it)"),
+    Requirement("coreutils", ("chroot", "env"), "enter a build chroot with "
+                "a clean environment"),
     Requirement("binutils", ("nm", "ld"), "GPL import checks, linking"),
     Requirement("tar", ("tar",), "linux-source tarballs"),
     Requirement("libc-bin", ("ldd",), "guest tools' shared libraries"),

@@ -7,7 +7,8 @@ patch, a tree of one's own), one test per cell and check, with the path
 `ndisbench.<device>[.<wrapper>].<check>`. Statuses: pass and the expected
 failures (reproduced, refused: the verdict is ok) are PASS, FAIL is FAIL,
 TIMEOUT and an ERROR of a booted guest are ERROR, an ERROR of a cell that
-never booted (a build or setup step failed) is MISS; our own word is kept
+never booted (a build or setup step failed), or of a check not run because
+a module it needs did not build, is MISS; our own word is kept
 in misc. The output is checked against the schema subset in
 tests/e2e/kcidb-v5.0-subset.json (validate) before it is written."""
 import datetime
@@ -20,7 +21,7 @@ from typing import Any, Dict, List, Optional
 from .. import paths
 from ..errors import BenchError
 from . import report
-from .verdict import ERROR, FAIL, OK_STATES, TIMEOUT, label
+from .verdict import ERROR, FAIL, NOT_RUN, OK_STATES, TIMEOUT, label
 
 SUBSET = paths.REPO / "tests" / "e2e" / "kcidb-v5.0-subset.json"
 ORIGIN = "ndisbench"
@@ -113,7 +114,8 @@ def cell_tests(cell: report.CellResult, build_id: str, origin: str,
             "build_id": build_id, "origin": origin,
             "path": ".".join(path_part(p) for p in
                              ["ndisbench", *parts, check]),
-            "status": kcidb_status(v.status, booted),
+            "status": kcidb_status(v.status, booted and
+                                   not v.summary.startswith(NOT_RUN)),
             "comment": f"{label(check, v)}: {v.summary}"[:EXCERPT],
             "start_time": start,
             "environment": {"comment": f"QEMU ({result.accel or 'tcg'}) "

@@ -1,0 +1,168 @@
+"""build/chroot.py: a Debian kernel of another suite builds its modules in
+a chroot of that suite, made once by mmdebstrap from the host's mirror,
+cached as a tarball keyed by its package versions, never half-written."""
+import pathlib
+import tempfile
+import unittest
+from unittest import mock
+
+import helpers  # noqa: F401  (import path)
+from ndisbench_lib.build import chroot, debian
+from ndisbench_lib.build.cache import Cache
+from ndisbench_lib.errors import BuildError
+
+SOURCES = ("deb [signed-by=/k.gpg] http://m.example/debian trixie-backports "
+           "main\ndeb [signed-by=/k.gpg] http://m.example/debian trixie main"
+           "\n")
+VERSIONS = {"gcc": "4:14.2.0-1", "make": "4.4.1-2", "kmod": "34.2-2",
+            "linux-headers-7.3.4+deb13-amd64": "7.3.4-1~bpo13+1"}
+
+
+class CommandTest(unittest.TestCase):
+    def test_mmdebstrap_arguments(self):
+        prefs = pathlib.Path("/c/x/ndisbench")
+        cmd = chroot.mmdebstrap_command(
+            "trixie-backports", ["gcc=4:14.2.0-1", "make=4.4.1-2"], SOURCES,
+            pathlib.Path("/c/x/chroot.tar.zst"), prefs)
+        self.assertEqual(cmd[:3], ["mmdebstrap", "--variant=apt",
+                                   "--mode=root"])
+        self.assertIn("--include=gcc=4:14.2.0-1,make=4.4.1-2", cmd)
+        self.assertIn('--aptopt=Acquire::Check-Valid-Until "false"', cmd)
+        self.assertIn("--dpkgopt=path-exclude=/etc/kernel/postinst.d/*", cmd)
+        self.assertIn(f"--setup-hook=copy-in {prefs} "
+                      f"/etc/apt/preferences.d/", cmd)
+        # The base suite names the release; the sources follow the target.
+        at = cmd.index("/c/x/chroot.tar.zst")
+        self.assertEqual(cmd[at - 1], "trixie")
+        self.assertEqual(cmd[at + 1:], SOURCES.strip().splitlines())
+        plain = chroot.mmdebstrap_command("sid", ["gcc=1"], "deb x sid main",
+                                          pathlib.Path("/t.tar.zst"))
+        self.assertFalse(any(a.startswith("--setup-hook") for a in plain))
+
+    def test_make_runs_inside_with_proc_and_a_clean_environment(self):
+        place = chroot.Chroot("k", "sid", pathlib.Path("/c/trees/k/src"))
+        cmd = place.command(["make", "-C", "/usr/src/linux-headers-x"])
+        self.assertEqual(cmd[:4], ["unshare", "--mount", "--propagation",
+                                   "private"])
+        self.assertIn("--mount-proc=/c/trees/k/src/proc", cmd)
+        at = cmd.index("chroot")
+        self.assertEqual(cmd[at + 1:at + 4], ["/c/trees/k/src", "env", "-i"])
+        self.assertEqual(cmd[-3:], ["make", "-C", "/usr/src/linux-headers-x"])
+        self.assertEqual(place.inside(place.trees / "a" / "src"),
+                         "/build/a/src")
+
+
+class EnsureTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.cache = Cache(pathlib.Path(self.tmp.name))
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def recipe(self, **versions):
+        return chroot.Recipe("trixie-backports", "7.3.4+deb13-amd64",
+                             SOURCES, dict(VERSIONS, **versions))
+
+    def test_key_follows_the_package_versions(self):
+        self.assertEqual(self.recipe().key, self.recipe().key)
+        self.assertNotEqual(self.recipe().key,
+                            self.recipe(gcc="4:14.3.0-1").key)
+        other = chroot.Recipe("trixie-backports", "7.3.4+deb13-amd64",
+                              SOURCES.replace("m.example", "n.example"),
+                              VERSIONS)
+        self.assertNotEqual(self.recipe().key, other.key)
+
+    def fake_mmdebstrap(self, calls, fail=False):
+        def run_logged(cmd, log, what, cwd=None, env=None, timeout=0,
+                       tag="build"):
+            calls.append(cmd)
+            if cmd[0] == "mmdebstrap":
+                tarball = pathlib.Path(next(a for a in cmd
+                                            if a.endswith(".tar.zst")))
+                tarball.write_bytes(b"half")
+                if fail:
+                    raise BuildError(what, log, 1, ["E: unable to resolve"])
+                # prefs were copied in before the first update
+                hook = next(a for a in cmd if a.startswith("--setup-hook"))
+                prefs = pathlib.Path(hook.split()[1])
+                self.assertIn("Pin: release n=trixie-backports",
+                              prefs.read_text())
+            elif cmd[0] == "tar":
+                dest = pathlib.Path(cmd[cmd.index("-C") + 1])
+                (dest / "usr").mkdir()
+        return run_logged
+
+    def test_made_once_and_unpacked_once(self):
+        calls = []
+        with mock.patch.object(chroot, "run_logged",
+                               self.fake_mmdebstrap(calls)), \
+                mock.patch.object(chroot, "Step", mock.MagicMock()):
+            first = chroot.ensure(self.cache, "trixie-backports",
+                                  "7.3.4+deb13-amd64", "k",
+                                  made=self.recipe())
+            again = chroot.ensure(self.cache, "trixie-backports",
+                                  "7.3.4+deb13-amd64", "k",
+                                  made=self.recipe())
+        self.assertEqual([c[0] for c in calls], ["mmdebstrap", "tar"])
+        self.assertEqual(first, again)
+        self.assertTrue((first.root / "build").is_dir())
+        self.assertTrue((first.root / chroot.EXTRACTED).is_file())
+        self.assertIsNotNone(self.cache.lookup("chroots", first.key))
+
+    def test_failed_mmdebstrap_leaves_nothing(self):
+        calls = []
+        with mock.patch.object(chroot, "run_logged",
+                               self.fake_mmdebstrap(calls, fail=True)), \
+                mock.patch.object(chroot, "Step", mock.MagicMock()):
+            with self.assertRaises(BuildError):
+                chroot.ensure(self.cache, "trixie-backports",
+                              "7.3.4+deb13-amd64", "k", made=self.recipe())
+        self.assertEqual(list((self.cache.root / "chroots").iterdir()), [])
+        self.assertFalse((self.cache.root / "trees").exists() and any(
+            p.name.endswith("src") for p in
+            (self.cache.root / "trees").rglob("src")))
+
+    def test_versions_come_from_the_suites_lists(self):
+        seen = []
+
+        def show(name, who, env=None):
+            seen.append((name, env))
+            return debian.Package(name, "1.0", [])
+
+        with mock.patch.object(debian, "suite_apt",
+                               return_value={"APT_CONFIG": "/a"}), \
+                mock.patch.object(debian, "show", show):
+            made = chroot.recipe(self.cache, "sid", "7.2.13+deb14-amd64",
+                                 "k", sources="deb x sid main\n")
+        self.assertEqual(sorted(made.versions), sorted(
+            ["gcc", "make", "kmod", "linux-headers-7.2.13+deb14-amd64"]))
+        self.assertTrue(all(env == {"APT_CONFIG": "/a"} for _, env in seen))
+
+
+if __name__ == "__main__":
+    unittest.main()
+
+
+class VermagicTest(unittest.TestCase):
+    """A module built with the wrong headers or toolchain is a build
+    failure naming both releases, not a load failure in the guest."""
+
+    def art(self, release):
+        return mock.Mock(release=release, kernel=mock.Mock(), symvers=None)
+
+    def test_matches_the_kernels_release(self):
+        from ndisbench_lib.build import modules
+        from ndisbench_lib.errors import BenchError
+        with mock.patch.object(modules, "capture",
+                               return_value="7.2.13+deb14-amd64 SMP preempt "
+                                            "mod_unload \n"):
+            modules.check_vermagic(self.art("7.2.13+deb14-amd64"),
+                                   pathlib.Path("/m/ndiswrapper.ko"))
+            with self.assertRaises(BenchError) as ctx:
+                modules.check_vermagic(self.art("6.12.118+deb13-amd64"),
+                                       pathlib.Path("/m/ndiswrapper.ko"))
+        msg = str(ctx.exception)
+        self.assertIn("ndiswrapper.ko", msg)
+        self.assertIn("vermagic 7.2.13+deb14-amd64", msg)
+        self.assertIn("6.12.118+deb13-amd64", msg)
