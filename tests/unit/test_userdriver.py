@@ -224,7 +224,8 @@ class WiredRowsTest(unittest.TestCase):
                          ["build", "load", "install", "bind", "dhcp", "ping",
                           "mtu", "tcp", "sandbox"])
         self.assertEqual(registry.for_device(native, registry.names()),
-                         ["bind", "dhcp", "ping", "mtu", "tcp", "sandbox"])
+                         ["build", "bind", "dhcp", "ping", "mtu", "tcp",
+                          "sandbox"])
 
     def test_the_reference_runs_only_where_8139cp_is(self):
         table = {k.name: k for k in kernels.load_kernels(exp=EXP)}
