@@ -52,6 +52,38 @@ class CommandTest(unittest.TestCase):
                          "/build/a/src")
 
 
+HOST_MOUNTINFO = (
+    "22 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw\n"
+    "23 22 0:5 / /dev rw,nosuid shared:2 - devtmpfs udev rw\n")
+# Inside a chroot of a plain folder (fresh-machine, a build container):
+# the mount that holds / is outside the process's root, so not listed.
+CHROOT_MOUNTINFO = (
+    "310 309 0:5 / /dev rw,nosuid - devtmpfs udev rw\n"
+    "320 310 0:22 / /proc rw - proc proc rw\n")
+
+
+class PropagationTest(unittest.TestCase):
+    """unshare --propagation private makes / private, which the kernel
+    refuses (EINVAL) where / is no mount point: inside a chroot. There the
+    namespace keeps the propagation it inherits."""
+
+    def command(self, mountinfo):
+        place = chroot.Chroot("k", "sid", pathlib.Path("/c/trees/k/src"))
+        with tempfile.NamedTemporaryFile("w") as f:
+            f.write(mountinfo)
+            f.flush()
+            with mock.patch.object(chroot, "MOUNTINFO", pathlib.Path(f.name)):
+                return place.command(["make"])
+
+    def test_private_where_root_is_a_mount(self):
+        self.assertEqual(self.command(HOST_MOUNTINFO)[:4],
+                         ["unshare", "--mount", "--propagation", "private"])
+
+    def test_unchanged_inside_a_chroot(self):
+        self.assertEqual(self.command(CHROOT_MOUNTINFO)[:4],
+                         ["unshare", "--mount", "--propagation", "unchanged"])
+
+
 class EnsureTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()

@@ -44,6 +44,18 @@ MMDEBSTRAP_TIMEOUT = 1800.0
 EXCLUDES = ("/etc/kernel/postinst.d/*", "/usr/share/doc/*",
             "/usr/share/man/*", "/usr/share/locale/*")
 PATH = "PATH=/usr/sbin:/usr/bin:/sbin:/bin"
+MOUNTINFO = pathlib.Path("/proc/self/mountinfo")
+
+
+def root_is_mount() -> bool:
+    """Whether / is a mount point in this process's view. It is not in a
+    chroot of a plain folder (fresh-machine, a build container): the mount
+    holding it lies outside the process's root, so mountinfo omits it."""
+    try:
+        lines = MOUNTINFO.read_text().splitlines()
+    except OSError:
+        return True
+    return any(len(f) > 4 and f[4] == "/" for f in map(str.split, lines))
 
 
 def headers_package(release: str) -> str:
@@ -86,8 +98,12 @@ class Chroot:
 
     def command(self, argv: Sequence[str]) -> List[str]:
         """argv run in the chroot: a private mount namespace with /proc
-        mounted at root/proc, a clean environment."""
-        return ["unshare", "--mount", "--propagation", "private",
+        mounted at root/proc, a clean environment. Making / private is
+        refused (EINVAL) where / is no mount point; there (inside a chroot,
+        whose surrounding namespace is its runner's) the new namespace
+        keeps the propagation it inherits."""
+        propagation = "private" if root_is_mount() else "unchanged"
+        return ["unshare", "--mount", "--propagation", propagation,
                 f"--mount-proc={self.root / 'proc'}", "chroot",
                 str(self.root), "env", "-i", PATH, "HOME=/root",
                 "LC_ALL=C.UTF-8", *argv]
