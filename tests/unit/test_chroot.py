@@ -42,8 +42,8 @@ class CommandTest(unittest.TestCase):
     def test_make_runs_inside_with_proc_and_a_clean_environment(self):
         place = chroot.Chroot("k", "sid", pathlib.Path("/c/trees/k/src"))
         cmd = place.command(["make", "-C", "/usr/src/linux-headers-x"])
-        self.assertEqual(cmd[:4], ["unshare", "--mount", "--propagation",
-                                   "private"])
+        # which propagation depends on where this runs (PropagationTest)
+        self.assertEqual(cmd[:3], ["unshare", "--mount", "--propagation"])
         self.assertIn("--mount-proc=/c/trees/k/src/proc", cmd)
         at = cmd.index("chroot")
         self.assertEqual(cmd[at + 1:at + 4], ["/c/trees/k/src", "env", "-i"])
