@@ -8,20 +8,15 @@ from typing import List
 from .. import devices
 from ..report.verdict import Verdict
 from .check import CellFacts, Check
-from .facts import net_test, verdict
+from .facts import borrowed_test, verdict
 
 RESET_LINE = "the driver was hung: reset"
 
 
-NO_TCP = "agent printed no tcp result"
-TCP_HINT = "recover judges the tcp check's stream: select tcp with it"
-
 
 def judge(facts: CellFacts) -> Verdict:
-    test = net_test(facts, "tcp")
+    test = borrowed_test(facts, "tcp", "recover")
     if isinstance(test, Verdict):
-        if test.summary == NO_TCP:
-            return Verdict(test.status, f"{NO_TCP} ({TCP_HINT})")
         return test
     rmmod = facts.log.test("rmmod")
     klog = rmmod.all("klog") if rmmod else []

@@ -10,22 +10,17 @@ from typing import List
 from .. import devices
 from ..report.verdict import Verdict
 from .check import CellFacts, Check
-from .facts import net_test, verdict
+from .facts import borrowed_test, verdict
 
 DRIVER_RE = re.compile(r"halt: (\d+) sends answered NDIS_STATUS_RESOURCES")
 WRAPPER_RE = re.compile(r"(\d+) sends the serialized miniport answered "
                         r"NDIS_STATUS_RESOURCES were queued again")
 
 
-NO_TCP = "agent printed no tcp result"
-TCP_HINT = "resend judges the tcp check's stream: select tcp with it"
-
 
 def judge(facts: CellFacts) -> Verdict:
-    test = net_test(facts, "tcp")
+    test = borrowed_test(facts, "tcp", "resend")
     if isinstance(test, Verdict):
-        if test.summary == NO_TCP:
-            return Verdict(test.status, f"{NO_TCP} ({TCP_HINT})")
         return test
     rmmod = facts.log.test("rmmod")
     kmsg = rmmod.all("kmsg") if rmmod else []
