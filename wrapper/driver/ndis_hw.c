@@ -414,6 +414,9 @@ WIN_FUNC(NdisMFreeSharedMemory);
  * per-packet info (ScatterGatherListPacketInfo): the skb's linear part and
  * page fragments dma_map'ed to the device, each cut at
  * MaximumPhysicalMapping bytes; they are unmapped when the send completes.
+ * The list is a Windows allocation of the driver's: one never released
+ * (a send that never completes, or a completion that skipped the unmap)
+ * is in the leak count its unload reports.
  */
 static WIN_ABI ndis_status NdisMInitializeScatterGatherDma(void *handle,
 							   u8 dma64,
@@ -459,7 +462,7 @@ void ndis_sg_unmap(struct ndis_adapter *ad, struct win_sg_list *list)
 			dma_unmap_single(ad->dev, sg->map[i].addr,
 					 sg->map[i].len, DMA_TO_DEVICE);
 	}
-	kfree(sg);
+	win_free(sg);
 }
 
 static bool ndis_sg_add(struct ndis_adapter *ad, struct ndis_sg *sg,
@@ -489,7 +492,7 @@ struct win_sg_list *ndis_sg_map(struct ndis_adapter *ad, struct sk_buff *skb)
 	for (i = 0; i < skb_shinfo(skb)->nr_frags; i++)
 		n += ndis_sg_elements(skb_frag_size(&skb_shinfo(skb)->frags[i]),
 				      ad->sg_max_mapping);
-	sg = kzalloc(struct_size(sg, list.elements, n), GFP_KERNEL);
+	sg = win_alloc(ad->driver, struct_size(sg, list.elements, n));
 	if (!sg)
 		return NULL;
 	sg->max_elements = n;

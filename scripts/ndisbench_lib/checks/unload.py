@@ -34,5 +34,6 @@ def judge(facts: CellFacts) -> Verdict:
 CHECK = Check(
     name="unload", order=170,
     doc="rmmod of the wrapper after the traffic: clean, nothing leaked",
-    devices=devices.WRAPPED + devices.HUNG + devices.SERIAL, judge=judge,
-    seconds=2)
+    devices=(devices.WRAPPED + devices.HUNG + devices.SERIAL +
+             devices.WIRED_WRAPPED),
+    judge=judge, seconds=2)
