@@ -368,8 +368,13 @@ static WIN_ABI void NdisMAllocateSharedMemory(void *handle, u32 len,
 	struct ndis_shared *sh;
 
 	*va = NULL;
-	if (!ad->map_registers || !len)
-		return;			/* NDIS 5: map registers first */
+	/*
+	 * NDIS 5: the DMA set up first, by NdisMAllocateMapRegisters or
+	 * NdisMInitializeScatterGatherDma (either gives the adapter its
+	 * DMA mask; a scatter-gather driver has no map registers)
+	 */
+	if ((!ad->map_registers && !ad->sg_dma) || !len)
+		return;
 	sh = win_alloc(ad->driver, sizeof(*sh));
 	if (!sh)
 		return;
