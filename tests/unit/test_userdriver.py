@@ -222,7 +222,7 @@ class WiredRowsTest(unittest.TestCase):
             self.assertFalse(row.own_qemu)
         self.assertEqual(registry.for_device(wrapped, registry.names()),
                          ["build", "load", "install", "bind", "dhcp", "ping",
-                          "mtu", "tcp", "sandbox"])
+                          "mtu", "tcp", "unload", "sandbox"])
         self.assertEqual(registry.for_device(native, registry.names()),
                          ["build", "bind", "dhcp", "ping", "mtu", "tcp",
                           "sandbox"])
