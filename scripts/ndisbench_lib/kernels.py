@@ -9,7 +9,7 @@ import pathlib
 import re
 import tomllib
 import types
-from typing import AbstractSet, List, Mapping, Optional, Tuple
+from typing import AbstractSet, List, Mapping, Optional, Tuple, Union
 
 from . import paths
 from . import trees
@@ -141,7 +141,9 @@ class Expectations:
     messages: Mapping[str, str]
     taint_bits: Mapping[str, int]
     network: Mapping[str, object]
-    broken: Mapping[str, str]           # fixtures/broken name -> kmsg regex
+    # fixtures/broken name -> a kmsg regex (some line matches it), or a
+    # tuple of them (each matches exactly one line)
+    broken: Mapping[str, Union[str, Tuple[str, ...]]]
     leak_message: str
     # More GPL-only imports where a kernel option is set: debug options
     # turn inline helpers into calls (lockdep: mutex_lock_nested, ...).
@@ -204,7 +206,9 @@ def load_expectations(path: pathlib.Path = paths.EXPECTATIONS_TOML
                             frozen({k: int(v)
                                     for k, v in data["taint"].items()}),
                             frozen(dict(data["network"])),
-                            frozen(dict(data["broken"])),
+                            frozen({k: v if isinstance(v, str) else
+                                    tuple(str(p) for p in v)
+                                    for k, v in data["broken"].items()}),
                             data["unload"]["leak"],
                             frozen({k: tuple(v) for k, v in module.get(
                                 "gpl_only_imports_if", {}).items()}),

@@ -393,6 +393,19 @@ def judge_wrapped(check, policy="2.6.25-rc4", **kw):
                  None, "bcmwl")
 
 
+def judge_misuse(patterns, lines):
+    exp = kernels.Expectations(**{**EXP.__dict__,
+                                  "broken": {"misuse": patterns}})
+    text = WRAPPED_LOG.replace("broken/pe32.inf", "broken/misuse.inf")
+    text = text.replace("ok 2 broken pe32", "ok 2 broken misuse")
+    log = ktap.parse(text.format(
+        broken_errno=0, wlan_present=0, tainted_after=4097,
+        bssid="02:00:00:00:01:00", unload_kmsg="",
+        broken_kmsg="\n# kmsg: ".join(lines)))
+    return judge("broken", EXP.policies["2.6.25-rc4"], exp, log, [], 4096,
+                 None, "bcmwl")
+
+
 class WrapperJudgeTest(unittest.TestCase):
     def test_good_log_passes(self):
         for check in ("broken", "install", "bind", "associate", "unload"):
@@ -416,6 +429,28 @@ class WrapperJudgeTest(unittest.TestCase):
     def test_broken_driver_that_binds_fails(self):
         self.assertEqual(judge_wrapped("broken", wlan_present=1).status,
                          "FAIL")
+
+    def test_every_line_of_a_pattern_list_once(self):
+        # broken/misuse.sys: a list of patterns, each matching exactly one
+        # line (the wrapper's "logged once" and the fixture's own lines)
+        lines = ["misuse: NdisMSleep(100 ms) at PASSIVE_LEVEL waited",
+                 "__C_specific_handler called: Windows exception dispatch "
+                 "is not supported"]
+        patterns = ("misuse: NdisMSleep\\(100 ms\\) at PASSIVE_LEVEL "
+                    "waited", "^__C_specific_handler called")
+        self.assertEqual(judge_misuse(patterns, lines).status, "pass")
+        verdict = judge_misuse(patterns, lines[:1])
+        self.assertEqual(verdict.status, "FAIL")
+        self.assertIn("misuse: no kernel line matches /^__C_specific_handler "
+                      "called/", verdict.summary)
+        verdict = judge_misuse(patterns, lines + lines[1:])
+        self.assertEqual(verdict.status, "FAIL")
+        self.assertIn("misuse: 2 kernel lines match /^__C_specific_handler "
+                      "called/ (expected one)", verdict.summary)
+
+    def test_pattern_lists_load_from_the_table(self):
+        self.assertIsInstance(EXP.broken["misuse"], tuple)
+        self.assertIsInstance(EXP.broken["pe32"], str)
 
     def test_leak_on_unload_fails(self):
         verdict = judge_wrapped("unload", unload_kmsg="bcmwl: 3 Windows "

@@ -4,7 +4,7 @@ log line (patterns in tests/e2e/expectations.toml), no wlan interface, a
 clean rmmod, no leaked Windows allocation. On a policy that refuses
 ndiswrapper each load must fail with ENOENT instead."""
 import re
-from typing import List, Sequence, Tuple
+from typing import List, Sequence, Tuple, Union
 
 from .. import devices
 from ..build.initramfs import fixture_file
@@ -28,6 +28,26 @@ def params(ctx: GuestContext) -> Sequence[str]:
 
 def guest_files(exp: Expectations) -> Sequence[Tuple[str, str]]:
     return [("broken", name) for name in exp.broken]
+
+
+def unmatched(name: str, pattern: Union[str, Tuple[str, ...]],
+              kmsg: List[str]) -> List[str]:
+    """What the kernel lines lack: a line matching the pattern, or for a
+    tuple of patterns, exactly one line matching each (a message the
+    wrapper must print once, a line of each step of the driver)."""
+    if isinstance(pattern, str):
+        if any(re.search(pattern, line) for line in kmsg):
+            return []
+        return [f"{name}: no kernel line matches /{pattern}/"]
+    problems = []
+    for each in pattern:
+        n = sum(1 for line in kmsg if re.search(each, line))
+        if not n:
+            problems.append(f"{name}: no kernel line matches /{each}/")
+        elif n > 1:
+            problems.append(f"{name}: {n} kernel lines match /{each}/ "
+                            f"(expected one)")
+    return problems
 
 
 def judge(facts: CellFacts) -> Verdict:
@@ -56,8 +76,7 @@ def judge(facts: CellFacts) -> Verdict:
             problems.append(f"{name}: the kernel oopsed instead of refusing "
                             f"it: {oops[0]}" + (f" (in {where})" if where
                                                 else ""))
-        if not any(re.search(pattern, line) for line in kmsg):
-            problems.append(f"{name}: no kernel line matches /{pattern}/")
+        problems.extend(unmatched(name, pattern, kmsg))
         compare(f"{name}: wlan interface present", "0",
                 test.fact("wlan_present"), problems)
         compare(f"{name}: rmmod errno", 0, rmmod_errno(test, module),

@@ -342,6 +342,7 @@ static void test_broken_fixtures(void)
 		{ "unknownimport", NULL },
 		{ "entryfail", NULL },
 		{ "initfail", NULL },
+		{ "misuse", NULL },
 	};
 	char r3[256];
 	size_t i;
