@@ -54,6 +54,7 @@ struct ndis_adapter *ndis_adapter_create(struct device *dev, u32 bus,
 	ad->bus = bus;
 	INIT_LIST_HEAD(&ad->params);
 	INIT_LIST_HEAD(&ad->shared);
+	INIT_LIST_HEAD(&ad->ports);
 	INIT_LIST_HEAD(&ad->timers);
 	ndis_init_block(ad);
 	ndis_wdm_init_dev(ad);

@@ -76,6 +76,7 @@ struct ndis_adapter {
 	bool sg_dma;			/* NdisMInitializeScatterGatherDma */
 	u32 sg_max_mapping;		/* bytes per element, 0: any */
 	struct list_head shared;	/* struct ndis_shared */
+	struct list_head ports;		/* struct ndis_ports */
 	struct list_head timers;	/* struct ndis_timer */
 	struct ndis_irq *irq;
 	void *shutdown_fn;		/* NdisMRegisterAdapterShutdownHandler */

@@ -225,18 +225,28 @@ static WIN_ABI void NdisMUnmapIoSpace(void *handle, void *va, u32 len)
 }
 WIN_FUNC(NdisMUnmapIoSpace);
 
+/* A range NdisMRegisterIoPortRange handed out, until its deregistration. */
+struct ndis_ports {
+	struct list_head list;		/* adapter->ports */
+	u32 port, count;
+};
+
 /*
  * An I/O BAR's ports as the driver asked for them: on x86 a Linux I/O
  * resource is the port number itself, and the driver reaches it with the
  * DDK's NdisRawRead/WritePort* (the in and out instructions on amd64), so
  * the "offset" handed back is the raw port. pci_request_regions() holds
- * the range until the device unbinds.
+ * the BARs while the device is bound; what a registration takes is its
+ * record, a Windows allocation of the driver's that
+ * NdisMDeregisterIoPortRange releases: a range never deregistered is in
+ * the leak count of the driver's unload.
  */
 static WIN_ABI ndis_status NdisMRegisterIoPortRange(void **port_offset,
 						    void *handle, u32 port,
 						    u32 count)
 {
 	struct ndis_adapter *ad = ndis_handle_adapter(handle);
+	struct ndis_ports *p;
 	int i;
 
 	for (i = 0; ad->pdev && i < PCI_STD_NUM_BARS; i++) {
@@ -247,6 +257,12 @@ static WIN_ABI ndis_status NdisMRegisterIoPortRange(void **port_offset,
 		    !count || port < start || count > len ||
 		    port - start > len - count)
 			continue;
+		p = win_alloc(ad->driver, sizeof(*p));
+		if (!p)
+			break;
+		p->port = port;
+		p->count = count;
+		list_add(&p->list, &ad->ports);
 		*port_offset = (void *)(uintptr_t)port;
 		return NDIS_STATUS_SUCCESS;
 	}
@@ -257,10 +273,24 @@ static WIN_ABI ndis_status NdisMRegisterIoPortRange(void **port_offset,
 }
 WIN_FUNC(NdisMRegisterIoPortRange);
 
-/* The ports stay requested until the device unbinds. */
+/* The registration of exactly that range (the BARs stay requested until
+ * the device unbinds). */
 static WIN_ABI void NdisMDeregisterIoPortRange(void *handle, u32 port,
 					       u32 count, void *port_offset)
 {
+	struct ndis_adapter *ad = ndis_handle_adapter(handle);
+	struct ndis_ports *p;
+
+	list_for_each_entry(p, &ad->ports, list) {
+		if (p->port != port || p->count != count ||
+		    port_offset != (void *)(uintptr_t)port)
+			continue;
+		list_del(&p->list);
+		win_free(p);
+		return;
+	}
+	pr_err("%s: deregistering I/O ports %#x+%u it did not register\n",
+	       ad->driver->name, port, count);
 }
 WIN_FUNC(NdisMDeregisterIoPortRange);
 
@@ -606,6 +636,8 @@ void ndis_hw_teardown(struct ndis_adapter *ad)
 		dma_free_coherent(ad->dev, sh->size, sh->va, sh->pa);
 		list_del(&sh->list);
 	}
+	/* port ranges never deregistered: their records stay counted */
+	INIT_LIST_HEAD(&ad->ports);
 	for (i = 0; i < PCI_STD_NUM_BARS; i++)
 		if (ad->bars[i])
 			pci_iounmap(ad->pdev, ad->bars[i]);
