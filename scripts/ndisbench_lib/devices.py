@@ -105,6 +105,10 @@ class Device:
     # The kernel's own driver for this PCI id (vvvv:dddd) lets go of the
     # device before the wrapper loads (the agent's ndisbench.unbind).
     unbind: str = ""
+    # That driver, loaded at boot where the kernel has it as a module (or
+    # bound already, built in), so the unbind really takes the device
+    # from it; the bind check then wants the agent's unbind from it.
+    native_first: str = ""
     # Only on kernels of these sources (kernels.toml `source`); (): all.
     kernel_sources: Tuple[str, ...] = ()
     # A user's driver (run --driver): the .inf and the files beside it
@@ -195,7 +199,7 @@ TARGETS: Tuple[Device, ...] = (
     Device("rtl8139", "QEMU's stock RTL8139 on -netdev user, wrapped: our "
            "rtl8139nd.sys (NDIS 5.1, port I/O) in ndiswrapper",
            wrapper="ndiswrapper", qemu_args=RTL8139_ARGS, ifname="eth0",
-           fixture="rtl8139nd", unbind="10ec:8139"),
+           fixture="rtl8139nd", unbind="10ec:8139", native_first="8139cp"),
     # QEMU's rtl8139 is revision 0x20, an RTL8139C+: 8139too refuses it
     # ("an enhanced 8139C+ chip, use 8139cp"), 8139cp drives it.
     Device("rtl8139", "the same RTL8139 driven by Linux's in-tree 8139cp: "

@@ -24,6 +24,7 @@ class Nic:
     like: str               # the matrix row whose checks a driver on it runs
     qemu_args: Tuple[str, ...]
     unbind: str = ""        # the PCI id the kernel's own driver lets go of
+    native_first: str = ""  # that driver, loaded first where the kernel has it
     reference: str = ""     # the matrix row of its in-tree driver, if any
     ifname: str = "eth0"
     guest_modules: Tuple[str, ...] = ()
@@ -53,6 +54,7 @@ def _bcm43xx(device_id: str) -> Nic:
 NICS: Dict[Tuple[str, str, str], Nic] = {
     ("pci", "10ec", "8139"): Nic("rtl8139", _WIRED_LIKE,
                                  devices.RTL8139_ARGS, unbind="10ec:8139",
+                                 native_first="8139cp",
                                  reference="rtl8139/native"),
     ("pci", "1022", "2000"): Nic("pcnet", _WIRED_LIKE,
                                  _stock("pcnet", "5a"), unbind="1022:2000"),
@@ -296,6 +298,7 @@ def device(inf: pathlib.Path) -> Device:
                   qemu_args=nic.qemu_args, guest_modules=nic.guest_modules,
                   ifname=nic.ifname, own_qemu=nic.own_qemu, fixture=driver,
                   connect_ssid=nic.connect_ssid, unbind=nic.unbind,
+                  native_first=nic.native_first,
                   driver_files=tuple(files), like=nic.like)
 
 

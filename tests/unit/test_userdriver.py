@@ -254,6 +254,60 @@ class WiredRowsTest(unittest.TestCase):
         self.assertFalse(other.ok)
         self.assertIn("ethtool does not name nic.sys", other.summary)
 
+    def test_bind_needs_the_unbind_from_the_kernels_driver(self):
+        # Where the kernel has 8139cp, the cell loads it first: the wrapper
+        # gets the device only through the agent's unbind.
+        from helpers import judge
+        from ndisbench_lib.report import ktap
+        policy = EXP.policies["2.6.25-rc4"]
+
+        def log(unbind):
+            return ktap.parse("\n".join([
+                "KTAP version 1", "1..3", "# tainted: 0",
+                "# dep: 8139cp.ko errno=0", f"# unbind: {unbind}",
+                "ok 1 boot", "# tainted_before: 0", "# tainted_after: 1",
+                "ok 2 insmod ndiswrapper",
+                "# driver: ndiswrapper", "# fw_version: rtl8139nd.sys",
+                "# bus_info: 0000:00:01.0", "# carrier: 1",
+                "ok 3 iface eth0"]))
+        good = judge("bind", policy, EXP, log("0000:00:01.0 from 8139cp"),
+                     ["ndiswrapper"], 0, fixture="rtl8139nd",
+                     unbinds="8139cp")
+        self.assertTrue(good.ok, good.summary)
+        self.assertIn("taken from 8139cp", good.summary)
+        bad = judge("bind", policy, EXP, log("0000:00:01.0 had no driver"),
+                    ["ndiswrapper"], 0, fixture="rtl8139nd",
+                    unbinds="8139cp")
+        self.assertFalse(bad.ok)
+        self.assertIn("not unbound from 8139cp (unbind: 0000:00:01.0 had no "
+                      "driver)", bad.summary)
+        # a kernel without 8139cp: nothing to take it from
+        none = judge("bind", policy, EXP, log("0000:00:01.0 had no driver"),
+                     ["ndiswrapper"], 0, fixture="rtl8139nd")
+        self.assertTrue(none.ok, none.summary)
+
+    def test_the_wrapped_row_loads_8139cp_where_the_kernel_has_it(self):
+        wrapped = devices.DEVICES["rtl8139/ndiswrapper"]
+        self.assertEqual(wrapped.native_first, "8139cp")
+        self.assertEqual(userdriver.NICS[("pci", "10ec", "8139")]
+                         .native_first, "8139cp")
+
+
+class KernelHasTest(unittest.TestCase):
+    def test_module_builtin_or_absent(self):
+        from ndisbench_lib.build import modules
+        with tempfile.TemporaryDirectory() as tmp:
+            moddir = pathlib.Path(tmp)
+            (moddir / "modules.dep").write_text(
+                "kernel/drivers/net/ethernet/realtek/8139cp.ko.xz: "
+                "kernel/drivers/net/mii.ko.xz\n"
+                "kernel/drivers/net/mii.ko.xz:\n")
+            (moddir / "modules.builtin").write_text(
+                "kernel/drivers/net/ethernet/intel/e1000/e1000.ko\n")
+            self.assertEqual(modules.kernel_has(moddir, "8139cp"), "module")
+            self.assertEqual(modules.kernel_has(moddir, "e1000"), "builtin")
+            self.assertEqual(modules.kernel_has(moddir, "8139too"), "")
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -372,6 +372,22 @@ def _modname(path: str) -> str:
     return base[: -len(".ko")].replace("-", "_")
 
 
+def kernel_has(moddir: pathlib.Path, name: str) -> str:
+    """Whether a kernel's modules folder has the driver `name`: "module",
+    "builtin", or "" (neither)."""
+    name = name.replace("-", "_")
+    for listing, kind in (("modules.dep", "module"),
+                          ("modules.builtin", "builtin")):
+        path = moddir / listing
+        if not path.exists():
+            continue
+        for line in path.read_text().splitlines():
+            target = line.partition(":")[0].strip()
+            if target and _modname(target) == name:
+                return kind
+    return ""
+
+
 def dependency_paths(art: KernelArtifact, names: List[str]
                      ) -> List[pathlib.Path]:
     """In-tree modules needed by `names`, dependencies first."""

@@ -43,9 +43,18 @@ def judge(facts: CellFacts) -> Verdict:
     if sys_name.lower() != (iface.fact("fw_version") or "").lower():
         problems.append(f"ethtool does not name {sys_name}: "
                         f"fw_version {iface.fact('fw_version')!r}")
+    taken = ""
+    if facts.unbinds:
+        boot = facts.log.test("boot")
+        unbinds = boot.all("unbind") if boot else []
+        if any(u.endswith(f" from {facts.unbinds}") for u in unbinds):
+            taken = f", taken from {facts.unbinds}"
+        else:
+            problems.append(f"not unbound from {facts.unbinds} (unbind: "
+                            f"{'; '.join(unbinds) or 'nothing said'})")
     return verdict(problems, f"{iface.name.split()[1]} bound: driver "
                              f"ndiswrapper, {iface.fact('fw_version')}, "
-                             f"{iface.fact('bus_info')}", PASS)
+                             f"{iface.fact('bus_info')}{taken}", PASS)
 
 
 CHECK = Check(

@@ -73,6 +73,9 @@ class CellFacts:
     # The modules of ours the cell needs, by name: "" built, else why not
     # (the first compiler error: the build check)
     builds: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    # The kernel's own driver the device was bound to before the wrapper
+    # (loaded first: Device.native_first where the kernel has it); "": none
+    unbinds: str = ""
 
     @property
     def address(self) -> str:

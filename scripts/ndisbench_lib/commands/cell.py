@@ -342,6 +342,16 @@ def cell_extra_files(plan: CellPlan, parts: HostParts
     return extra
 
 
+def native_first(plan: CellPlan, prep: Prepared) -> str:
+    """The kernel's own driver the cell's device is bound to before the
+    wrapper takes it (Device.native_first, where this kernel has it)."""
+    name = plan.device.native_first
+    if not name or prep.art is None or not modules.kernel_has(
+            prep.art.modules_dir, name):
+        return ""
+    return name
+
+
 def cell_initrd(plan: CellPlan, prep: Prepared, parts: HostParts
                 ) -> pathlib.Path:
     """The initramfs of one cell: its test modules, the in-tree modules
@@ -354,8 +364,11 @@ def cell_initrd(plan: CellPlan, prep: Prepared, parts: HostParts
         if name in prep.extras:
             kos[name] = prep.extras[name].ko.read_bytes()
     wanted: List[str] = []
+    first = native_first(plan, prep)
+    if first and modules.kernel_has(prep.art.modules_dir, first) != "module":
+        first = ""                  # built in: bound at boot already
     for name in [d for r in roles for d in prep.built[r].depends] + \
-            list(plan.device.guest_modules):
+            list(plan.device.guest_modules) + ([first] if first else []):
         if name not in wanted:
             wanted.append(name)
     deps = [(modules.modfile(p), modules.module_bytes(p))
@@ -437,7 +450,7 @@ def judge_cell(plan: CellPlan, prep: Prepared, boot: machine.BootResult,
         own_loader_abi=plan.wrapper_src is None, lease=plan.lease,
         tcp_bytes=plan.tcp_bytes, qemu_ids=boot.qemu_ids,
         fixture_sys=device.sys_name if device.fixture else "",
-        builds=cell_builds(plan, prep))
+        builds=cell_builds(plan, prep), unbinds=native_first(plan, prep))
     host = {c for c in plan.checks if registry.get(c).host_side}
     if boot.status == "timeout":
         verdict = Verdict(TIMEOUT, str(GuestTimeout(boot.seconds, log_path,
