@@ -867,6 +867,89 @@ static void test_every_truncation32(void)
 			       err, sizeof(err)) == 0);
 }
 
+/*
+ * The i386 fixture drivers as i686 mingw-w64 links them ($NDISBENCH_FIXTURES
+ * /i386/<d>/<d>.sys): loaded for i386, their imports are the undecorated
+ * names (dlltool -k), every one resolved into a 32-bit slot; the x86_64
+ * loader refuses them.
+ */
+static const char *fixtures;
+
+struct names32 {
+	unsigned int n, decorated;
+};
+
+static int check_name(void *ctx, const char *dll, const char *name)
+{
+	struct names32 *c = ctx;
+
+	(void)dll;
+	c->n++;
+	if (strchr(name, '@') || name[0] == '_') {
+		printf("#   decorated import %s:%s\n", dll, name);
+		c->decorated++;
+	}
+	return 0;
+}
+
+static int resolve_any32(void *ctx, const char *dll, const char *name,
+			 uint64_t *addr)
+{
+	(void)ctx;
+	*addr = 0xe0000000u | (uint32_t)(strlen(dll) << 8) |
+		(uint32_t)strlen(name);
+	return 0;
+}
+
+static void test_i386_fixtures(void)
+{
+	static const char *const drivers[] = { "bcmwl", "rtlwl", "rtl8139nd" };
+	size_t i;
+
+	for (i = 0; i < sizeof(drivers) / sizeof(drivers[0]); i++) {
+		struct names32 c = { 0, 0 };
+		struct pe_info info;
+		char path[4096];
+		uint8_t *data, *img;
+		long size;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/i386/%s/%s.sys", fixtures,
+			 drivers[i], drivers[i]);
+		f = fopen(path, "rb");
+		CHECK(f != NULL);
+		if (!f) {
+			printf("#   %s: missing\n", path);
+			continue;
+		}
+		fseek(f, 0, SEEK_END);
+		size = ftell(f);
+		rewind(f);
+		data = malloc((size_t)size);
+		CHECK(fread(data, 1, (size_t)size, f) == (size_t)size);
+		fclose(f);
+		CHECK(pe_check(data, (size_t)size, &info, err, sizeof(err)) == -ENOEXEC);
+		CHECK_STR(err, "32-bit PE (i386) cannot run on x86_64");
+		CHECK(pe_check_machine(data, (size_t)size, PE_MACHINE_I386,
+				       &info, err, sizeof(err)) == 0);
+		CHECK_STR(err, "");
+		img = calloc(1, info.size_of_image);
+		CHECK(pe_map(data, (size_t)size, &info, img, err, sizeof(err)) == 0);
+		/* mingw links base relocations: HIGHLOW only */
+		CHECK(info.dirs[PE_DIR_BASERELOC].size > 0);
+		CHECK(pe_relocate(img, &info, BASE32, err, sizeof(err)) == 0);
+		CHECK_STR(err, "");
+		CHECK(pe_for_each_import(img, &info, check_name, &c, err,
+					 sizeof(err)) == 0);
+		CHECK(c.n > 20 && c.decorated == 0);
+		CHECK(pe_resolve_imports(img, &info, resolve_any32, NULL, err,
+					 sizeof(err)) == 0);
+		CHECK_STR(err, "");
+		free(img);
+		free(data);
+	}
+}
+
 int main(void)
 {
 	TEST(test_valid_image);
@@ -885,5 +968,11 @@ int main(void)
 	TEST(test_pe32_wide_values);
 	TEST(test_malformed32);
 	TEST(test_every_truncation32);
+	fixtures = getenv("NDISBENCH_FIXTURES");
+	if (fixtures && *fixtures)
+		TEST(test_i386_fixtures);
+	else
+		tap_skip("test_i386_fixtures",
+			 "no fixture build (NDISBENCH_FIXTURES unset)");
 	return tap_done();
 }
