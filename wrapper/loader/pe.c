@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * PE loader for Windows NDIS drivers, PE32+ (x86_64) and PE32 (i386):
- * validation, mapping, base relocation and import resolution.  Compiles in the kernel and on the host
- * (see pe_compat.h).  All multi-byte fields are read byte by byte as little
- * endian, so unaligned or hostile input cannot fault; every offset/size pair
- * is checked against the file or image size with overflow-safe arithmetic.
+ * validation, mapping, base relocation and import resolution.  Compiles in
+ * the kernel and on the host (see pe_compat.h).  All multi-byte fields are
+ * read byte by byte as little endian, so unaligned or hostile input cannot
+ * fault; every offset/size pair is checked against the file or image size
+ * with overflow-safe arithmetic.
  *
  * Layout facts used here (Microsoft PE/COFF specification):
  *  - DOS header: "MZ" at 0, file offset of the NT headers at 0x3c.

@@ -101,11 +101,12 @@ int pe_map(const void *file, size_t file_size, const struct pe_info *info,
 
 /* Applies base relocations (DIR64 and ABSOLUTE in PE32+, HIGHLOW and
  * ABSOLUTE in PE32; any other type is an error) for the image now at
- * address base (a PE32 image must lie below 4 GiB: -ERANGE).  pe_check refuses images flagged
- * RELOCS_STRIPPED; an image with no relocation directory (and no such flag)
- * has no absolute addresses and needs no fixups.  All blocks are validated before the
- * first write, so a failure leaves the image untouched.  Also stores the new
- * base in the image's optional header. */
+ * address base (a PE32 image must lie below 4 GiB: -ERANGE).  pe_check
+ * refuses images flagged RELOCS_STRIPPED; an image with no relocation
+ * directory (and no such flag) has no absolute addresses and needs no
+ * fixups.  All blocks are validated before the first write, so a failure
+ * leaves the image untouched.  Also stores the new base in the image's
+ * optional header. */
 int pe_relocate(void *image, const struct pe_info *info, uint64_t base,
 		char *err, size_t errlen);
 
