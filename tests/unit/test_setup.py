@@ -107,10 +107,16 @@ def code_programs() -> Dict[str, str]:
                 found.setdefault(m.group(1), str(path))
     make = paths.REPO / "fixtures" / "Makefile"
     text = make.read_text()
-    cross = re.search(r"^CROSS\s*\?=\s*(\S+)", text, re.M)
-    assert cross, "fixtures/Makefile: no CROSS"
-    for tool in sorted(set(re.findall(r"\$\(CROSS\)([\w+-]+)", text))):
-        found.setdefault(cross.group(1) + tool, "fixtures/Makefile")
+    # CROSS: the amd64 fixtures, CROSS32: their i386 builds
+    for var in ("CROSS", "CROSS32"):
+        cross = re.search(rf"^{var}\s*\?=\s*(\S+)", text, re.M)
+        assert cross, f"fixtures/Makefile: no {var}"
+        for tool in sorted(set(re.findall(rf"\$\({var}\)([\w+-]+)",
+                                          text))):
+            # one place per variable: each toolchain needs its package
+            # (a place is served by any one program found there)
+            found.setdefault(cross.group(1) + tool,
+                             f"fixtures/Makefile $({var})")
     return found
 
 
@@ -201,7 +207,8 @@ class RequirementTable(unittest.TestCase):
         for prog in ("tshark", "meson", "ninja", "make", "apt-get",
                      "depmod", "nm", "busybox", "chromium", "cpio",
                      "qemu-system-x86_64",
-                     "x86_64-w64-mingw32-dlltool"):
+                     "x86_64-w64-mingw32-dlltool",
+                     "i686-w64-mingw32-gcc", "i686-w64-mingw32-dlltool"):
             self.assertIn(prog, progs)
         self.assertEqual(list(argv_programs(
             'X = "tshark"\nB = pathlib.Path("/bin/busybox")\n'
@@ -220,7 +227,10 @@ class RequirementTable(unittest.TestCase):
         provided = {p for r in setup.REQUIREMENTS for p in r.provides}
         for item in ("pahole", "bc", "bison", "flex", "pkg-config",
                      "/usr/include/libfdt.h", "/usr/include/libelf.h",
-                     "chromium", "clang", "x86_64-w64-mingw32-gcc"):
+                     "chromium", "clang", "x86_64-w64-mingw32-gcc",
+                     # meson's -m32 thunk test: 32-bit crt and libgcc
+                     "/usr/lib32/crt1.o",
+                     "/usr/lib/gcc/x86_64-linux-gnu/12/32/libgcc.a"):
             self.assertIn(item, provided)
 
 

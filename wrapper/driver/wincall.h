@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ndiswrapper: calling Windows code (see win_thunks.S for the ABI).
+ * ndiswrapper: calling Windows code (see win_thunks.S for the x86_64 ABI,
+ * win_thunks_32.S for i386's).
  */
 
 #ifndef NDIS_WINCALL_H
@@ -10,13 +11,26 @@
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/irqflags.h>
+#include <linux/linkage.h>
 #include <linux/processor.h>
 #include <linux/types.h>
 #include <asm/fpu/api.h>
 
 #include "wdm.h"
 
-u64 win_call(const void *fn, unsigned long nargs, const u64 *args);
+/*
+ * asmlinkage: on i386 the thunk takes its arguments from the stack, not
+ * from the kernel's -mregparm=3 registers. There each args[] entry is one
+ * 4-byte slot (a 64-bit argument is two entries, low half first), and
+ * stdcall and cdecl functions are both called with win_call.
+ */
+asmlinkage u64 win_call(const void *fn, unsigned long nargs, const u64 *args);
+#ifdef CONFIG_X86_32
+/* A fastcall function: args[0] in ecx, args[1] in edx (two entries at
+ * least), the rest on the stack. */
+asmlinkage u64 win_fastcall(const void *fn, unsigned long nargs,
+			    const u64 *args);
+#endif
 
 /* Nonzero while this CPU runs Windows code (ntoskrnl.c). */
 DECLARE_PER_CPU(unsigned int, win_depth);

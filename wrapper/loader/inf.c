@@ -828,10 +828,11 @@ static char *join(const char *a, const char *b)
 	return s;
 }
 
-const struct inf_section *inf_install_section(const struct inf_file *inf,
-					      const char *install)
+const struct inf_section *inf_install_section_arch(const struct inf_file *inf,
+						   const char *install,
+						   const char *arch)
 {
-	static const char *const deco[] = { "NTamd64", "NT" };
+	const char *const deco[] = { arch, "NT" };
 	const struct inf_section *s;
 	size_t i;
 
@@ -846,6 +847,12 @@ const struct inf_section *inf_install_section(const struct inf_file *inf,
 	return inf_find_section(inf, install);
 }
 
+const struct inf_section *inf_install_section(const struct inf_file *inf,
+					      const char *install)
+{
+	return inf_install_section_arch(inf, install, INF_ARCH_NATIVE);
+}
+
 void inf_hwids_free(struct inf_hwid *ids, int nids)
 {
 	int i;
@@ -858,9 +865,44 @@ void inf_hwids_free(struct inf_hwid *ids, int nids)
 	free(ids);
 }
 
-static int is_amd64_deco(const char *d)
+/* "<arch>" or "<arch>.<version>" (NTx86.5.1) */
+static int is_arch_deco(const char *d, const char *arch)
 {
-	return !strcasecmp(d, "NTamd64") || !strncasecmp(d, "NTamd64.", 8);
+	size_t n = strlen(arch);
+
+	return !strncasecmp(d, arch, n) && (!d[n] || d[n] == '.');
+}
+
+static const char *arch_wrapper(const char *arch)
+{
+	return !strcasecmp(arch, INF_ARCH_X86) ? "i386" : "x86_64";
+}
+
+/* What a models decoration of another architecture says of the driver */
+static const char *arch_driver(const char *deco)
+{
+	if (is_arch_deco(deco, INF_ARCH_X86))
+		return " (a 32-bit i386 driver)";
+	if (is_arch_deco(deco, INF_ARCH_AMD64))
+		return " (a 64-bit x86_64 driver)";
+	return "";
+}
+
+/* The first decoration of another platform a [Manufacturer] line names */
+static const char *other_arch_deco(const struct inf_section *mfg,
+				   const char *arch)
+{
+	int i, j;
+
+	for (i = 0; i < mfg->nlines; i++)
+		for (j = 1; j < mfg->lines[i].nfields; j++) {
+			const char *d = mfg->lines[i].fields[j];
+
+			if (!strncasecmp(d, "NT", 2) && d[2] && d[2] != '.' &&
+			    !is_arch_deco(d, arch))
+				return d;
+		}
+	return NULL;
 }
 
 /* "NT" or "NT.<version>": Windows NT on any architecture */
@@ -871,6 +913,12 @@ static int is_any_nt_deco(const char *d)
 
 int inf_hwids(const struct inf_file *inf, struct inf_hwid **ids, int *nids,
 	      char *err, size_t errlen)
+{
+	return inf_hwids_arch(inf, INF_ARCH_NATIVE, ids, nids, err, errlen);
+}
+
+int inf_hwids_arch(const struct inf_file *inf, const char *arch,
+		   struct inf_hwid **ids, int *nids, char *err, size_t errlen)
 {
 	const struct inf_section *mfg = inf_find_section(inf, "Manufacturer");
 	struct inf_hwid *v = NULL;
@@ -889,13 +937,13 @@ int inf_hwids(const struct inf_file *inf, struct inf_hwid **ids, int *nids,
 
 		if (!*base)
 			continue;
-		/* decorations: NTamd64* first, then architecture-less NT* */
+		/* decorations: <arch>* first, then architecture-less NT* */
 		for (j = 1; j < 2 * ml->nfields && !models; j++) {
 			const char *deco = ml->fields[j % ml->nfields];
 			char *nm;
 
 			if (j % ml->nfields == 0 ||
-			    !(j < ml->nfields ? is_amd64_deco(deco) :
+			    !(j < ml->nfields ? is_arch_deco(deco, arch) :
 						is_any_nt_deco(deco)))
 				continue;
 			nm = join(base, deco);
@@ -916,7 +964,8 @@ int inf_hwids(const struct inf_file *inf, struct inf_hwid **ids, int *nids,
 
 			if (l->nfields < 2)
 				continue;
-			inst = inf_install_section(inf, l->fields[0]);
+			inst = inf_install_section_arch(inf, l->fields[0],
+							arch);
 			for (k = 1; k < l->nfields; k++) {
 				struct inf_hwid h, *nv;
 				int dup = 0, m;
@@ -940,9 +989,9 @@ int inf_hwids(const struct inf_file *inf, struct inf_hwid **ids, int *nids,
 				}
 				if (!inst) {
 					seterr(err, errlen,
-					       "%s:%d: install section [%s] (or .NTamd64/.NT) of %s not found",
+					       "%s:%d: install section [%s] (or .%s/.NT) of %s not found",
 					       inf->name, l->lineno, l->fields[0],
-					       l->fields[k]);
+					       arch, l->fields[k]);
 					inf_hwids_free(v, n);
 					return -ENOENT;
 				}
@@ -964,9 +1013,23 @@ int inf_hwids(const struct inf_file *inf, struct inf_hwid **ids, int *nids,
 			}
 		}
 	}
+	if (!n && other_deco) {
+		const char *other = other_arch_deco(mfg, arch);
+
+		if (other)
+			seterr(err, errlen,
+			       "%s:%d: no models for %s (this %s wrapper), only for %s%s",
+			       inf->name, mfg->lineno, arch,
+			       arch_wrapper(arch), other, arch_driver(other));
+		else
+			seterr(err, errlen,
+			       "%s:%d: no models section for %s (this %s wrapper)",
+			       inf->name, mfg->lineno, arch,
+			       arch_wrapper(arch));
+		return -ENOENT;
+	}
 	if (!n) {
-		seterr(err, errlen, other_deco ?
-		       "%s:%d: no models section for NTamd64 (the driver is for another architecture?)" :
+		seterr(err, errlen,
 		       "%s:%d: no PCI or USB hardware ids in the models sections",
 		       inf->name, mfg->lineno);
 		return -ENOENT;

@@ -77,17 +77,40 @@ struct inf_hwid {
 	int lineno;
 };
 
-/* Hardware ids of the models for NTamd64 (decorated models sections such
- * as [Models.NTamd64] or [Models.NTamd64.6.0] are preferred, then
- * architecture-less ones such as [Models.NT.6.0], the undecorated section
- * is the fallback).  Ids of other buses are skipped.
- * Duplicates (same bus, ids and subsystem) are dropped. */
+/*
+ * The INF platform decoration of an architecture: NTamd64 for the x86_64
+ * wrapper, NTx86 for the i386 one; INF_ARCH_NATIVE is the one the code is
+ * built for.
+ */
+#define INF_ARCH_AMD64	"NTamd64"
+#define INF_ARCH_X86	"NTx86"
+#if defined(__i386__)
+#define INF_ARCH_NATIVE	INF_ARCH_X86
+#else
+#define INF_ARCH_NATIVE	INF_ARCH_AMD64
+#endif
+
+/* Hardware ids of the models for arch (INF_ARCH_*: decorated models
+ * sections such as [Models.NTamd64] or [Models.NTx86.5.1] are preferred,
+ * then architecture-less ones such as [Models.NT.6.0], the undecorated
+ * section is the fallback).  Ids of other buses are skipped.
+ * Duplicates (same bus, ids and subsystem) are dropped.  An .inf whose
+ * models are all for other platforms is refused naming them:
+ * "<inf>:<line>: no models for NTamd64 (this x86_64 wrapper), only for
+ * NTx86 (a 32-bit i386 driver)", and the reverse. */
+int inf_hwids_arch(const struct inf_file *inf, const char *arch,
+		   struct inf_hwid **ids, int *nids, char *err, size_t errlen);
+/* The same for INF_ARCH_NATIVE. */
 int inf_hwids(const struct inf_file *inf, struct inf_hwid **ids, int *nids,
 	      char *err, size_t errlen);
 void inf_hwids_free(struct inf_hwid *ids, int nids);
 
-/* Install section actually used for a models entry: <s>.NTamd64, then
+/* Install section actually used for a models entry: <s>.<arch>, then
  * <s>.NT, then <s>.  NULL if none exists. */
+const struct inf_section *inf_install_section_arch(const struct inf_file *inf,
+						   const char *install,
+						   const char *arch);
+/* The same for INF_ARCH_NATIVE. */
 const struct inf_section *inf_install_section(const struct inf_file *inf,
 					      const char *install);
 

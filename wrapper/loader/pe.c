@@ -1,24 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * PE32+ loader for Windows NDIS drivers: validation, mapping, base
- * relocation and import resolution.  Compiles in the kernel and on the host
- * (see pe_compat.h).  All multi-byte fields are read byte by byte as little
- * endian, so unaligned or hostile input cannot fault; every offset/size pair
- * is checked against the file or image size with overflow-safe arithmetic.
+ * PE loader for Windows NDIS drivers, PE32+ (x86_64) and PE32 (i386):
+ * validation, mapping, base relocation and import resolution.  Compiles in
+ * the kernel and on the host (see pe_compat.h).  All multi-byte fields are
+ * read byte by byte as little endian, so unaligned or hostile input cannot
+ * fault; every offset/size pair is checked against the file or image size
+ * with overflow-safe arithmetic.
  *
  * Layout facts used here (Microsoft PE/COFF specification):
  *  - DOS header: "MZ" at 0, file offset of the NT headers at 0x3c.
  *  - NT headers: "PE\0\0", then the 20-byte COFF header (machine, number of
  *    sections, ..., size of optional header, characteristics), then the
- *    optional header.  PE32+ has magic 0x20b (PE32 has 0x10b) and 112 bytes
- *    of fixed fields before the data directories (8 bytes each).
+ *    optional header.  PE32+ (x86_64) has magic 0x20b, a 64-bit image base
+ *    at offset 24 and 112 bytes of fixed fields before the data directories
+ *    (8 bytes each); PE32 (i386) has magic 0x10b, BaseOfData at 24, a
+ *    32-bit image base at 28, 32-bit stack and heap sizes, so 96 bytes of
+ *    fixed fields.  The fields up to 72 (alignments, sizes, subsystem)
+ *    are at the same offsets in both.
  *  - Section table: 40-byte entries right after the optional header.
  *  - Import directory: 20-byte descriptors ending with an all-zero one; the
- *    lookup table holds 64-bit entries, bit 63 = import by ordinal, else the
- *    RVA of a 16-bit hint followed by the NUL-terminated name.
+ *    lookup table holds pointer-sized entries (64-bit in PE32+, 32-bit in
+ *    PE32), the top bit = import by ordinal, else the RVA of a 16-bit hint
+ *    followed by the NUL-terminated name.  The import address table has
+ *    the same entry size.  i386 import names are undecorated in the image
+ *    ("NdisMRegisterMiniport", not "_NdisMRegisterMiniport@12"): the
+ *    decoration is only in the import library's symbols.
  *  - Base relocations: blocks of (page RVA, block size incl. the 8-byte
  *    header) followed by 16-bit entries, type in the top 4 bits, page offset
- *    in the low 12.
+ *    in the low 12: DIR64 (10, a 64-bit word) in PE32+, HIGHLOW (3, a
+ *    32-bit word) in PE32.
  */
 #include "pe.h"
 
@@ -35,11 +45,13 @@
 #define PE_OPT_MAGIC_PE32		0x10b
 #define PE_OPT_MAGIC_PE32PLUS		0x20b
 #define PE_OPT_FIXED_SIZE		112	/* PE32+ fields before dirs */
+#define PE_OPT32_FIXED_SIZE		96	/* PE32 fields before dirs */
 #define PE_COFF_SIZE			20
 #define PE_SECTION_SIZE			40
 #define PE_IMPORT_DESC_SIZE		20
 
 #define PE_REL_BASED_ABSOLUTE		0
+#define PE_REL_BASED_HIGHLOW		3
 #define PE_REL_BASED_DIR64		10
 
 static uint16_t pe_rd16(const uint8_t *p)
@@ -72,6 +84,12 @@ static void pe_wr64(uint8_t *p, uint64_t v)
 	pe_wr32(p + 4, (uint32_t)(v >> 32));
 }
 
+/* A pointer-sized word of the image (4 or 8 bytes). */
+static uint64_t pe_rdptr(const uint8_t *p, uint32_t ptr_size)
+{
+	return ptr_size == 4 ? pe_rd32(p) : pe_rd64(p);
+}
+
 /* True when [off, off+len) lies inside [0, limit), without overflow. */
 static int pe_in(uint64_t off, uint64_t len, uint64_t limit)
 {
@@ -96,6 +114,7 @@ static void pe_secname(const uint8_t *sh, char out[9])
 static const char *pe_machine_name(uint16_t m)
 {
 	switch (m) {
+	case PE_MACHINE_AMD64:	return "x86_64";
 	case PE_MACHINE_I386:	return "i386";
 	case 0x0200:		return "IA-64";
 	case 0x01c0:		return "ARM";
@@ -140,10 +159,17 @@ static const char *pe_dir_name(unsigned int i)
 int pe_check(const void *file, size_t file_size, struct pe_info *info,
 	     char *err, size_t errlen)
 {
+	return pe_check_machine(file, file_size, PE_MACHINE_NATIVE, info, err,
+				errlen);
+}
+
+int pe_check_machine(const void *file, size_t file_size, uint16_t machine,
+		     struct pe_info *info, char *err, size_t errlen)
+{
 	const uint8_t *f = file;
 	const uint8_t *coff, *opt, *sh;
 	uint32_t nt, opt_size, magic, i, hdr_end, prev_end = 0;
-	uint32_t salign, falign;
+	uint32_t salign, falign, fixed, want_magic;
 	char name[9];
 
 	if (err && errlen)
@@ -151,6 +177,16 @@ int pe_check(const void *file, size_t file_size, struct pe_info *info,
 	if (!file || !info)
 		PE_FAIL(-EINVAL, "no file");
 	memset(info, 0, sizeof(*info));
+	if (machine != PE_MACHINE_AMD64 && machine != PE_MACHINE_I386)
+		PE_FAIL(-EINVAL,
+			"no PE loader for machine 0x%04x (only x86_64 and i386)",
+			machine);
+	/* PE32+ for x86_64, PE32 for i386 */
+	want_magic = machine == PE_MACHINE_I386 ? PE_OPT_MAGIC_PE32 :
+						  PE_OPT_MAGIC_PE32PLUS;
+	fixed = machine == PE_MACHINE_I386 ? PE_OPT32_FIXED_SIZE :
+					     PE_OPT_FIXED_SIZE;
+	info->ptr_size = machine == PE_MACHINE_I386 ? 4 : 8;
 
 	if (file_size > PE_MAX_FILE_SIZE)
 		PE_FAIL(-EFBIG, "file too large (%zu bytes, at most %u)",
@@ -177,12 +213,16 @@ int pe_check(const void *file, size_t file_size, struct pe_info *info,
 	info->characteristics = pe_rd16(coff + 18);
 	info->opt_offset = nt + 4 + PE_COFF_SIZE;
 
-	if (info->machine == PE_MACHINE_I386)
+	/* the driver's architecture against the wrapper's */
+	if (info->machine == PE_MACHINE_I386 && machine == PE_MACHINE_AMD64)
 		PE_FAIL(-ENOEXEC, "32-bit PE (i386) cannot run on x86_64");
-	if (info->machine != PE_MACHINE_AMD64)
+	if (info->machine == PE_MACHINE_AMD64 && machine == PE_MACHINE_I386)
+		PE_FAIL(-ENOEXEC, "64-bit PE (x86_64) cannot run on i386");
+	if (info->machine != machine)
 		PE_FAIL(-ENOEXEC,
-			"machine 0x%04x (%s) is not x86_64 (0x8664)",
-			info->machine, pe_machine_name(info->machine));
+			"machine 0x%04x (%s) is not %s (0x%04x)",
+			info->machine, pe_machine_name(info->machine),
+			pe_machine_name(machine), machine);
 	if (!(info->characteristics & PE_FILE_EXECUTABLE_IMAGE))
 		PE_FAIL(-ENOEXEC,
 			"not an executable image (COFF characteristics 0x%04x lack EXECUTABLE_IMAGE): an object file?",
@@ -193,26 +233,28 @@ int pe_check(const void *file, size_t file_size, struct pe_info *info,
 			info->opt_offset, opt_size, file_size);
 	opt = f + info->opt_offset;
 	magic = pe_rd16(opt);
-	if (magic == PE_OPT_MAGIC_PE32)
+	if (magic != want_magic)
 		PE_FAIL(-ENOEXEC,
-			"32-bit PE (PE32 optional header, magic 0x10b) cannot run on x86_64");
-	if (magic != PE_OPT_MAGIC_PE32PLUS)
+			"optional header magic 0x%x does not match machine %s (0x%04x), whose images are %s (0x%x)",
+			magic, pe_machine_name(machine), machine,
+			want_magic == PE_OPT_MAGIC_PE32 ? "PE32" : "PE32+",
+			want_magic);
+	if (opt_size < fixed)
 		PE_FAIL(-ENOEXEC,
-			"optional header magic 0x%x is not PE32+ (0x20b)", magic);
-	if (opt_size < PE_OPT_FIXED_SIZE)
-		PE_FAIL(-ENOEXEC,
-			"optional header size %u too small for PE32+ (at least %u)",
-			opt_size, PE_OPT_FIXED_SIZE);
+			"optional header size %u too small for %s (at least %u)",
+			opt_size, fixed == PE_OPT_FIXED_SIZE ? "PE32+" : "PE32",
+			fixed);
 
 	info->entry_rva = pe_rd32(opt + 16);
-	info->image_base = pe_rd64(opt + 24);
+	info->image_base = machine == PE_MACHINE_I386 ? pe_rd32(opt + 28) :
+							pe_rd64(opt + 24);
 	salign = info->section_alignment = pe_rd32(opt + 32);
 	falign = info->file_alignment = pe_rd32(opt + 36);
 	info->size_of_image = pe_rd32(opt + 56);
 	info->size_of_headers = pe_rd32(opt + 60);
 	info->subsystem = pe_rd16(opt + 68);
 	info->dll_characteristics = pe_rd16(opt + 70);
-	info->num_dirs = pe_rd32(opt + 108);
+	info->num_dirs = pe_rd32(opt + fixed - 4);
 
 	if (info->subsystem != PE_SUBSYSTEM_NATIVE)
 		PE_FAIL(-ENOEXEC,
@@ -221,7 +263,7 @@ int pe_check(const void *file, size_t file_size, struct pe_info *info,
 	if (info->num_dirs > PE_NUM_DIRS)
 		PE_FAIL(-ENOEXEC, "%u data directories (at most %u)",
 			info->num_dirs, PE_NUM_DIRS);
-	if (opt_size < PE_OPT_FIXED_SIZE + 8 * info->num_dirs)
+	if (opt_size < fixed + 8 * info->num_dirs)
 		PE_FAIL(-ENOEXEC,
 			"optional header size %u too small for %u data directories",
 			opt_size, info->num_dirs);
@@ -236,6 +278,12 @@ int pe_check(const void *file, size_t file_size, struct pe_info *info,
 	if (info->size_of_image == 0 || info->size_of_image > PE_MAX_IMAGE_SIZE)
 		PE_FAIL(-EFBIG, "size of image 0x%x out of range (1..0x%x)",
 			info->size_of_image, PE_MAX_IMAGE_SIZE);
+	if (info->ptr_size == 4 &&
+	    info->image_base + info->size_of_image > 0x100000000ull)
+		PE_FAIL(-ENOEXEC,
+			"image base 0x%llx + size of image 0x%x beyond 32-bit addresses",
+			(unsigned long long)info->image_base,
+			info->size_of_image);
 	if (info->num_sections == 0 || info->num_sections > PE_MAX_SECTIONS)
 		PE_FAIL(-ENOEXEC, "%u sections (1..%u allowed)",
 			info->num_sections, PE_MAX_SECTIONS);
@@ -289,7 +337,7 @@ int pe_check(const void *file, size_t file_size, struct pe_info *info,
 	}
 
 	for (i = 0; i < info->num_dirs; i++) {
-		const uint8_t *d = opt + PE_OPT_FIXED_SIZE + 8 * i;
+		const uint8_t *d = opt + fixed + 8 * i;
 		uint32_t rva = pe_rd32(d), size = pe_rd32(d + 4);
 
 		if (!rva && !size)
@@ -337,7 +385,8 @@ int pe_map(const void *file, size_t file_size, const struct pe_info *info,
 	if (!info || !image)
 		PE_FAIL(-EINVAL, "no image buffer");
 	/* Re-validate: the caller's info must describe this very file. */
-	rc = pe_check(file, file_size, &chk, err, errlen);
+	rc = pe_check_machine(file, file_size, info->machine, &chk, err,
+			      errlen);
 	if (rc)
 		return rc;
 	if (chk.size_of_image != info->size_of_image ||
@@ -369,8 +418,9 @@ int pe_relocate(void *image, const struct pe_info *info, uint64_t base,
 		char *err, size_t errlen)
 {
 	uint8_t *img = image;
-	uint32_t rva, size, off, pass;
+	uint32_t rva, size, off, pass, word, want;
 	uint64_t delta;
+	const char *tname;
 
 	if (err && errlen)
 		err[0] = '\0';
@@ -378,6 +428,15 @@ int pe_relocate(void *image, const struct pe_info *info, uint64_t base,
 		PE_FAIL(-EINVAL, "no image");
 	rva = info->dirs[PE_DIR_BASERELOC].rva;
 	size = info->dirs[PE_DIR_BASERELOC].size;
+	/* PE32+: 64-bit words (DIR64); PE32: 32-bit words (HIGHLOW) */
+	word = info->ptr_size == 4 ? 4 : 8;
+	want = word == 4 ? PE_REL_BASED_HIGHLOW : PE_REL_BASED_DIR64;
+	tname = word == 4 ? "HIGHLOW" : "DIR64";
+	if (word == 4 && (base > 0xffffffffull ||
+			  base + info->size_of_image > 0x100000000ull))
+		PE_FAIL(-ERANGE,
+			"a PE32 image cannot live at 0x%llx (size 0x%x): beyond 32-bit addresses",
+			(unsigned long long)base, info->size_of_image);
 	delta = base - info->image_base;
 	if (info->characteristics & PE_FILE_RELOCS_STRIPPED && delta)
 		PE_FAIL(-ENOEXEC,
@@ -418,21 +477,26 @@ int pe_relocate(void *image, const struct pe_info *info, uint64_t base,
 
 				if (type == PE_REL_BASED_ABSOLUTE)
 					continue;	/* padding */
-				if (type != PE_REL_BASED_DIR64)
+				if (type != want)
 					PE_FAIL(-ENOEXEC,
-						"base relocation type %u at RVA 0x%x not supported (only DIR64 and ABSOLUTE)",
-						type, target);
-				if (!pe_in(target, 8, info->size_of_image))
+						"base relocation type %u at RVA 0x%x not supported (only %s and ABSOLUTE in %s)",
+						type, target, tname,
+						word == 4 ? "PE32" : "PE32+");
+				if (!pe_in(target, word, info->size_of_image))
 					PE_FAIL(-ENOEXEC,
-						"DIR64 relocation at RVA 0x%x beyond size of image 0x%x",
-						target, info->size_of_image);
+						"%s relocation at RVA 0x%x beyond size of image 0x%x",
+						tname, target, info->size_of_image);
 				/* a fixup must not rewrite the table being
 				 * applied (validated once, applied once) */
-				if (target < rva + size && target + 8 > rva)
+				if (target < rva + size && target + word > rva)
 					PE_FAIL(-ENOEXEC,
-						"DIR64 relocation at RVA 0x%x patches the relocation directory 0x%x+0x%x",
-						target, rva, size);
-				if (pass)
+						"%s relocation at RVA 0x%x patches the relocation directory 0x%x+0x%x",
+						tname, target, rva, size);
+				if (pass && word == 4)
+					pe_wr32(img + target,
+						pe_rd32(img + target) +
+						(uint32_t)delta);
+				else if (pass)
 					pe_wr64(img + target,
 						pe_rd64(img + target) + delta);
 			}
@@ -441,8 +505,12 @@ int pe_relocate(void *image, const struct pe_info *info, uint64_t base,
 	}
 	/* Record where the image now lives, as the Windows loader does. */
 	if (pe_in(info->opt_offset, 32, info->size_of_image) &&
-	    info->opt_offset + 32 <= info->size_of_headers)
-		pe_wr64(img + info->opt_offset + 24, base);
+	    info->opt_offset + 32 <= info->size_of_headers) {
+		if (word == 4)
+			pe_wr32(img + info->opt_offset + 28, (uint32_t)base);
+		else
+			pe_wr64(img + info->opt_offset + 24, base);
+	}
 	return 0;
 }
 
@@ -496,13 +564,15 @@ static void pe_idesc_at(const uint8_t *img, uint32_t dir, uint32_t d,
 		id->ilt = id->iat;
 }
 
-/* Entries before the zero that ends a validated lookup table. */
-static uint32_t pe_ilt_count(const uint8_t *img, uint32_t soi, uint32_t ilt)
+/* Entries (ps bytes each) before the zero that ends a validated lookup
+ * table. */
+static uint32_t pe_ilt_count(const uint8_t *img, uint32_t soi, uint32_t ilt,
+			     uint32_t ps)
 {
 	uint32_t j = 0;
 
-	while (pe_in(ilt + (uint64_t)j * 8, 8, soi) &&
-	       pe_rd64(img + ilt + (uint64_t)j * 8))
+	while (pe_in(ilt + (uint64_t)j * ps, ps, soi) &&
+	       pe_rdptr(img + ilt + (uint64_t)j * ps, ps))
 		j++;
 	return j;
 }
@@ -511,35 +581,36 @@ static uint32_t pe_ilt_count(const uint8_t *img, uint32_t soi, uint32_t ilt)
  * Validates every lookup entry of descriptor d and counts them (*count),
  * refusing more than max; with cb, calls it for each import.
  */
-static int pe_walk_desc(const uint8_t *img, uint32_t soi, uint32_t d,
-			const struct pe_idesc *id, const char *dll,
+static int pe_walk_desc(const uint8_t *img, uint32_t soi, uint32_t ps,
+			uint32_t d, const struct pe_idesc *id, const char *dll,
 			uint32_t max, pe_import_cb cb, void *c,
 			uint32_t *count, char *err, size_t errlen)
 {
-	uint32_t j;
+	/* the ordinal flag is the top bit of the entry */
+	uint32_t j, ord_shift = ps * 8 - 1;
 	int rc;
 
 	for (j = 0; ; j++) {
-		uint64_t ent, ilt_at = id->ilt + (uint64_t)j * 8;
-		uint64_t iat_at = id->iat + (uint64_t)j * 8;
+		uint64_t ent, ilt_at = id->ilt + (uint64_t)j * ps;
+		uint64_t iat_at = id->iat + (uint64_t)j * ps;
 		uint32_t hint_rva;
 
-		if (!pe_in(ilt_at, 8, soi))
+		if (!pe_in(ilt_at, ps, soi))
 			PE_FAIL(-ENOEXEC,
 				"%s: import lookup entry %u at RVA 0x%llx beyond size of image 0x%x",
 				dll, j, (unsigned long long)ilt_at, soi);
-		ent = pe_rd64(img + ilt_at);
+		ent = pe_rdptr(img + ilt_at, ps);
 		if (!ent)
 			break;
 		if (j >= max)
 			PE_FAIL(-E2BIG,
 				"import descriptor %u (%s): more than %u imports in all",
 				d, dll, PE_MAX_IMPORTS);
-		if (!pe_in(iat_at, 8, soi))
+		if (!pe_in(iat_at, ps, soi))
 			PE_FAIL(-ENOEXEC,
 				"%s: import address entry %u at RVA 0x%llx beyond size of image 0x%x",
 				dll, j, (unsigned long long)iat_at, soi);
-		if (ent >> 63)
+		if (ent >> ord_shift)
 			PE_FAIL(-EINVAL,
 				"%s: import by ordinal %u is not supported (only imports by name can be resolved)",
 				dll, (unsigned int)(ent & 0xffff));
@@ -570,8 +641,9 @@ static int pe_walk_desc(const uint8_t *img, uint32_t soi, uint32_t d,
  * there would change it under the walk (an address has no NUL byte: a name
  * written over would run on past the image).
  */
-static int pe_check_iat(const uint8_t *img, uint32_t soi, uint32_t dir,
-			uint32_t ndesc, uint32_t d, char *err, size_t errlen)
+static int pe_check_iat(const uint8_t *img, uint32_t soi, uint32_t ps,
+			uint32_t dir, uint32_t ndesc, uint32_t d,
+			char *err, size_t errlen)
 {
 	uint32_t dsize = (ndesc + 1) * PE_IMPORT_DESC_SIZE;
 	struct pe_idesc id, o;
@@ -580,14 +652,14 @@ static int pe_check_iat(const uint8_t *img, uint32_t soi, uint32_t dir,
 
 	pe_idesc_at(img, dir, d, &id);
 	dll = (const char *)img + id.name;
-	len = 8 * pe_ilt_count(img, soi, id.ilt);
+	len = ps * pe_ilt_count(img, soi, id.ilt, ps);
 	if (pe_overlap(id.iat, len, dir, dsize))
 		PE_FAIL(-ENOEXEC,
 			"import descriptor %u (%s): import address table 0x%x+0x%x overlaps the import descriptors 0x%x+0x%x",
 			d, dll, id.iat, len, dir, dsize);
 	for (e = 0; e < ndesc; e++) {
 		pe_idesc_at(img, dir, e, &o);
-		n = pe_ilt_count(img, soi, o.ilt);
+		n = pe_ilt_count(img, soi, o.ilt, ps);
 		if (pe_overlap(id.iat, len, o.name,
 			       pe_name_len(img, soi, o.name) + 1))
 			PE_FAIL(-ENOEXEC,
@@ -598,12 +670,13 @@ static int pe_check_iat(const uint8_t *img, uint32_t soi, uint32_t dir,
 		 * before it is written.
 		 */
 		if (!(e == d && o.ilt == id.iat) &&
-		    pe_overlap(id.iat, len, o.ilt, 8 * ((uint64_t)n + 1)))
+		    pe_overlap(id.iat, len, o.ilt, ps * ((uint64_t)n + 1)))
 			PE_FAIL(-ENOEXEC,
 				"import descriptor %u (%s): import address table 0x%x+0x%x overlaps the import lookup table of descriptor %u at RVA 0x%x",
 				d, dll, id.iat, len, e, o.ilt);
 		for (j = 0; j < n; j++) {
-			uint32_t name = (uint32_t)pe_rd64(img + o.ilt + 8 * j) + 2;
+			uint32_t name = (uint32_t)pe_rdptr(img + o.ilt + ps * j,
+							   ps) + 2;
 
 			/* cheap test first: a name is shorter than this */
 			if (!pe_overlap(id.iat, len, name, PE_MAX_SYMBOL_NAME))
@@ -660,7 +733,8 @@ static int pe_walk_imports(const uint8_t *img, const struct pe_info *info,
 			PE_FAIL(-ENOEXEC,
 				"import descriptor %u (%s): no import address table",
 				d, (const char *)img + id.name);
-		rc = pe_walk_desc(img, soi, d, &id, (const char *)img + id.name,
+		rc = pe_walk_desc(img, soi, info->ptr_size, d, &id,
+				  (const char *)img + id.name,
 				  PE_MAX_IMPORTS - total, NULL, NULL, &n,
 				  err, errlen);
 		if (rc)
@@ -670,7 +744,8 @@ static int pe_walk_imports(const uint8_t *img, const struct pe_info *info,
 	ndesc = d;
 	for (d = 0; d < ndesc; d++) {
 		cond_resched();
-		rc = pe_check_iat(img, soi, dir, ndesc, d, err, errlen);
+		rc = pe_check_iat(img, soi, info->ptr_size, dir, ndesc, d,
+				  err, errlen);
 		if (rc)
 			return rc;
 	}
@@ -679,8 +754,8 @@ static int pe_walk_imports(const uint8_t *img, const struct pe_info *info,
 		len = pe_name_len(img, soi, id.name);
 		memcpy(dll, img + id.name, len);
 		dll[len] = '\0';
-		rc = pe_walk_desc(img, soi, d, &id, dll, PE_MAX_IMPORTS, cb, c,
-				  &n, err, errlen);
+		rc = pe_walk_desc(img, soi, info->ptr_size, d, &id, dll,
+				  PE_MAX_IMPORTS, cb, c, &n, err, errlen);
 		if (rc)
 			return rc;
 	}
@@ -716,6 +791,7 @@ int pe_for_each_import(const void *image, const struct pe_info *info,
 
 struct pe_resolve_ctx {
 	uint8_t *img;
+	uint32_t ptr_size;	/* of an IAT slot */
 	pe_resolve_fn resolve;
 	void *ctx;
 	char *err;
@@ -746,7 +822,15 @@ static int pe_resolve_cb(void *c, const char *dll, const char *name,
 	if (rc)
 		PE_FAIL(rc < 0 ? rc : -EINVAL,
 			"resolving %s:'%s' failed (error %d)", dll, name, rc);
-	pe_wr64(r->img + iat_rva, addr);
+	if (r->ptr_size == 4) {
+		if (addr >> 32)
+			PE_FAIL(-ERANGE,
+				"%s:'%s' is at 0x%llx, beyond a 32-bit import slot",
+				dll, name, (unsigned long long)addr);
+		pe_wr32(r->img + iat_rva, (uint32_t)addr);
+	} else {
+		pe_wr64(r->img + iat_rva, addr);
+	}
 	return 0;
 }
 
@@ -795,6 +879,7 @@ int pe_resolve_imports(void *image, const struct pe_info *info,
 	int rc;
 
 	r.img = image;
+	r.ptr_size = info ? info->ptr_size : 8;
 	r.resolve = resolve;
 	r.ctx = ctx;
 	r.err = err;

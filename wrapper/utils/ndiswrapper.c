@@ -43,8 +43,16 @@
 #include "pe.h"
 
 #define ERRLEN 512
-/* Any base away from the preferred one: exercises every relocation. */
+/*
+ * Any base away from the preferred one: exercises every relocation. One of
+ * the kernel's vmalloc area on each architecture (a PE32 image must lie
+ * below 4 GiB).
+ */
+#if defined(__i386__)
+#define TEST_BASE 0xf8000000ull
+#else
 #define TEST_BASE 0xffffc90000000000ull
+#endif
 
 static char err[ERRLEN];
 static int no_check;

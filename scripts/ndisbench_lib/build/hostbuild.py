@@ -173,14 +173,17 @@ def fuzz_tests() -> Tuple[int, int]:
 FIXTURES = paths.REPO / "fixtures"
 SHARED_REGS = paths.REPO / "qemu-devices" / "include"
 MINGW_CC = "x86_64-w64-mingw32-gcc"
+MINGW32_CC = "i686-w64-mingw32-gcc"   # the fixtures' i386 builds
 
 
 def build_fixtures(cache: Cache) -> pathlib.Path:
     """The Windows fixture drivers (fixtures/Makefile, mingw-w64) as a cache
-    entry: <entry>/<driver>/<driver>.{sys,inf} and <entry>/broken/."""
+    entry: <entry>/<driver>/<driver>.{sys,inf}, <entry>/broken/ and the
+    i386 builds in <entry>/i386/<driver>/."""
     inputs = {"kind": "fixtures",
               "source": tree_digest(FIXTURES, skip_dirs=("build",)),
-              "regs": tree_digest(SHARED_REGS), "cc": compiler_id(MINGW_CC)}
+              "regs": tree_digest(SHARED_REGS), "cc": compiler_id(MINGW_CC),
+              "cc32": compiler_id(MINGW32_CC)}
     key = digest_inputs(inputs)
     entry = cache.lookup("fixtures", key)
     if entry is None:

@@ -123,6 +123,18 @@ REQUIREMENTS = (
                 "fixture drivers"),
     Requirement("binutils-mingw-w64-x86-64",
                 ("x86_64-w64-mingw32-dlltool",), "fixture import libraries"),
+    # ... and their i386 (PE32) builds from the same sources
+    Requirement("gcc-mingw-w64-i686", ("i686-w64-mingw32-gcc",),
+                "the fixture drivers' i386 builds"),
+    Requirement("binutils-mingw-w64-i686", ("i686-w64-mingw32-dlltool",),
+                "the i386 import libraries (stdcall-decorated .def, "
+                "dlltool -k)"),
+    # tests/unit/c: the i386 thunk test is a 32-bit host program
+    Requirement("gcc-multilib", ("/usr/lib32/crt1.o",
+                                 "/usr/lib/gcc/x86_64-linux-gnu/12/32/"
+                                 "libgcc.a"),
+                "gcc -m32: the i386 calling-convention thunk test "
+                "(meson suite unit-c)"),
     # reports and captures
     Requirement("chromium", ("chromium",),
                 "a unit test renders report.html headless"),

@@ -35,9 +35,24 @@
 #define PB_RELOC_FILE(rva)	((rva) - 0x3000 + 0x600)
 
 void pb_build(uint8_t *buf);	/* PB_FILE_SIZE bytes */
+
+/*
+ * The same driver as PE32 (i386), as i686 mingw-w64 links it: machine
+ * 0x14c, optional header magic 0x10b with its 96 bytes of fixed fields and
+ * a 32-bit image base at offset 28, 32-bit import lookup and address
+ * entries (same RVAs: the tables are simply shorter), and a HIGHLOW (type
+ * 3) relocation of the 32-bit pointer at RVA 0x1010. Same file size and
+ * section RVAs; the section table starts 16 bytes earlier.
+ */
+#define PB32_OPT_SIZE	(96 + 16 * 8)
+#define PB32_SECTIONS	(PB_OPT + PB32_OPT_SIZE)
+#define PB32_SEC(i)	(PB32_SECTIONS + 40 * (i))
+#define PB32_DIR(i)	(PB_OPT + 96 + 8 * (i))
+void pb_build32(uint8_t *buf);	/* PB_FILE_SIZE bytes */
 void pb_w16(uint8_t *p, uint16_t v);
 void pb_w32(uint8_t *p, uint32_t v);
 void pb_w64(uint8_t *p, uint64_t v);
+uint32_t pb_r32(const uint8_t *p);
 uint64_t pb_r64(const uint8_t *p);
 
 #endif

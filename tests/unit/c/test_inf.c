@@ -342,7 +342,7 @@ static void test_semantic_errors(void)
 	inf_free(inf);
 	inf = parse("x86.inf", x86, sizeof(x86) - 1);
 	CHECK(inf_hwids(inf, &ids, &n, err, sizeof(err)) == -ENOENT);
-	CHECK_STR(err, "x86.inf:1: no models section for NTamd64 (the driver is for another architecture?)");
+	CHECK_STR(err, "x86.inf:1: no models for NTamd64 (this x86_64 wrapper), only for NTx86 (a 32-bit i386 driver)");
 	inf_free(inf);
 	inf = parse("nt.inf", nt, sizeof(nt) - 1);
 	CHECK(inf_hwids(inf, &ids, &n, err, sizeof(err)) == 0 && n == 1);
@@ -405,6 +405,17 @@ static void test_fixture(void)
 		free(sys);
 	}
 	inf_hwids_free(ids, n);
+	/* the NTx86 models: the i386 build of the same driver */
+	CHECK(inf_hwids_arch(inf, INF_ARCH_X86, &ids, &n, err, sizeof(err)) == 0);
+	CHECK(n > 0);
+	for (i = 0; i < n; i++) {
+		char *sys = NULL;
+
+		CHECK_CONTAINS(ids[i].install, ".NTx86");
+		CHECK(inf_sys_file(inf, ids[i].install, &sys, err, sizeof(err)) == 0);
+		free(sys);
+	}
+	inf_hwids_free(ids, n);
 	inf_free(inf);
 }
 
@@ -445,6 +456,98 @@ static void test_msi_supported(void)
 	inf_free(inf);
 }
 
+/*
+ * The models and install sections for the wrapper's architecture: NTamd64
+ * on x86_64, NTx86 on i386. A 32-bit driver's .inf (only NTx86 models) is
+ * refused by an x86_64 wrapper, a 64-bit one's by an i386 wrapper, each
+ * naming both.
+ */
+static void test_arch(void)
+{
+	static const char dual[] = "[Manufacturer]\nM = Mod, NTamd64, NTx86\n"
+		"[Mod.NTamd64]\nd = I, PCI\\VEN_0001&DEV_0064\n"
+		"[Mod.NTx86]\nd = I, PCI\\VEN_0001&DEV_0086\n"
+		"[I.NTamd64]\nCopyFiles = F64\n[I.NTx86]\nCopyFiles = F32\n"
+		"[I.NT]\n[F64]\nd64.sys\n[F32]\nd32.sys\n";
+	static const char x86[] = "[Manufacturer]\nM = Mod, NTx86.5.1\n"
+		"[Mod.NTx86.5.1]\nd = I, PCI\\VEN_0001&DEV_0002\n[I.NTx86]\n[I]\n";
+	static const char amd64[] = "[Manufacturer]\nM = Mod, NTamd64\n"
+		"[Mod.NTamd64]\nd = I, PCI\\VEN_0001&DEV_0002\n[I]\n";
+	static const char ia64[] = "[Manufacturer]\nM = Mod, NTia64\n"
+		"[Mod.NTia64]\nd = I, PCI\\VEN_0001&DEV_0002\n[I]\n";
+	static const char any[] = "[Manufacturer]\nM = Mod, NT\n"
+		"[Mod.NT]\nd = I, PCI\\VEN_0001&DEV_0002\n[I.NT]\n";
+	struct inf_file *inf;
+	struct inf_hwid *ids;
+	char *sys = NULL;
+	int n;
+
+	inf = parse("dual.inf", dual, sizeof(dual) - 1);
+	CHECK(inf_hwids_arch(inf, INF_ARCH_AMD64, &ids, &n, err, sizeof(err)) == 0);
+	CHECK(n == 1);
+	if (n == 1) {
+		CHECK(ids[0].device == 0x0064);
+		CHECK_STR(ids[0].install, "I.NTamd64");
+		CHECK(inf_sys_file(inf, ids[0].install, &sys, err, sizeof(err)) == 0);
+		CHECK_STR(sys ? sys : "", "d64.sys");
+		free(sys);
+	}
+	inf_hwids_free(ids, n);
+	CHECK(inf_hwids_arch(inf, INF_ARCH_X86, &ids, &n, err, sizeof(err)) == 0);
+	CHECK(n == 1);
+	if (n == 1) {
+		CHECK(ids[0].device == 0x0086);
+		CHECK_STR(ids[0].install, "I.NTx86");
+		sys = NULL;
+		CHECK(inf_sys_file(inf, ids[0].install, &sys, err, sizeof(err)) == 0);
+		CHECK_STR(sys ? sys : "", "d32.sys");
+		free(sys);
+	}
+	inf_hwids_free(ids, n);
+	CHECK(inf_install_section_arch(inf, "I", INF_ARCH_X86) ==
+	      inf_find_section(inf, "I.NTx86"));
+	CHECK(inf_install_section_arch(inf, "I", INF_ARCH_AMD64) ==
+	      inf_find_section(inf, "I.NTamd64"));
+#ifdef __x86_64__
+	/* without an architecture: the one the wrapper is built for */
+	CHECK(inf_hwids(inf, &ids, &n, err, sizeof(err)) == 0 && n == 1);
+	if (n == 1)
+		CHECK(ids[0].device == 0x0064);
+	inf_hwids_free(ids, n);
+	CHECK(inf_install_section(inf, "I") == inf_find_section(inf, "I.NTamd64"));
+#endif
+	inf_free(inf);
+
+	inf = parse("x86.inf", x86, sizeof(x86) - 1);
+	CHECK(inf_hwids_arch(inf, INF_ARCH_AMD64, &ids, &n, err, sizeof(err)) == -ENOENT);
+	CHECK_STR(err, "x86.inf:1: no models for NTamd64 (this x86_64 wrapper), only for NTx86.5.1 (a 32-bit i386 driver)");
+	CHECK(inf_hwids_arch(inf, INF_ARCH_X86, &ids, &n, err, sizeof(err)) == 0 && n == 1);
+	if (n == 1)
+		CHECK_STR(ids[0].install, "I.NTx86");
+	inf_hwids_free(ids, n);
+	inf_free(inf);
+
+	inf = parse("amd64.inf", amd64, sizeof(amd64) - 1);
+	CHECK(inf_hwids_arch(inf, INF_ARCH_X86, &ids, &n, err, sizeof(err)) == -ENOENT);
+	CHECK_STR(err, "amd64.inf:1: no models for NTx86 (this i386 wrapper), only for NTamd64 (a 64-bit x86_64 driver)");
+	inf_free(inf);
+
+	inf = parse("ia64.inf", ia64, sizeof(ia64) - 1);
+	CHECK(inf_hwids_arch(inf, INF_ARCH_AMD64, &ids, &n, err, sizeof(err)) == -ENOENT);
+	CHECK_STR(err, "ia64.inf:1: no models for NTamd64 (this x86_64 wrapper), only for NTia64");
+	inf_free(inf);
+
+	/* architecture-less NT models serve both */
+	inf = parse("any.inf", any, sizeof(any) - 1);
+	CHECK(inf_hwids_arch(inf, INF_ARCH_AMD64, &ids, &n, err, sizeof(err)) == 0 && n == 1);
+	inf_hwids_free(ids, n);
+	CHECK(inf_hwids_arch(inf, INF_ARCH_X86, &ids, &n, err, sizeof(err)) == 0 && n == 1);
+	if (n == 1)
+		CHECK_STR(ids[0].install, "I.NT");
+	inf_hwids_free(ids, n);
+	inf_free(inf);
+}
+
 int main(int argc, char **argv)
 {
 	fixture = argc > 1 ? argv[1] : NULL;
@@ -457,6 +560,7 @@ int main(int argc, char **argv)
 	TEST(test_semantic_errors);
 	TEST(test_parse_file);
 	TEST(test_msi_supported);
+	TEST(test_arch);
 	if (fixture && access(fixture, R_OK) == 0)
 		TEST(test_fixture);
 	else

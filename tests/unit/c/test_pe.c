@@ -18,6 +18,7 @@
 #endif
 
 #define BASE 0xffffc90000400000ull
+#define BASE32 0xf8c40000u	/* i386 vmalloc space */
 
 static uint8_t file[PB_FILE_SIZE];
 static char err[256];
@@ -43,6 +44,28 @@ static int resolve(void *ctx, const char *dll, const char *name,
 	for (i = 0; i < n; i++)
 		if (!strcmp(syms[i].dll, dll) && !strcmp(syms[i].name, name)) {
 			*addr = syms[i].addr;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+/* The same names as an i386 kernel's text addresses. */
+static const struct sym syms32[] = {
+	{ "ntoskrnl.exe", "IoCreateDevice", 0xe1111111u },
+	{ "ntoskrnl.exe", "KeBugCheckEx", 0xe2222222u },
+	{ "ndis.sys", "NdisMRegisterMiniport", 0xe3333333u },
+};
+
+static int resolve32(void *ctx, const char *dll, const char *name,
+		     uint64_t *addr)
+{
+	size_t i;
+
+	(void)ctx;
+	for (i = 0; i < sizeof(syms32) / sizeof(syms32[0]); i++)
+		if (!strcmp(syms32[i].dll, dll) &&
+		    !strcmp(syms32[i].name, name)) {
+			*addr = syms32[i].addr;
 			return 0;
 		}
 	return -ENOENT;
@@ -331,7 +354,8 @@ static const struct bad bads[] = {
 	{ "PE signature", m_pesig, CHECK_STAGE, -ENOEXEC, "no 'PE\\0\\0' signature" },
 	{ "i386", m_i386, CHECK_STAGE, -ENOEXEC, "32-bit PE (i386) cannot run on x86_64" },
 	{ "arm64", m_arm64, CHECK_STAGE, -ENOEXEC, "machine 0xaa64 (ARM64) is not x86_64" },
-	{ "PE32", m_pe32, CHECK_STAGE, -ENOEXEC, "32-bit PE (PE32 optional header" },
+	{ "PE32", m_pe32, CHECK_STAGE, -ENOEXEC,
+	  "optional header magic 0x10b does not match machine x86_64 (0x8664), whose images are PE32+ (0x20b)" },
 	{ "GUI subsystem", m_gui, CHECK_STAGE, -ENOEXEC,
 	  "subsystem 2 (Windows GUI) is not native (1)" },
 	{ "object file", m_obj, CHECK_STAGE, -ENOEXEC, "not an executable image" },
@@ -362,7 +386,7 @@ static const struct bad bads[] = {
 	{ "reloc page", m_rel_page, RELOC_STAGE, -ENOEXEC,
 	  "page RVA 0x8000 beyond size of image 0x4000" },
 	{ "reloc type", m_rel_type, RELOC_STAGE, -ENOEXEC,
-	  "base relocation type 3 at RVA 0x1010 not supported" },
+	  "base relocation type 3 at RVA 0x1010 not supported (only DIR64 and ABSOLUTE in PE32+)" },
 	{ "reloc at edge", m_rel_edge, RELOC_STAGE, -ENOEXEC,
 	  "DIR64 relocation at RVA 0x3ffc beyond size of image" },
 	{ "reloc patches itself", m_rel_self, RELOC_STAGE, -ENOEXEC,
@@ -388,29 +412,36 @@ static const struct bad bads[] = {
 	  "import descriptor 0 (ntoskrnl.exe): import address table 0x2148+0x10 overlaps the DLL name of descriptor 0 at RVA 0x2140" },
 };
 
-static void test_malformed(void)
+/*
+ * Runs each malformation of table t over the image build() makes, loaded
+ * for machine (pe_check_machine), resolving with res.
+ */
+static void run_bads(const struct bad *t, size_t n, void (*build)(uint8_t *),
+		     uint16_t machine, pe_resolve_fn res)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(bads) / sizeof(bads[0]); i++) {
-		const struct bad *t = &bads[i];
+	for (i = 0; i < n; i++, t++) {
 		size_t size = sizeof(file);
 		struct pe_info info;
 		uint8_t *img = NULL, *copy = NULL;
 		int rc;
 		struct collect c = { "" };
 
-		pb_build(file);
+		build(file);
 		t->mutate(file, &size);
 		err[0] = '\0';
-		rc = pe_check(file, size, &info, err, sizeof(err));
+		rc = pe_check_machine(file, size, machine, &info, err,
+				      sizeof(err));
 		if (t->stage != CHECK_STAGE && rc == 0) {
 			img = calloc(1, info.size_of_image);
 			rc = pe_map(file, size, &info, img, err, sizeof(err));
 			if (rc == 0 && t->stage == RELOC_STAGE) {
 				copy = malloc(info.size_of_image);
 				memcpy(copy, img, info.size_of_image);
-				rc = pe_relocate(img, &info, BASE, err, sizeof(err));
+				rc = pe_relocate(img, &info,
+						 machine == PE_MACHINE_I386 ?
+						 BASE32 : BASE, err, sizeof(err));
 				/* a failed relocation leaves the image as it was */
 				if (rc && memcmp(copy, img, info.size_of_image)) {
 					printf("#   %s: image modified\n", t->name);
@@ -422,7 +453,7 @@ static void test_malformed(void)
 				if (rc == t->rc) {
 					/* the resolver must fail the same way */
 					char e2[256];
-					int rc2 = pe_resolve_imports(img, &info, resolve,
+					int rc2 = pe_resolve_imports(img, &info, res,
 								     NULL, e2, sizeof(e2));
 					if (rc2 != rc || strcmp(e2, err)) {
 						printf("#   %s: resolve gave %d '%s'\n",
@@ -440,6 +471,12 @@ static void test_malformed(void)
 		free(img);
 		free(copy);
 	}
+}
+
+static void test_malformed(void)
+{
+	run_bads(bads, sizeof(bads) / sizeof(bads[0]), pb_build,
+		 PE_MACHINE_AMD64, resolve);
 }
 
 /*
@@ -632,6 +669,287 @@ static void test_every_truncation(void)
 	CHECK_CONTAINS(err, "file too large");
 }
 
+/* ---- PE32 (i386) images, loaded for an i386 wrapper ---- */
+
+static void test_valid_image32(void)
+{
+	struct pe_info info;
+	uint8_t *img;
+	struct collect c = { "" };
+
+	pb_build32(file);
+	CHECK(pe_check_machine(file, sizeof(file), PE_MACHINE_I386, &info,
+			       err, sizeof(err)) == 0);
+	CHECK_STR(err, "");
+	CHECK(info.machine == 0x14c);
+	CHECK(info.ptr_size == 4);
+	CHECK(info.subsystem == 1);
+	CHECK(info.size_of_image == 0x4000);
+	CHECK(info.entry_rva == 0x1000);
+	CHECK(info.image_base == PB_IMAGE_BASE);
+	CHECK(info.num_sections == 3);
+	CHECK(info.sections_offset == PB32_SECTIONS);
+	CHECK(info.dirs[PE_DIR_IMPORT].rva == PB_IMPORT_RVA);
+	CHECK(info.dirs[PE_DIR_BASERELOC].size == PB_RELOC_SIZE);
+	CHECK(info.dirs[PE_DIR_IAT].size == 0x28);
+
+	img = calloc(1, info.size_of_image);
+	CHECK(pe_map(file, sizeof(file), &info, img, err, sizeof(err)) == 0);
+	CHECK(pb_r32(img + PB_PTR_RVA) == PB_IMAGE_BASE + 0x2000);
+
+	/* HIGHLOW: the 32-bit word moves, the next one stays */
+	pb_w32(img + PB_PTR_RVA + 4, 0x55555555u);
+	CHECK(pe_relocate(img, &info, BASE32, err, sizeof(err)) == 0);
+	CHECK_STR(err, "");
+	CHECK(pb_r32(img + PB_PTR_RVA) == BASE32 + 0x2000);
+	CHECK(pb_r32(img + PB_PTR_RVA + 4) == 0x55555555u);
+	/* the new base at offset 28 of the PE32 header, BaseOfData kept */
+	CHECK(pb_r32(img + PB_OPT + 28) == BASE32);
+	CHECK(pb_r32(img + PB_OPT + 24) == 0);
+
+	CHECK(pe_for_each_import(img, &info, collect, &c, err, sizeof(err)) == 0);
+	CHECK_STR(c.buf, "ntoskrnl.exe:IoCreateDevice;ntoskrnl.exe:KeBugCheckEx;"
+		  "ndis.sys:NdisMRegisterMiniport;");
+
+	CHECK(pe_resolve_imports(img, &info, resolve32, NULL, err,
+				 sizeof(err)) == 0);
+	CHECK_STR(err, "");
+	CHECK(pb_r32(img + PB_IAT_RVA) == syms32[0].addr);
+	CHECK(pb_r32(img + PB_IAT_RVA + 4) == syms32[1].addr);
+	CHECK(pb_r32(img + PB_IAT_RVA + 8) == 0);
+	CHECK(pb_r32(img + PB_IAT2_RVA) == syms32[2].addr);
+	CHECK(pb_r32(img + PB_IAT2_RVA + 4) == 0);
+	free(img);
+}
+
+/* Each wrapper refuses the other architecture's drivers, naming both. */
+static void test_arch_mismatch(void)
+{
+	struct pe_info info;
+
+	pb_build32(file);
+	CHECK(pe_check_machine(file, sizeof(file), PE_MACHINE_AMD64, &info,
+			       err, sizeof(err)) == -ENOEXEC);
+	CHECK_STR(err, "32-bit PE (i386) cannot run on x86_64");
+#ifdef __x86_64__
+	/* pe_check is for the machine it is built for */
+	CHECK(pe_check(file, sizeof(file), &info, err, sizeof(err)) == -ENOEXEC);
+	CHECK_STR(err, "32-bit PE (i386) cannot run on x86_64");
+#endif
+	pb_build(file);
+	CHECK(pe_check_machine(file, sizeof(file), PE_MACHINE_I386, &info,
+			       err, sizeof(err)) == -ENOEXEC);
+	CHECK_STR(err, "64-bit PE (x86_64) cannot run on i386");
+	pb_w16(file + PB_COFF, 0xaa64);
+	CHECK(pe_check_machine(file, sizeof(file), PE_MACHINE_I386, &info,
+			       err, sizeof(err)) == -ENOEXEC);
+	CHECK_STR(err, "machine 0xaa64 (ARM64) is not i386 (0x014c)");
+	/* a loader only for the two */
+	CHECK(pe_check_machine(file, sizeof(file), 0xaa64, &info, err,
+			       sizeof(err)) == -EINVAL);
+	CHECK_STR(err, "no PE loader for machine 0xaa64 (only x86_64 and i386)");
+}
+
+/* What does not fit 32 bits is refused, not truncated. */
+static void test_pe32_wide_values(void)
+{
+	struct pe_info info;
+	uint8_t *img;
+
+	pb_build32(file);
+	CHECK(pe_check_machine(file, sizeof(file), PE_MACHINE_I386, &info,
+			       err, sizeof(err)) == 0);
+	img = calloc(1, info.size_of_image);
+	CHECK(pe_map(file, sizeof(file), &info, img, err, sizeof(err)) == 0);
+	CHECK(pe_relocate(img, &info, BASE, err, sizeof(err)) == -ERANGE);
+	CHECK_STR(err, "a PE32 image cannot live at 0xffffc90000400000 (size 0x4000): beyond 32-bit addresses");
+	CHECK(pb_r32(img + PB_PTR_RVA) == PB_IMAGE_BASE + 0x2000);
+	/* the last byte at 0xffffffff is fine, one page higher is not */
+	CHECK(pe_relocate(img, &info, 0xfffff000u, err, sizeof(err)) == -ERANGE);
+	CHECK_CONTAINS(err, "cannot live at 0xfffff000 (size 0x4000)");
+	CHECK(pe_relocate(img, &info, 0xffffc000u, err, sizeof(err)) == 0);
+	CHECK(pb_r32(img + PB_PTR_RVA) == 0xffffc000u + 0x2000);
+	/* 64-bit addresses (the x86_64 resolver) do not fit a PE32 slot */
+	CHECK(pe_resolve_imports(img, &info, resolve, NULL, err,
+				 sizeof(err)) == -ERANGE);
+	CHECK_STR(err, "ntoskrnl.exe:'IoCreateDevice' is at 0xffffffffa1111111, beyond a 32-bit import slot");
+	free(img);
+}
+
+static uint8_t *opt32(uint8_t *b) { return b + PB_OPT; }
+static void m32_magic(uint8_t *b, size_t *s) { (void)s; pb_w16(opt32(b), 0x20b); }
+static void m32_optsize(uint8_t *b, size_t *s) { (void)s; pb_w16(b + PB_COFF + 16, 90); }
+static void m32_ndirs(uint8_t *b, size_t *s) { (void)s; pb_w32(opt32(b) + 92, 17); }
+static void m32_dirsize(uint8_t *b, size_t *s)
+{
+	/* 10 directories' room, 16 claimed; the section table moves up */
+	(void)s;
+	pb_w16(b + PB_COFF + 16, 96 + 8 * 10);
+}
+static void m32_base(uint8_t *b, size_t *s) { (void)s; pb_w32(opt32(b) + 28, 0x10800); }
+static void m32_base_top(uint8_t *b, size_t *s)
+{
+	(void)s;
+	pb_w32(opt32(b) + 28, 0xffff0000u);
+	pb_w32(opt32(b) + 56, 0x14000);		/* size of image */
+}
+static void m32_rel_dir64(uint8_t *b, size_t *s) { (void)s; pb_w16(b + PB_RELOC_FILE(0x3008), 0xa010); }
+static void m32_rel_edge(uint8_t *b, size_t *s)
+{
+	(void)s;
+	pb_w32(b + PB_RELOC_FILE(0x3000), 0x3000);
+	pb_w16(b + PB_RELOC_FILE(0x3008), 0x3ffe);
+}
+static void m32_rel_self(uint8_t *b, size_t *s)
+{
+	(void)s;
+	pb_w32(b + PB_RELOC_FILE(0x3000), 0x3000);
+	pb_w16(b + PB_RELOC_FILE(0x3008), 0x3008);
+}
+static void m32_ordinal(uint8_t *b, size_t *s) { (void)s; pb_w32(b + PB_RDATA_FILE(0x2084), 0x80000007u); }
+static void m32_symname_rva(uint8_t *b, size_t *s) { (void)s; pb_w32(b + PB_RDATA_FILE(0x2080), 0x3ffe); }
+static void m32_iat_out(uint8_t *b, size_t *s) { (void)s; pb_w32(b + PB_RDATA_FILE(0x2010), 0x3ffe); }
+static void m32_iat_desc(uint8_t *b, size_t *s) { (void)s; pb_w32(b + PB_RDATA_FILE(0x2010), 0x2028); }
+static void m32_iat_ilt(uint8_t *b, size_t *s) { (void)s; pb_w32(b + PB_RDATA_FILE(0x2024), 0x2088); }
+static void m32_iat_name(uint8_t *b, size_t *s) { (void)s; pb_w32(b + PB_RDATA_FILE(0x2024), 0x2180); }
+
+static const struct bad bads32[] = {
+	{ "PE32+ magic", m32_magic, CHECK_STAGE, -ENOEXEC,
+	  "optional header magic 0x20b does not match machine i386 (0x014c), whose images are PE32 (0x10b)" },
+	{ "PE32 opt header size", m32_optsize, CHECK_STAGE, -ENOEXEC,
+	  "optional header size 90 too small for PE32 (at least 96)" },
+	{ "PE32 17 dirs", m32_ndirs, CHECK_STAGE, -ENOEXEC, "17 data directories" },
+	{ "PE32 dirs beyond header", m32_dirsize, CHECK_STAGE, -ENOEXEC,
+	  "optional header size 176 too small for 16 data directories" },
+	{ "PE32 base alignment", m32_base, CHECK_STAGE, -ENOEXEC,
+	  "image base 0x10800 not 64K aligned" },
+	{ "PE32 base near 4G", m32_base_top, CHECK_STAGE, -ENOEXEC,
+	  "image base 0xffff0000 + size of image 0x14000 beyond 32-bit addresses" },
+	{ "PE32 DIR64 reloc", m32_rel_dir64, RELOC_STAGE, -ENOEXEC,
+	  "base relocation type 10 at RVA 0x1010 not supported (only HIGHLOW and ABSOLUTE in PE32)" },
+	{ "PE32 reloc at edge", m32_rel_edge, RELOC_STAGE, -ENOEXEC,
+	  "HIGHLOW relocation at RVA 0x3ffe beyond size of image 0x4000" },
+	{ "PE32 reloc patches itself", m32_rel_self, RELOC_STAGE, -ENOEXEC,
+	  "HIGHLOW relocation at RVA 0x3008 patches the relocation directory 0x3000+0xc" },
+	{ "PE32 ordinal", m32_ordinal, IMPORT_STAGE, -EINVAL,
+	  "ntoskrnl.exe: import by ordinal 7 is not supported" },
+	{ "PE32 symbol name rva", m32_symname_rva, IMPORT_STAGE, -ENOEXEC,
+	  "import 0 name at RVA 0x3ffe" },
+	{ "PE32 IAT outside", m32_iat_out, IMPORT_STAGE, -ENOEXEC,
+	  "ntoskrnl.exe: import address entry 0 at RVA 0x3ffe beyond" },
+	{ "PE32 IAT over descriptors", m32_iat_desc, IMPORT_STAGE, -ENOEXEC,
+	  "import descriptor 0 (ntoskrnl.exe): import address table 0x2028+0x8 overlaps the import descriptors 0x2000+0x3c" },
+	{ "PE32 IAT over other ILT", m32_iat_ilt, IMPORT_STAGE, -ENOEXEC,
+	  "import descriptor 1 (ndis.sys): import address table 0x2088+0x4 overlaps the import lookup table of descriptor 0 at RVA 0x2080" },
+	{ "PE32 IAT over import name", m32_iat_name, IMPORT_STAGE, -ENOEXEC,
+	  "import descriptor 1 (ndis.sys): import address table 0x2180+0x4 overlaps the name of import 1 of descriptor 0 at RVA 0x2180" },
+};
+
+static void test_malformed32(void)
+{
+	run_bads(bads32, sizeof(bads32) / sizeof(bads32[0]), pb_build32,
+		 PE_MACHINE_I386, resolve32);
+}
+
+static void test_every_truncation32(void)
+{
+	struct pe_info info;
+	size_t n;
+	int accepted = 0;
+
+	pb_build32(file);
+	for (n = 0; n < sizeof(file); n++)
+		if (pe_check_machine(file, n, PE_MACHINE_I386, &info, err,
+				     sizeof(err)) == 0)
+			accepted++;
+	CHECK(accepted == 0);
+	CHECK(pe_check_machine(file, sizeof(file), PE_MACHINE_I386, &info,
+			       err, sizeof(err)) == 0);
+}
+
+/*
+ * The i386 fixture drivers as i686 mingw-w64 links them ($NDISBENCH_FIXTURES
+ * /i386/<d>/<d>.sys): loaded for i386, their imports are the undecorated
+ * names (dlltool -k), every one resolved into a 32-bit slot; the x86_64
+ * loader refuses them.
+ */
+static const char *fixtures;
+
+struct names32 {
+	unsigned int n, decorated;
+};
+
+static int check_name(void *ctx, const char *dll, const char *name)
+{
+	struct names32 *c = ctx;
+
+	(void)dll;
+	c->n++;
+	if (strchr(name, '@') || name[0] == '_') {
+		printf("#   decorated import %s:%s\n", dll, name);
+		c->decorated++;
+	}
+	return 0;
+}
+
+static int resolve_any32(void *ctx, const char *dll, const char *name,
+			 uint64_t *addr)
+{
+	(void)ctx;
+	*addr = 0xe0000000u | (uint32_t)(strlen(dll) << 8) |
+		(uint32_t)strlen(name);
+	return 0;
+}
+
+static void test_i386_fixtures(void)
+{
+	static const char *const drivers[] = { "bcmwl", "rtlwl", "rtl8139nd" };
+	size_t i;
+
+	for (i = 0; i < sizeof(drivers) / sizeof(drivers[0]); i++) {
+		struct names32 c = { 0, 0 };
+		struct pe_info info;
+		char path[4096];
+		uint8_t *data, *img;
+		long size;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/i386/%s/%s.sys", fixtures,
+			 drivers[i], drivers[i]);
+		f = fopen(path, "rb");
+		CHECK(f != NULL);
+		if (!f) {
+			printf("#   %s: missing\n", path);
+			continue;
+		}
+		fseek(f, 0, SEEK_END);
+		size = ftell(f);
+		rewind(f);
+		data = malloc((size_t)size);
+		CHECK(fread(data, 1, (size_t)size, f) == (size_t)size);
+		fclose(f);
+		CHECK(pe_check(data, (size_t)size, &info, err, sizeof(err)) == -ENOEXEC);
+		CHECK_STR(err, "32-bit PE (i386) cannot run on x86_64");
+		CHECK(pe_check_machine(data, (size_t)size, PE_MACHINE_I386,
+				       &info, err, sizeof(err)) == 0);
+		CHECK_STR(err, "");
+		img = calloc(1, info.size_of_image);
+		CHECK(pe_map(data, (size_t)size, &info, img, err, sizeof(err)) == 0);
+		/* mingw links base relocations: HIGHLOW only */
+		CHECK(info.dirs[PE_DIR_BASERELOC].size > 0);
+		CHECK(pe_relocate(img, &info, BASE32, err, sizeof(err)) == 0);
+		CHECK_STR(err, "");
+		CHECK(pe_for_each_import(img, &info, check_name, &c, err,
+					 sizeof(err)) == 0);
+		CHECK(c.n > 20 && c.decorated == 0);
+		CHECK(pe_resolve_imports(img, &info, resolve_any32, NULL, err,
+					 sizeof(err)) == 0);
+		CHECK_STR(err, "");
+		free(img);
+		free(data);
+	}
+}
+
 int main(void)
 {
 	TEST(test_valid_image);
@@ -645,5 +963,16 @@ int main(void)
 	TEST(test_every_truncation);
 	TEST(test_iat_over_dll_name_at_image_end);
 	TEST(test_import_caps);
+	TEST(test_valid_image32);
+	TEST(test_arch_mismatch);
+	TEST(test_pe32_wide_values);
+	TEST(test_malformed32);
+	TEST(test_every_truncation32);
+	fixtures = getenv("NDISBENCH_FIXTURES");
+	if (fixtures && *fixtures)
+		TEST(test_i386_fixtures);
+	else
+		tap_skip("test_i386_fixtures",
+			 "no fixture build (NDISBENCH_FIXTURES unset)");
 	return tap_done();
 }

@@ -261,6 +261,9 @@ static void test_install_temp_symlink(void)
 
 static void test_install_refusals(void)
 {
+	static const char x86only[] = "[Manufacturer]\r\nM = Mod, NTx86\r\n"
+		"[Mod.NTx86]\r\nd = I, PCI\\VEN_1234&DEV_5678\r\n"
+		"[I.NTx86]\r\nCopyFiles = F\r\n[F]\r\nx86only.sys\r\n";
 	uint8_t sys[PB_FILE_SIZE];
 	char path[512], etc[512];
 
@@ -296,6 +299,11 @@ static void test_install_refusals(void)
 	CHECK_STR(out, "ndiswrapper: bad.inf:2: unterminated quoted string\n");
 	CHECK(run("%s --root %s -i %s/nothere.inf", ndiswrapper, root, src) == 1);
 	CHECK_CONTAINS(out, "nothere.inf: No such file or directory");
+	/* a 32-bit driver's .inf: only NTx86 models */
+	snprintf(path, sizeof(path), "%s/x86only.inf", src);
+	write_file(path, x86only, sizeof(x86only) - 1);
+	CHECK(run("%s --root %s -i %s", ndiswrapper, root, path) == 1);
+	CHECK_STR(out, "ndiswrapper: x86only.inf:1: no models for NTamd64 (this x86_64 wrapper), only for NTx86 (a 32-bit i386 driver)\n");
 	/* nothing half-written anywhere */
 	CHECK(count_entries(etc) <= 0);
 	CHECK(run("%s --root %s -x", ndiswrapper, root) == 2);
@@ -337,6 +345,8 @@ static void test_broken_fixtures(void)
 	} cases[] = {
 		{ "truncated", "truncated: section table" },
 		{ "pe32", "32-bit PE (i386) cannot run on x86_64" },
+		/* the i386 build: its .inf's NTamd64 models name a PE32 .sys */
+		{ "../i386/bcmwl/bcmwl", "i386/bcmwl/bcmwl.sys: 32-bit PE (i386) cannot run on x86_64" },
 		{ "badreloc", "page RVA" },
 		{ "badrelocsize", "bad size 4294967280" },
 		{ "unknownimport", NULL },

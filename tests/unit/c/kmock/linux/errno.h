@@ -7,5 +7,6 @@
 #define ENOMEM 12
 #define EINVAL 22
 #define EFBIG 27
+#define ERANGE 34
 #define ENOTCONN 107
 #endif

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""install32.py NDISWRAPPER32: the installer as an i386 guest runs it (a
+gcc -m32 build of wrapper/utils/ndiswrapper.c with the loader library):
+the i386 fixture driver installs (its NTx86 models, its PE32 .sys
+trial-loaded at an i386 kernel address), the x86_64 build of the same
+driver and an .inf with only NTamd64 models are refused naming both
+architectures. The fixture build is $NDISBENCH_FIXTURES (unset: exit 77,
+a skip, which fails the test command's stage)."""
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77
+
+
+def install(tool: str, root: pathlib.Path, inf: pathlib.Path):
+    res = subprocess.run([tool, "--root", str(root), "-i", str(inf)],
+                         capture_output=True, text=True, timeout=60,
+                         check=False)
+    return res.returncode, res.stdout + res.stderr
+
+
+def main(argv: list) -> int:
+    fixtures = os.environ.get("NDISBENCH_FIXTURES", "")
+    if len(argv) != 2:
+        print("usage: install32.py NDISWRAPPER32", file=sys.stderr)
+        return 2
+    if not fixtures:
+        print("NDISBENCH_FIXTURES is not set (a fixture build: make -C "
+              "fixtures O=DIR)")
+        return SKIP
+    tool, fx = argv[1], pathlib.Path(fixtures)
+    failed = 0
+
+    def check(cond: bool, what: str, out: str) -> None:
+        nonlocal failed
+        print(("ok: " if cond else "FAIL: ") + what)
+        if not cond:
+            print("  output: " + out.strip())
+            failed += 1
+
+    with tempfile.TemporaryDirectory() as tmp:
+        tmpdir = pathlib.Path(tmp)
+        for arch, sub in (("i386", "i386/bcmwl"), ("x86_64", "bcmwl")):
+            src = tmpdir / arch
+            src.mkdir()
+            for name in ("bcmwl.inf", "bcmwl.sys"):
+                shutil.copy(fx / sub / name, src / name)
+        rc, out = install(tool, tmpdir / "root", tmpdir / "i386/bcmwl.inf")
+        confs = sorted(p.name for p in
+                       (tmpdir / "root/etc/ndiswrapper/bcmwl").glob("*.conf"))
+        check(rc == 0 and len(confs) == 4,
+              f"the i386 bcmwl installs (exit {rc}, {len(confs)} confs)", out)
+        rc, out = install(tool, tmpdir / "root2", tmpdir / "x86_64/bcmwl.inf")
+        check(rc == 1 and "bcmwl.sys: 64-bit PE (x86_64) cannot run on "
+              "i386" in out, "the x86_64 bcmwl.sys is refused", out)
+        amd64 = tmpdir / "amd64only.inf"
+        amd64.write_text("[Manufacturer]\r\nM = Mod, NTamd64\r\n"
+                         "[Mod.NTamd64]\r\nd = I, PCI\\VEN_1234&DEV_5678\r\n"
+                         "[I.NTamd64]\r\nCopyFiles = F\r\n[F]\r\nx.sys\r\n")
+        rc, out = install(tool, tmpdir / "root3", amd64)
+        check(rc == 1 and "amd64only.inf:1: no models for NTx86 (this i386 "
+              "wrapper), only for NTamd64 (a 64-bit x86_64 driver)" in out,
+              "an .inf with only NTamd64 models is refused", out)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
