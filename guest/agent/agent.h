@@ -28,6 +28,7 @@
 /* The network tests' options (net.c, wireless.c). */
 struct net_opts {
     const char *ifname;         /* ndisbench.net=<ifname>; NULL: none */
+    char mac[18];               /* ndisbench.mac=<xx:..:xx>: the NIC's */
     const char *connect_ssid;   /* ndisbench.connect=<ssid>: iw connect */
     bool scan;                  /* ndisbench.scan=1: iw scan first */
     bool roam;                  /* ndisbench.roam=1: roam test last */

@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -197,11 +198,62 @@ static bool iface_exists(const char *ifname)
     return stat(path, &st) == 0;
 }
 
-static bool wait_for_iface(const char *ifname, long long *waited_ms)
+static char *read_attr(const char *ifname, const char *attr);
+
+/*
+ * The wrapper, not the bench, names the interface: ndiswrapper 1.63 calls
+ * every one wlan%d, wired or not. As udev does by MAC on a real system,
+ * the interface with the NIC's address (ndisbench.mac=) gets the name
+ * the checks use; the rename is said, and bind reports it.
+ */
+static bool rename_by_mac(const struct net_opts *opts)
 {
+    struct dirent *entry;
+    bool renamed = false;
+    DIR *dir;
+
+    if (opts->mac[0] == '\0')
+        return false;
+    dir = opendir(SYSFS_NET_DIR);
+    if (dir == NULL)
+        return false;
+    while (!renamed && (entry = readdir(dir)) != NULL) {
+        char *address;
+        struct ifreq ifr;
+        int err;
+
+        if (entry->d_name[0] == '.' ||
+            strlen(entry->d_name) >= sizeof(ifr.ifr_name))
+            continue;
+        address = read_attr(entry->d_name, "address");
+        if (address == NULL || strcmp(address, opts->mac) != 0) {
+            free(address);
+            continue;
+        }
+        free(address);
+        ifreq_init(&ifr, entry->d_name);
+        snprintf(ifr.ifr_newname, sizeof(ifr.ifr_newname), "%s",
+                 opts->ifname);
+        err = if_ioctl(SIOCSIFNAME, &ifr);
+        if (err) {
+            say("# rename_error: %s -> %s: %s", entry->d_name, opts->ifname,
+                errno_name(-err));
+            break;
+        }
+        say("# renamed: %s -> %s (the NIC's MAC %s)", entry->d_name,
+            opts->ifname, opts->mac);
+        renamed = true;
+    }
+    closedir(dir);
+    return renamed;
+}
+
+static bool wait_for_iface(const struct net_opts *opts, long long *waited_ms)
+{
+    const char *ifname = opts->ifname;
     long long start = monotonic_us();
 
-    while (!iface_exists(ifname)) {
+    while (!iface_exists(ifname) && !rename_by_mac(opts)) {
         if (monotonic_us() - start > SLOW(IFACE_WAIT_MS) * 1000LL)
             return false;
         usleep(20000);
@@ -245,7 +297,7 @@ static bool test_iface(const struct net_opts *opts, bool modules_loaded,
             opts->ifname);
         ok = false;
     } else {
-        ok = wait_for_iface(opts->ifname, &waited);
+        ok = wait_for_iface(opts, &waited);
         if (!ok)
             say("# error: %s did not appear within %d ms", opts->ifname,
                 SLOW(IFACE_WAIT_MS));
@@ -1017,6 +1069,25 @@ static int parse_slowdown(char *value, struct agent_opts *opts)
     return 0;
 }
 
+/* ndisbench.mac=<xx:xx:xx:xx:xx:xx>: the NIC's address, which finds its
+ * interface under a name of the wrapper's own (rename_by_mac). */
+static int parse_mac(char *value, struct agent_opts *opts)
+{
+    size_t i;
+
+    if (value == NULL || strlen(value) != sizeof(opts->net.mac) - 1)
+        return bad_value();
+    for (i = 0; value[i]; i++) {
+        bool colon = i % 3 == 2;
+
+        if (colon ? value[i] != ':' : !isxdigit((unsigned char)value[i]))
+            return bad_value();
+        opts->net.mac[i] = (char)tolower((unsigned char)value[i]);
+    }
+    opts->net.mac[i] = '\0';
+    return 0;
+}
+
 /* ndisbench.net=<ifname>: the network tests run on it. */
 static int parse_net(char *value, struct agent_opts *opts)
 {
@@ -1172,6 +1243,7 @@ static void run_hotplug(struct agent_opts *opts, struct agent_state *state)
 
 const struct agent_test net_tests[] = {
     { 5, "slowdown", "ndisbench.slowdown", parse_slowdown, NULL, NULL },
+    { 6, "mac", "ndisbench.mac", parse_mac, NULL, NULL },
     { 50, "iface", "ndisbench.net", parse_net, planned_with_iface,
       run_iface },
     { 60, "link", "ndisbench.connect", parse_connect, planned_with_iface,

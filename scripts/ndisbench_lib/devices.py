@@ -126,6 +126,17 @@ class Device:
         return next((USB_IDS[d] for d in drivers if d in USB_IDS), "")
 
     @property
+    def mac(self) -> str:
+        """The MAC address QEMU gives the device (its -device mac=), or
+        ""."""
+        for i, arg in enumerate(self.qemu_args[:-1]):
+            if arg == "-device":
+                for option in self.qemu_args[i + 1].split(",")[1:]:
+                    if option.startswith("mac="):
+                        return option[len("mac="):]
+        return ""
+
+    @property
     def sys_name(self) -> str:
         """The Windows driver's .sys file name (ethtool's fw_version)."""
         sys_files = [g for g, _ in self.driver_files

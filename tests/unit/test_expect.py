@@ -393,6 +393,19 @@ def judge_wrapped(check, policy="2.6.25-rc4", **kw):
                  None, "bcmwl")
 
 
+def judge_drvinfo(driver, fw_version, renamed=""):
+    """bind on WRAPPED_LOG with other ethtool facts (and a rename line)."""
+    text = WRAPPED_LOG.replace(
+        "# driver: ndiswrapper\n# fw_version: bcmwl.sys\n",
+        (renamed + "\n" if renamed else "") +
+        f"# driver: {driver}\n# fw_version: {fw_version}\n")
+    log = ktap.parse(text.format(
+        broken_errno=0, wlan_present=0, tainted_after=4097,
+        bssid="02:00:00:00:01:00", broken_kmsg="", unload_kmsg=""))
+    return judge("bind", EXP.policies["2.6.25-rc4"], EXP, log, [], 4096,
+                 None, "bcmwl")
+
+
 def judge_misuse(patterns, lines):
     exp = kernels.Expectations(**{**EXP.__dict__,
                                   "broken": {"misuse": patterns}})
@@ -462,6 +475,26 @@ class WrapperJudgeTest(unittest.TestCase):
         verdict = judge_wrapped("bind", tainted_after=4096)
         self.assertEqual(verdict.status, "FAIL")
         self.assertIn("tainted P", verdict.summary)
+
+    def test_bind_takes_the_classic_ethtool_naming(self):
+        # ndiswrapper 1.63 names the Windows driver after a '+' in
+        # ethtool's driver field (its installed name) and no fw_version
+        self.assertEqual(judge_drvinfo("ndiswrapper+bcmwl", "").status,
+                         "pass")
+        verdict = judge_drvinfo("ndiswrapper+bcmwl", "")
+        self.assertIn("ndiswrapper+bcmwl", verdict.summary)
+        verdict = judge_drvinfo("ndiswrapper+rtlwl", "")
+        self.assertEqual(verdict.status, "FAIL")
+        self.assertIn("ndiswrapper+rtlwl", verdict.summary)
+        self.assertEqual(judge_drvinfo("ndiswrapper", "").status, "FAIL")
+        self.assertEqual(judge_drvinfo("e1000", "bcmwl.sys").status, "FAIL")
+
+    def test_bind_names_an_interface_the_agent_renamed(self):
+        verdict = judge_drvinfo("ndiswrapper", "bcmwl.sys",
+                                "# renamed: eth0 -> wlan0 (the NIC's MAC "
+                                "52:54:00:12:34:57)")
+        self.assertEqual(verdict.status, "pass")
+        self.assertIn("renamed from eth0", verdict.summary)
 
     def test_wrong_bssid_fails_associate(self):
         self.assertEqual(judge_wrapped("associate",

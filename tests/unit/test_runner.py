@@ -265,6 +265,19 @@ class CmdlineTest(unittest.TestCase):
         self.assertNotIn("ndisbench.net", line)
 
 
+    def test_wrapped_nic_named_by_its_mac(self):
+        # a wrapper names the interface its own way (1.63: wlan%d for
+        # every medium): the agent finds a wrapped NIC by QEMU's mac=
+        from ndisbench_lib import devices
+        dev = devices.DEVICES["rtl8139/ndiswrapper"]
+        self.assertEqual(dev.mac, "52:54:00:12:34:59")
+        line = cmdline(dev, ["dhcp"])
+        self.assertIn("ndisbench.net=eth0", line)
+        self.assertIn("ndisbench.mac=52:54:00:12:34:59", line)
+        line = cmdline(devices.DEVICES["e1000"], ["dhcp"])
+        self.assertNotIn("ndisbench.mac", line)
+        self.assertEqual(devices.DEVICES["none"].mac, "")
+
 class WrappedCellTest(unittest.TestCase):
     """Selecting one check of a wrapped device brings what it stands on."""
 

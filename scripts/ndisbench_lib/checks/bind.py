@@ -1,5 +1,6 @@
 """bind: the device's interface appears. Wrapped: ethtool names
-`ndiswrapper` as driver and the Windows driver (fw_version), and the
+`ndiswrapper` as driver and the Windows driver (fw_version, or the
+classic ndiswrapper's `ndiswrapper+<driver>`), and the
 kernel is tainted P (loading a Windows binary does add_taint, whatever the
 module loader's policy did with the module's name). Native: ethtool names
 the in-tree driver and nothing tainted the kernel."""
@@ -23,6 +24,28 @@ def judge_native(facts: CellFacts, iface: KtapTest) -> Verdict:
                              f"{facts.native}, {iface.fact('bus_info')}")
 
 
+def ethtool_names(facts: CellFacts, iface: KtapTest,
+                  problems: List[str]) -> str:
+    """ethtool names the wrapper and the Windows driver, in either form a
+    wrapper uses: ours, driver `ndiswrapper` and the .sys as fw_version;
+    the classic ndiswrapper's (1.63), driver `ndiswrapper+<its installed
+    name>` (the .inf's name) and no fw_version. Returns how it named
+    them."""
+    driver = iface.fact("driver") or ""
+    fw_version = iface.fact("fw_version") or ""
+    classic = f"ndiswrapper+{facts.fixture}"
+    if driver.lower() == classic.lower():
+        return driver
+    sys_name = facts.fixture_sys or f"{facts.fixture}.sys"
+    if driver != "ndiswrapper":
+        problems.append(f"ethtool driver: expected 'ndiswrapper' (or "
+                        f"{classic!r}), got {driver or None!r}")
+    elif sys_name.lower() != fw_version.lower():
+        problems.append(f"ethtool does not name {sys_name}: "
+                        f"fw_version {fw_version or None!r}")
+    return f"ndiswrapper, {fw_version}"
+
+
 def judge(facts: CellFacts) -> Verdict:
     first = iface_first(facts, need_link=False)
     if first:
@@ -31,18 +54,14 @@ def judge(facts: CellFacts) -> Verdict:
     assert iface is not None
     if facts.native:
         return judge_native(facts, iface)
-    exp, fixture = facts.exp, facts.fixture
+    exp = facts.exp
     problems: List[str] = []
-    compare("ethtool driver", "ndiswrapper", iface.fact("driver"), problems)
+    named = ethtool_names(facts, iface, problems)
     insmod = facts.log.test(f"insmod {exp.module_names['ndiswrapper']}")
     after = to_int(insmod.fact("tainted_after")) if insmod else None
     p_bit = 1 << exp.taint_bits["P"]
     compare("kernel tainted P after the Windows driver loaded", True,
             after is not None and bool(after & p_bit), problems)
-    sys_name = facts.fixture_sys or f"{fixture}.sys"
-    if sys_name.lower() != (iface.fact("fw_version") or "").lower():
-        problems.append(f"ethtool does not name {sys_name}: "
-                        f"fw_version {iface.fact('fw_version')!r}")
     taken = ""
     if facts.unbinds:
         boot = facts.log.test("boot")
@@ -52,9 +71,12 @@ def judge(facts: CellFacts) -> Verdict:
         else:
             problems.append(f"not unbound from {facts.unbinds} (unbind: "
                             f"{'; '.join(unbinds) or 'nothing said'})")
+    renamed = iface.fact("renamed")
+    if renamed:
+        taken += f", renamed from {renamed.split()[0]} (its MAC)"
     return verdict(problems, f"{iface.name.split()[1]} bound: driver "
-                             f"ndiswrapper, {iface.fact('fw_version')}, "
-                             f"{iface.fact('bus_info')}{taken}", PASS)
+                             f"{named}, {iface.fact('bus_info')}{taken}",
+                   PASS)
 
 
 CHECK = Check(

@@ -298,6 +298,10 @@ def kernel_cmdline(plan: CellPlan,
         words.append("ndisbench.load=" + ",".join(loads))
     if device.ifname and any(c.needs_iface for c in checks):
         words.append(f"ndisbench.net={device.ifname}")
+        if device.wrapper == "ndiswrapper" and device.mac:
+            # The wrapper names the interface (1.63: wlan%d for every
+            # medium): the agent finds it by the NIC's MAC, as udev would.
+            words.append(f"ndisbench.mac={device.mac}")
     if device.usb_id:
         words.append(f"ndisbench.usb={device.usb_id}")
     if device.connect_ssid:

@@ -109,10 +109,16 @@ static void wired_user_driver_cell(void)
     CHECK(parse("console=ttyS0 ndisbench.install=" FIX
                 "/rtl8139nd/rtl8139nd.inf ndisbench.load=ndiswrapper "
                 "ndisbench.net=eth0 ndisbench.unbind=10ec:8139 "
-                "ndisbench.ping=100", &o) == 0);
+                "ndisbench.ping=100 ndisbench.mac=52:54:00:12:34:5F", &o)
+          == 0);
     CHECK(o.bad_param == NULL);
     CHECK_STR(o.unbind_id, "10ec:8139");
     CHECK_STR(o.net.ifname, "eth0");
+    /* kept as sysfs spells an address: lower case */
+    CHECK_STR(o.net.mac, "52:54:00:12:34:5f");
+    /* a setting, no test of its own: boot, install, insmod, iface, link,
+     * dhcp, ping, rmmod */
+    CHECK(planned_tests(&o) == 8);
 }
 
 static void bools(void)
@@ -139,7 +145,9 @@ static void bad_values(void)
         "ndisbench.slowdown=0", "ndisbench.slowdown=21",
         "ndisbench.slowdown", "ndisbench.unbind=10ec",
         "ndisbench.unbind=10ec:81399", "ndisbench.unbind=zzzz:8139",
-        "ndisbench.unbind",
+        "ndisbench.unbind", "ndisbench.mac=52:54:00:12:34",
+        "ndisbench.mac=52:54:00:12:34:5g", "ndisbench.mac=52-54-00-12-34-56",
+        "ndisbench.mac=52:54:00:12:34:567", "ndisbench.mac",
     };
     struct agent_opts o;
     size_t i;
