@@ -98,6 +98,40 @@ class MesonStagesTest(unittest.TestCase):
         self.assertEqual(cmd[-2:], ["--suite", "fixtures"])
 
 
+class MissingResultsTest(unittest.TestCase):
+    """meson test can die before every test of the suite ran (an exec
+    format error raised inside meson's harness): each test the suite
+    defines but testlog.json lacks is a failure, named."""
+
+    def test_a_test_without_a_result_fails_the_stage(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            build = pathlib.Path(tmp)
+            (build / "meson-info").mkdir()
+            (build / "meson-info" / "intro-tests.json").write_text(
+                json.dumps([{"name": n, "suite": ["ndisbench:unit-c"]}
+                            for n in ("pe", "thunks32", "install32")] +
+                           [{"name": "other", "suite": ["ndisbench:fx"]}]))
+
+            def fake_run(cmd, **kw):
+                (build / "meson-logs").mkdir(exist_ok=True)
+                (build / "meson-logs" / "testlog.json").write_text(
+                    json.dumps(record("ndisbench:unit-c / pe", "OK",
+                                      "ok 1 - a\n1..1\n")) + "\n")
+                return mock.Mock(returncode=1)
+
+            out = io.StringIO()
+            with mock.patch.object(hostbuild.subprocess, "run",
+                                   side_effect=fake_run), \
+                    contextlib.redirect_stdout(out):
+                counts = hostbuild._meson_results(
+                    build, ["--suite", "unit-c"], suite="unit-c")
+        self.assertEqual(counts, (1, 2))
+        self.assertIn("thunks32: no result (meson test exit 1)",
+                      out.getvalue())
+        self.assertIn("install32: no result", out.getvalue())
+        self.assertNotIn("other", out.getvalue())
+
+
 class FixtureRecipeTest(unittest.TestCase):
     def test_one_recipe(self):
         # fixtures/Makefile builds the drivers (bench and tests alike);

@@ -78,18 +78,29 @@ def count_results(records: Iterable[Mapping[str, object]]
 
 
 def _meson_results(build: pathlib.Path, args: List[str],
-                   env: Optional[Mapping[str, str]] = None
-                   ) -> Tuple[int, int]:
-    """Run `meson test` in build; (passed, failed) counted by test."""
+                   env: Optional[Mapping[str, str]] = None,
+                   suite: Optional[str] = None) -> Tuple[int, int]:
+    """Run `meson test` in build; (passed, failed) counted by test. With
+    suite, every test of that suite without a result in testlog.json is a
+    failure too: meson's harness can die part-way (an exec format error),
+    leaving the rest unrun and unreported."""
     log = build / "meson-logs" / "testlog.json"
     if log.exists():
         log.unlink()
-    subprocess.run(["meson", "test", "-C", str(build), "--print-errorlogs",
-                    *args], stdin=subprocess.DEVNULL, timeout=1800,
-                   check=False, env={**os.environ, **(env or {})})
+    proc = subprocess.run(["meson", "test", "-C", str(build),
+                           "--print-errorlogs", *args],
+                          stdin=subprocess.DEVNULL, timeout=1800,
+                          check=False, env={**os.environ, **(env or {})})
     records = ([json.loads(line) for line in log.read_text().splitlines()
                 if line.strip()] if log.exists() else [])
     passed, failed, problems = count_results(records)
+    if suite is not None:
+        logged = [str(rec.get("name", "")) for rec in records]
+        for name in _suite_tests(build, suite):
+            if not any(n.endswith(" / " + name) for n in logged):
+                failed += 1
+                problems.append(f"{name}: no result (meson test exit "
+                                f"{proc.returncode})")
     for problem in problems:
         say("test", problem)
     if passed + failed == 0:
@@ -109,7 +120,7 @@ def meson_tests(suite: str) -> Tuple[int, int]:
     meson_compile("all")
     fixtures = build_fixtures(Cache(paths.cache_root()))
     return _meson_results(paths.MESON_BUILD, ["--suite", suite],
-                          {FIXTURES_ENV: str(fixtures)})
+                          {FIXTURES_ENV: str(fixtures)}, suite=suite)
 
 
 def fixture_tests() -> Tuple[int, int]:
@@ -167,7 +178,7 @@ def fuzz_tests() -> Tuple[int, int]:
     say("fuzz", f"-seed={seed} (replay: {FUZZ_SEED_ENV}={seed}); crash "
                 f"inputs are kept in {FUZZ_ARTIFACTS}/")
     return _meson_results(FUZZ_BUILD, ["--suite", "fuzz"],
-                          env={FUZZ_SEED_ENV: seed})
+                          env={FUZZ_SEED_ENV: seed}, suite="fuzz")
 
 
 FIXTURES = paths.REPO / "fixtures"

@@ -135,6 +135,9 @@ REQUIREMENTS = (
                                  "libgcc.a"),
                 "gcc -m32: the i386 calling-convention thunk test "
                 "(meson suite unit-c)"),
+    Requirement("qemu-user-static", ("qemu-i386-static",),
+                "runs the 32-bit test programs (thunks32, install32): "
+                "hosts without IA32 emulation cannot exec them"),
     # reports and captures
     Requirement("chromium", ("chromium",),
                 "a unit test renders report.html headless"),

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""install32.py NDISWRAPPER32: the installer as an i386 guest runs it (a
-gcc -m32 build of wrapper/utils/ndiswrapper.c with the loader library):
+"""install32.py [RUNNER] NDISWRAPPER32: the installer as an i386 guest
+runs it (a gcc -m32 build of wrapper/utils/ndiswrapper.c with the loader
+library; RUNNER, qemu-i386-static, runs it where the host cannot):
 the i386 fixture driver installs (its NTx86 models, its PE32 .sys
 trial-loaded at an i386 kernel address), the x86_64 build of the same
 driver and an .inf with only NTamd64 models are refused naming both
@@ -16,8 +17,8 @@ import tempfile
 SKIP = 77
 
 
-def install(tool: str, root: pathlib.Path, inf: pathlib.Path):
-    res = subprocess.run([tool, "--root", str(root), "-i", str(inf)],
+def install(tool: list, root: pathlib.Path, inf: pathlib.Path):
+    res = subprocess.run([*tool, "--root", str(root), "-i", str(inf)],
                          capture_output=True, text=True, timeout=60,
                          check=False)
     return res.returncode, res.stdout + res.stderr
@@ -25,14 +26,14 @@ def install(tool: str, root: pathlib.Path, inf: pathlib.Path):
 
 def main(argv: list) -> int:
     fixtures = os.environ.get("NDISBENCH_FIXTURES", "")
-    if len(argv) != 2:
-        print("usage: install32.py NDISWRAPPER32", file=sys.stderr)
+    if len(argv) not in (2, 3):
+        print("usage: install32.py [RUNNER] NDISWRAPPER32", file=sys.stderr)
         return 2
     if not fixtures:
         print("NDISBENCH_FIXTURES is not set (a fixture build: make -C "
               "fixtures O=DIR)")
         return SKIP
-    tool, fx = argv[1], pathlib.Path(fixtures)
+    tool, fx = argv[1:], pathlib.Path(fixtures)
     failed = 0
 
     def check(cond: bool, what: str, out: str) -> None:
