@@ -485,7 +485,12 @@ static WIN_ABI void NdisMSleep(u32 usecs)
 {
 	u8 irql = win_current_irql();
 
-	if (irql > WIN_PASSIVE_LEVEL || in_interrupt() || irqs_disabled()) {
+	/*
+	 * Not in_interrupt(): since 6.15 the FPU section Windows code runs in
+	 * disables bottom halves, so it is true on every call chain; ask
+	 * whether the caller of the outermost call could sleep.
+	 */
+	if (irql > WIN_PASSIVE_LEVEL || !win_may_sleep()) {
 		pr_err_ratelimited("NdisMSleep(%u us) at IRQL %u: sleeping is allowed at PASSIVE_LEVEL only; refused\n",
 				   usecs, irql);
 		return;
