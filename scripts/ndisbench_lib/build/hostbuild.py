@@ -196,6 +196,18 @@ def build_fixtures(cache: Cache) -> pathlib.Path:
     return entry
 
 
+def fixture_root(entry: pathlib.Path, arch: str) -> pathlib.Path:
+    """The folder of a fixture build holding the drivers of a guest
+    architecture: amd64's at the top, i386's (PE32) under i386/."""
+    if arch == "amd64":
+        return entry
+    root = entry / arch
+    if not root.is_dir():
+        raise BenchError(f"{entry}: no {arch} fixture drivers (the fixture "
+                         f"build's {arch}/ folder)")
+    return root
+
+
 def guest_tools() -> Dict[str, pathlib.Path]:
     """Static builds of the wrapper's user tools, by their guest path."""
     tools = {"sbin/ndiswrapper": UTILS / "ndiswrapper-static",

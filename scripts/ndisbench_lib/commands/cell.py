@@ -17,7 +17,7 @@ from .. import devices
 from ..build import initramfs, modules
 from ..build.cache import Cache
 from ..build.hostbuild import build_agent, build_external_tools, \
-    build_fixtures, guest_tools
+    build_fixtures, fixture_root, guest_tools
 from ..build.kbuild import KernelArtifact, kernel_artifact
 from ..build.modules import BuiltModule
 from ..checks import known, registry
@@ -335,13 +335,21 @@ def cell_extra_files(plan: CellPlan, parts: HostParts
     for guest_name, host_path in device.driver_files:
         extra[f"{initramfs.FIXTURE_DIR}/{device.fixture}/{guest_name}"] = (
             pathlib.Path(host_path).read_bytes(), 0o644)
+    # The device's driver is of the guest's architecture; what checks ask
+    # for (broken/ negatives) is the amd64 build's.
+    roots = {f: parts.fixtures for f, _ in wanted}
+    if wanted:
+        assert parts.fixtures is not None
+        roots[device.fixture] = fixture_root(parts.fixtures,
+                                             plan.kernel.arch)
     for check in plan.units:
         wanted += check.guest_files(plan.exp)
     for folder, name in wanted:
+        root = roots.get(folder, parts.fixtures)
+        assert root is not None
         for suffix in (".sys", ".inf"):
             extra[initramfs.fixture_file(folder, name, suffix)] = (
-                (parts.fixtures / folder / f"{name}{suffix}").read_bytes(),
-                0o644)
+                (root / folder / f"{name}{suffix}").read_bytes(), 0o644)
     extra.update(iw)
     return extra
 
