@@ -46,8 +46,13 @@ class FixtureArchTest(unittest.TestCase):
         device = devices.select(["bcm43xx"], ["ndiswrapper"])[0]
         plan = cell.CellPlan(self.by_name[kernel_name], device, (),
                              kernels.load_expectations())
+        tool = self.entry / "tool"
+        tool.write_bytes(b"tool")
         parts = cell.HostParts(Cache(self.entry / "cache"),
                                self.entry / "agent", fixtures=self.entry)
+        parts.arches["i386"] = cell.ArchParts(
+            self.entry / "agent32", {"sbin/ndiswrapper": tool},
+            self.entry / "busybox32", {})
         files = cell.cell_extra_files(plan, parts)
         return files[initramfs.fixture_file(device.fixture, device.fixture,
                                             ".sys")][0]
@@ -55,6 +60,18 @@ class FixtureArchTest(unittest.TestCase):
     def test_cell_gets_its_architecture_s_driver(self):
         self.assertEqual(self.sys_for("debian-6.1"), b"PE32+")
         self.assertEqual(self.sys_for("debian-6.1-686"), b"PE32")
+
+
+    def test_an_i386_cell_without_its_programs_says_why(self):
+        device = devices.select(["bcm43xx"], ["ndiswrapper"])[0]
+        plan = cell.CellPlan(self.by_name["debian-6.1-686"], device, (),
+                             kernels.load_expectations())
+        parts = cell.HostParts(Cache(self.entry / "cache"),
+                               self.entry / "agent", fixtures=self.entry)
+        parts.arch_errors["i386"] = BenchError("gcc -m32 cannot link")
+        with self.assertRaises(BenchError) as ctx:
+            cell.cell_extra_files(plan, parts)
+        self.assertIn("gcc -m32", str(ctx.exception))
 
 
 if __name__ == "__main__":
