@@ -53,6 +53,15 @@ class GuestArchTest(unittest.TestCase):
         self.assertEqual(files["lib/i386-linux-gnu/libnl-3.so.200"][0],
                          b"nl")
 
+    def test_merged_usr_twin(self):
+        # wireless-tools ships /sbin/iwconfig; the host's name is /usr/sbin
+        (self.root / "sbin").mkdir()
+        (self.root / "sbin" / "iwconfig").write_bytes(b"iwc")
+        with mock.patch.object(guestarch, "elf_needs",
+                               return_value=("", [])):
+            files = guestarch.program_files(self.land, ["/usr/sbin/iwconfig"])
+        self.assertEqual(files, {"usr/sbin/iwconfig": (b"iwc", 0o755)})
+
     def test_missing_library_is_named(self):
         with mock.patch.object(guestarch, "elf_needs",
                                return_value=("", ["libmnl.so.0"])):

@@ -88,6 +88,27 @@ def inside(root: pathlib.Path, path: str, hops: int = 0) -> pathlib.Path:
     return pathlib.Path(os.path.normpath(cur))
 
 
+# Packages of a merged-/usr suite still ship some files under /bin, /sbin
+# and /lib (wireless-tools: /sbin/iwconfig), which the host finds through
+# its /sbin -> usr/sbin links; the unpacked packages have no such links.
+USRMERGE = (("/usr/sbin/", "/sbin/"), ("/usr/bin/", "/bin/"),
+            ("/usr/lib/", "/lib/"))
+
+
+def locate(root: pathlib.Path, guest: str) -> pathlib.Path:
+    """A guest path's file under root, or its merged-/usr twin's."""
+    host = inside(root, guest)
+    if host.is_file():
+        return host
+    for usr, top in USRMERGE:
+        for a, b in ((usr, top), (top, usr)):
+            if guest.startswith(a):
+                twin = inside(root, b + guest[len(a):])
+                if twin.is_file():
+                    return twin
+    return host
+
+
 def elf_needs(path: pathlib.Path) -> Tuple[str, List[str]]:
     """(program interpreter or "", DT_NEEDED sonames) of an ELF file."""
     out = capture(["readelf", "-W", "-l", "-d", str(path)], timeout=60,
@@ -100,7 +121,7 @@ def find_library(root: pathlib.Path, soname: str, who: str) -> str:
     """The guest path a soname is loaded from."""
     for folder in LIBRARY_DIRS:
         guest = f"/{folder}/{soname}"
-        if inside(root, guest).is_file():
+        if locate(root, guest).is_file():
             return guest
     raise BenchError(f"{who}: library {soname} not in the unpacked "
                      f"packages ({', '.join(LIBRARY_DIRS)})")
@@ -120,7 +141,7 @@ def program_files(land: Userland, programs: Sequence[str]
         if guest in seen:
             continue
         seen.add(guest)
-        host = inside(land.root, guest)
+        host = locate(land.root, guest)
         if not host.is_file():
             raise BenchError(f"{who}: {guest} is in none of its packages")
         files[guest.lstrip("/")] = (host.read_bytes(), 0o755)
