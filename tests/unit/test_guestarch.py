@@ -72,6 +72,12 @@ class GuestArchTest(unittest.TestCase):
             guestarch.program_files(self.land, ["/usr/sbin/ip"])
         self.assertIn("/usr/sbin/ip", str(ctx.exception))
 
+    def test_library_packages(self):
+        for name in ("libc6", "libnl-3-200", "zlib1g"):
+            self.assertTrue(guestarch.LIBRARY_PACKAGE_RE.match(name), name)
+        for name in ("debconf", "perl-base", "zlib1g-dev"):
+            self.assertFalse(guestarch.LIBRARY_PACKAGE_RE.match(name), name)
+
     def test_readelf_reads_a_real_elf(self):
         interp, needed = guestarch.elf_needs(pathlib.Path("/usr/bin/env"))
         self.assertTrue(interp.startswith("/lib"))

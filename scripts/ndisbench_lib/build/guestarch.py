@@ -22,8 +22,9 @@ from ..proc import capture
 
 # busybox-static: /bin/busybox; the others: initramfs.HOST_PROGRAMS.
 PACKAGES = ("busybox-static", "iw", "iproute2", "ethtool", "wireless-tools")
-# What of the packages' dependencies is unpacked: the shared libraries.
-LIBRARY_PACKAGE_RE = re.compile(r"^lib")
+# What of the packages' dependencies is unpacked: the shared libraries
+# (zlib's package is the one not named lib*: iproute2's libelf needs it).
+LIBRARY_PACKAGE_RE = re.compile(r"^(lib|zlib1g$)")
 # Where the dynamic loader of a Debian i386 system looks (multiarch first).
 LIBRARY_DIRS = ("lib/i386-linux-gnu", "usr/lib/i386-linux-gnu", "lib",
                 "usr/lib")
