@@ -45,6 +45,17 @@ class BrokenI386Test(unittest.TestCase):
         self.assertEqual(v.status, "pass", v.summary)
         self.assertIn("architecture", v.summary)
 
+    def test_no_interface_fact_after_a_refused_install(self):
+        # the agent skips the interface look when the install failed
+        exp = kernels.Expectations(**{**EXP.__dict__,
+                                      "broken": {"pe32": EXP.broken["pe32"]}})
+        text = LOG.format(out=REFUSAL, status=1, wlan=0).replace(
+            "# wlan_present: 0\n", "")
+        v = broken.judge(CellFacts(ktap.parse(text), exp,
+                                   EXP.policies["2.6.25-rc4"],
+                                   config=self.I386))
+        self.assertEqual(v.status, "pass", v.summary)
+
     def test_installed_or_other_reason_fails(self):
         self.assertEqual(judge(self.I386, status=0).status, "FAIL")
         v = judge(self.I386, out="cannot read pe32.sys")

@@ -51,8 +51,10 @@ def judge_i386(facts: CellFacts) -> Verdict:
                      for line in test.all("out")):
             problems.append(f"{name}: the installer's refusal does not "
                             f"match /{ARCH_REFUSAL_RE.pattern}/")
-        compare(f"{name}: wlan interface present", "0",
-                test.fact("wlan_present"), problems)
+        # the agent looks for one only after an install it let through
+        if test.fact("wlan_present") is not None:
+            compare(f"{name}: wlan interface present", "0",
+                    test.fact("wlan_present"), problems)
     return verdict(problems, f"{len(facts.exp.broken)} amd64 drivers "
                              f"refused for their architecture at install")
 
