@@ -19,11 +19,13 @@ SOURCES_BUILT = re.compile(r"^linux-source-\d+\.\d+$")
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9.+_-]*$")
 SUITE_RE = re.compile(r"^[a-z][a-z0-9-]*$")
 MODES = ("none", "kernel", "flagged", "module")
+# The guest architectures: Debian's names (amd64: x86_64, i386: 32-bit x86).
+ARCHES = ("amd64", "i386")
 FIELDS = {
     "debian": {"name", "source", "suite", "image", "headers", "unsigned",
-               "policy", "default"},
+               "policy", "default", "arch"},
     "built": {"name", "source", "suite", "config", "patch", "policy",
-              "slowdown", "default"},
+              "slowdown", "default", "arch"},
     "tree": {"name", "source", "path", "policy", "default"},
 }
 TREE = "tree"
@@ -63,6 +65,9 @@ class Kernel:
     # tree: the user's kernel build folder, and its `uname -r`
     path: Optional[pathlib.Path] = None
     release: str = ""
+    # The guest's architecture (ARCHES): its image, headers, modules,
+    # initramfs and fixture drivers are of it.
+    arch: str = "amd64"
 
     @property
     def is_debian(self) -> bool:
@@ -261,6 +266,10 @@ def _parse_entry(path: pathlib.Path, raw: dict,
     default = raw.get("default", True)
     if not isinstance(default, bool):
         raise _entry_error(path, name, "default must be true or false")
+    arch = raw.get("arch", "amd64")
+    if arch not in ARCHES:
+        raise _entry_error(path, name, f"arch {arch!r} is not one of "
+                           f"{', '.join(ARCHES)}")
     if kind == TREE:
         return _tree_entry(path, name, raw, exp, default)
     policy = _policy(path, name, raw.get("policy"), exp)
@@ -274,7 +283,7 @@ def _parse_entry(path: pathlib.Path, raw: dict,
             raise _entry_error(path, name, "unsigned must be true or false")
         return Kernel(name, source, policy, image=raw["image"],
                       headers=raw["headers"], unsigned=unsigned,
-                      default=default, suite=suite)
+                      default=default, suite=suite, arch=arch)
     value = raw.get("config")
     values = value if isinstance(value, list) and value else [value]
     configs = tuple(_repo_file(path, name, "config", v) for v in values)
@@ -287,7 +296,8 @@ def _parse_entry(path: pathlib.Path, raw: dict,
         raise _entry_error(path, name, "slowdown must be an integer from "
                            "1 to 20")
     return Kernel(name, source, policy, configs=configs, patch=patch,
-                  slowdown=slowdown, default=default, suite=suite)
+                  slowdown=slowdown, default=default, suite=suite,
+                  arch=arch)
 
 
 def _policy(path: pathlib.Path, name: str, policy_name: object,
@@ -356,9 +366,13 @@ def load_kernels(path: pathlib.Path = paths.KERNELS_TOML,
 ALL = "all"
 
 
-def select(kernels: List[Kernel], names: Optional[List[str]]) -> List[Kernel]:
+def select(kernels: List[Kernel], names: Optional[List[str]],
+           arch: Optional[str] = None) -> List[Kernel]:
     """The entries named on the command line, in matrix order; none named:
-    the default ones; `all`: every entry."""
+    the default ones; `all`: every entry. arch (--arch): of those named,
+    the ones of that architecture; none named: every entry of it."""
+    if arch is not None:
+        return select_arch(select(kernels, names or [ALL]), arch)
     if not names:
         return [k for k in kernels if k.default]
     if ALL in names:
@@ -369,6 +383,20 @@ def select(kernels: List[Kernel], names: Optional[List[str]]) -> List[Kernel]:
         raise BenchError(f"unknown kernel(s) {', '.join(bad)} (known: "
                          f"{', '.join(sorted(known))})")
     return [k for k in kernels if k.name in names]
+
+
+def select_arch(kernels: List[Kernel], arch: str) -> List[Kernel]:
+    """The kernels of one architecture (--arch), or all of them."""
+    if arch == ALL:
+        return kernels
+    if arch not in ARCHES:
+        raise BenchError(f"--arch {arch}: not one of {', '.join(ARCHES)} "
+                         f"or {ALL}")
+    out = [k for k in kernels if k.arch == arch]
+    if not out:
+        raise BenchError(f"--arch {arch}: no {arch} kernel among "
+                         f"{', '.join(k.name for k in kernels)}")
+    return out
 
 
 def add_trees(selected: List[Kernel], kernels: List[Kernel],

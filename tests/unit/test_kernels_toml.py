@@ -134,6 +134,54 @@ class KernelsTomlTest(unittest.TestCase):
         self.assertEqual([k.name for k in kernels.select(ks, ["all"])],
                          ["k1", "k2"])
 
+    def test_arch_defaults_to_amd64_and_is_validated(self):
+        self.assertEqual(self.load(GOOD_BUILT)[0].arch, "amd64")
+        self.assertEqual(self.load(GOOD_BUILT + 'arch = "i386"\n')[0].arch,
+                         "i386")
+        msg = self.error(GOOD_BUILT + 'arch = "arm64"\n')
+        self.assertIn("kernel 'k1'", msg)
+        self.assertIn("arch 'arm64'", msg)
+        self.assertIn("amd64, i386", msg)
+        self.assertIn("arch", self.error(GOOD_BUILT + "arch = 32\n"))
+
+    def test_select_arch(self):
+        two = GOOD_BUILT + GOOD_BUILT.replace('"k1"', '"k2"') + \
+            'arch = "i386"\n'
+        ks = self.load(two)
+        self.assertEqual([k.name for k in kernels.select_arch(ks, "i386")],
+                         ["k2"])
+        self.assertEqual([k.name for k in kernels.select_arch(ks, "amd64")],
+                         ["k1"])
+        self.assertEqual([k.name for k in kernels.select_arch(ks, "all")],
+                         ["k1", "k2"])
+        with self.assertRaises(BenchError) as ctx:
+            kernels.select_arch(ks, "x86")
+        self.assertIn("--arch x86", str(ctx.exception))
+        # nothing of that architecture among the selected: said so
+        with self.assertRaises(BenchError) as ctx:
+            kernels.select_arch(ks[:1], "i386")
+        self.assertIn("no i386 kernel", str(ctx.exception))
+        # run --arch: alone, every kernel of it (default = false ones too);
+        # with --kernel, those of the named that are of it
+        k3 = self.load(two + GOOD_BUILT.replace('"k1"', '"k3"') +
+                       'arch = "i386"\ndefault = false\n')
+        self.assertEqual([k.name for k in kernels.select(k3, None, "i386")],
+                         ["k2", "k3"])
+        self.assertEqual([k.name for k in kernels.select(k3, ["k1", "k3"],
+                                                         "i386")], ["k3"])
+        self.assertEqual([k.name for k in kernels.select(k3, None, "all")],
+                         ["k1", "k2", "k3"])
+        self.assertEqual([k.name for k in kernels.select(k3, None)],
+                         ["k1", "k2"])
+
+    def test_i386_rows_in_the_matrix(self):
+        by_name = {k.name: k for k in kernels.load_kernels()}
+        k = by_name["debian-6.1-686"]
+        self.assertEqual(k.arch, "i386")
+        self.assertEqual(k.image, "linux-image-686-pae")
+        self.assertEqual(k.headers, "linux-headers-686-pae")
+        self.assertEqual(by_name["debian-6.1"].arch, "amd64")
+
     def test_suite_is_validated(self):
         (k,) = self.load(GOOD_BUILT + 'suite = "bullseye"\n')
         self.assertEqual(k.suite, "bullseye")

@@ -124,6 +124,15 @@ class SuiteAptTest(unittest.TestCase):
                      'Acquire::Check-Valid-Until "false";'):
             self.assertIn(line, conf.splitlines())
 
+    def test_config_of_another_architecture(self):
+        conf = debian.suite_apt_config(self.root, self.root / "s.list",
+                                       "i386").splitlines()
+        self.assertIn('APT::Architecture "i386";', conf)
+        self.assertIn('APT::Architectures { "i386"; };', conf)
+        self.assertNotIn('APT::Architecture "amd64";', conf)
+        with self.assertRaises(BenchError):
+            debian.suite_apt_config(self.root, self.root / "s.list", "arm64")
+
     def test_update_only_when_needed(self):
         calls = []
 
@@ -176,3 +185,59 @@ class SuiteAptTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class OtherArchitectureTest(unittest.TestCase):
+    """An i386 guest's Debian kernel: its packages through an i386 apt
+    configuration of the host's suite, its kbuild tools the host's."""
+
+    def test_host_suite(self):
+        with tempfile.NamedTemporaryFile("w") as f:
+            f.write('PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\n'
+                    'VERSION_CODENAME=bookworm\n')
+            f.flush()
+            self.assertEqual(debian.host_suite(pathlib.Path(f.name)),
+                             "bookworm")
+        with tempfile.NamedTemporaryFile("w") as f:
+            f.write("ID=debian\n")
+            f.flush()
+            with self.assertRaises(BenchError) as ctx:
+                debian.host_suite(pathlib.Path(f.name))
+            self.assertIn("VERSION_CODENAME", str(ctx.exception))
+
+    def test_i386_lists_live_apart(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            cache = Cache(pathlib.Path(tmp))
+            sources = pathlib.Path(tmp) / "debian.sources"
+            sources.write_text(HOST)
+            with mock.patch.object(debian, "capture") as cap:
+                env = debian.suite_apt(cache, "bookworm", sources, "i386")
+            self.assertTrue(env["APT_CONFIG"].endswith(
+                "apt/bookworm-i386/apt.conf"))
+            self.assertIn('APT::Architecture "i386";',
+                          pathlib.Path(env["APT_CONFIG"]).read_text())
+            self.assertEqual(cap.call_count, 1)
+            with self.assertRaises(BenchError):
+                debian.suite_apt(cache, "bookworm", sources, "sparc")
+
+    def test_kbuild_tools_of_the_host(self):
+        from ndisbench_lib import kernels
+        from ndisbench_lib.build import kbuild
+        k = {x.name: x for x in kernels.load_kernels()}["debian-6.1-686"]
+        headers = [debian.Package("linux-headers-6.1.0-57-686-pae", "1",
+                                  [], "i386"),
+                   debian.Package("linux-kbuild-6.1", "1", [], "i386")]
+        with mock.patch.object(debian, "show", return_value=debian.Package(
+                "linux-kbuild-6.1", "1", [], "amd64")):
+            out = kbuild.host_kbuild(headers, k, mock.Mock())
+        self.assertEqual([(p.name, p.arch) for p in out],
+                         [("linux-headers-6.1.0-57-686-pae", "i386"),
+                          ("linux-kbuild-6.1", "amd64")])
+        with mock.patch.object(debian, "show", return_value=debian.Package(
+                "linux-kbuild-6.1", "2", [], "amd64")):
+            with self.assertRaises(BenchError) as ctx:
+                kbuild.host_kbuild(headers, k, mock.Mock())
+        self.assertIn("must match", str(ctx.exception))
+        amd64 = {x.name: x for x in kernels.load_kernels()}["debian-6.1"]
+        self.assertIs(kbuild.host_kbuild(headers, amd64, mock.Mock()),
+                      headers)

@@ -17,23 +17,122 @@ FIXTURE_LIB = ROOT / "fixtures" / "lib"
 
 EXPORT_RE = re.compile(
     r"^WIN_FUNC\((\w+)\);$|^WIN_FUNC_NAMED\((\w+),\s*\w+\);$", re.M)
+# The i386-only exports (names Windows has on x86 alone), and every export
+# with its C function, for the i386 decoration check.
+EXPORT_I386_RE = re.compile(r"^WIN_FUNC_I386\((\w+)\);$", re.M)
+EXPORT_FUNC_RE = re.compile(
+    r"^WIN_FUNC(?:_I386)?\((\w+)\);$|^WIN_FUNC_NAMED\((\w+),\s*(\w+)\);$",
+    re.M)
 
 
-def wrapper_exports() -> dict:
-    """{dll name (lower case): set of exported names}, as gen_exports.sh."""
+def dll_sources() -> list:
+    """[(dll, [source file names])] from gen_exports.sh's dlls= table."""
     text = (DRIVER / "gen_exports.sh").read_text()
     m = re.search(r'^dlls="([^"]*)"', text, re.M | re.S)
     if not m:
         raise AssertionError("gen_exports.sh: no dlls= table")
-    tables = {}
+    out = []
     for entry in m.group(1).split():
         _table, dll, files = entry.split(":")
+        out.append((dll, files.split(",")))
+    return out
+
+
+def wrapper_exports(arch: str = "amd64") -> dict:
+    """{dll name (lower case): set of exported names}, as gen_exports.sh
+    builds them for arch (amd64 or i386)."""
+    tables = {}
+    for dll, files in dll_sources():
         names = tables.setdefault(dll.lower(), set())
-        for name in files.split(","):
+        for name in files:
             src = (DRIVER / name).read_text()
             for a, b in EXPORT_RE.findall(src):
                 names.add(a or b)
+            if arch == "i386":
+                names.update(EXPORT_I386_RE.findall(src))
     return tables
+
+
+# Argument types wider than a 4-byte i386 stack slot.
+WIDE_TYPES = {"u64", "s64"}
+
+
+def split_params(params: str) -> list:
+    """A C parameter list at its top-level commas."""
+    out, depth, cur = [], 0, ""
+    for ch in params:
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+            continue
+        depth += ch == "("
+        depth -= ch == ")"
+        cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def i386_signatures() -> dict:
+    """{dll (lower case): {export name: (convention, argument bytes)}}
+    from the definitions of the exported C functions: the convention is
+    the WIN_ABI (stdcall), WIN_FASTCALL or WIN_CDECL of the definition,
+    the bytes 4 per argument and 8 per u64/s64 (None when variadic)."""
+    out = {}
+    for dll, files in dll_sources():
+        table = out.setdefault(dll.lower(), {})
+        for name in files:
+            src = (DRIVER / name).read_text()
+            for plain, named, func in EXPORT_FUNC_RE.findall(src):
+                export, cfunc = (plain, plain) if plain else (named, func)
+                m = re.search(r"\bWIN_(ABI|FASTCALL|CDECL)\b[^;{}]*?\b"
+                              + cfunc + r"\s*\(([^{;]*?)\)\s*\{", src, re.S)
+                if not m:
+                    raise AssertionError(f"{name}: no WIN_ABI, WIN_FASTCALL "
+                                         f"or WIN_CDECL definition of {cfunc}")
+                conv = {"ABI": "stdcall", "FASTCALL": "fastcall",
+                        "CDECL": "cdecl"}[m.group(1)]
+                params = split_params(m.group(2))
+                if params == ["void"]:
+                    params = []
+                if "..." in params:
+                    nbytes = None
+                else:
+                    nbytes = sum(8 if p.split()[0] in WIDE_TYPES
+                                 and "*" not in p else 4 for p in params)
+                table[export] = (conv, nbytes)
+    return out
+
+
+def i386_def_entries() -> dict:
+    """{dll (lower case): {name: (convention, bytes)}} from
+    fixtures/lib/i386/*.def: Name@N stdcall, @Name@N fastcall, Name cdecl
+    (bytes None)."""
+    out = {}
+    for path in sorted((FIXTURE_LIB / "i386").glob("*.def")):
+        dll, entries, in_exports = None, {}, False
+        for raw in path.read_text().splitlines():
+            line = raw.split(";", 1)[0].strip()
+            if not line:
+                continue
+            word = line.split()[0]
+            if word.upper() == "LIBRARY":
+                dll = line.split()[1]
+            elif word.upper() == "EXPORTS":
+                in_exports = True
+            elif in_exports:
+                m = re.fullmatch(r"(@?)(\w+?)(?:@(\d+))?", word)
+                if not m:
+                    raise AssertionError(f"{path.name}: bad entry {word}")
+                at, name, n = m.groups()
+                if at:
+                    entries[name] = ("fastcall", int(n))
+                elif n is not None:
+                    entries[name] = ("stdcall", int(n))
+                else:
+                    entries[name] = ("cdecl", None)
+        out.setdefault(dll.lower(), {}).update(entries)
+    return out
 
 
 def fixture_imports() -> dict:
@@ -108,6 +207,50 @@ class WrapperExportsTest(unittest.TestCase):
                     n = a or b
                     self.assertNotIn(n, seen, f"{dll}: {n} exported twice")
                     seen[n] = name
+
+
+class I386ExportsTest(unittest.TestCase):
+    """The i386 table: the names an XP driver imports, each exported with
+    the convention and (stdcall, fastcall) argument bytes its decoration in
+    fixtures/lib/i386/*.def says; a wrong byte count is a stack the callee
+    pops wrongly."""
+
+    def test_i386_def_names_are_exported(self):
+        exports = wrapper_exports("i386")
+        for dll, entries in i386_def_entries().items():
+            missing = sorted(set(entries) - exports.get(dll, set()))
+            self.assertEqual(missing, [], f"{dll}: the i386 fixtures import "
+                             "these, the wrapper does not export them")
+
+    def test_i386_decoration_matches_the_definition(self):
+        sigs = i386_signatures()
+        for dll, entries in i386_def_entries().items():
+            for name, want in sorted(entries.items()):
+                got = sigs.get(dll, {}).get(name)
+                if want[0] == "cdecl":
+                    self.assertEqual(got and got[0], "cdecl",
+                                     f"{dll}: {name} must be WIN_CDECL")
+                else:
+                    self.assertEqual(got, want, f"{dll}: {name}: (convention,"
+                                     " argument bytes) of the definition vs "
+                                     "the .def's decoration")
+
+    def test_i386_only_names_stay_out_of_amd64(self):
+        amd64 = wrapper_exports("amd64")
+        i386 = wrapper_exports("i386")
+        for dll in ("hal.dll", "ntoskrnl.exe"):
+            only = i386[dll] - amd64[dll]
+            self.assertIn("KeQueryInterruptTime" if dll == "ntoskrnl.exe"
+                          else "KfAcquireSpinLock", only)
+        self.assertNotIn("KfAcquireSpinLock", amd64["hal.dll"])
+
+    def test_signature_parser_reads_wide_and_fastcall(self):
+        self.assertEqual(split_params("void *a, u64 pa, void (*f)(int, int)"),
+                         ["void *a", "u64 pa", "void (*f)(int, int)"])
+        sigs = i386_signatures()
+        self.assertEqual(sigs["ndis.sys"]["NdisMMapIoSpace"], ("stdcall", 20))
+        self.assertEqual(sigs["ndis.sys"]["NdisMAllocateSharedMemory"],
+                         ("stdcall", 20))
 
 
 if __name__ == "__main__":

@@ -566,8 +566,9 @@ struct ndis_work_item {			/* the driver's storage */
 	void *routine;
 	u8 wrapper_reserved[8 * sizeof(void *)];
 };
-static_assert(offsetof(struct ndis_work_item, routine) == 8);
-static_assert(offsetof(struct ndis_work_item, wrapper_reserved) == 0x10);
+static_assert(offsetof(struct ndis_work_item, routine) == WIN_LAYOUT(8, 4));
+static_assert(offsetof(struct ndis_work_item, wrapper_reserved) ==
+	      WIN_LAYOUT(0x10, 0x8));
 
 static void ndis_work_run(struct work_struct *work)
 {

@@ -190,7 +190,7 @@ static WIN_ABI void NdisMQueryAdapterResources(ndis_status *status,
 					     : 0;
 		d->u.irq.level = ad->irq->irq;
 		d->u.irq.vector = ad->irq->irq;
-		d->u.irq.affinity = ~0ULL;
+		d->u.irq.affinity = ~0UL;
 	}
 	list->count = n;
 	*size = needed;

@@ -42,7 +42,6 @@ static inline bool ndis_sg_append(struct win_sg_list *list, u32 max_elements,
 
 		el->address = addr;
 		el->length = take;
-		el->pad = 0;
 		el->reserved = 0;
 		addr += take;
 		len -= take;

@@ -66,7 +66,7 @@ static_assert(NDIS_TX_MDLS == NDIS_SG_MAX_MAPS);
 /* Received packets to give back are chained through WrapperReserved[1]. */
 static struct ndis_packet **ndis_next_return(struct ndis_packet *pkt)
 {
-	return (struct ndis_packet **)(pkt->wrapper_reserved + 8);
+	return (struct ndis_packet **)(pkt->wrapper_reserved + sizeof(void *));
 }
 
 static struct ndis_packet_oob *ndis_oob(struct ndis_packet *pkt)

@@ -16,6 +16,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/gfp.h>
+#include <linux/io.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
@@ -24,6 +25,7 @@
 #include <linux/timer.h>
 #include <linux/string.h>
 #include <linux/wait.h>
+#include <asm/cpufeature.h>
 #include <asm/fpu/types.h>
 
 #include "ndis.h"
@@ -95,17 +97,17 @@ void win_free_leaks(struct ndis_driver *drv)
  * DbgPrint: a Windows printf, formatted as Microsoft's CRT does
  * (win_crt.h: LLP64 sizes, %ws, %wZ, ...) from its Microsoft va_list.
  */
-static WIN_ABI u32 DbgPrint(const char *fmt, ...)
+static WIN_CDECL u32 DbgPrint(const char *fmt, ...)
 {
 	struct ndis_driver *drv;
-	__builtin_ms_va_list ap;
+	win_va_list ap;
 	char buf[256];
 	size_t pos;
 
 	drv = ndis_driver_at((unsigned long)__builtin_return_address(0));
-	__builtin_ms_va_start(ap, fmt);
+	win_va_start(ap, fmt);
 	win_vsnprintf(buf, sizeof(buf) - 1, fmt, &ap);
-	__builtin_ms_va_end(ap);
+	win_va_end(ap);
 	buf[sizeof(buf) - 1] = '\0';
 	pos = strlen(buf);
 	while (pos && buf[pos - 1] == '\n')
@@ -240,6 +242,66 @@ static WIN_ABI void KeReleaseSpinLockFromDpcLevel(unsigned long *lock)
 }
 WIN_FUNC(KeReleaseSpinLockFromDpcLevel);
 
+#ifdef CONFIG_X86_32
+/*
+ * On i386 the DDK's KeAcquireSpinLockAtDpcLevel and
+ * KeReleaseSpinLockFromDpcLevel (behind NdisDprAcquireSpinLock) call
+ * these fastcall twins (HAL's KfAcquireSpinLock/KfReleaseSpinLock do the
+ * raising ones, hal.c).
+ */
+static WIN_FASTCALL void KefAcquireSpinLockAtDpcLevel(unsigned long *lock)
+{
+	win_spin_acquire(lock);
+}
+WIN_FUNC_I386(KefAcquireSpinLockAtDpcLevel);
+
+static WIN_FASTCALL void KefReleaseSpinLockFromDpcLevel(unsigned long *lock)
+{
+	win_spin_release(lock);
+}
+WIN_FUNC_I386(KefReleaseSpinLockFromDpcLevel);
+
+/*
+ * The register accessors, functions on i386 (inline volatile accesses on
+ * amd64): the driver passes a mapped register's virtual address.
+ */
+static WIN_ABI u8 READ_REGISTER_UCHAR(u8 *reg)
+{
+	return readb((void __iomem *)reg);
+}
+WIN_FUNC_I386(READ_REGISTER_UCHAR);
+
+static WIN_ABI u16 READ_REGISTER_USHORT(u16 *reg)
+{
+	return readw((void __iomem *)reg);
+}
+WIN_FUNC_I386(READ_REGISTER_USHORT);
+
+static WIN_ABI u32 READ_REGISTER_ULONG(u32 *reg)
+{
+	return readl((void __iomem *)reg);
+}
+WIN_FUNC_I386(READ_REGISTER_ULONG);
+
+static WIN_ABI void WRITE_REGISTER_UCHAR(u8 *reg, u8 v)
+{
+	writeb(v, (void __iomem *)reg);
+}
+WIN_FUNC_I386(WRITE_REGISTER_UCHAR);
+
+static WIN_ABI void WRITE_REGISTER_USHORT(u16 *reg, u16 v)
+{
+	writew(v, (void __iomem *)reg);
+}
+WIN_FUNC_I386(WRITE_REGISTER_USHORT);
+
+static WIN_ABI void WRITE_REGISTER_ULONG(u32 *reg, u32 v)
+{
+	writel(v, (void __iomem *)reg);
+}
+WIN_FUNC_I386(WRITE_REGISTER_ULONG);
+#endif
+
 /* -- dispatcher events and the wait ------------------------------------- */
 
 /*
@@ -308,13 +370,39 @@ static bool win_event_take(struct win_kevent *ev)
  * xmm6-15 would be shorter but duplicates what the instruction does, and
  * XSAVE into the task's fpstate is not ours to use (it holds the user
  * state kernel_fpu_begin() saved). Restoring xmm0-5 as well is harmless:
- * they are volatile for the caller. The per-CPU depth and IRQL of this
+ * they are volatile for the caller. On i386 the same state is the 32-bit
+ * FXSAVE's (xmm0-7), or FNSAVE's x87 state on a CPU without FXSR (no SSE
+ * either). The per-CPU depth and IRQL of this
  * call chain go back to "no Windows code" for the sleep, so another task
  * may run Windows code on this CPU meanwhile, and come back with us on
  * whichever CPU we wake up on. sleep(arg, timeout) runs outside the
  * section (KeWaitForSingleObject's wait, NdisMSleep's); its result is
  * returned. The caller checks that the driver may wait at all.
  */
+static void win_fpu_save(struct fxregs_state *fx)
+{
+#ifdef CONFIG_X86_64
+	asm volatile("fxsaveq %0" : "=m" (*fx));
+#else
+	if (boot_cpu_has(X86_FEATURE_FXSR))
+		asm volatile("fxsave %0" : "=m" (*fx));
+	else
+		asm volatile("fnsave %0; fwait" : "=m" (*fx));
+#endif
+}
+
+static void win_fpu_restore(struct fxregs_state *fx)
+{
+#ifdef CONFIG_X86_64
+	asm volatile("fxrstorq %0" : : "m" (*fx));
+#else
+	if (boot_cpu_has(X86_FEATURE_FXSR))
+		asm volatile("fxrstor %0" : : "m" (*fx));
+	else
+		asm volatile("frstor %0" : : "m" (*fx));
+#endif
+}
+
 long win_sleep_outside_fpu(long (*sleep)(void *arg, long timeout),
 			   void *arg, long timeout)
 {
@@ -327,7 +415,7 @@ long win_sleep_outside_fpu(long (*sleep)(void *arg, long timeout),
 
 	if (!depth)
 		return sleep(arg, timeout);
-	asm volatile("fxsaveq %0" : "=m" (*fx));
+	win_fpu_save(fx);
 	this_cpu_write(win_irql, WIN_PASSIVE_LEVEL);
 	this_cpu_write(win_depth, 0);
 	kernel_fpu_end();
@@ -338,7 +426,7 @@ long win_sleep_outside_fpu(long (*sleep)(void *arg, long timeout),
 	this_cpu_write(win_depth, depth);
 	this_cpu_write(win_irql, irql);
 	this_cpu_write(win_caller_atomic, atomic);
-	asm volatile("fxrstorq %0" : : "m" (*fx));
+	win_fpu_restore(fx);
 	return left;
 }
 
@@ -386,7 +474,21 @@ static void win_ksystem_time_set(u8 *page, unsigned int off, u64 v)
 {
 	WRITE_ONCE(*(u32 *)(page + off + 8), (u32)(v >> 32));
 	smp_wmb();
+#ifdef CONFIG_X86_64
 	WRITE_ONCE(*(u64 *)(page + off), v);
+#else
+	/* i386 readers compare High1Time (written last) with High2Time. */
+	WRITE_ONCE(*(u32 *)(page + off), (u32)v);
+	smp_wmb();
+	WRITE_ONCE(*(u32 *)(page + off + 4), (u32)(v >> 32));
+#endif
+}
+
+/* InterruptTime: 100 ns units since boot, at the clock tick. */
+static u64 win_interrupt_time(void)
+{
+	return div_u64(jiffies64_to_nsecs(get_jiffies_64() - INITIAL_JIFFIES),
+		       100);
 }
 
 static void win_kuser_update(struct timer_list *timer)
@@ -395,8 +497,7 @@ static void win_kuser_update(struct timer_list *timer)
 	u64 up, tick;
 
 	ktime_get_real_ts64(&now);
-	up = div_u64(jiffies64_to_nsecs(get_jiffies_64() - INITIAL_JIFFIES),
-		     100);
+	up = win_interrupt_time();
 	tick = div_u64(up, WIN_TIME_INCREMENT);
 	win_ksystem_time_set(win_kuser, KUSER_INTERRUPT_TIME, up);
 	win_ksystem_time_set(win_kuser, KUSER_SYSTEM_TIME,
@@ -443,6 +544,15 @@ static WIN_ABI u32 KeQueryTimeIncrement(void)
 	return WIN_TIME_INCREMENT;
 }
 WIN_FUNC(KeQueryTimeIncrement);
+
+#ifdef CONFIG_X86_32
+/* A function on i386; amd64's DDK reads KUSER_SHARED_DATA inline. */
+static WIN_ABI u64 KeQueryInterruptTime(void)
+{
+	return win_interrupt_time();
+}
+WIN_FUNC_I386(KeQueryInterruptTime);
+#endif
 
 static WIN_ABI s32 KeWaitForSingleObject(void *object, u32 reason, u8 mode,
 					 u8 alertable, const s64 *timeout)
@@ -589,7 +699,7 @@ void ndis_complete_irp(struct win_irp *irp, u8 irql)
 		win_set_event(irp->user_event);
 }
 
-static WIN_ABI void IofCompleteRequest(struct win_irp *irp, s8 boost)
+static WIN_FASTCALL void IofCompleteRequest(struct win_irp *irp, s8 boost)
 {
 	ndis_complete_irp(irp, WIN_PASSIVE_LEVEL);
 }
@@ -609,8 +719,8 @@ static bool ndis_our_device(struct win_device_object *dev,
 	return true;
 }
 
-static WIN_ABI s32 IofCallDriver(struct win_device_object *dev,
-				 struct win_irp *irp)
+static WIN_FASTCALL s32 IofCallDriver(struct win_device_object *dev,
+				      struct win_irp *irp)
 {
 	struct ndis_adapter *ad;
 

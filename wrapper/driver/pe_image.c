@@ -202,6 +202,10 @@ static int ndis_redirect_kuser(struct ndis_driver *drv,
 	unsigned int i, n = 0;
 	u64 page = 0;
 
+	/* The x86_64 address only: i386 images are left as they are. */
+	if (info->machine != PE_MACHINE_AMD64)
+		return 0;
+
 	for (i = 0; i < info->num_sections; i++) {
 		const u8 *sh = alias + info->sections_offset +
 			       i * PE_SECTION_HEADER_SIZE;
@@ -261,11 +265,12 @@ static int ndis_prepare_image(struct ndis_driver *drv,
 	void *alias;
 	int ret;
 
+	/* pe_check refuses the other architecture's images, naming both */
 	ret = pe_check(req->sys_data, req->sys_size, info, err, sizeof(err));
-	if (!ret && (info->machine != PE_MACHINE_AMD64 ||
+	if (!ret && (info->machine != PE_MACHINE_NATIVE ||
 		     info->subsystem != PE_SUBSYSTEM_NATIVE)) {
 		snprintf(err, sizeof(err),
-			 "not an amd64 native driver (machine %#x, subsystem %u)",
+			 "not a native driver of this architecture (machine %#x, subsystem %u)",
 			 info->machine, info->subsystem);
 		ret = -ENOEXEC;
 	}

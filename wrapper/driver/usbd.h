@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ndiswrapper: the USB request blocks (URBs) of the Windows USB driver
- * interface (usb.h, usbdi.h in Microsoft's WDK reference), amd64 layouts,
+ * interface (usb.h, usbdi.h in Microsoft's WDK reference), amd64 or i386
+ * layouts (wintypes.h),
  * and the USBD status codes. A Windows URB is never a Linux struct urb:
  * usb.c translates one into the other.
  */
@@ -65,12 +66,12 @@ struct usbd_urb_header {
 	s32 status;			/* USBD_STATUS */
 	void *usbd_device_handle;
 	u32 usbd_flags;
-	u32 pad;
 };
 static_assert(offsetof(struct usbd_urb_header, status) == 4);
 static_assert(offsetof(struct usbd_urb_header, usbd_device_handle) == 8);
-static_assert(offsetof(struct usbd_urb_header, usbd_flags) == 0x10);
-static_assert(sizeof(struct usbd_urb_header) == 0x18);
+static_assert(offsetof(struct usbd_urb_header, usbd_flags) ==
+	      WIN_LAYOUT(0x10, 0xc));
+static_assert(sizeof(struct usbd_urb_header) == WIN_LAYOUT(0x18, 0x10));
 
 struct usbd_pipe_information {
 	u16 maximum_packet_size;
@@ -86,9 +87,10 @@ static_assert(offsetof(struct usbd_pipe_information, interval) == 3);
 static_assert(offsetof(struct usbd_pipe_information, pipe_type) == 4);
 static_assert(offsetof(struct usbd_pipe_information, pipe_handle) == 8);
 static_assert(offsetof(struct usbd_pipe_information,
-		       maximum_transfer_size) == 0x10);
-static_assert(offsetof(struct usbd_pipe_information, pipe_flags) == 0x14);
-static_assert(sizeof(struct usbd_pipe_information) == 0x18);
+		       maximum_transfer_size) == WIN_LAYOUT(0x10, 0xc));
+static_assert(offsetof(struct usbd_pipe_information, pipe_flags) ==
+	      WIN_LAYOUT(0x14, 0x10));
+static_assert(sizeof(struct usbd_pipe_information) == WIN_LAYOUT(0x18, 0x14));
 
 struct usbd_interface_information {
 	u16 length;			/* with all its pipes */
@@ -100,7 +102,6 @@ struct usbd_interface_information {
 	u8 reserved;
 	void *interface_handle;
 	u32 number_of_pipes;
-	u32 pad;
 	struct usbd_pipe_information pipes[];
 };
 static_assert(offsetof(struct usbd_interface_information, class) == 4);
@@ -108,8 +109,9 @@ static_assert(offsetof(struct usbd_interface_information, protocol) == 6);
 static_assert(offsetof(struct usbd_interface_information,
 		       interface_handle) == 8);
 static_assert(offsetof(struct usbd_interface_information,
-		       number_of_pipes) == 0x10);
-static_assert(offsetof(struct usbd_interface_information, pipes) == 0x18);
+		       number_of_pipes) == WIN_LAYOUT(0x10, 0xc));
+static_assert(offsetof(struct usbd_interface_information, pipes) ==
+	      WIN_LAYOUT(0x18, 0x10));
 
 /* The size of an interface entry with n pipes (GET_USBD_INTERFACE_SIZE). */
 #define USBD_INTERFACE_SIZE(n) \
@@ -120,7 +122,8 @@ struct usbd_interface_list_entry {
 	void *interface_descriptor;	/* struct usb_interface_descriptor */
 	struct usbd_interface_information *interface;
 };
-static_assert(sizeof(struct usbd_interface_list_entry) == 0x10);
+static_assert(sizeof(struct usbd_interface_list_entry) ==
+	      WIN_LAYOUT(0x10, 0x8));
 
 struct urb_select_configuration {
 	struct usbd_urb_header hdr;
@@ -129,10 +132,11 @@ struct urb_select_configuration {
 	u8 interface[];		/* struct usbd_interface_information */
 };
 static_assert(offsetof(struct urb_select_configuration,
-		       configuration_descriptor) == 0x18);
+		       configuration_descriptor) == WIN_LAYOUT(0x18, 0x10));
 static_assert(offsetof(struct urb_select_configuration,
-		       configuration_handle) == 0x20);
-static_assert(offsetof(struct urb_select_configuration, interface) == 0x28);
+		       configuration_handle) == WIN_LAYOUT(0x20, 0x14));
+static_assert(offsetof(struct urb_select_configuration, interface) ==
+	      WIN_LAYOUT(0x28, 0x18));
 
 /* What the three transfer URBs share: flags, length, buffer, MDL. */
 struct urb_transfer {
@@ -145,13 +149,19 @@ struct urb_transfer {
 	void *urb_link;
 	void *hca[8];
 };
-static_assert(offsetof(struct urb_transfer, transfer_flags) == 0x20);
-static_assert(offsetof(struct urb_transfer, transfer_buffer_length) == 0x24);
-static_assert(offsetof(struct urb_transfer, transfer_buffer) == 0x28);
-static_assert(offsetof(struct urb_transfer, transfer_buffer_mdl) == 0x30);
-static_assert(offsetof(struct urb_transfer, urb_link) == 0x38);
-static_assert(offsetof(struct urb_transfer, hca) == 0x40);
-static_assert(sizeof(struct urb_transfer) == 0x80);
+static_assert(offsetof(struct urb_transfer, transfer_flags) ==
+	      WIN_LAYOUT(0x20, 0x14));
+static_assert(offsetof(struct urb_transfer, transfer_buffer_length) ==
+	      WIN_LAYOUT(0x24, 0x18));
+static_assert(offsetof(struct urb_transfer, transfer_buffer) ==
+	      WIN_LAYOUT(0x28, 0x1c));
+static_assert(offsetof(struct urb_transfer, transfer_buffer_mdl) ==
+	      WIN_LAYOUT(0x30, 0x20));
+static_assert(offsetof(struct urb_transfer, urb_link) ==
+	      WIN_LAYOUT(0x38, 0x24));
+static_assert(offsetof(struct urb_transfer, hca) ==
+	      WIN_LAYOUT(0x40, 0x28));
+static_assert(sizeof(struct urb_transfer) == WIN_LAYOUT(0x80, 0x48));
 
 /* _URB_BULK_OR_INTERRUPT_TRANSFER is exactly the common part. */
 
@@ -164,12 +174,13 @@ struct urb_control_descriptor_request {
 	u16 reserved2;
 };
 static_assert(offsetof(struct urb_control_descriptor_request, index) ==
-	      0x82);
+	      WIN_LAYOUT(0x82, 0x4a));
 static_assert(offsetof(struct urb_control_descriptor_request,
-		       descriptor_type) == 0x83);
+		       descriptor_type) == WIN_LAYOUT(0x83, 0x4b));
 static_assert(offsetof(struct urb_control_descriptor_request,
-		       language_id) == 0x84);
-static_assert(sizeof(struct urb_control_descriptor_request) == 0x88);
+		       language_id) == WIN_LAYOUT(0x84, 0x4c));
+static_assert(sizeof(struct urb_control_descriptor_request) ==
+	      WIN_LAYOUT(0x88, 0x50));
 
 struct urb_control_vendor_or_class_request {
 	struct urb_transfer t;
@@ -180,21 +191,22 @@ struct urb_control_vendor_or_class_request {
 	u16 reserved1;
 };
 static_assert(offsetof(struct urb_control_vendor_or_class_request,
-		       request) == 0x81);
+		       request) == WIN_LAYOUT(0x81, 0x49));
 static_assert(offsetof(struct urb_control_vendor_or_class_request,
-		       value) == 0x82);
+		       value) == WIN_LAYOUT(0x82, 0x4a));
 static_assert(offsetof(struct urb_control_vendor_or_class_request,
-		       index) == 0x84);
-static_assert(sizeof(struct urb_control_vendor_or_class_request) == 0x88);
+		       index) == WIN_LAYOUT(0x84, 0x4c));
+static_assert(sizeof(struct urb_control_vendor_or_class_request) ==
+	      WIN_LAYOUT(0x88, 0x50));
 
 struct urb_pipe_request {
 	struct usbd_urb_header hdr;
 	void *pipe_handle;
 	u32 reserved;
-	u32 pad;
 };
-static_assert(offsetof(struct urb_pipe_request, pipe_handle) == 0x18);
-static_assert(sizeof(struct urb_pipe_request) == 0x28);
+static_assert(offsetof(struct urb_pipe_request, pipe_handle) ==
+	      WIN_LAYOUT(0x18, 0x10));
+static_assert(sizeof(struct urb_pipe_request) == WIN_LAYOUT(0x28, 0x18));
 
 union win_urb {
 	struct usbd_urb_header hdr;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ndiswrapper: the WDM objects an NDIS-WDM miniport shares with the
- * wrapper (amd64 layouts): device objects, IRPs and their stack locations,
+ * wrapper (amd64 or i386 layouts, wintypes.h): device objects, IRPs and their stack locations,
  * dispatcher events, and the I/O manager's status codes.
  *
  * Written from Microsoft's WDM reference (wdm.h's documented fields); every
@@ -43,7 +43,7 @@ struct win_list_entry {
 	struct win_list_entry *flink;
 	struct win_list_entry *blink;
 };
-static_assert(sizeof(struct win_list_entry) == 16);
+static_assert(sizeof(struct win_list_entry) == WIN_LAYOUT(16, 8));
 
 /* -- dispatcher objects ------------------------------------------------- */
 
@@ -65,7 +65,7 @@ struct win_kevent {
 static_assert(offsetof(struct win_kevent, header.type) == 0);
 static_assert(offsetof(struct win_kevent, header.signal_state) == 4);
 static_assert(offsetof(struct win_kevent, header.wait_list_head) == 8);
-static_assert(sizeof(struct win_kevent) == 0x18);
+static_assert(sizeof(struct win_kevent) == WIN_LAYOUT(0x18, 0x10));
 
 /* -- device objects ----------------------------------------------------- */
 
@@ -89,20 +89,31 @@ struct win_device_object {
 	void *device_extension;		/* here: the wrapper's owner */
 	u32 device_type;
 	s8 stack_size;
-	u8 rest[0x150 - 0x4d];		/* queue, DPC, alignment, ... */
+	u8 rest[WIN_LAYOUT(0x150 - 0x4d, 0xb8 - 0x31)]; /* queue, DPC, ... */
 };
-static_assert(offsetof(struct win_device_object, driver_object) == 0x08);
-static_assert(offsetof(struct win_device_object, next_device) == 0x10);
-static_assert(offsetof(struct win_device_object, attached_device) == 0x18);
-static_assert(offsetof(struct win_device_object, current_irp) == 0x20);
-static_assert(offsetof(struct win_device_object, timer) == 0x28);
-static_assert(offsetof(struct win_device_object, flags) == 0x30);
-static_assert(offsetof(struct win_device_object, characteristics) == 0x34);
-static_assert(offsetof(struct win_device_object, vpb) == 0x38);
-static_assert(offsetof(struct win_device_object, device_extension) == 0x40);
-static_assert(offsetof(struct win_device_object, device_type) == 0x48);
-static_assert(offsetof(struct win_device_object, stack_size) == 0x4c);
-static_assert(sizeof(struct win_device_object) == 0x150);
+static_assert(offsetof(struct win_device_object, driver_object) ==
+	      WIN_LAYOUT(0x08, 0x08));
+static_assert(offsetof(struct win_device_object, next_device) ==
+	      WIN_LAYOUT(0x10, 0x0c));
+static_assert(offsetof(struct win_device_object, attached_device) ==
+	      WIN_LAYOUT(0x18, 0x10));
+static_assert(offsetof(struct win_device_object, current_irp) ==
+	      WIN_LAYOUT(0x20, 0x14));
+static_assert(offsetof(struct win_device_object, timer) ==
+	      WIN_LAYOUT(0x28, 0x18));
+static_assert(offsetof(struct win_device_object, flags) ==
+	      WIN_LAYOUT(0x30, 0x1c));
+static_assert(offsetof(struct win_device_object, characteristics) ==
+	      WIN_LAYOUT(0x34, 0x20));
+static_assert(offsetof(struct win_device_object, vpb) ==
+	      WIN_LAYOUT(0x38, 0x24));
+static_assert(offsetof(struct win_device_object, device_extension) ==
+	      WIN_LAYOUT(0x40, 0x28));
+static_assert(offsetof(struct win_device_object, device_type) ==
+	      WIN_LAYOUT(0x48, 0x2c));
+static_assert(offsetof(struct win_device_object, stack_size) ==
+	      WIN_LAYOUT(0x4c, 0x30));
+static_assert(sizeof(struct win_device_object) == WIN_LAYOUT(0x150, 0xb8));
 
 /* -- IRPs ---------------------------------------------------------------- */
 
@@ -119,15 +130,11 @@ struct win_io_stack_location {
 	u8 minor_function;
 	u8 flags;
 	u8 control;
-	u32 pad;
-	union {				/* Parameters: 32 bytes */
-		struct {
-			u32 output_buffer_length;
-			u32 pad0;
-			u32 input_buffer_length;
-			u32 pad1;
-			u32 io_control_code;
-			u32 pad2;
+	union {				/* Parameters: 4 pointers */
+		struct {		/* POINTER_ALIGNMENT ULONGs */
+			u32 output_buffer_length __aligned(sizeof(void *));
+			u32 input_buffer_length __aligned(sizeof(void *));
+			u32 io_control_code __aligned(sizeof(void *));
 			void *type3_input_buffer;
 		} device_io_control;
 		struct {
@@ -143,20 +150,25 @@ struct win_io_stack_location {
 	void *context;
 };
 static_assert(offsetof(struct win_io_stack_location, control) == 3);
-static_assert(offsetof(struct win_io_stack_location, parameters) == 8);
+static_assert(offsetof(struct win_io_stack_location, parameters) ==
+	      WIN_LAYOUT(8, 4));
 static_assert(offsetof(struct win_io_stack_location,
 		       parameters.device_io_control.input_buffer_length) ==
-	      0x10);
+	      WIN_LAYOUT(0x10, 0x8));
 static_assert(offsetof(struct win_io_stack_location,
-		       parameters.device_io_control.io_control_code) == 0x18);
+		       parameters.device_io_control.io_control_code) ==
+	      WIN_LAYOUT(0x18, 0xc));
 static_assert(offsetof(struct win_io_stack_location,
-		       parameters.others.argument4) == 0x20);
-static_assert(offsetof(struct win_io_stack_location, device_object) == 0x28);
-static_assert(offsetof(struct win_io_stack_location, file_object) == 0x30);
+		       parameters.others.argument4) == WIN_LAYOUT(0x20, 0x10));
+static_assert(offsetof(struct win_io_stack_location, device_object) ==
+	      WIN_LAYOUT(0x28, 0x14));
+static_assert(offsetof(struct win_io_stack_location, file_object) ==
+	      WIN_LAYOUT(0x30, 0x18));
 static_assert(offsetof(struct win_io_stack_location,
-		       completion_routine) == 0x38);
-static_assert(offsetof(struct win_io_stack_location, context) == 0x40);
-static_assert(sizeof(struct win_io_stack_location) == 0x48);
+		       completion_routine) == WIN_LAYOUT(0x38, 0x1c));
+static_assert(offsetof(struct win_io_stack_location, context) ==
+	      WIN_LAYOUT(0x40, 0x20));
+static_assert(sizeof(struct win_io_stack_location) == WIN_LAYOUT(0x48, 0x24));
 
 struct win_io_status_block {
 	union {
@@ -165,15 +177,13 @@ struct win_io_status_block {
 	};
 	unsigned long information;
 };
-static_assert(sizeof(struct win_io_status_block) == 16);
+static_assert(sizeof(struct win_io_status_block) == WIN_LAYOUT(16, 8));
 
 struct win_irp {
 	s16 type;
 	u16 size;
-	u32 pad0;
 	struct win_mdl *mdl_address;
 	u32 flags;
-	u32 pad1;
 	void *associated_irp;
 	struct win_list_entry thread_list_entry;
 	struct win_io_status_block io_status;
@@ -187,46 +197,72 @@ struct win_irp {
 	u8 allocation_flags;
 	struct win_io_status_block *user_iosb;
 	struct win_kevent *user_event;
-	u8 overlay[16];
+	u8 overlay[2 * sizeof(void *)];
 	void *cancel_routine;
 	void *user_buffer;
-	/* Tail.Overlay (the Tail union is a KAPC's 0x58 bytes) */
+	/* Tail.Overlay (the Tail union is a KAPC's 0x58 or 0x30 bytes) */
 	void *driver_context[4];
 	void *thread;
 	char *auxiliary_buffer;
 	struct win_list_entry list_entry;
 	struct win_io_stack_location *current_stack_location;
 	void *original_file_object;
-	void *tail_rest;
+	u8 tail_rest[8];
 	struct win_io_stack_location stack[];	/* StackCount of them */
 };
-static_assert(offsetof(struct win_irp, mdl_address) == 0x08);
-static_assert(offsetof(struct win_irp, flags) == 0x10);
-static_assert(offsetof(struct win_irp, associated_irp) == 0x18);
-static_assert(offsetof(struct win_irp, thread_list_entry) == 0x20);
-static_assert(offsetof(struct win_irp, io_status.status) == 0x30);
-static_assert(offsetof(struct win_irp, io_status.information) == 0x38);
-static_assert(offsetof(struct win_irp, requestor_mode) == 0x40);
-static_assert(offsetof(struct win_irp, pending_returned) == 0x41);
-static_assert(offsetof(struct win_irp, stack_count) == 0x42);
-static_assert(offsetof(struct win_irp, current_location) == 0x43);
-static_assert(offsetof(struct win_irp, cancel) == 0x44);
-static_assert(offsetof(struct win_irp, cancel_irql) == 0x45);
-static_assert(offsetof(struct win_irp, apc_environment) == 0x46);
-static_assert(offsetof(struct win_irp, allocation_flags) == 0x47);
-static_assert(offsetof(struct win_irp, user_iosb) == 0x48);
-static_assert(offsetof(struct win_irp, user_event) == 0x50);
-static_assert(offsetof(struct win_irp, overlay) == 0x58);
-static_assert(offsetof(struct win_irp, cancel_routine) == 0x68);
-static_assert(offsetof(struct win_irp, user_buffer) == 0x70);
-static_assert(offsetof(struct win_irp, driver_context) == 0x78);
-static_assert(offsetof(struct win_irp, thread) == 0x98);
-static_assert(offsetof(struct win_irp, auxiliary_buffer) == 0xa0);
-static_assert(offsetof(struct win_irp, list_entry) == 0xa8);
-static_assert(offsetof(struct win_irp, current_stack_location) == 0xb8);
-static_assert(offsetof(struct win_irp, original_file_object) == 0xc0);
-static_assert(offsetof(struct win_irp, stack) == 0xd0);
-static_assert(sizeof(struct win_irp) == 0xd0);
+static_assert(offsetof(struct win_irp, mdl_address) ==
+	      WIN_LAYOUT(0x08, 0x04));
+static_assert(offsetof(struct win_irp, flags) ==
+	      WIN_LAYOUT(0x10, 0x08));
+static_assert(offsetof(struct win_irp, associated_irp) ==
+	      WIN_LAYOUT(0x18, 0x0c));
+static_assert(offsetof(struct win_irp, thread_list_entry) ==
+	      WIN_LAYOUT(0x20, 0x10));
+static_assert(offsetof(struct win_irp, io_status.status) ==
+	      WIN_LAYOUT(0x30, 0x18));
+static_assert(offsetof(struct win_irp, io_status.information) ==
+	      WIN_LAYOUT(0x38, 0x1c));
+static_assert(offsetof(struct win_irp, requestor_mode) ==
+	      WIN_LAYOUT(0x40, 0x20));
+static_assert(offsetof(struct win_irp, pending_returned) ==
+	      WIN_LAYOUT(0x41, 0x21));
+static_assert(offsetof(struct win_irp, stack_count) ==
+	      WIN_LAYOUT(0x42, 0x22));
+static_assert(offsetof(struct win_irp, current_location) ==
+	      WIN_LAYOUT(0x43, 0x23));
+static_assert(offsetof(struct win_irp, cancel) ==
+	      WIN_LAYOUT(0x44, 0x24));
+static_assert(offsetof(struct win_irp, cancel_irql) ==
+	      WIN_LAYOUT(0x45, 0x25));
+static_assert(offsetof(struct win_irp, apc_environment) ==
+	      WIN_LAYOUT(0x46, 0x26));
+static_assert(offsetof(struct win_irp, allocation_flags) ==
+	      WIN_LAYOUT(0x47, 0x27));
+static_assert(offsetof(struct win_irp, user_iosb) ==
+	      WIN_LAYOUT(0x48, 0x28));
+static_assert(offsetof(struct win_irp, user_event) ==
+	      WIN_LAYOUT(0x50, 0x2c));
+static_assert(offsetof(struct win_irp, overlay) ==
+	      WIN_LAYOUT(0x58, 0x30));
+static_assert(offsetof(struct win_irp, cancel_routine) ==
+	      WIN_LAYOUT(0x68, 0x38));
+static_assert(offsetof(struct win_irp, user_buffer) ==
+	      WIN_LAYOUT(0x70, 0x3c));
+static_assert(offsetof(struct win_irp, driver_context) ==
+	      WIN_LAYOUT(0x78, 0x40));
+static_assert(offsetof(struct win_irp, thread) ==
+	      WIN_LAYOUT(0x98, 0x50));
+static_assert(offsetof(struct win_irp, auxiliary_buffer) ==
+	      WIN_LAYOUT(0xa0, 0x54));
+static_assert(offsetof(struct win_irp, list_entry) ==
+	      WIN_LAYOUT(0xa8, 0x58));
+static_assert(offsetof(struct win_irp, current_stack_location) ==
+	      WIN_LAYOUT(0xb8, 0x60));
+static_assert(offsetof(struct win_irp, original_file_object) ==
+	      WIN_LAYOUT(0xc0, 0x64));
+static_assert(offsetof(struct win_irp, stack) ==
+	      WIN_LAYOUT(0xd0, 0x70));
+static_assert(sizeof(struct win_irp) == WIN_LAYOUT(0xd0, 0x70));
 
 /* The stack location the current (lowest called) driver owns. */
 static inline struct win_io_stack_location *

@@ -10,8 +10,10 @@
  * bits; ll, I64 and (on amd64) I, z and the pointer size are 64; %S, %ls
  * and %ws take a UTF-16 string, %Z an ANSI_STRING and %wZ a
  * UNICODE_STRING (counted, not NUL-terminated). Characters outside ASCII
- * in wide strings print as '?'. Every argument is read with
- * __builtin_va_arg from a Microsoft va_list, whose slots are 8 bytes.
+ * in wide strings print as '?'. Every argument is read from a Microsoft
+ * va_list (win_va_list): on amd64 its slots are 8 bytes whatever the
+ * argument; on i386 it is cdecl's, 4-byte slots and two for a 64-bit
+ * argument, and I, z and pointers are 32 bits.
  *
  * _vsnprintf(buf, count, ...): at most count characters; a NUL only when
  * there is room for it; the length when it fits (== count included),
@@ -24,6 +26,32 @@
 #include <linux/kernel.h>
 #include <linux/stddef.h>
 #include <linux/types.h>
+
+#ifdef __x86_64__
+typedef __builtin_ms_va_list win_va_list;
+#define win_va_start(ap, last)	__builtin_ms_va_start(ap, last)
+#define win_va_end(ap)		__builtin_ms_va_end(ap)
+#else
+typedef __builtin_va_list win_va_list;
+#define win_va_start(ap, last)	__builtin_va_start(ap, last)
+#define win_va_end(ap)		__builtin_va_end(ap)
+#endif
+
+/* Bits of a pointer, size_t and the I size prefix. */
+#define WIN_PTR_BITS	((int)sizeof(void *) * 8)
+
+/* The next argument, of size bits (8, 16 and 32 are promoted to a slot). */
+static inline u64 win_va_arg(win_va_list *ap, int size)
+{
+#ifdef __x86_64__
+	(void)size;
+	return __builtin_va_arg(*ap, u64);
+#else
+	if (size == 64)
+		return __builtin_va_arg(*ap, u64);
+	return __builtin_va_arg(*ap, u32);
+#endif
+}
 
 struct win_out {
 	char *buf;
@@ -155,7 +183,7 @@ struct win_counted_string {
 };
 
 static inline int win_format(struct win_out *o, const char *fmt,
-			     __builtin_ms_va_list *ap)
+			     win_va_list *ap)
 {
 	while (*fmt) {
 		struct win_spec sp = { .width = -1, .prec = -1 };
@@ -180,7 +208,7 @@ static inline int win_format(struct win_out *o, const char *fmt,
 				break;
 		}
 		if (*fmt == '*') {
-			sp.width = (int)__builtin_va_arg(*ap, u64);
+			sp.width = (int)win_va_arg(ap, 32);
 			if (sp.width < 0) {
 				sp.left = true;
 				sp.width = -sp.width;
@@ -195,7 +223,7 @@ static inline int win_format(struct win_out *o, const char *fmt,
 			fmt++;
 			sp.prec = 0;
 			if (*fmt == '*') {
-				sp.prec = (int)__builtin_va_arg(*ap, u64);
+				sp.prec = (int)win_va_arg(ap, 32);
 				fmt++;
 			} else {
 				for (; *fmt >= '0' && *fmt <= '9'; fmt++)
@@ -218,7 +246,7 @@ static inline int win_format(struct win_out *o, const char *fmt,
 			size = 8;
 			fmt += 2;
 		} else if (*fmt == 'I' || *fmt == 'z') {
-			size = 64;
+			size = WIN_PTR_BITS;
 			fmt++;
 		} else if (*fmt == 'h') {
 			size = 16;
@@ -230,7 +258,7 @@ static inline int win_format(struct win_out *o, const char *fmt,
 		switch (*fmt) {
 		case 'd':
 		case 'i':
-			v = __builtin_va_arg(*ap, u64);
+			v = win_va_arg(ap, size);
 			if (size == 8)
 				v = (u64)(s64)(s8)v;
 			else if (size == 16)
@@ -243,7 +271,7 @@ static inline int win_format(struct win_out *o, const char *fmt,
 		case 'x':
 		case 'X':
 		case 'o':
-			v = __builtin_va_arg(*ap, u64);
+			v = win_va_arg(ap, size);
 			if (size == 8)
 				v = (u8)v;
 			else if (size == 16)
@@ -253,14 +281,15 @@ static inline int win_format(struct win_out *o, const char *fmt,
 			win_out_num(o, &sp, *fmt, v, false);
 			break;
 		case 'p':
-			v = __builtin_va_arg(*ap, u64);
-			sp = (struct win_spec){ .zero = true, .width = 16,
+			v = win_va_arg(ap, WIN_PTR_BITS);
+			sp = (struct win_spec){ .zero = true,
+						.width = WIN_PTR_BITS / 4,
 						.prec = -1 };
 			win_out_num(o, &sp, 'X', v, false);
 			break;
 		case 'c':
 		case 'C': {
-			char c = (char)__builtin_va_arg(*ap, u64);
+			char c = (char)win_va_arg(ap, 32);
 
 			if ((wide || *fmt == 'C') && (u8)c >= 0x80)
 				c = '?';
@@ -270,7 +299,7 @@ static inline int win_format(struct win_out *o, const char *fmt,
 		case 's':
 		case 'S': {
 			const void *s = (const void *)(uintptr_t)
-					__builtin_va_arg(*ap, u64);
+					win_va_arg(ap, WIN_PTR_BITS);
 
 			wide = wide || *fmt == 'S';
 			if (!s)
@@ -288,7 +317,7 @@ static inline int win_format(struct win_out *o, const char *fmt,
 		case 'Z': {
 			const struct win_counted_string *cs =
 				(const void *)(uintptr_t)
-				__builtin_va_arg(*ap, u64);
+				win_va_arg(ap, WIN_PTR_BITS);
 
 			if (!cs || !cs->buffer)
 				win_out_str(o, &sp, "(null)", 6, false);
@@ -315,7 +344,7 @@ static inline int win_format(struct win_out *o, const char *fmt,
 
 /* Microsoft _vsnprintf (see the top of this file). */
 static inline int win_vsnprintf(char *buf, size_t count, const char *fmt,
-				__builtin_ms_va_list *ap)
+				win_va_list *ap)
 {
 	struct win_out o = { .buf = buf, .size = count };
 

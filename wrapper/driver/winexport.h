@@ -4,8 +4,11 @@
  *
  * Each subsystem file (ntoskrnl.c, hal.c, ndis.c) marks an exported
  * function by WIN_FUNC(name) after its definition, as EXPORT_SYMBOL does
- * for the kernel. gen_exports.sh collects those lines at build time into
- * win_exports.c: one table per Windows module, named as drivers import it.
+ * for the kernel, or WIN_FUNC_I386(name) when Windows has the name on x86
+ * only (inside #ifdef CONFIG_X86_32 with its definition). gen_exports.sh
+ * collects those lines at build time into win_exports.c: one table per
+ * Windows module, named as drivers import it (undecorated: an i386
+ * import has no @N).
  * The import resolver (pe_image.c) looks names up there only; anything
  * else is refused.
  */
@@ -28,6 +31,8 @@ struct win_dll {
 
 #define WIN_FUNC(name)							\
 	const struct win_export win_export_##name = { #name, name }
+
+#define WIN_FUNC_I386(name)	WIN_FUNC(name)
 
 /*
  * An export whose C function has another name: the C runtime (memcpy,

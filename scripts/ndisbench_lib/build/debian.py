@@ -32,6 +32,7 @@ class Package:
     name: str
     version: str
     depends: List[str]      # first alternative of each dependency
+    arch: str = ""          # its Architecture (amd64, i386, all)
 
 
 def _env(env: Optional[Mapping[str, str]]) -> Optional[Dict[str, str]]:
@@ -66,7 +67,8 @@ def show(name: str, who: str,
         match = DEP_NAME.match(dep.split("|")[0])
         if match:
             depends.append(match.group(1))
-    return Package(name, fields["Version"], depends)
+    return Package(name, fields["Version"], depends,
+                   fields.get("Architecture", ""))
 
 
 def resolve_meta(meta: str, prefix: str, who: str,
@@ -99,7 +101,9 @@ def download(pkg: Package, debs: pathlib.Path, who: str,
     env: suite_apt()'s, for a package of another suite."""
     debs.mkdir(parents=True, exist_ok=True)
     stem = f"{pkg.name}_{pkg.version.replace(':', '%3a')}_"
-    found = sorted(debs.glob(stem + "*.deb"))
+    # One version may be there for two architectures (an i386 guest's).
+    found = sorted(debs.glob(stem + (f"{pkg.arch}.deb" if pkg.arch
+                                     else "*.deb")))
     if found:
         return found[0]
     with tempfile.TemporaryDirectory(dir=debs) as tmp:
@@ -294,11 +298,20 @@ def suite_preferences(suite: str) -> str:
     return (f"Package: *\nPin: release n={suite}\nPin-Priority: 500\n")
 
 
-def suite_apt_config(root: pathlib.Path, sources_list: pathlib.Path) -> str:
+APT_ARCHES = ("amd64", "i386")
+
+
+def suite_apt_config(root: pathlib.Path, sources_list: pathlib.Path,
+                     arch: str = "amd64") -> str:
     """apt.conf of a private configuration under root: its own sources,
     lists, (empty) dpkg status and cache; no host sources.list.d or pins;
-    amd64 only; no Valid-Until check (an old suite's Release file, or a
-    snapshot mirror's, may be past it)."""
+    one architecture (amd64, or i386 for 32-bit guests); no Valid-Until
+    check (an old suite's Release file, or a snapshot mirror's, may be
+    past it)."""
+    if arch not in APT_ARCHES:
+        raise BenchError(f"apt architecture {arch!r}: not one of "
+                         f"{', '.join(APT_ARCHES)}")
+
     def q(path: pathlib.Path) -> str:
         return f'"{path}"'
     return "\n".join([
@@ -309,28 +322,51 @@ def suite_apt_config(root: pathlib.Path, sources_list: pathlib.Path) -> str:
         f"Dir::State::Lists {q(root / 'lists')};",
         f"Dir::State::status {q(root / 'status')};",
         f"Dir::Cache {q(root / 'cache')};",
-        'APT::Architecture "amd64";',
-        'APT::Architectures { "amd64"; };',
+        f'APT::Architecture "{arch}";',
+        f'APT::Architectures {{ "{arch}"; }};',
         'Acquire::Check-Valid-Until "false";',
         'Acquire::Languages "none";',
     ]) + "\n"
 
 
+HOST_ARCH = "amd64"
+OS_RELEASE = pathlib.Path("/etc/os-release")
+
+
+def host_suite(os_release: pathlib.Path = OS_RELEASE) -> str:
+    """The host's Debian suite (VERSION_CODENAME), for a kernel of the
+    host's suite and another architecture."""
+    try:
+        text = os_release.read_text()
+    except OSError as exc:
+        raise BenchError(f"{os_release}: cannot read the host's Debian "
+                         f"suite: {exc.strerror}") from None
+    m = re.search(r'^VERSION_CODENAME="?([a-z][a-z0-9-]*)"?$', text, re.M)
+    if not m:
+        raise BenchError(f"{os_release}: no VERSION_CODENAME (the host's "
+                         f"Debian suite)")
+    return m.group(1)
+
+
 def suite_apt(cache: Cache, suite: str,
-              sources: Optional[pathlib.Path] = None) -> Dict[str, str]:
+              sources: Optional[pathlib.Path] = None,
+              arch: str = HOST_ARCH) -> Dict[str, str]:
     """The environment (APT_CONFIG) under which apt-cache and apt-get
     download see one Debian suite of the host's mirror, e.g. bullseye on
-    a bookworm host. Lives in <cache>/apt/<suite>/; `apt-get update` runs
-    when its lists are missing or older than LISTS_MAX_AGE. Usable as
-    show(..., env=) and download(..., env=)."""
+    a bookworm host, for one architecture (i386: a 32-bit guest's
+    packages). Lives in <cache>/apt/<suite>/ (<suite>-i386/); `apt-get
+    update` runs when its lists are missing or older than LISTS_MAX_AGE.
+    Usable as show(..., env=) and download(..., env=)."""
     if not re.fullmatch(r"[a-z][a-z0-9-]*", suite):
         raise BenchError(f"Debian suite {suite!r}: not a suite name")
-    root = cache.root / "apt" / suite
+    suite_apt_config(cache.root, cache.root, arch)   # arch validated
+    label = suite if arch == HOST_ARCH else f"{suite}-{arch}"
+    root = cache.root / "apt" / label
     conf = root / "apt.conf"
     env = {"APT_CONFIG": str(conf)}
     listing = suite_sources(host_mirror(sources), suite)
     root.mkdir(parents=True, exist_ok=True)
-    with open(cache.root / "apt" / f"{suite}.lock", "w") as lock:
+    with open(cache.root / "apt" / f"{label}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         for sub in ("lists/partial", "cache/archives/partial",
                     "sources.list.d", "preferences.d"):
@@ -345,7 +381,7 @@ def suite_apt(cache: Cache, suite: str,
         if not prefs.is_file() or prefs.read_text() != \
                 suite_preferences(suite):
             prefs.write_text(suite_preferences(suite))
-        conf.write_text(suite_apt_config(root, sources_list))
+        conf.write_text(suite_apt_config(root, sources_list, arch))
         stamp = root / "updated"
         # apt may keep the lists compressed (_Packages.lz4).
         have = any((root / "lists").glob("*_Packages*"))
@@ -353,10 +389,10 @@ def suite_apt(cache: Cache, suite: str,
             else float("inf")
         if changed or not have or age > LISTS_MAX_AGE:
             try:
-                with Step("build", f"apt-get update ({suite}, private "
+                with Step("build", f"apt-get update ({label}, private "
                                    f"lists in {root})"):
                     capture(["apt-get", "update", "-q"], timeout=900,
-                            what=f"apt-get update for {suite}", env=env)
+                            what=f"apt-get update for {label}", env=env)
                 stamp.touch()
             except BenchError as exc:
                 if not have or changed:

@@ -19,6 +19,8 @@ from ..proc import run_logged
 
 AGENT = paths.MESON_BUILD / "guest" / "agent" / "ndisbench-agent"
 UTILS = paths.MESON_BUILD / "wrapper" / "utils"
+# The static programs of an i386 guest: the same sources built -m32.
+AGENT_I386 = paths.MESON_BUILD / "guest" / "agent" / "ndisbench-agent-i386"
 
 
 def meson_compile(*targets: str) -> None:
@@ -35,10 +37,17 @@ def meson_compile(*targets: str) -> None:
                timeout=1800)
 
 
-def build_agent() -> pathlib.Path:
+def build_agent(arch: str = "amd64") -> pathlib.Path:
     """The static guest agent (incremental: a no-op when up to date)."""
-    meson_compile("ndisbench-agent")
-    return AGENT
+    agent = AGENT if arch == "amd64" else AGENT_I386
+    _meson_compile_m32(arch, agent)
+    return agent
+
+
+def _meson_compile_m32(arch: str, *targets: pathlib.Path) -> None:
+    """meson compile of these guest programs (an i386 one: built -m32
+    -static, meson.build's have_m32_static)."""
+    meson_compile(*(str(t.relative_to(paths.MESON_BUILD)) for t in targets))
 
 
 # A TAP result line with a SKIP directive (the TAP spec: case-insensitive,
@@ -207,12 +216,24 @@ def build_fixtures(cache: Cache) -> pathlib.Path:
     return entry
 
 
-def guest_tools() -> Dict[str, pathlib.Path]:
+def fixture_root(entry: pathlib.Path, arch: str) -> pathlib.Path:
+    """The folder of a fixture build holding the drivers of a guest
+    architecture: amd64's at the top, i386's (PE32) under i386/."""
+    if arch == "amd64":
+        return entry
+    root = entry / arch
+    if not root.is_dir():
+        raise BenchError(f"{entry}: no {arch} fixture drivers (the fixture "
+                         f"build's {arch}/ folder)")
+    return root
+
+
+def guest_tools(arch: str = "amd64") -> Dict[str, pathlib.Path]:
     """Static builds of the wrapper's user tools, by their guest path."""
-    tools = {"sbin/ndiswrapper": UTILS / "ndiswrapper-static",
-             "sbin/loadndisdriver": UTILS / "loadndisdriver-static"}
-    meson_compile(*(str(t.relative_to(paths.MESON_BUILD))
-                    for t in tools.values()))
+    suffix = "" if arch == "amd64" else f"-{arch}"
+    tools = {"sbin/ndiswrapper": UTILS / f"ndiswrapper-static{suffix}",
+             "sbin/loadndisdriver": UTILS / f"loadndisdriver-static{suffix}"}
+    _meson_compile_m32(arch, *tools.values())
     return tools
 
 

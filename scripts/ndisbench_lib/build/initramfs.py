@@ -304,19 +304,20 @@ def tool_files(tools: Iterable[pathlib.Path]
 
 def build(agent: pathlib.Path, modules: Dict[str, bytes],
           deps: List[Tuple[str, bytes]], cache: Cache,
-          extra: Optional[Dict[str, Tuple[bytes, int]]] = None
-          ) -> pathlib.Path:
+          extra: Optional[Dict[str, Tuple[bytes, int]]] = None,
+          busybox: pathlib.Path = BUSYBOX) -> pathlib.Path:
     """modules: test module name -> .ko bytes; deps: (file name, bytes) of
     in-tree modules in load order; extra: guest path -> (bytes, mode) of
-    further files (tools, fixture drivers), their folders created. Returns
-    the cached cpio."""
+    further files (tools, fixture drivers), their folders created;
+    busybox: the guest architecture's (its applets are the host's
+    busybox's list: the same Debian version). Returns the cached cpio."""
     archive = Cpio()
     for d in DIRS:
         archive.add(d, stat.S_IFDIR | 0o755)
     # The kernel opens /dev/console for init before anything is mounted.
     archive.add("dev/console", stat.S_IFCHR | 0o600, rdev=(5, 1))
     archive.add("init", stat.S_IFREG | 0o755, agent.read_bytes())
-    archive.add("bin/busybox", stat.S_IFREG | 0o755, BUSYBOX.read_bytes())
+    archive.add("bin/busybox", stat.S_IFREG | 0o755, busybox.read_bytes())
     archive.add("etc/udhcpc.script", stat.S_IFREG | 0o755,
                 UDHCPC_SCRIPT.read_bytes())
     for applet in busybox_applets():

@@ -147,9 +147,37 @@ def save_vmlinux(bzimage: pathlib.Path, dest: pathlib.Path) -> bool:
 # -- Debian prebuilt kernels --------------------------------------------------
 
 def suite_env(kernel: Kernel, cache: Cache) -> Optional[Dict[str, str]]:
-    """apt's environment for a Debian kernel of another suite (its
-    private configuration), None for the host's."""
+    """apt's environment for a Debian kernel of another suite or
+    architecture (its private configuration), None for the host's."""
+    if kernel.arch != debian.HOST_ARCH:
+        return debian.suite_apt(cache, kernel.suite or debian.host_suite(),
+                                arch=kernel.arch)
     return debian.suite_apt(cache, kernel.suite) if kernel.suite else None
+
+
+def host_kbuild(headers: List[debian.Package], kernel: Kernel,
+                cache: Cache) -> List[debian.Package]:
+    """The headers' packages with linux-kbuild-* (fixdep, modpost, ...:
+    programs of the kernel's architecture) replaced by the host
+    architecture's package of the same version, for a guest of another
+    architecture: i386 programs need an i386-capable host kernel, and the
+    tools' output does not depend on the machine they run on."""
+    if kernel.arch == debian.HOST_ARCH:
+        return headers
+    who = f"kernel '{kernel.name}'"
+    env = debian.suite_apt(cache, kernel.suite) if kernel.suite else None
+    out = []
+    for pkg in headers:
+        if pkg.name.startswith("linux-kbuild-"):
+            host = debian.show(pkg.name, who, env)
+            if host.version != pkg.version:
+                raise BenchError(f"{who}: {pkg.name} is {pkg.version} for "
+                                 f"{kernel.arch} but {host.version} for "
+                                 f"{debian.HOST_ARCH} (the build tools must "
+                                 f"match the headers)")
+            pkg = host
+        out.append(pkg)
+    return out
 
 
 def _debian_packages(kernel: Kernel, cache: Cache
@@ -165,7 +193,8 @@ def _debian_packages(kernel: Kernel, cache: Cache
     headers = debian.resolve_meta(kernel.headers, "linux-headers-", who,
                                   env)
     return (debian.closure(image, IMAGE_PARTS_RE, who, env),
-            debian.closure(headers, HEADERS_RE, who, env))
+            host_kbuild(debian.closure(headers, HEADERS_RE, who, env),
+                        kernel, cache))
 
 
 def _find_release_dir(root: pathlib.Path) -> pathlib.Path:
@@ -209,15 +238,19 @@ def _image_file(root: pathlib.Path, release: str, name: str,
 
 def _publish_debian(kernel: Kernel, image: List[debian.Package],
                     headers: List[debian.Package], debs: pathlib.Path,
-                    tmp: pathlib.Path,
-                    env: Optional[Dict[str, str]]) -> Dict[str, str]:
+                    tmp: pathlib.Path, env: Optional[Dict[str, str]],
+                    host_env: Optional[Dict[str, str]]) -> Dict[str, str]:
+    """host_env: apt's for the host architecture's packages among them
+    (host_kbuild's tools of a guest of another architecture)."""
     who = f"kernel '{kernel.name}'"
     image_root = tmp / "image-root"
     for pkg in image:
         debian.unpack(debian.download(pkg, debs, who, env), image_root, who)
     for pkg in headers:
-        debian.unpack(debian.download(pkg, debs, who, env), tmp / "headers",
-                      who)
+        penv = host_env if kernel.arch != debian.HOST_ARCH and \
+            pkg.arch == debian.HOST_ARCH else env
+        debian.unpack(debian.download(pkg, debs, who, penv),
+                      tmp / "headers", who)
     relocate_headers(tmp / "headers")
     reldir = _find_release_dir(image_root)
     release = reldir.name
@@ -251,6 +284,8 @@ def debian_kernel(kernel: Kernel, cache: Cache) -> KernelArtifact:
     pkgs = image + headers
     inputs = {"kind": "kernel-debian", "layout": 2,
               "packages": {p.name: p.version for p in pkgs}}
+    if kernel.arch != debian.HOST_ARCH:
+        inputs["arch"] = kernel.arch
     key = digest_inputs(inputs)
     entry = cache.lookup("kernels", key)
     if entry is None:
@@ -259,7 +294,9 @@ def debian_kernel(kernel: Kernel, cache: Cache) -> KernelArtifact:
             with cache.publish("kernels", key, inputs) as tmp:
                 inputs.update(_publish_debian(
                     kernel, image, headers, cache.root / "debs", tmp,
-                    suite_env(kernel, cache)))
+                    suite_env(kernel, cache),
+                    debian.suite_apt(cache, kernel.suite)
+                    if kernel.suite else None))
         entry = cache.path("kernels", key)
     meta = cache.meta(entry)
     return KernelArtifact(kernel, key, entry, meta["release"],

@@ -2,7 +2,10 @@
 be refused by the wrapper (its helper or the module) with its own kernel
 log line (patterns in tests/e2e/expectations.toml), no wlan interface, a
 clean rmmod, no leaked Windows allocation. On a policy that refuses
-ndiswrapper each load must fail with ENOENT instead."""
+ndiswrapper each load must fail with ENOENT instead. On an i386 guest the
+negatives (amd64 images with NTamd64-only .inf files) never reach the
+module: each must be refused at install for its architecture, the
+installer naming both."""
 import re
 from typing import List, Sequence, Tuple, Union
 
@@ -30,6 +33,32 @@ def guest_files(exp: Expectations) -> Sequence[Tuple[str, str]]:
     return [("broken", name) for name in exp.broken]
 
 
+# The installer's refusal of an amd64-only .inf on an i386 wrapper.
+ARCH_REFUSAL_RE = re.compile(r"no models for NTx86 \(this i386 wrapper\), "
+                             r"only for NTamd64")
+
+
+def judge_i386(facts: CellFacts) -> Verdict:
+    problems: List[str] = []
+    for name in facts.exp.broken:
+        test = facts.log.test(f"broken {name}")
+        if test is None:
+            problems.append(f"{name}: agent printed no result")
+            continue
+        if test.fact("install_status") == "0":
+            problems.append(f"{name}: installed on an i386 wrapper")
+        elif not any(ARCH_REFUSAL_RE.search(line)
+                     for line in test.all("out")):
+            problems.append(f"{name}: the installer's refusal does not "
+                            f"match /{ARCH_REFUSAL_RE.pattern}/")
+        # the agent looks for one only after an install it let through
+        if test.fact("wlan_present") is not None:
+            compare(f"{name}: wlan interface present", "0",
+                    test.fact("wlan_present"), problems)
+    return verdict(problems, f"{len(facts.exp.broken)} amd64 drivers "
+                             f"refused for their architecture at install")
+
+
 def unmatched(name: str, pattern: Union[str, Tuple[str, ...]],
               kmsg: List[str]) -> List[str]:
     """What the kernel lines lack: a line matching the pattern, or for a
@@ -53,6 +82,8 @@ def unmatched(name: str, pattern: Union[str, Tuple[str, ...]],
 def judge(facts: CellFacts) -> Verdict:
     """Every fixtures/broken driver refused with its own clear line."""
     exp, log, refused = facts.exp, facts.log, facts.refused
+    if (facts.config or {}).get("CONFIG_X86_32") == "y" and not refused:
+        return judge_i386(facts)
     problems: List[str] = []
     module = exp.module_names["ndiswrapper"]
     for name, pattern in exp.broken.items():

@@ -14,10 +14,10 @@ import re
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from .. import devices
-from ..build import initramfs, modules
+from ..build import guestarch, initramfs, modules
 from ..build.cache import Cache
 from ..build.hostbuild import build_agent, build_external_tools, \
-    build_fixtures, guest_tools
+    build_fixtures, fixture_root, guest_tools
 from ..build.kbuild import KernelArtifact, kernel_artifact
 from ..build.modules import BuiltModule
 from ..checks import known, registry
@@ -83,6 +83,44 @@ class HostParts:
     fixtures: Optional[pathlib.Path] = None
     tools: Dict[str, pathlib.Path] = dataclasses.field(default_factory=dict)
     fixtures_error: Optional[BenchError] = None
+    # Guests of another architecture (i386): their own agent, tools,
+    # busybox and programs, or why they could not be made.
+    arches: Dict[str, "ArchParts"] = dataclasses.field(default_factory=dict)
+    arch_errors: Dict[str, BenchError] = dataclasses.field(
+        default_factory=dict)
+
+
+@dataclasses.dataclass
+class ArchParts:
+    """The static programs of an i386 guest (built -m32) and its Debian
+    userland (guestarch)."""
+    agent: pathlib.Path
+    tools: Dict[str, pathlib.Path]
+    busybox: pathlib.Path
+    programs: Dict[str, Tuple[bytes, int]]      # initramfs.HOST_PROGRAMS
+
+
+def arch_parts(arch: str, cache: Cache,
+               wrapper_src: Optional[pathlib.Path]) -> ArchParts:
+    if wrapper_src is not None:
+        raise BenchError(f"--wrapper-src on an {arch} guest: its tools are "
+                         f"built for the host only")
+    land = guestarch.userland(cache, arch)
+    return ArchParts(build_agent(arch), guest_tools(arch), land.busybox,
+                     guestarch.program_files(land,
+                                             initramfs.HOST_PROGRAMS))
+
+
+def parts_for(parts: HostParts, arch: str) -> Tuple[
+        pathlib.Path, Dict[str, pathlib.Path], pathlib.Path]:
+    """(agent, tools, busybox) of a guest architecture."""
+    if arch == "amd64":
+        return parts.agent, parts.tools, initramfs.BUSYBOX
+    if arch not in parts.arches:
+        raise parts.arch_errors.get(arch) or BenchError(
+            f"no {arch} guest programs were built")
+    ap = parts.arches[arch]
+    return ap.agent, ap.tools, ap.busybox
 
 
 def uses_own_qemu(device: Device) -> bool:
@@ -93,8 +131,15 @@ def uses_own_qemu(device: Device) -> bool:
 
 
 def host_parts(devices_: Sequence[Device], cache: Cache,
-               wrapper_src: Optional[pathlib.Path] = None) -> HostParts:
+               wrapper_src: Optional[pathlib.Path] = None,
+               arches: Sequence[str] = ()) -> HostParts:
     parts = HostParts(cache, build_agent())
+    for arch in sorted(set(arches) - {"amd64"}):
+        try:
+            parts.arches[arch] = arch_parts(arch, cache, wrapper_src)
+        except BenchError as exc:
+            say("build", f"ERROR: {exc}")
+            parts.arch_errors[arch] = exc
     if any(uses_own_qemu(d) for d in devices_):
         # heavy: only when needed
         from ..build.qemu_build import build_qemu
@@ -320,28 +365,42 @@ def cell_extra_files(plan: CellPlan, parts: HostParts
     need and the wrapper's tools; iw and its libraries where the guest
     connects with iw."""
     device = plan.device
-    iw = initramfs.host_program_files() if device.connect_ssid else {}
+    arch = plan.kernel.arch
+    _agent, tools, _busybox = parts_for(parts, arch)
+    iw: Dict[str, Tuple[bytes, int]] = {}
+    if device.connect_ssid:
+        iw = initramfs.host_program_files() if arch == "amd64" else \
+            parts.arches[arch].programs
     if not device.fixture:
         return iw
     if parts.fixtures is None and not device.driver_files:
         raise parts.fixtures_error or BenchError("fixtures not built")
     extra = {guest_path: (tool.read_bytes(), 0o755)
-             for guest_path, tool in parts.tools.items()}
+             for guest_path, tool in tools.items()}
     # Tools of a --wrapper-src tree may be dynamically linked, or scripts
     # (a classic tree's Perl installer): their libraries or interpreter.
-    extra.update(initramfs.tool_files(parts.tools.values()))
+    if arch == "amd64":
+        extra.update(initramfs.tool_files(tools.values()))
     wanted = [] if device.driver_files else [(device.fixture,
                                               device.fixture)]
     for guest_name, host_path in device.driver_files:
         extra[f"{initramfs.FIXTURE_DIR}/{device.fixture}/{guest_name}"] = (
             pathlib.Path(host_path).read_bytes(), 0o644)
+    # The device's driver is of the guest's architecture; what checks ask
+    # for (broken/ negatives) is the amd64 build's.
+    roots = {f: parts.fixtures for f, _ in wanted}
+    if wanted:
+        assert parts.fixtures is not None
+        roots[device.fixture] = fixture_root(parts.fixtures,
+                                             plan.kernel.arch)
     for check in plan.units:
         wanted += check.guest_files(plan.exp)
     for folder, name in wanted:
+        root = roots.get(folder, parts.fixtures)
+        assert root is not None
         for suffix in (".sys", ".inf"):
             extra[initramfs.fixture_file(folder, name, suffix)] = (
-                (parts.fixtures / folder / f"{name}{suffix}").read_bytes(),
-                0o644)
+                (root / folder / f"{name}{suffix}").read_bytes(), 0o644)
     extra.update(iw)
     return extra
 
@@ -377,8 +436,9 @@ def cell_initrd(plan: CellPlan, prep: Prepared, parts: HostParts
             wanted.append(name)
     deps = [(modules.modfile(p), modules.module_bytes(p))
             for p in modules.dependency_paths(prep.art, wanted)]
-    return initramfs.build(parts.agent, kos, deps, parts.cache,
-                           cell_extra_files(plan, parts))
+    agent, _tools, busybox = parts_for(parts, plan.kernel.arch)
+    return initramfs.build(agent, kos, deps, parts.cache,
+                           cell_extra_files(plan, parts), busybox)
 
 
 def cell_qemu_args(args: Sequence[str], cdir: Optional[pathlib.Path],

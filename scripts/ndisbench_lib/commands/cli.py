@@ -47,7 +47,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     from ..build.kbuild import kernel_artifact
     exp = kernels.load_expectations()
     selected = kernels.select(kernels.load_kernels(args.kernels_toml, exp),
-                              _names(args.kernel))
+                              _names(args.kernel), args.arch)
     cache = Cache(paths.cache_root())
     what = args.what
     failed = 0
@@ -95,11 +95,12 @@ def _matrix(args: argparse.Namespace,
     matrix = kernels.load_kernels(args.kernels_toml, exp)
     names = _names(args.kernel)
     trees = getattr(args, "kernel_tree", None) or []
+    arch = getattr(args, "arch", None)
     # --kernel-tree adds to what --kernel names; alone, it is the run.
-    if trees and not names and default_kernels is None:
+    if trees and not names and default_kernels is None and arch is None:
         selected: List[kernels.Kernel] = []
     else:
-        selected = kernels.select(matrix, names or default_kernels)
+        selected = kernels.select(matrix, names or default_kernels, arch)
     if trees:
         selected = kernels.add_trees(selected, matrix, trees, exp,
                                      args.kernel_tree_policy)
@@ -187,6 +188,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     matrix = kernels.load_kernels(args.kernels_toml, exp)
     name_w = max(len(k.name) for k in matrix)
     source_w = max(len(k.source) for k in matrix)
+    arch_w = max(len(a) for a in kernels.ARCHES)
     for k in matrix:
         if k.is_debian:
             detail = k.image
@@ -203,8 +205,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         elif k.suite:
             detail += f" ({k.suite}'s source package)"
         note = "" if k.default else " (only with --kernel)"
-        print(f"  {k.name:{name_w}} {k.source:{source_w}} policy "
-              f"{k.policy.name:11} {detail}{note}")
+        print(f"  {k.name:{name_w}} {k.arch:{arch_w}} {k.source:{source_w}}"
+              f" policy {k.policy.name:11} {detail}{note}")
     print("policies (tests/e2e/expectations.toml):")
     # Commit fields are subjects where no hash was verified: size the
     # column to the longest so the modes stay aligned.
@@ -339,6 +341,11 @@ def cmd_test(args: argparse.Namespace) -> int:
     return run_tests(lambda: _matrix(args, [kernels.ALL]), args)
 
 
+ARCH_HELP = ("guest architecture: " + ", ".join(kernels.ARCHES) +
+             " or all; alone, every kernel of it; with --kernel, the named "
+             "ones of it")
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="ndisbench", description="QEMU test bench for NDIS wrappers.")
@@ -356,6 +363,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("what", nargs="?", default="all",
                    choices=("all", "kernels", "agent", "qemu", "fixtures"))
     p.add_argument("--kernel", action="extend", nargs="+", metavar="K")
+    p.add_argument("--arch", metavar="A", help=ARCH_HELP)
     p.set_defaults(func=cmd_build)
 
     for name, func, helptext in (
@@ -368,6 +376,7 @@ def parser() -> argparse.ArgumentParser:
                        help="kernels.toml entries, or `all` (default: "
                             "every entry not marked default = false; "
                             "`test`: all)")
+        p.add_argument("--arch", metavar="A", help=ARCH_HELP)
         p.add_argument("--device", action="extend", nargs="+", metavar="D",
                        help="device rows (name or name/wrapper)")
         p.add_argument("--wrapper", action="extend", nargs="+", metavar="W",

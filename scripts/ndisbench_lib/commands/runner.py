@@ -123,7 +123,7 @@ def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
         report.write(run_dir, result)
         return result
     parts = host_parts(list(dict.fromkeys(d for _, d, _ in every)), cache,
-                       matrix.wrapper_src)
+                       matrix.wrapper_src, [k.arch for k in kernels_])
     if matrix.shard:
         result.checks = [c for c in used
                          if any(c in cs for _, _, cs in every)]

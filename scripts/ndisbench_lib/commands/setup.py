@@ -74,7 +74,8 @@ REQUIREMENTS = (
                 "objtool reads it)"),
     Requirement("coreutils", ("chroot", "env"), "enter a build chroot with "
                 "a clean environment"),
-    Requirement("binutils", ("nm", "ld"), "GPL import checks, linking"),
+    Requirement("binutils", ("nm", "ld", "readelf"),
+                "GPL import checks, linking, an i386 guest's libraries"),
     Requirement("tar", ("tar",), "linux-source tarballs"),
     Requirement("libc-bin", ("ldd",), "guest tools' shared libraries"),
     # host build system and orchestration

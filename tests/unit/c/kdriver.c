@@ -44,12 +44,12 @@ long kd_ssid_show(struct ndis_adapter *ad, kd_oid_query_t query, char *buf)
 __attribute__((ms_abi)) int kd_win_snprintf(char *buf, unsigned long count,
 					    const char *fmt, ...)
 {
-	__builtin_ms_va_list ap;
+	win_va_list ap;
 	int n;
 
-	__builtin_ms_va_start(ap, fmt);
+	win_va_start(ap, fmt);
 	n = win_vsnprintf(buf, count, fmt, &ap);
-	__builtin_ms_va_end(ap);
+	win_va_end(ap);
 	return n;
 }
 

@@ -1,0 +1,78 @@
+"""The fixture drivers a cell's guest gets are of its kernel's
+architecture: the amd64 (PE32+) builds at the top of the fixture entry,
+the i386 (PE32) ones under i386/ (fixtures/README.md, "Building")."""
+import pathlib
+import tempfile
+import unittest
+
+import helpers  # noqa: F401  (import path)
+from ndisbench_lib import devices, kernels
+from ndisbench_lib.build import hostbuild, initramfs
+from ndisbench_lib.build.cache import Cache
+from ndisbench_lib.commands import cell
+from ndisbench_lib.errors import BenchError
+
+
+class FixtureArchTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.entry = pathlib.Path(self.tmp.name)
+        for sub, tag in (("bcmwl", b"PE32+"), ("i386/bcmwl", b"PE32")):
+            (self.entry / sub).mkdir(parents=True)
+            (self.entry / sub / "bcmwl.sys").write_bytes(tag)
+            (self.entry / sub / "bcmwl.inf").write_bytes(b"inf " + tag)
+        self.by_name = {k.name: k for k in kernels.load_kernels()}
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_fixture_root(self):
+        self.assertEqual(hostbuild.fixture_root(self.entry, "amd64"),
+                         self.entry)
+        self.assertEqual(hostbuild.fixture_root(self.entry, "i386"),
+                         self.entry / "i386")
+        (self.entry / "i386" / "bcmwl" / "bcmwl.sys").unlink()
+        for p in (self.entry / "i386").rglob("*"):
+            if p.is_file():
+                p.unlink()
+        for p in sorted((self.entry / "i386").rglob("*"), reverse=True):
+            p.rmdir()
+        (self.entry / "i386").rmdir()
+        with self.assertRaises(BenchError) as ctx:
+            hostbuild.fixture_root(self.entry, "i386")
+        self.assertIn("no i386 fixture", str(ctx.exception))
+
+    def sys_for(self, kernel_name):
+        device = devices.select(["bcm43xx"], ["ndiswrapper"])[0]
+        plan = cell.CellPlan(self.by_name[kernel_name], device, (),
+                             kernels.load_expectations())
+        tool = self.entry / "tool"
+        tool.write_bytes(b"tool")
+        parts = cell.HostParts(Cache(self.entry / "cache"),
+                               self.entry / "agent", fixtures=self.entry)
+        parts.arches["i386"] = cell.ArchParts(
+            self.entry / "agent32", {"sbin/ndiswrapper": tool},
+            self.entry / "busybox32", {})
+        files = cell.cell_extra_files(plan, parts)
+        return files[initramfs.fixture_file(device.fixture, device.fixture,
+                                            ".sys")][0]
+
+    def test_cell_gets_its_architecture_s_driver(self):
+        self.assertEqual(self.sys_for("debian-6.1"), b"PE32+")
+        self.assertEqual(self.sys_for("debian-6.1-686"), b"PE32")
+
+
+    def test_an_i386_cell_without_its_programs_says_why(self):
+        device = devices.select(["bcm43xx"], ["ndiswrapper"])[0]
+        plan = cell.CellPlan(self.by_name["debian-6.1-686"], device, (),
+                             kernels.load_expectations())
+        parts = cell.HostParts(Cache(self.entry / "cache"),
+                               self.entry / "agent", fixtures=self.entry)
+        parts.arch_errors["i386"] = BenchError("gcc -m32 cannot link")
+        with self.assertRaises(BenchError) as ctx:
+            cell.cell_extra_files(plan, parts)
+        self.assertIn("gcc -m32", str(ctx.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
