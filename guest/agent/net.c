@@ -634,6 +634,8 @@ static bool test_tcp(const struct net_opts *opts, int number)
     }
     /* The host's sink reads the stream: the limit is the host's time. */
     host_wait_start(&host, SLOW(TCP_TIMEOUT_MS));
+    /* rtc: host waits bounded by the RTC; guest: by CLOCK_MONOTONIC. */
+    say("# host_clock: %s", host.start_s >= 0 ? "rtc" : "guest");
     while (sent < opts->tcp_bytes && !host_wait_over(&host)) {
         size_t chunk = sizeof(block);
         ssize_t n;
