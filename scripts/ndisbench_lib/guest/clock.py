@@ -27,9 +27,10 @@ ICOUNT = "icount"
 REALTIME = "realtime"
 CLOCKS = (ICOUNT, REALTIME)
 DEFAULT = ICOUNT
-# shift=4: 16 ns of virtual time per instruction (measured best of auto, 3,
-# 4, 5 here: docs/measurements.md); align=off: never slowed to real time.
-ICOUNT_OPTION = "shift=4,align=off,sleep=off"
+# shift=auto: QEMU tunes the ns per instruction so that busy guest time
+# keeps up with real time (a fixed shift=4 was slower on a loaded host:
+# docs/measurements.md); align=off: never held back to real time.
+ICOUNT_OPTION = "shift=auto,align=off,sleep=off"
 # The RTC on the host's clock (QEMU's default, stated: the agent's host
 # waits rely on it).
 RTC_ARGS = ("-rtc", "base=utc,clock=host")
