@@ -164,6 +164,34 @@ bool net_parse_peer(const char *value, struct net_opts *opts);
 long long monotonic_us(void);
 
 /*
+ * The host's clock (hostclock.c): the CMOS RTC, which QEMU keeps on the
+ * host's time, for the waits on the host that icount would cut short.
+ * A CMOS register reader (tests give their own; default /dev/port).
+ */
+struct hostclock_cmos {
+    int (*read)(void *ctx, unsigned int reg);   /* the value, or -1 */
+    void *ctx;
+};
+void hostclock_use(const struct hostclock_cmos *source);  /* NULL: port */
+/* Seconds of the day from RTC registers (BCD or binary, 12 or 24 h), or
+ * -1 if they are not a time. */
+int hostclock_seconds(int sec, int min, int hour, int reg_b);
+/* The RTC's seconds of the day (outside an update), or -1. */
+int hostclock_read(void);
+/* At least limit_ms between two reads (midnight wraps; a read may be a
+ * second off). */
+bool hostclock_passed(int start_s, int now_s, int limit_ms);
+/* A wait on the host: over after limit_ms of host time (CLOCK_MONOTONIC
+ * where the RTC cannot be read). */
+struct host_wait {
+    long long start_us;
+    int start_s;                /* -1: the RTC was not readable */
+    int limit_ms;
+};
+void host_wait_start(struct host_wait *wait, int limit_ms);
+bool host_wait_over(const struct host_wait *wait);
+
+/*
  * Run path with argv (PATH set, no other environment) for at most
  * timeout_ms. key == NULL: its output goes to the console; else each line
  * of its stdout and stderr becomes a fact "# <key>: <line>". Returns the

@@ -142,7 +142,8 @@ class ArgsTest(unittest.TestCase):
         dev = devices.DEVICES[name]
         plan = types.SimpleNamespace(device=dev, keep_air=False, units=[],
                                      accel="tcg", device_args=dev.qemu_args,
-                                     folder=None, extra_qemu_args=())
+                                     folder=None, extra_qemu_args=(),
+                                     clock="realtime")
         prep = types.SimpleNamespace(art=types.SimpleNamespace(
             boot_image=pathlib.Path("/k")))
         parts = types.SimpleNamespace(qemu=pathlib.Path("/our/qemu"),

@@ -41,6 +41,10 @@ class BenchResult:
     # --matrix: its cells' phases added up (phases.summary)
     matrix_phases: Dict[str, object] = dataclasses.field(
         default_factory=dict)
+    # --matrix --clocks: per clock its run, wall_s, jobs, cells, verdict
+    # counts, the kernels that fell back to real time, and phases
+    matrix_clocks: Dict[str, Dict[str, object]] = dataclasses.field(
+        default_factory=dict)
     # --edit-cycle: one wrapper .c edited, module rebuilt, one cell rerun
     edit_cycle: Dict[str, object] = dataclasses.field(default_factory=dict)
     # 1-minute load average before and after: a busy host slows every
@@ -76,24 +80,40 @@ PHASES_NOTE = ("boot: QEMU start to the agent's first KTAP line; load: "
                "TCP + UDP; cell: QEMU start to exit.")
 
 
+def phase_note(summary: Dict[str, object]) -> List[str]:
+    rows = summary.get("rows") if summary else None
+    if not rows:
+        return []
+    idle = summary.get("idle_share")
+    return ["Where the matrix's cell time went (phases, share of "
+            f"{summary['seconds']} s in {summary['cells']} cells): " +
+            ", ".join(f"{r['phase']} {float(r['share']) * 100:.0f}%"
+                      for r in rows[:8]) +  # type: ignore
+            "; idle (the guest halted on its timers): " +
+            (f"{float(idle) * 100:.0f}%"  # type: ignore
+             if idle is not None else "not read") + "."]
+
+
 def notes(res: BenchResult) -> List[str]:
     """The paragraphs under the tables, Markdown code spans and all: shared
     by bench.md and bench.html."""
     out = []
-    if res.matrix_wall_s is not None:
+    if res.matrix_clocks:
+        for name, m in res.matrix_clocks.items():
+            verdicts = ", ".join(f"{n} {s}" for s, n in sorted(
+                m["verdicts"].items()))  # type: ignore
+            fallback = "; ".join(f"{k}: {w}" for k, w in
+                                 m["realtime"].items())  # type: ignore
+            out.append(f"Matrix, clock {name}, warm cache, -j{m['jobs']}: "
+                       f"{fmt_secs(float(m['wall_s']))} wall (goal < 2 "
+                       f"min), {m['cells']} cells ({verdicts})" +
+                       (f"; real time on {fallback}" if fallback else "")
+                       + ".")
+            out += phase_note(m["phases"])  # type: ignore
+    elif res.matrix_wall_s is not None:
         out.append(f"Default matrix, warm cache: "
                    f"{fmt_secs(res.matrix_wall_s)} wall (goal < 2 min).")
-    rows = res.matrix_phases.get("rows") if res.matrix_phases else None
-    if rows:
-        idle = res.matrix_phases.get("idle_share")
-        out.append("Where the matrix's cell time went (phases, share of "
-                   f"{res.matrix_phases['seconds']} s in "
-                   f"{res.matrix_phases['cells']} cells): " + ", ".join(
-                       f"{r['phase']} {float(r['share']) * 100:.0f}%"
-                       for r in rows[:8]) +  # type: ignore
-                   "; idle (the guest halted on its timers): " +
-                   (f"{float(idle) * 100:.0f}%"  # type: ignore
-                    if idle is not None else "not read") + ".")
+        out += phase_note(res.matrix_phases)
     if res.edit_cycle:
         e = res.edit_cycle
         out.append(f"Edit cycle: `{e['edited']}` edited in a copy of "

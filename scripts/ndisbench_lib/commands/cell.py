@@ -29,6 +29,7 @@ from ..devices import Device
 from ..errors import BenchError, BootError, BuildError, GuestTimeout
 from ..guest import accel as accelerator
 from ..guest import air, capture, machine, sandbox
+from ..guest import clock as guest_clock
 from ..guest.qmp_requests import QmpRequests
 from ..guest.sink import TcpSink, UdpSink
 from ..kernels import Expectations, Kernel
@@ -264,6 +265,9 @@ class CellPlan:
     accel: str = "tcg"          # QEMU's -accel, resolved (options allowed)
     timeout: float = 120.0      # the floor of the guest's timeout, seconds
     wrapper_src: Optional[pathlib.Path] = None  # its ioctls are not ours
+    # The guest clock (guest/clock.py): real time unless the command asks
+    # (run does; pair, soak and the KVM probe do not).
+    clock: str = guest_clock.REALTIME
     # The per-command variations:
     side: str = ""              # pair: "A" or "B", the row's prefix
     peer: str = ""              # pair: the other guest's address
@@ -467,7 +471,9 @@ def guest_command(plan: CellPlan, prep: Prepared, parts: HostParts,
                                 plan.accel, MEMORY_MB, cell_qemu_args(
                                     plan.device_args, plan.folder,
                                     capture_air) + list(extra_args) +
-                                list(plan.extra_qemu_args), qemu)
+                                list(plan.extra_qemu_args) +
+                                list(guest_clock.qemu_args(plan.clock)),
+                                qemu)
 
 
 def resolve_accel(requested: str, preps: Sequence[Prepared],
@@ -634,6 +640,7 @@ def run_plan(plan: CellPlan, prep: Prepared, parts: HostParts,
     if air_read is None and pcap.exists():
         capture.compress(pcap)
     cell.release = prep.art.release
+    cell.clock = plan.clock
     cell.boot_seconds = round(boot.seconds, 2)
     cell.first_ktap_seconds = (round(boot.first_ktap_secs, 2)
                                if boot.first_ktap_secs else None)

@@ -13,6 +13,7 @@ from ..build.cache import Cache
 from ..checks import registry
 from ..checks.modload import LOAD_ORDER
 from ..errors import BenchError
+from ..guest import clock
 from ..progress import say
 from ..report import report
 from . import runner, shard
@@ -146,7 +147,7 @@ def _shard(args: argparse.Namespace) -> Optional[shard.Shard]:
 
 def cmd_run(args: argparse.Namespace) -> int:
     result = runner.run(_matrix(args), Cache(paths.cache_root()), args.out,
-                        args.jobs, args.timeout, args.accel)
+                        args.jobs, args.timeout, args.accel, args.clock)
     sys.stdout.write("\n" + report.matrix(result) + "\n")
     say("run", f"{report.summary_line(result)}; see "
                f"{args.out / result.run_id / 'summary.md'} and "
@@ -287,12 +288,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if bad:
         raise BenchError(f"unknown device(s) {', '.join(bad)} for bench "
                          f"(known: {', '.join(bench.DEVICES)})")
-    default = runner.Matrix(kernels.load_kernels(args.kernels_toml, exp),
-                            devices.select(None), registry.default_names(),
-                            exp)
+    # The default matrix (kernels.toml's defaults), or the kernels named.
+    default = runner.Matrix(kernels.select(kernels.load_kernels(
+        args.kernels_toml, exp), _names(args.matrix_kernel)),
+        devices.select(None), registry.default_names(), exp)
     res = bench.run(kernel, exp, Cache(paths.cache_root()), args.out,
                     args.rounds, args.timeout, args.accel, names,
-                    args.matrix, default, args.edit_cycle)
+                    args.matrix, default, args.edit_cycle,
+                    clock.parse_list(args.clocks), args.matrix_jobs)
     sys.stdout.write("\n" + bench.markdown(res))
     say("bench", f"wrote {args.out / res.bench_id / 'bench.json'}, "
                  f"bench.md and bench.html")
@@ -409,6 +412,11 @@ def parser() -> argparse.ArgumentParser:
                        help="seconds before a guest is killed (default 120)")
         p.add_argument("--accel", choices=("auto", "tcg", "kvm"),
                        default="auto")
+        p.add_argument("--clock", choices=clock.CLOCKS, default=clock.DEFAULT,
+                       help="the guest clock (default icount: idle guest "
+                            "time skipped; real time where icount cannot "
+                            "keep the checks' meaning: KVM, slow debug "
+                            "kernels, kernels without CONFIG_DEVPORT)")
         p.add_argument("--out", type=pathlib.Path, default=paths.OUT)
         if name == "run":
             p.add_argument("--shard", metavar="I/N",
@@ -435,6 +443,15 @@ def parser() -> argparse.ArgumentParser:
                    help="boots per device; medians are reported (default 3)")
     p.add_argument("--matrix", action="store_true",
                    help="also time the default matrix (warm cache)")
+    p.add_argument("--clocks", default=clock.DEFAULT, metavar="C[,C]",
+                   help="--matrix: run it once per guest clock, side by "
+                        "side (icount, realtime; default icount)")
+    p.add_argument("--matrix-kernel", action="extend", nargs="+",
+                   metavar="K", help="--matrix: only these kernels "
+                                     "(default: the default matrix's)")
+    p.add_argument("--matrix-jobs", type=int,
+                   default=runner.default_jobs(), metavar="N",
+                   help="--matrix: -j of its runs (default: the CPUs)")
     p.add_argument("--edit-cycle", action="store_true",
                    help="also time one wrapper .c edit: module rebuild "
                         "and one bcm43xx cell")

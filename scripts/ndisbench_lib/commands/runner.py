@@ -14,6 +14,7 @@ from ..checks import registry
 from ..checks.modload import LOAD_ORDER
 from ..devices import Device
 from ..errors import BenchError
+from ..guest import clock as guest_clock
 from ..kernels import Expectations, Kernel
 from ..progress import say
 from ..report import report
@@ -73,23 +74,37 @@ def build_order(kernels: Sequence[Kernel]) -> List[Kernel]:
 
 
 def run_cell(prep: Prepared, plan: CellPlan, parts: HostParts,
-             clock: Optional[phases.Clock] = None) -> report.CellResult:
-    """One cell; clock: its phases (phases.json in the cell folder)."""
-    if clock is None:
+             timer: Optional[phases.Clock] = None) -> report.CellResult:
+    """One cell; timer: its phases (phases.json in the cell folder)."""
+    if timer is None:
         return run_plan(plan, prep, parts).result
-    clock.begin()
-    ran = run_plan(plan, prep, parts, on_line=clock.on_line,
-                   before_boot=clock.before_boot)
-    clock.finish(ran.boot.seconds if ran.boot else None)
+    timer.begin()
+    ran = run_plan(plan, prep, parts, on_line=timer.on_line,
+                   before_boot=timer.before_boot)
+    timer.finish(ran.boot.seconds if ran.boot else None)
     return ran.result
 
 
+def cell_clock(requested: str, accel: str, prep: Prepared,
+               result: report.RunResult) -> str:
+    """The clock of a cell of this kernel; why it is real time when
+    icount was asked goes into the result (once per kernel)."""
+    config = prep.art.config() if prep.art is not None else None
+    why = guest_clock.why_realtime(accel, prep.kernel.slowdown, config)
+    if requested == guest_clock.ICOUNT and why:
+        result.realtime[prep.kernel.name] = why
+    return guest_clock.for_cell(requested, accel, prep.kernel.slowdown,
+                                config)
+
+
 def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
-        timeout: float, accel: str) -> report.RunResult:
+        timeout: float, accel: str, clock: str = guest_clock.DEFAULT
+        ) -> report.RunResult:
     """Cells start as soon as their kernel is ready: kernels are prepared
     one at a time (build_order) while earlier kernels' cells boot. A build
     holds one of the -j slots, so guests and kbuild do not pile up on the
-    cores."""
+    cores. clock: the guest clock asked for (guest/clock.py; each cell
+    may fall back to real time)."""
     exp = matrix.exp
     cells = [(d, cell_checks(d, matrix.checks)) for d in matrix.devices]
     cells = [(d, cs) for d, cs in cells if cs]
@@ -115,7 +130,7 @@ def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
     extras = extra_modules([c for _, _, cs in every for c in cs])
     run_dir = paths.new_stamped_dir(out)
     result = report.RunResult(run_dir.name, accel=accel, checks=used,
-                              shard=record)
+                              shard=record, clock=guest_clock.parse(clock))
     if not every:
         say("run", f"shard {matrix.shard.index}/{matrix.shard.count} "
                    f"has no cell; results in {run_dir}")
@@ -139,13 +154,15 @@ def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
     def one_cell(prep: Prepared, device: Device, checks: Sequence[str]
                  ) -> None:
         folder = cell_dir(run_dir, prep.kernel.name, device)
-        clock = phases.Clock(folder)
+        timer = phases.Clock(folder)
+        with lock:
+            guest = cell_clock(clock, result.accel, prep, result)
         plan = CellPlan(prep.kernel, device, tuple(checks), exp, folder,
                         run_dir, result.accel, timeout, matrix.wrapper_src,
-                        tcp_bytes=matrix.tcp_bytes,
-                        extra_qemu_args=clock.qemu_args())
+                        clock=guest, tcp_bytes=matrix.tcp_bytes,
+                        extra_qemu_args=timer.qemu_args())
         with slots:
-            cell = run_cell(prep, plan, parts, clock)
+            cell = run_cell(prep, plan, parts, timer)
         for line in report.cell_lines(cell):
             say("cell", line)
         with lock:
@@ -171,6 +188,9 @@ def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
     order = {(k.name, d.name, d.wrapper): i
              for i, (k, d, _) in enumerate(every)}
     result.cells.sort(key=lambda c: order[(c.kernel, c.device, c.wrapper)])
+    names = [k.name for k in matrix.kernels]
+    result.realtime = {k: result.realtime[k] for k in names
+                       if k in result.realtime}
     report.write(run_dir, result)
     return result
 

@@ -55,7 +55,7 @@ def device_qtests() -> Counts:
 def e2e(matrix: Callable[[], runner.Matrix],
         args: argparse.Namespace) -> Counts:
     result = runner.run(matrix(), Cache(paths.cache_root()), args.out,
-                        args.jobs, args.timeout, args.accel)
+                        args.jobs, args.timeout, args.accel, args.clock)
     sys.stdout.write("\n" + report.matrix(result) + "\n")
     say("test", f"e2e: {report.summary_line(result)}")
     return passed_failed(result.counts())
@@ -172,7 +172,7 @@ def build_error(matrix: Callable[[], runner.Matrix],
         cells = runner.Matrix(picked, devices.select(
             list(BUILD_ERROR_DEVICES)), full.checks, full.exp, src)
         result = runner.run(cells, Cache(paths.cache_root()), args.out,
-                            args.jobs, args.timeout, args.accel)
+                            args.jobs, args.timeout, args.accel, args.clock)
     sys.stdout.write("\n" + report.matrix(result) + "\n")
     return judge_build_error(result, line, len(picked))
 

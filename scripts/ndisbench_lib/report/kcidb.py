@@ -100,6 +100,8 @@ def cell_tests(cell: report.CellResult, build_id: str, origin: str,
                start: str, base_url: str, result: report.RunResult
                ) -> List[Dict[str, Any]]:
     booted = cell.boot_seconds is not None
+    # the guest clock of the cell (a run from before it: real time)
+    clock = cell.clock or result.clock or "realtime"
     parts = [cell.device] + ([cell.wrapper] if cell.wrapper else [])
     files: List[Dict[str, str]] = []
     log_url = ""
@@ -118,9 +120,10 @@ def cell_tests(cell: report.CellResult, build_id: str, origin: str,
                                    not v.summary.startswith(NOT_RUN)),
             "comment": f"{label(check, v)}: {v.summary}"[:EXCERPT],
             "start_time": start,
-            "environment": {"comment": f"QEMU ({result.accel or 'tcg'}) "
-                                       f"on {result.host}",
-                            "misc": {"accel": result.accel}},
+            "environment": {"comment": f"QEMU ({result.accel or 'tcg'}, "
+                                       f"{clock}) on {result.host}",
+                            "misc": {"accel": result.accel,
+                                     "clock": clock}},
             "misc": {"ndisbench_status": v.status,
                      "label": label(check, v), "kernel": cell.kernel,
                      "release": cell.release, "device": cell.device,

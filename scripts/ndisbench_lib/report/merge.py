@@ -8,7 +8,8 @@ Refused, with one line naming the runs: a folder that is not a shard run
 (a plain or an already merged run), shards of different splits (another
 selection, shard count or durations: their `selection` digests differ),
 two folders of one shard, a missing shard, a shard whose cells are not
-the ones its split gave it, shards that ran with different accelerators."""
+the ones its split gave it, shards that ran with different accelerators
+or guest clocks."""
 import pathlib
 import shutil
 from typing import Dict, List, Sequence, Tuple
@@ -91,6 +92,12 @@ def check(runs: Sequence[Tuple[pathlib.Path, report.RunResult]]
     if len(accels) > 1:
         raise BenchError("merge: the shards ran with different "
                          f"accelerators ({', '.join(sorted(accels))})")
+    # Every shard, an empty one too: the clock is the command line's.
+    # ("": a run from before the clock was recorded, real time)
+    clocks = {r.clock or "realtime" for _, r in runs}
+    if len(clocks) > 1:
+        raise BenchError("merge: the shards ran with different clocks "
+                         f"({', '.join(sorted(clocks))})")
     return sorted(runs, key=lambda dr: int(dr[1].shard["index"]))  # type: ignore
 
 
@@ -106,9 +113,11 @@ def merged(run_id: str, runs: Sequence[Tuple[pathlib.Path,
     used = {k for c in cells for k in c.verdicts}
     checks = [c for c in rec["checks"] if c in used]  # type: ignore
     accel = next((r.accel for _, r in runs if r.cells), "")
+    realtime = {k: why for _, r in runs for k, why in r.realtime.items()}
     hosts = list(dict.fromkeys(r.host for _, r in runs))
     return report.RunResult(
         run_id, accel=accel, checks=checks, cells=cells,
+        clock=runs[0][1].clock, realtime=realtime,
         started=min(r.started for _, r in runs), host=", ".join(hosts),
         shard={"count": rec["count"], "selection": rec["selection"],
                "durations": rec["durations"],

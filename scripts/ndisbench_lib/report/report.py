@@ -32,6 +32,9 @@ class CellResult:
     # How the cell's QEMU ran (guest/sandbox.py: uids, gids, seccomp),
     # judged as its `sandbox` check.
     sandbox: Dict[str, object] = dataclasses.field(default_factory=dict)
+    # The guest clock the cell ran on (guest/clock.py); "": a run from
+    # before the clock was recorded (real time).
+    clock: str = ""
 
     @property
     def label(self) -> str:
@@ -56,6 +59,11 @@ class RunResult:
     # run --shard: commands/shard.py's record (index, count, the whole
     # split); a merged run: count, selection and the shards merged.
     shard: Dict[str, object] = dataclasses.field(default_factory=dict)
+    # The guest clock asked for (guest/clock.py; "": a run from before the
+    # clock was recorded, real time) and, by kernel, why its cells ran in
+    # real time anyway.
+    clock: str = ""
+    realtime: Dict[str, str] = dataclasses.field(default_factory=dict)
 
     def counts(self) -> Dict[str, int]:
         out: Dict[str, int] = {}
@@ -107,11 +115,20 @@ def shard_lines(result: RunResult) -> List[str]:
             ""]
 
 
+def clock_lines(result: RunResult) -> List[str]:
+    """The summary's line about kernels that could not run on icount."""
+    if not result.realtime:
+        return []
+    return ["Real time instead of icount on " + "; ".join(
+        f"{k}: {why}" for k, why in result.realtime.items()) + ".", ""]
+
+
 def markdown(result: RunResult) -> str:
     out = [f"# ndisbench run {result.run_id}", "",
            f"Started {result.started} on {result.host}, accel "
-           f"{result.accel}. {summary_line(result)}.", "",
-           *shard_lines(result),
+           f"{result.accel}, clock {result.clock or 'realtime'}. "
+           f"{summary_line(result)}.", "",
+           *clock_lines(result), *shard_lines(result),
            "| " + " | ".join(["kernel", "policy", "device"] + result.checks)
            + " |",
            "|" + "---|" * (3 + len(result.checks))]
@@ -128,7 +145,8 @@ def markdown(result: RunResult) -> str:
         boot = f"{c.boot_seconds}s" if c.boot_seconds is not None else "-"
         out.append(f"### {c.kernel} / {c.label}")
         out.append(f"release `{c.release or '-'}`, boot {boot}, first KTAP "
-                   f"line {c.first_ktap_seconds or '-'}s, "
+                   f"line {c.first_ktap_seconds or '-'}s, clock "
+                   f"{c.clock or 'realtime'}, "
                    f"[serial log]({c.folder}/serial.log), "
                    f"[KTAP]({c.folder}/ktap.txt)")
         out.append("")
