@@ -106,7 +106,8 @@ def _meson_results(build: pathlib.Path, args: List[str],
     if suite is not None:
         logged = [str(rec.get("name", "")) for rec in records]
         for name in _suite_tests(build, suite):
-            if not any(n.endswith(" / " + name) for n in logged):
+            if not any(n == name or n.endswith(" / " + name)
+                       for n in logged):
                 failed += 1
                 problems.append(f"{name}: no result (meson test exit "
                                 f"{proc.returncode})")
