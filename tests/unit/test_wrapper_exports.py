@@ -104,33 +104,42 @@ def i386_signatures() -> dict:
     return out
 
 
+def def_exports(path: pathlib.Path) -> tuple:
+    """(LIBRARY name, the first word of each EXPORTS line) of a .def file."""
+    dll, words, in_exports = None, [], False
+    for raw in path.read_text().splitlines():
+        line = raw.split(";", 1)[0].strip()
+        if not line:
+            continue
+        word = line.split()[0]
+        if word.upper() == "LIBRARY":
+            dll = line.split()[1]
+        elif word.upper() == "EXPORTS":
+            in_exports = True
+        elif in_exports:
+            words.append(word)
+    return dll, words
+
+
 def i386_def_entries() -> dict:
     """{dll (lower case): {name: (convention, bytes)}} from
     fixtures/lib/i386/*.def: Name@N stdcall, @Name@N fastcall, Name cdecl
     (bytes None)."""
     out = {}
     for path in sorted((FIXTURE_LIB / "i386").glob("*.def")):
-        dll, entries, in_exports = None, {}, False
-        for raw in path.read_text().splitlines():
-            line = raw.split(";", 1)[0].strip()
-            if not line:
-                continue
-            word = line.split()[0]
-            if word.upper() == "LIBRARY":
-                dll = line.split()[1]
-            elif word.upper() == "EXPORTS":
-                in_exports = True
-            elif in_exports:
-                m = re.fullmatch(r"(@?)(\w+?)(?:@(\d+))?", word)
-                if not m:
-                    raise AssertionError(f"{path.name}: bad entry {word}")
-                at, name, n = m.groups()
-                if at:
-                    entries[name] = ("fastcall", int(n))
-                elif n is not None:
-                    entries[name] = ("stdcall", int(n))
-                else:
-                    entries[name] = ("cdecl", None)
+        dll, words = def_exports(path)
+        entries = {}
+        for word in words:
+            m = re.fullmatch(r"(@?)(\w+?)(?:@(\d+))?", word)
+            if not m:
+                raise AssertionError(f"{path.name}: bad entry {word}")
+            at, name, n = m.groups()
+            if at:
+                entries[name] = ("fastcall", int(n))
+            elif n is not None:
+                entries[name] = ("stdcall", int(n))
+            else:
+                entries[name] = ("cdecl", None)
         out.setdefault(dll.lower(), {}).update(entries)
     return out
 
@@ -139,18 +148,8 @@ def fixture_imports() -> dict:
     """{dll (lower case): names} from fixtures/lib/*.def."""
     out = {}
     for path in sorted(FIXTURE_LIB.glob("*.def")):
-        dll, names, in_exports = None, set(), False
-        for raw in path.read_text().splitlines():
-            line = raw.split(";", 1)[0].strip()
-            if not line:
-                continue
-            word = line.split()[0]
-            if word.upper() == "LIBRARY":
-                dll = line.split()[1]
-            elif word.upper() == "EXPORTS":
-                in_exports = True
-            elif in_exports:
-                names.add(word)
+        dll, words = def_exports(path)
+        names = set(words)
         out.setdefault(dll.lower(), set()).update(names)
     return out
 
