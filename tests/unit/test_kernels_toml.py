@@ -182,6 +182,43 @@ class KernelsTomlTest(unittest.TestCase):
         self.assertEqual(k.headers, "linux-headers-686-pae")
         self.assertEqual(by_name["debian-6.1"].arch, "amd64")
 
+    def test_i386_policy_rows(self):
+        """Issue 18 item 4: src-6.1 and every policy kernel also for i386,
+        from the same source, fragments and patches plus the i386
+        fragment; the same policy (expectations are per policy, not per
+        architecture); out of a plain run, selected by --arch i386."""
+        exp = kernels.load_expectations()
+        ks = kernels.load_kernels()
+        by_name = {k.name: k for k in ks}
+        plain = {k.name for k in kernels.select(ks, None)}
+        i386 = {k.name for k in kernels.select(ks, None, "i386")}
+        i386_config = REPO / "guest" / "config" / "i386.config"
+        pairs = [("src-6.1", "src-6.1-i386")] + [
+            (f"policy-{p}", f"policy-{p}-i386") for p in exp.policies]
+        for amd64_name, name in pairs:
+            amd64, k = by_name[amd64_name], by_name[name]
+            self.assertEqual((k.arch, k.default), ("i386", False), name)
+            self.assertEqual((k.source, k.suite, k.patch, k.policy),
+                             (amd64.source, amd64.suite, amd64.patch,
+                              amd64.policy), name)
+            self.assertEqual(k.configs, amd64.configs + (i386_config,), name)
+            self.assertNotIn(name, plain)
+            self.assertIn(name, i386)
+        self.assertEqual(by_name["policy-2.6.25-rc1-i386"].policy
+                         .modes["ndiswrapper"], "module")
+
+    def test_i386_fragment_says_why(self):
+        """Every option of the i386 fragment has its reason above it."""
+        lines = (REPO / "guest/config/i386.config").read_text().splitlines()
+        options = [n for n, line in enumerate(lines)
+                   if line.startswith("CONFIG_") or
+                   line.endswith(" is not set")]
+        self.assertTrue(options)
+        for n in options:
+            self.assertTrue(n > 0 and lines[n - 1].startswith("#") and
+                            not lines[n - 1].endswith(" is not set"),
+                            lines[n])
+
     def test_suite_is_validated(self):
         (k,) = self.load(GOOD_BUILT + 'suite = "bullseye"\n')
         self.assertEqual(k.suite, "bullseye")

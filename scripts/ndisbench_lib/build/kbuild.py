@@ -33,6 +33,10 @@ from ..trees import BZIMAGE, check_tree, parse_config
 HEADERS_RE = re.compile(r"^linux-(headers|kbuild)-")
 IMAGE_PARTS_RE = re.compile(r"^linux-(binary|modules|base)-\d")
 XEN_ELFNOTE_PHYS32_ENTRY = 18
+# make's ARCH= for a source kernel of another architecture than the host's
+# (the host's gcc builds both; no multilib needed for the kernel itself).
+KBUILD_ARCH = {"i386": "i386"}
+NOT_SET_RE = re.compile(r"^# (CONFIG_\w+) is not set$", re.M)
 BUILD_TIMEOUT = 3 * 3600.0
 
 
@@ -75,6 +79,15 @@ class KernelArtifact:
 
 def jobs() -> str:
     return str(os.cpu_count() or 1)
+
+
+def parse_fragment(text: str) -> Dict[str, str]:
+    """A config fragment as CONFIG_X -> value, "# CONFIG_X is not set"
+    as "n" (a later fragment may unset what an earlier one set)."""
+    opts = parse_config(text)
+    for match in NOT_SET_RE.finditer(text):
+        opts[match.group(1)] = "n"
+    return opts
 
 
 # -- the uncompressed vmlinux inside a bzImage --------------------------------
@@ -376,12 +389,17 @@ class SourceTree(WorkTree):
                              f" not installed (run `scripts/ndisbench setup`)")
         self.configs = kernel.configs
         self.config_names = "+".join(c.name for c in self.configs)
+        self.arch_args = [f"ARCH={KBUILD_ARCH[kernel.arch]}"] \
+            if kernel.arch != debian.HOST_ARCH else []
         inputs = {"kind": "tree", "package": self.package,
                   "version": self.version,
                   "config": "+".join(file_digest(c) for c in self.configs),
                   "cc": compiler_id()}
         if self.suite:
             inputs["suite"] = self.suite
+        if kernel.arch != debian.HOST_ARCH:
+            # Only then: the amd64 trees keep the keys they had.
+            inputs["arch"] = kernel.arch
         super().__init__(cache, inputs)
 
     def tarball(self) -> pathlib.Path:
@@ -410,8 +428,12 @@ class SourceTree(WorkTree):
         (tmp / ".ndisbench-extracted").write_text(self.version + "\n")
         os.rename(tmp, self.src)
 
+    def make_command(self, *args: str) -> List[str]:
+        """make in the tree, for the kernel's architecture."""
+        return ["make", "-C", str(self.src), *self.arch_args, *args]
+
     def make(self, *targets: str, what: str) -> None:
-        run_logged(["make", "-C", str(self.src), f"-j{jobs()}", *targets],
+        run_logged(self.make_command(f"-j{jobs()}", *targets),
                    self.log, f"{self.who}: {what}", timeout=BUILD_TIMEOUT)
 
     def configure(self) -> None:
@@ -435,9 +457,10 @@ class SourceTree(WorkTree):
         that loud, naming the options."""
         wanted: Dict[str, str] = {}
         for fragment in self.configs:
-            wanted.update(parse_config(fragment.read_text()))
+            wanted.update(parse_fragment(fragment.read_text()))
         got = parse_config((self.src / ".config").read_text())
-        lost = [f"{k}={v}" for k, v in wanted.items() if got.get(k) != v]
+        lost = [f"# {k} is not set" if v == "n" else f"{k}={v}"
+                for k, v in wanted.items() if got.get(k, "n") != v]
         if lost:
             raise BenchError(f"{self.who}: {self.config_names}: options not "
                              f"accepted by Kconfig: {', '.join(lost)}")
@@ -478,16 +501,16 @@ class SourceTree(WorkTree):
             state.write_text(str(patch) + "\n")
         try:
             self.make("bzImage", "modules", what="make bzImage modules")
-            release = capture(["make", "-s", "-C", str(self.src),
-                               "kernelrelease"], timeout=120,
+            release = capture(self.make_command("-s", "kernelrelease"),
+                              timeout=120,
                               what=f"{self.who}: kernelrelease").strip()
             for name, src in (("bzImage", "arch/x86/boot/bzImage"),
                               ("vmlinux", "vmlinux"), ("config", ".config"),
                               ("Module.symvers", "Module.symvers")):
                 shutil.copy2(self.src / src, tmp / name)
-            run_logged(["make", "-C", str(self.src), "modules_install",
-                        f"INSTALL_MOD_PATH={tmp / 'modules'}"], self.log,
-                       f"{self.who}: modules_install", timeout=600)
+            run_logged(self.make_command(
+                "modules_install", f"INSTALL_MOD_PATH={tmp / 'modules'}"),
+                self.log, f"{self.who}: modules_install", timeout=600)
             if not has_pvh_note((tmp / "vmlinux").read_bytes()):
                 (tmp / "vmlinux").unlink()
         finally:
