@@ -29,11 +29,11 @@ REFUSAL = ("no models for NTx86 (this i386 wrapper), only for NTamd64 "
            "(a 64-bit x86_64 driver)")
 
 
-def judge(config, out=REFUSAL, status=1, wlan=0):
+def judge(config, out=REFUSAL, status=1, wlan=0, policy="2.6.25-rc4"):
     exp = kernels.Expectations(**{**EXP.__dict__,
                                   "broken": {"pe32": EXP.broken["pe32"]}})
     log = ktap.parse(LOG.format(out=out, status=status, wlan=wlan))
-    return broken.judge(CellFacts(log, exp, EXP.policies["2.6.25-rc4"],
+    return broken.judge(CellFacts(log, exp, EXP.policies[policy],
                                   config=config))
 
 
@@ -62,6 +62,15 @@ class BrokenI386Test(unittest.TestCase):
         self.assertEqual(v.status, "FAIL")
         self.assertIn("NTx86", v.summary)
         self.assertEqual(judge(self.I386, wlan=1).status, "FAIL")
+
+    def test_refused_at_install_under_a_refusing_policy_too(self):
+        # The installer refuses the amd64 image before any insmod, so a
+        # policy that refuses the module (2.6.25-rc1) changes nothing:
+        # no errno to compare, the same refusal to find.
+        v = judge(self.I386, policy="2.6.25-rc1")
+        self.assertEqual(v.status, "pass", v.summary)
+        self.assertEqual(judge(self.I386, status=0,
+                               policy="2.6.25-rc1").status, "FAIL")
 
     def test_amd64_still_wants_the_module_s_line(self):
         # the same log on amd64: the install must have succeeded
