@@ -92,6 +92,39 @@ class CellMetricsTest(unittest.TestCase):
         self.assertIn("**no**", text)
         self.assertIn("no data", text)
 
+    def test_kernels_side_by_side(self):
+        # bench --kernel src-6.1 src-6.1-i386: each device a row per
+        # kernel, the goals per kernel from that kernel's rows only.
+        res = bench.BenchResult("b", "a64", 1, kernels=["a64", "x86"])
+        self.assertEqual(res.row("a64", "e1000"), "e1000 on a64")
+        res.samples = {
+            "e1000 on a64": {"tcp_mbps": [20]},
+            "bcm43xx/ndiswrapper on a64": {"tcp_mbps": [10]},
+            "e1000 on x86": {"tcp_mbps": [40]},
+            "bcm43xx/ndiswrapper on x86": {"tcp_mbps": [30]},
+        }
+        rows = {(r["kernel"], r["what"]): r for r in res.ratios()}
+        self.assertEqual(len(rows), 2 * len(bench.TARGETS))
+        self.assertAlmostEqual(
+            rows["a64", "PCI wrapped TCP throughput"]["ratio"], 0.5)
+        self.assertAlmostEqual(
+            rows["x86", "PCI wrapped TCP throughput"]["ratio"], 0.75)
+        self.assertEqual(res.device_of("bcm43xx/ndiswrapper on x86"),
+                         "bcm43xx/ndiswrapper")
+        text = bench.markdown(res)
+        self.assertIn("Kernels `a64`, `x86`", text)
+        self.assertIn("| bcm43xx/ndiswrapper on x86 | 30.00 |", text)
+        self.assertIn("(bcm43xx/ndiswrapper on x86 / e1000 on x86, "
+                      "tcp_mbps) | 0.75 |", text)
+        from ndisbench_lib.commands import benchhtml
+        self.assertIn("bcm43xx/ndiswrapper on x86", benchhtml.page(res))
+
+    def test_one_kernel_keeps_plain_device_rows(self):
+        res = bench.BenchResult("b", "k", 1)
+        self.assertEqual(res.kernels, ["k"])
+        self.assertEqual(res.row("k", "e1000"), "e1000")
+        self.assertEqual(res.device_of("e1000"), "e1000")
+
     def test_rounds_must_be_positive(self):
         from ndisbench_lib.errors import BenchError
         with self.assertRaises(BenchError):

@@ -87,8 +87,10 @@ def cell_metrics(run_dir: pathlib.Path, cell: report.CellResult,
 
 
 def markdown(res: BenchResult) -> str:
+    kernels = ", ".join(f"`{k}`" for k in res.kernels)
     out = [f"# ndisbench bench {res.bench_id}", "",
-           f"Kernel `{res.kernel}`, {res.rounds} round(s), accel "
+           f"Kernel{'s' if len(res.kernels) > 1 else ''} {kernels}, "
+           f"{res.rounds} round(s), accel "
            f"{res.accel}, medians; one guest at a time; host load "
            f"{' -> '.join(f'{x:.1f}' for x in res.load)} on "
            f"{os.cpu_count()} CPUs. Runs: "
@@ -213,47 +215,53 @@ def time_matrix(matrix: runner.Matrix, cache: Cache, out: pathlib.Path,
         res.matrix_wall_s, res.matrix_phases = wall, summary
 
 
-def run(kernel: Kernel, exp: Expectations, cache: Cache, out: pathlib.Path,
-        rounds: int, timeout: float, accel: str,
+def run(kernels: Sequence[Kernel], exp: Expectations, cache: Cache,
+        out: pathlib.Path, rounds: int, timeout: float, accel: str,
         device_names: Sequence[str] = DEVICES, matrix: bool = False,
         default_matrix: Optional[runner.Matrix] = None,
         edit: bool = False,
         clocks: Sequence[str] = (guest_clock.DEFAULT,),
         matrix_jobs: int = 0) -> BenchResult:
+    """Each round boots every device on every kernel (several: their rows
+    side by side, as the i386 ones beside the x86-64 ones); the edit cycle
+    uses the first kernel."""
     if rounds < 1:
         raise BenchError(f"--rounds {rounds}: at least 1")
     targets = [devices.DEVICES[n] for n in device_names]
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    res = BenchResult(f"bench-{stamp}", kernel.name, rounds,
-                      load=[os.getloadavg()[0]])
+    res = BenchResult(f"bench-{stamp}", kernels[0].name, rounds,
+                      load=[os.getloadavg()[0]],
+                      kernels=[k.name for k in kernels])
     for n in range(rounds):
         order = targets if n % 2 == 0 else targets[::-1]
         say("bench", f"round {n + 1}/{rounds}: "
                      + ", ".join(d.label for d in order))
         # Real time: the figures (MB/s, RTT, pkt/s) are the guest's own
         # clock over its traffic, which icount would make virtual.
-        result = runner.run(runner.Matrix([kernel], order, CHECKS, exp,
+        result = runner.run(runner.Matrix(list(kernels), order, CHECKS, exp,
                                           tcp_bytes=TCP_BYTES),
                             cache, out, 1, timeout, accel,
                             clock=guest_clock.REALTIME)
         res.accel = result.accel
         res.runs.append(result.run_id)
         for cell in result.cells:
+            row = res.row(cell.kernel, cell.label)
             bad = [f"{c} {v.status}" for c, v in cell.verdicts.items()
                    if v.status != PASS]
             if bad:
-                res.failures.setdefault(cell.label, []).append(
+                res.failures.setdefault(row, []).append(
                     f"round {n + 1}: " + ", ".join(bad))
             metrics = cell_metrics(out / result.run_id, cell, TCP_BYTES)
-            per_dev = res.samples.setdefault(cell.label, {})
+            per_dev = res.samples.setdefault(row, {})
             for key, value in metrics.items():
                 per_dev.setdefault(key, []).append(value)
-    res.samples = {d.label: res.samples.get(d.label, {}) for d in targets}
+    rows = [res.row(k.name, d.label) for d in targets for k in kernels]
+    res.samples = {r: res.samples.get(r, {}) for r in rows}
     res.load.append(os.getloadavg()[0])
     if matrix and default_matrix is not None:
         time_matrix(default_matrix, cache, out, timeout, accel, clocks,
                     matrix_jobs or runner.default_jobs(), res)
     if edit:
-        edit_cycle(kernel, exp, cache, out, timeout, accel, res)
+        edit_cycle(kernels[0], exp, cache, out, timeout, accel, res)
     write(out, res)
     return res

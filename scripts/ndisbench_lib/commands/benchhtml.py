@@ -122,21 +122,22 @@ def device_chart(res: benchresult.BenchResult, metric: str, title: str) -> str:
     refs = _references()
     return bar_chart(title, [
         Bar(dev, res.median(dev, metric),
-            colour=REFERENCE if dev in refs else WRAPPED)
+            colour=REFERENCE if res.device_of(dev) in refs else WRAPPED)
         for dev in res.samples])
 
 
 def goals_chart(res: benchresult.BenchResult) -> str:
     bars = []
-    for (what, dev, ref, _, op, target), row in zip(benchresult.TARGETS,
-                                                    res.ratios()):
+    for row in res.ratios():
+        what, dev, ref = row["what"], row["device"], row["reference"]
         ratio = row["ratio"] if isinstance(row["ratio"], float) else None
         met = row["met"]
+        op, target = str(row["target"]).split()
         bars.append(Bar(f"{what} ({dev} / {ref}) {op} {target}", ratio,
                         text="" if ratio is None else
                         f"{benchresult.fmt_figure(ratio)} "
                         f"{'met' if met else 'missed'}",
-                        colour=MET if met else MISSED, mark=target))
+                        colour=MET if met else MISSED, mark=float(target)))
     return bar_chart("Goals: ratio to the reference (line: the goal)", bars,
                      width=520, figure_w=90)
 
@@ -182,7 +183,7 @@ def header(res: benchresult.BenchResult) -> List[str]:
                      for r in res.runs) or "-"
     load = " -> ".join(f"{x:.1f}" for x in res.load) or "-"
     return ['<dl class="meta">',
-            f"<dt>kernel</dt><dd>{esc(res.kernel)}</dd>",
+            f"<dt>kernel</dt><dd>{esc(', '.join(res.kernels))}</dd>",
             f"<dt>rounds</dt><dd>{res.rounds} (medians; one guest at a "
             "time)</dd>",
             f"<dt>accel</dt><dd>{esc(res.accel or '-')}</dd>",

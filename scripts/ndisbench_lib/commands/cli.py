@@ -282,7 +282,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     from . import bench
-    exp, kernel = _one_kernel(args)
+    exp = kernels.load_expectations()
+    benched = kernels.select(kernels.load_kernels(args.kernels_toml, exp),
+                             _names(args.kernel))
     names = _names(args.device) or list(bench.DEVICES)
     bad = [n for n in names if n not in devices.DEVICES]
     if bad:
@@ -292,7 +294,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     default = runner.Matrix(kernels.select(kernels.load_kernels(
         args.kernels_toml, exp), _names(args.matrix_kernel)),
         devices.select(None), registry.default_names(), exp)
-    res = bench.run(kernel, exp, Cache(paths.cache_root()), args.out,
+    res = bench.run(benched, exp, Cache(paths.cache_root()), args.out,
                     args.rounds, args.timeout, args.accel, names,
                     args.matrix, default, args.edit_cycle,
                     clock.parse_list(args.clocks), args.matrix_jobs)
@@ -433,8 +435,11 @@ def parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="wrapped devices vs their references, "
                                      "side by side in one run")
-    p.add_argument("--kernel", default="src-6.1",
-                   help="the kernel every device boots (default src-6.1)")
+    p.add_argument("--kernel", nargs="+", default=["src-6.1"],
+                   metavar="K",
+                   help="the kernel(s) every device boots; several: their "
+                        "rows side by side, e.g. src-6.1 src-6.1-i386 "
+                        "(default src-6.1)")
     p.add_argument("--device", action="extend", nargs="+", metavar="D",
                    help="device/wrapper labels (default: e1000, "
                         "bcm43xx/ndiswrapper, rtl8187/ndiswrapper, "
