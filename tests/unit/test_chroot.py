@@ -171,6 +171,52 @@ class EnsureTest(unittest.TestCase):
             ["gcc", "make", "kmod", "linux-headers-7.2.13+deb14-amd64"]))
         self.assertTrue(all(env == {"APT_CONFIG": "/a"} for _, env in seen))
 
+    def test_a_foreign_architecture_gets_no_headers_package(self):
+        # bullseye's i386 headers package holds i386 tools this host
+        # cannot run: the chroot has the suite's compiler only, and the
+        # kernel's unpacked headers (amd64 kbuild) are copied in.
+        def show(name, who, env=None):
+            return debian.Package(name, "1.0", [])
+
+        with mock.patch.object(debian, "suite_apt", return_value={}), \
+                mock.patch.object(debian, "show", show):
+            made = chroot.recipe(self.cache, "bullseye",
+                                 "5.10.0-32-686-pae", "k",
+                                 sources="deb x bullseye main\n",
+                                 headers=False)
+        self.assertEqual(sorted(made.versions), ["gcc", "kmod", "make"])
+
+
+class ForeignHeadersTest(unittest.TestCase):
+    def test_the_kernels_headers_are_copied_into_the_chroot_once(self):
+        from ndisbench_lib.build import modules
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = pathlib.Path(tmp)
+            src = tmp / "entry" / "headers" / "usr" / "src"
+            kdir = src / "linux-headers-5.10.0-32-686-pae"
+            kdir.mkdir(parents=True)
+            (kdir / "Makefile").write_text("include ../common/Makefile\n")
+            (src / "linux-headers-5.10.0-32-common").mkdir()
+            root = tmp / "root"
+            (root / "usr").mkdir(parents=True)
+            place = chroot.Chroot("c", "bullseye", root)
+            (tmp / "entry/headers/usr/lib/linux-kbuild-5.10").mkdir(
+                parents=True)
+            first = modules.foreign_kdir(place, "artkey", kdir)
+            self.assertEqual(first, "/usr/src/ndisbench-artkey/usr/src/"
+                                    "linux-headers-5.10.0-32-686-pae")
+            self.assertTrue((root / first.lstrip("/") / "Makefile").is_file())
+            self.assertTrue((root / "usr/src/ndisbench-artkey/usr/src/"
+                             "linux-headers-5.10.0-32-common").is_dir())
+            self.assertTrue((root / "usr/src/ndisbench-artkey/usr/lib/"
+                             "linux-kbuild-5.10").is_dir())
+            (kdir / "Makefile").write_text("changed\n")
+            self.assertEqual(modules.foreign_kdir(place, "artkey", kdir),
+                             first)
+            # copied once: a later call finds it in place
+            self.assertIn("include", (root / first.lstrip("/") /
+                                      "Makefile").read_text())
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -123,9 +123,9 @@ def chroot_inputs(suite: str, release: str, sources: str,
 
 
 def _versions(cache: Cache, suite: str, release: str,
-              who: str) -> Dict[str, str]:
+              who: str, headers: bool) -> Dict[str, str]:
     env = debian.suite_apt(cache, suite)
-    names = list(TOOLS) + [headers_package(release)]
+    names = list(TOOLS) + ([headers_package(release)] if headers else [])
     return {n: debian.show(n, who, env).version for n in names}
 
 
@@ -148,13 +148,16 @@ class Recipe:
 
 
 def recipe(cache: Cache, suite: str, release: str, who: str,
-           sources: Optional[str] = None) -> Recipe:
+           sources: Optional[str] = None, headers: bool = True) -> Recipe:
     """The chroot a kernel of this suite and release needs: the candidate
-    versions of its packages in the suite (its private apt lists)."""
+    versions of its packages in the suite (its private apt lists).
+    headers=False: no headers package (a guest of another architecture,
+    whose headers' tools this host cannot run: the kernel's own unpacked
+    headers are copied in instead, modules.foreign_kdir)."""
     if sources is None:
         sources = debian.suite_sources(debian.host_mirror(), suite)
     return Recipe(suite, release, sources,
-                  _versions(cache, suite, release, who))
+                  _versions(cache, suite, release, who, headers))
 
 
 def ensure(cache: Cache, suite: str, release: str, who: str,
@@ -172,8 +175,10 @@ def ensure(cache: Cache, suite: str, release: str, who: str,
     if entry is None:
         packages = [f"{n}={v}" for n, v in sorted(versions.items())]
         with Step("build", f"{who}: {suite} chroot (mmdebstrap: gcc "
-                           f"{versions['gcc']}, "
-                           f"{headers_package(release)})"):
+                           f"{versions['gcc']}"
+                           + (f", {headers_package(release)})"
+                              if headers_package(release) in versions
+                              else ")")):
             with cache.publish("chroots", key, inputs) as tmp:
                 prefs = None
                 if debian.suite_preferences(suite):

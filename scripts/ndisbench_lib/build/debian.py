@@ -25,6 +25,8 @@ from ..proc import capture
 from ..progress import Step, say
 
 DEP_NAME = re.compile(r"^\s*([a-z0-9][a-z0-9+.-]*)")
+# A kernel package's version in its name (5.10.0-32-686-pae; not 686-pae).
+VERSION_RE = re.compile(r"^\d+\.\d+")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,8 +75,12 @@ def show(name: str, who: str,
 
 def resolve_meta(meta: str, prefix: str, who: str,
                  env: Optional[Mapping[str, str]] = None) -> Package:
-    """Follow a metapackage to the versioned package it depends on."""
+    """Follow a metapackage to the versioned package it depends on; a
+    versioned package (prefix then its version: linux-image-5.10.0-32-...)
+    is taken as named, for a build the metapackage no longer points at."""
     pkg = show(meta, who, env)
+    if meta.startswith(prefix) and VERSION_RE.match(meta[len(prefix):]):
+        return pkg
     for dep in pkg.depends:
         if dep.startswith(prefix):
             return show(dep, who, env)

@@ -22,7 +22,7 @@ import subprocess
 from typing import Callable, Dict, List, Optional, Sequence
 
 from .. import paths
-from . import chroot
+from . import chroot, debian
 from .cache import Cache, WorkTree, compiler_id, digest_inputs, tree_digest
 from ..errors import BenchError, BuildError
 from .kbuild import KernelArtifact, ensure_kdir, SourceTree
@@ -111,9 +111,11 @@ class Toolchain:
         self.who = f"kernel '{art.kernel.name}'"
         self.recipe: Optional[chroot.Recipe] = None
         self._chroot: Optional[chroot.Chroot] = None
+        self.foreign = art.kernel.arch != debian.HOST_ARCH
         if art.kernel.is_debian and art.kernel.suite:
             self.recipe = chroot.recipe(cache, art.kernel.suite,
-                                        art.release, self.who)
+                                        art.release, self.who,
+                                        headers=not self.foreign)
             self.cc = f"chroot {self.recipe.key}"
         else:
             self.cc = compiler_id()
@@ -128,9 +130,13 @@ class Toolchain:
 
     def kdir(self, kdir: pathlib.Path) -> str:
         """The kernel's build folder as make sees it: the exact headers
-        package installed in the chroot."""
+        package installed in the chroot, or for a guest of another
+        architecture the kernel's own headers copied in."""
         if self.recipe is None:
             return str(kdir)
+        place = self.chroot
+        if self.foreign and place is not None:
+            return foreign_kdir(place, self.art.key, kdir)
         return f"/usr/src/{chroot.headers_package(self.art.release)}"
 
     def work_tree(self, inputs: Dict[str, object]) -> WorkTree:
@@ -145,6 +151,26 @@ class Toolchain:
     def command(self, argv: List[str]) -> List[str]:
         place = self.chroot
         return place.command(argv) if place else argv
+
+
+def foreign_kdir(place: chroot.Chroot, key: str, kdir: pathlib.Path) -> str:
+    """The unpacked headers kdir lives in (<root>/usr/src/<kdir>, the
+    common folder beside it and usr/lib/linux-kbuild-*, whose tools are
+    the host architecture's: kbuild.host_kbuild) copied once into the
+    chroot as /usr/src/ndisbench-<key>/: made aside, then renamed, so a
+    copy cut short is never used."""
+    root = kdir.parents[2]
+    dest = place.root / "usr" / "src" / f"ndisbench-{key}"
+    if not dest.is_dir():
+        tmp = dest.with_name(f"{dest.name}.tmp{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.copytree(root, tmp, symlinks=True)
+        try:
+            os.rename(tmp, dest)
+        except OSError:
+            # another process put it there first
+            shutil.rmtree(tmp, ignore_errors=True)
+    return place.inside(dest / kdir.relative_to(root))
 
 
 _TOOLCHAINS: Dict[str, Toolchain] = {}
