@@ -19,6 +19,11 @@ PACKAGES = {
         "linux-image-5.10.0-32-686-pae", "5.10.223-1",
         ["kmod", "linux-base"]),
     "linux-image-empty": debian.Package("linux-image-empty", "1", ["kmod"]),
+    "linux-image-6.12-amd64": debian.Package(
+        "linux-image-6.12-amd64", "6.12.118-1~deb12u1",
+        ["linux-image-6.12.118+deb12-amd64"]),
+    "linux-image-6.12.118+deb12-amd64": debian.Package(
+        "linux-image-6.12.118+deb12-amd64", "6.12.118-1~deb12u1", ["kmod"]),
 }
 
 
@@ -37,6 +42,14 @@ class ResolveMetaTest(unittest.TestCase):
                                   "linux-image-", "k")
         self.assertEqual((pkg.name, pkg.version),
                          ("linux-image-5.10.0-32-686-pae", "5.10.223-1"))
+
+    def test_a_series_metapackage_is_followed(self):
+        # linux-image-6.12-amd64 names a series (major.minor), not a build:
+        # bookworm's 6.12 metapackage, which the CI of 26c8db2 took as named
+        # and then looked for a '-unsigned' twin that does not exist.
+        pkg = debian.resolve_meta("linux-image-6.12-amd64", "linux-image-",
+                                  "k")
+        self.assertEqual(pkg.name, "linux-image-6.12.118+deb12-amd64")
 
     def test_a_metapackage_without_the_dependency_is_an_error(self):
         with self.assertRaisesRegex(BenchError, "linux-image-empty"):

@@ -25,8 +25,9 @@ from ..proc import capture
 from ..progress import Step, say
 
 DEP_NAME = re.compile(r"^\s*([a-z0-9][a-z0-9+.-]*)")
-# A kernel package's version in its name (5.10.0-32-686-pae; not 686-pae).
-VERSION_RE = re.compile(r"^\d+\.\d+")
+# A kernel build's full version in a package name (5.10.0-32-686-pae,
+# 6.12.118+deb12-amd64); not a flavour (686-pae) or a series (6.12-amd64).
+VERSION_RE = re.compile(r"^\d+\.\d+\.\d+[-+]")
 
 
 @dataclasses.dataclass(frozen=True)
