@@ -193,10 +193,10 @@ class CaptureFileTest(unittest.TestCase):
     def test_frames_read_back_and_gzip(self):
         path = self.tmp / "air.pcap"
         path.write_bytes(self.pcap([self.auth(STA, AP), self.auth(AP, STA)]))
-        frames = capture.read_frames(path)
+        frames, problems = capture.read_tshark(path)
         self.assertEqual([(f.subtype, f.sa, f.da) for f in frames],
                          [(0x0b, STA, AP), (0x0b, AP, STA)])
-        self.assertEqual(capture.file_problems(path), [])
+        self.assertEqual(problems, [])
         gz = capture.compress(path)
         self.assertFalse(path.exists())
         self.assertEqual(len(gzip.decompress(gz.read_bytes())), 24 + 2 * (
@@ -205,7 +205,29 @@ class CaptureFileTest(unittest.TestCase):
     def test_cut_file_is_a_problem(self):
         path = self.tmp / "air.pcap"
         path.write_bytes(self.pcap([self.auth(STA, AP)])[:-10])
-        self.assertTrue(capture.file_problems(path))
+        self.assertTrue(capture.read_tshark(path)[1])
+
+    def test_malformed_frame_is_a_problem_and_the_rest_is_read(self):
+        path = self.tmp / "air.pcap"
+        path.write_bytes(self.pcap([self.auth(STA, AP),
+                                    self.auth(AP, STA)[:27],
+                                    self.auth(AP, STA)]))
+        frames, problems = capture.read_tshark(path)
+        self.assertEqual([f.number for f in frames], [1, 2, 3])
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn("Malformed", problems[0])
+
+    def test_one_tshark_run_per_capture(self):
+        # fields and expert items come from one pass over the file: each
+        # run costs a dissection of the whole capture (megabytes of TCP)
+        from unittest import mock
+        path = self.tmp / "air.pcap"
+        path.write_bytes(self.pcap([self.auth(STA, AP)]))
+        with mock.patch.object(capture, "_tshark",
+                               wraps=capture._tshark) as run:
+            air = capture.read(path)
+        self.assertEqual(run.call_count, 1)
+        self.assertEqual((len(air.frames), list(air.file_problems)), (1, []))
 
 
 if __name__ == "__main__":
@@ -215,11 +237,14 @@ if __name__ == "__main__":
 class ExpertRowsTest(unittest.TestCase):
     def test_tcp_flow_analysis_is_not_a_capture_problem(self):
         from unittest import mock
-        table = ("Warns (4)\n=============\n"
+        table = ("1\t0x0008\t02:00:00:00:01:00\tff:ff:ff:ff:ff:ff\t\t2412\n"
+                 "\nWarns (4)\n=============\n"
                  "Frequency      Group           Protocol  Summary\n"
                  "3   Sequence                TCP  TCP window full\n"
-                 "1   Malformed            802.11  Malformed Packet\n")
+                 "1   Malformed     IEEE 802.11  Malformed Packet\n")
         with mock.patch.object(capture, "_tshark",
                                return_value=(table, [])):
-            problems = capture.file_problems(pathlib.Path("x.pcap"))
-        self.assertEqual(problems, ["1 x Malformed/802.11: Malformed Packet"])
+            frames, problems = capture.read_tshark(pathlib.Path("x.pcap"))
+        self.assertEqual(len(frames), 1)
+        self.assertEqual(problems,
+                         ["1 x Malformed/IEEE 802.11: Malformed Packet"])

@@ -211,7 +211,7 @@ class ArgsTest(unittest.TestCase):
                     mock.patch.object(capture.shutil, "which",
                                       return_value="/usr/bin/tshark"), \
                     mock.patch.object(capture.subprocess, "run", fake_run):
-                capture.file_problems(pcap)
+                capture.read_tshark(pcap)
         self.assertEqual(seen["cmd"][:3], ["tshark", "-r", "-"])
         self.assertNotIn(str(pcap), seen["cmd"])
         self.assertEqual(seen["data"], b"pcap")

@@ -22,8 +22,9 @@ FIELDS = ("frame.number", "wlan.fc.type_subtype", "wlan.sa", "wlan.da",
           "wlan.fixed.status_code", "radiotap.channel.freq")
 # tshark's own complaint when run as root: not about the file.
 ROOT_NOTE = "Running as user"
-# A row of `-z expert`: count, group, protocol, summary.
-EXPERT_ROW_RE = re.compile(r"^\s*(\d+)\s+(\S+)\s+(\S+)\s+(.*)$")
+# A row of `-z expert`: count, group, protocol (may hold a space: "IEEE
+# 802.11"), summary; the columns are at least two spaces apart.
+EXPERT_ROW_RE = re.compile(r"^\s*(\d+)\s+(\S+)\s+(.+?)\s{2,}(.*)$")
 TRAFFIC_GROUPS = ("Sequence",)
 
 BEACON, PROBE_REQ, PROBE_RESP, AUTH = 0x08, 0x04, 0x05, 0x0b
@@ -69,39 +70,49 @@ def _tshark(pcap: pathlib.Path, args: List[str]) -> Tuple[str, List[str]]:
     return res.stdout, errors
 
 
-def read_frames(pcap: pathlib.Path) -> List[Frame]:
+def _frame(line: str) -> Optional[Frame]:
+    """One row of `-T fields` (FIELDS, tab-separated), or None."""
+    cols = line.split("\t")
+    if len(cols) != len(FIELDS) or not cols[0].isdigit():
+        return None
+    try:
+        subtype = int(cols[1], 16)
+    except ValueError:
+        return None
+    status = int(cols[4], 0) if cols[4] else None
+    freq = int(cols[5]) if cols[5].isdigit() else 0
+    return Frame(int(cols[0]), subtype, cols[2].lower(), cols[3].lower(),
+                 status, freq)
+
+
+def read_tshark(pcap: pathlib.Path) -> Tuple[List[Frame], List[str]]:
+    """The capture's frames (FIELDS) and what Wireshark would warn about
+    in the file itself, from one tshark pass (each pass dissects every
+    frame: megabytes of TCP): a damaged file, or expert items of warning
+    level and above (malformed or undecodable frames, bad checksums, ...).
+    tshark prints the fields, then the expert table after a line of '='.
+    The Sequence group is TCP's own flow analysis (window full,
+    retransmission): traffic behaviour, not a defect of the capture, so it
+    is left out."""
     args = ["-T", "fields", "-E", "separator=/t"]
     for field in FIELDS:
         args += ["-e", field]
-    frames = []
-    for line in _tshark(pcap, args)[0].splitlines():
-        cols = line.split("\t")
-        if len(cols) != len(FIELDS) or not cols[0].isdigit():
-            continue
-        try:
-            subtype = int(cols[1], 16)
-        except ValueError:
-            continue
-        status = int(cols[4], 0) if cols[4] else None
-        freq = int(cols[5]) if cols[5].isdigit() else 0
-        frames.append(Frame(int(cols[0]), subtype, cols[2].lower(),
-                            cols[3].lower(), status, freq))
-    return frames
-
-
-def file_problems(pcap: pathlib.Path) -> List[str]:
-    """What Wireshark would warn about in the capture itself: a damaged
-    file, or expert items of warning level and above (malformed or
-    undecodable frames, bad checksums, ...). The Sequence group is TCP's
-    own flow analysis (window full, retransmission): traffic behaviour,
-    not a defect of the capture, so it is left out."""
-    out, errors = _tshark(pcap, ["-q", "-z", "expert,warn"])
+    out, problems = _tshark(pcap, args + ["-z", "expert,warn"])
+    frames: List[Frame] = []
+    in_table = False
     for line in out.splitlines():
-        row = EXPERT_ROW_RE.match(line)
-        if row and row.group(2) not in TRAFFIC_GROUPS:
-            errors.append(f"{row.group(1)} x {row.group(2)}/{row.group(3)}: "
-                          f"{row.group(4).strip()}")
-    return errors
+        if line.startswith("="):
+            in_table = True
+        elif not in_table:
+            frame = _frame(line)
+            if frame:
+                frames.append(frame)
+        else:
+            row = EXPERT_ROW_RE.match(line)
+            if row and row.group(2) not in TRAFFIC_GROUPS:
+                problems.append(f"{row.group(1)} x {row.group(2)}/"
+                                f"{row.group(3)}: {row.group(4).strip()}")
+    return frames, problems
 
 
 def _first(frames: List[Frame], subtypes, sa: str, da: str,
@@ -173,8 +184,8 @@ def read(pcap: pathlib.Path) -> AirCapture:
     if not pcap.exists():
         return AirCapture(error=f"QEMU wrote no {pcap.name}")
     try:
-        air = AirCapture(read_frames(pcap), file_problems(pcap),
-                         path=pcap.name + ".gz")
+        frames, problems = read_tshark(pcap)
+        air = AirCapture(frames, problems, path=pcap.name + ".gz")
     except BenchError as exc:
         air = AirCapture(error=str(exc))
     compress(pcap)
