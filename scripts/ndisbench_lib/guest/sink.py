@@ -58,7 +58,12 @@ class TcpSink:
     def close(self) -> Optional[int]:
         """Stop listening; the byte count of the finished connection (a
         stream the guest never ended, e.g. cut by a hot-unplug, is shut
-        down here: its bytes so far stay in self.count)."""
+        down here: its bytes so far stay in self.count). shutdown() wakes
+        an accept() still waiting (close() alone does not, on Linux)."""
+        try:
+            self.listener.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass            # not listening any more: nothing waits
         self.listener.close()
         self.thread.join(5)
         if self.thread.is_alive() and self.conn is not None:
