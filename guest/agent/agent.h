@@ -240,7 +240,7 @@ int net_slow(int limit_ms);
 bool net_link_up(const struct net_opts *opts);
 bool net_carrier_up(const char *ifname);
 bool net_dhcp_lease(const struct net_opts *opts);
-pid_t net_start_stream(unsigned int port);
+int net_start_stream(unsigned int port, pid_t *writer);
 long long net_wait_iface_state(const char *ifname, bool present);
 void net_ping_settle(void);
 unsigned int net_ping_gateway(unsigned int count);

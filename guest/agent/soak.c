@@ -224,24 +224,25 @@ static bool soak_reload(const struct net_opts *net, const char *module)
 static bool soak_hotplug(const struct net_opts *net, unsigned int port)
 {
     int kmsg = kmsg_open();
-    pid_t stream = net_start_stream(port);
-    bool ok = false;
+    pid_t stream;
+    int fd = net_start_stream(port, &stream);
+    bool gone, ok = false;
 
-    if (stream < 0) {
-        say("# soak_error: fork: %s", strerror(errno));
+    if (fd < 0) {
+        say("# soak_error: stream to the sink: %s", strerror(errno));
         goto out;
     }
     usleep(SOAK_UNPLUG_MS * 1000);
     say("# hotplug_request: unplug");
-    if (net_wait_iface_state(net->ifname, false) < 0) {
-        say("# soak_error: %s still present after the unplug",
-            net->ifname);
-        kill(stream, SIGKILL);
-        waitpid(stream, NULL, 0);
-        goto out;
-    }
+    gone = net_wait_iface_state(net->ifname, false) >= 0;
     kill(stream, SIGKILL);
     waitpid(stream, NULL, 0);
+    close(fd);
+    if (!gone) {
+        say("# soak_error: %s still present after the unplug",
+            net->ifname);
+        goto out;
+    }
     say("# hotplug_request: replug");
     if (net_wait_iface_state(net->ifname, true) < 0) {
         say("# soak_error: %s did not come back after the replug",
