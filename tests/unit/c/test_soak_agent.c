@@ -26,7 +26,11 @@ bool net_dhcp_lease(const struct net_opts *opts)
     (void)opts;
     return false;
 }
-pid_t net_start_stream(unsigned int port) { (void)port; return -1; }
+int net_start_stream(unsigned int port, pid_t *writer)
+{
+    (void)port; (void)writer;
+    return -1;
+}
 long long net_wait_iface_state(const char *ifname, bool present)
 {
     (void)ifname; (void)present;
