@@ -44,12 +44,15 @@ def _env(env: Optional[Mapping[str, str]]) -> Optional[Dict[str, str]]:
 
 
 def show(name: str, who: str,
-         env: Optional[Mapping[str, str]] = None) -> Package:
-    """The candidate version of a package; BenchError names `who`.
-    env: suite_apt()'s, to ask another suite than the host's."""
+         env: Optional[Mapping[str, str]] = None,
+         version: str = "") -> Package:
+    """The candidate version of a package (or exactly `version`);
+    BenchError names `who`. env: suite_apt()'s, to ask another suite than
+    the host's."""
+    spec = f"{name}={version}" if version else name
     try:
         out = subprocess.run(["apt-cache", "show", "--no-all-versions",
-                              name], capture_output=True, text=True,
+                              spec], capture_output=True, text=True,
                              timeout=120, check=False,
                              env=_env(env)).stdout
     except (OSError, subprocess.TimeoutExpired) as exc:
@@ -62,7 +65,7 @@ def show(name: str, who: str,
             key, _, value = line.partition(":")
             fields[key] = value.strip()
     if "Version" not in fields:
-        raise BenchError(f"{who}: Debian package '{name}' not found "
+        raise BenchError(f"{who}: Debian package '{spec}' not found "
                          f"(check the name; `scripts/ndisbench setup` "
                          f"refreshes the package lists)")
     depends = []
@@ -402,10 +405,15 @@ def suite_apt(cache: Cache, suite: str,
                             what=f"apt-get update for {label}", env=env)
                 stamp.touch()
             except BenchError as exc:
-                if not have or changed:
+                # apt keeps the indexes it could fetch when one fails (a
+                # mirror serving an index out of step with its Release).
+                if have and not changed and stamp.exists():
+                    kept = f"the {label} lists of {fmt_age(age)} ago"
+                elif any((root / "lists").glob("*_Packages*")):
+                    kept = f"the indexes it fetched ({label})"
+                else:
                     raise
-                say("build", f"warning: {exc}; using the {suite} lists of "
-                             f"{fmt_age(age)} ago")
+                say("build", f"warning: {exc}; going on with {kept}")
     return env
 
 

@@ -174,7 +174,9 @@ def host_kbuild(headers: List[debian.Package], kernel: Kernel,
     programs of the kernel's architecture) replaced by the host
     architecture's package of the same version, for a guest of another
     architecture: i386 programs need an i386-capable host kernel, and the
-    tools' output does not depend on the machine they run on."""
+    tools' output does not depend on the machine they run on. The same
+    version, not the host's newest: the guest architecture's lists may
+    lag (a security index the mirror could not serve)."""
     if kernel.arch == debian.HOST_ARCH:
         return headers
     who = f"kernel '{kernel.name}'"
@@ -182,13 +184,14 @@ def host_kbuild(headers: List[debian.Package], kernel: Kernel,
     out = []
     for pkg in headers:
         if pkg.name.startswith("linux-kbuild-"):
-            host = debian.show(pkg.name, who, env)
-            if host.version != pkg.version:
-                raise BenchError(f"{who}: {pkg.name} is {pkg.version} for "
-                                 f"{kernel.arch} but {host.version} for "
-                                 f"{debian.HOST_ARCH} (the build tools must "
-                                 f"match the headers)")
-            pkg = host
+            try:
+                pkg = debian.show(pkg.name, who, env, version=pkg.version)
+            except BenchError:
+                raise BenchError(f"{who}: no {pkg.name} {pkg.version} for "
+                                 f"{debian.HOST_ARCH} in its lists, the "
+                                 f"version of the {kernel.arch} headers (the "
+                                 f"build tools must match the headers)"
+                                 ) from None
         out.append(pkg)
     return out
 
