@@ -392,6 +392,16 @@ class IfaceChecksTest(unittest.TestCase):
             self.assertIn("ndisbench.net=wlan0", line, check)
 
 
+class CryptoSelfTestCmdlineTest(unittest.TestCase):
+    def test_boot_skips_the_crypto_self_tests(self):
+        """Debian's kernels run the crypto API's self-tests at boot
+        (crypto_algapi_init: 0.74 s of guest time); no check needs them."""
+        from ndisbench_lib import devices
+        for label in ("none", "e1000", "rtl8187/ndiswrapper"):
+            self.assertIn("cryptomgr.notests",
+                          cmdline(devices.DEVICES[label], ["load"]).split())
+
+
 class SlowdownCmdlineTest(unittest.TestCase):
     def test_slow_kernels_scale_the_agents_waits(self):
         from ndisbench_lib import devices
