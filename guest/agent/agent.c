@@ -169,7 +169,22 @@ static int parse_shell(char *value, struct agent_opts *opts)
     return 0;
 }
 
+/*
+ * ndisbench.params=console: the rest of the parameters come as one line on
+ * the console, after the agent has said PARAMS_READY. The host boots a
+ * kernel x device once, saves the guest at that line and restores it for
+ * every cell that shares the boot (scripts/ndisbench_lib/guest/
+ * snapshot.py): what differs per cell cannot be on the kernel command
+ * line.
+ */
+static int parse_params(char *value, struct agent_opts *opts)
+{
+    (void)opts;
+    return value != NULL && strcmp(value, "console") == 0 ? 0 : bad_value();
+}
+
 const struct agent_test agent_settings[] = {
+    { 0, "params", "ndisbench.params", parse_params, NULL, NULL },
     { 1, "shell", "ndisbench.shell", parse_shell, NULL, NULL },
 };
 const size_t agent_settings_count = ARRAY_SIZE(agent_settings);
@@ -263,6 +278,58 @@ int parse_cmdline(char *cmdline, struct agent_opts *opts)
             opts->bad_param = row->param;
     }
     return 0;
+}
+
+/*
+ * The command line followed by the console's parameter line, as one
+ * malloc()ed string for parse_cmdline (the later words win), or NULL.
+ */
+char *join_params(const char *cmdline, const char *line)
+{
+    size_t a = strlen(cmdline), b = strlen(line);
+    char *out = malloc(a + b + 2);
+
+    if (out == NULL)
+        return NULL;
+    memcpy(out, cmdline, a);
+    out[a] = ' ';
+    memcpy(out + a + 1, line, b + 1);
+    return strip_newline(out);
+}
+
+/*
+ * Read one line (up to the newline, which is dropped) from fd into buf of
+ * size len, a byte at a time so that nothing after it is consumed.
+ * Returns 0, or -1 with errno (EIO at end of file, E2BIG when the line does
+ * not fit).
+ */
+int read_line(int fd, char *buf, size_t len)
+{
+    size_t n = 0;
+
+    for (;;) {
+        char c;
+        ssize_t got = read(fd, &c, 1);
+
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (got == 0) {
+            errno = EIO;
+            return -1;
+        }
+        if (c == '\n') {
+            buf[n] = '\0';
+            return 0;
+        }
+        if (n + 1 >= len) {
+            errno = E2BIG;
+            return -1;
+        }
+        buf[n++] = c;
+    }
 }
 
 int planned_tests(const struct agent_opts *opts)
@@ -445,6 +512,37 @@ static void setup_console(void)
         close(console);
 }
 
+/*
+ * The parameters the host writes on the console (ndisbench.params=console)
+ * joined to the command line and parsed. Echo and line editing are off so
+ * the line does not come back into the log, and the host knows the guest
+ * waits from PARAMS_READY. The guest may be saved and restored at that
+ * line, many times over.
+ */
+static char *console_params(char *cmdline, struct agent_opts *opts,
+                            struct boot_errors *errs)
+{
+    static char line[PARAMS_LINE_MAX];
+    struct termios tio;
+    char *joined;
+
+    if (tcgetattr(STDIN_FILENO, &tio) == 0) {
+        tio.c_lflag &= ~(tcflag_t)(ECHO | ECHONL | ICANON);
+        tio.c_iflag &= ~(tcflag_t)(ICRNL | IXON);
+        tio.c_cc[VMIN] = 1;
+        tio.c_cc[VTIME] = 0;
+        tcsetattr(STDIN_FILENO, TCSANOW, &tio);
+    }
+    say("%s", PARAMS_READY);
+    joined = read_line(STDIN_FILENO, line, sizeof(line)) == 0 ?
+             join_params(cmdline, line) : NULL;
+    if (joined == NULL || parse_cmdline(joined, opts) != 0) {
+        errs->params = errno;
+        return cmdline;
+    }
+    return joined;
+}
+
 /* ---- the run ---- */
 
 static void run_tests(struct agent_opts *opts, const struct boot_errors *errs)
@@ -491,7 +589,7 @@ static void finish(bool shell)
 int main(void)
 {
     struct agent_opts opts = { 0 };
-    struct boot_errors errs = { { 0 }, { 0 }, 0 };
+    struct boot_errors errs = { { 0 }, { 0 }, 0, 0 };
     char *cmdline;
 
     if (getpid() != 1) {
@@ -505,6 +603,8 @@ int main(void)
     cmdline = read_file("/proc/cmdline");
     if (cmdline == NULL || parse_cmdline(cmdline, &opts) != 0)
         errs.cmdline = errno;
+    else if (agent_param(&opts, "ndisbench.params", NULL))
+        cmdline = console_params(cmdline, &opts, &errs);
 
     run_tests(&opts, &errs);
     finish(opts.shell);

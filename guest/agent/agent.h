@@ -77,6 +77,7 @@ struct boot_errors {
     const char *target[AGENT_MOUNTS];   /* /proc, /sys, /dev */
     int mount[AGENT_MOUNTS];            /* 0 or errno */
     int cmdline;                /* 0 or errno: /proc/cmdline unusable */
+    int params;                 /* 0 or errno: no console parameter line */
 };
 
 /* What the tests of one run tell the later ones. */
@@ -123,6 +124,17 @@ bool parse_bool(const char *value);
  * or -1 with errno ENOMEM.
  */
 int parse_cmdline(char *cmdline, struct agent_opts *opts);
+/*
+ * ndisbench.params=console: the agent prints PARAMS_READY and reads one
+ * line of further parameters (at most PARAMS_LINE_MAX - 1 bytes) from the
+ * console.
+ */
+#define PARAMS_READY    "# ndisbench-agent: waiting for parameters"
+#define PARAMS_LINE_MAX 8192
+/* cmdline, a space and line, newline dropped: malloc()ed, or NULL. */
+char *join_params(const char *cmdline, const char *line);
+/* One line from fd without its newline: 0, or -1 with errno. */
+int read_line(int fd, char *buf, size_t len);
 /* How many KTAP results the rows print for these options (the plan). */
 int planned_tests(const struct agent_opts *opts);
 /*

@@ -362,6 +362,11 @@ static bool test_boot(const struct boot_errors *errs)
             strerror(errs->cmdline));
         ok = false;
     }
+    if (errs->params != 0) {
+        say("# error: cannot read the parameters from the console: %s",
+            strerror(errs->params));
+        ok = false;
+    }
 
     deps = read_file(DEPS_LIST);
     if (deps == NULL) {

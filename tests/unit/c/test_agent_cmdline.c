@@ -263,6 +263,65 @@ static void table_is_consistent(void)
     CHECK_STR(table[n - 1]->name, "rmmod");
 }
 
+/* ndisbench.params=console: the cell's words come on the console later,
+ * joined after the command line (the host's snapshot boots). */
+static void console_params(void)
+{
+    struct agent_opts o;
+    char *joined;
+
+    CHECK(parse("console=ttyS0 ndisbench.params=console", &o) == 0);
+    CHECK(o.bad_param == NULL);
+    CHECK(agent_param(&o, "ndisbench.params", NULL));
+    CHECK(planned_tests(&o) == 2);        /* a setting: boot, rmmod */
+
+    CHECK(parse("ndisbench.params=disk", &o) == 0);
+    CHECK_STR(o.bad_param, "ndisbench.params");
+    CHECK(parse("ndisbench.params", &o) == 0);
+    CHECK_STR(o.bad_param, "ndisbench.params");
+
+    joined = join_params("console=ttyS0 ndisbench.params=console\n",
+                         "ndisbench.load=ndiswrapper ndisbench.ping=3\r");
+    CHECK(joined != NULL);
+    CHECK_STR(joined, "console=ttyS0 ndisbench.params=console\n "
+                      "ndisbench.load=ndiswrapper ndisbench.ping=3");
+    CHECK(parse_cmdline(joined, &o) == 0);
+    CHECK(o.bad_param == NULL);
+    CHECK(o.n_modules == 1);
+    CHECK_STR(o.modules[0], "ndiswrapper");
+    CHECK(planned_tests(&o) > 2);
+    free(joined);
+}
+
+/* read_line stops at the newline and leaves the rest unread; a line too
+ * long for the buffer and an early end of file are errors. */
+static void console_line(void)
+{
+    char line[16];
+    char rest[8] = { 0 };
+    int fds[2];
+
+    CHECK(pipe(fds) == 0);
+    CHECK(write(fds[1], "a b=c\nnext", 10) == 10);
+    CHECK(read_line(fds[0], line, sizeof(line)) == 0);
+    CHECK_STR(line, "a b=c");
+    CHECK(read(fds[0], rest, 4) == 4);
+    CHECK_STR(rest, "next");
+
+    CHECK(write(fds[1], "0123456789abcdefXYZ\n", 20) == 20);
+    errno = 0;
+    CHECK(read_line(fds[0], line, sizeof(line)) == -1);
+    CHECK(errno == E2BIG);
+    CHECK(read(fds[0], rest, sizeof(rest)) > 0);     /* drain the rest */
+
+    CHECK(write(fds[1], "half", 4) == 4);
+    close(fds[1]);
+    errno = 0;
+    CHECK(read_line(fds[0], line, sizeof(line)) == -1);
+    CHECK(errno == EIO);
+    close(fds[0]);
+}
+
 int main(void)
 {
     TEST(full_wrapped_cell);
@@ -276,5 +335,7 @@ int main(void)
     TEST(raw_values);
     TEST(mtu_param);
     TEST(table_is_consistent);
+    TEST(console_params);
+    TEST(console_line);
     return tap_done();
 }
