@@ -9,6 +9,7 @@ What the cells of a command share is built before: host_parts() (the
 agent, our QEMU, the fixtures) and prepare() per kernel (its image and
 test modules)."""
 import dataclasses
+import os
 import pathlib
 import re
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
@@ -28,7 +29,7 @@ from ..checks.modload import module_base_bits
 from ..devices import Device
 from ..errors import BenchError, BootError, BuildError, GuestTimeout
 from ..guest import accel as accelerator
-from ..guest import air, capture, machine, sandbox
+from ..guest import air, capture, machine, sandbox, snapshot
 from ..guest import clock as guest_clock
 from ..guest.qmp_requests import QmpRequests
 from ..guest.sink import TcpSink, UdpSink
@@ -277,6 +278,10 @@ class CellPlan:
     keep_air: bool = False      # write air.pcap without the capture check
     extra_params: Tuple[str, ...] = ()      # more agent words (soak)
     extra_qemu_args: Tuple[str, ...] = ()   # -pidfile, QMP of the caller
+    # Restore the guest from a saved boot of the same machine, or save
+    # this one's (guest/snapshot.py): run does; pair and soak do not (two
+    # guests on one air, a soak's own timing).
+    snapshot: bool = False
 
     @property
     def roles(self) -> List[str]:
@@ -479,6 +484,109 @@ def guest_command(plan: CellPlan, prep: Prepared, parts: HostParts,
                                 qemu)
 
 
+class GuestStart:
+    """How one cell's guest comes up: a plain boot; or, for a plan with
+    snapshot set, a restore of the saved boot of the same machine
+    (guest/snapshot.py), else a boot saved at the agent's READY_LINE for
+    the next run. A snapshot QEMU will not load is discarded and the cell
+    boots instead."""
+
+    def __init__(self, plan: CellPlan, prep: Prepared, parts: HostParts,
+                 initrd: pathlib.Path, append: str,
+                 extra_args: Sequence[str]) -> None:
+        self.plan, self.prep, self.parts = plan, prep, parts
+        self.initrd, self.extra = initrd, list(extra_args)
+        self.append = append
+        self.console: Optional[machine.ConsoleParams] = None
+        self.saver: Optional[snapshot.Saver] = None
+        self.restorer: Optional[snapshot.Restorer] = None
+        self.restored: Optional[snapshot.Snapshot] = None
+        self.fd: Optional[int] = None
+        self.how = "booted"
+        if not plan.snapshot:
+            self.cmd = guest_command(plan, prep, parts, initrd, append,
+                                     self.extra)
+            return
+        boot_append, self.words = snapshot.split_cmdline(append)
+        self.cmd = guest_command(plan, prep, parts, initrd, boot_append,
+                                 self.extra)
+        self.key = snapshot.key(pathlib.Path(self.cmd[0]), [
+            prep.art.boot_image, initrd] if prep.art else [initrd],
+            self.machine_words(boot_append))
+        self.label = f"{prep.kernel.name}/{plan.device.label}"
+        snap = snapshot.find(parts.cache, self.key)
+        self.fd = snapshot.open_state(snap) if snap else None
+        if snap is not None and self.fd is not None:
+            self.restored = snap
+            self.restorer = snapshot.Restorer(self.fd)
+            self.how = "restored"
+            self.console = machine.ConsoleParams(
+                self.words, at_ready=self.restorer.running,
+                prefix=snap.boot_log(), pass_fds=(self.fd,),
+                note=f"restored from snapshot {self.key} (the boot of "
+                     f"{snap.label} saved at the agent's wait)")
+        else:
+            self._plan_save()
+
+    def _plan_save(self) -> None:
+        assert self.prep.art is not None
+        self.saver = snapshot.Saver(self.parts.cache, self.key, self.label, {
+            "kernel": self.prep.kernel.name,
+            "release": self.prep.art.release})
+        self.console = machine.ConsoleParams(self.words,
+                                             at_ready=self.saver.save)
+
+    def machine_words(self, boot_append: str) -> List[str]:
+        """The guest's QEMU command without what is the cell's own (its
+        folder, the air capture, -pidfile and QMP sockets): the kernel and
+        the initramfs stand by name, their contents are keyed apart."""
+        assert self.prep.art is not None
+        bare = dataclasses.replace(self.plan, extra_qemu_args=(),
+                                   folder=None, keep_air=False)
+        words = guest_command(bare, self.prep, self.parts, self.initrd,
+                              boot_append)
+        names = {str(self.prep.art.boot_image): "{kernel}",
+                 str(self.initrd): "{initrd}"}
+        return [names.get(w, w) for w in words[1:]]
+
+    @property
+    def verb(self) -> str:
+        return "restoring" if self.restored else "booting"
+
+    def boot(self, log: pathlib.Path, timeout: float,
+             on_line: Optional[LineHook]) -> machine.BootResult:
+        args = self.cmd + (self.restorer.qemu_args() if self.restorer
+                           else self.saver.qemu_args() if self.saver
+                           else [])
+        result = machine.boot(args, log, timeout, on_line=on_line,
+                              console=self.console)
+        if self.restored and result.first_ktap_secs is None and \
+                result.status == "exited" and result.exit_code != 0:
+            # QEMU refused the stream (another build, a torn file): keep
+            # its log beside, drop the snapshot, boot.
+            log.rename(log.with_name("serial-restore.log"))
+            say("cell", f"WARNING: {self.label}: snapshot {self.key} did "
+                        f"not load (serial-restore.log); booting")
+            snapshot.discard(self.restored)
+            self.close()
+            self.restored, self.restorer, self.how = None, None, "booted"
+            self._plan_save()
+            return self.boot(log, timeout, on_line)
+        if self.saver is not None:
+            self.how = "saved" if self.saver.publish(result.serial) \
+                else "booted"
+        return result
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+        if self.saver is not None:
+            self.saver.close()
+        if self.restorer is not None:
+            self.restorer.close()
+
+
 def resolve_accel(requested: str, preps: Sequence[Prepared],
                   exp: Expectations, parts: HostParts) -> str:
     ready = [p for p in preps if not p.error]
@@ -614,8 +722,8 @@ def run_plan(plan: CellPlan, prep: Prepared, parts: HostParts,
         sinks = open_sinks(checks)
         plug = qmp_requests(plan)
         append = kernel_cmdline(plan, {c: s.port for c, s in sinks.items()})
-        cmd = guest_command(plan, prep, parts, initrd, append,
-                            plug.qemu_args() if plug else ())
+        extra = plug.qemu_args() if plug else []
+        start = GuestStart(plan, prep, parts, initrd, append, extra)
         if before_boot:
             before_boot()
     except BenchError as exc:
@@ -625,16 +733,18 @@ def run_plan(plan: CellPlan, prep: Prepared, parts: HostParts,
         verdict = Verdict(ERROR, str(exc))
         cell.verdicts = {c: verdict for c in plan.checks}
         return CellRun(cell)
-    say("cell", f"{prep.kernel.name} / {plan.device.label}: booting "
-                f"{prep.art.boot_image.name} ({prep.art.release})")
+    say("cell", f"{prep.kernel.name} / {plan.device.label}: "
+                f"{start.verb} {prep.art.boot_image.name} "
+                f"({prep.art.release})")
     try:
-        boot = machine.boot(cmd, cdir / "serial.log", plan.guest_timeout,
-                            on_line=chain(plug.on_line if plug else None,
-                                          on_line))
+        boot = start.boot(cdir / "serial.log", plan.guest_timeout,
+                          chain(plug.on_line if plug else None, on_line))
     finally:
         sink_bytes = close_sinks(checks, sinks)
         if plug:
             plug.close()
+        start.close()
+    cell.start = start.how
     (cdir / "ktap.txt").write_text("\n".join(ktap.parse(boot.serial).lines)
                                    + "\n")
     pcap = cdir / "air.pcap"

@@ -114,11 +114,18 @@ def _matrix(args: argparse.Namespace,
         return runner.Matrix(selected, _driver_rows(args, driver),
                              _checks(args.check or
                                      list(userdriver.CHECKS)), exp, src,
-                             shard=_shard(args))
+                             shard=_shard(args),
+                             snapshots=_snapshots(args))
     return runner.Matrix(selected, devices.select(_names(args.device),
                                                   _names(args.wrapper)),
                          _checks(args.check), exp, src,
-                         shard=_shard(args))
+                         shard=_shard(args), snapshots=_snapshots(args))
+
+
+def _snapshots(args: argparse.Namespace) -> bool:
+    """run --no-snapshots: every guest boots (nothing restored or
+    saved)."""
+    return not getattr(args, "no_snapshots", False)
 
 
 def _driver_rows(args: argparse.Namespace, inf: pathlib.Path
@@ -421,6 +428,11 @@ def parser() -> argparse.ArgumentParser:
                             "kernels, kernels without CONFIG_DEVPORT)")
         p.add_argument("--out", type=pathlib.Path, default=paths.OUT)
         if name == "run":
+            p.add_argument("--no-snapshots", action="store_true",
+                           help="boot every guest; by default a guest is "
+                                "restored from the saved boot of the same "
+                                "kernel, initramfs and devices (saved by "
+                                "the first run that boots it)")
             p.add_argument("--shard", metavar="I/N",
                            help="run only shard I of N: the cells split "
                                 "deterministically, balanced by their "

@@ -36,6 +36,9 @@ class Matrix:
     wrapper_src: Optional[pathlib.Path] = None
     tcp_bytes: int = 0
     shard: Optional[shardmod.Shard] = None   # run --shard I/N
+    # Restore each guest from its saved boot, saving it where none is
+    # (guest/snapshot.py); run --no-snapshots boots every guest.
+    snapshots: bool = True
 
 
 def cell_checks(device: Device, selected: Sequence[str]) -> List[str]:
@@ -160,7 +163,8 @@ def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
         plan = CellPlan(prep.kernel, device, tuple(checks), exp, folder,
                         run_dir, result.accel, timeout, matrix.wrapper_src,
                         clock=guest, tcp_bytes=matrix.tcp_bytes,
-                        extra_qemu_args=timer.qemu_args())
+                        extra_qemu_args=timer.qemu_args(),
+                        snapshot=matrix.snapshots)
         with slots:
             cell = run_cell(prep, plan, parts, timer)
         for line in report.cell_lines(cell):

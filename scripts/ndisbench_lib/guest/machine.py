@@ -15,11 +15,11 @@ import shutil
 import subprocess
 import threading
 import time
-from typing import Callable, List, Optional, Sequence
+from typing import Callable, List, Optional, Sequence, Tuple
 
 from . import sandbox
 from ..errors import BenchError, BootError
-from ..report.ktap import DONE_LINE
+from ..report.ktap import DONE_LINE, READY_LINE
 
 QEMU_FIRMWARE_DIRS = ("/usr/share/seabios", "/usr/share/qemu",
                       "/usr/lib/ipxe/qemu")
@@ -71,6 +71,20 @@ def qemu_command(kernel: pathlib.Path, initrd: pathlib.Path, append: str,
     return cmd + list(device_args)
 
 
+@dataclasses.dataclass
+class ConsoleParams:
+    """The agent's words, written on the console when it prints
+    READY_LINE (after at_ready, whose note goes into the log), or, for a
+    guest restored past that line (prefix: the console output of the boot
+    it was saved from, which leads the log), once at_ready returns (the
+    guest runs)."""
+    words: str
+    at_ready: Optional[Callable[[], Optional[str]]] = None
+    prefix: str = ""
+    pass_fds: Tuple[int, ...] = ()
+    note: str = ""              # the log's first line after the command
+
+
 def _wait(proc: subprocess.Popen, done: threading.Event, start: float,
           timeout: float, grace: float) -> str:
     """Wait for QEMU to exit; kill it at the timeout, or `grace` seconds
@@ -93,27 +107,53 @@ def _wait(proc: subprocess.Popen, done: threading.Event, start: float,
 
 def boot(cmd: Sequence[str], log_path: pathlib.Path, timeout: float,
          grace: float = GRACE_SECS,
-         on_line: Optional[Callable[[str], Optional[str]]] = None
-         ) -> BootResult:
+         on_line: Optional[Callable[[str], Optional[str]]] = None,
+         console: Optional["ConsoleParams"] = None) -> BootResult:
     """Run QEMU until it exits, the agent is done, or the timeout hits.
     on_line sees every console line as it arrives (the host's side of a
-    conversation with the agent); what it returns goes into the log."""
+    conversation with the agent); what it returns goes into the log.
+    console: the agent's words go in on the console (guest/snapshot.py)."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
     first_ktap: List[float] = []
     done = threading.Event()
     lines: List[str] = []
+    notes: List[str] = []       # a restored guest's note, logged at the end
     ids: List[sandbox.ProcessIds] = []
     with open(log_path, "w", encoding="utf-8", errors="replace") as log:
         log.write("# " + " ".join(cmd) + "\n")
+        if console is not None:
+            if console.note:
+                log.write(f"# ndisbench: {console.note}\n")
+            log.write(console.prefix)
+            lines.append(console.prefix)
         log.flush()
         try:
-            proc = subprocess.Popen(list(cmd), stdin=subprocess.DEVNULL,
-                                    stdout=subprocess.PIPE,
-                                    stderr=subprocess.STDOUT)
+            proc = subprocess.Popen(
+                list(cmd), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL if console is None
+                else subprocess.PIPE,
+                pass_fds=console.pass_fds if console is not None else ())
         except OSError as exc:
             raise BootError(f"{cmd[0]}: cannot start: {exc}") from exc
         assert proc.stdout is not None
+
+        def tell_agent() -> None:
+            assert console is not None and proc.stdin is not None
+            try:
+                proc.stdin.write(console.words.encode() + b"\n")
+                proc.stdin.flush()
+            except OSError:
+                pass            # QEMU is gone: its exit tells why
+
+        if console is not None and console.prefix:
+            def restored() -> None:
+                assert console is not None
+                note = console.at_ready() if console.at_ready else None
+                if note:
+                    notes.append(note)
+                tell_agent()
+            threading.Thread(target=restored, daemon=True).start()
 
         def pump() -> None:
             for raw in proc.stdout:
@@ -132,6 +172,11 @@ def boot(cmd: Sequence[str], log_path: pathlib.Path, timeout: float,
                 if text == DONE_LINE:
                     done.set()
                 note = on_line(text) if on_line else None
+                if text == READY_LINE and console is not None and \
+                        not console.prefix:
+                    note = console.at_ready() if console.at_ready \
+                        else note
+                    tell_agent()
                 if note:
                     log.write(f"# ndisbench: {note}\n")
                     log.flush()
@@ -141,9 +186,16 @@ def boot(cmd: Sequence[str], log_path: pathlib.Path, timeout: float,
         status = _wait(proc, done, start, timeout, grace)
         reader.join(grace)
         proc.stdout.close()
+        if proc.stdin is not None:
+            try:
+                proc.stdin.close()
+            except OSError:
+                pass
         if done.is_set():
             status = "done"
         elapsed = time.monotonic() - start
+        for note in notes:
+            log.write(f"# ndisbench: {note}\n")
         if status == "timeout":
             log.write(f"\n# ndisbench: killed after {elapsed:.1f}s "
                       f"(timeout {timeout:.0f}s)\n")

@@ -1,5 +1,6 @@
 """A minimal QMP client (QEMU Machine Protocol, JSON lines over a unix
-socket): enough to hot-unplug and replug a device while a guest runs."""
+socket): enough to hot-unplug and replug a device while a guest runs, and
+to save a guest into a file (guest/snapshot.py)."""
 import json
 import socket
 from typing import Any, Dict, Optional
@@ -36,10 +37,28 @@ class Qmp:
                 arguments: Optional[Dict[str, Any]] = None) -> Any:
         """Run one command; its "return" value, or BenchError with QEMU's
         error description. Events arriving meanwhile are skipped."""
+        self.sock.sendall(self._request(command, arguments))
+        return self._reply(command)
+
+    def send_fd(self, name: str, fd: int) -> None:
+        """getfd: hand QEMU an open file (SCM_RIGHTS) under a name, for
+        commands that take fd:<name> (migrate)."""
+        try:
+            socket.send_fds(self.sock, [self._request(
+                "getfd", {"fdname": name})], [fd])
+        except OSError as exc:
+            raise BenchError(f"QMP getfd: {exc}") from exc
+        self._reply("getfd")
+
+    @staticmethod
+    def _request(command: str,
+                 arguments: Optional[Dict[str, Any]]) -> bytes:
         request: Dict[str, Any] = {"execute": command}
         if arguments:
             request["arguments"] = arguments
-        self.sock.sendall(json.dumps(request).encode() + b"\n")
+        return json.dumps(request).encode() + b"\n"
+
+    def _reply(self, command: str) -> Any:
         while True:
             reply = self._message()
             if "return" in reply:

@@ -10,6 +10,8 @@ PLAN_RE = re.compile(r"^1\.\.(\d+)$")
 RESULT_RE = re.compile(r"^(ok|not ok) (\d+)(?: ([^#]*?))?\s*(?:#\s*(.*))?$")
 FACT_RE = re.compile(r"^# ([A-Za-z0-9_.-]+): ?(.*)$")
 DONE_LINE = "# ndisbench-agent: done"
+# ndisbench.params=console: the agent waits for its words (guest/snapshot.py)
+READY_LINE = "# ndisbench-agent: waiting for parameters"
 
 
 @dataclasses.dataclass

@@ -35,6 +35,10 @@ class CellResult:
     # The guest clock the cell ran on (guest/clock.py); "": a run from
     # before the clock was recorded (real time).
     clock: str = ""
+    # How the guest came up (guest/snapshot.py): "restored" from a saved
+    # boot, "saved" (booted, and saved for the next run), "booted" (not
+    # saved), "": a run from before snapshots (booted).
+    start: str = ""
 
     @property
     def label(self) -> str:

@@ -1,0 +1,304 @@
+"""Booted guests saved once and restored for every later cell (issue 17).
+
+A cell's guest is the same machine up to the moment the agent reads what
+to do: same QEMU, kernel, initramfs, device models and kernel command
+line. Only the agent's words (ndisbench.*: sink ports, checks) differ. So
+the agent takes those from the console (ndisbench.params=console, guest/
+agent/agent.c): it prints READY_LINE and waits. On a cache miss the host
+boots as always, and at that line migrates the VM into a file (QMP
+getfd + migrate fd:; QEMU stops it for the last pass), lets it go on and
+writes the words; the file
+goes into the cache under a key of everything the machine was made of
+(key()). On a hit the host starts QEMU with -incoming fd:N on that file
+and writes the words at once: the guest goes on from the line it waited
+at, booted already. The boot's console output up to that line is kept
+with the snapshot and leads the cell's serial.log, so judging sees a
+whole boot either way.
+
+What a snapshot cannot carry: frames in flight on the air when the VM
+stopped (the air has no vmstate: they are lost, as when a radio goes
+away; at that point only beacons fly), and associated stations (the AP
+refuses to be saved with any: qemu-devices/wlan-ap.c). The RTC runs on the
+host's clock, so a restored guest's RTC is today's; its monotonic clock
+goes on from the save.
+"""
+import dataclasses
+import hashlib
+import json
+import os
+import pathlib
+import shutil
+import tempfile
+import threading
+import time
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+from . import qmp
+from ..build.cache import Cache
+from ..errors import BenchError
+from ..report.ktap import READY_LINE
+
+PARAMS_WORD = "ndisbench.params=console"
+AGENT_PREFIX = "ndisbench."
+KIND = "snapshots"
+STATE_FILE = "vm.state"
+BOOT_LOG = "boot.log"
+# Bump when what a snapshot holds, or how it is made, changes in a way
+# the key's inputs do not show.
+FORMAT = 1
+SAVE_TIMEOUT_SECS = 120.0
+POLL_SECS = 0.02
+
+
+class SnapshotError(BenchError):
+    """A guest could not be saved (the cell goes on unsaved)."""
+
+
+def split_cmdline(append: str) -> Tuple[str, str]:
+    """(the kernel's command line with PARAMS_WORD, the agent's words): the
+    kernel's words are the same for every cell of a kernel x device, the
+    agent's are the cell's own."""
+    words = append.split()
+    kernel = [w for w in words if not w.startswith(AGENT_PREFIX)]
+    agent = [w for w in words if w.startswith(AGENT_PREFIX)]
+    return " ".join(kernel + [PARAMS_WORD]), " ".join(agent)
+
+
+_digests: Dict[Tuple[str, int, int], str] = {}
+_digest_lock = threading.Lock()
+
+
+def _file_id(path: pathlib.Path) -> str:
+    """The content hash of a file, remembered per (path, size, mtime)."""
+    st = path.stat()
+    memo = (str(path), st.st_size, st.st_mtime_ns)
+    with _digest_lock:
+        if memo in _digests:
+            return _digests[memo]
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    with _digest_lock:
+        _digests[memo] = h.hexdigest()
+    return _digests[memo]
+
+
+def key(qemu: pathlib.Path, files: Sequence[pathlib.Path],
+        words: Iterable[str]) -> str:
+    """What the machine up to READY_LINE is made of: the QEMU binary, the
+    files it loads (kernel, initramfs) by content, and every other word
+    of its command line that shapes the guest (the boot command line, the
+    machine, memory, accelerator, clock, devices)."""
+    inputs = {"format": FORMAT, "qemu": _file_id(qemu),
+              "files": [_file_id(f) for f in files], "words": list(words)}
+    blob = json.dumps(inputs, sort_keys=True).encode()
+    return hashlib.sha256(blob).hexdigest()[:24]
+
+
+@dataclasses.dataclass
+class Snapshot:
+    """One saved guest: the migration stream and the boot log up to
+    READY_LINE."""
+    entry: pathlib.Path
+    label: str
+
+    @property
+    def state(self) -> pathlib.Path:
+        return self.entry / STATE_FILE
+
+    def boot_log(self) -> str:
+        return (self.entry / BOOT_LOG).read_text(encoding="utf-8",
+                                                 errors="replace")
+
+
+def find(cache: Cache, key_: str) -> Optional[Snapshot]:
+    entry = cache.lookup(KIND, key_)
+    if entry is None or not (entry / STATE_FILE).is_file():
+        return None
+    try:
+        label = str(cache.meta(entry).get("cell", ""))
+    except (OSError, ValueError):
+        return None
+    return Snapshot(entry, label)
+
+
+def discard(snap: Snapshot) -> None:
+    """A snapshot QEMU could not load: gone, so the next cell boots."""
+    shutil.rmtree(snap.entry, ignore_errors=True)
+
+
+class Restorer:
+    """The host's half of a hit: QEMU loads the stream from an inherited
+    fd, and running() holds the agent's words back until the guest runs.
+    Bytes written while QEMU still loads would reach the serial port of
+    the machine before its saved state replaces it: they are lost."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.dir = pathlib.Path(tempfile.mkdtemp(prefix="ndisbench-snap-"))
+        self.socket = self.dir / "qmp.sock"
+
+    def qemu_args(self) -> List[str]:
+        return ["-incoming", f"fd:{self.fd}",
+                "-qmp", f"unix:{self.socket},server=on,wait=off"]
+
+    def running(self, timeout: float = SAVE_TIMEOUT_SECS) -> Optional[str]:
+        """Wait until the restored guest runs: None, or a note for the log
+        saying why the words went in anyway."""
+        end = time.monotonic() + timeout
+        while not self.socket.exists():
+            if time.monotonic() > end:
+                return "QMP socket never appeared"
+            time.sleep(POLL_SECS)
+        try:
+            mon = qmp.Qmp(str(self.socket))
+        except BenchError as exc:
+            return str(exc)
+        try:
+            while True:
+                status = mon.execute("query-status").get("status", "")
+                if status == "running":
+                    return None
+                if time.monotonic() > end or status not in (
+                        "inmigrate", "prelaunch", "restore-vm"):
+                    return f"restored guest is {status}"
+                time.sleep(POLL_SECS)
+        except BenchError as exc:
+            return str(exc)
+        finally:
+            mon.close()
+
+    def close(self) -> None:
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class Saver:
+    """The host's half of a miss: a QMP socket on the booting QEMU and,
+    at READY_LINE, save(): stop, migrate into a scratch file, go on. The
+    file becomes the cache entry with the boot log so far (publish())."""
+
+    def __init__(self, cache: Cache, key_: str, label: str,
+                 inputs: Dict[str, object]) -> None:
+        self.cache = cache
+        self.key = key_
+        self.label = label
+        self.inputs = inputs
+        self.dir = pathlib.Path(tempfile.mkdtemp(prefix="ndisbench-snap-"))
+        self.socket = self.dir / "qmp.sock"
+        self.saved: Optional[pathlib.Path] = None
+        self.error = ""
+        self.seconds = 0.0
+
+    def qemu_args(self) -> List[str]:
+        return ["-qmp", f"unix:{self.socket},server=on,wait=off"]
+
+    def save(self) -> str:
+        """Called at READY_LINE, the guest waiting: a note for the log."""
+        start = time.monotonic()
+        root = self.cache.root / KIND
+        root.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix=f".{self.key}.", suffix=".part",
+                                    dir=root)
+        path = pathlib.Path(name)
+        try:
+            self._migrate(fd)
+            self.saved = path
+        except (BenchError, OSError) as exc:
+            self.error = str(exc)
+            path.unlink(missing_ok=True)
+        finally:
+            os.close(fd)
+        self.seconds = time.monotonic() - start
+        if self.saved is None:
+            return f"snapshot not saved: {self.error}"
+        size = path.stat().st_size
+        return (f"snapshot saved in {self.seconds:.2f}s "
+                f"({size / 1e6:.1f} MB)")
+
+    def _migrate(self, fd: int) -> None:
+        mon = qmp.Qmp(str(self.socket))
+        try:
+            # Not stopped first: the stream records the run state, and a
+            # guest saved stopped would be restored stopped. The guest
+            # idles at READY_LINE, so the copy converges at once.
+            mon.send_fd("snapshot", fd)
+            mon.execute("migrate", {"uri": "fd:snapshot"})
+            status = wait_migration(mon)
+            mon.execute("cont")
+        finally:
+            mon.close()
+        if status != "completed":
+            raise SnapshotError(f"migration {status}")
+
+    def publish(self, boot_log: str) -> Optional[Snapshot]:
+        """The saved file and the boot log up to READY_LINE as the cache
+        entry (older snapshots of the same cell go); None when nothing
+        was saved."""
+        if self.saved is None:
+            return None
+        prefix = boot_prefix(boot_log)
+        if prefix is None:
+            self.saved.unlink(missing_ok=True)
+            return None
+        try:
+            with self.cache.publish(KIND, self.key, dict(
+                    self.inputs, cell=self.label)) as tmp:
+                os.rename(self.saved, tmp / STATE_FILE)
+                (tmp / BOOT_LOG).write_text(prefix, encoding="utf-8")
+        finally:
+            self.saved.unlink(missing_ok=True)
+        prune(self.cache, self.label, self.key)
+        return find(self.cache, self.key)
+
+    def close(self) -> None:
+        if self.saved is not None:
+            self.saved.unlink(missing_ok=True)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def wait_migration(mon: "qmp.Qmp",
+                   timeout: float = SAVE_TIMEOUT_SECS) -> str:
+    """Poll query-migrate until it ends: its last status."""
+    end = time.monotonic() + timeout
+    while True:
+        status = mon.execute("query-migrate").get("status", "")
+        if status in ("completed", "failed", "cancelled"):
+            return status
+        if time.monotonic() > end:
+            return f"still {status or 'not started'} after {timeout:.0f}s"
+        time.sleep(POLL_SECS)
+
+
+def boot_prefix(serial: str) -> Optional[str]:
+    """The console output up to and including READY_LINE, or None
+    without that line."""
+    lines = serial.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        if line.strip() == READY_LINE:
+            return "".join(lines[:i + 1])
+    return None
+
+
+def prune(cache: Cache, label: str, keep: str) -> None:
+    """Older snapshots of the same cell (kernel/device): an edit of the
+    wrapper or the kernel leaves its old guests behind otherwise. A QEMU
+    that has one open keeps reading it (unlinked files live on)."""
+    root = cache.root / KIND
+    for entry in root.iterdir() if root.is_dir() else []:
+        if entry.name == keep or entry.name.startswith("."):
+            continue
+        try:
+            if cache.meta(entry).get("cell") == label:
+                shutil.rmtree(entry, ignore_errors=True)
+        except (OSError, ValueError):
+            continue
+
+
+def open_state(snap: Snapshot) -> Optional[int]:
+    """A read fd on the migration stream for -incoming (inherited by
+    QEMU), or None when it went meanwhile (pruned by another run)."""
+    try:
+        return os.open(snap.state, os.O_RDONLY)
+    except OSError:
+        return None

@@ -1,0 +1,198 @@
+"""Saved boots (guest/snapshot.py): which words go on the console, what
+the key depends on, the boot log kept with a snapshot, publish and prune;
+and machine.boot's half: the agent's words written at its READY line, or
+at once for a restored guest whose log starts with the saved boot."""
+import os
+import pathlib
+import sys
+import tempfile
+import unittest
+
+import helpers  # noqa: F401  (import path)
+
+from ndisbench_lib.build.cache import Cache
+from ndisbench_lib.guest import machine, snapshot
+from ndisbench_lib.report.ktap import READY_LINE
+
+# A QEMU stand-in: prints a boot, READY_LINE, reads the agent's words and
+# echoes them as a KTAP comment, then the done line. With a first argument
+# "restored" it prints nothing before reading (it was saved past READY).
+FAKE_QEMU = """
+import sys
+restored = len(sys.argv) > 1 and sys.argv[1] == "restored"
+if not restored:
+    print("Linux version 6.1.0-test", flush=True)
+    print(%r, flush=True)
+words = sys.stdin.readline().strip()
+print("KTAP version 1", flush=True)
+print("# words: " + words, flush=True)
+print("# ndisbench-agent: done", flush=True)
+""" % READY_LINE
+
+
+class SplitTest(unittest.TestCase):
+    def test_agent_words_go_to_the_console(self):
+        boot, words = snapshot.split_cmdline(
+            "console=ttyS0 loglevel=2 ndisbench.load=ndiswrapper "
+            "panic=-1 ndisbench.tcp=40000:4194304 cryptomgr.notests")
+        self.assertEqual(boot, "console=ttyS0 loglevel=2 panic=-1 "
+                               "cryptomgr.notests ndisbench.params=console")
+        self.assertEqual(words, "ndisbench.load=ndiswrapper "
+                                "ndisbench.tcp=40000:4194304")
+
+    def test_two_cells_of_one_machine_share_the_boot_line(self):
+        a, wa = snapshot.split_cmdline("console=ttyS0 ndisbench.tcp=1:2")
+        b, wb = snapshot.split_cmdline("console=ttyS0 ndisbench.tcp=3:2")
+        self.assertEqual(a, b)
+        self.assertNotEqual(wa, wb)
+
+
+class KeyTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = pathlib.Path(tempfile.mkdtemp())
+        self.qemu = self.dir / "qemu"
+        self.kernel = self.dir / "bzImage"
+        self.initrd = self.dir / "initrd"
+        for path, data in ((self.qemu, b"q"), (self.kernel, b"k"),
+                           (self.initrd, b"i")):
+            path.write_bytes(data)
+        self.words = ["-m", "512", "-append", "console=ttyS0"]
+
+    def key(self):
+        return snapshot.key(self.qemu, [self.kernel, self.initrd],
+                            self.words)
+
+    def test_same_machine_same_key(self):
+        self.assertEqual(self.key(), self.key())
+
+    def test_initramfs_content_changes_the_key(self):
+        before = self.key()
+        self.initrd.write_bytes(b"i2")
+        os.utime(self.initrd, ns=(1, 1))
+        self.assertNotEqual(before, self.key())
+
+    def test_qemu_binary_changes_the_key(self):
+        before = self.key()
+        self.qemu.write_bytes(b"q2")
+        os.utime(self.qemu, ns=(2, 2))
+        self.assertNotEqual(before, self.key())
+
+    def test_command_words_change_the_key(self):
+        before = self.key()
+        self.words[1] = "256"
+        self.assertNotEqual(before, self.key())
+
+
+class PrefixTest(unittest.TestCase):
+    def test_boot_up_to_ready(self):
+        serial = ("SeaBIOS\n[ 0.9] Run /init\n"
+                  f"{READY_LINE}\nKTAP version 1\n")
+        self.assertEqual(snapshot.boot_prefix(serial),
+                         f"SeaBIOS\n[ 0.9] Run /init\n{READY_LINE}\n")
+
+    def test_no_ready_line_no_prefix(self):
+        self.assertIsNone(snapshot.boot_prefix("Kernel panic\n"))
+
+
+class PublishTest(unittest.TestCase):
+    def setUp(self):
+        self.cache = Cache(pathlib.Path(tempfile.mkdtemp()))
+
+    def saved(self, key, label):
+        saver = snapshot.Saver(self.cache, key, label, {"kernel": "k"})
+        root = self.cache.root / snapshot.KIND
+        root.mkdir(parents=True, exist_ok=True)
+        part = root / f".{key}.x.part"
+        part.write_bytes(b"QEVM stream")
+        saver.saved = part
+        return saver
+
+    def test_publish_keeps_stream_and_boot_log(self):
+        saver = self.saved("k1", "src-6.1/e1000")
+        snap = saver.publish(f"Linux\n{READY_LINE}\nKTAP version 1\n")
+        saver.close()
+        self.assertIsNotNone(snap)
+        self.assertEqual(snap.state.read_bytes(), b"QEVM stream")
+        self.assertEqual(snap.boot_log(), f"Linux\n{READY_LINE}\n")
+        self.assertEqual(snap.label, "src-6.1/e1000")
+        self.assertEqual(snapshot.find(self.cache, "k1").entry, snap.entry)
+        self.assertEqual([p.name for p in (self.cache.root /
+                                           snapshot.KIND).iterdir()],
+                         ["k1"])
+
+    def test_a_guest_that_never_waited_is_not_published(self):
+        saver = self.saved("k1", "src-6.1/e1000")
+        part = saver.saved
+        self.assertIsNone(saver.publish("Kernel panic\n"))
+        self.assertFalse(part.exists())
+        self.assertIsNone(snapshot.find(self.cache, "k1"))
+
+    def test_a_new_snapshot_of_a_cell_replaces_the_old(self):
+        self.saved("old", "src-6.1/e1000").publish(f"{READY_LINE}\n")
+        self.saved("other", "src-6.1/none").publish(f"{READY_LINE}\n")
+        self.saved("new", "src-6.1/e1000").publish(f"{READY_LINE}\n")
+        self.assertIsNone(snapshot.find(self.cache, "old"))
+        self.assertIsNotNone(snapshot.find(self.cache, "other"))
+        self.assertIsNotNone(snapshot.find(self.cache, "new"))
+
+    def test_discard(self):
+        snap = self.saved("k1", "c").publish(f"{READY_LINE}\n")
+        snapshot.discard(snap)
+        self.assertIsNone(snapshot.find(self.cache, "k1"))
+
+
+class ConsoleTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = pathlib.Path(tempfile.mkdtemp())
+        self.fake = self.dir / "qemu.py"
+        self.fake.write_text(FAKE_QEMU)
+
+    def test_words_written_at_ready(self):
+        seen = []
+
+        def at_ready():
+            seen.append("saved")
+            return "snapshot saved"
+        result = machine.boot(
+            [sys.executable, str(self.fake)], self.dir / "serial.log", 30,
+            console=machine.ConsoleParams("ndisbench.ping=3",
+                                          at_ready=at_ready))
+        self.assertEqual(result.status, "done")
+        self.assertEqual(seen, ["saved"])
+        self.assertIn("# words: ndisbench.ping=3", result.serial)
+        log = (self.dir / "serial.log").read_text()
+        self.assertIn(f"{READY_LINE}\n# ndisbench: snapshot saved\n", log)
+
+    def test_restored_guest_gets_words_at_once_after_its_boot(self):
+        prefix = f"Linux version 6.1.0-test\n{READY_LINE}\n"
+        result = machine.boot(
+            [sys.executable, str(self.fake), "restored"],
+            self.dir / "serial.log", 30,
+            console=machine.ConsoleParams("ndisbench.tcp=1:2", prefix=prefix,
+                                          note="restored from snapshot k"))
+        self.assertEqual(result.status, "done")
+        self.assertTrue(result.serial.startswith(prefix))
+        self.assertIn("# words: ndisbench.tcp=1:2", result.serial)
+        log = (self.dir / "serial.log").read_text().splitlines()
+        self.assertEqual(log[1], "# ndisbench: restored from snapshot k")
+        self.assertEqual(log[2], "Linux version 6.1.0-test")
+
+    def test_restore_passes_the_stream_fd(self):
+        fd = os.open(self.fake, os.O_RDONLY)
+        self.addCleanup(os.close, fd)
+        probe = self.dir / "probe.py"
+        probe.write_text(
+            "import os, sys\n"
+            f"print('fd open' if os.path.exists('/proc/self/fd/{fd}') "
+            "else 'fd closed', flush=True)\n"
+            "sys.stdin.readline()\nprint('# ndisbench-agent: done', "
+            "flush=True)\n")
+        result = machine.boot(
+            [sys.executable, str(probe)], self.dir / "serial.log", 30,
+            console=machine.ConsoleParams("w", prefix=f"{READY_LINE}\n",
+                                          pass_fds=(fd,)))
+        self.assertIn("fd open", result.serial)
+
+
+if __name__ == "__main__":
+    unittest.main()
