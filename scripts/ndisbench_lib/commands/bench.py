@@ -111,7 +111,14 @@ def markdown(res: BenchResult) -> str:
         out += ["", line]
     for name, m in res.matrix_clocks.items():
         out += ["", f"### The matrix, clock {name} (run `{m['run']}`)",
-                ""] + phases.markdown(m["phases"])  # type: ignore
+                ""]
+        if m.get("starts"):
+            out += ["Guests: " + ", ".join(
+                f"{n} {how}" for how, n in sorted(
+                    m["starts"].items())) + " (restored: from the saved "  # type: ignore
+                "boot of the same machine; saved: booted, and saved for "
+                "the next run).", ""]
+        out += phases.markdown(m["phases"])  # type: ignore
     if res.matrix_phases and not res.matrix_clocks:
         out += [""] + phases.markdown(res.matrix_phases)
     return "\n".join(out) + "\n"
@@ -193,6 +200,15 @@ def edit_cycle(kernel: Kernel, exp: Expectations, cache: Cache,
                       "first_build_s": first["build"]}
 
 
+def starts(cells: Sequence[report.CellResult]) -> Dict[str, int]:
+    """How many guests were restored, saved or booted."""
+    out: Dict[str, int] = {}
+    for cell in cells:
+        how = cell.start or "booted"
+        out[how] = out.get(how, 0) + 1
+    return out
+
+
 def time_matrix(matrix: runner.Matrix, cache: Cache, out: pathlib.Path,
                 timeout: float, accel: str, clocks: Sequence[str],
                 jobs: int, res: BenchResult) -> None:
@@ -211,7 +227,8 @@ def time_matrix(matrix: runner.Matrix, cache: Cache, out: pathlib.Path,
         res.matrix_clocks[name] = {
             "run": mres.run_id, "wall_s": wall, "jobs": jobs,
             "cells": len(mres.cells), "verdicts": mres.counts(),
-            "realtime": dict(mres.realtime), "phases": summary}
+            "realtime": dict(mres.realtime), "phases": summary,
+            "starts": starts(mres.cells)}
         res.matrix_wall_s, res.matrix_phases = wall, summary
 
 
