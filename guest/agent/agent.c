@@ -533,6 +533,7 @@ static char *console_params(char *cmdline, struct agent_opts *opts,
         tio.c_cc[VTIME] = 0;
         tcsetattr(STDIN_FILENO, TCSANOW, &tio);
     }
+    preload_deps();
     say("%s", PARAMS_READY);
     joined = read_line(STDIN_FILENO, line, sizeof(line)) == 0 ?
              join_params(cmdline, line) : NULL;

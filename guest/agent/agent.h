@@ -131,6 +131,13 @@ int parse_cmdline(char *cmdline, struct agent_opts *opts);
  */
 #define PARAMS_READY    "# ndisbench-agent: waiting for parameters"
 #define PARAMS_LINE_MAX 8192
+/*
+ * Load the dependency modules now, before the agent waits for its words,
+ * so that a saved boot holds them (the device's in-tree driver probed,
+ * USB enumerated); the boot test reports them as if it had loaded them,
+ * with the taint read before.
+ */
+void preload_deps(void);
 /* cmdline, a space and line, newline dropped: malloc()ed, or NULL. */
 char *join_params(const char *cmdline, const char *line);
 /* One line from fd without its newline: 0, or -1 with errno. */

@@ -10,6 +10,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <linux/module.h>
 #include <stdio.h>
@@ -339,18 +340,91 @@ static bool unbind_pci(const char *id)
     return ok;
 }
 
+/*
+ * The dependency modules (DEPS_LIST), each outcome a line through emit():
+ * true when every one loaded (or none is listed).
+ */
+static bool load_deps(void (*emit)(const char *fmt, ...))
+{
+    char *deps = read_file(DEPS_LIST);
+    char *cursor;
+    char *line;
+    bool ok = true;
+
+    if (deps == NULL) {
+        if (errno == ENOENT)
+            return true;
+        emit("# error: cannot read %s: %s", DEPS_LIST, strerror(errno));
+        return false;
+    }
+    cursor = deps;
+    while ((line = strsep(&cursor, "\n")) != NULL) {
+        const char *base;
+        int err;
+
+        strip_newline(line);
+        if (*line == '\0')
+            continue;
+        base = strrchr(line, '/');
+        base = base != NULL ? base + 1 : line;
+        err = load_module_path(line);
+        if (err == EEXIST)
+            err = 0;
+        emit("# dep: %s errno=%d", base, err);
+        if (err != 0)
+            ok = false;
+    }
+    free(deps);
+    return ok;
+}
+
+/*
+ * Dependencies loaded before the agent waits for its words
+ * (preload_deps()): what the boot test reports for them, kept until then.
+ */
+#define EARLY_LINES     64
+#define EARLY_LINE_MAX  160
+static struct {
+    bool done;
+    bool ok;
+    char taint[24];
+    size_t n;
+    char lines[EARLY_LINES][EARLY_LINE_MAX];
+} early;
+
+static void early_line(const char *fmt, ...)
+{
+    va_list ap;
+
+    if (early.n == EARLY_LINES)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(early.lines[early.n++], EARLY_LINE_MAX, fmt, ap);
+    va_end(ap);
+}
+
+void preload_deps(void)
+{
+    tainted(early.taint, sizeof(early.taint));
+    early.ok = load_deps(early_line);
+    if (early.n == EARLY_LINES) {
+        snprintf(early.lines[EARLY_LINES - 1], EARLY_LINE_MAX,
+                 "# error: more than %d dependency lines", EARLY_LINES - 1);
+        early.ok = false;
+    }
+    early.done = true;
+}
+
 static bool test_boot(const struct boot_errors *errs)
 {
     struct utsname uts;
     char taint[24];
-    char *deps;
-    char *cursor;
-    char *line;
     bool ok = true;
     size_t i;
 
     say("# release: %s", uname(&uts) == 0 ? uts.release : "-");
-    say("# tainted: %s", tainted(taint, sizeof(taint)));
+    say("# tainted: %s", early.done ? early.taint :
+        tainted(taint, sizeof(taint)));
     for (i = 0; i < AGENT_MOUNTS; i++) {
         if (errs->mount[i] != 0) {
             say("# mount: %s errno=%d", errs->target[i], errs->mount[i]);
@@ -367,33 +441,11 @@ static bool test_boot(const struct boot_errors *errs)
             strerror(errs->params));
         ok = false;
     }
-
-    deps = read_file(DEPS_LIST);
-    if (deps == NULL) {
-        if (errno == ENOENT)
-            return ok;
-        say("# error: cannot read %s: %s", DEPS_LIST, strerror(errno));
-        return false;
-    }
-    cursor = deps;
-    while ((line = strsep(&cursor, "\n")) != NULL) {
-        const char *base;
-        int err;
-
-        strip_newline(line);
-        if (*line == '\0')
-            continue;
-        base = strrchr(line, '/');
-        base = base != NULL ? base + 1 : line;
-        err = load_module_path(line);
-        if (err == EEXIST)
-            err = 0;
-        say("# dep: %s errno=%d", base, err);
-        if (err != 0)
-            ok = false;
-    }
-    free(deps);
-    return ok;
+    if (!early.done)
+        return load_deps(say) && ok;
+    for (i = 0; i < early.n; i++)
+        say("%s", early.lines[i]);
+    return early.ok && ok;
 }
 
 /* ---- insmod ---- */
