@@ -7,6 +7,7 @@ import pathlib
 import sys
 import tempfile
 import unittest
+import unittest.mock
 
 import helpers  # noqa: F401  (import path)
 
@@ -134,6 +135,39 @@ class PublishTest(unittest.TestCase):
         self.assertIsNone(snapshot.find(self.cache, "old"))
         self.assertIsNotNone(snapshot.find(self.cache, "other"))
         self.assertIsNotNone(snapshot.find(self.cache, "new"))
+
+    def test_least_recently_used_go_over_the_budget(self):
+        for name in ("a", "b", "c"):
+            self.saved(name, f"k/{name}").publish(f"{READY_LINE}\n")
+        root = self.cache.root / snapshot.KIND
+        for age, name in ((300, "a"), (100, "b"), (200, "c")):
+            os.utime(root / name, (1e9 - age, 1e9 - age))
+        snapshot.used(snapshot.find(self.cache, "a"))
+        size = (root / "a" / snapshot.STATE_FILE).stat().st_size
+        snapshot.prune(self.cache, "k/none", "", budget=2 * size)
+        self.assertIsNotNone(snapshot.find(self.cache, "a"))
+        self.assertIsNotNone(snapshot.find(self.cache, "b"))
+        self.assertIsNone(snapshot.find(self.cache, "c"))
+
+    def test_stale_scratch_files_go(self):
+        root = self.cache.root / snapshot.KIND
+        root.mkdir(parents=True)
+        old, fresh = root / ".k.1.part", root / ".k.2.part"
+        old.write_bytes(b"x")
+        fresh.write_bytes(b"x")
+        os.utime(old, (1, 1))
+        snapshot.prune(self.cache, "k/none", "")
+        self.assertFalse(old.exists())
+        self.assertTrue(fresh.exists())
+
+    def test_budget_from_the_environment(self):
+        with unittest.mock.patch.dict(os.environ,
+                                      {"NDISBENCH_SNAPSHOT_MB": "5"}):
+            self.assertEqual(snapshot.budget_bytes(), 5_000_000)
+        with unittest.mock.patch.dict(os.environ,
+                                      {"NDISBENCH_SNAPSHOT_MB": "lots"}):
+            with self.assertRaisesRegex(Exception, "NDISBENCH_SNAPSHOT_MB"):
+                snapshot.budget_bytes()
 
     def test_discard(self):
         snap = self.saved("k1", "c").publish(f"{READY_LINE}\n")

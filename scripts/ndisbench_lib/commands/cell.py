@@ -518,6 +518,7 @@ class GuestStart:
         self.fd = snapshot.open_state(snap) if snap else None
         if snap is not None and self.fd is not None:
             self.restored = snap
+            snapshot.used(snap)
             self.restorer = snapshot.Restorer(self.fd)
             self.how = "restored"
             self.console = machine.ConsoleParams(

@@ -15,6 +15,7 @@ from ..checks.modload import LOAD_ORDER
 from ..devices import Device
 from ..errors import BenchError
 from ..guest import clock as guest_clock
+from ..guest import snapshot
 from ..kernels import Expectations, Kernel
 from ..progress import say
 from ..report import report
@@ -109,6 +110,8 @@ def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
     cores. clock: the guest clock asked for (guest/clock.py; each cell
     may fall back to real time)."""
     exp = matrix.exp
+    if matrix.snapshots:
+        snapshot.budget_bytes()         # a bad NDISBENCH_SNAPSHOT_MB: now
     cells = [(d, cell_checks(d, matrix.checks)) for d in matrix.devices]
     cells = [(d, cs) for d, cs in cells if cs]
     if not cells:

@@ -47,6 +47,8 @@ BOOT_LOG = "boot.log"
 # the key's inputs do not show.
 FORMAT = 1
 SAVE_TIMEOUT_SECS = 120.0
+DEFAULT_BUDGET = 24000 * 1000 * 1000
+STALE_SECS = 3600.0
 POLL_SECS = 0.02
 
 
@@ -280,19 +282,60 @@ def boot_prefix(serial: str) -> Optional[str]:
     return None
 
 
-def prune(cache: Cache, label: str, keep: str) -> None:
+def budget_bytes() -> int:
+    """NDISBENCH_SNAPSHOT_MB: what all snapshots may take together
+    (default 24000 MB: every kernel x device of `test`, about 206 guests
+    of 70-110 MB)."""
+    text = os.environ.get("NDISBENCH_SNAPSHOT_MB", "")
+    try:
+        return int(text) * 1000 * 1000 if text else DEFAULT_BUDGET
+    except ValueError:
+        raise BenchError(f"NDISBENCH_SNAPSHOT_MB={text}: not a number of "
+                         f"megabytes") from None
+
+
+def prune(cache: Cache, label: str, keep: str,
+          budget: Optional[int] = None) -> None:
     """Older snapshots of the same cell (kernel/device): an edit of the
-    wrapper or the kernel leaves its old guests behind otherwise. A QEMU
-    that has one open keeps reading it (unlinked files live on)."""
+    wrapper or the kernel leaves its old guests behind otherwise. Then the
+    least recently used ones while all together exceed the budget, and
+    scratch files of saves that never finished (older than an hour). A
+    QEMU that has one open keeps reading it (unlinked files live on)."""
     root = cache.root / KIND
+    budget = budget_bytes() if budget is None else budget
+    kept: List[Tuple[float, int, pathlib.Path]] = []
+    now = time.time()
     for entry in root.iterdir() if root.is_dir() else []:
-        if entry.name == keep or entry.name.startswith("."):
-            continue
         try:
-            if cache.meta(entry).get("cell") == label:
+            if entry.name.startswith("."):
+                if now - entry.stat().st_mtime > STALE_SECS:
+                    if entry.is_dir():
+                        shutil.rmtree(entry, ignore_errors=True)
+                    else:
+                        entry.unlink()
+                continue
+            if entry.name != keep and cache.meta(entry).get("cell") == label:
                 shutil.rmtree(entry, ignore_errors=True)
+                continue
+            state = entry / STATE_FILE
+            kept.append((entry.stat().st_mtime, state.stat().st_size, entry))
         except (OSError, ValueError):
             continue
+    total = sum(size for _, size, _ in kept)
+    for _, size, entry in sorted(kept):
+        if total <= budget:
+            break
+        if entry.name != keep:
+            shutil.rmtree(entry, ignore_errors=True)
+            total -= size
+
+
+def used(snap: Snapshot) -> None:
+    """Mark a snapshot as just used (prune() drops the least recent)."""
+    try:
+        os.utime(snap.entry)
+    except OSError:
+        pass
 
 
 def open_state(snap: Snapshot) -> Optional[int]:
