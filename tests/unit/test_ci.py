@@ -178,6 +178,18 @@ class CiFilesTest(unittest.TestCase):
                                             margs.runs[0]))
         self.assertFalse(fnmatch.fnmatch(f"{margs.out}/x/", margs.runs[0]))
 
+    def test_snapshots_fit_the_hosted_caches(self):
+        """Each shard's saved guests stay within its share of a hosted
+        cache (GitHub's is 10 GB per repository, for all four shards)."""
+        from ndisbench_lib.guest import snapshot
+        for env in (self.gh["env"], self.gl["variables"]):
+            with unittest.mock.patch.dict(
+                    "os.environ",
+                    {"NDISBENCH_SNAPSHOT_MB": str(
+                        env["NDISBENCH_SNAPSHOT_MB"])}):
+                self.assertLessEqual(snapshot.budget_bytes() * 4,
+                                     8_000_000_000)
+
     def test_command_lines_are_checked(self):
         """The argv check itself: a wrong option would be caught."""
         with self.assertRaises(SystemExit), \
