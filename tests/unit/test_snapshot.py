@@ -228,5 +228,68 @@ class ConsoleTest(unittest.TestCase):
         self.assertIn("fd open", result.serial)
 
 
+class FallbackTest(unittest.TestCase):
+    """A snapshot QEMU will not load is dropped, and the cell boots (and
+    saves a new one) in the same run."""
+
+    def test_unloadable_snapshot_is_dropped_and_the_cell_boots(self):
+        from unittest import mock
+        from ndisbench_lib import devices, kernels
+        from ndisbench_lib.commands import cell
+        tmp = pathlib.Path(tempfile.mkdtemp())
+        cache = Cache(tmp / "cache")
+        qemu, image, initrd = (tmp / "qemu-system-x86_64", tmp / "bzImage",
+                               tmp / "initrd")
+        for path in (qemu, image, initrd):
+            path.write_bytes(path.name.encode())
+        exp = kernels.load_expectations()
+        kernel = kernels.Kernel("k", "debian", exp.policies["2.6.25-rc4"])
+        prep = cell.Prepared(kernel, art=mock.Mock(release="6.1",
+                                                   boot_image=image))
+        parts = cell.HostParts(cache, tmp / "agent")
+        plan = cell.CellPlan(kernel, devices.DEVICES["none"], ("load",), exp,
+                             tmp / "cell", tmp, snapshot=True)
+        calls = []
+
+        def boot(cmd, log, timeout, on_line=None, console=None):
+            calls.append((list(cmd), console))
+            log.parent.mkdir(parents=True, exist_ok=True)
+            log.write_text("x\n")
+            if len(calls) == 1:
+                return machine.BootResult(
+                    "exited", 1, 0.3, None, "qemu-system-x86_64: load of "
+                    "migration failed: Input/output error\n")
+            return machine.BootResult("done", 0, 3.0, 1.0,
+                                      f"{READY_LINE}\nKTAP version 1\n")
+
+        with mock.patch.object(cell, "guest_command",
+                               return_value=[str(qemu), "-m", "512"]), \
+                mock.patch.object(cell, "say", lambda *a: None), \
+                mock.patch.object(cell.machine, "boot", boot):
+            start = cell.GuestStart(plan, prep, parts, initrd,
+                                    "console=ttyS0 ndisbench.load=x", [])
+            saver = snapshot.Saver(cache, start.key, start.label, {})
+            saver.saved = cache.root / snapshot.KIND / ".stream.part"
+            saver.saved.parent.mkdir(parents=True)
+            saver.saved.write_bytes(b"stream")
+            saver.publish(f"{READY_LINE}\n")
+            start = cell.GuestStart(plan, prep, parts, initrd,
+                                    "console=ttyS0 ndisbench.load=x", [])
+            self.assertEqual(start.how, "restored")
+            result = start.boot(tmp / "cell" / "serial.log", 60, None)
+            start.close()
+        self.assertEqual(result.status, "done")
+        self.assertEqual(len(calls), 2)
+        self.assertIn("-incoming", calls[0][0])
+        self.assertNotIn("-incoming", calls[1][0])
+        self.assertEqual(calls[1][1].words, "ndisbench.load=x")
+        self.assertIsNotNone(calls[1][1].at_ready)
+        self.assertTrue((tmp / "cell" / "serial-restore.log").exists())
+        # the guest never reached the saver's migrate: nothing saved, and
+        # the snapshot that would not load is gone
+        self.assertEqual(start.how, "booted")
+        self.assertIsNone(snapshot.find(cache, start.key))
+
+
 if __name__ == "__main__":
     unittest.main()

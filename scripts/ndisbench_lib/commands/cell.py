@@ -566,8 +566,12 @@ class GuestStart:
             # QEMU refused the stream (another build, a torn file): keep
             # its log beside, drop the snapshot, boot.
             log.rename(log.with_name("serial-restore.log"))
+            said = [ln for ln in result.serial.splitlines()
+                    if ln.startswith(pathlib.Path(self.cmd[0]).name)]
+            why = said[-1].split(": ", 1)[-1] if said else \
+                f"QEMU exited {result.exit_code}"
             say("cell", f"WARNING: {self.label}: snapshot {self.key} did "
-                        f"not load (serial-restore.log); booting")
+                        f"not load ({why}; serial-restore.log); booting")
             snapshot.discard(self.restored)
             self.close()
             self.restored, self.restorer, self.how = None, None, "booted"
