@@ -6,7 +6,8 @@ Phases, on the host's monotonic clock:
 - setup: the cell's initramfs, sinks and QEMU command, before QEMU starts;
 - boot: QEMU start to the agent's `KTAP version` line (QEMU's own start
   and the kernel's boot to /init together: nothing on the console tells
-  them apart; the kernel prints nothing at loglevel=2);
+  them apart; the kernel prints nothing at loglevel=2; for a guest
+  restored from a saved boot, guest/snapshot.py, QEMU loading it);
 - one phase per agent test, from the previous result line to its own
   (consecutive tests of one kind are one phase: the 7 `broken` drivers;
   `insmod` is the module load, `iface` bind, `link` associate, `rmmod`
