@@ -497,6 +497,85 @@ static void test_fault_validation(void)
     qtest_quit(qts);
 }
 
+/* Poll query-migrate until the migration completes (a failure fails). */
+static void wait_migrated(QTestState *qts)
+{
+    for (int i = 0; i < 6000; i++) {
+        QDict *rsp = qtest_qmp(qts, "{'execute': 'query-migrate'}");
+        QDict *ret = qdict_get_qdict(rsp, "return");
+        const char *status = ret && qdict_haskey(ret, "status") ?
+                             qdict_get_str(ret, "status") : "";
+        bool done = strcmp(status, "completed") == 0;
+
+        g_assert_cmpstr(status, !=, "failed");
+        qobject_unref(rsp);
+        if (done) {
+            return;
+        }
+        g_usleep(10 * 1000);
+    }
+    g_assert_not_reached();
+}
+
+/*
+ * The AP is saved with the VM (the bench restores booted guests from
+ * snapshots: scripts/ndisbench_lib/guest/snapshot.py): a restored AP
+ * beacons on its saved schedule with its sequence number going on, not
+ * from its own start again. qtest's virtual clock starts at 0 in the
+ * restored QEMU too, so the first beacon there comes at the saved time.
+ */
+static void test_migration(void)
+{
+    Capture cap = { 0 };
+    g_autofree char *state = NULL;
+    g_autofree char *save_uri = NULL;
+    g_autofree char *load_uri = NULL;
+    QTestState *src, *dst;
+    const uint8_t *f;
+    uint64_t ts;
+    size_t off = PCAP_HDR_LEN, len;
+    uint16_t freq;
+    int8_t signal;
+    int fd;
+
+    fd = g_file_open_tmp("ndisbench-ap-XXXXXX.state", &state, NULL);
+    g_assert(fd >= 0);
+    close(fd);
+    save_uri = g_strdup_printf("exec:cat > %s", state);
+    load_uri = g_strdup_printf("exec:cat %s", state);
+
+    src = qtest_init("-machine none -object wlan-air,id=air0 "
+                     "-object wlan-ap,id=ap0,air=air0");
+    for (int i = 0; i < 8; i++) {       /* 10 beacons: sequence 0 to 9 */
+        qtest_clock_step(src, 128 * 1000 * 1000);
+    }
+    qtest_qmp_assert_success(src, "{'execute': 'migrate', 'arguments': "
+                             "{'uri': %s}}", save_uri);
+    wait_migrated(src);
+    qtest_quit(src);
+
+    fd = g_file_open_tmp("ndisbench-air-XXXXXX.pcap", &cap.path, NULL);
+    g_assert(fd >= 0);
+    close(fd);
+    dst = qtest_initf("-machine none -object wlan-air,id=air0,pcap=%s "
+                      "-object wlan-ap,id=ap0,air=air0 -incoming defer",
+                      cap.path);
+    qtest_qmp_assert_success(dst, "{'execute': 'migrate-incoming', "
+                             "'arguments': {'uri': %s}}", load_uri);
+    wait_migrated(dst);
+    /* the 11th beacon is due at 11 intervals: one beacon, sequence 10 */
+    qtest_clock_step(dst, 11 * BEACON_US * 1000 + 1000);
+    capture_read(&cap);
+    g_assert(capture_next(&cap, &off, &ts, &f, &len, &freq, &signal));
+    g_assert_cmphex(f[0], ==, 0x80);
+    g_assert_cmpuint(lduw_le_p(f + 22) >> 4, ==, 10);
+    g_assert_cmpuint(ts, ==, 11 * BEACON_US);
+    g_assert(!capture_next(&cap, &off, &ts, &f, &len, &freq, &signal));
+    qtest_quit(dst);
+    capture_free(&cap);
+    unlink(state);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -507,5 +586,6 @@ int main(int argc, char **argv)
     qtest_add_func("/ndisbench/air/qmp-lifecycle", test_qmp_lifecycle);
     qtest_add_func("/ndisbench/air/fault-rates", test_fault_rates);
     qtest_add_func("/ndisbench/air/fault-validation", test_fault_validation);
+    qtest_add_func("/ndisbench/air/migration", test_migration);
     return g_test_run();
 }
