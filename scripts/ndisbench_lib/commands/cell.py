@@ -12,6 +12,7 @@ import dataclasses
 import os
 import pathlib
 import re
+import shutil
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from .. import devices
@@ -510,7 +511,8 @@ class GuestStart:
         boot_append, self.words = snapshot.split_cmdline(append)
         self.cmd = guest_command(plan, prep, parts, initrd, boot_append,
                                  self.extra)
-        self.key = snapshot.key(pathlib.Path(self.cmd[0]), [
+        qemu = shutil.which(self.cmd[0]) or self.cmd[0]
+        self.key = snapshot.key(pathlib.Path(qemu), [
             prep.art.boot_image, initrd] if prep.art else [initrd],
             self.machine_words(boot_append))
         self.label = f"{prep.kernel.name}/{plan.device.label}"

@@ -92,8 +92,12 @@ def key(qemu: pathlib.Path, files: Sequence[pathlib.Path],
     files it loads (kernel, initramfs) by content, and every other word
     of its command line that shapes the guest (the boot command line, the
     machine, memory, accelerator, clock, devices)."""
-    inputs = {"format": FORMAT, "qemu": _file_id(qemu),
-              "files": [_file_id(f) for f in files], "words": list(words)}
+    try:
+        inputs = {"format": FORMAT, "qemu": _file_id(qemu),
+                  "files": [_file_id(f) for f in files],
+                  "words": list(words)}
+    except OSError as exc:
+        raise SnapshotError(f"cannot key a saved boot: {exc}") from exc
     blob = json.dumps(inputs, sort_keys=True).encode()
     return hashlib.sha256(blob).hexdigest()[:24]
 
