@@ -242,8 +242,13 @@ class CommandLineTest(unittest.TestCase):
 
         def run(matrix, cache, out, jobs, timeout, accel, clock=None):
             calls.append((clock, jobs))
+            cells = [report.CellResult("src-6.1", "p", d, f"c/{d}",
+                                       start=how)
+                     for d, how in (("none", "restored"),
+                                    ("e1000", "restored"),
+                                    ("bcm43xx", "saved"))]
             return report.RunResult(f"run-{clock}", accel="tcg",
-                                    clock=clock)
+                                    clock=clock, cells=cells)
 
         res = bench.BenchResult("b", "src-6.1", 1)
         default = runner.Matrix([KERNELS["src-6.1"]],
@@ -258,6 +263,9 @@ class CommandLineTest(unittest.TestCase):
         self.assertEqual(list(res.matrix_clocks), ["realtime", "icount"])
         self.assertEqual(res.matrix_clocks["icount"]["run"], "run-icount")
         self.assertIn("wall_s", res.matrix_clocks["realtime"])
+        self.assertEqual(res.matrix_clocks["icount"]["starts"],
+                         {"restored": 2, "saved": 1})
+        self.assertIn("Guests: 2 restored, 1 saved", bench.markdown(res))
         text = "\n".join(bench.notes(res))
         self.assertIn("realtime", text)
         self.assertIn("icount", text)
