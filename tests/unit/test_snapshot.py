@@ -128,11 +128,15 @@ class PublishTest(unittest.TestCase):
         self.assertFalse(part.exists())
         self.assertIsNone(snapshot.find(self.cache, "k1"))
 
-    def test_a_new_snapshot_of_a_cell_replaces_the_old(self):
-        self.saved("old", "src-6.1/e1000").publish(f"{READY_LINE}\n")
+    def test_a_cell_keeps_its_two_newest_snapshots(self):
+        root = self.cache.root / snapshot.KIND
+        for age, name in ((300, "old"), (200, "mid")):
+            self.saved(name, "src-6.1/e1000").publish(f"{READY_LINE}\n")
+            os.utime(root / name, (1e9 - age, 1e9 - age))
         self.saved("other", "src-6.1/none").publish(f"{READY_LINE}\n")
         self.saved("new", "src-6.1/e1000").publish(f"{READY_LINE}\n")
         self.assertIsNone(snapshot.find(self.cache, "old"))
+        self.assertIsNotNone(snapshot.find(self.cache, "mid"))
         self.assertIsNotNone(snapshot.find(self.cache, "other"))
         self.assertIsNotNone(snapshot.find(self.cache, "new"))
 

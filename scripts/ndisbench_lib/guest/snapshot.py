@@ -5,12 +5,12 @@ to do: same QEMU, kernel, initramfs, device models and kernel command
 line. Only the agent's words (ndisbench.*: sink ports, checks) differ. So
 the agent takes those from the console (ndisbench.params=console, guest/
 agent/agent.c): it prints READY_LINE and waits. On a cache miss the host
-boots as always, and at that line migrates the VM into a file (QMP
-getfd + migrate fd:; QEMU stops it for the last pass), lets it go on and
-writes the words; the file
+boots as always, and at that line stops the VM, migrates it into a file
+(QMP getfd + migrate fd:), lets it go on and writes the words; the file
 goes into the cache under a key of everything the machine was made of
-(key()). On a hit the host starts QEMU with -incoming fd:N on that file
-and writes the words at once: the guest goes on from the line it waited
+(key()). On a hit the host starts QEMU with -incoming fd:N on that file,
+continues the guest once it is loaded (it was saved stopped) and writes
+the words: the guest goes on from the line it waited
 at, booted already. The boot's console output up to that line is kept
 with the snapshot and leads the cell's serial.log, so judging sees a
 whole boot either way.
@@ -45,9 +45,10 @@ STATE_FILE = "vm.state"
 BOOT_LOG = "boot.log"
 # Bump when what a snapshot holds, or how it is made, changes in a way
 # the key's inputs do not show.
-FORMAT = 1
+FORMAT = 2                      # 2: saved stopped
 SAVE_TIMEOUT_SECS = 120.0
 DEFAULT_BUDGET = 24000 * 1000 * 1000
+PER_CELL = 2
 STALE_SECS = 3600.0
 POLL_SECS = 0.02
 
@@ -150,8 +151,9 @@ class Restorer:
                 "-qmp", f"unix:{self.socket},server=on,wait=off"]
 
     def running(self, timeout: float = SAVE_TIMEOUT_SECS) -> Optional[str]:
-        """Wait until the restored guest runs: None, or a note for the log
-        saying why the words went in anyway."""
+        """Wait until the stream is loaded and continue the guest (saved
+        stopped, it comes up paused): None, or a note for the log saying
+        why the words went in anyway."""
         end = time.monotonic() + timeout
         while not self.socket.exists():
             if time.monotonic() > end:
@@ -166,6 +168,10 @@ class Restorer:
                 status = mon.execute("query-status").get("status", "")
                 if status == "running":
                     return None
+                if status == "paused" and mon.execute("query-migrate").get(
+                        "status") == "completed":
+                    mon.execute("cont")
+                    continue
                 if time.monotonic() > end or status not in (
                         "inmigrate", "prelaunch", "restore-vm"):
                     return f"restored guest is {status}"
@@ -225,9 +231,10 @@ class Saver:
     def _migrate(self, fd: int) -> None:
         mon = qmp.Qmp(str(self.socket))
         try:
-            # Not stopped first: the stream records the run state, and a
-            # guest saved stopped would be restored stopped. The guest
-            # idles at READY_LINE, so the copy converges at once.
+            # Stopped first: one pass over a still machine, no dirty-page
+            # tracking to trust. The stream records the run state, so a
+            # restore comes up paused and Restorer.running() continues it.
+            mon.execute("stop")
             mon.send_fd("snapshot", fd)
             mon.execute("migrate", {"uri": "fd:snapshot"})
             status = wait_migration(mon)
@@ -300,14 +307,16 @@ def budget_bytes() -> int:
 
 def prune(cache: Cache, label: str, keep: str,
           budget: Optional[int] = None) -> None:
-    """Older snapshots of the same cell (kernel/device): an edit of the
-    wrapper or the kernel leaves its old guests behind otherwise. Then the
+    """Older snapshots of the same cell (kernel/device) beyond the newest
+    PER_CELL: an edit of the wrapper or the kernel leaves its old guests
+    behind otherwise. Then the
     least recently used ones while all together exceed the budget, and
     scratch files of saves that never finished (older than an hour). A
     QEMU that has one open keeps reading it (unlinked files live on)."""
     root = cache.root / KIND
     budget = budget_bytes() if budget is None else budget
     kept: List[Tuple[float, int, pathlib.Path]] = []
+    mine: List[Tuple[float, pathlib.Path]] = []
     now = time.time()
     for entry in root.iterdir() if root.is_dir() else []:
         try:
@@ -318,13 +327,19 @@ def prune(cache: Cache, label: str, keep: str,
                     else:
                         entry.unlink()
                 continue
-            if entry.name != keep and cache.meta(entry).get("cell") == label:
-                shutil.rmtree(entry, ignore_errors=True)
-                continue
             state = entry / STATE_FILE
             kept.append((entry.stat().st_mtime, state.stat().st_size, entry))
+            if cache.meta(entry).get("cell") == label:
+                mine.append((entry.stat().st_mtime, entry))
         except (OSError, ValueError):
             continue
+    # The newest PER_CELL of this cell stay: two variants of one cell
+    # (bench's rounds and the matrix's) must not evict each other.
+    mine.sort(reverse=True)
+    gone = {e for _, e in mine[PER_CELL:] if e.name != keep}
+    for entry in gone:
+        shutil.rmtree(entry, ignore_errors=True)
+    kept = [k for k in kept if k[2] not in gone]
     total = sum(size for _, size, _ in kept)
     for _, size, entry in sorted(kept):
         if total <= budget:
