@@ -217,6 +217,17 @@ class CaptureFileTest(unittest.TestCase):
         self.assertEqual(len(problems), 1, problems)
         self.assertIn("Malformed", problems[0])
 
+    def test_a_stream_on_a_port_a_dissector_claims_is_data(self):
+        """One frame of a tcp check whose host sink listened on 34980
+        (EtherCAT's port): its bytes are our stream, not a malformed
+        EtherCAT mailbox."""
+        path = self.tmp / "air.pcap"
+        shutil.copy(pathlib.Path(__file__).parent / "data" /
+                    "air-tcp-port-34980.pcap", path)
+        frames, problems = capture.read_tshark(path)
+        self.assertEqual(len(frames), 1)
+        self.assertEqual(problems, [])
+
     def test_one_tshark_run_per_capture(self):
         # fields and expert items come from one pass over the file: each
         # run costs a dissection of the whole capture (megabytes of TCP)

@@ -85,6 +85,14 @@ def _frame(line: str) -> Optional[Frame]:
                  status, freq)
 
 
+# Every TCP payload on the air is a check's byte stream to a host sink on
+# an ephemeral port, which may be a port some dissector claims: a sink on
+# 34980 (EtherCAT's) had its stream dissected as malformed EtherCAT
+# mailboxes. The payload is decoded as plain data; TCP itself is still
+# checked.
+TCP_AS_DATA = ("-d", "tcp.port==1-65535,data")
+
+
 def read_tshark(pcap: pathlib.Path) -> Tuple[List[Frame], List[str]]:
     """The capture's frames (FIELDS) and what Wireshark would warn about
     in the file itself, from one tshark pass (each pass dissects every
@@ -94,7 +102,7 @@ def read_tshark(pcap: pathlib.Path) -> Tuple[List[Frame], List[str]]:
     The Sequence group is TCP's own flow analysis (window full,
     retransmission): traffic behaviour, not a defect of the capture, so it
     is left out."""
-    args = ["-T", "fields", "-E", "separator=/t"]
+    args = ["-T", "fields", "-E", "separator=/t"] + list(TCP_AS_DATA)
     for field in FIELDS:
         args += ["-e", field]
     out, problems = _tshark(pcap, args + ["-z", "expert,warn"])
