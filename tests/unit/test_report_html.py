@@ -390,14 +390,15 @@ def svg_bars(svg: str) -> dict:
 
 
 def sample_bench() -> bench.BenchResult:
-    """The bench figures of docs/measurements.md, one device without any
-    number and a hostile device label."""
+    """The bench figures of docs/measurements.md (bcm43xx's RTT p50 750
+    instead of 822, so that one of issue 17's goals is met and drawn as
+    met), one device without any number and a hostile device label."""
     res = bench.BenchResult("bench-20261203-101010", "src-6.1", 3, "tcg",
                             runs=["20261203-101011", "20261203-101500"],
                             load=[0.7, 0.7])
     figures = {
         "e1000": (27.64, 682, 1159, 18380),
-        "bcm43xx/ndiswrapper": (14.02, 822, 1293, 16121),
+        "bcm43xx/ndiswrapper": (14.02, 750, 1293, 16121),
         "rtl8187/ndiswrapper": (4.83, 1114, 2500, 7272),
         "rtl8187/native": (5.36, 1256, 3188, 3612),
     }
