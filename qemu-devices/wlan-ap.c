@@ -25,9 +25,9 @@
  * The AP is saved with the VM (its own vmstate section, named after its
  * id): the beacon schedule and the sequence number, so that a guest
  * restored from a snapshot hears beacons on schedule instead of a burst
- * catching up from virtual time 0. Stations are not saved: the bench
- * snapshots a guest before any station exists, and a save while one is
- * known fails, naming the AP.
+ * catching up from virtual time 0. Stations are not saved: after a
+ * restore they must associate again (they will, since the AP
+ * deauthenticates a station it does not know when it sends data).
  */
 
 #include "qemu/osdep.h"
@@ -230,16 +230,6 @@ static unsigned wlan_ap_assoc_count(WlanApState *ap)
 
     for (int i = 0; i < WLAN_AP_MAX_STATIONS; i++) {
         n += ap->sta[i].state == WLAN_AP_STA_ASSOC;
-    }
-    return n;
-}
-
-static unsigned wlan_ap_station_count(WlanApState *ap)
-{
-    unsigned n = 0;
-
-    for (int i = 0; i < WLAN_AP_MAX_STATIONS; i++) {
-        n += ap->sta[i].state != WLAN_AP_STA_FREE;
     }
     return n;
 }
@@ -880,19 +870,6 @@ static void wlan_ap_get_stations(Object *obj, Visitor *v, const char *name,
 
 /* -- migration ------------------------------------------------------------ */
 
-static int wlan_ap_pre_save(void *opaque)
-{
-    WlanApState *ap = opaque;
-    unsigned n = wlan_ap_station_count(ap);
-
-    if (n) {
-        error_report("wlan-ap '%s': cannot be saved with %u station(s) "
-                     "authenticated or associated", wlan_ap_name(ap), n);
-        return -EBUSY;
-    }
-    return 0;
-}
-
 static int wlan_ap_post_load(void *opaque, int version_id)
 {
     WlanApState *ap = opaque;
@@ -905,7 +882,6 @@ static const VMStateDescription vmstate_wlan_ap = {
     .name = TYPE_WLAN_AP,
     .version_id = 1,
     .minimum_version_id = 1,
-    .pre_save = wlan_ap_pre_save,
     .post_load = wlan_ap_post_load,
     .fields = (VMStateField[]) {
         VMSTATE_INT64(next_beacon_ns, WlanApState),

@@ -17,8 +17,8 @@ whole boot either way.
 
 What a snapshot cannot carry: frames in flight on the air when the VM
 stopped (the air has no vmstate: they are lost, as when a radio goes
-away; at that point only beacons fly), and associated stations (the AP
-refuses to be saved with any: qemu-devices/wlan-ap.c). The RTC runs on the
+away; at that point only beacons fly), and the APs' stations (none is
+associated at that point: qemu-devices/wlan-ap.c). The RTC runs on the
 host's clock, so a restored guest's RTC is today's; its monotonic clock
 goes on from the save.
 """
