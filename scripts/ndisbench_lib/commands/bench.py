@@ -9,6 +9,7 @@ other round so drift does not favour one side; the figures are medians
 over the rounds. Results: out/bench-<stamp>/bench.json, bench.md and
 bench.html (benchhtml.py), next to the ordinary run folders of the rounds.
 """
+import collections
 import dataclasses
 import datetime
 import json
@@ -202,11 +203,7 @@ def edit_cycle(kernel: Kernel, exp: Expectations, cache: Cache,
 
 def starts(cells: Sequence[report.CellResult]) -> Dict[str, int]:
     """How many guests were restored, saved or booted."""
-    out: Dict[str, int] = {}
-    for cell in cells:
-        how = cell.start or "booted"
-        out[how] = out.get(how, 0) + 1
-    return out
+    return dict(collections.Counter(c.start or "booted" for c in cells))
 
 
 def time_matrix(matrix: runner.Matrix, cache: Cache, out: pathlib.Path,

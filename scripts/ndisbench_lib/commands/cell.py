@@ -497,7 +497,6 @@ class GuestStart:
                  extra_args: Sequence[str]) -> None:
         self.plan, self.prep, self.parts = plan, prep, parts
         self.initrd, self.extra = initrd, list(extra_args)
-        self.append = append
         self.console: Optional[machine.ConsoleParams] = None
         self.saver: Optional[snapshot.Saver] = None
         self.restorer: Optional[snapshot.Restorer] = None

@@ -2,8 +2,11 @@
 socket): enough to hot-unplug and replug a device while a guest runs, and
 to save a guest into a file (guest/snapshot.py)."""
 import json
+import pathlib
+import shutil
 import socket
-from typing import Any, Dict, Optional
+import tempfile
+from typing import Any, Dict, List, Optional
 
 from ..errors import BenchError
 
@@ -70,6 +73,25 @@ class Qmp:
     def close(self) -> None:
         self.reader.close()
         self.sock.close()
+
+
+class QmpSocket:
+    """A QMP server socket for one QEMU, in a short folder of its own:
+    unix socket paths are limited to 107 bytes and run folders can be
+    deep."""
+
+    def __init__(self) -> None:
+        self.dir = pathlib.Path(tempfile.mkdtemp(prefix="ndisbench-qmp-"))
+        self.path = self.dir / "qmp.sock"
+
+    def qemu_args(self) -> List[str]:
+        return ["-qmp", f"unix:{self.path},server=on,wait=off"]
+
+    def connect(self) -> Qmp:
+        return Qmp(str(self.path))
+
+    def close(self) -> None:
+        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def device_options(spec: str) -> Dict[str, str]:

@@ -8,9 +8,6 @@ over QMP.
 - roam: "# roam_request: drop" is an object-del of the access point the
   station is associated to (air.ROAM_FROM).
 """
-import pathlib
-import shutil
-import tempfile
 from typing import Dict, List, Optional, Tuple
 
 from . import qmp
@@ -36,14 +33,12 @@ class QmpRequests:
         if roam_ap:
             self.actions["roam_request: drop"] = ("object-del",
                                                   {"id": roam_ap})
-        # A short path of our own: unix socket paths are limited to 107
-        # bytes and run folders can be deep.
-        self.dir = pathlib.Path(tempfile.mkdtemp(prefix="ndisbench-qmp-"))
-        self.socket = self.dir / "qmp.sock"
+        self.qmp = qmp.QmpSocket()
+        self.socket = self.qmp.path
         self.errors: List[str] = []
 
     def qemu_args(self) -> List[str]:
-        return ["-qmp", f"unix:{self.socket},server=on,wait=off"]
+        return self.qmp.qemu_args()
 
     def on_line(self, text: str) -> Optional[str]:
         """Console line hook for machine.boot(): a note for the log when it
@@ -55,7 +50,7 @@ class QmpRequests:
             if request not in self.actions:
                 raise BenchError("not a request of this cell")
             command, arguments = self.actions[request]
-            client = qmp.Qmp(str(self.socket))
+            client = self.qmp.connect()
             try:
                 client.execute(command, dict(arguments))
             finally:
@@ -66,4 +61,4 @@ class QmpRequests:
         return f"QMP {command} {arguments['id']} done"
 
     def close(self) -> None:
-        shutil.rmtree(self.dir, ignore_errors=True)
+        self.qmp.close()

@@ -34,7 +34,7 @@ import time
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from . import qmp
-from ..build.cache import Cache
+from ..build.cache import Cache, file_digest
 from ..errors import BenchError
 from ..report.ktap import READY_LINE
 
@@ -72,19 +72,17 @@ _digest_lock = threading.Lock()
 
 
 def _file_id(path: pathlib.Path) -> str:
-    """The content hash of a file, remembered per (path, size, mtime)."""
+    """file_digest(), remembered per (path, size, mtime): every cell keys
+    the same QEMU binary, kernel and (often) initramfs."""
     st = path.stat()
     memo = (str(path), st.st_size, st.st_mtime_ns)
     with _digest_lock:
         if memo in _digests:
             return _digests[memo]
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
+    digest = file_digest(path)
     with _digest_lock:
-        _digests[memo] = h.hexdigest()
-    return _digests[memo]
+        _digests[memo] = digest
+    return digest
 
 
 def key(qemu: pathlib.Path, files: Sequence[pathlib.Path],
@@ -143,24 +141,22 @@ class Restorer:
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
-        self.dir = pathlib.Path(tempfile.mkdtemp(prefix="ndisbench-snap-"))
-        self.socket = self.dir / "qmp.sock"
+        self.qmp = qmp.QmpSocket()
 
     def qemu_args(self) -> List[str]:
-        return ["-incoming", f"fd:{self.fd}",
-                "-qmp", f"unix:{self.socket},server=on,wait=off"]
+        return ["-incoming", f"fd:{self.fd}"] + self.qmp.qemu_args()
 
     def running(self, timeout: float = SAVE_TIMEOUT_SECS) -> Optional[str]:
         """Wait until the stream is loaded and continue the guest (saved
         stopped, it comes up paused): None, or a note for the log saying
         why the words went in anyway."""
         end = time.monotonic() + timeout
-        while not self.socket.exists():
+        while not self.qmp.path.exists():
             if time.monotonic() > end:
                 return "QMP socket never appeared"
             time.sleep(POLL_SECS)
         try:
-            mon = qmp.Qmp(str(self.socket))
+            mon = self.qmp.connect()
         except BenchError as exc:
             return str(exc)
         try:
@@ -182,7 +178,7 @@ class Restorer:
             mon.close()
 
     def close(self) -> None:
-        shutil.rmtree(self.dir, ignore_errors=True)
+        self.qmp.close()
 
 
 class Saver:
@@ -196,14 +192,11 @@ class Saver:
         self.key = key_
         self.label = label
         self.inputs = inputs
-        self.dir = pathlib.Path(tempfile.mkdtemp(prefix="ndisbench-snap-"))
-        self.socket = self.dir / "qmp.sock"
+        self.qmp = qmp.QmpSocket()
         self.saved: Optional[pathlib.Path] = None
-        self.error = ""
-        self.seconds = 0.0
 
     def qemu_args(self) -> List[str]:
-        return ["-qmp", f"unix:{self.socket},server=on,wait=off"]
+        return self.qmp.qemu_args()
 
     def save(self) -> str:
         """Called at READY_LINE, the guest waiting: a note for the log."""
@@ -215,21 +208,17 @@ class Saver:
         path = pathlib.Path(name)
         try:
             self._migrate(fd)
-            self.saved = path
         except (BenchError, OSError) as exc:
-            self.error = str(exc)
             path.unlink(missing_ok=True)
+            return f"snapshot not saved: {exc}"
         finally:
             os.close(fd)
-        self.seconds = time.monotonic() - start
-        if self.saved is None:
-            return f"snapshot not saved: {self.error}"
-        size = path.stat().st_size
-        return (f"snapshot saved in {self.seconds:.2f}s "
-                f"({size / 1e6:.1f} MB)")
+        self.saved = path
+        return (f"snapshot saved in {time.monotonic() - start:.2f}s "
+                f"({path.stat().st_size / 1e6:.1f} MB)")
 
     def _migrate(self, fd: int) -> None:
-        mon = qmp.Qmp(str(self.socket))
+        mon = self.qmp.connect()
         try:
             # Stopped first: one pass over a still machine, no dirty-page
             # tracking to trust. The stream records the run state, so a
@@ -267,7 +256,7 @@ class Saver:
     def close(self) -> None:
         if self.saved is not None:
             self.saved.unlink(missing_ok=True)
-        shutil.rmtree(self.dir, ignore_errors=True)
+        self.qmp.close()
 
 
 def wait_migration(mon: "qmp.Qmp",
@@ -309,10 +298,10 @@ def prune(cache: Cache, label: str, keep: str,
           budget: Optional[int] = None) -> None:
     """Older snapshots of the same cell (kernel/device) beyond the newest
     PER_CELL: an edit of the wrapper or the kernel leaves its old guests
-    behind otherwise. Then the
-    least recently used ones while all together exceed the budget, and
-    scratch files of saves that never finished (older than an hour). A
-    QEMU that has one open keeps reading it (unlinked files live on)."""
+    behind otherwise. Then the least recently used ones while all
+    together exceed the budget, and scratch files of saves that never
+    finished (older than an hour). A QEMU that has one open keeps reading
+    it (unlinked files live on)."""
     root = cache.root / KIND
     budget = budget_bytes() if budget is None else budget
     kept: List[Tuple[float, int, pathlib.Path]] = []
@@ -327,10 +316,10 @@ def prune(cache: Cache, label: str, keep: str,
                     else:
                         entry.unlink()
                 continue
-            state = entry / STATE_FILE
-            kept.append((entry.stat().st_mtime, state.stat().st_size, entry))
+            mtime = entry.stat().st_mtime
+            kept.append((mtime, (entry / STATE_FILE).stat().st_size, entry))
             if cache.meta(entry).get("cell") == label:
-                mine.append((entry.stat().st_mtime, entry))
+                mine.append((mtime, entry))
         except (OSError, ValueError):
             continue
     # The newest PER_CELL of this cell stay: two variants of one cell
