@@ -77,6 +77,11 @@ REQUIREMENTS = (
     Requirement("binutils", ("nm", "ld", "readelf"),
                 "GPL import checks, linking, an i386 guest's libraries"),
     Requirement("tar", ("tar",), "linux-source tarballs"),
+    Requirement("linux-config-6.1",
+                ("/usr/src/linux-config-6.1/config.amd64_none_amd64.xz",),
+                "Debian's own kernel config: the source kernels' "
+                "distribution options are checked against it "
+                "(tests/unit/test_distro_config.py)"),
     Requirement("libc-bin", ("ldd",), "guest tools' shared libraries"),
     # host build system and orchestration
     Requirement("meson", ("meson",), "host tools, tests, fixtures"),
