@@ -9,8 +9,8 @@ import xml.etree.ElementTree as ET
 from typing import Dict, List, Optional
 
 from ..errors import BenchError
-from . import html
-from .verdict import FAIL, PASS, Verdict, label, summary_line
+from . import causes, html
+from .verdict import FAIL, NOT_RUN, PASS, Verdict, label, summary_line
 
 
 @dataclasses.dataclass
@@ -78,7 +78,9 @@ class RunResult:
 
     @property
     def ok(self) -> bool:
-        return all(v.ok for c in self.cells for v in c.verdicts.values())
+        """Nothing failed (a check not run fails no run: its cause does)."""
+        return not any(v.failed for c in self.cells
+                       for v in c.verdicts.values())
 
 
 def cell_lines(cell: CellResult) -> List[str]:
@@ -103,6 +105,29 @@ def matrix(result: RunResult) -> str:
              for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines) + "\n"
+
+
+def terminal(result: RunResult) -> str:
+    """What the terminal shows at the end of a run: its distinct causes,
+    then the matrix."""
+    head = causes.lines(result)
+    return "".join(line + "\n" for line in head + [""] * bool(head)) + \
+        matrix(result)
+
+
+def causes_markdown(result: RunResult) -> List[str]:
+    """summary.md's first section: each distinct cause once."""
+    found = causes.causes(result)
+    if not found:
+        return []
+    out = ["## Causes", ""]
+    for n, cause in enumerate(found, start=1):
+        out.append(f"{n}. {cause.check} **{cause.status}**: "
+                   f"`{cause.first_line}` ({', '.join(cause.cells)})")
+        if cause.not_run:
+            out.append(f"   - {cause.not_run} checks not run in these cells "
+                       f"(they need what did not build)")
+    return out + [""]
 
 
 def shard_lines(result: RunResult) -> List[str]:
@@ -132,6 +157,7 @@ def markdown(result: RunResult) -> str:
            f"Started {result.started} on {result.host}, accel "
            f"{result.accel}, clock {result.clock or 'realtime'}. "
            f"{summary_line(result)}.", "",
+           *causes_markdown(result),
            *clock_lines(result), *shard_lines(result),
            "| " + " | ".join(["kernel", "policy", "device"] + result.checks)
            + " |",
@@ -164,7 +190,7 @@ def markdown(result: RunResult) -> str:
 def junit(result: RunResult) -> bytes:
     suite = ET.Element("testsuite", name="ndisbench",
                        tests=str(sum(len(c.verdicts) for c in result.cells)))
-    failures = errors = 0
+    failures = errors = skipped = 0
     for c in result.cells:
         for check, v in c.verdicts.items():
             case = ET.SubElement(suite, "testcase",
@@ -172,7 +198,10 @@ def junit(result: RunResult) -> bytes:
                                  name=check,
                                  time=str(c.boot_seconds or 0))
             text = "\n".join([v.summary, *v.details[1:]])
-            if v.status == FAIL:
+            if v.status == NOT_RUN:
+                skipped += 1
+                ET.SubElement(case, "skipped", message=v.summary)
+            elif v.status == FAIL:
                 failures += 1
                 ET.SubElement(case, "failure", message=v.summary).text = text
             elif not v.ok:
@@ -184,6 +213,7 @@ def junit(result: RunResult) -> bytes:
                     f"{label(check, v)}: {v.summary}")
     suite.set("failures", str(failures))
     suite.set("errors", str(errors))
+    suite.set("skipped", str(skipped))
     return ET.tostring(suite, encoding="utf-8", xml_declaration=True)
 
 
