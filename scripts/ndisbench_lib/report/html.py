@@ -14,6 +14,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 from .markup import (NONE_CLASS, OTHER_CLASS, STATUS_CLASS,  # noqa: F401
                      badge, cell_name, esc, href, row_label, run_checks,
                      status_class, wrapper_of)
+from ..subject import line_of
 from . import causes as causes_mod
 from .verdict import (ERROR, FAIL, NOT_RUN, PASS, TIMEOUT, XFAIL, Verdict,
                       label, summary_line)
@@ -289,6 +290,8 @@ def run_page(result, run_dir: Optional[pathlib.Path] = None) -> str:
             f"<dt>started</dt><dd>{esc(result.started)}</dd>",
             f"<dt>host</dt><dd>{esc(result.host)}</dd>",
             f"<dt>accel</dt><dd>{esc(result.accel or '-')}</dd>",
+            *([f"<dt>wrapper</dt><dd>{esc(line_of(result.subject))}</dd>"]
+              if result.subject else []),
             f"<dt>cells</dt><dd>{len(result.cells)} "
             f"({len(checks)} checks)</dd>",
             f"<dt>result</dt><dd>{esc(summary_line(result))}</dd>",

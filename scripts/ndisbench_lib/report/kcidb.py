@@ -45,6 +45,14 @@ def kcidb_status(status: str, booted: bool) -> str:
     return "ERROR"      # TIMEOUT, ERROR of a booted guest, anything else
 
 
+def wrapper_version(result: report.RunResult) -> str:
+    """The wrapper tree under test in one word pair: its version string
+    and git's name for its commit."""
+    rec = result.subject
+    return " ".join(str(rec.get(k)) for k in ("version", "describe")
+                    if rec.get(k)) or str(rec.get("path", ""))
+
+
 def timestamp(started: str) -> str:
     """results.json's local time with its offset (RFC 3339)."""
     when = datetime.datetime.fromisoformat(started)
@@ -77,7 +85,9 @@ def export(result: report.RunResult, origin: str = ORIGIN,
             "start_time": start,
             "comment": f"ndisbench kernel row {kernel} (policy "
                        f"{cells[0].policy})",
-            "misc": {"policy": cells[0].policy, "run": result.run_id}})
+            "misc": {"policy": cells[0].policy, "run": result.run_id,
+                     **({"wrapper": dict(result.subject)}
+                        if result.subject else {})}})
         build: Dict[str, Any] = {
             "id": kid, "checkout_id": kid, "origin": origin,
             "start_time": start, "architecture": "x86_64",
@@ -128,7 +138,9 @@ def cell_tests(cell: report.CellResult, build_id: str, origin: str,
             "misc": {"ndisbench_status": v.status,
                      "label": label(check, v), "kernel": cell.kernel,
                      "release": cell.release, "device": cell.device,
-                     "wrapper": cell.wrapper, "policy": cell.policy}}
+                     "wrapper": cell.wrapper, "policy": cell.policy,
+                     **({"wrapper_version": wrapper_version(result)}
+                        if result.subject else {})}}
         text = "\n".join([v.summary, *v.details[1:]])
         if v.failed and text:
             test["log_excerpt"] = text[:EXCERPT]

@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from typing import Dict, List, Optional
 
 from ..errors import BenchError
+from ..subject import line_of
 from . import causes, html
 from .verdict import FAIL, NOT_RUN, PASS, Verdict, label, summary_line
 
@@ -48,6 +49,9 @@ class CellResult:
 
 
 CELL_FIELDS = frozenset(f.name for f in dataclasses.fields(CellResult))
+# results.json's format: 2 added it, NOT_RUN verdicts and the subject; a
+# file without it is format 1.
+FORMAT = 2
 
 
 @dataclasses.dataclass
@@ -68,6 +72,10 @@ class RunResult:
     # real time anyway.
     clock: str = ""
     realtime: Dict[str, str] = dataclasses.field(default_factory=dict)
+    # The wrapper tree under test (run --wrapper-src; subject.Subject's
+    # fields: path, version, commit, describe); {}: our own wrapper/.
+    subject: Dict[str, str] = dataclasses.field(default_factory=dict)
+    format: int = FORMAT
 
     def counts(self) -> Dict[str, int]:
         out: Dict[str, int] = {}
@@ -130,6 +138,11 @@ def causes_markdown(result: RunResult) -> List[str]:
     return out + [""]
 
 
+def subject_line(result: RunResult) -> str:
+    """Which wrapper tree ran: "" for our own."""
+    return line_of(result.subject)
+
+
 def shard_lines(result: RunResult) -> List[str]:
     """The summary's line about a shard or a merged run."""
     rec = result.shard
@@ -157,6 +170,7 @@ def markdown(result: RunResult) -> str:
            f"Started {result.started} on {result.host}, accel "
            f"{result.accel}, clock {result.clock or 'realtime'}. "
            f"{summary_line(result)}.", "",
+           *([subject_line(result), ""] if result.subject else []),
            *causes_markdown(result),
            *clock_lines(result), *shard_lines(result),
            "| " + " | ".join(["kernel", "policy", "device"] + result.checks)
@@ -223,6 +237,10 @@ def to_json(result: RunResult) -> str:
 
 def from_json(text: str) -> RunResult:
     raw = json.loads(text)
+    raw.setdefault("format", 1)
+    if not isinstance(raw["format"], int) or raw["format"] > FORMAT:
+        raise BenchError(f"results.json format {raw['format']!r}: newer "
+                         f"than this ndisbench reads ({FORMAT})")
     cells = []
     for c in raw.pop("cells"):
         verdicts = {k: Verdict(v["status"], v["summary"],
