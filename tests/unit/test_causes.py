@@ -180,6 +180,13 @@ class CausesTest(unittest.TestCase):
         failed = page[page.index('id="failed"'):page.index("<h2>Matrix")]
         self.assertNotIn("did not build for this kernel", failed)
 
+    def test_a_cells_terminal_lines_name_what_was_not_run_once(self):
+        lines = report.cell_lines(unbuilt_cell("debian-6.12", "none"))
+        self.assertEqual(lines[1:], [
+            "  build: " + BUILD_LINE.format(h="0a1b2c3d4e5f6071"),
+            "  not run: load, bind (ndiswrapper.ko did not build for this "
+            "kernel (see build))"])
+
     def test_written_reports_stay_valid(self):
         with tempfile.TemporaryDirectory() as tmp:
             folder = pathlib.Path(tmp)

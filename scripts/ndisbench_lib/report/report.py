@@ -98,8 +98,13 @@ def cell_lines(cell: CellResult) -> List[str]:
     words = ", ".join(f"{c} {label(c, v)}" for c, v in cell.verdicts.items())
     lines = [f"{cell.kernel} / {cell.label}: {words} ({boot})"]
     for check, verdict in cell.verdicts.items():
-        if verdict.status != PASS:
+        if verdict.status not in (PASS, NOT_RUN):
             lines.append(f"  {check}: {verdict.summary}")
+    # what a build failure stopped: one line, its cause is the build's
+    stopped = [c for c, v in cell.verdicts.items() if v.status == NOT_RUN]
+    if stopped:
+        lines.append(f"  not run: {', '.join(stopped)} "
+                     f"({cell.verdicts[stopped[0]].summary})")
     return lines
 
 
