@@ -141,6 +141,26 @@ class CausesTest(unittest.TestCase):
                          [WARN.format(t="10.5", p=77, a="1b"),
                           "no interface"])
 
+    def test_what_fails_after_a_kernel_report_is_counted_under_it(self):
+        """A BUG in the agent's process loses every later check: their
+        'no result' failures are the BUG's, not causes of their own."""
+        c = report.CellResult("debian-6.1", "2.6.25-rc4", "rtl8139",
+                              "cells/x", boot_seconds=70.0,
+                              wrapper="ndiswrapper")
+        c.verdicts = {
+            "build": Verdict(PASS, "built"),
+            "load": Verdict(FAIL, "rmmod errno: expected 0, got None"),
+            "install": Verdict(FAIL, "kernel reported: [   57.4] detected "
+                                     "buffer overflow in strncat"),
+            "bind": Verdict(FAIL, "agent printed no interface result"),
+            "unload": Verdict(ERROR, "agent printed no insmod/rmmod result")}
+        found = causes.causes(report.RunResult("r", cells=[c]))
+        self.assertEqual([(x.check, x.after) for x in found],
+                         [("install", ["load", "bind", "unload"])])
+        text = causes.lines(report.RunResult("r", cells=[c]))
+        self.assertEqual(text[2], "     3 more checks of these cells failed "
+                                  "after it: load, bind, unload")
+
     def test_nothing_failed_no_causes(self):
         c = warned_cell("k", "e1000", "", "1", 1, "1")
         c.verdicts["bind"] = Verdict(PASS, "bound")

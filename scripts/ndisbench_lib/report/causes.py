@@ -5,7 +5,10 @@ across cells once what differs from cell to cell is set aside (numbers,
 addresses, hashes: normalised); it is listed once, with its first line
 and the cells it hit. Build failures come first: the checks they stopped
 ("not run") are counted under them, not listed as causes of their own.
-Then the other causes in matrix order."""
+Likewise a kernel's report (a BUG, an oops, a WARNING: "kernel reported:")
+in a cell takes the cell's other failures: they came after it (a BUG in
+the agent's process loses every later result). Then the other causes in
+matrix order."""
 import dataclasses
 import re
 from typing import Dict, List, Tuple
@@ -34,6 +37,11 @@ class Cause:
     cells: List[str] = dataclasses.field(default_factory=list)
     # How many checks of those cells were not run because of it.
     not_run: int = 0
+    # The checks of those cells that failed after it (a kernel's report).
+    after: List[str] = dataclasses.field(default_factory=list)
+
+
+KERNEL_REPORT = "kernel reported:"
 
 
 def _first_line(verdict: Verdict) -> str:
@@ -47,8 +55,14 @@ def causes(result) -> List[Cause]:
         name = f"{cell.kernel} / {cell.label}"
         build = cell.verdicts.get("build")
         built = build is None or not build.failed
+        report = next(((c, v) for c, v in cell.verdicts.items()
+                       if v.failed and v.summary.startswith(KERNEL_REPORT)),
+                      None)
+        # (a build failure stays a cause of its own)
+        lost = [c for c, v in cell.verdicts.items() if report and v.failed
+                and c != "build" and not v.summary.startswith(KERNEL_REPORT)]
         for check, verdict in cell.verdicts.items():
-            if not verdict.failed:
+            if not verdict.failed or check in lost:
                 continue
             is_build = check == "build" and verdict.status == FAIL
             key = (is_build, check if is_build else "", verdict.status,
@@ -62,6 +76,8 @@ def causes(result) -> List[Cause]:
             if is_build:
                 cause.not_run += sum(1 for v in cell.verdicts.values()
                                      if v.status == NOT_RUN)
+            if report is not None and check == report[0]:
+                cause.after += [c for c in lost if c not in cause.after]
         if built:
             # Not run with no build failure of its cell: its own cause.
             for check, verdict in cell.verdicts.items():
@@ -90,4 +106,7 @@ def lines(result) -> List[str]:
         if cause.not_run:
             out.append(f"     {cause.not_run} checks not run in these cells "
                        f"(they need what did not build)")
+        if cause.after:
+            out.append(f"     {len(cause.after)} more checks of these cells "
+                       f"failed after it: {', '.join(cause.after)}")
     return out

@@ -237,6 +237,9 @@ def causes_section(result) -> List[str]:
     for n, cause in enumerate(found, start=1):
         stopped = (f"<br>{cause.not_run} not run in these cells (they "
                    f"need what did not build)" if cause.not_run else "")
+        if cause.after:
+            stopped += (f"<br>{len(cause.after)} more failed after it: "
+                        f"{esc(', '.join(cause.after))}")
         out.append(
             f'<tr class="cause{" build" if cause.build else ""}">'
             f"<td>{n}</td><td>{esc(cause.check)}</td>"

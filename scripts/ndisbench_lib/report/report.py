@@ -140,6 +140,9 @@ def causes_markdown(result: RunResult) -> List[str]:
         if cause.not_run:
             out.append(f"   - {cause.not_run} checks not run in these cells "
                        f"(they need what did not build)")
+        if cause.after:
+            out.append(f"   - {len(cause.after)} more checks of these cells "
+                       f"failed after it: {', '.join(cause.after)}")
     return out + [""]
 
 
