@@ -4,11 +4,10 @@ no oops, a clean rmmod, no leaked Windows allocation, the wrapper still
 loads. Our own wrapper (facts.own_wrapper) must say so with its own kernel
 log line (patterns in tests/e2e/expectations.toml); another wrapper tree
 refuses in its own words, and may refuse at install. On a policy that
-refuses
-ndiswrapper each load must fail with ENOENT instead. On an i386 guest the
-negatives (amd64 images with NTamd64-only .inf files) never reach the
-module: each must be refused at install for its architecture, the
-installer naming both."""
+refuses ndiswrapper each load must fail with ENOENT instead. On an i386
+guest the negatives (amd64 images with NTamd64-only .inf files) never
+reach the module: each must be refused at install for its architecture,
+the installer naming both."""
 import re
 from typing import List, Sequence, Tuple, Union
 
