@@ -161,6 +161,10 @@ class Expectations:
     # not the old one (7.x: alloc_workqueue -> alloc_workqueue_noprof).
     gpl_only_imports_renamed: Mapping[str, str] = \
         dataclasses.field(default_factory=lambda: types.MappingProxyType({}))
+    # A regex of what our own wrapper's module prints when it loads
+    # ([own_wrapper] banner): a cell whose kernel log shows it ran ours,
+    # which is held to the table's exact messages.
+    own_banner: str = ""
 
     def gpl_imports_for(self, config: Mapping[str, str],
                         exports: Optional[AbstractSet[str]] = None
@@ -219,9 +223,22 @@ def load_expectations(path: pathlib.Path = paths.EXPECTATIONS_TOML
                                 "gpl_only_imports_if", {}).items()}),
                             _wrapper_notes(path, data.get("wrapper", {})),
                             frozen({str(k): str(v) for k, v in module.get(
-                                "gpl_only_imports_renamed", {}).items()}))
+                                "gpl_only_imports_renamed", {}).items()}),
+                            _own_banner(path, data["own_wrapper"]))
     except KeyError as exc:
         raise BenchError(f"{path}: missing key {exc}") from exc
+
+
+def _own_banner(path: pathlib.Path, body: Mapping[str, object]) -> str:
+    banner = str(body.get("banner", ""))
+    try:
+        re.compile(banner)
+    except re.error as exc:
+        raise BenchError(f"{path}: own_wrapper: bad banner regex "
+                         f"{banner!r}: {exc}") from None
+    if not banner:
+        raise BenchError(f"{path}: own_wrapper: no banner")
+    return banner
 
 
 def _entry_error(path: pathlib.Path, name: str, msg: str) -> BenchError:

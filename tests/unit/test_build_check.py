@@ -126,9 +126,8 @@ class UnbuiltCellTest(unittest.TestCase):
         self.assertEqual(list(v), list(checks_of("bcm43xx/ndiswrapper")))
         self.assertEqual(v["build"].status, "FAIL")
         self.assertIn("compat.h:41:2: error:", v["build"].summary)
-        self.assertEqual(v["dhcp"].status, "ERROR")
-        self.assertIn("not run: ndiswrapper.ko did not build",
-                      v["dhcp"].summary)
+        self.assertEqual(v["dhcp"].status, "not run")
+        self.assertIn("ndiswrapper.ko did not build", v["dhcp"].summary)
         line = report.cell_lines(done.result)[0]
         self.assertIn("build FAIL", line)
 
@@ -147,7 +146,7 @@ class UnbuiltCellTest(unittest.TestCase):
         v = done.result.verdicts
         self.assertEqual(v["build"].status, "FAIL")
         self.assertEqual((v["load"].status, v["taint"].status),
-                         ("ERROR", "ERROR"))
+                         ("not run", "not run"))
         self.assertTrue(v["control"].ok, v["control"])
         self.assertTrue(v["driverloader"].ok, v["driverloader"])
 
@@ -199,7 +198,7 @@ class PlantedBuildErrorStageTest(unittest.TestCase):
                     blocked = fails and device == "none" and \
                         check in selftest.NEEDS_WRAPPER
                     c.verdicts[check] = Verdict(
-                        ERROR, "not run: ndiswrapper.ko did not build") \
+                        "not run", "ndiswrapper.ko did not build") \
                         if blocked else Verdict(PASS, "ok")
                 if tweak:
                     tweak(c)
@@ -245,8 +244,8 @@ class BuildFailureInReportsTest(unittest.TestCase):
         run = report.RunResult("r", checks=["build", "load"])
         c = report.CellResult("debian-sid", "2.6.25-rc4", "none", "cells/x")
         c.verdicts = {"build": Verdict(FAIL, f"ndiswrapper.ko: {ERROR_LINE}"),
-                      "load": Verdict(ERROR, "not run: ndiswrapper.ko did "
-                                             "not build for this kernel")}
+                      "load": Verdict("not run", "ndiswrapper.ko did "
+                                                 "not build for this kernel")}
         ok = report.CellResult("debian-6.1", "2.6.25-rc4", "none", "cells/y")
         ok.verdicts = {"build": Verdict(PASS, "built ndiswrapper.ko"),
                        "load": Verdict(PASS, "ok")}

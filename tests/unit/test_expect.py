@@ -393,8 +393,9 @@ def judge_wrapped(check, policy="2.6.25-rc4", **kw):
                  None, "bcmwl")
 
 
-def judge_drvinfo(driver, fw_version, renamed=""):
-    """bind on WRAPPED_LOG with other ethtool facts (and a rename line)."""
+def judge_drvinfo(driver, fw_version, renamed="", own_tree=True):
+    """bind on WRAPPED_LOG with other ethtool facts (and a rename line);
+    own_tree False: a --wrapper-src tree's (not our banner)."""
     text = WRAPPED_LOG.replace(
         "# driver: ndiswrapper\n# fw_version: bcmwl.sys\n",
         (renamed + "\n" if renamed else "") +
@@ -403,7 +404,7 @@ def judge_drvinfo(driver, fw_version, renamed=""):
         broken_errno=0, wlan_present=0, tainted_after=4097,
         bssid="02:00:00:00:01:00", broken_kmsg="", unload_kmsg=""))
     return judge("bind", EXP.policies["2.6.25-rc4"], EXP, log, [], 4096,
-                 None, "bcmwl")
+                 None, "bcmwl", own_loader_abi=own_tree)
 
 
 def judge_misuse(patterns, lines):
@@ -478,16 +479,22 @@ class WrapperJudgeTest(unittest.TestCase):
 
     def test_bind_takes_the_classic_ethtool_naming(self):
         # ndiswrapper 1.63 names the Windows driver after a '+' in
-        # ethtool's driver field (its installed name) and no fw_version
-        self.assertEqual(judge_drvinfo("ndiswrapper+bcmwl", "").status,
-                         "pass")
-        verdict = judge_drvinfo("ndiswrapper+bcmwl", "")
+        # ethtool's driver field (its installed name) and no fw_version:
+        # right for another wrapper tree, not for ours
+        other = {"own_tree": False}
+        self.assertEqual(judge_drvinfo("ndiswrapper+bcmwl", "",
+                                       **other).status, "pass")
+        verdict = judge_drvinfo("ndiswrapper+bcmwl", "", **other)
         self.assertIn("ndiswrapper+bcmwl", verdict.summary)
-        verdict = judge_drvinfo("ndiswrapper+rtlwl", "")
+        verdict = judge_drvinfo("ndiswrapper+rtlwl", "", **other)
         self.assertEqual(verdict.status, "FAIL")
         self.assertIn("ndiswrapper+rtlwl", verdict.summary)
-        self.assertEqual(judge_drvinfo("ndiswrapper", "").status, "FAIL")
-        self.assertEqual(judge_drvinfo("e1000", "bcmwl.sys").status, "FAIL")
+        self.assertEqual(judge_drvinfo("ndiswrapper", "", **other).status,
+                         "FAIL")
+        self.assertEqual(judge_drvinfo("e1000", "bcmwl.sys",
+                                       **other).status, "FAIL")
+        self.assertEqual(judge_drvinfo("ndiswrapper+bcmwl", "").status,
+                         "FAIL")
 
     def test_bind_names_an_interface_the_agent_renamed(self):
         verdict = judge_drvinfo("ndiswrapper", "bcmwl.sys",

@@ -12,8 +12,8 @@ import unittest
 from helpers import REPO
 from ndisbench_lib.errors import BenchError
 from ndisbench_lib.report import kcidb, report
-from ndisbench_lib.report.verdict import (ERROR, FAIL, PASS, TIMEOUT, XFAIL,
-                                          Verdict)
+from ndisbench_lib.report.verdict import (ERROR, FAIL, NOT_RUN, PASS,
+                                          TIMEOUT, XFAIL, Verdict)
 
 
 def sample_run() -> report.RunResult:
@@ -78,15 +78,15 @@ class ExportTest(unittest.TestCase):
 
     def test_checks_not_run_for_the_build_are_missing(self):
         """A booted cell whose wrapper did not build: its build test
-        FAILs, the checks not run because of it are MISS, the rest keep
+        FAILs, the checks not run because of it are SKIP, the rest keep
         theirs."""
         cell = report.CellResult(
             "debian-sid", "2.6.25-rc4", "none", "cells/debian-sid__none",
             release="7.2.13+deb14-amd64", boot_seconds=8.0, verdicts={
                 "build": Verdict(FAIL, "ndiswrapper.ko: compat.h:71:2: "
                                        "error: #error planted"),
-                "load": Verdict(ERROR, "not run: ndiswrapper.ko did not "
-                                       "build for this kernel (see build)"),
+                "load": Verdict(NOT_RUN, "ndiswrapper.ko did not build for "
+                                         "this kernel (see build)"),
                 "control": Verdict(PASS, "loaded")})
         data = kcidb.export(report.RunResult(
             "20261204-050000", checks=["build", "load", "control"],
@@ -94,7 +94,7 @@ class ExportTest(unittest.TestCase):
         kcidb.validate(data)
         got = {t["path"]: t["status"] for t in data["tests"]}
         self.assertEqual(got, {"ndisbench.none.build": "FAIL",
-                               "ndisbench.none.load": "MISS",
+                               "ndisbench.none.load": "SKIP",
                                "ndisbench.none.control": "PASS"})
 
     def test_urls_only_with_a_base(self):

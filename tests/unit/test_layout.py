@@ -91,7 +91,8 @@ class LayoutTest(unittest.TestCase):
     def test_modules_live_in_their_stage(self):
         top = sorted(p.stem for p in LIB.glob("*.py") if p.stem != "__init__")
         self.assertEqual(top, ["buildlog", "devices", "errors", "kernels",
-                               "paths", "proc", "progress", "trees", "userdriver"])
+                               "paths", "proc", "progress", "subject", "trees",
+                               "userdriver"])
         for stage in STAGES:
             self.assertTrue((LIB / stage / "__init__.py").is_file(), stage)
 

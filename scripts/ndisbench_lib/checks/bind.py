@@ -1,6 +1,7 @@
-"""bind: the device's interface appears. Wrapped: ethtool names
-`ndiswrapper` as driver and the Windows driver (fw_version, or the
-classic ndiswrapper's `ndiswrapper+<driver>`), and the
+"""bind: the device's interface appears. Wrapped: ethtool says the
+interface is the wrapper's and names the Windows driver (ours, exactly:
+driver `ndiswrapper`, the .sys as fw_version; another wrapper tree in its
+own form, such as the classic `ndiswrapper+<driver>`), and the
 kernel is tainted P (loading a Windows binary does add_taint, whatever the
 module loader's policy did with the module's name). Native: ethtool names
 the in-tree driver and nothing tainted the kernel."""
@@ -10,7 +11,8 @@ from .. import devices
 from ..report.ktap import KtapTest
 from ..report.verdict import PASS, Verdict
 from .check import CellFacts, Check
-from .facts import compare, iface_first, iface_test, to_int, verdict
+from .facts import compare, iface_first, iface_test, own_wrapper, to_int, \
+    verdict
 
 
 def judge_native(facts: CellFacts, iface: KtapTest) -> Verdict:
@@ -26,24 +28,34 @@ def judge_native(facts: CellFacts, iface: KtapTest) -> Verdict:
 
 def ethtool_names(facts: CellFacts, iface: KtapTest,
                   problems: List[str]) -> str:
-    """ethtool names the wrapper and the Windows driver, in either form a
-    wrapper uses: ours, driver `ndiswrapper` and the .sys as fw_version;
-    the classic ndiswrapper's (1.63), driver `ndiswrapper+<its installed
-    name>` (the .inf's name) and no fw_version. Returns how it named
-    them."""
+    """ethtool names the wrapper and the Windows driver. Ours: driver
+    `ndiswrapper` and the .sys as fw_version, exactly. Another wrapper
+    tree in its own form (the classic ndiswrapper: `ndiswrapper+<its
+    installed name>` and no fw_version): the driver is the wrapper's and
+    the Windows driver's name is in driver or fw_version. Returns how it
+    named them."""
     driver = iface.fact("driver") or ""
     fw_version = iface.fact("fw_version") or ""
-    classic = f"ndiswrapper+{facts.fixture}"
-    if driver.lower() == classic.lower():
-        return driver
     sys_name = facts.fixture_sys or f"{facts.fixture}.sys"
-    if driver != "ndiswrapper":
-        problems.append(f"ethtool driver: expected 'ndiswrapper' (or "
-                        f"{classic!r}), got {driver or None!r}")
-    elif sys_name.lower() != fw_version.lower():
-        problems.append(f"ethtool does not name {sys_name}: "
-                        f"fw_version {fw_version or None!r}")
-    return f"ndiswrapper, {fw_version}"
+    if own_wrapper(facts):
+        if driver != "ndiswrapper":
+            problems.append(f"ethtool driver: expected 'ndiswrapper', got "
+                            f"{driver or None!r}")
+        elif sys_name.lower() != fw_version.lower():
+            problems.append(f"ethtool does not name {sys_name}: "
+                            f"fw_version {fw_version or None!r}")
+        return f"ndiswrapper, {fw_version}"
+    if not driver.lower().startswith("ndiswrapper"):
+        problems.append(f"not bound to the wrapper: ethtool driver "
+                        f"{driver or None!r}")
+    names = {n.lower() for n in (facts.fixture, sys_name,
+                                 sys_name.rsplit(".", 1)[0]) if n}
+    said = f"{driver} {fw_version}".lower()
+    if not any(n in said for n in names):
+        problems.append(f"ethtool does not name {facts.fixture or sys_name}: "
+                        f"driver {driver or None!r}, fw_version "
+                        f"{fw_version or None!r}")
+    return ", ".join(p for p in (driver, fw_version) if p)
 
 
 def judge(facts: CellFacts) -> Verdict:

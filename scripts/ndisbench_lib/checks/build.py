@@ -4,7 +4,8 @@ planted module) were built for its kernel, with that kernel's own
 toolchain (build/modules.py; a chroot of its suite: build/chroot.py).
 FAIL names the module and the first compiler error (`file:line: error:
 ...`, buildlog.cause_lines); the cell's checks that need that module are
-then not run (ERROR, "not run: ..."), the others still run. A cell that
+then not run (status "not run", counted neither way), the others still
+run. A cell that
 loads no module of ours (e1000, the native rtl8187) passes: nothing of
 ours to build."""
 from .. import devices

@@ -35,6 +35,18 @@ def verdict(problems: List[str], summary: str, status: str = PASS
     return Verdict(status, summary)
 
 
+def own_wrapper(facts: CellFacts) -> bool:
+    """The cell ran our wrapper: the repository's own (no --wrapper-src),
+    or a tree whose module printed our banner (the table's own_wrapper)
+    when it loaded. Its refusals and names are held to our exact words;
+    another wrapper's are judged by what it does."""
+    if facts.own_loader_abi:
+        return True
+    banner = re.compile(facts.exp.own_banner)
+    return any(banner.search(line) for test in facts.log.tests
+               for line in test.all("kmsg"))
+
+
 def not_booted(log: KtapLog) -> Optional[Verdict]:
     """ERROR where the agent's boot test is missing or failed."""
     boot = log.test("boot")

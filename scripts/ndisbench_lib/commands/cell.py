@@ -778,7 +778,9 @@ def run_unbuilt(plan: CellPlan, prep: Prepared, parts: HostParts,
                 before_boot: Optional[Callable[[], None]] = None
                 ) -> CellRun:
     """A cell some of whose modules did not build: the checks that need
-    them are not run (ERROR, naming the module); the others still boot
+    them are not run (NOT_RUN, naming the module: counted neither as
+    passed nor as failed, the build check's FAIL is the one cause, with
+    the compiler's first error); the others still boot
     and run (the control and driverloader of a `none` cell whose
     ndiswrapper failed); the build check says what failed and why. No
     boot at all when only host-side checks would be left."""
@@ -809,12 +811,12 @@ def run_unbuilt(plan: CellPlan, prep: Prepared, parts: HostParts,
             verdicts[check] = build
         elif check in blocked:
             verdicts[check] = Verdict(
-                ERROR, f"{NOT_RUN} {blocked[check]}.ko did not build for "
-                       f"this kernel (see build)")
+                NOT_RUN, f"{blocked[check]}.ko did not build for this "
+                         f"kernel (see build)")
         elif check in done:
             verdicts[check] = done[check]
         else:
-            verdicts[check] = Verdict(ERROR, f"{NOT_RUN} the cell did not "
-                                             f"boot (see build)")
+            verdicts[check] = Verdict(NOT_RUN, "the cell did not boot "
+                                               "(see build)")
     cell.verdicts = verdicts
     return CellRun(cell, ran.boot if ran else None)

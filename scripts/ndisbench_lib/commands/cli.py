@@ -155,7 +155,7 @@ def _shard(args: argparse.Namespace) -> Optional[shard.Shard]:
 def cmd_run(args: argparse.Namespace) -> int:
     result = runner.run(_matrix(args), Cache(paths.cache_root()), args.out,
                         args.jobs, args.timeout, args.accel, args.clock)
-    sys.stdout.write("\n" + report.matrix(result) + "\n")
+    sys.stdout.write("\n" + report.terminal(result) + "\n")
     say("run", f"{report.summary_line(result)}; see "
                f"{args.out / result.run_id / 'summary.md'} and "
                f"{args.out / result.run_id / 'report.html'}")
@@ -166,7 +166,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     from ..report import merge
     run_dir, result = merge.merge([_run_dir(r, args.out) for r in args.runs],
                                   args.out)
-    sys.stdout.write(report.matrix(result) + "\n")
+    sys.stdout.write(report.terminal(result) + "\n")
     say("merge", f"{len(result.shard['merged'])} shard(s) "  # type: ignore
                  f"merged: {report.summary_line(result)}; see "
                  f"{run_dir / 'summary.md'} and {run_dir / 'report.html'}")
@@ -275,7 +275,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         sys.stdout.write(bykernel.text(result, args.wrapper))
         return 1 if bykernel.regressed(result, args.wrapper) else 0
     report.render(run_dir, result)
-    sys.stdout.write(report.matrix(result) + "\n")
+    sys.stdout.write(report.terminal(result) + "\n")
     say("report", f"{report.summary_line(result)}; wrote "
                   f"{run_dir / 'summary.md'}, {run_dir / 'junit.xml'} and "
                   f"{run_dir / 'report.html'}")

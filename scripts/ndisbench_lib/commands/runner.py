@@ -8,7 +8,7 @@ import pathlib
 import threading
 from typing import List, Optional, Sequence
 
-from .. import paths
+from .. import paths, subject
 from ..build.cache import Cache
 from ..checks import registry
 from ..checks.modload import LOAD_ORDER
@@ -137,6 +137,10 @@ def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
     run_dir = paths.new_stamped_dir(out)
     result = report.RunResult(run_dir.name, accel=accel, checks=used,
                               shard=record, clock=guest_clock.parse(clock))
+    if matrix.wrapper_src is not None:
+        result.subject = subject.identify(matrix.wrapper_src).as_dict()
+        say("run", f"wrapper under test: {matrix.wrapper_src}, "
+                   f"{subject.Subject(**result.subject).label}")
     if not every:
         say("run", f"shard {matrix.shard.index}/{matrix.shard.count} "
                    f"has no cell; results in {run_dir}")

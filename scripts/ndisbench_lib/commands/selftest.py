@@ -24,7 +24,7 @@ from ..build.hostbuild import fixture_tests, fuzz_tests, meson_tests
 from ..errors import BenchError
 from ..progress import say
 from ..report import report
-from ..report.verdict import PASS, passed_failed
+from ..report.verdict import NOT_RUN, PASS, passed_failed
 from . import runner
 
 UNIT_DIR = paths.REPO / "tests" / "unit"
@@ -136,8 +136,7 @@ def judge_build_error(result: report.RunResult, line: int,
             if check == "build":
                 continue
             blocked = fails and check in NEEDS_WRAPPER
-            if blocked and not (verdict.status == "ERROR" and
-                                verdict.summary.startswith("not run:")):
+            if blocked and verdict.status != NOT_RUN:
                 problems.append(f"{check} should not run: {verdict.summary}")
             elif not blocked and not verdict.ok:
                 problems.append(f"{check}: {verdict.status} "

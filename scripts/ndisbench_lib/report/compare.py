@@ -9,6 +9,8 @@ wrapper axis read as wrapper "". Kinds of change, per check:
 - xfail-state: both ok, but the expected-failure state flipped (pass <->
   reproduced/refused): the kernel or its expectations now say otherwise
 - changed: not ok in both, with a different status (FAIL -> TIMEOUT)
+- not-run: not run in one of them (a module it needs did not build): not
+  a regression nor a fix of the check; the build check's change says it
 - new: only in B (a new failing check counts as a regression)
 - gone: only in A
 
@@ -21,9 +23,10 @@ from typing import List, Optional, Tuple
 from . import html as hr
 from . import report
 from ..errors import BenchError
-from .verdict import OK_STATES, Verdict, classify, label
+from .verdict import Verdict, classify, label
 
-KINDS = ("regressed", "new", "fixed", "xfail-state", "changed", "gone")
+KINDS = ("regressed", "new", "fixed", "xfail-state", "changed", "not-run",
+         "gone")
 Key = Tuple[str, str, str]
 
 
@@ -40,7 +43,7 @@ class Change:
         """Counts toward exit status 1."""
         return self.kind == "regressed" or (
             self.kind == "new" and self.after is not None
-            and self.after.status not in OK_STATES)
+            and self.after.failed)
 
     @property
     def where(self) -> str:

@@ -14,8 +14,10 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 from .markup import (NONE_CLASS, OTHER_CLASS, STATUS_CLASS,  # noqa: F401
                      badge, cell_name, esc, href, row_label, run_checks,
                      status_class, wrapper_of)
-from .verdict import (ERROR, FAIL, PASS, TIMEOUT, XFAIL, Verdict, label,
-                      summary_line)
+from ..subject import line_of
+from . import causes as causes_mod
+from .verdict import (ERROR, FAIL, NOT_RUN, PASS, TIMEOUT, XFAIL, Verdict,
+                      label, summary_line)
 
 # Background colours, also asserted by the headless-Chromium test.
 COLOURS = {"st-pass": "#a5d6a7", "st-xfail": "#90caf9", "st-fail": "#ef5350",
@@ -114,7 +116,8 @@ def extra_details(verdict: Verdict) -> List[str]:
 def legend() -> str:
     words = ((PASS, "pass"), (XFAIL, "reproduced / refused (expected)"),
              (FAIL, "FAIL"), (ERROR, "ERROR"), (TIMEOUT, "TIMEOUT"),
-             ("skip", "skipped / not reached"), (None, "- not run"))
+             (NOT_RUN, "not run (its build failed) / skipped"),
+             (None, "- does not apply"))
     return ('<p class="legend">' + "".join(
         f'<span class="{status_class(s)}">{esc(w)}</span>' for s, w in words)
         + "</p>")
@@ -151,7 +154,7 @@ def file_links(run_dir: Optional[pathlib.Path], folder: str,
 
 
 def counts_line(counts: Dict[str, int]) -> str:
-    order = [PASS, XFAIL, FAIL, ERROR, TIMEOUT]
+    order = [PASS, XFAIL, FAIL, ERROR, TIMEOUT, NOT_RUN]
     keys = order + sorted(k for k in counts if k not in order)
     return ", ".join(
         f'<span class="{status_class(k)}">&nbsp;{counts[k]} '
@@ -186,7 +189,7 @@ def failures(result) -> List[Failure]:
         groups: Dict[Tuple[str, str], List[int]] = {}
         for m, check in enumerate(columns):
             verdict = cell.verdicts.get(check)
-            if verdict is not None and not verdict.ok:
+            if verdict is not None and verdict.failed:
                 groups.setdefault((verdict.status, verdict.summary),
                                   []).append(m)
         for (status, summary), found in groups.items():
@@ -220,6 +223,32 @@ def failure_row(item: Failure) -> str:
             f'<td class="{status_class(item.status)}">{esc(item.status)}</td>'
             f'<td class="cause" title="{esc(one_line(item.summary, 4000))}">'
             f"{esc(one_line(item.summary))}</td></tr>")
+
+
+def causes_section(result) -> List[str]:
+    """The page's first box: each distinct cause once, with its first
+    line and the cells it hit, build failures first (report/causes.py)."""
+    found = causes_mod.causes(result)
+    if not found:
+        return []
+    out = ['<section class="failed bad" id="causes">', "<h2>Causes</h2>",
+           '<table class="failed">', "<thead><tr><th>#</th><th>check</th>"
+           "<th>status</th><th>cause</th><th>cells</th></tr></thead><tbody>"]
+    for n, cause in enumerate(found, start=1):
+        stopped = (f"<br>{cause.not_run} not run in these cells (they "
+                   f"need what did not build)" if cause.not_run else "")
+        if cause.after:
+            stopped += (f"<br>{len(cause.after)} more failed after it: "
+                        f"{esc(', '.join(cause.after))}")
+        out.append(
+            f'<tr class="cause{" build" if cause.build else ""}">'
+            f"<td>{n}</td><td>{esc(cause.check)}</td>"
+            f'<td class="{status_class(cause.status)}">{esc(cause.status)}'
+            f'</td><td class="cause" '
+            f'title="{esc(one_line(cause.first_line, 4000))}">'
+            f"{esc(one_line(cause.first_line))}</td>"
+            f"<td>{esc(', '.join(cause.cells))}{stopped}</td></tr>")
+    return out + ["</tbody></table>", "</section>"]
 
 
 def failed_section(result) -> List[str]:
@@ -264,11 +293,14 @@ def run_page(result, run_dir: Optional[pathlib.Path] = None) -> str:
             f"<dt>started</dt><dd>{esc(result.started)}</dd>",
             f"<dt>host</dt><dd>{esc(result.host)}</dd>",
             f"<dt>accel</dt><dd>{esc(result.accel or '-')}</dd>",
+            *([f"<dt>wrapper</dt><dd>{esc(line_of(result.subject))}</dd>"]
+              if result.subject else []),
             f"<dt>cells</dt><dd>{len(result.cells)} "
             f"({len(checks)} checks)</dd>",
             f"<dt>result</dt><dd>{esc(summary_line(result))}</dd>",
             f"<dt>verdicts</dt><dd>{counts_line(counts) or '-'}</dd>",
-            "</dl>", *failed_section(result), "<h2>Matrix</h2>", legend(),
+            "</dl>", *causes_section(result), *failed_section(result),
+            "<h2>Matrix</h2>", legend(),
             # The frame scrolls, not the page: a 17-check matrix is wider
             # than a laptop screen.
             '<div class="frame">', '<table class="grid" id="grid">',

@@ -7,8 +7,8 @@ patch, a tree of one's own), one test per cell and check, with the path
 `ndisbench.<device>[.<wrapper>].<check>`. Statuses: pass and the expected
 failures (reproduced, refused: the verdict is ok) are PASS, FAIL is FAIL,
 TIMEOUT and an ERROR of a booted guest are ERROR, an ERROR of a cell that
-never booted (a build or setup step failed), or of a check not run because
-a module it needs did not build, is MISS; our own word is kept
+never booted (a build or setup step failed) is MISS, a check not run
+because a module it needs did not build is SKIP; our own word is kept
 in misc. The output is checked against the schema subset in
 tests/e2e/kcidb-v5.0-subset.json (validate) before it is written."""
 import datetime
@@ -38,9 +38,19 @@ def kcidb_status(status: str, booted: bool) -> str:
         return "PASS"
     if status == FAIL:
         return "FAIL"
+    if status == NOT_RUN:
+        return "SKIP"
     if status == ERROR and not booted:
         return "MISS"
     return "ERROR"      # TIMEOUT, ERROR of a booted guest, anything else
+
+
+def wrapper_version(result: report.RunResult) -> str:
+    """The wrapper tree under test in one word pair: its version string
+    and git's name for its commit."""
+    rec = result.subject
+    return " ".join(str(rec.get(k)) for k in ("version", "describe")
+                    if rec.get(k)) or str(rec.get("path", ""))
 
 
 def timestamp(started: str) -> str:
@@ -75,7 +85,9 @@ def export(result: report.RunResult, origin: str = ORIGIN,
             "start_time": start,
             "comment": f"ndisbench kernel row {kernel} (policy "
                        f"{cells[0].policy})",
-            "misc": {"policy": cells[0].policy, "run": result.run_id}})
+            "misc": {"policy": cells[0].policy, "run": result.run_id,
+                     **({"wrapper": dict(result.subject)}
+                        if result.subject else {})}})
         build: Dict[str, Any] = {
             "id": kid, "checkout_id": kid, "origin": origin,
             "start_time": start, "architecture": "x86_64",
@@ -116,8 +128,7 @@ def cell_tests(cell: report.CellResult, build_id: str, origin: str,
             "build_id": build_id, "origin": origin,
             "path": ".".join(path_part(p) for p in
                              ["ndisbench", *parts, check]),
-            "status": kcidb_status(v.status, booted and
-                                   not v.summary.startswith(NOT_RUN)),
+            "status": kcidb_status(v.status, booted),
             "comment": f"{label(check, v)}: {v.summary}"[:EXCERPT],
             "start_time": start,
             "environment": {"comment": f"QEMU ({result.accel or 'tcg'}, "
@@ -127,9 +138,11 @@ def cell_tests(cell: report.CellResult, build_id: str, origin: str,
             "misc": {"ndisbench_status": v.status,
                      "label": label(check, v), "kernel": cell.kernel,
                      "release": cell.release, "device": cell.device,
-                     "wrapper": cell.wrapper, "policy": cell.policy}}
+                     "wrapper": cell.wrapper, "policy": cell.policy,
+                     **({"wrapper_version": wrapper_version(result)}
+                        if result.subject else {})}}
         text = "\n".join([v.summary, *v.details[1:]])
-        if v.status not in OK_STATES and text:
+        if v.failed and text:
             test["log_excerpt"] = text[:EXCERPT]
         if booted:
             test["duration"] = float(cell.boot_seconds or 0)

@@ -8,12 +8,15 @@ import os
 import urllib.parse
 from typing import List, Optional
 
-from .verdict import (ERROR, FAIL, PASS, TIMEOUT, XFAIL, Verdict, label)
+from .verdict import (ERROR, FAIL, NOT_RUN, PASS, TIMEOUT, XFAIL, Verdict,
+                      label)
 
-# Verdict status -> CSS class of its grid cell. Anything else (a future
-# "skip", an unknown word) is grey; a check a cell did not run is "none".
+# Verdict status -> CSS class of its grid cell. A check not run (a module
+# it needs did not build) and anything else (an unknown word) are grey; a
+# check that does not apply to a cell is "none".
 STATUS_CLASS = {PASS: "st-pass", XFAIL: "st-xfail", FAIL: "st-fail",
-                ERROR: "st-error", TIMEOUT: "st-timeout"}
+                ERROR: "st-error", TIMEOUT: "st-timeout",
+                NOT_RUN: "st-skip"}
 NONE_CLASS = "st-none"
 OTHER_CLASS = "st-skip"
 

@@ -118,6 +118,7 @@ def merged(run_id: str, runs: Sequence[Tuple[pathlib.Path,
     return report.RunResult(
         run_id, accel=accel, checks=checks, cells=cells,
         clock=runs[0][1].clock, realtime=realtime,
+        subject=dict(runs[0][1].subject),
         started=min(r.started for _, r in runs), host=", ".join(hosts),
         shard={"count": rec["count"], "selection": rec["selection"],
                "durations": rec["durations"],

@@ -9,8 +9,9 @@ import xml.etree.ElementTree as ET
 from typing import Dict, List, Optional
 
 from ..errors import BenchError
-from . import html
-from .verdict import FAIL, PASS, Verdict, label, summary_line
+from ..subject import line_of
+from . import causes, html
+from .verdict import FAIL, NOT_RUN, PASS, Verdict, label, summary_line
 
 
 @dataclasses.dataclass
@@ -48,6 +49,9 @@ class CellResult:
 
 
 CELL_FIELDS = frozenset(f.name for f in dataclasses.fields(CellResult))
+# results.json's format: 2 added it, NOT_RUN verdicts and the subject; a
+# file without it is format 1.
+FORMAT = 2
 
 
 @dataclasses.dataclass
@@ -68,6 +72,10 @@ class RunResult:
     # real time anyway.
     clock: str = ""
     realtime: Dict[str, str] = dataclasses.field(default_factory=dict)
+    # The wrapper tree under test (run --wrapper-src; subject.Subject's
+    # fields: path, version, commit, describe); {}: our own wrapper/.
+    subject: Dict[str, str] = dataclasses.field(default_factory=dict)
+    format: int = FORMAT
 
     def counts(self) -> Dict[str, int]:
         out: Dict[str, int] = {}
@@ -78,7 +86,9 @@ class RunResult:
 
     @property
     def ok(self) -> bool:
-        return all(v.ok for c in self.cells for v in c.verdicts.values())
+        """Nothing failed (a check not run fails no run: its cause does)."""
+        return not any(v.failed for c in self.cells
+                       for v in c.verdicts.values())
 
 
 def cell_lines(cell: CellResult) -> List[str]:
@@ -88,8 +98,13 @@ def cell_lines(cell: CellResult) -> List[str]:
     words = ", ".join(f"{c} {label(c, v)}" for c, v in cell.verdicts.items())
     lines = [f"{cell.kernel} / {cell.label}: {words} ({boot})"]
     for check, verdict in cell.verdicts.items():
-        if verdict.status != PASS:
+        if verdict.status not in (PASS, NOT_RUN):
             lines.append(f"  {check}: {verdict.summary}")
+    # what a build failure stopped: one line, its cause is the build's
+    stopped = [c for c, v in cell.verdicts.items() if v.status == NOT_RUN]
+    if stopped:
+        lines.append(f"  not run: {', '.join(stopped)} "
+                     f"({cell.verdicts[stopped[0]].summary})")
     return lines
 
 
@@ -103,6 +118,37 @@ def matrix(result: RunResult) -> str:
              for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines) + "\n"
+
+
+def terminal(result: RunResult) -> str:
+    """What the terminal shows at the end of a run: its distinct causes,
+    then the matrix."""
+    head = causes.lines(result)
+    return "".join(line + "\n" for line in head + [""] * bool(head)) + \
+        matrix(result)
+
+
+def causes_markdown(result: RunResult) -> List[str]:
+    """summary.md's first section: each distinct cause once."""
+    found = causes.causes(result)
+    if not found:
+        return []
+    out = ["## Causes", ""]
+    for n, cause in enumerate(found, start=1):
+        out.append(f"{n}. {cause.check} **{cause.status}**: "
+                   f"`{cause.first_line}` ({', '.join(cause.cells)})")
+        if cause.not_run:
+            out.append(f"   - {cause.not_run} checks not run in these cells "
+                       f"(they need what did not build)")
+        if cause.after:
+            out.append(f"   - {len(cause.after)} more checks of these cells "
+                       f"failed after it: {', '.join(cause.after)}")
+    return out + [""]
+
+
+def subject_line(result: RunResult) -> str:
+    """Which wrapper tree ran: "" for our own."""
+    return line_of(result.subject)
 
 
 def shard_lines(result: RunResult) -> List[str]:
@@ -132,6 +178,8 @@ def markdown(result: RunResult) -> str:
            f"Started {result.started} on {result.host}, accel "
            f"{result.accel}, clock {result.clock or 'realtime'}. "
            f"{summary_line(result)}.", "",
+           *([subject_line(result), ""] if result.subject else []),
+           *causes_markdown(result),
            *clock_lines(result), *shard_lines(result),
            "| " + " | ".join(["kernel", "policy", "device"] + result.checks)
            + " |",
@@ -164,7 +212,7 @@ def markdown(result: RunResult) -> str:
 def junit(result: RunResult) -> bytes:
     suite = ET.Element("testsuite", name="ndisbench",
                        tests=str(sum(len(c.verdicts) for c in result.cells)))
-    failures = errors = 0
+    failures = errors = skipped = 0
     for c in result.cells:
         for check, v in c.verdicts.items():
             case = ET.SubElement(suite, "testcase",
@@ -172,7 +220,10 @@ def junit(result: RunResult) -> bytes:
                                  name=check,
                                  time=str(c.boot_seconds or 0))
             text = "\n".join([v.summary, *v.details[1:]])
-            if v.status == FAIL:
+            if v.status == NOT_RUN:
+                skipped += 1
+                ET.SubElement(case, "skipped", message=v.summary)
+            elif v.status == FAIL:
                 failures += 1
                 ET.SubElement(case, "failure", message=v.summary).text = text
             elif not v.ok:
@@ -184,6 +235,7 @@ def junit(result: RunResult) -> bytes:
                     f"{label(check, v)}: {v.summary}")
     suite.set("failures", str(failures))
     suite.set("errors", str(errors))
+    suite.set("skipped", str(skipped))
     return ET.tostring(suite, encoding="utf-8", xml_declaration=True)
 
 
@@ -193,6 +245,10 @@ def to_json(result: RunResult) -> str:
 
 def from_json(text: str) -> RunResult:
     raw = json.loads(text)
+    raw.setdefault("format", 1)
+    if not isinstance(raw["format"], int) or raw["format"] > FORMAT:
+        raise BenchError(f"results.json format {raw['format']!r}: newer "
+                         f"than this ndisbench reads ({FORMAT})")
     cells = []
     for c in raw.pop("cells"):
         verdicts = {k: Verdict(v["status"], v["summary"],

@@ -1,0 +1,112 @@
+"""A run's distinct causes: what every rendering of a run begins with.
+
+A cause is one failure summary (a verdict that counts as failed), the same
+across cells once what differs from cell to cell is set aside (numbers,
+addresses, hashes: normalised); it is listed once, with its first line
+and the cells it hit. Build failures come first: the checks they stopped
+("not run") are counted under them, not listed as causes of their own.
+Likewise a kernel's report (a BUG, an oops, a WARNING: "kernel reported:")
+in a cell takes the cell's other failures: they came after it (a BUG in
+the agent's process loses every later result). Then the other causes in
+matrix order."""
+import dataclasses
+import re
+from typing import Dict, List, Tuple
+
+from .verdict import FAIL, NOT_RUN, Verdict
+
+# What differs between cells that failed for one reason: hex addresses
+# and hashes, then any other number (times, PIDs, offsets, versions).
+_HEX_RE = re.compile(r"\b0x[0-9a-f]+\b|\b(?=[0-9a-f]*\d)[0-9a-f]{6,}\b",
+                     re.IGNORECASE)
+_NUMBER_RE = re.compile(r"\d+")
+
+
+def normalise(summary: str) -> str:
+    """The part of a failure summary that names its cause."""
+    first = summary.splitlines()[0] if summary else ""
+    return _NUMBER_RE.sub("N", _HEX_RE.sub("H", first)).strip()
+
+
+@dataclasses.dataclass
+class Cause:
+    check: str          # the check whose verdict it is (the first cell's)
+    status: str
+    first_line: str     # its summary's first line, as the first cell had it
+    build: bool         # a build check's FAIL: a module did not build
+    cells: List[str] = dataclasses.field(default_factory=list)
+    # How many checks of those cells were not run because of it.
+    not_run: int = 0
+    # The checks of those cells that failed after it (a kernel's report).
+    after: List[str] = dataclasses.field(default_factory=list)
+
+
+KERNEL_REPORT = "kernel reported:"
+
+
+def _first_line(verdict: Verdict) -> str:
+    return verdict.summary.splitlines()[0] if verdict.summary else ""
+
+
+def causes(result) -> List[Cause]:
+    """Every distinct cause of a report.RunResult, build failures first."""
+    found: Dict[Tuple[bool, str, str, str], Cause] = {}
+    for cell in result.cells:
+        name = f"{cell.kernel} / {cell.label}"
+        build = cell.verdicts.get("build")
+        built = build is None or not build.failed
+        report = next(((c, v) for c, v in cell.verdicts.items()
+                       if v.failed and v.summary.startswith(KERNEL_REPORT)),
+                      None)
+        # (a build failure stays a cause of its own)
+        lost = [c for c, v in cell.verdicts.items() if report and v.failed
+                and c != "build" and not v.summary.startswith(KERNEL_REPORT)]
+        for check, verdict in cell.verdicts.items():
+            if not verdict.failed or check in lost:
+                continue
+            is_build = check == "build" and verdict.status == FAIL
+            key = (is_build, check if is_build else "", verdict.status,
+                   normalise(verdict.summary))
+            cause = found.get(key)
+            if cause is None:
+                cause = found[key] = Cause(check, verdict.status,
+                                           _first_line(verdict), is_build)
+            if name not in cause.cells:
+                cause.cells.append(name)
+            if is_build:
+                cause.not_run += sum(1 for v in cell.verdicts.values()
+                                     if v.status == NOT_RUN)
+            if report is not None and check == report[0]:
+                cause.after += [c for c in lost if c not in cause.after]
+        if built:
+            # Not run with no build failure of its cell: its own cause.
+            for check, verdict in cell.verdicts.items():
+                if verdict.status != NOT_RUN:
+                    continue
+                key = (False, "", NOT_RUN, normalise(verdict.summary))
+                cause = found.setdefault(key, Cause(
+                    check, NOT_RUN, _first_line(verdict), False))
+                if name not in cause.cells:
+                    cause.cells.append(name)
+    ordered = list(found.values())
+    return [c for c in ordered if c.build] + \
+        [c for c in ordered if not c.build]
+
+
+def lines(result) -> List[str]:
+    """The terminal's and matrix.txt's head: one line per cause (and one
+    for the checks a build failure stopped); nothing when none."""
+    found = causes(result)
+    if not found:
+        return []
+    out = [f"{len(found)} cause{'s' if len(found) != 1 else ''}:"]
+    for n, cause in enumerate(found, start=1):
+        out.append(f"  {n}. {cause.check} {cause.status}: "
+                   f"{cause.first_line} [{', '.join(cause.cells)}]")
+        if cause.not_run:
+            out.append(f"     {cause.not_run} checks not run in these cells "
+                       f"(they need what did not build)")
+        if cause.after:
+            out.append(f"     {len(cause.after)} more checks of these cells "
+                       f"failed after it: {', '.join(cause.after)}")
+    return out
