@@ -73,6 +73,56 @@ class CachePublishTest(unittest.TestCase):
         self.assertTrue((entry / "good").exists())
         self.assertFalse((entry / "junk").exists())
 
+    def test_twin_that_wins_the_rename_is_no_error(self):
+        """Two runs publish one key: the loser's rename meets the winner's
+        complete entry (ENOTEMPTY), and the winner's entry stays."""
+        import errno
+        import os
+        from unittest import mock
+        real_rename = os.rename
+
+        def twin_first(src, dst):
+            twin = pathlib.Path(dst)
+            twin.mkdir(parents=True)
+            (twin / "from").write_text("twin")
+            (twin / cache.COMPLETE).write_text("{}")
+            raise OSError(errno.ENOTEMPTY, "Directory not empty", str(dst))
+
+        with mock.patch.object(cache.os, "rename", twin_first):
+            with self.cache.publish("kernels", "k", {}) as tmp:
+                (tmp / "from").write_text("me")
+        self.assertIs(cache.os.rename, real_rename)
+        entry = self.cache.lookup("kernels", "k")
+        self.assertEqual((entry / "from").read_text(), "twin")
+        self.assertEqual([p.name for p in
+                          (self.cache.root / "kernels").iterdir()
+                          if p.name.endswith(".tmp") or ".tmp-" in p.name],
+                         [])
+
+    def test_two_threads_publishing_one_key_keep_their_scratch(self):
+        import threading
+        inside, second_in = threading.Event(), threading.Event()
+        seen = {}
+
+        def second():
+            inside.wait(10)
+            with self.cache.publish("kernels", "k", {}) as tmp:
+                second_in.set()
+                (tmp / "from").write_text("second")
+
+        thread = threading.Thread(target=second)
+        thread.start()
+        with self.cache.publish("kernels", "k", {}) as tmp:
+            (tmp / "from").write_text("first")
+            inside.set()
+            second_in.wait(10)
+            seen["first"] = (tmp / "from").exists()
+        thread.join(10)
+        self.assertTrue(seen["first"], "the other thread's publish "
+                                       "removed this one's scratch")
+        entry = self.cache.lookup("kernels", "k")
+        self.assertIn((entry / "from").read_text(), ("first", "second"))
+
 
 if __name__ == "__main__":
     unittest.main()

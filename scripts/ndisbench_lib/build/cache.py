@@ -7,6 +7,7 @@ and renamed into place only when complete, so an interrupted build never
 leaves a half-written entry behind and a second run finds everything.
 """
 import contextlib
+import errno
 import fcntl
 import functools
 import hashlib
@@ -15,6 +16,7 @@ import os
 import pathlib
 import shutil
 import subprocess
+import tempfile
 from typing import Iterator, Mapping, Optional, Sequence
 
 # Bump when a recipe changes in a way its inputs do not show.
@@ -81,27 +83,49 @@ class Cache:
     @contextlib.contextmanager
     def publish(self, kind: str, key: str,
                 inputs: Mapping[str, object]) -> Iterator[pathlib.Path]:
-        """Yield a scratch folder; on success it becomes the entry."""
+        """Yield a scratch folder; on success it becomes the entry. The
+        scratch is this call's own (threads of one run build twins too);
+        a twin that published first wins and this one's work goes."""
         final = self.path(kind, key)
-        tmp = final.parent / f".{key}.tmp-{os.getpid()}"
-        if tmp.exists():
-            shutil.rmtree(tmp)
-        tmp.mkdir(parents=True)
+        final.parent.mkdir(parents=True, exist_ok=True)
+        tmp = pathlib.Path(tempfile.mkdtemp(prefix=f".{key}.tmp-",
+                                            dir=final.parent))
         try:
             yield tmp
             (tmp / COMPLETE).write_text(json.dumps(dict(inputs),
                                                    sort_keys=True, indent=1))
-            if final.exists():
-                # Incomplete leftover of an interrupted run, or a twin that
-                # finished first: the complete one wins.
-                if (final / COMPLETE).exists():
-                    shutil.rmtree(tmp)
-                    return
-                shutil.rmtree(final)
-            os.rename(tmp, final)
+            with self._entry_lock(kind, key):
+                self._place(tmp, final)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
+
+    @contextlib.contextmanager
+    def _entry_lock(self, kind: str, key: str) -> Iterator[None]:
+        """Held while an entry is checked and replaced: a leftover is
+        removed by one publisher only, never a twin's fresh entry."""
+        with open(self.root / kind / f".{key}.lock", "w") as fd:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+
+    @staticmethod
+    def _place(tmp: pathlib.Path, final: pathlib.Path) -> None:
+        if final.exists():
+            # Incomplete leftover of an interrupted run, or a twin that
+            # finished first: the complete one wins.
+            if (final / COMPLETE).exists():
+                shutil.rmtree(tmp)
+                return
+            shutil.rmtree(final)
+        try:
+            os.rename(tmp, final)
+        except OSError as exc:
+            # Another process (whose lock this is not: an older bench)
+            # renamed its twin in between.
+            if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST) or \
+                    not (final / COMPLETE).exists():
+                raise
+            shutil.rmtree(tmp)
 
 
 class WorkTree:
