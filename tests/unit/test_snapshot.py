@@ -236,12 +236,16 @@ class FallbackTest(unittest.TestCase):
     """A snapshot QEMU will not load is dropped, and the cell boots (and
     saves a new one) in the same run."""
 
-    def test_unloadable_snapshot_is_dropped_and_the_cell_boots(self):
+    def restore(self, first_boot):
+        """Publish a snapshot, restore a cell from it with machine.boot
+        answering first_boot, then a plain boot: (start, result, calls)."""
         from unittest import mock
         from ndisbench_lib import devices, kernels
         from ndisbench_lib.commands import cell
         tmp = pathlib.Path(tempfile.mkdtemp())
-        cache = Cache(tmp / "cache")
+        self.addCleanup(__import__("shutil").rmtree, tmp, True)
+        self.tmp = tmp
+        cache = self.cache = Cache(tmp / "cache")
         qemu, image, initrd = (tmp / "qemu-system-x86_64", tmp / "bzImage",
                                tmp / "initrd")
         for path in (qemu, image, initrd):
@@ -260,9 +264,7 @@ class FallbackTest(unittest.TestCase):
             log.parent.mkdir(parents=True, exist_ok=True)
             log.write_text("x\n")
             if len(calls) == 1:
-                return machine.BootResult(
-                    "exited", 1, 0.3, None, "qemu-system-x86_64: load of "
-                    "migration failed: Input/output error\n")
+                return first_boot
             return machine.BootResult("done", 0, 3.0, 1.0,
                                       f"{READY_LINE}\nKTAP version 1\n")
 
@@ -282,17 +284,47 @@ class FallbackTest(unittest.TestCase):
             self.assertEqual(start.how, "restored")
             result = start.boot(tmp / "cell" / "serial.log", 60, None)
             start.close()
+        return start, result, calls
+
+    def test_unloadable_snapshot_is_dropped_and_the_cell_boots(self):
+        start, result, calls = self.restore(machine.BootResult(
+            "exited", 1, 0.3, None, "qemu-system-x86_64: load of "
+            "migration failed: Input/output error\n"))
         self.assertEqual(result.status, "done")
         self.assertEqual(len(calls), 2)
         self.assertIn("-incoming", calls[0][0])
         self.assertNotIn("-incoming", calls[1][0])
         self.assertEqual(calls[1][1].words, "ndisbench.load=x")
         self.assertIsNotNone(calls[1][1].at_ready)
-        self.assertTrue((tmp / "cell" / "serial-restore.log").exists())
+        self.assertTrue((self.tmp / "cell" / "serial-restore.log").exists())
         # the guest never reached the saver's migrate: nothing saved, and
         # the snapshot that would not load is gone
         self.assertEqual(start.how, "booted")
-        self.assertIsNone(snapshot.find(cache, start.key))
+        self.assertIsNone(snapshot.find(self.cache, start.key))
+
+    def test_a_qemu_killed_while_restoring_keeps_the_snapshot(self):
+        """Killed (SIGKILL: exit -9) before the restored guest's first
+        KTAP line, without QEMU's own load error: the crash is the cell's
+        result, and the snapshot, which loaded, stays."""
+        killed = machine.BootResult("exited", -9, 0.3, None,
+                                    f"{READY_LINE}\n")
+        start, result, calls = self.restore(killed)
+        self.assertIs(result, killed)
+        self.assertEqual(len(calls), 1)
+        self.assertEqual(start.how, "restored")
+        self.assertIsNotNone(snapshot.find(self.cache, start.key))
+        self.assertFalse((self.tmp / "cell" / "serial-restore.log").exists())
+
+    def test_qemus_own_load_error_is_what_says_a_snapshot_failed(self):
+        qemu = pathlib.Path("/x/qemu-system-x86_64")
+        self.assertEqual(snapshot.load_error(
+            "noise\nqemu-system-x86_64: Unknown savevm section type 5\n"
+            "qemu-system-x86_64: load of migration failed: Invalid "
+            "argument\n", qemu), "Invalid argument")
+        for serial in ("", f"{READY_LINE}\n", "qemu-system-x86_64: "
+                       "terminating on signal 15 from pid 1\n",
+                       "guest says: load of migration failed: x\n"):
+            self.assertEqual(snapshot.load_error(serial, qemu), "", serial)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,8 @@ from typing import Iterator, Mapping, Optional, Sequence
 # Bump when a recipe changes in a way its inputs do not show.
 RECIPE_VERSION = 1
 COMPLETE = ".ndisbench-complete"
+# The publish locks of every entry, apart from the entries.
+LOCKS = ".locks"
 
 
 def digest_inputs(inputs: Mapping[str, object]) -> str:
@@ -104,7 +106,9 @@ class Cache:
     def _entry_lock(self, kind: str, key: str) -> Iterator[None]:
         """Held while an entry is checked and replaced: a leftover is
         removed by one publisher only, never a twin's fresh entry."""
-        with open(self.root / kind / f".{key}.lock", "w") as fd:
+        locks = self.root / LOCKS
+        locks.mkdir(parents=True, exist_ok=True)
+        with open(locks / f"{kind}-{key}", "w") as fd:
             fcntl.flock(fd, fcntl.LOCK_EX)
             yield
 

@@ -128,6 +128,22 @@ def find(cache: Cache, key_: str) -> Optional[Snapshot]:
     return Snapshot(entry, label)
 
 
+# What QEMU prints, prefixed by its program name, when the incoming
+# stream could not be loaded (migration.c, then it exits 1).
+LOAD_FAILED = "load of migration failed: "
+
+
+def load_error(serial: str, qemu: pathlib.Path) -> str:
+    """QEMU's own reason a restore failed (its load error line), or ""
+    when it never said so: a QEMU killed or crashed after loading has not
+    shown its snapshot bad."""
+    said = f"{qemu.name}: {LOAD_FAILED}"
+    for line in reversed(serial.splitlines()):
+        if line.startswith(said):
+            return line[len(said):].strip() or "no reason given"
+    return ""
+
+
 def discard(snap: Snapshot) -> None:
     """A snapshot QEMU could not load: gone, so the next cell boots."""
     shutil.rmtree(snap.entry, ignore_errors=True)
