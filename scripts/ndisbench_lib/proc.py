@@ -26,6 +26,17 @@ class Cancelled(BenchError):
     """The run was interrupted: no child starts any more."""
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a CI job cancelled, `kill`): ends the bench the way
+    Ctrl-C does."""
+    signal_name = "SIGTERM"
+
+
+def raise_terminated(signum: int, frame: object) -> None:
+    """The bench's SIGTERM handler (commands/cli.py)."""
+    raise Terminated()
+
+
 _children: Dict[int, subprocess.Popen] = {}
 _children_lock = threading.Lock()
 _cancelled = threading.Event()

@@ -4,10 +4,13 @@ import argparse
 import json
 import os
 import pathlib
+import signal
 import sys
+import threading
+import traceback
 from typing import List, Optional, Tuple
 
-from .. import devices, kernels, paths, userdriver
+from .. import devices, kernels, paths, proc, userdriver
 from ..build import modules
 from ..build.cache import Cache
 from ..checks import registry
@@ -589,18 +592,44 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+# Exit statuses (README "Exit status"); 0 and 1 are the command's own
+# (1: a verdict failed, something regressed).
+EXIT_BAD_INPUT = 2
+EXIT_CRASH = 3
+EXIT_INTERRUPTED = 130          # 128 + SIGINT; SIGTERM: 128 + 15
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     args = parser().parse_args(argv)
+    # SIGTERM ends the bench as Ctrl-C does: a run writes what finished.
+    main_thread = threading.current_thread() is threading.main_thread()
+    before = signal.signal(signal.SIGTERM, proc.raise_terminated) \
+        if main_thread else None
     try:
         return args.func(args)
     except BenchError as exc:
         print(f"ndisbench: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("ndisbench: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt as exc:
+        name = getattr(exc, "signal_name", "SIGINT")
+        print(f"ndisbench: interrupted ({name})", file=sys.stderr)
+        return 128 + int(getattr(signal, name))
     except BrokenPipeError:
         # `ndisbench list | head`: the reader is gone, nothing to report
         # (and stdout must not be flushed again at exit).
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except Exception as exc:    # noqa: BLE001 (the last resort)
+        # Not a verdict (1), not bad input (2): CI must not read it as
+        # either.
+        traceback.print_exc()
+        what = "the host failed" if isinstance(exc, OSError) else \
+            "a bug of the bench"
+        print(f"ndisbench: crashed ({what}): {type(exc).__name__}: {exc}",
+              file=sys.stderr)
+        return EXIT_CRASH
+    finally:
+        # No guest, build or tshark outlives the bench.
+        proc.kill_all()
+        if main_thread:
+            signal.signal(signal.SIGTERM, before)

@@ -3,8 +3,10 @@ the Markdown summary and report.html (html.py) of a run folder."""
 import dataclasses
 import datetime
 import json
+import os
 import pathlib
 import platform
+import tempfile
 import xml.etree.ElementTree as ET
 from typing import Dict, List, Optional
 
@@ -68,6 +70,13 @@ class RunResult:
     # real time anyway.
     clock: str = ""
     realtime: Dict[str, str] = dataclasses.field(default_factory=dict)
+    # "running" while the run goes on (results.json is rewritten after
+    # every cell), "interrupted" when it was stopped (why: interrupted,
+    # "SIGINT", "SIGTERM", "bench crashed: ..."), "" when it ran to its
+    # end; not_run: the cells without a result then ("kernel / device").
+    state: str = ""
+    interrupted: str = ""
+    not_run: List[str] = dataclasses.field(default_factory=list)
 
     def counts(self) -> Dict[str, int]:
         out: Dict[str, int] = {}
@@ -78,7 +87,8 @@ class RunResult:
 
     @property
     def ok(self) -> bool:
-        return all(v.ok for c in self.cells for v in c.verdicts.values())
+        return not self.state and all(
+            v.ok for c in self.cells for v in c.verdicts.values())
 
 
 def cell_lines(cell: CellResult) -> List[str]:
@@ -102,7 +112,7 @@ def matrix(result: RunResult) -> str:
     lines = ["  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip()
              for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + interrupted_lines(result)[:1]) + "\n"
 
 
 def shard_lines(result: RunResult) -> List[str]:
@@ -127,12 +137,28 @@ def clock_lines(result: RunResult) -> List[str]:
         f"{k}: {why}" for k, why in result.realtime.items()) + ".", ""]
 
 
+def interrupted_lines(result: RunResult) -> List[str]:
+    """The line saying the run did not run to its end, and which cells
+    have no result."""
+    if not result.state:
+        return []
+    done = len(result.cells)
+    whole = done + len(result.not_run)
+    head = (f"Interrupted ({result.interrupted})"
+            if result.state == "interrupted" else
+            "Incomplete (the bench stopped while the run went on)")
+    rest = f"; not run: {', '.join(result.not_run)}" if result.not_run \
+        else ""
+    return [f"{head} after {done} of {whole} cells{rest}.", ""]
+
+
 def markdown(result: RunResult) -> str:
     out = [f"# ndisbench run {result.run_id}", "",
            f"Started {result.started} on {result.host}, accel "
            f"{result.accel}, clock {result.clock or 'realtime'}. "
            f"{summary_line(result)}.", "",
-           *clock_lines(result), *shard_lines(result),
+           *interrupted_lines(result), *clock_lines(result),
+           *shard_lines(result),
            "| " + " | ".join(["kernel", "policy", "device"] + result.checks)
            + " |",
            "|" + "---|" * (3 + len(result.checks))]
@@ -182,6 +208,15 @@ def junit(result: RunResult) -> bytes:
             else:
                 ET.SubElement(case, "system-out").text = (
                     f"{label(check, v)}: {v.summary}")
+    if result.state:
+        # The cells that did not run are an error of the run itself.
+        errors += 1
+        case = ET.SubElement(suite, "testcase", classname="ndisbench",
+                             name="interrupted", time="0")
+        line = interrupted_lines(result)[0]
+        ET.SubElement(case, "error", type="INTERRUPTED",
+                      message=line).text = line
+        suite.set("tests", str(int(suite.get("tests", "0")) + 1))
     suite.set("failures", str(failures))
     suite.set("errors", str(errors))
     return ET.tostring(suite, encoding="utf-8", xml_declaration=True)
@@ -205,14 +240,35 @@ def from_json(text: str) -> RunResult:
 
 def write(run_dir: pathlib.Path, result: RunResult) -> None:
     """results.json plus everything rendered from it."""
-    (run_dir / "results.json").write_text(to_json(result))
+    write_record(run_dir, result)
     render(run_dir, result)
 
 
+def write_record(run_dir: pathlib.Path, result: RunResult) -> None:
+    """results.json alone (after every cell of a run): whole or not at
+    all, the last one written stays if this one fails."""
+    put_atomic(run_dir / "results.json", to_json(result).encode())
+
+
+def put_atomic(path: pathlib.Path, data: bytes) -> None:
+    """A scratch file beside path, synced, then renamed over it: a
+    reader (or a crash) never sees half a file."""
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(name, path)
+    except BaseException:
+        pathlib.Path(name).unlink(missing_ok=True)
+        raise
+
+
 def render(run_dir: pathlib.Path, result: RunResult) -> None:
-    (run_dir / "matrix.txt").write_text(matrix(result))
-    (run_dir / "summary.md").write_text(markdown(result))
-    (run_dir / "junit.xml").write_bytes(junit(result))
+    put_atomic(run_dir / "matrix.txt", matrix(result).encode())
+    put_atomic(run_dir / "summary.md", markdown(result).encode())
+    put_atomic(run_dir / "junit.xml", junit(result))
     html.write(run_dir, result)
 
 
