@@ -179,6 +179,46 @@ class PublishTest(unittest.TestCase):
         self.assertIsNone(snapshot.find(self.cache, "k1"))
 
 
+class FreeSpaceTest(unittest.TestCase):
+    """A guest is not saved below the free-space floor (the stream is
+    70-110 MB), and a publish refused for it is no crash of the cell."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.cache = Cache(pathlib.Path(self.tmp.name))
+        self.full = os.statvfs_result((4096, 4096, 1000, 1, 1, 0, 0, 0, 0,
+                                       255))
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_no_save_below_the_floor(self):
+        from ndisbench_lib.build import cache as cachemod
+        saver = snapshot.Saver(self.cache, "k1", "k/none", {})
+        self.addCleanup(saver.close)
+        with unittest.mock.patch.object(cachemod.os, "statvfs",
+                                        return_value=self.full):
+            note = saver.save()
+        self.assertRegex(note, r"^snapshot not saved: host: 0 MB free "
+                               r"under .* \(below NDISBENCH_FREE_MB=")
+        self.assertIsNone(saver.saved)
+        self.assertEqual(list((self.cache.root / snapshot.KIND).iterdir()),
+                         [])
+
+    def test_a_publish_refused_for_space_saves_nothing(self):
+        from ndisbench_lib.build import cache as cachemod
+        saver = snapshot.Saver(self.cache, "k1", "k/none", {})
+        self.addCleanup(saver.close)
+        saver.saved = self.cache.root / snapshot.KIND / ".k1.part"
+        saver.saved.parent.mkdir(parents=True)
+        saver.saved.write_bytes(b"stream")
+        with unittest.mock.patch.object(cachemod.os, "statvfs",
+                                        return_value=self.full):
+            self.assertIsNone(saver.publish(f"{READY_LINE}\n"))
+        self.assertFalse(saver.saved.exists())
+        self.assertIsNone(snapshot.find(self.cache, "k1"))
+
+
 class ConsoleTest(unittest.TestCase):
     def setUp(self):
         self.dir = pathlib.Path(tempfile.mkdtemp())

@@ -12,7 +12,7 @@ from typing import List, Optional, Tuple
 
 from .. import devices, kernels, paths, proc, userdriver
 from ..build import modules
-from ..build.cache import Cache
+from ..build.cache import Cache, cache_budget, free_floor, prune_cache
 from ..checks import registry
 from ..checks.modload import LOAD_ORDER
 from ..errors import BenchError
@@ -599,6 +599,26 @@ EXIT_CRASH = 3
 EXIT_INTERRUPTED = 130          # 128 + SIGINT; SIGTERM: 128 + 15
 
 
+# The commands that fill the cache: after them its least recently used
+# entries beyond NDISBENCH_CACHE_MB go.
+CACHE_COMMANDS = frozenset({"build", "run", "test", "bench", "pair",
+                            "soak", "fuzz", "bisect"})
+
+
+def tidy_cache() -> None:
+    try:
+        gone = prune_cache(Cache(paths.cache_root()))
+    except OSError as exc:
+        say("cache", f"WARNING: not pruned: {exc}")
+        return
+    if gone:
+        say("cache", f"{len(gone)} least recently used entr"
+                     f"{'y' if len(gone) == 1 else 'ies'} removed "
+                     f"(NDISBENCH_CACHE_MB): "
+                     f"{', '.join(p.parent.name + '/' + p.name for p in gone[:5])}"
+                     + (" ..." if len(gone) > 5 else ""))
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     args = parser().parse_args(argv)
     # SIGTERM ends the bench as Ctrl-C does: a run writes what finished.
@@ -606,7 +626,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     before = signal.signal(signal.SIGTERM, proc.raise_terminated) \
         if main_thread else None
     try:
-        return args.func(args)
+        if args.command in CACHE_COMMANDS:
+            cache_budget(), free_floor()    # a bad value: before, not after
+        code = args.func(args)
+        if args.command in CACHE_COMMANDS:
+            tidy_cache()
+        return code
     except BenchError as exc:
         print(f"ndisbench: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

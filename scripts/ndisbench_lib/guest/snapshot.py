@@ -34,7 +34,7 @@ import time
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from . import qmp
-from ..build.cache import Cache, file_digest
+from ..build.cache import Cache, ensure_free, file_digest
 from ..errors import BenchError
 from ..report.ktap import READY_LINE
 
@@ -219,6 +219,10 @@ class Saver:
         start = time.monotonic()
         root = self.cache.root / KIND
         root.mkdir(parents=True, exist_ok=True)
+        try:
+            ensure_free(root)
+        except BenchError as exc:
+            return f"snapshot not saved: {exc}"
         fd, name = tempfile.mkstemp(prefix=f".{self.key}.", suffix=".part",
                                     dir=root)
         path = pathlib.Path(name)
@@ -264,6 +268,8 @@ class Saver:
                     self.inputs, cell=self.label)) as tmp:
                 os.rename(self.saved, tmp / STATE_FILE)
                 (tmp / BOOT_LOG).write_text(prefix, encoding="utf-8")
+        except BenchError:
+            return None         # below the free-space floor: not saved
         finally:
             self.saved.unlink(missing_ok=True)
         prune(self.cache, self.label, self.key)
