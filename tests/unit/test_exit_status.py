@@ -14,6 +14,7 @@ from contextlib import redirect_stderr
 from unittest import mock
 
 from helpers import REPO
+from ndisbench_lib import proc
 from ndisbench_lib.commands import cli
 from ndisbench_lib.errors import BenchError
 
@@ -22,6 +23,7 @@ from ndisbench_lib.errors import BenchError
 BENCH = f"""
 import sys, time
 sys.path.insert(0, {str(REPO / 'scripts')!r})
+from ndisbench_lib import proc
 from ndisbench_lib import proc
 from ndisbench_lib.commands import cli
 
@@ -67,7 +69,11 @@ class ExitStatusTest(unittest.TestCase):
         def ctrl_c(args):
             raise KeyboardInterrupt
         self.assertEqual(main_with(bad)[0], 2)
+        self.addCleanup(proc.reopen)
         self.assertEqual(main_with(ctrl_c)[0], 130)
+        # a thread of the command (pair's second guest) starts nothing
+        with self.assertRaises(proc.Cancelled):
+            proc.start([sys.executable, "-c", "pass"])
 
     def test_sigterm_ends_the_bench_and_its_children(self):
         with tempfile.TemporaryDirectory() as tmp:

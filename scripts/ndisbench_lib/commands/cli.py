@@ -636,6 +636,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"ndisbench: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt as exc:
+        proc.cancel()           # no thread of the command starts another
         name = getattr(exc, "signal_name", "SIGINT")
         print(f"ndisbench: interrupted ({name})", file=sys.stderr)
         return 128 + int(getattr(signal, name))
