@@ -231,7 +231,12 @@ def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
         with lock:
             result.cells.append(cell)
             settle("running")
-            report.write_record(run_dir, result)
+            try:
+                report.write_record(run_dir, result)
+            except OSError as exc:
+                # the end of the run writes it again
+                say("run", f"WARNING: results.json not updated: "
+                           f"{host_cause(exc)}")
 
     resolved = False
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs)

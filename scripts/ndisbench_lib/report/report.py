@@ -70,10 +70,11 @@ class RunResult:
     # real time anyway.
     clock: str = ""
     realtime: Dict[str, str] = dataclasses.field(default_factory=dict)
-    # "running" while the run goes on (results.json is rewritten after
-    # every cell), "interrupted" when it was stopped (why: interrupted,
-    # "SIGINT", "SIGTERM", "bench crashed: ..."), "" when it ran to its
-    # end; not_run: the cells without a result then ("kernel / device").
+    # state: "running" while the run goes on (results.json is rewritten
+    # after every cell), "interrupted" when it was stopped, "" when it ran
+    # to its end; interrupted: why it stopped ("SIGINT", "SIGTERM",
+    # "bench crashed: ..."); not_run: the cells without a result
+    # ("kernel / device").
     state: str = ""
     interrupted: str = ""
     not_run: List[str] = dataclasses.field(default_factory=list)
@@ -256,6 +257,7 @@ def put_atomic(path: pathlib.Path, data: bytes) -> None:
     fd, name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
+            os.fchmod(f.fileno(), 0o644)    # as a plain write makes it
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
