@@ -327,7 +327,8 @@ class RunRecordTest(unittest.TestCase):
                                                "matrix.txt").read_text())
         junit = (run_dir / "junit.xml").read_text()
         self.assertIn('name="interrupted"', junit)
-        self.assertTrue((run_dir / "report.html").exists())
+        self.assertIn("Interrupted (SIGINT) after 1 of 3 cells",
+                      (run_dir / "report.html").read_text())
 
     def test_a_host_error_in_a_cell_is_that_cells_error(self):
         def run_cell(prep, plan, *args, **kw):

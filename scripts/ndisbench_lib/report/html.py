@@ -14,6 +14,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 from .markup import (NONE_CLASS, OTHER_CLASS, STATUS_CLASS,  # noqa: F401
                      badge, cell_name, esc, href, row_label, run_checks,
                      status_class, wrapper_of)
+from .stopped import stopped_line
 from .verdict import (ERROR, FAIL, PASS, TIMEOUT, XFAIL, Verdict, label,
                       summary_line)
 
@@ -267,6 +268,8 @@ def run_page(result, run_dir: Optional[pathlib.Path] = None) -> str:
             f"<dt>cells</dt><dd>{len(result.cells)} "
             f"({len(checks)} checks)</dd>",
             f"<dt>result</dt><dd>{esc(summary_line(result))}</dd>",
+            *([f"<dt>stopped</dt><dd>{esc(stopped_line(result))}</dd>"]
+              if stopped_line(result) else []),
             f"<dt>verdicts</dt><dd>{counts_line(counts) or '-'}</dd>",
             "</dl>", *failed_section(result), "<h2>Matrix</h2>", legend(),
             # The frame scrolls, not the page: a 17-check matrix is wider

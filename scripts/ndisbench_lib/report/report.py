@@ -12,6 +12,7 @@ from typing import Dict, List, Optional
 
 from ..errors import BenchError
 from . import html
+from .stopped import stopped_line
 from .verdict import FAIL, PASS, Verdict, label, summary_line
 
 
@@ -139,18 +140,9 @@ def clock_lines(result: RunResult) -> List[str]:
 
 
 def interrupted_lines(result: RunResult) -> List[str]:
-    """The line saying the run did not run to its end, and which cells
-    have no result."""
-    if not result.state:
-        return []
-    done = len(result.cells)
-    whole = done + len(result.not_run)
-    head = (f"Interrupted ({result.interrupted})"
-            if result.state == "interrupted" else
-            "Incomplete (the bench stopped while the run went on)")
-    rest = f"; not run: {', '.join(result.not_run)}" if result.not_run \
-        else ""
-    return [f"{head} after {done} of {whole} cells{rest}.", ""]
+    """The summary's line saying the run did not run to its end."""
+    line = stopped_line(result)
+    return [line, ""] if line else []
 
 
 def markdown(result: RunResult) -> str:
