@@ -179,6 +179,31 @@ class CacheBudgetTest(unittest.TestCase):
         for path in (used, recent, locked):
             self.assertTrue(path.exists(), path)
 
+    def test_an_entry_that_goes_while_counted_is_no_error(self):
+        import os
+        from unittest import mock
+        self.make("kernels/k1", 4000, 50)
+        scratch = self.make("snapshots/.k2.x.part", 100, 0.1, folder=False)
+        real_lstat = os.lstat
+
+        def vanishing(path, *a, **kw):
+            if str(path) == str(scratch):
+                raise FileNotFoundError(2, "No such file", str(path))
+            return real_lstat(path, *a, **kw)
+
+        with mock.patch.object(pathlib.Path, "lstat",
+                               lambda self: vanishing(self)):
+            gone = cache.prune_cache(self.cache, budget=1, now=self.now)
+        self.assertEqual([p.name for p in gone], ["k1"])
+
+    def test_a_file_system_within_the_budget_is_not_walked(self):
+        from unittest import mock
+        self.make("kernels/k1", 4000, 50)
+        with mock.patch.object(cache, "_size") as size:
+            self.assertEqual(cache.prune_cache(self.cache, budget=10 ** 18,
+                                               now=self.now), [])
+        size.assert_not_called()
+
     def test_budget_and_floor_from_the_environment(self):
         from unittest import mock
         from ndisbench_lib.errors import BenchError

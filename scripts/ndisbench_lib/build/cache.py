@@ -136,8 +136,13 @@ def forget_in_use() -> None:
 
 
 def _size(path: pathlib.Path) -> int:
+    """Bytes under path; 0 once it is gone (another run's scratch file,
+    renamed into its entry meanwhile)."""
     if not path.is_dir() or path.is_symlink():
-        return path.lstat().st_size
+        try:
+            return path.lstat().st_size
+        except OSError:
+            return 0
     total = 0
     for folder, _dirs, files in os.walk(path):
         for name in files:
@@ -188,6 +193,10 @@ def prune_cache(cache: "Cache", budget: Optional[int] = None,
     entries removed, oldest first."""
     budget = cache_budget() if budget is None else budget
     now = time.time() if now is None else now
+    if cache.root.is_dir():
+        st = os.statvfs(cache.root)
+        if (st.f_blocks - st.f_bfree) * st.f_frsize <= budget:
+            return []           # the whole file system is within it
     entries = [(used, path, _size(path))
                for used, path in cache_entries(cache.root)]
     total = sum(size for _, _, size in entries)
