@@ -219,6 +219,23 @@ class FreeSpaceTest(unittest.TestCase):
         self.assertIsNone(snapshot.find(self.cache, "k1"))
 
 
+class RestorerTest(unittest.TestCase):
+    def test_a_qemu_killed_while_restoring_is_a_note_not_a_traceback(self):
+        """Killed (an interrupted run) in the middle of the QMP talk: the
+        socket breaks, and the waiting thread ends with a note."""
+        restorer = snapshot.Restorer(0)
+        self.addCleanup(restorer.close)
+        restorer.qmp.path.parent.mkdir(parents=True, exist_ok=True)
+        restorer.qmp.path.touch()
+        mon = unittest.mock.Mock()
+        mon.execute.side_effect = BrokenPipeError(32, "Broken pipe")
+        with unittest.mock.patch.object(restorer.qmp, "connect",
+                                        return_value=mon):
+            note = restorer.running(timeout=5)
+        self.assertIn("Broken pipe", note)
+        mon.close.assert_called_once()
+
+
 class ConsoleTest(unittest.TestCase):
     def setUp(self):
         self.dir = pathlib.Path(tempfile.mkdtemp())

@@ -188,7 +188,8 @@ class Restorer:
                         "inmigrate", "prelaunch", "restore-vm"):
                     return f"restored guest is {status}"
                 time.sleep(POLL_SECS)
-        except BenchError as exc:
+        except (BenchError, OSError) as exc:
+            # OSError: QEMU killed mid-talk (an interrupted run)
             return str(exc)
         finally:
             mon.close()
