@@ -612,11 +612,10 @@ def tidy_cache() -> None:
         say("cache", f"WARNING: not pruned: {exc}")
         return
     if gone:
-        say("cache", f"{len(gone)} least recently used entr"
-                     f"{'y' if len(gone) == 1 else 'ies'} removed "
-                     f"(NDISBENCH_CACHE_MB): "
-                     f"{', '.join(p.parent.name + '/' + p.name for p in gone[:5])}"
-                     + (" ..." if len(gone) > 5 else ""))
+        names = [f"{p.parent.name}/{p.name}" for p in gone]
+        say("cache", f"{len(gone)} least recently used cache entry(ies) "
+                     f"removed (NDISBENCH_CACHE_MB): {', '.join(names[:5])}"
+                     + (" ..." if len(names) > 5 else ""))
 
 
 def main(argv: Optional[List[str]] = None) -> int:
