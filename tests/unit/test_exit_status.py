@@ -97,6 +97,21 @@ class ExitStatusTest(unittest.TestCase):
         self.assertFalse(os.path.exists(f"/proc/{child}"),
                          "the guest outlived the bench")
 
+    def test_a_command_that_fills_the_cache_prunes_it_after(self):
+        ran = []
+        with mock.patch.object(cli, "cmd_build",
+                               lambda args: ran.append("build") or 0), \
+                mock.patch.object(cli, "prune_cache",
+                                  lambda c: ran.append("prune") or []):
+            self.assertEqual(cli.main(["build", "agent"]), 0)
+            self.assertEqual(ran, ["build", "prune"])
+            with mock.patch.dict("os.environ",
+                                 {"NDISBENCH_CACHE_MB": "much"}), \
+                    redirect_stderr(io.StringIO()) as err:
+                self.assertEqual(cli.main(["build", "agent"]), 2)
+        self.assertEqual(ran, ["build", "prune"])    # refused before
+        self.assertIn("NDISBENCH_CACHE_MB=much: not a number", err.getvalue())
+
     def test_the_handler_is_put_back(self):
         before = signal.getsignal(signal.SIGTERM)
         main_with(lambda args: 0)
