@@ -1,10 +1,18 @@
-"""Running external commands with logs, timeouts and heartbeats."""
+"""Running external commands with logs, timeouts and heartbeats.
+
+Every long-lived child (a build's make, a guest's QEMU, tshark) starts
+through start(): in a process group of its own, so that a timeout kills
+what it forked too (make's compilers), and registered, so that an
+interrupted run (cancel()) or the bench's own end (kill_all()) leaves no
+child behind. A terminal's Ctrl-C no longer reaches them by itself: the
+bench ends them."""
 import os
 import pathlib
+import signal
 import subprocess
 import threading
 import time
-from typing import List, Mapping, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from . import buildlog
 from .errors import BenchError, BuildError
@@ -12,6 +20,109 @@ from .progress import fmt_secs, say
 
 HEARTBEAT_SECS = 30.0
 BUILD_NICE = 10
+
+
+class Cancelled(BenchError):
+    """The run was interrupted: no child starts any more."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a CI job cancelled, `kill`): ends the bench the way
+    Ctrl-C does."""
+    signal_name = "SIGTERM"
+
+
+def raise_terminated(signum: int, frame: object) -> None:
+    """The bench's SIGTERM handler (commands/cli.py)."""
+    raise Terminated()
+
+
+_children: Dict[int, subprocess.Popen] = {}
+_children_lock = threading.Lock()
+_cancelled = threading.Event()
+
+
+def start(cmd: Sequence[str], **popen_kw: Any) -> subprocess.Popen:
+    """subprocess.Popen in a new session (its own process group),
+    registered until forget(); Cancelled once the run is cancelled."""
+    with _children_lock:
+        if _cancelled.is_set():
+            raise Cancelled(f"{pathlib.Path(cmd[0]).name}: not started, "
+                            f"the run was interrupted")
+        child = subprocess.Popen(list(cmd), start_new_session=True,
+                                 **popen_kw)
+        _children[child.pid] = child
+    return child
+
+
+def kill_group(child: subprocess.Popen) -> None:
+    """SIGKILL to the child's whole process group (it leads it), then
+    reap the child."""
+    try:
+        os.killpg(child.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        child.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def forget(child: subprocess.Popen) -> None:
+    """The child is done with: its group goes if anything of it is left
+    (a compiler of a make that exited)."""
+    try:
+        os.killpg(child.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    with _children_lock:
+        _children.pop(child.pid, None)
+
+
+def kill_all() -> int:
+    """Kill every registered child's group: how many there were."""
+    with _children_lock:
+        live = list(_children.values())
+        _children.clear()
+    for child in live:
+        kill_group(child)
+    return len(live)
+
+
+def cancel() -> int:
+    """Interrupt the run: no child starts from now on, and every running
+    one is killed with its group (the cells' QEMUs end at once)."""
+    with _children_lock:
+        _cancelled.set()
+    return kill_all()
+
+
+def cancelled() -> bool:
+    return _cancelled.is_set()
+
+
+def reopen() -> None:
+    """Children may start again (between the unit tests of one process)."""
+    _cancelled.clear()
+
+
+def run(cmd: Sequence[str], timeout: float, **popen_kw: Any
+        ) -> subprocess.CompletedProcess:
+    """subprocess.run's capture through start(): stdout and stderr as
+    text; TimeoutExpired after killing the child's group."""
+    kw = dict(stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    kw.update(popen_kw)
+    child = start(cmd, **kw)
+    try:
+        out, err = child.communicate(timeout=timeout)
+    except BaseException:
+        kill_group(child)
+        child.communicate()
+        raise
+    finally:
+        forget(child)
+    return subprocess.CompletedProcess(list(cmd), child.returncode, out,
+                                       err)
 
 
 def run_logged(cmd: Sequence[str], log: pathlib.Path, what: str,
@@ -28,7 +139,7 @@ def run_logged(cmd: Sequence[str], log: pathlib.Path, what: str,
     full_env = dict(os.environ)
     if env:
         full_env.update(env)
-    start = time.monotonic()
+    began = time.monotonic()
     last_line = [""]
     with open(log, "ab") as logf:
         logf.write(("$ " + " ".join(cmd) + "\n").encode())
@@ -37,10 +148,9 @@ def run_logged(cmd: Sequence[str], log: pathlib.Path, what: str,
         # from here on can be its cause.
         run_start = logf.tell()
         try:
-            proc = subprocess.Popen(list(cmd), cwd=cwd, env=full_env,
-                                    stdin=subprocess.DEVNULL,
-                                    stdout=subprocess.PIPE,
-                                    stderr=subprocess.STDOUT)
+            proc = start(cmd, cwd=cwd, env=full_env,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT)
         except OSError as exc:
             cause = f"{cmd[0]}: {exc.strerror}"
             logf.write((cause + "\n").encode())
@@ -66,28 +176,35 @@ def run_logged(cmd: Sequence[str], log: pathlib.Path, what: str,
 
         reader = threading.Thread(target=pump, daemon=True)
         reader.start()
-        next_beat = start + HEARTBEAT_SECS
-        while True:
-            try:
-                proc.wait(timeout=1.0)
-                break
-            except subprocess.TimeoutExpired:
-                now = time.monotonic()
-                if now - start > timeout:
-                    proc.kill()
-                    proc.wait()
-                    reader.join(5)
-                    _close(proc, reader)
-                    logf.flush()
-                    raise BuildError(what, log, None,
-                                     _causes(log, run_start),
-                                     ended=f"timed out after "
-                                           f"{fmt_secs(timeout)}")
-                if now >= next_beat:
-                    say(tag, f"{what}: still running after "
-                             f"{fmt_secs(now - start)}: "
-                             f"{last_line[0][:70]}")
-                    next_beat = now + HEARTBEAT_SECS
+        next_beat = began + HEARTBEAT_SECS
+        try:
+            while True:
+                try:
+                    proc.wait(timeout=1.0)
+                    break
+                except subprocess.TimeoutExpired:
+                    now = time.monotonic()
+                    if now - began > timeout:
+                        # make's compilers too: they are in its group
+                        kill_group(proc)
+                        reader.join(5)
+                        _close(proc, reader)
+                        logf.flush()
+                        raise BuildError(what, log, None,
+                                         _causes(log, run_start),
+                                         ended=f"timed out after "
+                                               f"{fmt_secs(timeout)}")
+                    if now >= next_beat:
+                        say(tag, f"{what}: still running after "
+                                 f"{fmt_secs(now - began)}: "
+                                 f"{last_line[0][:70]}")
+                        next_beat = now + HEARTBEAT_SECS
+        except BaseException:
+            # interrupted (Ctrl-C, SIGTERM): the whole build goes
+            kill_group(proc)
+            raise
+        finally:
+            forget(proc)
         reader.join(10)
         _close(proc, reader)
     if proc.returncode != 0:

@@ -1,7 +1,9 @@
 """Guest supervision and cell judging: hangs become TIMEOUT with the log
 kept, kernel oopses fail the cell, a patch that does not apply is one line."""
+import errno
 import pathlib
 import shutil
+import signal
 import sys
 import tempfile
 import threading
@@ -10,7 +12,7 @@ import unittest
 from unittest import mock
 
 from helpers import MODULE_CHECKS, REPO, agent_log, roles_of
-from ndisbench_lib import devices, kernels
+from ndisbench_lib import devices, kernels, proc
 from ndisbench_lib.guest import machine as guest
 from ndisbench_lib.build import kbuild
 from ndisbench_lib.checks import registry
@@ -228,6 +230,169 @@ class StreamingRunTest(unittest.TestCase):
         self.assertEqual([(c.kernel, c.device) for c in result.cells],
                          [(k.name, d) for k in ks
                           for d in ("none", "bcm43xx")])
+
+
+def fake_cell(prep, plan, *args, **kw):
+    """A finished cell of the plan: its sandbox check passes."""
+    device = plan.device
+    result = report.CellResult(prep.kernel.name, prep.kernel.policy.name,
+                               device.name, "x", wrapper=device.wrapper)
+    result.verdicts = {"sandbox": Verdict(PASS, "ok")}
+    return result
+
+
+class RunRecordTest(unittest.TestCase):
+    """A run is never lost: results.json is rewritten after every cell,
+    and an interrupt writes the cells that finished, marked."""
+
+    def setUp(self):
+        self.tmp = pathlib.Path(tempfile.mkdtemp())
+        ks = {k.name: k for k in kernels.load_kernels()}
+        self.kernel = ks["src-6.1"]
+        self.devices = devices.select(["none", "e1000", "bcm43xx"])
+        self.matrix = runner.Matrix([self.kernel], self.devices,
+                                    ["sandbox"], EXP)
+
+    def tearDown(self):
+        proc.reopen()
+        shutil.rmtree(self.tmp)
+
+    def run_with(self, run_cell):
+        with mock.patch.object(runner, "prepare",
+                               lambda k, *a, **kw: cell.Prepared(k)), \
+                mock.patch.object(runner, "run_cell", run_cell), \
+                mock.patch.object(runner, "host_parts",
+                                  lambda *a, **kw: None), \
+                mock.patch.object(runner, "resolve_accel",
+                                  lambda *a, **kw: "tcg"), \
+                mock.patch.object(runner, "say", lambda *a: None):
+            return runner.run(self.matrix, None, self.tmp, 1, 10, "auto")
+
+    def run_dir(self):
+        (run_dir,) = [d for d in self.tmp.iterdir() if d.is_dir()]
+        return run_dir
+
+    def test_results_json_after_every_cell(self):
+        seen = []
+
+        def run_cell(prep, plan, *args, **kw):
+            on_disk = report.load(self.run_dir()) if \
+                (self.run_dir() / "results.json").exists() else None
+            seen.append(on_disk)
+            return fake_cell(prep, plan)
+
+        result = self.run_with(run_cell)
+        self.assertEqual(len(result.cells), 3)
+        self.assertEqual([len(r.cells) if r else None for r in seen],
+                         [None, 1, 2])
+        self.assertEqual([r.state for r in seen[1:]], ["running"] * 2)
+        # not yet run, in matrix order
+        self.assertEqual(seen[1].not_run, ["src-6.1 / e1000",
+                                           "src-6.1 / bcm43xx/ndiswrapper"])
+        final = report.load(self.run_dir())
+        self.assertEqual((final.state, final.not_run), ("", []))
+        self.assertTrue(final.ok)
+
+    def test_ctrl_c_writes_the_finished_cells_marked_interrupted(self):
+        calls = []
+
+        def run_cell(prep, plan, *args, **kw):
+            calls.append(plan.device.name)
+            if len(calls) == 2:
+                # Ctrl-C while this guest runs; its QEMU is killed
+                signal.pthread_kill(threading.main_thread().ident,
+                                    signal.SIGINT)
+                end = time.monotonic() + 20
+                while not proc.cancelled() and time.monotonic() < end:
+                    time.sleep(0.05)
+            return fake_cell(prep, plan)
+
+        with self.assertRaises(KeyboardInterrupt):
+            self.run_with(run_cell)
+        self.assertEqual(calls, ["none", "e1000"])   # the third never ran
+        self.assertTrue(proc.cancelled())
+        run_dir = self.run_dir()
+        done = report.load(run_dir)
+        self.assertEqual(done.state, "interrupted")
+        self.assertEqual(done.interrupted, "SIGINT")
+        self.assertEqual([c.device for c in done.cells], ["none"])
+        self.assertEqual(done.not_run, ["src-6.1 / e1000",
+                                        "src-6.1 / bcm43xx/ndiswrapper"])
+        self.assertFalse(done.ok)
+        summary = (run_dir / "summary.md").read_text()
+        self.assertIn("Interrupted (SIGINT) after 1 of 3 cells; not run: "
+                      "src-6.1 / e1000, src-6.1 / bcm43xx/ndiswrapper.",
+                      summary)
+        self.assertIn("Interrupted (SIGINT)", (run_dir /
+                                               "matrix.txt").read_text())
+        junit = (run_dir / "junit.xml").read_text()
+        self.assertIn('name="interrupted"', junit)
+        self.assertIn("Interrupted (SIGINT) after 1 of 3 cells",
+                      (run_dir / "report.html").read_text())
+
+    def test_a_host_error_in_a_cell_is_that_cells_error(self):
+        def run_cell(prep, plan, *args, **kw):
+            if plan.device.name == "e1000":
+                raise OSError(errno.ENOSPC, "No space left on device",
+                              "/cache/snapshots/x")
+            return fake_cell(prep, plan)
+
+        # through runner.run_cell's own guard: run_plan is what fails
+        def run_plan(plan, prep, parts, **kw):
+            return cell.CellRun(run_cell(prep, plan))
+
+        with mock.patch.object(runner, "run_plan", run_plan):
+            result = self.run_with(runner.run_cell)
+        self.assertEqual(len(result.cells), 3)
+        verdict = result.cells[1].verdicts["sandbox"]
+        self.assertEqual((verdict.status, verdict.summary),
+                         ("ERROR", "host: No space left on device "
+                                   "(/cache/snapshots/x)"))
+        self.assertTrue(result.cells[2].verdicts["sandbox"].ok)
+
+    def test_a_host_error_preparing_a_kernel_is_its_cells_error(self):
+        def prepare(kernel, *args, **kw):
+            raise OSError(errno.EIO, "Input/output error")
+
+        with mock.patch.object(runner, "prepare", prepare), \
+                mock.patch.object(runner, "host_parts",
+                                  lambda *a, **kw: None), \
+                mock.patch.object(runner, "say", lambda *a: None):
+            result = runner.run(self.matrix, None, self.tmp, 1, 10, "tcg")
+        self.assertEqual({c.verdicts["sandbox"].summary for c in result.cells},
+                         {"host: Input/output error"})
+
+    def test_a_crash_writes_the_finished_cells_and_goes_on_up(self):
+        def run_cell(prep, plan, *args, **kw):
+            if plan.device.name == "e1000":
+                raise RuntimeError("a bug")
+            return fake_cell(prep, plan)
+
+        with self.assertRaisesRegex(RuntimeError, "a bug"):
+            self.run_with(run_cell)
+        done = report.load(self.run_dir())
+        self.assertEqual(done.state, "interrupted")
+        self.assertEqual(done.interrupted, "bench crashed: RuntimeError: "
+                                           "a bug")
+        self.assertEqual([c.device for c in done.cells], ["none"])
+
+
+class AtomicWriteTest(unittest.TestCase):
+    def test_a_failed_write_keeps_the_old_results(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            run_dir = pathlib.Path(tmp)
+            old = report.RunResult("r1", checks=["load"])
+            report.write(run_dir, old)
+            before = (run_dir / "results.json").read_text()
+            with mock.patch.object(report.os, "fsync",
+                                   side_effect=OSError(errno.EIO, "EIO")):
+                with self.assertRaises(OSError):
+                    report.write_record(run_dir, report.RunResult(
+                        "r1", checks=["load", "dhcp"]))
+            self.assertEqual((run_dir / "results.json").read_text(), before)
+            self.assertEqual(sorted(p.name for p in run_dir.iterdir()),
+                             ["junit.xml", "matrix.txt", "report.html",
+                              "results.json", "summary.md"])
 
 
 if __name__ == "__main__":

@@ -210,7 +210,7 @@ class ArgsTest(unittest.TestCase):
                                       return_value=USER), \
                     mock.patch.object(capture.shutil, "which",
                                       return_value="/usr/bin/tshark"), \
-                    mock.patch.object(capture.subprocess, "run", fake_run):
+                    mock.patch.object(capture.children, "run", fake_run):
                 capture.read_tshark(pcap)
         self.assertEqual(seen["cmd"][:3], ["tshark", "-r", "-"])
         self.assertNotIn(str(pcap), seen["cmd"])

@@ -179,6 +179,63 @@ class PublishTest(unittest.TestCase):
         self.assertIsNone(snapshot.find(self.cache, "k1"))
 
 
+class FreeSpaceTest(unittest.TestCase):
+    """A guest is not saved below the free-space floor (the stream is
+    70-110 MB), and a publish refused for it is no crash of the cell."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.cache = Cache(pathlib.Path(self.tmp.name))
+        self.full = os.statvfs_result((4096, 4096, 1000, 1, 1, 0, 0, 0, 0,
+                                       255))
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_no_save_below_the_floor(self):
+        from ndisbench_lib.build import cache as cachemod
+        saver = snapshot.Saver(self.cache, "k1", "k/none", {})
+        self.addCleanup(saver.close)
+        with unittest.mock.patch.object(cachemod.os, "statvfs",
+                                        return_value=self.full):
+            note = saver.save()
+        self.assertRegex(note, r"^snapshot not saved: host: 0 MB free "
+                               r"under .* \(below NDISBENCH_FREE_MB=")
+        self.assertIsNone(saver.saved)
+        self.assertEqual(list((self.cache.root / snapshot.KIND).iterdir()),
+                         [])
+
+    def test_a_publish_refused_for_space_saves_nothing(self):
+        from ndisbench_lib.build import cache as cachemod
+        saver = snapshot.Saver(self.cache, "k1", "k/none", {})
+        self.addCleanup(saver.close)
+        saver.saved = self.cache.root / snapshot.KIND / ".k1.part"
+        saver.saved.parent.mkdir(parents=True)
+        saver.saved.write_bytes(b"stream")
+        with unittest.mock.patch.object(cachemod.os, "statvfs",
+                                        return_value=self.full):
+            self.assertIsNone(saver.publish(f"{READY_LINE}\n"))
+        self.assertFalse(saver.saved.exists())
+        self.assertIsNone(snapshot.find(self.cache, "k1"))
+
+
+class RestorerTest(unittest.TestCase):
+    def test_a_qemu_killed_while_restoring_is_a_note_not_a_traceback(self):
+        """Killed (an interrupted run) in the middle of the QMP talk: the
+        socket breaks, and the waiting thread ends with a note."""
+        restorer = snapshot.Restorer(0)
+        self.addCleanup(restorer.close)
+        restorer.qmp.path.parent.mkdir(parents=True, exist_ok=True)
+        restorer.qmp.path.touch()
+        mon = unittest.mock.Mock()
+        mon.execute.side_effect = BrokenPipeError(32, "Broken pipe")
+        with unittest.mock.patch.object(restorer.qmp, "connect",
+                                        return_value=mon):
+            note = restorer.running(timeout=5)
+        self.assertIn("Broken pipe", note)
+        mon.close.assert_called_once()
+
+
 class ConsoleTest(unittest.TestCase):
     def setUp(self):
         self.dir = pathlib.Path(tempfile.mkdtemp())
@@ -236,12 +293,16 @@ class FallbackTest(unittest.TestCase):
     """A snapshot QEMU will not load is dropped, and the cell boots (and
     saves a new one) in the same run."""
 
-    def test_unloadable_snapshot_is_dropped_and_the_cell_boots(self):
+    def restore(self, first_boot):
+        """Publish a snapshot, restore a cell from it with machine.boot
+        answering first_boot, then a plain boot: (start, result, calls)."""
         from unittest import mock
         from ndisbench_lib import devices, kernels
         from ndisbench_lib.commands import cell
         tmp = pathlib.Path(tempfile.mkdtemp())
-        cache = Cache(tmp / "cache")
+        self.addCleanup(__import__("shutil").rmtree, tmp, True)
+        self.tmp = tmp
+        cache = self.cache = Cache(tmp / "cache")
         qemu, image, initrd = (tmp / "qemu-system-x86_64", tmp / "bzImage",
                                tmp / "initrd")
         for path in (qemu, image, initrd):
@@ -260,9 +321,7 @@ class FallbackTest(unittest.TestCase):
             log.parent.mkdir(parents=True, exist_ok=True)
             log.write_text("x\n")
             if len(calls) == 1:
-                return machine.BootResult(
-                    "exited", 1, 0.3, None, "qemu-system-x86_64: load of "
-                    "migration failed: Input/output error\n")
+                return first_boot
             return machine.BootResult("done", 0, 3.0, 1.0,
                                       f"{READY_LINE}\nKTAP version 1\n")
 
@@ -282,17 +341,47 @@ class FallbackTest(unittest.TestCase):
             self.assertEqual(start.how, "restored")
             result = start.boot(tmp / "cell" / "serial.log", 60, None)
             start.close()
+        return start, result, calls
+
+    def test_unloadable_snapshot_is_dropped_and_the_cell_boots(self):
+        start, result, calls = self.restore(machine.BootResult(
+            "exited", 1, 0.3, None, "qemu-system-x86_64: load of "
+            "migration failed: Input/output error\n"))
         self.assertEqual(result.status, "done")
         self.assertEqual(len(calls), 2)
         self.assertIn("-incoming", calls[0][0])
         self.assertNotIn("-incoming", calls[1][0])
         self.assertEqual(calls[1][1].words, "ndisbench.load=x")
         self.assertIsNotNone(calls[1][1].at_ready)
-        self.assertTrue((tmp / "cell" / "serial-restore.log").exists())
+        self.assertTrue((self.tmp / "cell" / "serial-restore.log").exists())
         # the guest never reached the saver's migrate: nothing saved, and
         # the snapshot that would not load is gone
         self.assertEqual(start.how, "booted")
-        self.assertIsNone(snapshot.find(cache, start.key))
+        self.assertIsNone(snapshot.find(self.cache, start.key))
+
+    def test_a_qemu_killed_while_restoring_keeps_the_snapshot(self):
+        """Killed (SIGKILL: exit -9) before the restored guest's first
+        KTAP line, without QEMU's own load error: the crash is the cell's
+        result, and the snapshot, which loaded, stays."""
+        killed = machine.BootResult("exited", -9, 0.3, None,
+                                    f"{READY_LINE}\n")
+        start, result, calls = self.restore(killed)
+        self.assertIs(result, killed)
+        self.assertEqual(len(calls), 1)
+        self.assertEqual(start.how, "restored")
+        self.assertIsNotNone(snapshot.find(self.cache, start.key))
+        self.assertFalse((self.tmp / "cell" / "serial-restore.log").exists())
+
+    def test_qemus_own_load_error_is_what_says_a_snapshot_failed(self):
+        qemu = pathlib.Path("/x/qemu-system-x86_64")
+        self.assertEqual(snapshot.load_error(
+            "noise\nqemu-system-x86_64: Unknown savevm section type 5\n"
+            "qemu-system-x86_64: load of migration failed: Invalid "
+            "argument\n", qemu), "Invalid argument")
+        for serial in ("", f"{READY_LINE}\n", "qemu-system-x86_64: "
+                       "terminating on signal 15 from pid 1\n",
+                       "guest says: load of migration failed: x\n"):
+            self.assertEqual(snapshot.load_error(serial, qemu), "", serial)
 
 
 if __name__ == "__main__":

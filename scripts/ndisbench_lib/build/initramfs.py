@@ -14,7 +14,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, \
     Tuple
 
 from .. import paths
-from .cache import Cache
+from .cache import Cache, ensure_free, mark_used
 from ..errors import BenchError
 from ..proc import capture
 
@@ -351,8 +351,10 @@ def build(agent: pathlib.Path, modules: Dict[str, bytes],
         # Cells run in parallel and may build the same archive: each writes
         # its own temporary file; the identical results replace each other.
         dest.parent.mkdir(parents=True, exist_ok=True)
+        ensure_free(dest.parent)
         with tempfile.NamedTemporaryFile(dir=dest.parent, suffix=".tmp",
                                          delete=False) as tmp:
             tmp.write(blob)
         os.replace(tmp.name, dest)
+    mark_used(dest)
     return dest

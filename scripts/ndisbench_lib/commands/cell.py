@@ -489,8 +489,8 @@ class GuestStart:
     """How one cell's guest comes up: a plain boot; or, for a plan with
     snapshot set, a restore of the saved boot of the same machine
     (guest/snapshot.py), else a boot saved at the agent's READY_LINE for
-    the next run. A snapshot QEMU will not load is discarded and the cell
-    boots instead."""
+    the next run. A snapshot QEMU says it cannot load is discarded and the
+    cell boots instead."""
 
     def __init__(self, plan: CellPlan, prep: Prepared, parts: HostParts,
                  initrd: pathlib.Path, append: str,
@@ -562,15 +562,13 @@ class GuestStart:
                            else [])
         result = machine.boot(args, log, timeout, on_line=on_line,
                               console=self.console)
-        if self.restored and result.first_ktap_secs is None and \
-                result.status == "exited" and result.exit_code != 0:
+        why = snapshot.load_error(result.serial, pathlib.Path(
+            self.cmd[0])) if self.restored else ""
+        if why:
             # QEMU refused the stream (another build, a torn file): keep
-            # its log beside, drop the snapshot, boot.
+            # its log beside, drop the snapshot, boot. Any other end (a
+            # kill, a crash) is the cell's own result.
             log.rename(log.with_name("serial-restore.log"))
-            said = [ln for ln in result.serial.splitlines()
-                    if ln.startswith(pathlib.Path(self.cmd[0]).name)]
-            why = said[-1].split(": ", 1)[-1] if said else \
-                f"QEMU exited {result.exit_code}"
             say("cell", f"WARNING: {self.label}: snapshot {self.key} did "
                         f"not load ({why}; serial-restore.log); booting")
             snapshot.discard(self.restored)

@@ -4,12 +4,15 @@ import argparse
 import json
 import os
 import pathlib
+import signal
 import sys
+import threading
+import traceback
 from typing import List, Optional, Tuple
 
-from .. import devices, kernels, paths, userdriver
+from .. import devices, kernels, paths, proc, userdriver
 from ..build import modules
-from ..build.cache import Cache
+from ..build.cache import Cache, cache_budget, free_floor, prune_cache
 from ..checks import registry
 from ..checks.modload import LOAD_ORDER
 from ..errors import BenchError
@@ -589,18 +592,69 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+# Exit statuses (README "Exit status"); 0 and 1 are the command's own
+# (1: a verdict failed, something regressed).
+EXIT_BAD_INPUT = 2
+EXIT_CRASH = 3
+EXIT_INTERRUPTED = 130          # 128 + SIGINT; SIGTERM: 128 + 15
+
+
+# The commands that fill the cache: after them its least recently used
+# entries beyond NDISBENCH_CACHE_MB go.
+CACHE_COMMANDS = frozenset({"build", "run", "test", "bench", "pair",
+                            "soak", "fuzz", "bisect"})
+
+
+def tidy_cache() -> None:
+    try:
+        gone = prune_cache(Cache(paths.cache_root()))
+    except OSError as exc:
+        say("cache", f"WARNING: not pruned: {exc}")
+        return
+    if gone:
+        names = [f"{p.parent.name}/{p.name}" for p in gone]
+        say("cache", f"{len(gone)} least recently used cache entry(ies) "
+                     f"removed (NDISBENCH_CACHE_MB): {', '.join(names[:5])}"
+                     + (" ..." if len(names) > 5 else ""))
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     args = parser().parse_args(argv)
+    # SIGTERM ends the bench as Ctrl-C does: a run writes what finished.
+    main_thread = threading.current_thread() is threading.main_thread()
+    before = signal.signal(signal.SIGTERM, proc.raise_terminated) \
+        if main_thread else None
     try:
-        return args.func(args)
+        if args.command in CACHE_COMMANDS:
+            cache_budget(), free_floor()    # a bad value: before, not after
+        code = args.func(args)
+        if args.command in CACHE_COMMANDS:
+            tidy_cache()
+        return code
     except BenchError as exc:
         print(f"ndisbench: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("ndisbench: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt as exc:
+        proc.cancel()           # no thread of the command starts another
+        name = getattr(exc, "signal_name", "SIGINT")
+        print(f"ndisbench: interrupted ({name})", file=sys.stderr)
+        return 128 + int(getattr(signal, name))
     except BrokenPipeError:
         # `ndisbench list | head`: the reader is gone, nothing to report
         # (and stdout must not be flushed again at exit).
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except Exception as exc:    # noqa: BLE001 (the last resort)
+        # Not a verdict (1), not bad input (2): CI must not read it as
+        # either.
+        traceback.print_exc()
+        what = "the host failed" if isinstance(exc, OSError) else \
+            "a bug of the bench"
+        print(f"ndisbench: crashed ({what}): {type(exc).__name__}: {exc}",
+              file=sys.stderr)
+        return EXIT_CRASH
+    finally:
+        # No guest, build or tshark outlives the bench.
+        proc.kill_all()
+        if main_thread:
+            signal.signal(signal.SIGTERM, before)

@@ -8,7 +8,7 @@ import pathlib
 import threading
 from typing import List, Optional, Sequence
 
-from .. import paths, subject
+from .. import paths, proc, subject
 from ..build.cache import Cache
 from ..checks import registry
 from ..checks.modload import LOAD_ORDER
@@ -19,6 +19,7 @@ from ..guest import snapshot
 from ..kernels import Expectations, Kernel
 from ..progress import say
 from ..report import report
+from ..report.verdict import ERROR, Verdict
 from . import phases
 from . import shard as shardmod
 from .cell import (CellPlan, HostParts, Prepared, extra_modules, host_parts,
@@ -79,14 +80,46 @@ def build_order(kernels: Sequence[Kernel]) -> List[Kernel]:
 
 def run_cell(prep: Prepared, plan: CellPlan, parts: HostParts,
              timer: Optional[phases.Clock] = None) -> report.CellResult:
-    """One cell; timer: its phases (phases.json in the cell folder)."""
-    if timer is None:
-        return run_plan(plan, prep, parts).result
-    timer.begin()
-    ran = run_plan(plan, prep, parts, on_line=timer.on_line,
-                   before_boot=timer.before_boot)
-    timer.finish(ran.boot.seconds if ran.boot else None)
-    return ran.result
+    """One cell; timer: its phases (phases.json in the cell folder). The
+    host failing under it (a full disk, a snapshot pruned by another run)
+    is this cell's ERROR, not the run's end."""
+    try:
+        if timer is None:
+            return run_plan(plan, prep, parts).result
+        timer.begin()
+        ran = run_plan(plan, prep, parts, on_line=timer.on_line,
+                       before_boot=timer.before_boot)
+        timer.finish(ran.boot.seconds if ran.boot else None)
+        return ran.result
+    except OSError as exc:
+        return host_error_cell(plan, prep, exc)
+
+
+def host_cause(exc: OSError) -> str:
+    """"host: <what failed> (<file>)": the one line of a host failure."""
+    what = exc.strerror or str(exc)
+    return f"host: {what}" + (f" ({exc.filename})" if exc.filename
+                              else "")
+
+
+def host_error_cell(plan: CellPlan, prep: Prepared, exc: OSError
+                    ) -> report.CellResult:
+    assert plan.folder is not None and plan.run_dir is not None
+    result = report.CellResult(prep.kernel.name, prep.kernel.policy.name,
+                               plan.row,
+                               str(plan.folder.relative_to(plan.run_dir)),
+                               wrapper=plan.device.wrapper)
+    result.release = prep.art.release if prep.art else ""
+    verdict = Verdict(ERROR, host_cause(exc))
+    result.verdicts = {c: verdict for c in plan.checks}
+    return result
+
+
+def stop_reason(exc: BaseException) -> str:
+    """Why a run stopped before its end, as results.json says it."""
+    if isinstance(exc, KeyboardInterrupt):
+        return getattr(exc, "signal_name", "SIGINT")
+    return f"bench crashed: {type(exc).__name__}: {exc}"
 
 
 def cell_clock(requested: str, accel: str, prep: Prepared,
@@ -160,6 +193,19 @@ def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
                    if matrix.shard else ""))
     slots = threading.BoundedSemaphore(max(1, jobs))
     lock = threading.Lock()
+    keys = [(k.name, d.name, d.wrapper) for k, d, _ in every]
+    labels = {(k.name, d.name, d.wrapper): f"{k.name} / {d.label}"
+              for k, d, _ in every}
+    order = {key: i for i, key in enumerate(keys)}
+
+    def settle(state: str) -> None:
+        """result as results.json keeps it: cells in matrix order, the
+        state, the cells not run yet. Called with lock held."""
+        result.cells.sort(key=lambda c: order[(c.kernel, c.device,
+                                               c.wrapper)])
+        finished = {(c.kernel, c.device, c.wrapper) for c in result.cells}
+        result.state = state
+        result.not_run = [labels[k] for k in keys if k not in finished]
 
     def one_cell(prep: Prepared, device: Device, checks: Sequence[str]
                  ) -> None:
@@ -173,19 +219,43 @@ def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
                         extra_qemu_args=timer.qemu_args(),
                         snapshot=matrix.snapshots)
         with slots:
-            cell = run_cell(prep, plan, parts, timer)
+            if proc.cancelled():
+                return
+            try:
+                cell = run_cell(prep, plan, parts, timer)
+            except proc.Cancelled:
+                return
+            except BaseException:
+                proc.cancel()   # a crash: no other cell starts
+                raise
+        if proc.cancelled():
+            return              # its guest was killed: it did not finish
         for line in report.cell_lines(cell):
             say("cell", line)
         with lock:
             result.cells.append(cell)
+            settle("running")
+            try:
+                report.write_record(run_dir, result)
+            except OSError as exc:
+                # the end of the run writes it again
+                say("run", f"WARNING: results.json not updated: "
+                           f"{host_cause(exc)}")
 
     resolved = False
-    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs)
+    try:
         futures = []
         for kernel in build_order(kernels_):
             with slots:
-                prep = prepare(kernel, cache, exp, roles,
-                               matrix.wrapper_src, extras)
+                try:
+                    prep = prepare(kernel, cache, exp, roles,
+                                   matrix.wrapper_src, extras)
+                except OSError as exc:
+                    say("build", f"ERROR: {kernel.name}: "
+                                 f"{host_cause(exc)}")
+                    prep = Prepared(kernel, error=BenchError(
+                        host_cause(exc)))
                 if not resolved and not prep.error:
                     result.accel = resolve_accel(accel, [prep], exp, parts)
                     resolved = True
@@ -196,14 +266,32 @@ def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
             result.accel = "tcg" if accel == "auto" else accel
         for fut in futures:
             fut.result()
-    order = {(k.name, d.name, d.wrapper): i
-             for i, (k, d, _) in enumerate(every)}
-    result.cells.sort(key=lambda c: order[(c.kernel, c.device, c.wrapper)])
+    except BaseException as exc:
+        # Ctrl-C, SIGTERM (cli.py) or a crash: no queued cell starts, the
+        # running guests are killed, the finished cells are written.
+        why = stop_reason(exc)
+        killed = proc.cancel()
+        pool.shutdown(wait=True, cancel_futures=True)
+        with lock:
+            settle("interrupted")
+            result.interrupted = why
+        finish(result, matrix, run_dir)
+        say("run", f"interrupted ({why}): {len(result.cells)} of "
+                   f"{len(every)} cell(s) finished, {killed} child "
+                   f"process(es) killed; results in {run_dir}")
+        raise
+    pool.shutdown(wait=True)
+    settle("")
+    finish(result, matrix, run_dir)
+    return result
+
+
+def finish(result: report.RunResult, matrix: Matrix,
+           run_dir: pathlib.Path) -> None:
     names = [k.name for k in matrix.kernels]
     result.realtime = {k: result.realtime[k] for k in names
                        if k in result.realtime}
     report.write(run_dir, result)
-    return result
 
 
 def default_jobs() -> int:

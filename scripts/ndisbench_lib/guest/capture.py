@@ -14,6 +14,7 @@ import subprocess
 from typing import List, Optional, Sequence, Tuple
 
 from . import sandbox
+from .. import proc as children
 from ..errors import BenchError
 
 TSHARK = "tshark"
@@ -53,11 +54,9 @@ def _tshark(pcap: pathlib.Path, args: List[str]) -> Tuple[str, List[str]]:
                          "setup)")
     try:
         with open(pcap, "rb") as src:
-            res = subprocess.run([TSHARK, "-r", "-", *args],
-                                 capture_output=True, text=True,
-                                 timeout=TIMEOUT_SECS, check=False,
-                                 stdin=src,
-                                 **sandbox.run_as_user_kwargs())
+            res = children.run([TSHARK, "-r", "-", *args],
+                               timeout=TIMEOUT_SECS, stdin=src,
+                               **sandbox.run_as_user_kwargs())
     except OSError as exc:
         raise BenchError(f"tshark {pcap}: {exc}") from exc
     except subprocess.TimeoutExpired as exc:

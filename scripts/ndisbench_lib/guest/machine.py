@@ -18,6 +18,7 @@ import time
 from typing import Callable, List, Optional, Sequence, Tuple
 
 from . import sandbox
+from .. import proc as children
 from ..errors import BenchError, BootError
 from ..report.ktap import DONE_LINE, READY_LINE
 
@@ -100,8 +101,7 @@ def _wait(proc: subprocess.Popen, done: threading.Event, start: float,
         if done.is_set() and done_at is None:
             done_at = now
         if now - start > timeout or (done_at and now - done_at > grace):
-            proc.kill()
-            proc.wait()
+            children.kill_group(proc)
             return "timeout" if done_at is None else "exited"
 
 
@@ -129,8 +129,8 @@ def boot(cmd: Sequence[str], log_path: pathlib.Path, timeout: float,
             lines.append(console.prefix)
         log.flush()
         try:
-            proc = subprocess.Popen(
-                list(cmd), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            proc = children.start(
+                cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL if console is None
                 else subprocess.PIPE,
                 pass_fds=console.pass_fds if console is not None else ())
@@ -183,7 +183,10 @@ def boot(cmd: Sequence[str], log_path: pathlib.Path, timeout: float,
 
         reader = threading.Thread(target=pump, daemon=True)
         reader.start()
-        status = _wait(proc, done, start, timeout, grace)
+        try:
+            status = _wait(proc, done, start, timeout, grace)
+        finally:
+            children.forget(proc)
         reader.join(grace)
         proc.stdout.close()
         if proc.stdin is not None:

@@ -34,7 +34,7 @@ import time
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from . import qmp
-from ..build.cache import Cache, file_digest
+from ..build.cache import Cache, ensure_free, file_digest
 from ..errors import BenchError
 from ..report.ktap import READY_LINE
 
@@ -128,6 +128,22 @@ def find(cache: Cache, key_: str) -> Optional[Snapshot]:
     return Snapshot(entry, label)
 
 
+# What QEMU prints, prefixed by its program name, when the incoming
+# stream could not be loaded (migration.c, then it exits 1).
+LOAD_FAILED = "load of migration failed: "
+
+
+def load_error(serial: str, qemu: pathlib.Path) -> str:
+    """QEMU's own reason a restore failed (its load error line), or ""
+    when it never said so: a QEMU killed or crashed after loading has not
+    shown its snapshot bad."""
+    said = f"{qemu.name}: {LOAD_FAILED}"
+    for line in reversed(serial.splitlines()):
+        if line.startswith(said):
+            return line[len(said):].strip() or "no reason given"
+    return ""
+
+
 def discard(snap: Snapshot) -> None:
     """A snapshot QEMU could not load: gone, so the next cell boots."""
     shutil.rmtree(snap.entry, ignore_errors=True)
@@ -172,7 +188,8 @@ class Restorer:
                         "inmigrate", "prelaunch", "restore-vm"):
                     return f"restored guest is {status}"
                 time.sleep(POLL_SECS)
-        except BenchError as exc:
+        except (BenchError, OSError) as exc:
+            # OSError: QEMU killed mid-talk (an interrupted run)
             return str(exc)
         finally:
             mon.close()
@@ -203,6 +220,10 @@ class Saver:
         start = time.monotonic()
         root = self.cache.root / KIND
         root.mkdir(parents=True, exist_ok=True)
+        try:
+            ensure_free(root)
+        except BenchError as exc:
+            return f"snapshot not saved: {exc}"
         fd, name = tempfile.mkstemp(prefix=f".{self.key}.", suffix=".part",
                                     dir=root)
         path = pathlib.Path(name)
@@ -248,6 +269,8 @@ class Saver:
                     self.inputs, cell=self.label)) as tmp:
                 os.rename(self.saved, tmp / STATE_FILE)
                 (tmp / BOOT_LOG).write_text(prefix, encoding="utf-8")
+        except BenchError:
+            return None         # below the free-space floor: not saved
         finally:
             self.saved.unlink(missing_ok=True)
         prune(self.cache, self.label, self.key)

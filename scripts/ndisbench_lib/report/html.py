@@ -16,6 +16,7 @@ from .markup import (NONE_CLASS, OTHER_CLASS, STATUS_CLASS,  # noqa: F401
                      status_class, wrapper_of)
 from ..subject import line_of
 from . import causes as causes_mod
+from .stopped import stopped_line
 from .verdict import (ERROR, FAIL, NOT_RUN, PASS, TIMEOUT, XFAIL, Verdict,
                       label, summary_line)
 
@@ -298,6 +299,8 @@ def run_page(result, run_dir: Optional[pathlib.Path] = None) -> str:
             f"<dt>cells</dt><dd>{len(result.cells)} "
             f"({len(checks)} checks)</dd>",
             f"<dt>result</dt><dd>{esc(summary_line(result))}</dd>",
+            *([f"<dt>stopped</dt><dd>{esc(stopped_line(result))}</dd>"]
+              if stopped_line(result) else []),
             f"<dt>verdicts</dt><dd>{counts_line(counts) or '-'}</dd>",
             "</dl>", *causes_section(result), *failed_section(result),
             "<h2>Matrix</h2>", legend(),

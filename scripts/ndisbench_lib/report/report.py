@@ -3,14 +3,17 @@ the Markdown summary and report.html (html.py) of a run folder."""
 import dataclasses
 import datetime
 import json
+import os
 import pathlib
 import platform
+import tempfile
 import xml.etree.ElementTree as ET
 from typing import Dict, List, Optional
 
 from ..errors import BenchError
 from ..subject import line_of
 from . import causes, html
+from .stopped import stopped_line
 from .verdict import FAIL, NOT_RUN, PASS, Verdict, label, summary_line
 
 
@@ -76,6 +79,14 @@ class RunResult:
     # fields: path, version, commit, describe); {}: our own wrapper/.
     subject: Dict[str, str] = dataclasses.field(default_factory=dict)
     format: int = FORMAT
+    # state: "running" while the run goes on (results.json is rewritten
+    # after every cell), "interrupted" when it was stopped, "" when it ran
+    # to its end; interrupted: why it stopped ("SIGINT", "SIGTERM",
+    # "bench crashed: ..."); not_run: the cells without a result
+    # ("kernel / device").
+    state: str = ""
+    interrupted: str = ""
+    not_run: List[str] = dataclasses.field(default_factory=list)
 
     def counts(self) -> Dict[str, int]:
         out: Dict[str, int] = {}
@@ -86,9 +97,10 @@ class RunResult:
 
     @property
     def ok(self) -> bool:
-        """Nothing failed (a check not run fails no run: its cause does)."""
-        return not any(v.failed for c in self.cells
-                       for v in c.verdicts.values())
+        """Ran to its end and nothing failed (a check not run fails no
+        run: its cause does)."""
+        return not self.state and not any(v.failed for c in self.cells
+                                          for v in c.verdicts.values())
 
 
 def cell_lines(cell: CellResult) -> List[str]:
@@ -117,7 +129,7 @@ def matrix(result: RunResult) -> str:
     lines = ["  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip()
              for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + interrupted_lines(result)[:1]) + "\n"
 
 
 def terminal(result: RunResult) -> str:
@@ -173,6 +185,12 @@ def clock_lines(result: RunResult) -> List[str]:
         f"{k}: {why}" for k, why in result.realtime.items()) + ".", ""]
 
 
+def interrupted_lines(result: RunResult) -> List[str]:
+    """The summary's line saying the run did not run to its end."""
+    line = stopped_line(result)
+    return [line, ""] if line else []
+
+
 def markdown(result: RunResult) -> str:
     out = [f"# ndisbench run {result.run_id}", "",
            f"Started {result.started} on {result.host}, accel "
@@ -180,7 +198,8 @@ def markdown(result: RunResult) -> str:
            f"{summary_line(result)}.", "",
            *([subject_line(result), ""] if result.subject else []),
            *causes_markdown(result),
-           *clock_lines(result), *shard_lines(result),
+           *interrupted_lines(result), *clock_lines(result),
+           *shard_lines(result),
            "| " + " | ".join(["kernel", "policy", "device"] + result.checks)
            + " |",
            "|" + "---|" * (3 + len(result.checks))]
@@ -233,6 +252,15 @@ def junit(result: RunResult) -> bytes:
             else:
                 ET.SubElement(case, "system-out").text = (
                     f"{label(check, v)}: {v.summary}")
+    if result.state:
+        # The cells that did not run are an error of the run itself.
+        errors += 1
+        case = ET.SubElement(suite, "testcase", classname="ndisbench",
+                             name="interrupted", time="0")
+        line = interrupted_lines(result)[0]
+        ET.SubElement(case, "error", type="INTERRUPTED",
+                      message=line).text = line
+        suite.set("tests", str(int(suite.get("tests", "0")) + 1))
     suite.set("failures", str(failures))
     suite.set("errors", str(errors))
     suite.set("skipped", str(skipped))
@@ -261,14 +289,36 @@ def from_json(text: str) -> RunResult:
 
 def write(run_dir: pathlib.Path, result: RunResult) -> None:
     """results.json plus everything rendered from it."""
-    (run_dir / "results.json").write_text(to_json(result))
+    write_record(run_dir, result)
     render(run_dir, result)
 
 
+def write_record(run_dir: pathlib.Path, result: RunResult) -> None:
+    """results.json alone (after every cell of a run): whole or not at
+    all, the last one written stays if this one fails."""
+    put_atomic(run_dir / "results.json", to_json(result).encode())
+
+
+def put_atomic(path: pathlib.Path, data: bytes) -> None:
+    """A scratch file beside path, synced, then renamed over it: a
+    reader (or a crash) never sees half a file."""
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            os.fchmod(f.fileno(), 0o644)    # as a plain write makes it
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(name, path)
+    except BaseException:
+        pathlib.Path(name).unlink(missing_ok=True)
+        raise
+
+
 def render(run_dir: pathlib.Path, result: RunResult) -> None:
-    (run_dir / "matrix.txt").write_text(matrix(result))
-    (run_dir / "summary.md").write_text(markdown(result))
-    (run_dir / "junit.xml").write_bytes(junit(result))
+    put_atomic(run_dir / "matrix.txt", matrix(result).encode())
+    put_atomic(run_dir / "summary.md", markdown(result).encode())
+    put_atomic(run_dir / "junit.xml", junit(result))
     html.write(run_dir, result)
 
 
