@@ -139,13 +139,14 @@ class SearchTest(Case):
         revs, _, res = self.search(["broken"] + ["pass"] * 6)
         steps = [ln for ln in self.lines if ln.startswith("step ")]
         self.assertEqual(len(steps), len(res.steps))
-        total = len(res.steps)
-        # 6 possible culprits: 3 bisect steps, the 2 ends, 2 confirmations
-        self.assertEqual(total, 7)
+        # 6 possible culprits: 3 bisect steps (estimated), the 2 ends, 2
+        # confirmations; the last line's count is the real one
         self.assertTrue(steps[0].startswith(
             f"step 1/7: {revs[0][:8]} (--good) commit 0: broken: "
             f"build FAIL: driver.c:3: error: oops"), steps[0])
-        self.assertTrue(all(f"/{total}:" in ln for ln in steps), steps)
+        self.assertTrue(steps[-1].startswith(
+            f"step {len(steps)}/{len(steps)}: {revs[0][:8]} (confirm "
+            f"parent) commit 0: broken: build FAIL"), steps[-1])
         self.assertEqual(res.culprit, revs[1])
 
     def test_unjudgeable_step_is_skipped(self) -> None:
