@@ -173,10 +173,27 @@ class Repo:
                 raise BenchError(f"git archive {short(rev)}: "
                                  f"{_last_error(res)}")
             with tarfile.open(tar) as archive:
-                archive.extractall(dest, filter="data")
+                _unpack(archive, dest)
         except (OSError, tarfile.TarError) as exc:
             raise BenchError(f"{short(rev)}: cannot unpack its tree into "
                              f"{dest}: {exc}") from exc
         finally:
             tar.unlink(missing_ok=True)
         return dest
+
+
+def _unpack(archive: tarfile.TarFile, dest: pathlib.Path) -> None:
+    """Unpack as data: tarfile's own filter where this Python has it (3.12,
+    some 3.11 builds), else the same refusals by hand (a path out of
+    dest, a device or fifo)."""
+    if hasattr(tarfile, "data_filter"):
+        archive.extractall(dest, filter="data")
+        return
+    members = archive.getmembers()
+    for m in members:
+        name = posixpath.normpath(m.name)
+        if name.startswith("/") or name == ".." or name.startswith("../"):
+            raise BenchError(f"refused path {m.name} in the archive")
+        if m.isdev() or m.isfifo():
+            raise BenchError(f"refused special file {m.name} in the archive")
+    archive.extractall(dest, members=members)
