@@ -221,7 +221,7 @@ def _narrow(repo: revisions.Repo, run: _Runner, res: Result
             res.reason = f"only skipped commits left: the first that " \
                          f"{res.phrase} is one of {left}"
             return None
-        run.left = _steps_for(len(cands) - len(skipped)) - 1 + CONFIRM_RUNS
+        run.left = _steps_for(len(testable) + 1) - 1 + CONFIRM_RUNS
         pick = testable[0]
         assert res.old is not None and res.new is not None
         where = side(run.step(pick, "bisect"), res.old, res.new)
