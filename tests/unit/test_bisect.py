@@ -362,6 +362,87 @@ class CellOutcomeTest(unittest.TestCase):
         self.assertFalse(out.ok)
 
 
+class CellJudgeTest(unittest.TestCase):
+    """The real judge's choices, its builds replaced: which row, which
+    checks, and a step that needs no guest."""
+
+    def setUp(self) -> None:
+        from ndisbench_lib import kernels
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        self.tree = pathlib.Path(tmp.name) / "tree"
+        for f in ("driver/Makefile", "utils/Makefile"):
+            (self.tree / f).parent.mkdir(parents=True, exist_ok=True)
+            (self.tree / f).write_text("all:\n")
+        self.exp = kernels.load_expectations()
+        self.kernel = kernels.select(kernels.load_kernels(exp=self.exp),
+                                     ["debian-6.1"])[0]
+        self.roles: List[List[str]] = []
+
+    def judge(self, checks, failed=None, error=None):
+        from ndisbench_lib.build.kbuild import KernelArtifact
+        from ndisbench_lib.commands.cell import Prepared
+        device = bisect_cell.pick_device("none")
+        judge = bisect_cell.CellJudge(
+            self.kernel, device, bisect_cell.cell_checks(device, checks),
+            checks, self.exp, None, self.tree.parent, 60, "tcg", "icount",
+            True)
+        art = unittest.mock.Mock(spec=KernelArtifact,
+                                 release="6.1.0-57-amd64")
+
+        def prepare(kernel, cache, exp, roles, tree, extras):
+            self.roles.append(list(roles))
+            self.assertEqual(tree, self.tree)
+            return Prepared(kernel, art, failed=failed or {}, error=error)
+
+        with unittest.mock.patch.object(bisect_cell, "prepare", prepare), \
+                unittest.mock.patch.object(bisect_cell, "run_plan") as boot:
+            out = judge("a" * 40, self.tree)
+        return out, boot
+
+    def test_build_only_needs_no_guest(self) -> None:
+        out, boot = self.judge(["build"])
+        self.assertEqual(out, bisect.Outcome(
+            "pass", "built ndiswrapper.ko for 6.1.0-57-amd64"))
+        self.assertEqual(self.roles, [["ndiswrapper"]])
+        boot.assert_not_called()
+
+    def test_wrapper_that_does_not_build(self) -> None:
+        exc = BuildError("build", pathlib.Path("/log"), 2,
+                         ["loader.c:157:25: error: too many arguments"])
+        out, boot = self.judge(["build"], failed={"ndiswrapper": exc})
+        self.assertEqual(out.word, "build FAIL")
+        self.assertEqual(out.summary, "loader.c:157:25: error: too many "
+                                      "arguments (log: /log)")
+        boot.assert_not_called()
+
+    def test_kernel_not_had_is_unjudged(self) -> None:
+        out, _ = self.judge(["build"], error=BenchError("no headers"))
+        self.assertEqual(out, bisect.Outcome(ERROR, "no headers"))
+
+    def test_tree_without_the_classic_layout_is_unjudged(self) -> None:
+        (self.tree / "utils" / "Makefile").unlink()
+        out, _ = self.judge(["build"])
+        self.assertEqual(out.word, ERROR)
+        self.assertIn("no utils/Makefile", out.summary)
+        self.assertEqual(self.roles, [])
+
+    def test_device_and_checks(self) -> None:
+        self.assertEqual(bisect_cell.pick_device("bcm43xx").label,
+                         "bcm43xx/ndiswrapper")
+        self.assertEqual(bisect_cell.pick_device("none").label, "none")
+        with self.assertRaisesRegex(BenchError, "unknown device"):
+            bisect_cell.pick_device("nosuch")
+        none = bisect_cell.pick_device("none")
+        self.assertEqual(bisect_cell.cell_checks(none, ["build"]),
+                         ["build"])
+        self.assertIn("build", bisect_cell.cell_checks(none, None))
+        self.assertIn("load", bisect_cell.cell_checks(none, None))
+        with self.assertRaisesRegex(BenchError, "--check tcp: not run on "
+                                                "none"):
+            bisect_cell.cell_checks(none, ["tcp"])
+
+
 class CliTest(unittest.TestCase):
     def test_bisect_arguments(self) -> None:
         args = parser().parse_args(
