@@ -116,6 +116,8 @@ class SearchTest(Case):
         # the endpoints first, the confirmation (culprit, parent) last
         self.assertEqual(cells.calls[:2], [revs[0], revs[6]])
         self.assertEqual(cells.calls[-2:], [revs[3], revs[2]])
+        # the exported trees are gone once the cells are done
+        self.assertEqual(list((self.tmp / "out").iterdir()), [])
         self.assertEqual([s.role for s in res.steps][-2:],
                          ["confirm culprit", "confirm parent"])
         line = bisect.headline(res)

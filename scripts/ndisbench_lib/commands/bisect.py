@@ -15,6 +15,7 @@ import dataclasses
 import json
 import math
 import pathlib
+import shutil
 import time
 from typing import Callable, Dict, List, Optional, Set
 
@@ -180,29 +181,40 @@ def search(source: revisions.Source, good: str, bad: str, judge: Judge,
     old_rev, new_rev = check_range(repo, good, bad)
     res = Result(source, old_rev, new_rev)
     run = _Runner(repo, judge, work, tell, res)
+    try:
+        _search(repo, run, res)
+    finally:
+        # The cells are done with it (their modules are cache entries).
+        shutil.rmtree(run.tree, ignore_errors=True)
+    return res
+
+
+def _search(repo: revisions.Repo, run: _Runner, res: Result) -> None:
+    """The two ends, the narrowing, the confirmation; res.reason says
+    where it stopped short."""
+    old_rev, new_rev = res.good, res.bad
     possible = len(repo.candidates(new_rev, [old_rev]))
     run.left = 1 + _steps_for(possible) + CONFIRM_RUNS
     old = run.step(old_rev, "--good")
     if not old.judged:
         res.reason = f"--good {short(old_rev)} could not be judged: " \
                      f"{old.text}"
-        return res
+        return
     run.left -= 1
     new = run.step(new_rev, "--bad")
     if not new.judged:
         res.reason = f"--bad {short(new_rev)} could not be judged: " \
                      f"{new.text}"
-        return res
+        return
     if old.word == new.word:
         res.reason = f"--good and --bad give the same verdict " \
                      f"({old.word}): nothing to bisect"
-        return res
+        return
     res.old, res.new = old, new
     culprit = _narrow(repo, run, res)
     if culprit is None:
-        return res
+        return
     _confirm(repo, run, res, culprit)
-    return res
 
 
 def _narrow(repo: revisions.Repo, run: _Runner, res: Result
