@@ -381,7 +381,10 @@ class CellJudgeTest(unittest.TestCase):
                                      ["debian-6.1"])[0]
         self.roles: List[List[str]] = []
 
-    def judge(self, checks, failed=None, error=None):
+    def judge(self, checks, failed=None, error=None, runs=1,
+              run_plan=None):
+        """The judge's verdicts of `runs` steps, and the mock that stood
+        for run_plan."""
         from ndisbench_lib.build.kbuild import KernelArtifact
         from ndisbench_lib.commands.cell import Prepared
         device = bisect_cell.pick_device("none")
@@ -397,10 +400,11 @@ class CellJudgeTest(unittest.TestCase):
             self.assertEqual(tree, self.tree)
             return Prepared(kernel, art, failed=failed or {}, error=error)
 
+        boot = unittest.mock.Mock(side_effect=run_plan)
         with unittest.mock.patch.object(bisect_cell, "prepare", prepare), \
-                unittest.mock.patch.object(bisect_cell, "run_plan") as boot:
-            out = judge("a" * 40, self.tree)
-        return out, boot
+                unittest.mock.patch.object(bisect_cell, "run_plan", boot):
+            outs = [judge("a" * 40, self.tree) for _ in range(runs)]
+        return (outs[0] if runs == 1 else outs), boot
 
     def test_build_only_needs_no_guest(self) -> None:
         out, boot = self.judge(["build"])
@@ -428,6 +432,36 @@ class CellJudgeTest(unittest.TestCase):
         self.assertEqual(out.word, ERROR)
         self.assertIn("no utils/Makefile", out.summary)
         self.assertEqual(self.roles, [])
+
+    def test_guest_step_runs_a_cell_of_the_tree(self) -> None:
+        from ndisbench_lib.commands.cell import CellRun
+        from ndisbench_lib.report.report import CellResult
+        plans = []
+
+        def run_plan(plan, prep, parts):
+            plans.append(plan)
+            cell = CellResult("debian-6.1", "2.6.25-rc4", "none", "x")
+            cell.verdicts = {"build": Verdict(PASS, "built"),
+                             "load": Verdict(FAIL, "insmod: ENOEXEC")}
+            return CellRun(cell)
+
+        with unittest.mock.patch.object(bisect_cell, "host_parts") as parts, \
+                unittest.mock.patch.object(bisect_cell, "resolve_accel",
+                                           return_value="tcg") as accel, \
+                unittest.mock.patch.object(bisect_cell.report, "cell_lines",
+                                           return_value=[]):
+            outs, _ = self.judge(["load"], runs=2, run_plan=run_plan)
+        # no fixture on `none`: the host's parts and accel looked up once
+        self.assertEqual((parts.call_count, accel.call_count), (1, 1))
+        self.assertEqual(outs[0], bisect.Outcome("FAIL", "load: insmod: "
+                                                         "ENOEXEC"))
+        self.assertEqual(len(plans), 2)
+        self.assertEqual(plans[0].wrapper_src, self.tree)
+        self.assertEqual(plans[0].checks, ("build", "load"))
+        self.assertTrue(plans[0].snapshot)
+        self.assertEqual([p.folder.name for p in plans],
+                         ["01-aaaaaaaa", "02-aaaaaaaa"])
+        self.assertIn("ndiswrapper", self.roles[0])
 
     def test_device_and_checks(self) -> None:
         self.assertEqual(bisect_cell.pick_device("bcm43xx").label,

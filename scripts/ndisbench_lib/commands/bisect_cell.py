@@ -101,6 +101,7 @@ class CellJudge:
         self.clock = clock
         self.snapshots = snapshots
         self.count = 0
+        self.parts: Optional[HostParts] = None
         wanted = set(registry.roles(device, checks)) | {WRAPPER_ROLE}
         self.roles = [r for r in LOAD_ORDER if r in wanted]
         self.extras = extra_modules(checks)
@@ -144,9 +145,12 @@ class CellJudge:
 
     def _parts(self, tree: pathlib.Path) -> HostParts:
         """The agent, QEMU and fixtures (cached builds), and the tree's
-        own tools for a wrapped device."""
-        return host_parts([self.device], self.cache, tree,
-                          [self.kernel.arch])
+        own tools for a wrapped device: looked up again per step only
+        there, where the tools differ from tree to tree."""
+        if self.parts is None or self.device.fixture:
+            self.parts = host_parts([self.device], self.cache, tree,
+                                    [self.kernel.arch])
+        return self.parts
 
 
 def run(spec: str, good: str, bad: str, kernel_name: str,
