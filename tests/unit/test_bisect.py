@@ -352,6 +352,11 @@ class CellOutcomeTest(unittest.TestCase):
         out = bisect_cell.outcome_of({}, ["load"])
         self.assertEqual(out, bisect.Outcome(ERROR, "load: no verdict"))
 
+    def test_an_unknown_status_is_not_a_pass(self) -> None:
+        out = bisect_cell.outcome_of({"load": Verdict("weird", "?")},
+                                     ["load"])
+        self.assertEqual(out, bisect.Outcome(ERROR, "load: weird: ?"))
+
     def test_build_failure_is_a_verdict(self) -> None:
         exc = BuildError("--wrapper-src /t: kernel 'debian-6.1': build "
                          "external:driver", pathlib.Path("/log"), 2,

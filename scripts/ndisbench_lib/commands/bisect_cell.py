@@ -46,6 +46,9 @@ def outcome_of(verdicts: Dict[str, Verdict], checks: Sequence[str]
         if verdict.status in (ERROR, TIMEOUT):
             return bisect.Outcome(verdict.status,
                                   f"{check}: {verdict.summary}")
+        if not verdict.ok:
+            return bisect.Outcome(ERROR, f"{check}: {verdict.status}: "
+                                         f"{verdict.summary}")
     return bisect.Outcome(bisect.PASS_WORD, f"{len(checks)} check(s) "
                                             f"passed: {', '.join(checks)}")
 
