@@ -20,6 +20,7 @@ import time
 from typing import Callable, Dict, List, Optional, Set
 
 from ..errors import BenchError
+from ..report.verdict import ERROR
 from . import revisions
 from .revisions import short
 
@@ -154,11 +155,14 @@ class _Runner:
         try:
             outcome = self.judge(rev, self.repo.export(rev, self.tree))
         except BenchError as exc:
-            outcome = Outcome("ERROR", str(exc))
+            outcome = Outcome(ERROR, str(exc))
         res = self.result
-        where = side(outcome, res.old, res.new) if res.old and res.new \
-            else (OLD if role == "--good" else NEW) if outcome.judged \
-            else SKIP
+        if res.old and res.new:
+            where = side(outcome, res.old, res.new)
+        elif outcome.judged:        # an end: its own side
+            where = OLD if role == "--good" else NEW
+        else:
+            where = SKIP
         step = Step(len(res.steps) + 1, rev, self.subject(rev), role,
                     outcome.word, outcome.summary, where,
                     round(time.monotonic() - start, 1))
