@@ -77,8 +77,8 @@ REQUIREMENTS = (
     Requirement("binutils", ("nm", "ld", "readelf"),
                 "GPL import checks, linking, an i386 guest's libraries"),
     Requirement("tar", ("tar",), "linux-source tarballs"),
-    Requirement("git", ("git",), "bisect reads a wrapper tree's history "
-                "(rev-list, archive)"),
+    Requirement("git", ("git",), "names a --wrapper-src tree's commit and "
+                "git describe (subject.py, read-only)"),
     Requirement("linux-config-6.1",
                 ("/usr/src/linux-config-6.1/config.amd64_none_amd64.xz",),
                 "Debian's own kernel config: the source kernels' "
