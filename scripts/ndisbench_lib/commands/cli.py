@@ -1,5 +1,5 @@
-"""Command line: setup, build, run, bench, list, report, compare, merge,
-durations, cache-key, test, fuzz."""
+"""Command line: setup, build, run, bisect, bench, list, report, compare,
+merge, durations, cache-key, test, fuzz."""
 import argparse
 import json
 import os
@@ -350,6 +350,17 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
+def cmd_bisect(args: argparse.Namespace) -> int:
+    from . import bisect, bisect_cell
+    folder, res = bisect_cell.run(
+        args.wrapper_src, args.good, args.bad, args.kernel, args.device,
+        _names(args.check), args.kernels_toml, args.out, args.timeout,
+        args.accel, args.clock, not args.no_snapshots)
+    print(bisect.headline(res))
+    say("bisect", f"wrote {folder / 'bisect.json'} and bisect.md")
+    return 0 if res.ok else 1
+
+
 def cmd_test(args: argparse.Namespace) -> int:
     from .selftest import run_tests
     # The test command runs every kernel, the slow debug one included.
@@ -447,6 +458,32 @@ def parser() -> argparse.ArgumentParser:
                                 "which every CI job reads alike; none: "
                                 "the estimates per device kind)")
         p.set_defaults(func=func)
+
+    p = sub.add_parser("bisect", help="the first commit of a wrapper "
+                                      "tree's history whose verdict "
+                                      "changed (a regression or a fix)")
+    p.add_argument("--wrapper-src", required=True, metavar="REPO[:SUBDIR]",
+                   help="a git repository (only read: no checkout) and "
+                        "the wrapper tree's folder in it")
+    p.add_argument("--good", required=True, metavar="REV",
+                   help="the old state (passing or failing)")
+    p.add_argument("--bad", required=True, metavar="REV",
+                   help="the new state, which differs from the old")
+    p.add_argument("--kernel", required=True, metavar="K")
+    p.add_argument("--device", default="none", metavar="D",
+                   help="one device row (default none)")
+    p.add_argument("--check", action="extend", nargs="+", metavar="C",
+                   help="the verdict of these checks (default: every "
+                        "check of the cell; build: does the tree build, "
+                        "no boot)")
+    p.add_argument("--timeout", type=float, default=120.0)
+    p.add_argument("--accel", choices=("auto", "tcg", "kvm"),
+                   default="auto")
+    p.add_argument("--clock", choices=clock.CLOCKS, default=clock.DEFAULT)
+    p.add_argument("--no-snapshots", action="store_true",
+                   help="boot every guest (no saved boot restored)")
+    p.add_argument("--out", type=pathlib.Path, default=paths.OUT)
+    p.set_defaults(func=cmd_bisect)
 
     p = sub.add_parser("bench", help="wrapped devices vs their references, "
                                      "side by side in one run")
