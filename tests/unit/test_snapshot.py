@@ -12,6 +12,7 @@ import unittest.mock
 import helpers  # noqa: F401  (import path)
 
 from ndisbench_lib.build.cache import Cache
+from ndisbench_lib.errors import BenchError
 from ndisbench_lib.guest import machine, snapshot
 from ndisbench_lib.report.ktap import READY_LINE
 
@@ -234,6 +235,36 @@ class RestorerTest(unittest.TestCase):
             note = restorer.running(timeout=5)
         self.assertIn("Broken pipe", note)
         mon.close.assert_called_once()
+
+
+    def test_a_socket_not_yet_listening_is_tried_again(self):
+        """QEMU binds its QMP socket before it listens: a connect in
+        between is refused, and the words must still wait for the guest
+        (a restore under load once lost them and timed out)."""
+        restorer = snapshot.Restorer(0)
+        self.addCleanup(restorer.close)
+        restorer.qmp.path.parent.mkdir(parents=True, exist_ok=True)
+        restorer.qmp.path.touch()
+        mon = unittest.mock.Mock()
+        mon.execute.return_value = {"status": "running"}
+        refused = BenchError("QMP /x: [Errno 111] Connection refused")
+        with unittest.mock.patch.object(
+                restorer.qmp, "connect",
+                side_effect=[refused, refused, mon]) as connect:
+            note = restorer.running(timeout=5)
+        self.assertIsNone(note)
+        self.assertEqual(connect.call_count, 3)
+
+    def test_a_socket_refused_to_the_end_is_a_note(self):
+        restorer = snapshot.Restorer(0)
+        self.addCleanup(restorer.close)
+        restorer.qmp.path.parent.mkdir(parents=True, exist_ok=True)
+        restorer.qmp.path.touch()
+        refused = BenchError("QMP /x: [Errno 111] Connection refused")
+        with unittest.mock.patch.object(restorer.qmp, "connect",
+                                        side_effect=refused):
+            note = restorer.running(timeout=0.5)
+        self.assertIn("Connection refused", note)
 
 
 class ConsoleTest(unittest.TestCase):

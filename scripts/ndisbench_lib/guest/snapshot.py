@@ -171,10 +171,16 @@ class Restorer:
             if time.monotonic() > end:
                 return "QMP socket never appeared"
             time.sleep(POLL_SECS)
-        try:
-            mon = self.qmp.connect()
-        except BenchError as exc:
-            return str(exc)
+        while True:
+            # QEMU binds the socket before it listens: a connect in
+            # between is refused, so try again until the deadline.
+            try:
+                mon = self.qmp.connect()
+                break
+            except BenchError as exc:
+                if time.monotonic() > end:
+                    return str(exc)
+                time.sleep(POLL_SECS)
         try:
             while True:
                 status = mon.execute("query-status").get("status", "")
