@@ -57,6 +57,8 @@ struct agent_opts {
     char **modules;             /* names from ndisbench.load=, in order */
     bool *loaded;               /* loaded[i]: modules[i] is loaded */
     size_t n_modules;
+    /* ndisbench.modparams=<module>.<param>=<value>,...; NULL: none */
+    const char *module_params;
     bool shell;                 /* ndisbench.shell=1 */
     const char *install_inf;    /* ndisbench.install=<file.inf> */
     const char *usb_id;         /* ndisbench.usb=vvvv:pppp */
@@ -218,6 +220,16 @@ bool host_wait_over(const struct host_wait *wait);
  */
 int agent_run(const char *path, char *const argv[], const char *key,
               int timeout_ms);
+
+/*
+ * The parameters of module kname (kernel spelling: '_' for '-') in an
+ * ndisbench.modparams= list, as finit_module's argument ("p=v q" in the
+ * list's order; "" for none; list may be NULL) in out. Returns 0, or -1
+ * with errno E2BIG (out too small) or EINVAL (an item that is not
+ * <module>.<param>[=<value>]).
+ */
+int module_params_for(const char *list, const char *kname, char *out,
+                      size_t size);
 
 /*
  * Load /lib/ndisbench/modules/<name>.ko and print its facts (errno, taint
