@@ -242,6 +242,30 @@ class WextRoamTest(unittest.TestCase):
                          "'02:00:00:00:04:00', got '02:00:00:00:01:00'")
 
 
+class WextCaptureTest(unittest.TestCase):
+    """The join on the air is the same either way; the summary says which
+    API the agent joined through."""
+
+    def judge_capture(self, api_line):
+        from test_air import AP, sequence
+        from ndisbench_lib.guest.capture import AirCapture
+        log = ktap.parse("KTAP version 1\n1..3\nok 1 boot\n"
+                         "# mac: 52:54:00:12:34:58\nok 2 iface wlan0\n"
+                         f"{api_line}\n# carrier_ms: 9\nok 3 link\n")
+        self.assertEqual(AP, EXP.network["ap_bssid"])
+        return judge("capture", POLICY, EXP, log, [], 4096, None, "bcmwl",
+                     air=AirCapture(sequence(), path="air.pcap.gz"))
+
+    def test_the_summary_names_the_wireless_extensions(self):
+        verdict = self.judge_capture("# wireless_api: wext")
+        self.assertEqual(verdict.status, "pass", verdict.details)
+        self.assertTrue(verdict.summary.endswith("(wireless extensions)"),
+                        verdict.summary)
+        verdict = self.judge_capture("# wireless_api: nl80211")
+        self.assertEqual(verdict.status, "pass", verdict.details)
+        self.assertNotIn("wireless extensions", verdict.summary)
+
+
 class WextRowTest(unittest.TestCase):
     def test_the_wext_row_asks_our_wrapper_for_no_wiphy(self):
         from test_runner import cmdline
