@@ -150,7 +150,13 @@ static int wext_ioctl(const char *ifname, unsigned long req,
  */
 static void wext_link(const struct net_opts *opts)
 {
-    char essid[IW_ESSID_MAX_SIZE + 1] = "";
+    /*
+     * Room for one byte more than an ESSID and its NUL: the kernel then
+     * gives the WE-21 length, without a NUL (a buffer of exactly 33 bytes
+     * is a pre-WE-21 tool's, which gets the NUL counted); iwconfig does
+     * the same.
+     */
+    char essid[IW_ESSID_MAX_SIZE + 2] = "";
     char shown[4 * IW_ESSID_MAX_SIZE + 1];
     struct iwreq wrq;
     int err;
@@ -168,7 +174,7 @@ static void wext_link(const struct net_opts *opts)
     }
     memset(&wrq, 0, sizeof(wrq));
     wrq.u.essid.pointer = essid;
-    wrq.u.essid.length = IW_ESSID_MAX_SIZE + 1;
+    wrq.u.essid.length = sizeof(essid);
     err = wext_ioctl(opts->ifname, SIOCGIWESSID, &wrq);
     if (err) {
         say("# wext_essid_error: %s", errno_name(-err));
