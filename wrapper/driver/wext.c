@@ -79,7 +79,7 @@ static bool ndis_wext_associated(struct ndis_adapter *ad, u8 *bssid)
 	       is_valid_ether_addr(bssid);
 }
 
-/* -- identity and capabilities ---------------------------------------------- */
+/* -- identity and capabilities --------------------------------------------- */
 
 static int ndis_wext_get_name(struct net_device *net,
 			      struct iw_request_info *info,
@@ -120,7 +120,7 @@ static int ndis_wext_get_range(struct net_device *net,
 	return 0;
 }
 
-/* -- mode, frequency, rate -------------------------------------------------- */
+/* -- mode, frequency, rate ------------------------------------------------- */
 
 static int ndis_wext_get_mode(struct net_device *net,
 			      struct iw_request_info *info,
@@ -214,7 +214,7 @@ static int ndis_wext_get_rate(struct net_device *net,
 	return 0;
 }
 
-/* -- the join --------------------------------------------------------------- */
+/* -- the join -------------------------------------------------------------- */
 
 static int ndis_wext_set_essid(struct net_device *net,
 			       struct iw_request_info *info,
@@ -291,7 +291,7 @@ static int ndis_wext_get_ap(struct net_device *net,
 	return 0;
 }
 
-/* -- scanning --------------------------------------------------------------- */
+/* -- scanning -------------------------------------------------------------- */
 
 static int ndis_wext_set_scan(struct net_device *net,
 			      struct iw_request_info *info,
@@ -432,7 +432,7 @@ out:
 	return err;
 }
 
-/* -- the table -------------------------------------------------------------- */
+/* -- the table ------------------------------------------------------------- */
 
 static const iw_handler ndis_wext_handlers[] = {
 	IW_HANDLER(SIOCGIWNAME, ndis_wext_get_name),
@@ -454,7 +454,7 @@ static const struct iw_handler_def ndis_wext_handler_def = {
 	.num_standard	= ARRAY_SIZE(ndis_wext_handlers),
 };
 
-/* -- link events and the adapter's life ------------------------------------- */
+/* -- link events and the adapter's life ------------------------------------ */
 
 /* What the driver is associated to now, as SIOCGIWAP (zeros: none). */
 static void ndis_wext_event_work(struct work_struct *work)
