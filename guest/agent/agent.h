@@ -6,7 +6,8 @@
  * line; the tests come in families, one file each, and every family
  * exports its rows of the test table (struct agent_test): load.c (boot,
  * insmod, rmmod), install.c (the wrapper's user tool), net.c (the
- * device's interface), wireless.c (iw: scan, roam), soak.c. A new test is
+ * device's interface), wireless.c (scan, roam, the join: iw, or
+ * wireless-tools without a wiphy), soak.c. A new test is
  * one row and its functions in its family's file.
  */
 #ifndef NDISBENCH_AGENT_H
@@ -29,8 +30,8 @@
 struct net_opts {
     const char *ifname;         /* ndisbench.net=<ifname>; NULL: none */
     char mac[18];               /* ndisbench.mac=<xx:..:xx>: the NIC's */
-    const char *connect_ssid;   /* ndisbench.connect=<ssid>: iw connect */
-    bool scan;                  /* ndisbench.scan=1: iw scan first */
+    const char *connect_ssid;   /* ndisbench.connect=<ssid>: the join */
+    bool scan;                  /* ndisbench.scan=1: scan first */
     bool roam;                  /* ndisbench.roam=1: roam test last */
     unsigned int slowdown;      /* ndisbench.slowdown=<n>: waits x n */
     unsigned int ping_count;    /* ndisbench.ping=<count>; 0: no ping */
@@ -57,6 +58,8 @@ struct agent_opts {
     char **modules;             /* names from ndisbench.load=, in order */
     bool *loaded;               /* loaded[i]: modules[i] is loaded */
     size_t n_modules;
+    /* ndisbench.modparams=<module>.<param>=<value>,...; NULL: none */
+    const char *module_params;
     bool shell;                 /* ndisbench.shell=1 */
     const char *install_inf;    /* ndisbench.install=<file.inf> */
     const char *usb_id;         /* ndisbench.usb=vvvv:pppp */
@@ -220,6 +223,16 @@ int agent_run(const char *path, char *const argv[], const char *key,
               int timeout_ms);
 
 /*
+ * The parameters of module kname (kernel spelling: '_' for '-') in an
+ * ndisbench.modparams= list, as finit_module's argument ("p=v q" in the
+ * list's order; "" for none; list may be NULL) in out. Returns 0, or -1
+ * with errno E2BIG (out too small) or EINVAL (an item that is not
+ * <module>.<param>[=<value>]).
+ */
+int module_params_for(const char *list, const char *kname, char *out,
+                      size_t size);
+
+/*
  * Load /lib/ndisbench/modules/<name>.ko and print its facts (errno, taint
  * masks, module taint, kernel log lines); true if it loaded (load.c).
  */
@@ -266,8 +279,9 @@ unsigned int net_ping_gateway(unsigned int count);
 /* Bring the interface up; 0 or -errno. */
 int net_set_up(const char *ifname);
 
-/* wireless.c helpers of the link test: join with `iw connect`, and what
- * cfg80211 and the wireless extensions say about the link. */
+/* wireless.c helpers of the link test: join (`iw connect` where the
+ * interface has a cfg80211 wiphy, else `iwconfig essid`), and what
+ * nl80211 or the wireless extensions and iwconfig say about the link. */
 void wireless_join(const struct net_opts *opts);
 void wireless_link_facts(const struct net_opts *opts);
 

@@ -43,6 +43,9 @@
 
 /* CLOCK_MONOTONIC of the last module load (kmemleak_facts waits on it). */
 static long long last_load_us;
+/* ndisbench.modparams= (run_boot sets it): every load of a module named
+ * there gets its parameters. */
+static const char *load_module_params;
 
 /* ---- module names and files (pure) ---- */
 
@@ -126,9 +129,75 @@ static const char *tainted(char *buf, size_t size)
 }
 
 /* Returns 0 or the positive errno of finit_module(). */
-static int finit_module_fd(int fd, int flags)
+static int finit_module_fd(int fd, const char *params, int flags)
 {
-    return syscall(SYS_finit_module, fd, "", flags) == 0 ? 0 : errno;
+    return syscall(SYS_finit_module, fd, params, flags) == 0 ? 0 : errno;
+}
+
+/*
+ * One item of an ndisbench.modparams= list: its module (kernel spelling)
+ * in mod, its "param[=value]" through *param. False if it is not
+ * <module>.<param>[=<value>].
+ */
+static bool module_param_item(const char *item, size_t len, char *mod,
+                              const char **param)
+{
+    const char *dot = memchr(item, '.', len);
+    const char *eq = memchr(item, '=', len);
+    size_t mod_len = dot ? (size_t)(dot - item) : 0;
+    size_t i;
+
+    if (dot == NULL || (eq != NULL && eq < dot) || mod_len == 0 ||
+        mod_len >= MODULE_NAME_MAX || dot + 1 == item + len ||
+        dot + 1 == eq)
+        return false;
+    for (i = 0; i < mod_len; i++)
+        mod[i] = item[i] == '-' ? '_' : item[i];
+    mod[mod_len] = '\0';
+    *param = dot + 1;
+    return true;
+}
+
+int module_params_for(const char *list, const char *kname, char *out,
+                      size_t size)
+{
+    size_t used = 0;
+
+    if (size == 0) {
+        errno = E2BIG;
+        return -1;
+    }
+    out[0] = '\0';
+    while (list != NULL && *list != '\0') {
+        size_t len = strcspn(list, ",");
+        char mod[MODULE_NAME_MAX];
+        const char *param;
+
+        if (len > 0) {
+            size_t plen;
+
+            if (!module_param_item(list, len, mod, &param)) {
+                errno = EINVAL;
+                return -1;
+            }
+            plen = len - (size_t)(param - list);
+            if (strcmp(mod, kname) == 0) {
+                if (used + (used ? 1 : 0) + plen + 1 > size) {
+                    errno = E2BIG;
+                    return -1;
+                }
+                if (used)
+                    out[used++] = ' ';
+                memcpy(out + used, param, plen);
+                used += plen;
+                out[used] = '\0';
+            }
+        }
+        list += len;
+        if (*list == ',')
+            list++;
+    }
+    return 0;
 }
 
 /* Returns 0 or the positive errno of open() or finit_module(). */
@@ -139,7 +208,7 @@ static int load_module_path(const char *path)
 
     if (fd < 0)
         return errno;
-    err = finit_module_fd(fd, module_file_flags(path));
+    err = finit_module_fd(fd, "", module_file_flags(path));
     close(fd);
     return err;
 }
@@ -471,6 +540,7 @@ bool insmod_facts(const char *name)
 {
     char path[sizeof(MODULE_DIR "/.ko") + MODULE_NAME_MAX];
     char kname[MODULE_NAME_MAX];
+    char params[256];
     char taint[24];
     long long load_start;
     int kmsg = -1;
@@ -487,6 +557,15 @@ bool insmod_facts(const char *name)
         goto report;
     }
     kernel_module_name(name, kname);
+    if (module_params_for(load_module_params, kname, params,
+                          sizeof(params)) != 0) {
+        err = errno;
+        say("# error: ndisbench.modparams for %s: %s", kname,
+            strerror(err));
+        goto report;
+    }
+    if (params[0] != '\0')
+        say("# module_params: %s", params);
     snprintf(path, sizeof(path), MODULE_DIR "/%s.ko", name);
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -498,7 +577,7 @@ bool insmod_facts(const char *name)
     if (kmsg < 0)
         kmsg_err = errno;
     load_start = monotonic_us();
-    err = finit_module_fd(fd, 0);
+    err = finit_module_fd(fd, params, 0);
     last_load_us = monotonic_us();
     say("# load_ms: %lld", (last_load_us - load_start) / 1000);
     close(fd);
@@ -617,6 +696,7 @@ static void run_boot(struct agent_opts *opts, struct agent_state *state)
 {
     bool booted = test_boot(state->errs) && opts->bad_param == NULL;
 
+    load_module_params = opts->module_params;
     if (opts->usb_id)
         booted = wait_usb_device(opts->usb_id) && booted;
     if (opts->unbind_id)
@@ -670,6 +750,22 @@ static int parse_load(char *value, struct agent_opts *opts)
     return 0;
 }
 
+/* ndisbench.modparams=<module>.<param>=<value>,...: checked here, split
+ * at each load (module_params_for). */
+static int parse_modparams(char *value, struct agent_opts *opts)
+{
+    char out[1];
+
+    opts->module_params = NULL;
+    if (value == NULL || *value == '\0')
+        return bad_value();
+    /* any module name: only the form of each item is looked at */
+    if (module_params_for(value, "", out, sizeof(out)) != 0)
+        return bad_value();
+    opts->module_params = value;
+    return 0;
+}
+
 static int planned_modules(const struct agent_opts *opts)
 {
     return (int)opts->n_modules;
@@ -697,6 +793,7 @@ static void run_rmmod(struct agent_opts *opts, struct agent_state *state)
 const struct agent_test load_tests[] = {
     { 10, "boot", "ndisbench.usb", parse_usb, planned_once, run_boot },
     { 11, "unbind", "ndisbench.unbind", parse_unbind, NULL, NULL },
+    { 39, "modparams", "ndisbench.modparams", parse_modparams, NULL, NULL },
     { 40, "insmod", "ndisbench.load", parse_load, planned_modules,
       run_insmod },
     { 900, "rmmod", NULL, NULL, planned_once, run_rmmod },

@@ -1,29 +1,77 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * ndisbench-agent wireless family: the interface as a cfg80211 station,
- * seen with the standard tools. The link test (net.c) joins with
- * `iw connect` and prints what `iw link` and iwconfig (the wireless
- * extensions) say; `scan` lists the air's BSSs; `roam` has the host
- * remove the associated AP and follows the station to the other AP of the
- * SSID. Facts only: the host judges them.
+ * ndisbench-agent wireless family: the interface as a station, seen with
+ * the standard tools of the interface's own API. An interface with a
+ * cfg80211 wiphy (/sys/class/net/<if>/phy80211) is driven through nl80211
+ * with iw; one without (a wireless-extensions driver, as ndiswrapper
+ * always was) with wireless-tools: iwlist scan, iwconfig essid, and the
+ * association read back with SIOCGIWAP and SIOCGIWESSID. Each test says
+ * which way it went (`wireless_api: nl80211` or `wext`). The link test
+ * (net.c) joins and prints what the tools say of the link; `scan` lists
+ * the air's BSSs; `roam` has the host remove the associated AP and
+ * follows the station to the other AP of the SSID. Facts only: the host
+ * judges them.
  */
 #define _GNU_SOURCE
 
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
+#include <linux/wireless.h>
 
 #include "agent.h"
 
 #define IW                 "/usr/sbin/iw"
 #define IW_TIMEOUT_MS      10000
 #define IWCONFIG           "/usr/sbin/iwconfig"
+#define IWLIST             "/usr/sbin/iwlist"
 #define IW_SCAN_TIMEOUT_MS 30000
 /* iw exits with its -errno: cfg80211 refused a connect as EALREADY */
 #define IW_STATUS_EALREADY (256 - EALREADY)
 #define ROAM_WAIT_MS       30000
 
+/* ---- which API: nl80211 where the interface has a wiphy ---- */
+
+/*
+ * cfg80211 links a wiphy's interface to it in sysfs; a driver without one
+ * can only offer wireless extensions. Asked afresh by every test (a
+ * hotplug makes a new interface), and said as the test's fact.
+ */
+static bool has_wiphy(const char *ifname)
+{
+    char path[IFNAMSIZ + 32];
+
+    snprintf(path, sizeof(path), "/sys/class/net/%s/phy80211", ifname);
+    return access(path, F_OK) == 0;
+}
+
+static bool use_nl80211(const char *ifname)
+{
+    bool nl80211 = has_wiphy(ifname);
+
+    say("# wireless_api: %s", nl80211 ? "nl80211" : "wext");
+    return nl80211;
+}
+
 /* ---- joining, and what the tools say about the link ---- */
+
+/*
+ * Wireless extensions: setting the ESSID is the join (the driver
+ * associates to a BSS of it); the association is then awaited as the
+ * carrier, as with iw.
+ */
+static void wext_join(const struct net_opts *opts)
+{
+    char *argv[] = { "iwconfig", (char *)opts->ifname, "essid",
+                     (char *)opts->connect_ssid, NULL };
+
+    say("# iwconfig_essid_status: %d",
+        agent_run(IWCONFIG, argv, "iwconfig_essid",
+                  net_slow(IW_TIMEOUT_MS)));
+}
 
 /*
  * Ask cfg80211 to join the SSID (mac80211 drivers do nothing until told);
@@ -42,6 +90,10 @@ void wireless_join(const struct net_opts *opts)
     long long start;
     int status;
 
+    if (!use_nl80211(opts->ifname)) {
+        wext_join(opts);
+        return;
+    }
     status = agent_run(IW, argv, "iw_connect", net_slow(IW_TIMEOUT_MS));
     say("# iw_connect_status: %d", status);
     if (status != IW_STATUS_EALREADY)
@@ -76,25 +128,98 @@ static void iwconfig(const struct net_opts *opts)
         agent_run(IWCONFIG, argv, "iwconfig", net_slow(IW_TIMEOUT_MS)));
 }
 
+/* One wireless-extensions request on the interface: 0 or -errno. */
+static int wext_ioctl(const char *ifname, unsigned long req,
+                      struct iwreq *wrq)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    int ret;
+
+    if (fd < 0)
+        return -errno;
+    snprintf(wrq->ifr_name, sizeof(wrq->ifr_name), "%s", ifname);
+    ret = ioctl(fd, req, wrq) < 0 ? -errno : 0;
+    close(fd);
+    return ret;
+}
+
+/*
+ * What the wireless extensions say the interface is associated to, read
+ * with the requests themselves (iwconfig's text is for the reader):
+ * facts wext_ap (the BSSID) and wext_essid, or wext_*_error.
+ */
+static void wext_link(const struct net_opts *opts)
+{
+    /*
+     * Room for one byte more than an ESSID and its NUL: the kernel then
+     * gives the WE-21 length, without a NUL (a buffer of exactly 33 bytes
+     * is a pre-WE-21 tool's, which gets the NUL counted); iwconfig does
+     * the same.
+     */
+    char essid[IW_ESSID_MAX_SIZE + 2] = "";
+    char shown[4 * IW_ESSID_MAX_SIZE + 1];
+    struct iwreq wrq;
+    int err;
+
+    memset(&wrq, 0, sizeof(wrq));
+    err = wext_ioctl(opts->ifname, SIOCGIWAP, &wrq);
+    if (err) {
+        say("# wext_ap_error: %s", errno_name(-err));
+    } else {
+        const unsigned char *m =
+            (const unsigned char *)wrq.u.ap_addr.sa_data;
+
+        say("# wext_ap: %02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2],
+            m[3], m[4], m[5]);
+    }
+    memset(&wrq, 0, sizeof(wrq));
+    wrq.u.essid.pointer = essid;
+    wrq.u.essid.length = sizeof(essid);
+    err = wext_ioctl(opts->ifname, SIOCGIWESSID, &wrq);
+    if (err) {
+        say("# wext_essid_error: %s", errno_name(-err));
+        return;
+    }
+    escape_text(essid, wrq.u.essid.length > IW_ESSID_MAX_SIZE ?
+                IW_ESSID_MAX_SIZE : wrq.u.essid.length, shown,
+                sizeof(shown));
+    say("# wext_essid: %s", shown);
+}
+
 void wireless_link_facts(const struct net_opts *opts)
 {
-    iw_link(opts);
+    if (use_nl80211(opts->ifname)) {
+        iw_link(opts);
+    } else {
+        wext_link(opts);
+    }
     iwconfig(opts);
 }
 
 /* ---- scan ---- */
 
-/* What `iw dev <if> scan` finds: every BSS on the air, one fact a line. */
+/*
+ * What `iw dev <if> scan` (or, without a wiphy, `iwlist <if> scan`)
+ * finds: every BSS on the air, one fact a line.
+ */
 static bool test_scan(const struct net_opts *opts, int number)
 {
-    char *argv[] = { "iw", "dev", (char *)opts->ifname, "scan", NULL };
+    char *iw[] = { "iw", "dev", (char *)opts->ifname, "scan", NULL };
+    char *iwlist[] = { "iwlist", (char *)opts->ifname, "scan", NULL };
     int err = net_set_up(opts->ifname);
     int status;
 
     if (err)
         say("# ifup_errno: %d", -err);
-    status = agent_run(IW, argv, "iw_scan", net_slow(IW_SCAN_TIMEOUT_MS));
-    say("# iw_scan_status: %d", status);
+    if (use_nl80211(opts->ifname)) {
+        status = agent_run(IW, iw, "iw_scan",
+                           net_slow(IW_SCAN_TIMEOUT_MS));
+        say("# iw_scan_status: %d", status);
+    } else {
+        status = agent_run(IWLIST, iwlist, "iwlist_scan",
+                           net_slow(IW_SCAN_TIMEOUT_MS));
+        say("# iwlist_scan_status: %d", status);
+    }
     say_result(status == 0, number, "scan");
     return status == 0;
 }
@@ -126,9 +251,10 @@ static bool test_roam(const struct net_opts *opts, int number)
         usleep(20000);
     }
     say("# lost_ms: %lld", (monotonic_us() - start) / 1000);
-    if (opts->connect_ssid) {
+    if (opts->connect_ssid && has_wiphy(opts->ifname)) {
         /* As a supplicant would: forget the gone BSS (cfg80211 keeps
-         * scan results for 30 s and would try it first), then join. */
+         * scan results for 30 s and would try it first), then join. A
+         * wireless-extensions driver keeps its own list. */
         char *argv[] = { "iw", "dev", (char *)opts->ifname, "scan",
                          "flush", NULL };
 

@@ -11,6 +11,10 @@ says itself (checks/*.py, `devices`), by the groups named below.
   driver through ndiswrapper: the whole chain from `ndiswrapper -i` to TCP.
 - `rtl8187` / ndiswrapper: our RTL8187-class USB WLAN model on xHCI, driven
   by the rtlwl NDIS-WDM fixture through the wrapper's USB layer.
+- `bcm43xx-wext` / ndiswrapper: bcm43xx/ndiswrapper with our wrapper
+  asked for no cfg80211 wiphy (its `wiphy=0` parameter): the interface
+  offers wireless extensions only, as ndiswrapper always did, and the agent
+  scans, joins and roams with iwlist and iwconfig.
 - `rtl8187` / native: the same emulated device driven by Linux's in-tree
   rtl8187 (mac80211, connected with `iw`): the independent reference.
 - `rtl8139` / ndiswrapper: QEMU's stock RTL8139 on slirp, driven by our
@@ -56,10 +60,12 @@ FAULTY_RTL8187_ARGS = FAULTY_AIR_ARGS + RTL8187_ARGS[len(AIR_ARGS):]
 # the groups it belongs to here; the checks that name a group follow.
 BARE = ("none",)                            # no network device
 REFERENCE_NIC = ("e1000",)
-# Our radios on the air, our fixture drivers in ndiswrapper: both join
-# with `iw connect` through the wrapper's cfg80211 and run the same scan
-# and roam checks as the native driver.
-WRAPPED = ("bcm43xx/ndiswrapper", "rtl8187/ndiswrapper")
+# Our radios on the air, our fixture drivers in ndiswrapper: they join
+# with `iw connect` through the wrapper's cfg80211 (bcm43xx-wext: with
+# iwconfig through the wrapper's own wireless extensions) and run the same
+# scan and roam checks as the native driver.
+WEXT_ROW = "bcm43xx-wext/ndiswrapper"
+WRAPPED = ("bcm43xx/ndiswrapper", "rtl8187/ndiswrapper", WEXT_ROW)
 NATIVE = ("rtl8187/native",)                # Linux's own driver: reference
 RADIOS = WRAPPED + NATIVE
 UNPLUGGABLE = ("rtl8187/ndiswrapper", "rtl8187/native")   # USB: hotplug
@@ -115,6 +121,9 @@ class Device:
     # (guest file name, host path), and the matrix row whose checks it runs.
     driver_files: Tuple[Tuple[str, str], ...] = ()
     like: str = ""
+    # <module>.<param>=<value> words every load of that module gets (the
+    # agent's ndisbench.modparams).
+    module_params: Tuple[str, ...] = ()
 
     @property
     def usb_id(self) -> str:
@@ -167,6 +176,14 @@ TARGETS: Tuple[Device, ...] = (
                                  "mac=52:54:00:12:34:57"),
            ifname="wlan0", own_qemu=True, fixture="bcmwl",
            connect_ssid="ndisbench"),
+    Device("bcm43xx-wext", "bcm43xx/ndiswrapper without a cfg80211 wiphy "
+           "(ndiswrapper.wiphy=0): the wrapper's own wireless extensions, "
+           "driven with iwlist and iwconfig", wrapper="ndiswrapper",
+           qemu_args=AIR_ARGS + ("-device", "bcm43xx,air=air0,"
+                                 "mac=52:54:00:12:34:57"),
+           ifname="wlan0", own_qemu=True, fixture="bcmwl",
+           connect_ssid="ndisbench", default=False,
+           module_params=("ndiswrapper.wiphy=0",)),
     Device("rtl8187", "our USB WLAN model on xHCI + AP, wrapped: rtlwl.sys "
            "(NDIS-WDM) in ndiswrapper", wrapper="ndiswrapper",
            qemu_args=RTL8187_ARGS, guest_modules=("xhci_pci",),

@@ -49,6 +49,17 @@ struct ndis_usb;
 struct ndis_request;
 struct ndis_tx_packet;
 
+/* wext.c: an adapter's wireless extensions (wiphy=0), in the adapter. */
+struct ndis_wext {
+	bool on;			/* the handlers are the net device's */
+	struct mutex lock;		/* the scan fields */
+	unsigned long scan_due;		/* jiffies: the requested list is ready */
+	bool scanning;			/* a SIOCSIWSCAN not yet read back */
+	spinlock_t queue_lock;		/* dead against the indications */
+	bool dead;			/* event_work is not queued any more */
+	struct work_struct event_work;	/* a media indication to tell */
+};
+
 /*
  * One device a Windows driver drives, on either bus: dev and bus are all
  * the shared code (adapter.c, ndis.c, netdev.c) looks at; pdev is set for
@@ -65,6 +76,7 @@ struct ndis_adapter {
 	struct ndis_usb *usb;
 	struct ndis_wdm_dev wdm;	/* PDO and FDO */
 	struct net_device *net;
+	struct ndis_wext wext;		/* wiphy=0: wext.c */
 	void *ctx;			/* MiniportAdapterContext */
 	u32 attributes;			/* NDIS_ATTRIBUTE_* */
 	void __iomem *bars[PCI_STD_NUM_BARS];
@@ -220,6 +232,27 @@ void ndis_wireless_free(struct ndis_adapter *ad);
 void ndis_wireless_open(struct ndis_adapter *ad);
 void ndis_wireless_stop(struct ndis_adapter *ad);
 void ndis_wireless_status(struct ndis_adapter *ad, ndis_status status);
+
+/*
+ * wext.c: the wireless extensions of an adapter without a wiphy (see
+ * there), where the kernel has them.
+ */
+#if IS_ENABLED(CONFIG_WIRELESS_EXT)
+int ndis_wext_alloc(struct ndis_adapter *ad);
+void ndis_wext_quiesce(struct ndis_adapter *ad);
+void ndis_wext_free(struct ndis_adapter *ad);
+void ndis_wext_status(struct ndis_adapter *ad, ndis_status status);
+#else
+static inline int ndis_wext_alloc(struct ndis_adapter *ad)
+{
+	pr_err("wiphy=0 needs wireless extensions: this kernel has no CONFIG_WIRELESS_EXT\n");
+	return -EOPNOTSUPP;
+}
+static inline void ndis_wext_quiesce(struct ndis_adapter *ad) {}
+static inline void ndis_wext_free(struct ndis_adapter *ad) {}
+static inline void ndis_wext_status(struct ndis_adapter *ad,
+				    ndis_status status) {}
+#endif
 void ndis_tx_kick(struct ndis_adapter *ad);
 int ndis_restore_filter(struct ndis_adapter *ad);
 

@@ -38,7 +38,9 @@
  * inside wl->lock; nothing here waits for the wiphy lock).
  *
  * Wireless extensions (iwconfig) are cfg80211's compatibility layer where
- * the kernel has CONFIG_CFG80211_WEXT: nothing here.
+ * the kernel has CONFIG_CFG80211_WEXT. With wiphy=0 the adapter gets no
+ * wiphy and the wrapper's own wireless extensions instead (wext.c), as
+ * ndiswrapper always had: every hook here then finds no ndis_wireless.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -46,85 +48,15 @@
 #include <linux/etherdevice.h>
 #include <linux/ieee80211.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/slab.h>
 #include <net/cfg80211.h>
 
 #include "ndis.h"
+#include "ndis_80211.h"
 
-#define OID_GEN_LINK_SPEED		0x00010107
-#define OID_GEN_MEDIA_CONNECT_STATUS	0x00010114
-#define OID_802_11_BSSID		0x0D010101
-#define OID_802_11_SSID			0x0D010102
-#define OID_802_11_INFRASTRUCTURE_MODE	0x0D010108
-#define OID_802_11_DISASSOCIATE		0x0D010115
-#define OID_802_11_AUTHENTICATION_MODE	0x0D010118
-#define OID_802_11_BSSID_LIST_SCAN	0x0D01011A
-#define OID_802_11_ENCRYPTION_STATUS	0x0D01011B
-#define OID_802_11_RSSI			0x0D010206
-#define OID_802_11_CONFIGURATION	0x0D010211
-#define OID_802_11_BSSID_LIST		0x0D010217
-
-#define NDIS_MEDIA_STATE_CONNECTED	0
-#define NDIS_802_11_INFRASTRUCTURE	1
-#define NDIS_802_11_AUTH_MODE_OPEN	0
-#define NDIS_802_11_ENCRYPTION_DISABLED	1
-
-/*
- * NDIS has no "scan done" indication: the list is read this long after
- * the scan request. Microsoft's guidance gives a driver a few seconds to
- * survey the channels; the fixtures need 14 x 110 ms (bcmwl) and
- * 14 x 150 ms (rtlwl).
- */
-#define NDIS_SCAN_WAIT_MS		4000
 /* A connect the driver has not completed by then failed. */
 #define NDIS_CONNECT_TIMEOUT_MS		20000
-/* Room for OID_802_11_BSSID_LIST: dozens of BSSs with their IEs. */
-#define NDIS_BSSID_LIST_SIZE		(64 * 1024)
-
-#define NDIS_SSID_MAX			32
-
-/* NDIS_802_11_SSID */
-struct ndis_ssid {
-	__le32 len;
-	u8 ssid[NDIS_SSID_MAX];
-} __packed;
-
-/* NDIS_802_11_CONFIGURATION */
-struct ndis_config {
-	__le32 length;
-	__le32 beacon_period;		/* TU */
-	__le32 atim_window;
-	__le32 ds_config;		/* kHz */
-	__le32 fh_config[4];
-} __packed;
-
-/* NDIS_802_11_FIXED_IEs: what precedes the variable IEs in IEs[]. */
-struct ndis_fixed_ies {
-	__le64 timestamp;
-	__le16 beacon_interval;
-	__le16 capabilities;
-} __packed;
-
-/* NDIS_WLAN_BSSID_EX, one entry of OID_802_11_BSSID_LIST. */
-struct ndis_bssid_ex {
-	__le32 length;			/* of the entry: where the next starts */
-	u8 mac[ETH_ALEN];
-	u8 reserved[2];
-	struct ndis_ssid ssid;
-	__le32 privacy;
-	__le32 rssi;			/* dBm, signed */
-	__le32 network_type;
-	struct ndis_config config;
-	__le32 infrastructure_mode;
-	u8 rates[16];
-	__le32 ie_length;
-	u8 ies[];			/* ndis_fixed_ies, then the IEs */
-} __packed;
-
-static_assert(offsetof(struct ndis_bssid_ex, rssi) == 52);
-static_assert(offsetof(struct ndis_bssid_ex, config) == 60);
-static_assert(offsetof(struct ndis_bssid_ex, ie_length) == 112);
-static_assert(offsetof(struct ndis_bssid_ex, ies) == 116);
 
 enum ndis_wl_state {
 	NDIS_WL_IDLE,			/* cfg80211 knows no connection */
@@ -164,13 +96,6 @@ static struct ndis_wireless *ndis_wl(struct ndis_adapter *ad)
 	struct wireless_dev *wdev = ad->net ? ad->net->ieee80211_ptr : NULL;
 
 	return wdev ? wiphy_priv(wdev->wiphy) : NULL;
-}
-
-static int ndis_wl_set(struct ndis_wireless *wl, u32 oid, u32 value)
-{
-	__le32 v = cpu_to_le32(value);
-
-	return ndis_set_oid(wl->ad, oid, &v, sizeof(v));
 }
 
 /* The driver's current association: false when there is none. */
@@ -510,14 +435,7 @@ static int ndis_wl_connect(struct wiphy *wiphy, struct net_device *net,
 			goto out;
 		}
 	}
-	err = ndis_wl_set(wl, OID_802_11_INFRASTRUCTURE_MODE,
-			  NDIS_802_11_INFRASTRUCTURE);
-	if (!err)
-		err = ndis_wl_set(wl, OID_802_11_AUTHENTICATION_MODE,
-				  NDIS_802_11_AUTH_MODE_OPEN);
-	if (!err)
-		err = ndis_wl_set(wl, OID_802_11_ENCRYPTION_STATUS,
-				  NDIS_802_11_ENCRYPTION_DISABLED);
+	err = ndis_80211_open_infra(wl->ad);
 	if (err) {
 		netdev_err(net, "the driver refused an open infrastructure setup\n");
 		goto out;
@@ -624,12 +542,18 @@ static void ndis_wl_init_band(struct ndis_wireless *wl)
 	wl->band.n_bitrates = NDIS_NUM_RATES;
 }
 
+static bool use_wiphy = true;
+module_param_named(wiphy, use_wiphy, bool, 0444);
+MODULE_PARM_DESC(wiphy, "register a cfg80211 wiphy per wireless adapter (default); 0: the wrapper's own wireless extensions instead (kernels with CONFIG_WIRELESS_EXT)");
+
 /* With the net device: cfg80211 must know it before it is registered. */
 int ndis_wireless_alloc(struct ndis_adapter *ad)
 {
 	struct ndis_wireless *wl;
 	struct wiphy *wiphy;
 
+	if (!use_wiphy)
+		return ndis_wext_alloc(ad);
 	wiphy = wiphy_new(&ndis_wl_ops, sizeof(*wl));
 	if (!wiphy)
 		return -ENOMEM;
@@ -690,6 +614,7 @@ void ndis_wireless_quiesce(struct ndis_adapter *ad)
 {
 	struct ndis_wireless *wl = ndis_wl(ad);
 
+	ndis_wext_quiesce(ad);
 	if (!wl)
 		return;			/* a wired adapter */
 	mutex_lock(&wl->lock);
@@ -718,6 +643,7 @@ void ndis_wireless_free(struct ndis_adapter *ad)
 {
 	struct ndis_wireless *wl = ndis_wl(ad);
 
+	ndis_wext_free(ad);
 	if (!wl)
 		return;
 	ndis_wl_kill_link_work(wl);
@@ -774,6 +700,7 @@ void ndis_wireless_status(struct ndis_adapter *ad, ndis_status status)
 	struct ndis_wireless *wl = ndis_wl(ad);
 	unsigned long flags;
 
+	ndis_wext_status(ad, status);
 	if (!wl || (status != NDIS_STATUS_MEDIA_CONNECT &&
 		    status != NDIS_STATUS_MEDIA_DISCONNECT))
 		return;

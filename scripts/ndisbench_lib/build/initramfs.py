@@ -74,7 +74,7 @@ def busybox_applets() -> List[str]:
 # Debian's wireless and network tools, copied from the host with the shared
 # libraries they link (installed by `ndisbench setup`).
 HOST_PROGRAMS = ("/usr/sbin/iw", "/usr/sbin/ip", "/usr/sbin/ethtool",
-                 "/usr/sbin/iwconfig")
+                 "/usr/sbin/iwconfig", "/usr/sbin/iwlist")
 LDD_LINE_RE = re.compile(r"(?:=>\s*)?(/\S+)\s+\(0x")
 
 

@@ -5,13 +5,15 @@ own flow analysis (no malformed frame, nothing cut short), and the
 station's beacon, probe request/response, authentication both ways,
 association request/response (status 0) and data both ways in that order
 (a probe request is optional, since a passive scan learns the BSS from
-beacons, but must be answered when sent). The capture is then kept as
-air.pcap.gz."""
+beacons, but must be answered when sent), whichever wireless API the
+agent joined through (the summary says "(wireless extensions)" for
+iwconfig's). The capture is then kept as air.pcap.gz."""
 from .. import devices
 from ..guest.capture import sequence_problems
 from ..report.verdict import ERROR, FAIL, Verdict
 from .check import CellFacts, Check
-from .facts import behind_refusal, iface_test, verdict
+from .facts import (NL80211, api_words, behind_refusal, iface_test,
+                    verdict, wireless_api)
 
 
 def judge(facts: CellFacts) -> Verdict:
@@ -28,9 +30,11 @@ def judge(facts: CellFacts) -> Verdict:
     problems = list(air.file_problems)
     problems += sequence_problems(list(air.frames), station,
                                   str(facts.exp.network["ap_bssid"]))
+    link = facts.log.test("link")
+    api = wireless_api(link) if link else NL80211
     return verdict(problems, f"{len(air.frames)} frames, no warnings: "
                              f"beacon, probe, auth, assoc, data in order "
-                             f"({air.path})")
+                             f"({air.path}){api_words(api)}")
 
 
 CHECK = Check(

@@ -12,6 +12,10 @@ from .check import CellFacts
 ENOENT = 2
 EACCES = 13
 HOTPLUG_PINGS = 10          # the agent's pings after a replug or a roam
+# How the agent drove a wireless interface (its `wireless_api` fact):
+# nl80211 with iw where the interface has a cfg80211 wiphy, else the
+# wireless extensions with wireless-tools.
+NL80211, WEXT = "nl80211", "wext"
 
 
 def to_int(value: Optional[str]) -> Optional[int]:
@@ -140,9 +144,26 @@ def agent_failed(name: str, test: KtapTest, problems: List[str]) -> None:
                         f"{test.fact('error') or 'see the serial log'}")
 
 
+def wireless_api(test: KtapTest) -> str:
+    """NL80211 or WEXT: how the agent drove the interface in this test (an
+    agent that does not say drove nl80211)."""
+    return WEXT if test.fact("wireless_api") == WEXT else NL80211
+
+
+def api_words(api: str) -> str:
+    """What a verdict summary adds for the wireless extensions' way."""
+    return " (wireless extensions)" if api == WEXT else ""
+
+
+def join_words(api: str, ssid: str) -> str:
+    """The agent's join, as a user would type it."""
+    return f"iwconfig essid {ssid}" if api == WEXT else f"iw connect {ssid}"
+
+
 def link_bss(link: KtapTest) -> Dict[str, Optional[str]]:
     """BSSID and SSID of the association, from the wrapper's ndis/ sysfs
-    attributes or from `iw dev <if> link`."""
+    attributes, then from `iw dev <if> link` or the wireless extensions'
+    SIOCGIWAP and SIOCGIWESSID (what the interface's API says wins)."""
     bss: Dict[str, Optional[str]] = {"bssid": link.fact("ndis_bssid"),
                                      "ssid": link.fact("ndis_ssid")}
     for line in (raw.strip() for raw in link.all("iw_link")):
@@ -151,13 +172,27 @@ def link_bss(link: KtapTest) -> Dict[str, Optional[str]]:
             bss["bssid"] = words[2]
         elif line.startswith("SSID: "):
             bss["ssid"] = line[len("SSID: "):]
+    wext_ap, wext_essid = link.all("wext_ap"), link.all("wext_essid")
+    if wext_ap:
+        bss["bssid"] = wext_ap[-1].lower()
+    if wext_essid:
+        bss["ssid"] = wext_essid[-1]
     return bss
 
 
-def iw_connect_problem(test: KtapTest, ssid: str) -> Optional[str]:
-    """The join must be iw's: its last `iw connect` exited 0 (an earlier
+def join_problem(test: KtapTest, ssid: str) -> Optional[str]:
+    """The join must be the agent's: its last `iwconfig essid` (wireless
+    extensions) or `iw connect` (nl80211) exited 0 (with iw, an earlier
     EALREADY, the driver already associated on its own, is followed by a
     disconnect and a second connect)."""
+    if wireless_api(test) == WEXT:
+        statuses = test.all("iwconfig_essid_status")
+        if not statuses:
+            return f"agent never ran iwconfig essid {ssid}"
+        if statuses[-1] != "0":
+            return (f"iwconfig essid {ssid} exited {statuses[-1]}: "
+                    f"{'; '.join(test.all('iwconfig_essid')) or 'no output'}")
+        return None
     statuses = test.all("iw_connect_status")
     if not statuses:
         return f"agent never ran iw connect {ssid}"

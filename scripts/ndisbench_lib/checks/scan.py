@@ -1,7 +1,9 @@
-"""scan (rows joined with `iw`): `iw dev wlan0 scan` lists every AP of the
-air on its channel's frequency, with the signal the air model gives it
-(within 3 dB: the driver's RSSI arithmetic rounds); the hidden AP is
-listed without its SSID."""
+"""scan (the WLAN rows): `iw dev wlan0 scan` (an interface with a cfg80211
+wiphy) or `iwlist wlan0 scan` (one with wireless extensions only, the
+agent's `wireless_api: wext`) lists every AP of the air on its channel's
+frequency, with the signal the air model gives it (within 3 dB: the
+driver's RSSI arithmetic rounds); the hidden AP is listed without its
+SSID."""
 import re
 from typing import Dict, List, Optional, Sequence
 
@@ -10,7 +12,8 @@ from ..guest.air import ACCESS_POINTS
 from ..report.ktap import KtapLog
 from ..report.verdict import ERROR, Verdict
 from .check import CellFacts, Check, GuestContext
-from .facts import behind_refusal, compare, verdict
+from .facts import (WEXT, api_words, behind_refusal, compare, verdict,
+                    wireless_api)
 
 SIGNAL_TOLERANCE_DB = 3     # the driver's RSSI arithmetic rounds
 
@@ -31,20 +34,55 @@ def scan_results(lines: Sequence[str]) -> Dict[str, Dict[str, str]]:
     return found
 
 
+def channel_mhz(channel: int) -> int:
+    return 2484 if channel == 14 else 2407 + 5 * channel
+
+
+def iwlist_results(lines: Sequence[str]) -> Dict[str, Dict[str, str]]:
+    """`iwlist <if> scan` output as BSSID -> {freq (MHz), signal ("-40
+    dBm"), ssid ("" where iwlist shows off/any/hidden)}."""
+    found: Dict[str, Dict[str, str]] = {}
+    current: Optional[Dict[str, str]] = None
+    for raw in lines:
+        line = raw.strip()
+        cell = re.match(r"Cell \d+ - Address: ([0-9A-Fa-f:]{17})", line)
+        freq = re.match(r"Frequency[:=]([\d.]+) GHz", line)
+        channel = re.match(r"Channel[:=](\d+)$", line)
+        signal = re.search(r"Signal level[:=](-?\d+) dBm", line)
+        essid = re.match(r'ESSID:(?:"(.*)"|off/any/hidden)$', line)
+        if cell:
+            current = found.setdefault(cell.group(1).lower(), {})
+        elif current is None:
+            continue
+        elif freq:
+            current["freq"] = str(round(float(freq.group(1)) * 1000))
+        elif channel and "freq" not in current:
+            current["freq"] = str(channel_mhz(int(channel.group(1))))
+        elif signal:
+            current["signal"] = f"{signal.group(1)} dBm"
+        elif essid:
+            current["ssid"] = essid.group(1) or ""
+    return found
+
+
 def judge_scan(log: KtapLog) -> Verdict:
     """Every AP on the air is listed, except that a hidden one shows no
     SSID, on its channel, with the signal level the air model gives it."""
     test = log.test("scan")
     if test is None:
         return Verdict(ERROR, "agent printed no scan result")
-    found = scan_results(test.all("iw_scan"))
+    api = wireless_api(test)
+    tool, key = ("iwlist scan", "iwlist_scan") if api == WEXT else \
+        ("iw scan", "iw_scan")
+    output = test.all(key)
+    found = iwlist_results(output) if api == WEXT else scan_results(output)
     problems: List[str] = []
-    status = test.fact("iw_scan_status")
+    status = test.fact(f"{key}_status")
     if status not in (None, "0"):
-        # iw itself failed: its first line says why (nl80211 not found:
-        # the interface has no cfg80211 wiphy)
-        out = [ln.strip() for ln in test.all("iw_scan") if ln.strip()]
-        problems.append(f"iw scan exited {status}" +
+        # the tool itself failed: its first line says why (iw: nl80211
+        # not found, no cfg80211 wiphy; iwlist: no scanning support)
+        out = [ln.strip() for ln in output if ln.strip()]
+        problems.append(f"{tool} exited {status}" +
                         (f": {out[0]}" if out else ""))
     for ap in ACCESS_POINTS:
         bss = found.get(ap.bssid)
@@ -70,7 +108,8 @@ def judge_scan(log: KtapLog) -> Verdict:
     if not test.ok and not problems:
         problems.append(test.fact("error") or "scan failed")
     return verdict(problems, f"{len(ACCESS_POINTS)} APs listed with channel "
-                             f"and signal (one hidden, SSID not shown)")
+                             f"and signal (one hidden, SSID not shown)"
+                             f"{api_words(api)}")
 
 
 def judge(facts: CellFacts) -> Verdict:
@@ -83,6 +122,7 @@ def params(ctx: GuestContext) -> Sequence[str]:
 
 CHECK = Check(
     name="scan", order=80,
-    doc="iw scan lists every AP of the air with its channel and signal",
+    doc="iw scan (or iwlist scan) lists every AP of the air with its "
+        "channel and signal",
     devices=devices.RADIOS, judge=judge, params=params, needs_iface=True,
     seconds=5)

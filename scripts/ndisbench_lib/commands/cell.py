@@ -354,6 +354,8 @@ def kernel_cmdline(plan: CellPlan,
         extra_modules(plan.checks)
     if loads:
         words.append("ndisbench.load=" + ",".join(loads))
+    if device.module_params:
+        words.append("ndisbench.modparams=" + ",".join(device.module_params))
     if device.ifname and any(c.needs_iface for c in checks):
         words.append(f"ndisbench.net={device.ifname}")
         if device.wrapper == "ndiswrapper" and device.mac:

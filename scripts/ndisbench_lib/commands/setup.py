@@ -35,8 +35,8 @@ REQUIREMENTS = (
     Requirement("iw", ("iw",), "guest image: joins the emulated AP"),
     Requirement("iproute2", ("ip",), "guest image: interfaces"),
     Requirement("ethtool", ("ethtool",), "guest image: driver info"),
-    Requirement("wireless-tools", ("iwconfig",),
-                "guest image: the wireless-extensions view"),
+    Requirement("wireless-tools", ("iwconfig", "iwlist"),
+                "guest image: the wireless-extensions view and way"),
     Requirement("perl", ("perl", "/usr/share/perl/5.*/File/Copy.pm",
                          "/usr/lib/x86_64-linux-gnu/perl/5.*/Time/HiRes.pm"),
                 "guest image, for a --wrapper-src tree whose installer is a "

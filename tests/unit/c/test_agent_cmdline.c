@@ -322,6 +322,53 @@ static void console_line(void)
     close(fds[0]);
 }
 
+/*
+ * ndisbench.modparams=<module>.<param>=<value>,...: each load of a module
+ * gets its own parameters, in order, as finit_module's argument (what
+ * modprobe gives a module of the kernel command line's words); a dash in
+ * a module name is an underscore, as in the kernel's names.
+ */
+static void module_params(void)
+{
+    struct agent_opts o;
+    char out[64];
+
+    CHECK(parse("ndisbench.load=ndiswrapper "
+                "ndisbench.modparams=ndiswrapper.wiphy=0,"
+                "other-mod.debug=1,ndiswrapper.verbose", &o) == 0);
+    CHECK(o.bad_param == NULL);
+    CHECK_STR(o.module_params, "ndiswrapper.wiphy=0,other-mod.debug=1,"
+                               "ndiswrapper.verbose");
+    CHECK(module_params_for(o.module_params, "ndiswrapper", out,
+                            sizeof(out)) == 0);
+    CHECK_STR(out, "wiphy=0 verbose");
+    CHECK(module_params_for(o.module_params, "other_mod", out,
+                            sizeof(out)) == 0);
+    CHECK_STR(out, "debug=1");
+    CHECK(module_params_for(o.module_params, "e1000", out,
+                            sizeof(out)) == 0);
+    CHECK_STR(out, "");
+    CHECK(module_params_for(NULL, "ndiswrapper", out, sizeof(out)) == 0);
+    CHECK_STR(out, "");
+    /* no room: an error, never a cut parameter */
+    errno = 0;
+    CHECK(module_params_for("ndiswrapper.wiphy=0", "ndiswrapper", out,
+                            7) == -1);
+    CHECK(errno == E2BIG);
+    /* a parameter without its module, or a module without a parameter */
+    CHECK(parse("ndisbench.modparams=wiphy=0", &o) == 0);
+    CHECK_STR(o.bad_param, "ndisbench.modparams");
+    CHECK(parse("ndisbench.modparams=ndiswrapper.", &o) == 0);
+    CHECK_STR(o.bad_param, "ndisbench.modparams");
+    CHECK(parse("ndisbench.modparams=.wiphy=0", &o) == 0);
+    CHECK_STR(o.bad_param, "ndisbench.modparams");
+    CHECK(parse("ndisbench.modparams", &o) == 0);
+    CHECK_STR(o.bad_param, "ndisbench.modparams");
+    /* a setting: no KTAP result of its own */
+    CHECK(parse("ndisbench.modparams=ndiswrapper.wiphy=0", &o) == 0);
+    CHECK(planned_tests(&o) == 2);
+}
+
 int main(void)
 {
     TEST(full_wrapped_cell);
@@ -337,5 +384,6 @@ int main(void)
     TEST(table_is_consistent);
     TEST(console_params);
     TEST(console_line);
+    TEST(module_params);
     return tap_done();
 }
