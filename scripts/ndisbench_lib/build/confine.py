@@ -20,7 +20,7 @@ import pathlib
 import pwd
 import stat
 import sys
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..errors import BenchError
 
@@ -34,6 +34,10 @@ HOME = "/tmp"
 # symlink among them (/bin -> usr/bin on a merged /usr) is made as one.
 HOST_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64",
              "/libx32")
+
+
+# A folder seen at its own path, or (host folder, path in the sandbox).
+Bind = Union[pathlib.Path, Tuple[pathlib.Path, str]]
 
 
 class ConfineError(BenchError):
@@ -53,20 +57,27 @@ def build_user() -> Optional[pwd.struct_passwd]:
                            f"`scripts/ndisbench setup`)") from None
 
 
-def _ordered(binds: Sequence[Tuple[str, pathlib.Path]]
-             ) -> List[Tuple[str, pathlib.Path]]:
-    """Parents before the folders bound inside them; each path once (its
-    writable bind wins)."""
-    by_path: Dict[pathlib.Path, str] = {}
-    for kind, path in binds:
-        if by_path.get(path) != "rw":
-            by_path[path] = kind
-    return sorted(((k, p) for p, k in by_path.items()),
-                  key=lambda kp: (len(kp[1].parts), str(kp[1])))
+def _pair(bind: Bind) -> Tuple[pathlib.Path, str]:
+    return bind if isinstance(bind, tuple) else (bind, str(bind))
 
 
-def bwrap_argv(argv: Sequence[str], ro: Sequence[pathlib.Path] = (),
-               rw: Sequence[pathlib.Path] = (),
+def _ordered(binds: Sequence[Tuple[str, Bind]]
+             ) -> List[Tuple[str, pathlib.Path, str]]:
+    """(kind, source, dest): parents before the folders bound inside
+    them; each dest once (its writable bind wins)."""
+    by_dest: Dict[str, Tuple[str, pathlib.Path]] = {}
+    for kind, bind in binds:
+        src, dest = _pair(bind)
+        if by_dest.get(dest, ("",))[0] != "rw":
+            by_dest[dest] = (kind, src)
+    ordered = sorted(by_dest.items(),
+                     key=lambda item: (len(pathlib.PurePosixPath(
+                         item[0]).parts), item[0]))
+    return [(kind, src, dest) for dest, (kind, src) in ordered]
+
+
+def bwrap_argv(argv: Sequence[str], ro: Sequence[Bind] = (),
+               rw: Sequence[Bind] = (),
                root: Optional[pathlib.Path] = None,
                chdir: Optional[pathlib.Path] = None,
                env: Optional[Mapping[str, str]] = None,
@@ -97,10 +108,10 @@ def bwrap_argv(argv: Sequence[str], ro: Sequence[pathlib.Path] = (),
             elif host.is_dir():
                 cmd += ["--ro-bind", name, name]
     cmd += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
-    for kind, path in _ordered([("ro", p) for p in ro] +
-                               [("rw", p) for p in rw]):
-        cmd += ["--bind" if kind == "rw" else "--ro-bind", source(path),
-                str(path)]
+    for kind, src, dest in _ordered([("ro", b) for b in ro] +
+                                    [("rw", b) for b in rw]):
+        cmd += ["--bind" if kind == "rw" else "--ro-bind", source(src),
+                dest]
     for key, value in sorted({"PATH": PATH, "HOME": HOME,
                               "LC_ALL": "C.UTF-8", **(env or {})}.items()):
         cmd += ["--setenv", key, value]
@@ -109,14 +120,15 @@ def bwrap_argv(argv: Sequence[str], ro: Sequence[pathlib.Path] = (),
     return cmd + ["--", *argv], stage
 
 
-def command(argv: Sequence[str], ro: Sequence[pathlib.Path] = (),
-            rw: Sequence[pathlib.Path] = (),
+def command(argv: Sequence[str], ro: Sequence[Bind] = (),
+            rw: Sequence[Bind] = (),
             root: Optional[pathlib.Path] = None,
             chdir: Optional[pathlib.Path] = None,
             env: Optional[Mapping[str, str]] = None) -> List[str]:
     """argv confined (module docstring): what to hand to proc.run_logged
-    or subprocess. ro, rw: folders seen at their own paths."""
-    for path in [*ro, *rw, *([root] if root else [])]:
+    or subprocess. ro, rw: folders (or files) to read, to write."""
+    for path in [*(_pair(b)[0] for b in [*ro, *rw]),
+                 *([root] if root else [])]:
         if not path.is_absolute():
             raise ConfineError(f"confined build: {path} is not an absolute "
                                f"path")

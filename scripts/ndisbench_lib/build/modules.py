@@ -23,7 +23,8 @@ from typing import Callable, Dict, List, Optional, Sequence
 
 from .. import paths
 from . import chroot, debian
-from .cache import Cache, WorkTree, compiler_id, digest_inputs, tree_digest
+from .cache import (Cache, WorkTree, compiler_id, digest_inputs,
+                    tree_digest, tree_files)
 from ..errors import BenchError, BuildError
 from .kbuild import KernelArtifact, ensure_kdir, SourceTree
 from ..proc import capture, run_logged
@@ -68,13 +69,13 @@ def source_files(root: pathlib.Path, parts: Sequence[str] = ()
     """Relative name -> file, under root (or only its parts), without
     SKIP_PATTERNS."""
     files: Dict[str, pathlib.Path] = {}
-    for top in [root / p for p in parts] or [root]:
-        for path in top.rglob("*"):
-            rel = path.relative_to(root)
-            if path.is_file() and not any(
-                    fnmatch.fnmatch(n, pat) for n in rel.parts
-                    for pat in SKIP_PATTERNS):
-                files[rel.as_posix()] = path
+    for rel, path in tree_files(root):
+        names = rel.split("/")
+        if parts and names[0] not in parts:
+            continue
+        if not any(fnmatch.fnmatch(n, pat) for n in names
+                   for pat in SKIP_PATTERNS):
+            files[rel] = path
     return files
 
 
