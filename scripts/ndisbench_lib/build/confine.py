@@ -18,6 +18,7 @@ import json
 import os
 import pathlib
 import pwd
+import shutil
 import stat
 import sys
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
@@ -132,6 +133,9 @@ def command(argv: Sequence[str], ro: Sequence[Bind] = (),
         if not path.is_absolute():
             raise ConfineError(f"confined build: {path} is not an absolute "
                                f"path")
+    if shutil.which(BWRAP) is None:
+        raise ConfineError(f"{BWRAP} not found: builds run confined in it "
+                           f"(run `scripts/ndisbench setup`)")
     user = build_user()
     if user is None:
         return bwrap_argv(argv, ro, rw, root, chdir, env)[0]
