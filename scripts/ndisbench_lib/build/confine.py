@@ -26,6 +26,9 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 from ..errors import BenchError
 
 BUILD_USER = "ndisbench"
+# In the keys of what confined builds make: an entry built before builds
+# were confined (as root) is not reused.
+RECIPE = 1
 BWRAP = "bwrap"
 ENTER = pathlib.Path(__file__).with_name("confine_enter.py")
 STAGE = "/tmp/ndisbench-stage"          # confine_enter.STAGE

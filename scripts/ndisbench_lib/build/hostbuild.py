@@ -252,7 +252,7 @@ def build_external_tools(src: pathlib.Path, cache: Cache
     added to the image by initramfs.tool_files, and checked here)."""
     inputs = {"kind": "external-tools",
               "source": tree_digest(src, skip_dirs=(".git", "driver")),
-              "cc": compiler_id()}
+              "cc": compiler_id(), "confined": confine.RECIPE}
     key = digest_inputs(inputs)
     entry = cache.lookup("tools", key)
     if entry is None:

@@ -330,7 +330,7 @@ def build_module(art: KernelArtifact, name: str, cache: Cache
     inputs = {"kind": "module", "kernel": art.key, "name": name,
               "source": {part: tree_digest(WRAPPER / part)
                          for part in MODULE_SOURCES},
-              "cc": toolchain(art, cache).cc}
+              "cc": toolchain(art, cache).cc, "confined": confine.RECIPE}
     return _cached_module(art, name, inputs, cache,
                           lambda kdir, tmp, log: _build(art, name, kdir, tmp,
                                                         log, cache))
@@ -347,7 +347,7 @@ def build_plant_module(art: KernelArtifact, cache: Cache) -> BuiltModule:
     checkers must report."""
     inputs = {"kind": "plant-module", "kernel": art.key,
               "source": tree_digest(PLANT),
-              "cc": toolchain(art, cache).cc}
+              "cc": toolchain(art, cache).cc, "confined": confine.RECIPE}
 
     def build(kdir: pathlib.Path, tmp: pathlib.Path,
               log: pathlib.Path) -> Dict[str, object]:
@@ -405,7 +405,7 @@ def build_external_module(art: KernelArtifact, src: pathlib.Path,
     kernel, as a cache entry keyed by the tree's contents."""
     inputs = {"kind": "external-module", "kernel": art.key,
               "source": tree_digest(src, skip_dirs=(".git",)),
-              "cc": toolchain(art, cache).cc}
+              "cc": toolchain(art, cache).cc, "confined": confine.RECIPE}
     return _cached_module(art, EXTERNAL_MODULE, inputs, cache,
                           lambda kdir, tmp, log: _build_external(
                               art, src, kdir, tmp, log, cache))
