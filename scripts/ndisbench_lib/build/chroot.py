@@ -55,9 +55,12 @@ def mmdebstrap_command(suite: str, packages: Sequence[str],
     """mmdebstrap's arguments: a minimal apt chroot of suite with the
     packages (name=version), from these one-line sources, as a tarball.
     No Valid-Until check (sid's index may be past it); a backports suite's
-    pin (a preferences file) is copied in before its first update."""
+    pin (a preferences file) is copied in before its first update.
+    Unshare mode: run as root it keeps the packages' maintainer scripts
+    in mount and pid namespaces of their own (root mode mounts /proc and
+    /dev in the host's); the archive is Debian's, no user's code."""
     suite_word = debian.base_suite(suite)
-    cmd = ["mmdebstrap", "--variant=apt", "--mode=root", "--quiet",
+    cmd = ["mmdebstrap", "--variant=apt", "--mode=unshare", "--quiet",
            "--include=" + ",".join(packages),
            "--aptopt=Acquire::Check-Valid-Until \"false\"",
            "--aptopt=Acquire::Languages \"none\""]

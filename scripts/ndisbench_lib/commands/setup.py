@@ -69,6 +69,8 @@ REQUIREMENTS = (
     # built in a chroot of that suite, with its own compiler
     Requirement("mmdebstrap", ("mmdebstrap",), "the per-suite build "
                 "chroots (bullseye, trixie, trixie-backports, sid)"),
+    Requirement("util-linux", ("unshare",), "mmdebstrap --mode=unshare "
+                "runs it (as root: mount and pid namespaces)"),
     # every build that runs a tree's code (build/confine.py)
     Requirement("bubblewrap", ("bwrap",), "builds run confined: a user, "
                 "mount, pid and network namespace of their own, as the "
