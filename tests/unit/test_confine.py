@@ -6,6 +6,7 @@ import pathlib
 import pwd
 import shutil
 import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -163,9 +164,65 @@ class RunTest(unittest.TestCase):
                                 "ls /proc/1/root/")
         self.assertEqual(res.returncode, 0, res.stderr)
         lines = res.stdout.split()
-        self.assertEqual(lines[0], "bwrap")
+        # bubblewrap's, or the command itself where the bench runs in a
+        # chroot (confine_enter's own sandbox)
+        self.assertIn(lines[0], ("bwrap", "sh\x00-c"))
         self.assertNotIn("root", lines[1:])
         self.assertNotIn("home", lines[1:])
+
+
+# Enter a plain folder as / the way fresh-machine does (unshare, mounts,
+# chroot), then run a confined command there.
+CHROOT_RUNNER = r"""
+set -e
+r=$1; shift
+for d in /usr /etc /dev "$PYPREFIX" "$SCRIPTS"; do
+    mkdir -p "$r$d"; mount --rbind "$d" "$r$d"
+done
+for l in bin sbin lib lib64; do ln -s "usr/$l" "$r/$l"; done
+mkdir -p "$r/tmp"
+exec chroot "$r" /usr/bin/env -i PATH=/usr/bin:/bin "$@"
+"""
+PROBE = ("import subprocess, sys; sys.path.insert(0, {scripts!r}); "
+         "from ndisbench_lib.build import confine; "
+         "r = subprocess.run(confine.command(['sh', '-c', 'id -u; ls /proc "
+         "| grep -c ^[0-9]; wc -l < /proc/net/dev']), capture_output=True, "
+         "text=True); print(r.stdout, r.stderr)")
+
+
+@unittest.skipUnless(HAVE_BWRAP and IS_ROOT and shutil.which("unshare"),
+                     "needs root, bwrap and unshare")
+class ChrootRunnerTest(unittest.TestCase):
+    """A bench run inside a chroot of a plain folder (fresh-machine, a
+    build container): / is no mount point and a chrooted process may not
+    make a user namespace, so bubblewrap cannot run; confine_enter makes
+    the sandbox itself."""
+
+    def test_confined_inside_a_chroot(self):
+        if not _user_exists():
+            self.skipTest(f"no user {confine.BUILD_USER}")
+        with tempfile.TemporaryDirectory(dir="/var/tmp") as tmp:
+            os.mkdir(f"{tmp}/proc")
+            scripts = str(helpers.REPO / "scripts")
+            prefix = str(pathlib.Path(sys.executable).resolve().parents[1])
+            res = subprocess.run(
+                ["unshare", "--mount", "--pid", "--fork",
+                 f"--mount-proc={tmp}/proc", "sh", "-c", CHROOT_RUNNER, "sh",
+                 tmp, sys.executable, "-c", PROBE.format(scripts=scripts)],
+                capture_output=True, text=True, timeout=120,
+                stdin=subprocess.DEVNULL,
+                env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
+                     "PYPREFIX": prefix, "SCRIPTS": scripts})
+            self.assertEqual(res.returncode, 0, res.stderr)
+            # before: "ndisbench confine: mount  on /: Invalid argument"
+            self.assertNotIn("ndisbench confine:", res.stdout)
+            words = res.stdout.split()
+            self.assertEqual(int(words[0]),
+                             pwd.getpwnam(confine.BUILD_USER).pw_uid,
+                             res.stdout)
+            self.assertLess(int(words[1]), 6, res.stdout)  # own pid ns
+            self.assertEqual(int(words[2]), 3, res.stdout)  # lo only
+
 
 if __name__ == "__main__":
     unittest.main()
