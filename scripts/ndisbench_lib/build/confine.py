@@ -9,7 +9,9 @@ environment of PATH, HOME, LC_ALL and what the caller names.
 
 When the bench runs as root the build runs as the bench's system user
 (ndisbench, made by `ndisbench setup`), reached through
-confine_enter.py (which see); otherwise as the invoking user. The
+confine_enter.py (which see; it also makes the sandbox itself where
+the bench runs in a chroot and bubblewrap cannot); otherwise as the
+invoking user. The
 writable folder must belong to that user (own() makes it so); what the
 build leaves there the bench reads back as root (read_output) and
 publishes into the cache itself.
