@@ -172,7 +172,8 @@ class CellUserTest(unittest.TestCase):
         with mock.patch.object(sandbox, "user_entry", return_value=None), \
                 mock.patch.object(sandbox.subprocess, "run", fake_run), \
                 mock.patch.object(sandbox.pwd, "getpwnam",
-                                  return_value=USER):
+                                  return_value=USER), \
+                mock.patch.object(sandbox, "say"):
             sandbox.ensure_user()
         self.assertEqual(made, ["ndisbench"] + [
             f"ndisbench{i}" for i in range(sandbox.POOL_SIZE)])
