@@ -18,6 +18,9 @@ REQUIRED = (("CONFIG_MODULES", "loadable modules"),
             ("CONFIG_BLK_DEV_INITRD", "the guest's initramfs"),
             ("CONFIG_SERIAL_8250_CONSOLE", "the console on ttyS0"))
 VERSION_RE = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?")
+# What a `uname -r` is made of: it names folders (lib/modules/<release>)
+# the bench creates as root, so never a path.
+RELEASE_RE = re.compile(r"[A-Za-z0-9._+~-]+")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,6 +38,15 @@ def version_of(release: str) -> Optional[Tuple[int, int, int]]:
         return None
     return (int(match.group(1)), int(match.group(2)),
             int(match.group(3) or 0))
+
+
+def release_problem(release: str) -> str:
+    """Why release cannot be a kernel release the bench names folders by;
+    "" when it can."""
+    if not RELEASE_RE.fullmatch(release) or set(release) == {"."}:
+        return (f"{release!r} is not a kernel release (letters, digits "
+                f"and ._+~- only)")
+    return ""
 
 
 def parse_config(text: str) -> Dict[str, str]:
@@ -92,6 +104,9 @@ def check_tree(path: pathlib.Path, what: str = "kernel tree") -> TreeInfo:
         raise BenchError(f"{where}: .config lacks {', '.join(missing)}")
     relfile = path / "include" / "config" / "kernel.release"
     release = relfile.read_text().strip() if relfile.is_file() else ""
+    if release and release_problem(release):
+        raise BenchError(f"{where}: include/config/kernel.release: "
+                         f"{release_problem(release)}")
     version = version_of(release)
     if version is None:
         raise BenchError(f"{where}: no kernel release in "

@@ -5,7 +5,8 @@ import tempfile
 import unittest
 
 from helpers import REPO  # noqa: F401
-from ndisbench_lib.build import cache
+from ndisbench_lib.build import cache, modules
+from ndisbench_lib.errors import BenchError
 
 
 class CacheKeyTest(unittest.TestCase):
@@ -33,6 +34,38 @@ class CacheKeyTest(unittest.TestCase):
             self.assertNotEqual(second, first)
             (root / "a.c").rename(root / "b.c")
             self.assertNotEqual(cache.tree_digest(root), second)
+
+    def test_symlink_out_of_the_tree_refused(self):
+        # A user's tree must not make the bench (root) read what lies
+        # outside it: neither a file nor a folder.
+        with tempfile.TemporaryDirectory() as tmp:
+            outside = pathlib.Path(tmp) / "outside"
+            outside.mkdir()
+            (outside / "secret").write_text("root only\n")
+            for name, target in (("leak", outside / "secret"),
+                                 ("dir", outside)):
+                root = pathlib.Path(tmp) / f"tree-{name}"
+                (root / "driver").mkdir(parents=True)
+                (root / "driver" / name).symlink_to(target)
+                pattern = (f"tree-{name}: driver/{name} is a symlink out "
+                           f"of the tree \\(to {target}\\)")
+                with self.assertRaisesRegex(BenchError, pattern):
+                    cache.tree_digest(root)
+                with self.assertRaisesRegex(BenchError, pattern):
+                    modules.source_files(root)
+
+    def test_symlink_inside_the_tree_followed(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = pathlib.Path(tmp)
+            (root / "inc").mkdir()
+            (root / "inc" / "a.h").write_text("#define A\n")
+            (root / "driver").mkdir()
+            (root / "driver" / "a.h").symlink_to("../inc/a.h")
+            files = modules.source_files(root)
+            self.assertEqual(sorted(files), ["driver/a.h", "inc/a.h"])
+            first = cache.tree_digest(root)
+            (root / "inc" / "a.h").write_text("#define B\n")
+            self.assertNotEqual(cache.tree_digest(root), first)
 
     def test_compiler_id_names_a_version(self):
         self.assertRegex(cache.compiler_id(), r"\d+\.\d+")

@@ -1,13 +1,14 @@
 """build/chroot.py: a Debian kernel of another suite builds its modules in
 a chroot of that suite, made once by mmdebstrap from the host's mirror,
 cached as a tarball keyed by its package versions, never half-written."""
+import json
 import pathlib
 import tempfile
 import unittest
 from unittest import mock
 
 import helpers  # noqa: F401  (import path)
-from ndisbench_lib.build import chroot, debian
+from ndisbench_lib.build import chroot, confine, debian
 from ndisbench_lib.build.cache import Cache
 from ndisbench_lib.errors import BuildError
 
@@ -24,8 +25,10 @@ class CommandTest(unittest.TestCase):
         cmd = chroot.mmdebstrap_command(
             "trixie-backports", ["gcc=4:14.2.0-1", "make=4.4.1-2"], SOURCES,
             pathlib.Path("/c/x/chroot.tar.zst"), prefs)
+        # unshare mode: the packages' maintainer scripts run in private
+        # mount and pid namespaces, nothing mounted on the host's view
         self.assertEqual(cmd[:3], ["mmdebstrap", "--variant=apt",
-                                   "--mode=root"])
+                                   "--mode=unshare"])
         self.assertIn("--include=gcc=4:14.2.0-1,make=4.4.1-2", cmd)
         self.assertIn('--aptopt=Acquire::Check-Valid-Until "false"', cmd)
         self.assertIn("--dpkgopt=path-exclude=/etc/kernel/postinst.d/*", cmd)
@@ -39,49 +42,34 @@ class CommandTest(unittest.TestCase):
                                           pathlib.Path("/t.tar.zst"))
         self.assertFalse(any(a.startswith("--setup-hook") for a in plain))
 
-    def test_make_runs_inside_with_proc_and_a_clean_environment(self):
+    def test_make_runs_confined_in_the_chroot(self):
         place = chroot.Chroot("k", "sid", pathlib.Path("/c/trees/k/src"))
-        cmd = place.command(["make", "-C", "/usr/src/linux-headers-x"])
-        # which propagation depends on where this runs (PropagationTest)
-        self.assertEqual(cmd[:3], ["unshare", "--mount", "--propagation"])
-        self.assertIn("--mount-proc=/c/trees/k/src/proc", cmd)
-        at = cmd.index("chroot")
-        self.assertEqual(cmd[at + 1:at + 4], ["/c/trees/k/src", "env", "-i"])
+        work = place.trees / "a" / "src"
+        with mock.patch.object(confine, "build_user", return_value=None):
+            cmd = place.command(["make", "-C", "/usr/src/linux-headers-x"],
+                                work)
+        self.assertEqual(cmd[:2], ["bwrap", "--unshare-all"])
+        joined = " ".join(cmd)
+        # the chroot read-only as /, only the work tree writable, a /proc
+        # of its own (not the host's), no chroot(8) as root
+        self.assertIn("--ro-bind /c/trees/k/src / ", joined)
+        self.assertIn("--bind /c/trees/k/src/build/a/src /build/a/src",
+                      joined)
+        self.assertIn("--proc /proc", joined)
+        self.assertNotIn("chroot", cmd)
         self.assertEqual(cmd[-3:], ["make", "-C", "/usr/src/linux-headers-x"])
-        self.assertEqual(place.inside(place.trees / "a" / "src"),
-                         "/build/a/src")
+        self.assertEqual(place.inside(work), "/build/a/src")
 
-
-HOST_MOUNTINFO = (
-    "22 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw\n"
-    "23 22 0:5 / /dev rw,nosuid shared:2 - devtmpfs udev rw\n")
-# Inside a chroot of a plain folder (fresh-machine, a build container):
-# the mount that holds / is outside the process's root, so not listed.
-CHROOT_MOUNTINFO = (
-    "310 309 0:5 / /dev rw,nosuid - devtmpfs udev rw\n"
-    "320 310 0:22 / /proc rw - proc proc rw\n")
-
-
-class PropagationTest(unittest.TestCase):
-    """unshare --propagation private makes / private, which the kernel
-    refuses (EINVAL) where / is no mount point: inside a chroot. There the
-    namespace keeps the propagation it inherits."""
-
-    def command(self, mountinfo):
+    def test_as_root_the_build_user_runs_it(self):
         place = chroot.Chroot("k", "sid", pathlib.Path("/c/trees/k/src"))
-        with tempfile.NamedTemporaryFile("w") as f:
-            f.write(mountinfo)
-            f.flush()
-            with mock.patch.object(chroot, "MOUNTINFO", pathlib.Path(f.name)):
-                return place.command(["make"])
-
-    def test_private_where_root_is_a_mount(self):
-        self.assertEqual(self.command(HOST_MOUNTINFO)[:4],
-                         ["unshare", "--mount", "--propagation", "private"])
-
-    def test_unchanged_inside_a_chroot(self):
-        self.assertEqual(self.command(CHROOT_MOUNTINFO)[:4],
-                         ["unshare", "--mount", "--propagation", "unchanged"])
+        user = mock.Mock(pw_uid=999, pw_gid=995)
+        with mock.patch.object(confine, "build_user", return_value=user):
+            cmd = place.command(["make"], place.trees / "a" / "src")
+        self.assertEqual(cmd[2], str(confine.ENTER))
+        spec = json.loads(cmd[3])
+        self.assertEqual((spec["uid"], spec["gid"]), (999, 995))
+        self.assertEqual(spec["stage"], ["/c/trees/k/src",
+                                         "/c/trees/k/src/build/a/src"])
 
 
 class EnsureTest(unittest.TestCase):

@@ -3,11 +3,16 @@ changed files are rewritten, so kbuild rebuilds just what an edit touched;
 anything that could leave stale objects starts the tree afresh."""
 import os
 import pathlib
+import pwd
+import shutil
 import tempfile
+import types
 import unittest
 
 from helpers import REPO  # noqa: F401
-from ndisbench_lib.build import modules
+from ndisbench_lib.build import confine, debian, modules
+from ndisbench_lib.build.cache import Cache
+from ndisbench_lib.errors import BenchError
 
 
 class SyncSourcesTest(unittest.TestCase):
@@ -68,6 +73,52 @@ class SyncSourcesTest(unittest.TestCase):
         self.sync()
         self.assertFalse((self.tree / "driver" / "a.o").exists())
         self.assertFalse((self.tree / modules.BUILDING).exists())
+
+
+@unittest.skipUnless(shutil.which(confine.BWRAP), "bwrap missing")
+class ConfinedMakeTest(unittest.TestCase):
+    """A tree's make runs as the build user, not as the bench's root, and
+    the bench still publishes what it built."""
+
+    def setUp(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        self.root = pathlib.Path(tmp.name)
+        self.cache = Cache(self.root / "cache")
+        self.src = self.root / "src"
+        self.src.mkdir()
+        # what a hostile tree's Makefile can do: run anything, try the
+        # cache, leave a symlink where the bench reads its output
+        (self.src / "Makefile").write_text(
+            "all:\n\tid -u > out.ko\n"
+            "\t-touch $(CACHE)/poisoned\n"
+            "\tln -sf /etc/hostname link.ko\n")
+        kernel = types.SimpleNamespace(name="k", arch=debian.HOST_ARCH,
+                                       is_debian=False, suite=None)
+        self.art = types.SimpleNamespace(kernel=kernel, key="kkey")
+        modules._TOOLCHAINS.clear()
+        self.addCleanup(modules._TOOLCHAINS.clear)
+
+    def make(self, built):
+        ko = self.root / "x.ko"
+        modules._incremental_make(
+            self.cache, self.art, "x", modules.source_files(self.src),
+            ["make", "-C", "{tree}", f"CACHE={self.cache.root}"], built, ko,
+            self.root / "log", read=[self.root / "src"])
+        return ko
+
+    def test_make_runs_unprivileged(self):
+        ko = self.make("out.ko")
+        uid = int(ko.read_text())
+        self.assertNotEqual(uid, 0)
+        if os.geteuid() == 0:
+            self.assertEqual(uid, pwd.getpwnam(confine.BUILD_USER).pw_uid)
+        self.assertFalse((self.cache.root / "poisoned").exists())
+
+    def test_symlinked_output_not_followed(self):
+        with self.assertRaisesRegex(BenchError, "link.ko: a symlink in a "
+                                                "build folder"):
+            self.make("link.ko")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import types
 import unittest
@@ -99,6 +100,83 @@ class JudgeTest(unittest.TestCase):
     def test_never_read_is_an_error(self):
         self.assertEqual(sandbox.judge(None, bench_root=True,
                                        user=USER).status, checks.ERROR)
+
+
+POOL = [pwd.struct_passwd((f"ndisbench{i}", "x", 990 - i, 980 - i, "",
+                           "/nonexistent", "/usr/sbin/nologin"))
+        for i in range(2)]
+
+
+class CellUserTest(unittest.TestCase):
+    """A uid per concurrent cell: an escaped guest cannot signal or trace
+    the QEMUs of the other cells running beside it."""
+
+    def users_of_threads(self, count: int, hold: threading.Event):
+        got, ready = [], threading.Barrier(count + 1)
+
+        def cell():
+            got.append(sandbox.drop_user().pw_name)
+            self.assertEqual(sandbox.drop_user().pw_name, got[-1])
+            ready.wait()
+            hold.wait()
+
+        threads = [threading.Thread(target=cell) for _ in range(count)]
+        for t in threads:
+            t.start()
+        ready.wait()
+        return got, threads
+
+    def run_cells(self, count: int):
+        hold = threading.Event()
+        with mock.patch.object(sandbox, "bench_is_root", return_value=True), \
+                mock.patch.object(sandbox, "pool_entries",
+                                  return_value=POOL), \
+                mock.patch.object(sandbox, "user_entry", return_value=USER):
+            got, threads = self.users_of_threads(count, hold)
+            hold.set()
+            for t in threads:
+                t.join()
+            # the threads are gone: their users are free again
+            again, threads = self.users_of_threads(2, hold)
+            for t in threads:
+                t.join()
+        return got, again
+
+    def test_concurrent_cells_get_distinct_users(self):
+        got, again = self.run_cells(2)
+        self.assertEqual(sorted(got), ["ndisbench0", "ndisbench1"])
+        self.assertEqual(sorted(again), ["ndisbench0", "ndisbench1"])
+
+    def test_more_cells_than_the_pool_share_the_bench_user(self):
+        got, _ = self.run_cells(3)
+        self.assertEqual(sorted(got), ["ndisbench", "ndisbench0",
+                                       "ndisbench1"])
+
+    def test_a_pool_user_passes_the_check(self):
+        with mock.patch.object(sandbox, "pool_entries", return_value=POOL), \
+                mock.patch.object(sandbox, "user_entry", return_value=USER):
+            v = sandbox.judge(sandbox.ProcessIds([989] * 4, [979] * 4, [979],
+                                                 1, 2, 1), bench_root=True)
+            self.assertEqual(v.status, checks.PASS, v)
+            v = sandbox.judge(sandbox.ProcessIds([989] * 4, [995] * 4, [995],
+                                                 1, 2, 1), bench_root=True)
+            self.assertEqual(v.status, checks.FAIL, v)
+
+    def test_setup_makes_the_pool(self):
+        made = []
+
+        def fake_run(cmd, **kw):
+            made.append(cmd[-1])
+            return subprocess.CompletedProcess(cmd, 0, "", "")
+
+        with mock.patch.object(sandbox, "user_entry", return_value=None), \
+                mock.patch.object(sandbox.subprocess, "run", fake_run), \
+                mock.patch.object(sandbox.pwd, "getpwnam",
+                                  return_value=USER), \
+                mock.patch.object(sandbox, "say"):
+            sandbox.ensure_user()
+        self.assertEqual(made, ["ndisbench"] + [
+            f"ndisbench{i}" for i in range(sandbox.POOL_SIZE)])
 
 
 class ArgsTest(unittest.TestCase):

@@ -206,6 +206,7 @@ class RequirementTable(unittest.TestCase):
         progs = code_programs()
         for prog in ("tshark", "meson", "ninja", "make", "apt-get",
                      "depmod", "nm", "busybox", "chromium", "cpio",
+                     "bwrap",
                      "qemu-system-x86_64",
                      "x86_64-w64-mingw32-dlltool",
                      "i686-w64-mingw32-gcc", "i686-w64-mingw32-dlltool"):

@@ -41,6 +41,25 @@ def make_tree(root: pathlib.Path, release: str = "6.1.192",
     return tree
 
 
+class ReleaseTest(unittest.TestCase):
+    def test_release_with_a_path_refused(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            for release in ("6.1.0/../../../etc", "6.1.0 x", "6.1.0\x1b[2J"):
+                tree = make_tree(pathlib.Path(tmp) / str(len(release)),
+                                 release=release)
+                with self.assertRaisesRegex(
+                        BenchError, "include/config/kernel.release: "
+                        ".* is not a kernel release \\(letters, digits and "
+                        "\\._\\+~- only\\)"):
+                    trees.check_tree(tree, "--kernel-tree")
+
+    def test_plain_releases_accepted(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            for release in ("6.1.0-57-amd64", "6.1.192+debug~1", "5.10.262"):
+                tree = make_tree(pathlib.Path(tmp) / release, release=release)
+                self.assertEqual(trees.check_tree(tree).release, release)
+
+
 class CheckTreeTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -169,6 +188,39 @@ class TreeKernelTest(unittest.TestCase):
                                   self.root / "entry", "--kernel-tree x")
         self.assertIn("not built, e.g. drivers/net/wireless/rtl8187.ko "
                       "(run `make modules` there)", str(ctx.exception))
+
+    def test_modules_order_leaving_the_tree_refused(self):
+        # root made the links: `..` put one at <base>/etc/ld.so.preload
+        outside = self.root / "etc"
+        outside.mkdir()
+        (outside / "x.ko").write_bytes(b"\x7fELF")
+        for entry in ("../../../../../etc/ld.so.preload",
+                      "drivers/../../etc/x.ko", "/etc/passwd.ko"):
+            (self.tree / "modules.order").write_text(entry + "\n")
+            dest = self.root / f"entry{len(entry)}"
+            with self.assertRaisesRegex(
+                    BenchError, f"--kernel-tree x: modules.order names "
+                    f"{entry}, not a path inside the tree"):
+                usertree.link_modules(self.tree, "5.10.262", dest,
+                                      "--kernel-tree x")
+            self.assertFalse((outside / "ld.so.preload").exists())
+            self.assertFalse(list(dest.rglob("*.ko")))
+
+    def test_module_linking_out_of_the_tree_refused(self):
+        ko = self.tree / "drivers/net/wireless/rtl8187.ko"
+        ko.unlink()
+        (self.root / "secret.ko").write_text("root only")
+        ko.symlink_to(self.root / "secret.ko")
+        with self.assertRaisesRegex(
+                BenchError, "--kernel-tree x: drivers/net/wireless/"
+                "rtl8187.ko leads out of the tree"):
+            usertree.link_modules(self.tree, "5.10.262",
+                                  self.root / "entry", "--kernel-tree x")
+
+    def test_release_outside_its_alphabet_refused(self):
+        with self.assertRaisesRegex(BenchError, "not a kernel release"):
+            usertree.link_modules(self.tree, "../../etc", self.root / "e",
+                                  "--kernel-tree x")
 
     def test_modules_order_forms(self):
         (self.tree / "modules.order").write_text(

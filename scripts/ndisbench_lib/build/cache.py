@@ -52,14 +52,42 @@ def file_digest(path: pathlib.Path) -> str:
     return h.hexdigest()
 
 
+def tree_files(root: pathlib.Path) -> Iterator[Tuple[str, pathlib.Path]]:
+    """(relative name, path) of every regular file under root, symlinks
+    inside the tree followed. A symlink that leaves the tree is a
+    BenchError: a user's tree must not make the bench (root) read, hash or
+    copy what lies outside it."""
+    top = root.resolve()
+    seen: Set[pathlib.Path] = set()
+
+    def walk(folder: pathlib.Path, rel: pathlib.PurePosixPath
+             ) -> Iterator[Tuple[str, pathlib.Path]]:
+        real = folder.resolve()
+        if real in seen:        # a link back to a folder already walked
+            return
+        seen.add(real)
+        for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+            path, name = pathlib.Path(entry.path), rel / entry.name
+            if entry.is_symlink():
+                target = path.resolve()
+                if target != top and top not in target.parents:
+                    raise BenchError(f"{root}: {name} is a symlink out of "
+                                     f"the tree (to {target}): refused")
+            if entry.is_dir():
+                yield from walk(path, name)
+            elif entry.is_file():
+                yield name.as_posix(), path
+
+    yield from walk(root, pathlib.PurePosixPath())
+
+
 def tree_digest(root: pathlib.Path,
                 ignore: Sequence[str] = (".gitignore",),
                 skip_dirs: Sequence[str] = ()) -> str:
     """Hash of every regular file under root: relative names and contents.
     skip_dirs: top-level folders left out (in-tree build output)."""
     h = hashlib.sha256()
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        rel = path.relative_to(root).as_posix()
+    for rel, path in sorted(tree_files(root)):
         if path.name in ignore or rel.split("/")[0] in skip_dirs:
             continue
         h.update(rel.encode() + b"\0" + file_digest(path).encode() + b"\0")

@@ -19,9 +19,9 @@ tarball is unpacked once into a work tree (<cache>/trees/<key>/src,
 renamed into place when whole); the kernel's module work trees live
 inside it (/build/<key>/), so make sees the same files as the host.
 
-make runs in a private mount namespace (unshare) with /proc mounted in
-the chroot (sid's objtool reads it); the mount goes away with the
-namespace, nothing stays mounted on the host.
+make runs confined (build/confine.py): as the build user, the chroot
+read-only as its /, the module's work tree writable, a /proc of its own
+(sid's objtool reads it); nothing stays mounted on the host.
 """
 import dataclasses
 import os
@@ -29,7 +29,7 @@ import pathlib
 import shutil
 from typing import Dict, List, Mapping, Optional, Sequence
 
-from . import debian
+from . import confine, debian
 from .cache import Cache, WorkTree, digest_inputs
 from ..progress import Step
 from ..proc import run_logged
@@ -43,21 +43,6 @@ MMDEBSTRAP_TIMEOUT = 1800.0
 # the image, whose postinst would make an initramfs) and the docs.
 EXCLUDES = ("/etc/kernel/postinst.d/*", "/usr/share/doc/*",
             "/usr/share/man/*", "/usr/share/locale/*")
-PATH = "PATH=/usr/sbin:/usr/bin:/sbin:/bin"
-MOUNTINFO = pathlib.Path("/proc/self/mountinfo")
-
-
-def root_is_mount() -> bool:
-    """Whether / is a mount point in this process's view. It is not in a
-    chroot of a plain folder (fresh-machine, a build container): the mount
-    holding it lies outside the process's root, so mountinfo omits it."""
-    try:
-        lines = MOUNTINFO.read_text().splitlines()
-    except OSError:
-        return True
-    return any(len(f) > 4 and f[4] == "/" for f in map(str.split, lines))
-
-
 def headers_package(release: str) -> str:
     """The exact headers package of a Debian kernel, by its uname -r."""
     return f"linux-headers-{release}"
@@ -70,9 +55,12 @@ def mmdebstrap_command(suite: str, packages: Sequence[str],
     """mmdebstrap's arguments: a minimal apt chroot of suite with the
     packages (name=version), from these one-line sources, as a tarball.
     No Valid-Until check (sid's index may be past it); a backports suite's
-    pin (a preferences file) is copied in before its first update."""
+    pin (a preferences file) is copied in before its first update.
+    Unshare mode: run as root it keeps the packages' maintainer scripts
+    in mount and pid namespaces of their own (root mode mounts /proc and
+    /dev in the host's); the archive is Debian's, no user's code."""
     suite_word = debian.base_suite(suite)
-    cmd = ["mmdebstrap", "--variant=apt", "--mode=root", "--quiet",
+    cmd = ["mmdebstrap", "--variant=apt", "--mode=unshare", "--quiet",
            "--include=" + ",".join(packages),
            "--aptopt=Acquire::Check-Valid-Until \"false\"",
            "--aptopt=Acquire::Languages \"none\""]
@@ -96,17 +84,15 @@ class Chroot:
         """A host path under root as the chroot sees it."""
         return "/" + path.relative_to(self.root).as_posix()
 
-    def command(self, argv: Sequence[str]) -> List[str]:
-        """argv run in the chroot: a private mount namespace with /proc
-        mounted at root/proc, a clean environment. Making / private is
-        refused (EINVAL) where / is no mount point; there (inside a chroot,
-        whose surrounding namespace is its runner's) the new namespace
-        keeps the propagation it inherits."""
-        propagation = "private" if root_is_mount() else "unchanged"
-        return ["unshare", "--mount", "--propagation", propagation,
-                f"--mount-proc={self.root / 'proc'}", "chroot",
-                str(self.root), "env", "-i", PATH, "HOME=/root",
-                "LC_ALL=C.UTF-8", *argv]
+    def command(self, argv: Sequence[str], work: pathlib.Path
+                ) -> List[str]:
+        """argv run in the chroot, confined (build/confine.py): as the
+        build user, the chroot read-only as / (a build cannot poison it
+        for later ones), only the work tree (a folder under trees)
+        writable, its own /proc (the host's /proc/1/root would lead out),
+        /dev and /tmp, a clean environment."""
+        return confine.command(argv, root=self.root,
+                               rw=[(work, self.inside(work))])
 
     @property
     def trees(self) -> pathlib.Path:

@@ -11,7 +11,7 @@ import subprocess
 from typing import Dict, Iterable, List, Mapping, Optional, Tuple
 
 from .. import paths
-from . import initramfs
+from . import confine, initramfs
 from .cache import Cache, compiler_id, digest_inputs, tree_digest
 from ..errors import BenchError
 from ..progress import Step, say
@@ -252,24 +252,30 @@ def build_external_tools(src: pathlib.Path, cache: Cache
     added to the image by initramfs.tool_files, and checked here)."""
     inputs = {"kind": "external-tools",
               "source": tree_digest(src, skip_dirs=(".git", "driver")),
-              "cc": compiler_id()}
+              "cc": compiler_id(), "confined": confine.RECIPE}
     key = digest_inputs(inputs)
     entry = cache.lookup("tools", key)
     if entry is None:
         with Step("build", f"wrapper tools: make -C {src}/utils"):
             with cache.publish("tools", key, inputs) as tmp:
                 tree = tmp / "src"
-                shutil.copytree(src, tree, ignore=shutil.ignore_patterns(
-                    ".*", "*.o", "*.ko"))
-                run_logged(["make", "-C", str(tree / "utils")],
+                shutil.copytree(src, tree, symlinks=True,
+                                ignore=shutil.ignore_patterns(
+                                    ".*", "*.o", "*.ko"))
+                # The tree's Makefile is its own code: it runs confined,
+                # as the build user, writing only its copy.
+                confine.own(tree)
+                run_logged(confine.command(["make", "-C",
+                                            str(tree / "utils")],
+                                           rw=[tree], chdir=tree),
                            cache.root / "logs" / f"tools-{key}.log",
                            f"make -C {src}/utils", timeout=600)
                 for name in EXTERNAL_TOOLS.values():
-                    built = tree / "utils" / name
-                    if not built.is_file():
+                    if not (tree / "utils" / name).is_file():
                         raise BenchError(f"--wrapper-src {src}: utils/ "
                                          f"built no {name}")
-                    shutil.copy2(built, tmp / name)
+                    confine.write_file(tmp, name, confine.read_output(
+                        tree, f"utils/{name}"), 0o755)
                 shutil.rmtree(tree)
         entry = cache.path("tools", key)
     tools = {guest: entry / name for guest, name in EXTERNAL_TOOLS.items()}

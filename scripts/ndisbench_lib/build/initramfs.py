@@ -14,6 +14,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, \
     Tuple
 
 from .. import paths
+from . import confine
 from .cache import Cache, ensure_free, mark_used
 from ..errors import BenchError
 from ..proc import capture
@@ -199,21 +200,26 @@ def _perl_closure(tool: str, digest: str) -> Tuple[Tuple[str, ...],
     """(module files, XS objects) perl loads for the script at `tool`
     (digest: its contents, so an edited script is probed again)."""
     del digest
+    tool = str(pathlib.Path(tool).resolve())
     text = pathlib.Path(tool).read_text(errors="replace")
     lazy = list(PERL_LAZY) + PERL_REQUIRE_RE.findall(text)
     with tempfile.TemporaryDirectory(prefix="ndisbench-perl-") as tmp:
         (pathlib.Path(tmp) / f"{PERL_PROBE_MODULE}.pm").write_text(
             PERL_PROBE)
+        os.chmod(tmp, 0o755)
         argv = [str(PERL), f"-I{tmp}", f"-M{PERL_PROBE_MODULE}"] + \
             [f"-m{m}" for m in dict.fromkeys(lazy)] + ["-c", tool]
         try:
-            # No PERL5LIB, PERL5OPT or local::lib of the caller's: the
-            # closure is the one the guest's identical perl sees.
-            res = subprocess.run(argv, capture_output=True, text=True,
-                                 timeout=60, check=False, cwd=tmp,
-                                 stdin=subprocess.DEVNULL,
-                                 env={"PATH": "/usr/bin:/bin",
-                                      "LC_ALL": "C"})
+            # perl -c runs the script's BEGIN blocks: a tree's code, run
+            # confined as the build user (build/confine.py). No PERL5LIB,
+            # PERL5OPT or local::lib of the caller's: the closure is the
+            # one the guest's identical perl sees.
+            res = subprocess.run(
+                confine.command(argv, ro=[pathlib.Path(tmp),
+                                          pathlib.Path(tool)],
+                                chdir=pathlib.Path(tmp), env={"LC_ALL": "C"}),
+                capture_output=True, text=True, timeout=60, check=False,
+                stdin=subprocess.DEVNULL)
         except (OSError, subprocess.SubprocessError) as exc:
             raise BenchError(f"{tool}: perl -c: {exc}") from None
     if res.returncode != 0:

@@ -18,12 +18,14 @@ import lzma
 import os
 import pathlib
 import shutil
+import stat
 import subprocess
 from typing import Callable, Dict, List, Optional, Sequence
 
 from .. import paths
-from . import chroot, debian
-from .cache import Cache, WorkTree, compiler_id, digest_inputs, tree_digest
+from . import chroot, confine, debian
+from .cache import (Cache, WorkTree, compiler_id, digest_inputs,
+                    tree_digest, tree_files)
 from ..errors import BenchError, BuildError
 from .kbuild import KernelArtifact, ensure_kdir, SourceTree
 from ..proc import capture, run_logged
@@ -68,14 +70,26 @@ def source_files(root: pathlib.Path, parts: Sequence[str] = ()
     """Relative name -> file, under root (or only its parts), without
     SKIP_PATTERNS."""
     files: Dict[str, pathlib.Path] = {}
-    for top in [root / p for p in parts] or [root]:
-        for path in top.rglob("*"):
-            rel = path.relative_to(root)
-            if path.is_file() and not any(
-                    fnmatch.fnmatch(n, pat) for n in rel.parts
-                    for pat in SKIP_PATTERNS):
-                files[rel.as_posix()] = path
+    for rel, path in tree_files(root):
+        names = rel.split("/")
+        if parts and names[0] not in parts:
+            continue
+        if not any(fnmatch.fnmatch(n, pat) for n in names
+                   for pat in SKIP_PATTERNS):
+            files[rel] = path
     return files
+
+
+def _plain_tree(tree: pathlib.Path) -> bool:
+    """Whether the work tree holds only folders and regular files. A
+    confined build (build/confine.py) may leave anything there: a symlink
+    or a FIFO the bench (root) would follow or block on while it syncs."""
+    for dirpath, dirnames, filenames in os.walk(tree):
+        for name in dirnames + filenames:
+            mode = os.lstat(os.path.join(dirpath, name)).st_mode
+            if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+                return False
+    return True
 
 
 def sync_sources(files: Dict[str, pathlib.Path], tree: pathlib.Path) -> None:
@@ -85,8 +99,8 @@ def sync_sources(files: Dict[str, pathlib.Path], tree: pathlib.Path) -> None:
     (its objects could be half written)."""
     names = "\n".join(sorted(files))
     listed = tree / SOURCES_LIST
-    if (tree / BUILDING).exists() or not listed.is_file() or \
-            listed.read_text() != names:
+    if not _plain_tree(tree) or (tree / BUILDING).exists() or \
+            not listed.is_file() or listed.read_text() != names:
         shutil.rmtree(tree, ignore_errors=True)
     tree.mkdir(parents=True, exist_ok=True)
     for rel, path in files.items():
@@ -148,9 +162,15 @@ class Toolchain:
         place = self.chroot
         return place.inside(host) if place else str(host)
 
-    def command(self, argv: List[str]) -> List[str]:
+    def command(self, argv: List[str], work: pathlib.Path,
+                read: Sequence[pathlib.Path] = ()) -> List[str]:
+        """argv confined (build/confine.py) with work writable: in the
+        kernel's chroot, or on the host reading the folders read (the
+        kernel's build folder)."""
         place = self.chroot
-        return place.command(argv) if place else argv
+        if place:
+            return place.command(argv, work)
+        return confine.command(argv, ro=read, rw=[work])
 
 
 def foreign_kdir(place: chroot.Chroot, key: str, kdir: pathlib.Path) -> str:
@@ -184,23 +204,42 @@ def toolchain(art: KernelArtifact, cache: Cache) -> Toolchain:
     return _TOOLCHAINS[key]
 
 
+def kernel_reads(cache: Cache, kdir: pathlib.Path) -> List[pathlib.Path]:
+    """What a module build reads of its kernel: the whole cache entry kdir
+    lies in (a Debian headers package links across its folders), or a
+    user's tree and the source folder its `source` link names (a build
+    with O=)."""
+    try:
+        rel = kdir.relative_to(cache.root)
+    except ValueError:
+        reads = [kdir]
+        source = kdir / "source"
+        if source.is_symlink():
+            reads.append(source.resolve())
+        return reads
+    return [cache.root.joinpath(*rel.parts[:2])]
+
+
 def _incremental_make(cache: Cache, art: KernelArtifact, what: str,
                       files: Dict[str, pathlib.Path], make: List[str],
                       built: str, ko: pathlib.Path,
-                      log: pathlib.Path) -> None:
+                      log: pathlib.Path,
+                      read: Sequence[pathlib.Path] = ()) -> None:
     """Sync files into this kernel's work tree for `what`, run make (its
     arguments: {tree} stands for the tree) with the kernel's toolchain,
-    copy the module to ko."""
+    confined (build/confine.py: as the build user, reading read, writing
+    only the tree), copy the module to ko."""
     tc = toolchain(art, cache)
     work = tc.work_tree({"kind": "module-tree", "kernel": art.key,
                          "what": what, "cc": tc.cc})
     with work.lock():
         sync_sources(files, work.src)
         (work.src / BUILDING).touch()
+        confine.own(work.src)
         tree = tc.path(work.src)
         try:
             run_logged(tc.command([a.replace("{tree}", tree)
-                                   for a in make]), log,
+                                   for a in make], work.src, read), log,
                        f"kernel '{art.kernel.name}': build {what}",
                        timeout=900)
         except BuildError as exc:
@@ -210,11 +249,10 @@ def _incremental_make(cache: Cache, art: KernelArtifact, what: str,
             raise BuildError(exc.step, exc.log, exc.exit_code,
                              [c.replace(tree + "/", "") for c in exc.causes],
                              exc.ended) from None
-        out = work.src / built
-        if not out.is_file():
+        if not (work.src / built).is_file():
             raise BenchError(f"kernel '{art.kernel.name}': make built no "
                              f"{built} (log: {log})")
-        shutil.copyfile(out, ko)
+        ko.write_bytes(confine.read_output(work.src, built))
         (work.src / BUILDING).unlink()
 
 
@@ -229,7 +267,8 @@ def _build(art: KernelArtifact, name: str, kdir: pathlib.Path,
                       ["make", "-C", toolchain(art, cache).kdir(kdir),
                        "M={tree}/driver",
                        f"-j{os.cpu_count() or 1}", f"NDIS_MODNAME={name}",
-                       "modules"], f"driver/{name}.ko", ko, log)
+                       "modules"], f"driver/{name}.ko", ko, log,
+                      kernel_reads(cache, kdir))
     return _module_facts(art, ko)
 
 
@@ -291,7 +330,7 @@ def build_module(art: KernelArtifact, name: str, cache: Cache
     inputs = {"kind": "module", "kernel": art.key, "name": name,
               "source": {part: tree_digest(WRAPPER / part)
                          for part in MODULE_SOURCES},
-              "cc": toolchain(art, cache).cc}
+              "cc": toolchain(art, cache).cc, "confined": confine.RECIPE}
     return _cached_module(art, name, inputs, cache,
                           lambda kdir, tmp, log: _build(art, name, kdir, tmp,
                                                         log, cache))
@@ -308,7 +347,7 @@ def build_plant_module(art: KernelArtifact, cache: Cache) -> BuiltModule:
     checkers must report."""
     inputs = {"kind": "plant-module", "kernel": art.key,
               "source": tree_digest(PLANT),
-              "cc": toolchain(art, cache).cc}
+              "cc": toolchain(art, cache).cc, "confined": confine.RECIPE}
 
     def build(kdir: pathlib.Path, tmp: pathlib.Path,
               log: pathlib.Path) -> Dict[str, object]:
@@ -318,7 +357,8 @@ def build_plant_module(art: KernelArtifact, cache: Cache) -> BuiltModule:
                           ["make", "-C", toolchain(art, cache).kdir(kdir),
                            "M={tree}",
                            f"-j{os.cpu_count() or 1}", "modules"],
-                          f"{PLANT_MODULE}.ko", ko, log)
+                          f"{PLANT_MODULE}.ko", ko, log,
+                          kernel_reads(cache, kdir))
         return _module_facts(art, ko)
 
     return _cached_module(art, PLANT_MODULE, inputs, cache, build)
@@ -349,7 +389,8 @@ def _build_external(art: KernelArtifact, src: pathlib.Path,
                           source_files(src), ["make", "-C", "{tree}/driver",
                           f"KBUILD={toolchain(art, cache).kdir(kdir)}",
                           f"-j{os.cpu_count() or 1}"],
-                          f"driver/{EXTERNAL_MODULE}.ko", ko, log)
+                          f"driver/{EXTERNAL_MODULE}.ko", ko, log,
+                          kernel_reads(cache, kdir))
     except BuildError as exc:
         raise BuildError(f"--wrapper-src {src}: {exc.step}", exc.log,
                          exc.exit_code, exc.causes, exc.ended) from None
@@ -364,7 +405,7 @@ def build_external_module(art: KernelArtifact, src: pathlib.Path,
     kernel, as a cache entry keyed by the tree's contents."""
     inputs = {"kind": "external-module", "kernel": art.key,
               "source": tree_digest(src, skip_dirs=(".git",)),
-              "cc": toolchain(art, cache).cc}
+              "cc": toolchain(art, cache).cc, "confined": confine.RECIPE}
     return _cached_module(art, EXTERNAL_MODULE, inputs, cache,
                           lambda kdir, tmp, log: _build_external(
                               art, src, kdir, tmp, log, cache))

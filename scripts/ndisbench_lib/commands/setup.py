@@ -69,11 +69,12 @@ REQUIREMENTS = (
     # built in a chroot of that suite, with its own compiler
     Requirement("mmdebstrap", ("mmdebstrap",), "the per-suite build "
                 "chroots (bullseye, trixie, trixie-backports, sid)"),
-    Requirement("util-linux", ("unshare",), "a build chroot's make runs in "
-                "a private mount namespace with /proc mounted (sid's "
-                "objtool reads it)"),
-    Requirement("coreutils", ("chroot", "env"), "enter a build chroot with "
-                "a clean environment"),
+    Requirement("util-linux", ("unshare",), "mmdebstrap --mode=unshare "
+                "runs it (as root: mount and pid namespaces)"),
+    # every build that runs a tree's code (build/confine.py)
+    Requirement("bubblewrap", ("bwrap",), "builds run confined: a user, "
+                "mount, pid and network namespace of their own, as the "
+                "unprivileged build user"),
     Requirement("binutils", ("nm", "ld", "readelf"),
                 "GPL import checks, linking, an i386 guest's libraries"),
     Requirement("tar", ("tar",), "linux-source tarballs"),
@@ -109,9 +110,10 @@ REQUIREMENTS = (
     Requirement("libseccomp-dev", ("/usr/include/seccomp.h",),
                 "QEMU: -sandbox (--enable-seccomp), every guest's QEMU "
                 "runs under it"),
-    # the unprivileged user QEMU and tshark run as (sandbox.py)
+    # the unprivileged user QEMU and tshark run as (sandbox.py), and
+    # builds (build/confine.py)
     Requirement("passwd", ("useradd",), "setup creates the system user "
-                "QEMU drops to (-runas) and tshark runs as"),
+                "QEMU drops to (-runas), tshark and builds run as"),
     # tests/fuzz: the libFuzzer targets
     Requirement("clang", ("clang", "clang++"), "the libFuzzer targets; "
                 "the fuzzing QEMU (`ndisbench fuzz`: CC=clang CXX=clang++, "

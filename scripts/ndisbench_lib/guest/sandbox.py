@@ -24,13 +24,18 @@ import os
 import pwd
 import re
 import subprocess
-from typing import Dict, List, Mapping, Optional
+import threading
+from typing import Dict, List, Mapping, Optional, Sequence, Set
 
 from ..errors import BenchError
 from ..progress import say
 from ..report.verdict import ERROR, FAIL, PASS, Verdict
 
 USER = "ndisbench"
+# A uid per concurrent cell (ndisbench0..): a guest that escaped into its
+# QEMU cannot signal or trace the QEMUs of the cells beside it. Past the
+# pool, cells share USER.
+POOL_SIZE = 8
 SANDBOX = ("on,obsolete=deny,elevateprivileges={priv},spawn=deny,"
            "resourcecontrol=deny")
 USERADD = "useradd"
@@ -54,10 +59,53 @@ def user_entry(name: str = USER) -> Optional[pwd.struct_passwd]:
         return None
 
 
+def pool_entries() -> List[pwd.struct_passwd]:
+    """The cell users setup made (ndisbench0..), those that exist."""
+    names = [f"{USER}{i}" for i in range(POOL_SIZE)]
+    return [u for u in map(user_entry, names)
+            if u is not None and u.pw_name in names]
+
+
+class _Lease:
+    """A pool user held by one thread (a cell of the runner's pool): freed
+    when the thread ends and its thread-local data goes."""
+
+    def __init__(self, user: pwd.struct_passwd) -> None:
+        self.user = user
+
+    def __del__(self) -> None:
+        if _POOL_LOCK is None:      # interpreter shutdown: nothing to free
+            return
+        with _POOL_LOCK:
+            _TAKEN.discard(self.user.pw_name)
+
+
+_POOL_LOCK = threading.Lock()
+_TAKEN: Set[str] = set()
+_THREAD = threading.local()
+
+
+def _cell_user() -> Optional[pwd.struct_passwd]:
+    """This thread's pool user, taken on first use; USER's entry when the
+    pool is all taken (or setup made none)."""
+    lease = getattr(_THREAD, "lease", None)
+    if lease is not None:
+        return lease.user
+    with _POOL_LOCK:
+        free = [u for u in pool_entries() if u.pw_name not in _TAKEN]
+        if free:
+            _TAKEN.add(free[0].pw_name)
+    if not free:
+        return user_entry()
+    _THREAD.lease = _Lease(free[0])
+    return free[0]
+
+
 def drop_user() -> Optional[pwd.struct_passwd]:
-    """The user QEMU and tshark run as: ours when the bench is root (and
-    setup created it), else None (nothing to drop)."""
-    return user_entry() if bench_is_root() else None
+    """The user QEMU and tshark run as: one of ours per concurrent cell
+    when the bench is root (and setup created them), else None (nothing
+    to drop)."""
+    return _cell_user() if bench_is_root() else None
 
 
 def qemu_args(own_build: bool) -> List[str]:
@@ -71,26 +119,34 @@ def qemu_args(own_build: bool) -> List[str]:
     return args
 
 
-def ensure_user() -> bool:
-    """Create the system user (no home, no login shell, its own group) if
-    it is missing; True if it was created. Idempotent."""
-    if user_entry() is not None:
+def _ensure_one(name: str) -> bool:
+    if user_entry(name) is not None:
         return False
     cmd = [USERADD, "--system", "--user-group", "--no-create-home",
            "--home-dir", "/nonexistent", "--shell", NOLOGIN,
-           "--comment", "ndisbench guests (QEMU -runas) and tshark", USER]
+           "--comment", "ndisbench guests (QEMU -runas), tshark, builds",
+           name]
     try:
         res = subprocess.run(cmd, capture_output=True, text=True,
                              timeout=60, check=False,
                              stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as exc:
-        raise SandboxError(f"setup: {USERADD} {USER}: {exc}") from exc
+        raise SandboxError(f"setup: {USERADD} {name}: {exc}") from exc
     if res.returncode != 0:
-        raise SandboxError(f"setup: {USERADD} {USER} failed (exit "
+        raise SandboxError(f"setup: {USERADD} {name} failed (exit "
                            f"{res.returncode}): {res.stderr.strip()}")
-    say("setup", f"created system user {USER} (uid "
-                 f"{pwd.getpwnam(USER).pw_uid}, shell {NOLOGIN})")
+    say("setup", f"created system user {name} (uid "
+                 f"{pwd.getpwnam(name).pw_uid}, shell {NOLOGIN})")
     return True
+
+
+def ensure_user() -> bool:
+    """Create the system users (no home, no login shell, each its own
+    group) that are missing: USER (builds, and cells past the pool) and
+    the cell pool; True if one was created. Idempotent."""
+    made = [_ensure_one(name) for name in
+            [USER] + [f"{USER}{i}" for i in range(POOL_SIZE)]]
+    return any(made)
 
 
 def run_as_user_kwargs() -> Dict[str, object]:
@@ -153,7 +209,8 @@ def facts(ids: Optional[ProcessIds]) -> Mapping[str, object]:
 
 
 def problems(ids: Optional[ProcessIds], bench_root: bool,
-             user: Optional[pwd.struct_passwd]) -> List[str]:
+             user: Optional[pwd.struct_passwd],
+             pool: Sequence[pwd.struct_passwd] = ()) -> List[str]:
     """Why a QEMU observed with these ids is not sandboxed as it must be;
     empty when it is. bench_root: the bench ran as root; user: the entry
     of the user it should have dropped to (None: setup never created
@@ -169,8 +226,9 @@ def problems(ids: Optional[ProcessIds], bench_root: bool,
         if 0 in ids.uids or 0 in ids.gids:
             found.append(f"QEMU still ran as root (Uid {ids.uids}, Gid "
                          f"{ids.gids})")
-        elif user is not None and (set(ids.uids) != {user.pw_uid} or
-                                   set(ids.gids) != {user.pw_gid}):
+        elif user is not None and all(
+                set(ids.uids) != {u.pw_uid} or set(ids.gids) != {u.pw_gid}
+                for u in [user, *pool]):
             found.append(f"QEMU ran as uid {ids.uids} gid {ids.gids}, not "
                          f"as {USER} ({user.pw_uid}:{user.pw_gid})")
         if 0 in ids.groups:
@@ -203,9 +261,11 @@ def judge(ids: Optional[ProcessIds], bench_root: Optional[bool] = None,
     no seccomp filter; ERROR when they were never read (checks/
     sandbox.py makes it the `sandbox` check of every cell)."""
     root = bench_is_root() if bench_root is None else bench_root
+    pool: List[pwd.struct_passwd] = []
     if root and user is None:
         user = user_entry()
-    found = problems(ids, root, user)
+        pool = pool_entries()
+    found = problems(ids, root, user, pool)
     if ids is None or not ids.uids:
         return Verdict(ERROR, found[0])
     if found:
