@@ -120,6 +120,7 @@ def boot(cmd: Sequence[str], log_path: pathlib.Path, timeout: float,
     lines: List[str] = []
     notes: List[str] = []       # a restored guest's note, logged at the end
     ids: List[sandbox.ProcessIds] = []
+    ready: List[float] = []     # when the agent's ready line came
     with open(log_path, "w", encoding="utf-8", errors="replace") as log:
         log.write("# " + " ".join(cmd) + "\n")
         if console is not None:
@@ -174,9 +175,15 @@ def boot(cmd: Sequence[str], log_path: pathlib.Path, timeout: float,
                 note = on_line(text) if on_line else None
                 if text == READY_LINE and console is not None and \
                         not console.prefix:
-                    note = console.at_ready() if console.at_ready \
-                        else note
-                    tell_agent()
+                    # The agent waits once per boot: a repeat is the
+                    # guest's text, never a second save or second words.
+                    if ready:
+                        note = "ready line again: ignored"
+                    else:
+                        ready.append(time.monotonic())
+                        note = console.at_ready() if console.at_ready \
+                            else note
+                        tell_agent()
                 if note:
                     log.write(f"# ndisbench: {note}\n")
                     log.flush()
