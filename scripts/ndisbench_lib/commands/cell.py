@@ -644,6 +644,11 @@ def judge_cell(plan: CellPlan, prep: Prepared, boot: machine.BootResult,
                                                     boot)))
         return {c: registry.judge(c, facts) if c in host else verdict
                 for c in plan.checks}
+    if boot.status == "flood":
+        flood = machine.flood_message(machine.console_budget())
+        verdict = Verdict(ERROR, f"{flood} (log: {log_path})")
+        return {c: registry.judge(c, facts) if c in host else verdict
+                for c in plan.checks}
     verdicts = {c: registry.judge(c, facts) for c in plan.checks}
     problem = kernel_problem(boot.serial)
     if problem:
