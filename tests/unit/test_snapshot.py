@@ -330,7 +330,8 @@ class FallbackTest(unittest.TestCase):
                              tmp / "cell", tmp, snapshot=True)
         calls = []
 
-        def boot(cmd, log, timeout, on_line=None, console=None):
+        def boot(cmd, log, timeout, on_line=None, console=None,
+                 on_start=None):
             calls.append((list(cmd), console))
             log.parent.mkdir(parents=True, exist_ok=True)
             log.write_text("x\n")

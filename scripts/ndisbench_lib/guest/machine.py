@@ -135,13 +135,15 @@ def boot(cmd: Sequence[str], log_path: pathlib.Path, timeout: float,
          grace: float = GRACE_SECS,
          on_line: Optional[Callable[[str], Optional[str]]] = None,
          console: Optional["ConsoleParams"] = None,
-         console_bytes: Optional[int] = None) -> BootResult:
+         console_bytes: Optional[int] = None,
+         on_start: Optional[Callable[[int], None]] = None) -> BootResult:
     """Run QEMU until it exits, the agent is done, the timeout hits, or the
     guest prints more than console_bytes (default: console_budget();
     status "flood", QEMU killed, the log ends at the budget).
     on_line sees every console line as it arrives (the host's side of a
     conversation with the agent); what it returns goes into the log.
-    console: the agent's words go in on the console (guest/snapshot.py)."""
+    console: the agent's words go in on the console (guest/snapshot.py).
+    on_start: told QEMU's pid once it runs (the sinks count only it)."""
     budget = console_budget() if console_bytes is None else console_bytes
     flooded = threading.Event()
     log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -169,6 +171,8 @@ def boot(cmd: Sequence[str], log_path: pathlib.Path, timeout: float,
         except OSError as exc:
             raise BootError(f"{cmd[0]}: cannot start: {exc}") from exc
         assert proc.stdout is not None
+        if on_start is not None:
+            on_start(proc.pid)
 
         def tell_agent() -> None:
             assert console is not None and proc.stdin is not None

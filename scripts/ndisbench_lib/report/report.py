@@ -29,6 +29,9 @@ class CellResult:
     # What the host's sinks counted, per traffic check (bytes; udp:
     # datagrams): the host's half of the measurements.
     sinks: Dict[str, Optional[int]] = dataclasses.field(default_factory=dict)
+    # What each sink refused: connections (udp: datagrams) from a local
+    # process other than the cell's QEMU, never counted as the guest's.
+    sink_refused: Dict[str, int] = dataclasses.field(default_factory=dict)
     # How the cell's QEMU ran (guest/sandbox.py: uids, gids, seccomp),
     # judged as its `sandbox` check.
     sandbox: Dict[str, object] = dataclasses.field(default_factory=dict)
