@@ -130,6 +130,18 @@ def clock_lines(result: RunResult) -> List[str]:
         f"{k}: {why}" for k, why in result.realtime.items()) + ".", ""]
 
 
+# What Markdown (and the HTML a renderer lets through) gives meaning to:
+# each is shown as itself behind a backslash.
+MARKDOWN_SPECIAL = frozenset("\\`*_[]<>|#!~&")
+
+
+def md_text(text: object) -> str:
+    """Untrusted text as literal Markdown: no emphasis, link, HTML tag or
+    table cell boundary of its own."""
+    return "".join("\\" + ch if ch in MARKDOWN_SPECIAL else ch
+                   for ch in str(text))
+
+
 def markdown(result: RunResult) -> str:
     out = [f"# ndisbench run {result.run_id}", "",
            f"Started {result.started} on {result.host}, accel "
@@ -143,23 +155,25 @@ def markdown(result: RunResult) -> str:
         cols = [c.kernel, c.policy, c.label] + [
             label(k, c.verdicts[k]) if k in c.verdicts else "-"
             for k in result.checks]
-        out.append("| " + " | ".join(cols) + " |")
+        out.append("| " + " | ".join(md_text(col) for col in cols) + " |")
     out += ["", "`reproduced`: the historical breakage happened exactly as "
             "expected (symbols, message, taint bits). `refused`: "
             "driverloader denied its GPL-only symbols, as intended.", "",
             "## Cells", ""]
     for c in result.cells:
         boot = f"{c.boot_seconds}s" if c.boot_seconds is not None else "-"
-        out.append(f"### {c.kernel} / {c.label}")
-        out.append(f"release `{c.release or '-'}`, boot {boot}, first KTAP "
+        out.append(f"### {md_text(c.kernel)} / {md_text(c.label)}")
+        release = (c.release or "-").replace("`", "'")
+        out.append(f"release `{release}`, boot {boot}, first KTAP "
                    f"line {c.first_ktap_seconds or '-'}s, clock "
                    f"{c.clock or 'realtime'}, "
                    f"[serial log]({c.folder}/serial.log), "
                    f"[KTAP]({c.folder}/ktap.txt)")
         out.append("")
         for check, v in c.verdicts.items():
-            out.append(f"- {check}: **{label(check, v)}**: {v.summary}")
-            out += [f"  - {d}" for d in v.details[1:]]
+            out.append(f"- {md_text(check)}: **{label(check, v)}**: "
+                       f"{md_text(v.summary)}")
+            out += [f"  - {md_text(d)}" for d in v.details[1:]]
         out.append("")
     return "\n".join(out)
 
