@@ -412,8 +412,8 @@ static void fuzz_migration(Fuzz *f, QTestState *qts, const char *dest_args,
                            const char *suffix, int sections, size_t ours,
                            bool anywhere, StreamCheck *check, void *opaque)
 {
-    g_autofree char *path = g_strdup_printf("%s/ndisbench-fuzz-%d.mig",
-                                            g_get_tmp_dir(), getpid());
+    char *dir = stream_dir_new();
+    g_autofree char *path = g_build_filename(dir, "saved.mig", NULL);
     g_autofree char *mutant = g_strdup_printf("%s.mutant", path);
     uint64_t mutants = env_u64("NDISBENCH_FUZZ_MUTANTS", 2);
     g_autofree gchar *data = NULL;
@@ -451,8 +451,7 @@ static void fuzz_migration(Fuzz *f, QTestState *qts, const char *dest_args,
     g_test_message("fuzz %s: seed %" PRIu64 ": %" PRIu64 " mutated "
                    "migration streams, %d loaded, %d refused", f->what,
                    f->seed, mutants, loaded, refused);
-    unlink(mutant);
-    unlink(path);
+    stream_dir_free(dir);
 }
 
 /* ---- bcm43xx ---------------------------------------------------------- */
