@@ -577,7 +577,7 @@ static void test_migration(void)
  */
 static void test_migration_beacon_time(void)
 {
-    static const uint8_t id[] = "wlan-ap/ap0";
+    static const uint8_t id[] = "wlan-ap/ap0/wlan-ap";
     /* the section's fields follow the idstr, instance and version ids */
     const size_t at = sizeof(id) - 1 + 8;
     const uint64_t restore_us = 10 * 1000 * 1000;

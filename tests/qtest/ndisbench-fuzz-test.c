@@ -30,8 +30,10 @@
  *   the run's token and a random 802.11 frame, else with bytes flipped,
  *   cut short or padded, a wrong token, a bad FCS or channel, or from
  *   another local port;
+ * - wlan-ap, alone on the air: its clock stepped, its channel and SSID
+ *   visibility changed;
  * - migration: every seed ends with the VM saved, the device model's
- *   section of the stream mutated (bytes flipped, fields set to edge
+ *   (or the AP's) section of the stream mutated (bytes flipped, fields set to edge
  *   values) and loaded into new QEMUs: each must refuse it (exit status
  *   1) or load it and keep running while beacons arrive, the radios'
  *   doorbells ring and their registers are read.
@@ -1267,6 +1269,71 @@ static void rtl_fuzz_seed(uint64_t seed, uint64_t iters, uint64_t *ops)
     *ops += r.f.ops;
 }
 
+/* ---- wlan-ap ----------------------------------------------------------- */
+
+/* The AP's own fields: next_beacon_ns (int64) and seq (uint16). */
+#define AP_VMSTATE_OURS (8 + 2)
+
+/* A loaded mutated stream: beacons go out on schedule, nothing hangs. */
+static void ap_check_loaded(Fuzz *f, QTestState *qts, void *opaque)
+{
+    int i;
+
+    for (i = 0; i < 8; i++) {
+        qtest_clock_step(qts, 1000 * 1000 * (1 + below(f, 400)));
+        tick(f);
+    }
+}
+
+/*
+ * An access point alone on the air (no radio: machine none): its clock
+ * runs in steps of any length while its channel, SSID visibility and
+ * signal change; then its migration section is mutated (the beacon time
+ * and sequence number, or any byte) and loaded.
+ */
+static void ap_fuzz_seed(uint64_t seed, uint64_t iters, uint64_t *ops)
+{
+    Fuzz f = { .rng = seed, .seed = seed, .what = "wlan-ap" };
+    g_autofree char *args = NULL;
+    QTestState *qts;
+    uint64_t i;
+
+    cur = &f;
+    alarm(WATCHDOG_S);
+    args = g_strdup_printf("-machine none -object wlan-air,id=air0,seed=%"
+                           PRIu64 " -object wlan-ap,id=ap0,air=air0,"
+                           "channel=%d", seed, 1 + (int)below(&f, 13));
+    g_test_message("fuzz wlan-ap: seed %" PRIu64 ": %s", seed, args);
+    qts = qtest_init(args);
+    for (i = 0; i < iters; i++) {
+        switch (below(&f, 4)) {
+        case 0:
+            qtest_qmp_assert_success(qts, "{'execute': 'qom-set', "
+                                     "'arguments': {'path': '/objects/ap0',"
+                                     " 'property': 'channel', 'value': %d}}",
+                                     1 + (int)below(&f, 13));
+            break;
+        case 1:
+            qtest_qmp_assert_success(qts, "{'execute': 'qom-set', "
+                                     "'arguments': {'path': '/objects/ap0',"
+                                     " 'property': 'hidden', 'value': %s}}",
+                                     chance(&f, 50) ? "true" : "false");
+            break;
+        default:
+            qtest_clock_step(qts, 1000 * (1 + below(&f, 300000)));
+            break;
+        }
+        tick(&f);
+    }
+    fuzz_migration(&f, qts, args, "ap0/wlan-ap", 1, AP_VMSTATE_OURS, true,
+                   ap_check_loaded, NULL);
+    qtest_clock_step(qts, 1000 * 1000 * 1000);  /* still beaconing */
+    qtest_quit(qts);
+    alarm(0);
+    cur = NULL;
+    *ops += f.ops;
+}
+
 /* ---- driver ------------------------------------------------------------ */
 
 typedef void FuzzSeed(uint64_t seed, uint64_t iters, uint64_t *ops);
@@ -1304,6 +1371,11 @@ static void test_fuzz_rtl8187(void)
     fuzz_run("rtl8187", rtl_fuzz_seed, 600);
 }
 
+static void test_fuzz_wlan_ap(void)
+{
+    fuzz_run("wlan-ap", ap_fuzz_seed, 200);
+}
+
 int main(int argc, char **argv)
 {
     struct sigaction sa = { .sa_handler = watchdog };
@@ -1312,5 +1384,6 @@ int main(int argc, char **argv)
     sigaction(SIGALRM, &sa, NULL);
     qtest_add_func("/ndisbench/fuzz/bcm43xx", test_fuzz_bcm43xx);
     qtest_add_func("/ndisbench/fuzz/rtl8187", test_fuzz_rtl8187);
+    qtest_add_func("/ndisbench/fuzz/wlan-ap", test_fuzz_wlan_ap);
     return g_test_run();
 }
