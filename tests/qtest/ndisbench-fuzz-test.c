@@ -1316,8 +1316,8 @@ static void ap_fuzz_seed(uint64_t seed, uint64_t iters, uint64_t *ops)
         case 1:
             qtest_qmp_assert_success(qts, "{'execute': 'qom-set', "
                                      "'arguments': {'path': '/objects/ap0',"
-                                     " 'property': 'hidden', 'value': %s}}",
-                                     chance(&f, 50) ? "true" : "false");
+                                     " 'property': 'hidden', 'value': %i}}",
+                                     chance(&f, 50));
             break;
         default:
             qtest_clock_step(qts, 1000 * (1 + below(&f, 300000)));
