@@ -152,7 +152,7 @@ class StreamSink(TcpSink):
         super().__init__(owner)
 
     def _serve(self) -> None:
-        me = self.listener.getsockname()
+        me = ("127.0.0.1", self.port)
         while True:
             try:
                 conn, peer = self.listener.accept()

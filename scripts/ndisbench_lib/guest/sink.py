@@ -119,13 +119,12 @@ class TcpSink:
 
     def _accept(self) -> Optional[socket.socket]:
         """The owner's connection; others are closed and counted."""
-        me = self.listener.getsockname()
         while True:
             try:
                 conn, peer = self.listener.accept()
             except OSError:
                 return None
-            if from_owner(self.owner, "tcp", peer, me):
+            if from_owner(self.owner, "tcp", peer, ("127.0.0.1", self.port)):
                 return conn
             self.refused += 1
             conn.close()
