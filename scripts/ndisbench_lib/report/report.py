@@ -130,9 +130,11 @@ def clock_lines(result: RunResult) -> List[str]:
         f"{k}: {why}" for k, why in result.realtime.items()) + ".", ""]
 
 
-# What Markdown (and the HTML a renderer lets through) gives meaning to:
-# each is shown as itself behind a backslash.
-MARKDOWN_SPECIAL = frozenset("\\`*_[]<>|#!~&")
+# What Markdown (and the HTML a renderer lets through) gives meaning to
+# inside a line: each is shown as itself behind a backslash. Untrusted
+# text never starts a line here, so '#' (a heading) and '!' (an image,
+# only before '[') stay as they are: compiler lines read as printed.
+MARKDOWN_SPECIAL = frozenset("\\`*_[]<>|~&")
 
 
 def md_text(text: object) -> str:
