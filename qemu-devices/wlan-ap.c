@@ -58,6 +58,8 @@ OBJECT_DECLARE_SIMPLE_TYPE(WlanApState, WLAN_AP)
 #define WLAN_AP_INACTIVE_NS     (300 * NANOSECONDS_PER_SECOND)
 #define WLAN_AP_BEACON_TU       100
 #define WLAN_TU_US              1024
+#define WLAN_AP_BEACON_NS       ((int64_t)WLAN_AP_BEACON_TU * WLAN_TU_US * \
+                                 SCALE_US)
 #define WLAN_SSID_MAX           32
 
 #define WLAN_CAP_ESS            0x0001
@@ -355,7 +357,7 @@ static void wlan_ap_beacon(void *opaque)
     wlan_ap_send(ap, &f, "beacon");
 
     /* Fixed schedule: no drift however late this timer fired. */
-    ap->next_beacon_ns += WLAN_AP_BEACON_TU * WLAN_TU_US * SCALE_US;
+    ap->next_beacon_ns += WLAN_AP_BEACON_NS;
     timer_mod(ap->beacon_timer, ap->next_beacon_ns);
 }
 
@@ -870,10 +872,29 @@ static void wlan_ap_get_stations(Object *obj, Visitor *v, const char *name,
 
 /* -- migration ------------------------------------------------------------ */
 
+/*
+ * The beacon time comes from the stream. A negative one, or one too far
+ * ahead for the schedule to add another interval, is no clock's reading:
+ * the stream is refused. One in the past (a stream from a machine whose
+ * clock ran further) is moved to now: one beacon at once, then on
+ * schedule, instead of every missed beacon in a row, which for a time
+ * far enough back keeps the main loop busy for ever.
+ */
 static int wlan_ap_post_load(void *opaque, int version_id)
 {
     WlanApState *ap = opaque;
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
 
+    if (ap->next_beacon_ns < 0 ||
+        ap->next_beacon_ns > INT64_MAX - WLAN_AP_BEACON_NS) {
+        error_report("wlan-ap '%s': migrated beacon time %" PRId64
+                     " ns is out of range", wlan_ap_name(ap),
+                     ap->next_beacon_ns);
+        return -EINVAL;
+    }
+    if (ap->next_beacon_ns < now) {
+        ap->next_beacon_ns = now;
+    }
     timer_mod(ap->beacon_timer, ap->next_beacon_ns);
     return 0;
 }
@@ -934,7 +955,7 @@ static void wlan_ap_complete(UserCreatable *uc, Error **errp)
     ap->complete = true;
     wlan_air_attach(air, &ap->radio);
     ap->next_beacon_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
-                         WLAN_AP_BEACON_TU * WLAN_TU_US * SCALE_US;
+                         WLAN_AP_BEACON_NS;
     timer_mod(ap->beacon_timer, ap->next_beacon_ns);
 }
 

@@ -7,8 +7,10 @@ result is a device row made at run time: the NIC's QEMU arguments, the
 driver's files, the kernel driver to unbind, and the matrix row whose
 checks it runs. Every problem is one BenchError line naming the file."""
 import dataclasses
+import os
 import pathlib
 import re
+import stat
 import struct
 from typing import Dict, List, Optional, Tuple
 
@@ -78,6 +80,13 @@ HWID_RE = re.compile(r"^(PCI)\\VEN_([0-9A-F]{4})&DEV_([0-9A-F]{4})|"
 SECTION_RE = re.compile(r"^\[([^\]]*)\]\s*$")
 STRING_RE = re.compile(r"%([^%]*)%")
 
+# The caps of the wrapper's own parser (wrapper/loader/inf.h): what it
+# refuses, the host refuses before a guest boots.
+INF_MAX_FILE_SIZE = 8 << 20
+INF_MAX_HWIDS = 8192
+INF_MAX_LINE_TEXT = 64 << 10
+INF_MAX_TEXT = 16 << 20
+
 IMAGE_FILE_MACHINE_AMD64 = 0x8664
 PE32_PLUS = 0x20B
 SUBSYSTEM_NATIVE = 1
@@ -130,26 +139,49 @@ def parse_inf(text: str) -> Dict[str, List[str]]:
     return sections
 
 
-def _fields(value: str, strings: Dict[str, str]) -> List[str]:
-    """The comma-separated fields of a value, %strings% replaced and
-    quotes removed."""
-    def sub(m: "re.Match[str]") -> str:
-        key = m.group(1)
-        return strings.get(key.lower(), m.group(0)) if key else "%"
-    return [STRING_RE.sub(sub, f.strip()).strip().strip('"')
-            for f in value.split(",")]
+class InfTooLarge(BenchError):
+    """An .inf past one of the caps below (device() names the file)."""
 
 
-def _entries(lines: List[str], strings: Dict[str, str]
-             ) -> List[Tuple[str, List[str]]]:
-    out = []
-    for line in lines:
-        key, eq, value = line.partition("=")
-        if eq:
-            out.append((key.strip(), _fields(value, strings)))
-        else:
-            out.append(("", _fields(line, strings)))
-    return out
+class _Text:
+    """The [Strings] of an .inf and what %string% substitution may still
+    produce: a 3-byte reference can stand for a long string, so the text
+    after substitution is capped per line and per file, as the wrapper's
+    parser caps it."""
+
+    def __init__(self, sections: Dict[str, List[str]]) -> None:
+        self.strings = _strings(sections)
+        self.left = INF_MAX_TEXT
+
+    def fields(self, value: str, section: str) -> List[str]:
+        """The comma-separated fields of a value, %strings% replaced and
+        quotes removed."""
+        def sub(m: "re.Match[str]") -> str:
+            key = m.group(1)
+            return self.strings.get(key.lower(), m.group(0)) if key else "%"
+        out = [STRING_RE.sub(sub, f.strip()).strip().strip('"')
+               for f in value.split(",")]
+        size = sum(len(f) for f in out)
+        if size > INF_MAX_LINE_TEXT:
+            raise InfTooLarge(f"a line of [{section}] comes to more than "
+                              f"{INF_MAX_LINE_TEXT >> 10} KiB after "
+                              f"%string% substitution")
+        self.left -= size
+        if self.left < 0:
+            raise InfTooLarge(f"more than {INF_MAX_TEXT >> 20} MiB of text "
+                              f"after %string% substitution")
+        return out
+
+    def entries(self, sections: Dict[str, List[str]], section: str
+                ) -> List[Tuple[str, List[str]]]:
+        out = []
+        for line in sections.get(section, []):
+            key, eq, value = line.partition("=")
+            if eq:
+                out.append((key.strip(), self.fields(value, section)))
+            else:
+                out.append(("", self.fields(line, section)))
+        return out
 
 
 def _strings(sections: Dict[str, List[str]]) -> Dict[str, str]:
@@ -171,20 +203,25 @@ def _decorated(sections: Dict[str, List[str]], name: str) -> Optional[str]:
 
 def hardware_ids(sections: Dict[str, List[str]], path: pathlib.Path
                  ) -> List[Tuple[str, str, str, str]]:
-    """(bus, vendor, device, install section) of every model, in order."""
-    strings = _strings(sections)
+    """(bus, vendor, device, install section) of every model, in order,
+    each id once (its first model). Each models section is read once
+    however many [Manufacturer] lines name it: the walk is linear in the
+    file."""
+    text = _Text(sections)
     if "manufacturer" not in sections:
         raise BenchError(f"{path}: no [Manufacturer] section: not a driver "
                          f"installation .inf")
-    found = []
-    for _, fields in _entries(sections["manufacturer"], strings):
+    found: Dict[Tuple[str, str, str], str] = {}
+    visited = set()
+    for _, fields in text.entries(sections, "manufacturer"):
         models, decorations = fields[0], fields[1:]
         names = [f"{models}.{d}" for d in decorations if d] + [models]
         section = next((n.lower() for n in names
                         if n.lower() in sections), None)
-        if section is None:
+        if section is None or section in visited:
             continue
-        for _, model in _entries(sections[section], strings):
+        visited.add(section)
+        for _, model in text.entries(sections, section):
             if len(model) < 2:
                 continue
             install = model[0]
@@ -193,30 +230,37 @@ def hardware_ids(sections: Dict[str, List[str]], path: pathlib.Path
                 if not match:
                     continue
                 groups = [g for g in match.groups() if g]
-                found.append((groups[0].lower(), groups[1].lower(),
-                              groups[2].lower(), install))
-    return found
+                ident = (groups[0].lower(), groups[1].lower(),
+                         groups[2].lower())
+                if ident in found:
+                    continue
+                if len(found) >= INF_MAX_HWIDS:
+                    raise InfTooLarge(f"more than {INF_MAX_HWIDS} hardware "
+                                      f"ids")
+                found[ident] = install
+    return [ident + (install,) for ident, install in found.items()]
 
 
 def sys_files(sections: Dict[str, List[str]], install: str) -> List[str]:
     """The .sys files the install section copies (CopyFiles: sections or
-    @file), else those SourceDisksFiles lists."""
-    strings = _strings(sections)
+    @file; each section once), else those SourceDisksFiles lists."""
+    text = _Text(sections)
     section = _decorated(sections, install)
     names: List[str] = []
-    for key, fields in _entries(sections.get(section or "", []), strings):
+    visited = set()
+    for key, fields in text.entries(sections, section or ""):
         if key.lower() != "copyfiles":
             continue
         for item in fields:
             if item.startswith("@"):
                 names.append(item[1:])
-            elif item.lower() in sections:
+            elif item.lower() in sections and item.lower() not in visited:
+                visited.add(item.lower())
                 names += [f[0] for _, f in
-                          _entries(sections[item.lower()], strings) if f]
+                          text.entries(sections, item.lower()) if f]
     if not any(n.lower().endswith(".sys") for n in names):
         for disk in ("sourcedisksfiles.amd64", "sourcedisksfiles"):
-            names += [k or f[0] for k, f in
-                      _entries(sections.get(disk, []), strings)]
+            names += [k or f[0] for k, f in text.entries(sections, disk)]
     return list(dict.fromkeys(n for n in names if n.lower().endswith(".sys")))
 
 
@@ -251,6 +295,23 @@ def _beside(folder: pathlib.Path, name: str) -> Optional[pathlib.Path]:
 
 # ---- the row ----
 
+def _read_capped(inf: pathlib.Path) -> bytes:
+    """The .inf's bytes: a regular file of at most INF_MAX_FILE_SIZE."""
+    try:
+        with open(inf, "rb") as src:
+            st = os.fstat(src.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                raise BenchError(f"{inf}: not a regular file")
+            data = src.read(INF_MAX_FILE_SIZE + 1)
+    except OSError as exc:
+        raise BenchError(f"{inf}: {exc.strerror}") from None
+    if len(data) > INF_MAX_FILE_SIZE:
+        raise BenchError(f"{inf}: larger than {INF_MAX_FILE_SIZE >> 20} MiB "
+                         f"({max(st.st_size, len(data))} bytes); the "
+                         f"wrapper refuses it too")
+    return data
+
+
 # What `run --driver` runs without --check.
 CHECKS = ("load", "install", "bind", "dhcp", "ping", "tcp")
 
@@ -259,12 +320,12 @@ def device(inf: pathlib.Path) -> Device:
     """The device row that runs the driver of `inf` on its NIC."""
     if inf.suffix.lower() != ".inf" or not inf.stem:
         raise BenchError(f"{inf}: --driver takes the driver's .inf file")
-    try:
-        data = inf.read_bytes()
-    except OSError as exc:
-        raise BenchError(f"{inf}: {exc.strerror}") from None
+    data = _read_capped(inf)
     sections = parse_inf(_decode(data, inf))
-    ids = hardware_ids(sections, inf)
+    try:
+        ids = hardware_ids(sections, inf)
+    except InfTooLarge as exc:
+        raise BenchError(f"{inf}: {exc}") from None
     if not ids:
         raise BenchError(f"{inf}: names no PCI\\VEN_&DEV_ or USB\\VID_&PID_ "
                          f"hardware id")
@@ -276,7 +337,10 @@ def device(inf: pathlib.Path) -> Device:
         raise BenchError(f"{inf}: no hardware id the bench can emulate "
                          f"({named}; known: {known})")
     (bus, vendor, dev, install), nic = usable[0]
-    names = sys_files(sections, install)
+    try:
+        names = sys_files(sections, install)
+    except InfTooLarge as exc:
+        raise BenchError(f"{inf}: {exc}") from None
     if not names:
         raise BenchError(f"{inf}: install section '{install}' copies no "
                          f".sys file (CopyFiles, SourceDisksFiles)")

@@ -3,7 +3,8 @@
 seed, for a given time, against the bench's QEMU.
 
     tests/qtest/fuzz.py [--minutes 10] [--seed N] [--iters N] [--mutants N]
-                        [--device bcm43xx|rtl8187 ...] [--out DIR]
+                        [--device bcm43xx|rtl8187|wlan-ap ...]
+                        [--out DIR]
 
 Builds QEMU and the fuzz qtest in the bench's tree (as tests/qtest/run.py
 does), copies both out of it (the tree stays free for others), then runs
@@ -45,9 +46,9 @@ from ndisbench_lib.build import qemu_build  # noqa: E402
 from ndisbench_lib.build.cache import Cache  # noqa: E402
 
 TEST = "ndisbench-fuzz-test"
-DEVICES = ("bcm43xx", "rtl8187")
-ITERS = {"bcm43xx": 3000, "rtl8187": 600}
-ACTIONS_RE = re.compile(r"# fuzz (\w+): (\d+) actions in")
+DEVICES = ("bcm43xx", "rtl8187", "wlan-ap")
+ITERS = {"bcm43xx": 3000, "rtl8187": 600, "wlan-ap": 200}
+ACTIONS_RE = re.compile(r"# fuzz ([\w-]+): (\d+) actions in")
 
 
 def build(workdir: pathlib.Path) -> pathlib.Path:

@@ -16,6 +16,7 @@
 #include "qemu/bswap.h"
 #include "libqtest.h"
 #include "qapi/qmp/qdict.h"
+#include "ndisbench-qtest.h"
 
 #define BEACON_US       102400
 #define RT_LEN          13      /* radiotap: header, channel, dBm signal */
@@ -527,9 +528,8 @@ static void wait_migrated(QTestState *qts)
 static void test_migration(void)
 {
     Capture cap = { 0 };
-    g_autofree char *state = NULL;
-    g_autofree char *save_uri = NULL;
-    g_autofree char *load_uri = NULL;
+    char *dir = stream_dir_new();
+    g_autofree char *state = g_build_filename(dir, "ap.state", NULL);
     QTestState *src, *dst;
     const uint8_t *f;
     uint64_t ts;
@@ -538,20 +538,12 @@ static void test_migration(void)
     int8_t signal;
     int fd;
 
-    fd = g_file_open_tmp("ndisbench-ap-XXXXXX.state", &state, NULL);
-    g_assert(fd >= 0);
-    close(fd);
-    save_uri = g_strdup_printf("exec:cat > %s", state);
-    load_uri = g_strdup_printf("exec:cat %s", state);
-
     src = qtest_init("-machine none -object wlan-air,id=air0 "
                      "-object wlan-ap,id=ap0,air=air0");
     for (int i = 0; i < 8; i++) {       /* 10 beacons: sequence 0 to 9 */
         qtest_clock_step(src, 128 * 1000 * 1000);
     }
-    qtest_qmp_assert_success(src, "{'execute': 'migrate', 'arguments': "
-                             "{'uri': %s}}", save_uri);
-    wait_migrated(src);
+    migrate_to_file(src, state);
     qtest_quit(src);
 
     fd = g_file_open_tmp("ndisbench-air-XXXXXX.pcap", &cap.path, NULL);
@@ -560,8 +552,8 @@ static void test_migration(void)
     dst = qtest_initf("-machine none -object wlan-air,id=air0,pcap=%s "
                       "-object wlan-ap,id=ap0,air=air0 -incoming defer",
                       cap.path);
-    qtest_qmp_assert_success(dst, "{'execute': 'migrate-incoming', "
-                             "'arguments': {'uri': %s}}", load_uri);
+    incoming_from_file(dst, state);
+    qobject_unref(qtest_qmp_receive(dst));      /* migrate-incoming */
     wait_migrated(dst);
     /* the 11th beacon is due at 11 intervals: one beacon, sequence 10 */
     qtest_clock_step(dst, 11 * BEACON_US * 1000 + 1000);
@@ -573,7 +565,75 @@ static void test_migration(void)
     g_assert(!capture_next(&cap, &off, &ts, &f, &len, &freq, &signal));
     qtest_quit(dst);
     capture_free(&cap);
-    unlink(state);
+    stream_dir_free(dir);
+}
+
+/*
+ * The next beacon's time comes from the stream: a negative one (no clock
+ * reads that) is refused, QEMU exits with status 1; one long past is
+ * clamped to the time of the restore (a beacon then, and on schedule
+ * after), not caught up beacon by beacon, which for a far-past value
+ * keeps the main loop sending them for ever.
+ */
+static void test_migration_beacon_time(void)
+{
+    static const uint8_t id[] = "wlan-ap/ap0/wlan-ap";
+    /* the section's fields follow the idstr, instance and version ids */
+    const size_t at = sizeof(id) - 1 + 8;
+    const uint64_t restore_us = 10 * 1000 * 1000;
+    const char *args = "-machine none -object wlan-air,id=air0 "
+                       "-object wlan-ap,id=ap0,air=air0";
+    char *dir = stream_dir_new();
+    g_autofree char *path = g_build_filename(dir, "ap.state", NULL);
+    g_autofree char *bad = g_build_filename(dir, "ap-bad.state", NULL);
+    Capture cap = { 0 };
+    QTestState *src, *dst;
+    const uint8_t *f;
+    uint64_t ts, seen[4];
+    size_t off = PCAP_HDR_LEN, len;
+    uint16_t freq;
+    int8_t signal;
+    int fd, n = 0;
+
+    src = qtest_init(args);
+    qtest_clock_step(src, 128 * 1000 * 1000);
+    migrate_to_file(src, path);
+    qtest_quit(src);
+
+    patch_stream(path, bad, id, sizeof(id) - 1, at, 0x80000000);
+    dst = load_stream(args, bad);
+    if (dst) {
+        qtest_quit(dst);
+        g_error("a stream with a negative beacon time loaded");
+    }
+
+    /* next beacon at 1 ns, restored at 10 s */
+    patch_stream(path, bad, id, sizeof(id) - 1, at, 0);
+    patch_stream(bad, bad, id, sizeof(id) - 1, at + 4, 1);
+    fd = g_file_open_tmp("ndisbench-air-XXXXXX.pcap", &cap.path, NULL);
+    g_assert(fd >= 0);
+    close(fd);
+    dst = qtest_initf("-machine none -object wlan-air,id=air0,pcap=%s "
+                      "-object wlan-ap,id=ap0,air=air0 -incoming defer",
+                      cap.path);
+    qtest_clock_step(dst, restore_us * 1000);
+    incoming_from_file(dst, bad);
+    qobject_unref(qtest_qmp_receive(dst));      /* migrate-incoming */
+    wait_migrated(dst);
+    qtest_clock_step(dst, BEACON_US * 1000 * 3 / 2);
+    capture_read(&cap);
+    while (capture_next(&cap, &off, &ts, &f, &len, &freq, &signal)) {
+        if (ts >= restore_us && f[0] == 0x80) {
+            g_assert_cmpint(n, <, ARRAY_SIZE(seen));
+            seen[n++] = ts;
+        }
+    }
+    g_assert_cmpint(n, ==, 2);
+    g_assert_cmpuint(seen[0], ==, restore_us);
+    g_assert_cmpuint(seen[1], ==, restore_us + BEACON_US);
+    qtest_quit(dst);
+    capture_free(&cap);
+    stream_dir_free(dir);
 }
 
 int main(int argc, char **argv)
@@ -587,5 +647,7 @@ int main(int argc, char **argv)
     qtest_add_func("/ndisbench/air/fault-rates", test_fault_rates);
     qtest_add_func("/ndisbench/air/fault-validation", test_fault_validation);
     qtest_add_func("/ndisbench/air/migration", test_migration);
+    qtest_add_func("/ndisbench/air/migration-beacon-time",
+                   test_migration_beacon_time);
     return g_test_run();
 }

@@ -1543,8 +1543,8 @@ static void test_ap_bad_fcs(void)
 
 static void test_migration(void)
 {
-    g_autofree char *path = g_strdup_printf("%s/bcm43xx-mig-%d",
-                                            g_get_tmp_dir(), getpid());
+    char *dir = stream_dir_new();
+    g_autofree char *path = g_build_filename(dir, "bcm43xx.mig", NULL);
     uint8_t got[BCM43XX_MAX_FRAME];
     QTestState *qts;
     QPCIBus *bus;
@@ -1567,8 +1567,9 @@ static void test_migration(void)
     qts = qtest_initf("-M pc -m %d -nodefaults -object wlan-air,id=air0 "
                       "-object wlan-ap,id=ap0,air=air0 "
                       "-device bcm43xx,air=air0,addr=04.0,"
-                      "mac=52:54:00:12:34:56 -incoming 'exec:cat %s'",
-                      RAM_MB, path);
+                      "mac=52:54:00:12:34:56 -incoming defer", RAM_MB);
+    incoming_from_file(qts, path);
+    qobject_unref(qtest_qmp_receive(qts));      /* migrate-incoming */
     wait_incoming(qts);
     bus = qpci_new_pc(qts, NULL);
     b.dev = qpci_device_find(bus, BCM_DEVFN);
@@ -1604,7 +1605,7 @@ static void test_migration(void)
     g_free(b.dev);
     qpci_free_pc(bus);
     qtest_quit(qts);
-    unlink(path);
+    stream_dir_free(dir);
 }
 
 /*
@@ -1615,8 +1616,8 @@ static void test_migration(void)
  */
 static void test_migration_bad_state(void)
 {
-    g_autofree char *path = g_strdup_printf("%s/bcm43xx-bad-%d",
-                                            g_get_tmp_dir(), getpid());
+    char *dir = stream_dir_new();
+    g_autofree char *path = g_build_filename(dir, "bcm43xx.mig", NULL);
     g_autofree char *bad = g_strdup_printf("%s.patched", path);
     g_autofree char *args = g_strdup_printf(
         "-M pc -m %d -nodefaults -object wlan-air,id=air0 "
@@ -1672,8 +1673,7 @@ static void test_migration_bad_state(void)
             g_error("a stream with %s loaded", cases[i].what);
         }
     }
-    unlink(bad);
-    unlink(path);
+    stream_dir_free(dir);
 }
 
 /* Is a QOM type (device or user-creatable object) built into QEMU? */

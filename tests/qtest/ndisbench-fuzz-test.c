@@ -30,8 +30,10 @@
  *   the run's token and a random 802.11 frame, else with bytes flipped,
  *   cut short or padded, a wrong token, a bad FCS or channel, or from
  *   another local port;
+ * - wlan-ap, alone on the air: its clock stepped, its channel and SSID
+ *   visibility changed;
  * - migration: every seed ends with the VM saved, the device model's
- *   section of the stream mutated (bytes flipped, fields set to edge
+ *   (or the AP's) section of the stream mutated (bytes flipped, fields set to edge
  *   values) and loaded into new QEMUs: each must refuse it (exit status
  *   1) or load it and keep running while beacons arrive, the radios'
  *   doorbells ring and their registers are read.
@@ -412,8 +414,8 @@ static void fuzz_migration(Fuzz *f, QTestState *qts, const char *dest_args,
                            const char *suffix, int sections, size_t ours,
                            bool anywhere, StreamCheck *check, void *opaque)
 {
-    g_autofree char *path = g_strdup_printf("%s/ndisbench-fuzz-%d.mig",
-                                            g_get_tmp_dir(), getpid());
+    char *dir = stream_dir_new();
+    g_autofree char *path = g_build_filename(dir, "saved.mig", NULL);
     g_autofree char *mutant = g_strdup_printf("%s.mutant", path);
     uint64_t mutants = env_u64("NDISBENCH_FUZZ_MUTANTS", 2);
     g_autofree gchar *data = NULL;
@@ -451,8 +453,7 @@ static void fuzz_migration(Fuzz *f, QTestState *qts, const char *dest_args,
     g_test_message("fuzz %s: seed %" PRIu64 ": %" PRIu64 " mutated "
                    "migration streams, %d loaded, %d refused", f->what,
                    f->seed, mutants, loaded, refused);
-    unlink(mutant);
-    unlink(path);
+    stream_dir_free(dir);
 }
 
 /* ---- bcm43xx ---------------------------------------------------------- */
@@ -1268,6 +1269,71 @@ static void rtl_fuzz_seed(uint64_t seed, uint64_t iters, uint64_t *ops)
     *ops += r.f.ops;
 }
 
+/* ---- wlan-ap ----------------------------------------------------------- */
+
+/* The AP's own fields: next_beacon_ns (int64) and seq (uint16). */
+#define AP_VMSTATE_OURS (8 + 2)
+
+/* A loaded mutated stream: beacons go out on schedule, nothing hangs. */
+static void ap_check_loaded(Fuzz *f, QTestState *qts, void *opaque)
+{
+    int i;
+
+    for (i = 0; i < 8; i++) {
+        qtest_clock_step(qts, 1000 * 1000 * (1 + below(f, 400)));
+        tick(f);
+    }
+}
+
+/*
+ * An access point alone on the air (no radio: machine none): its clock
+ * runs in steps of any length while its channel, SSID visibility and
+ * signal change; then its migration section is mutated (the beacon time
+ * and sequence number, or any byte) and loaded.
+ */
+static void ap_fuzz_seed(uint64_t seed, uint64_t iters, uint64_t *ops)
+{
+    Fuzz f = { .rng = seed, .seed = seed, .what = "wlan-ap" };
+    g_autofree char *args = NULL;
+    QTestState *qts;
+    uint64_t i;
+
+    cur = &f;
+    alarm(WATCHDOG_S);
+    args = g_strdup_printf("-machine none -object wlan-air,id=air0,seed=%"
+                           PRIu64 " -object wlan-ap,id=ap0,air=air0,"
+                           "channel=%d", seed, 1 + (int)below(&f, 13));
+    g_test_message("fuzz wlan-ap: seed %" PRIu64 ": %s", seed, args);
+    qts = qtest_init(args);
+    for (i = 0; i < iters; i++) {
+        switch (below(&f, 4)) {
+        case 0:
+            qtest_qmp_assert_success(qts, "{'execute': 'qom-set', "
+                                     "'arguments': {'path': '/objects/ap0',"
+                                     " 'property': 'channel', 'value': %d}}",
+                                     1 + (int)below(&f, 13));
+            break;
+        case 1:
+            qtest_qmp_assert_success(qts, "{'execute': 'qom-set', "
+                                     "'arguments': {'path': '/objects/ap0',"
+                                     " 'property': 'hidden', 'value': %i}}",
+                                     chance(&f, 50));
+            break;
+        default:
+            qtest_clock_step(qts, 1000 * (1 + below(&f, 300000)));
+            break;
+        }
+        tick(&f);
+    }
+    fuzz_migration(&f, qts, args, "ap0/wlan-ap", 1, AP_VMSTATE_OURS, true,
+                   ap_check_loaded, NULL);
+    qtest_clock_step(qts, 1000 * 1000 * 1000);  /* still beaconing */
+    qtest_quit(qts);
+    alarm(0);
+    cur = NULL;
+    *ops += f.ops;
+}
+
 /* ---- driver ------------------------------------------------------------ */
 
 typedef void FuzzSeed(uint64_t seed, uint64_t iters, uint64_t *ops);
@@ -1305,6 +1371,11 @@ static void test_fuzz_rtl8187(void)
     fuzz_run("rtl8187", rtl_fuzz_seed, 600);
 }
 
+static void test_fuzz_wlan_ap(void)
+{
+    fuzz_run("wlan-ap", ap_fuzz_seed, 200);
+}
+
 int main(int argc, char **argv)
 {
     struct sigaction sa = { .sa_handler = watchdog };
@@ -1313,5 +1384,6 @@ int main(int argc, char **argv)
     sigaction(SIGALRM, &sa, NULL);
     qtest_add_func("/ndisbench/fuzz/bcm43xx", test_fuzz_bcm43xx);
     qtest_add_func("/ndisbench/fuzz/rtl8187", test_fuzz_rtl8187);
+    qtest_add_func("/ndisbench/fuzz/wlan-ap", test_fuzz_wlan_ap);
     return g_test_run();
 }

@@ -10,16 +10,71 @@
 #ifndef NDISBENCH_QTEST_H
 #define NDISBENCH_QTEST_H
 
-/* Migrate the source VM into `path` and wait until that has completed. */
+/*
+ * A private folder (0700, g_dir_make_tmp) for a test's migration streams.
+ * Tests may run as root: a fixed name in the shared temporary folder
+ * could be a link planted there, and QEMU would write through it. Remove
+ * it with stream_dir_free().
+ */
+static inline char *stream_dir_new(void)
+{
+    GError *err = NULL;
+    char *dir = g_dir_make_tmp("ndisbench-qtest-XXXXXX", &err);
+
+    g_assert_no_error(err);
+    return dir;
+}
+
+/* Remove a stream_dir_new() folder with the files in it. */
+static inline void stream_dir_free(char *dir)
+{
+    GDir *d = g_dir_open(dir, 0, NULL);
+    const char *name;
+
+    while (d && (name = g_dir_read_name(d))) {
+        g_autofree char *file = g_build_filename(dir, name, NULL);
+
+        unlink(file);
+    }
+    if (d) {
+        g_dir_close(d);
+    }
+    rmdir(dir);
+    g_free(dir);
+}
+
+/*
+ * Open @path (not through a link) with @flags and hand it to QEMU's
+ * monitor as fd "stream" (getfd): the migration's fd: end. QEMU holds
+ * its own copy; ours is closed.
+ */
+static inline void stream_fd_to(QTestState *qts, const char *path,
+                                int flags)
+{
+    int fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC, 0600);
+    QDict *resp;
+
+    g_assert(fd >= 0);
+    resp = qtest_qmp_fds(qts, &fd, 1, "{'execute': 'getfd', 'arguments': "
+                         "{'fdname': 'stream'}}");
+    g_assert(qdict_haskey(resp, "return"));
+    qobject_unref(resp);
+    close(fd);
+}
+
+/*
+ * Migrate the source VM into `path` (best in a stream_dir_new() folder)
+ * through fd: and wait until that has completed.
+ */
 static inline void migrate_to_file(QTestState *qts, const char *path)
 {
-    g_autofree char *uri = g_strdup_printf("exec:cat > %s", path);
     QDict *resp;
     const char *status;
     int i;
 
+    stream_fd_to(qts, path, O_WRONLY | O_CREAT | O_TRUNC);
     resp = qtest_qmp(qts, "{'execute': 'migrate', 'arguments': "
-                     "{'uri': %s}}", uri);
+                     "{'uri': 'fd:stream'}}");
     g_assert(qdict_haskey(resp, "return"));
     qobject_unref(resp);
     for (i = 0; i < 10000; i++) {
@@ -35,6 +90,17 @@ static inline void migrate_to_file(QTestState *qts, const char *path)
         g_usleep(1000);
     }
     g_assert_not_reached();
+}
+
+/*
+ * Start loading the stream in @path into @qts (started with -incoming
+ * defer) through fd:, without waiting for the answer.
+ */
+static inline void incoming_from_file(QTestState *qts, const char *path)
+{
+    stream_fd_to(qts, path, O_RDONLY);
+    qtest_qmp_send(qts, "{'execute': 'migrate-incoming', 'arguments': "
+                   "{'uri': 'fd:stream'}}");
 }
 
 /* The destination loads in the background: wait until it has. */
@@ -58,16 +124,15 @@ static inline void wait_incoming(QTestState *qts)
 
 /*
  * Load the stream in @path into a new QEMU started with @args (-incoming
- * defer, then migrate-incoming, so that a QEMU refusing the stream does
- * not exit under libqtest's handshake) and wait until the load is over,
- * as the destination's trace of it says. Returns the QEMU, running on,
+ * defer, then migrate-incoming from an fd, so that a QEMU refusing the
+ * stream does not exit under libqtest's handshake) and wait until the
+ * load is over, as the destination's trace of it says. Returns the QEMU, running on,
  * if the stream loaded; NULL if QEMU refused it and exited with status 1.
  * Any other end (a crash, an abort) fails the test in qtest_quit().
  */
 static inline QTestState *load_stream(const char *args, const char *path)
 {
     g_autofree char *log = g_strdup_printf("%s.trace", path);
-    g_autofree char *uri = g_strdup_printf("exec:cat %s", path);
     QTestState *qts;
     int i;
 
@@ -75,8 +140,7 @@ static inline QTestState *load_stream(const char *args, const char *path)
     qts = qtest_initf("%s -incoming defer -D %s "
                       "-trace process_incoming_migration_co_end", args, log);
     qtest_set_expected_status(qts, EXIT_FAILURE);
-    qtest_qmp_send(qts, "{'execute': 'migrate-incoming', 'arguments': "
-                   "{'uri': %s}}", uri);
+    incoming_from_file(qts, path);
     for (i = 0; i < 60000; i++) {
         g_autofree char *text = NULL;
 

@@ -678,8 +678,8 @@ static void test_xhci(void)
 /* Registers, EEPROM and channel survive; the radios are back on the air. */
 static void test_migration(void)
 {
-    g_autofree char *path = g_strdup_printf("%s/rtl8187-mig-%d",
-                                            g_get_tmp_dir(), getpid());
+    char *dir = stream_dir_new();
+    g_autofree char *path = g_build_filename(dir, "rtl8187.mig", NULL);
     uint8_t frame[128], buf[1023];
     size_t n = mk_frame(frame, "after migration");
     QTestState *qts;
@@ -697,7 +697,9 @@ static void test_migration(void)
     uhci_stop(&u);
     qtest_quit(qts);
 
-    qts = qtest_initf(PAIR_ARGS("") " -incoming 'exec:cat %s'", path);
+    qts = qtest_init(PAIR_ARGS("") " -incoming defer");
+    incoming_from_file(qts, path);
+    qobject_unref(qtest_qmp_receive(qts));      /* migrate-incoming */
     wait_incoming(qts);
     qtest_qmp_assert_success(qts, "{'execute': 'cont'}");
     /* The migrated timers are on the source's virtual clock. */
@@ -720,7 +722,7 @@ static void test_migration(void)
                              &actual), ==, XFER_OK);
     g_assert_cmpint(actual, ==, n + 4 + RTL8187_RX_HDR_SIZE);
     qtest_quit(qts);
-    unlink(path);
+    stream_dir_free(dir);
 }
 
 int main(int argc, char **argv)

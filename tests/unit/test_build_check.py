@@ -97,7 +97,8 @@ class UnbuiltCellTest(unittest.TestCase):
     def run_cell(self, device, checks, p, serial=None):
         booted = []
 
-        def boot(cmd, log, timeout, on_line=None, console=None):
+        def boot(cmd, log, timeout, on_line=None, console=None,
+                 on_start=None):
             booted.append(cmd)
             return machine.BootResult("done", 0, 3.0, 1.0, serial or "")
 

@@ -232,3 +232,38 @@ class VermagicTest(unittest.TestCase):
         self.assertIn("ndiswrapper.ko", msg)
         self.assertIn("vermagic 7.2.13+deb14-amd64", msg)
         self.assertIn("6.12.118+deb13-amd64", msg)
+
+
+class UnpackTest(unittest.TestCase):
+    """An unpacked chroot keeps no setuid/setgid program: nothing in it
+    should raise privileges for a build run unprivileged inside."""
+
+    def test_setuid_and_setgid_bits_are_stripped(self):
+        import os
+        import stat
+        import subprocess
+        with tempfile.TemporaryDirectory() as tmp:
+            base = pathlib.Path(tmp)
+            src = base / "src"
+            (src / "usr/bin").mkdir(parents=True)
+            modes = {"su": 0o4755, "wall": 0o2755, "both": 0o6750,
+                     "plain": 0o755}
+            for name, mode in modes.items():
+                (src / "usr/bin" / name).write_text("#!/bin/sh\n")
+                os.chmod(src / "usr/bin" / name, mode)
+            (src / "var/mail").mkdir(parents=True)
+            os.chmod(src / "var/mail", 0o2775)
+            os.symlink("su", src / "usr/bin/sulink")
+            tarball = base / "chroot.tar.zst"
+            subprocess.run(["tar", "--zstd", "-cpf", str(tarball), "-C",
+                            str(src), "."], check=True, timeout=60)
+            dest = base / "work" / "src"
+            chroot.unpack(tarball, base / "work", dest, base / "log", "t")
+            got = {name: stat.S_IMODE((dest / "usr/bin" / name).stat()
+                                      .st_mode) for name in modes}
+            self.assertEqual(got, {"su": 0o755, "wall": 0o755,
+                                   "both": 0o750, "plain": 0o755})
+            # a folder's setgid only passes its group on: it stays
+            self.assertEqual(stat.S_IMODE((dest / "var/mail").stat()
+                                          .st_mode), 0o2775)
+            self.assertTrue((dest / "usr/bin/sulink").is_symlink())

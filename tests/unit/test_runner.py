@@ -56,6 +56,34 @@ class BootTest(unittest.TestCase):
         self.assertEqual(res.status, "done")
         self.assertLess(res.seconds, 30)
 
+    def test_console_flood_kills_the_guest(self):
+        log = self.tmp / "serial.log"
+        res = guest.boot(fake_guest(
+            "import sys\nwhile True: sys.stdout.write('x' * 999 + '\\n')"),
+            log, timeout=60, console_bytes=200_000)
+        self.assertEqual(res.status, "flood")
+        self.assertLessEqual(len(res.serial), 200_000)
+        self.assertLess(log.stat().st_size, 201_000 + 500)
+        self.assertTrue(log.read_text().endswith(
+            "# ndisbench: console flood: more than 0.2 MiB, guest killed\n"))
+
+    def test_one_endless_line_is_a_flood_too(self):
+        res = guest.boot(fake_guest(
+            "import sys\nwhile True: sys.stdout.write('y' * 4096)"),
+            self.tmp / "s.log", timeout=60, console_bytes=300_000)
+        self.assertEqual(res.status, "flood")
+        self.assertLessEqual(len(res.serial), 300_000)
+
+    def test_console_budget_from_the_environment(self):
+        with mock.patch.dict("os.environ", {"NDISBENCH_CONSOLE_MB": "64"}):
+            self.assertEqual(guest.console_budget(), 64 << 20)
+        with mock.patch.dict("os.environ", {"NDISBENCH_CONSOLE_MB": ""}):
+            self.assertEqual(guest.console_budget(), 16 << 20)
+        with mock.patch.dict("os.environ", {"NDISBENCH_CONSOLE_MB": "x"}):
+            with self.assertRaisesRegex(BenchError,
+                                        "^NDISBENCH_CONSOLE_MB=x: not a "):
+                guest.console_budget()
+
     def test_clean_exit(self):
         res = guest.boot(fake_guest("print('hello')"), self.tmp / "s.log",
                          timeout=30)
@@ -105,6 +133,13 @@ class JudgeCellTest(unittest.TestCase):
         verdicts = self.judge(agent_log(FIXED)[:200], status="timeout")
         self.assertEqual({v.status for v in verdicts.values()}, {"TIMEOUT"})
         self.assertIn("/x/serial.log", verdicts["load"].summary)
+
+    def test_console_flood_is_an_error_of_every_check(self):
+        verdicts = self.judge(agent_log(FIXED)[:200], status="flood")
+        self.assertEqual({v.status for v in verdicts.values()}, {"ERROR"})
+        self.assertEqual(verdicts["load"].summary,
+                         "console flood: more than 16.0 MiB, guest "
+                         "killed (log: /x/serial.log)")
 
     def test_oops_fails_the_cell(self):
         serial = agent_log(FIXED).replace(

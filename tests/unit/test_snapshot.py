@@ -180,6 +180,56 @@ class PublishTest(unittest.TestCase):
         self.assertIsNone(snapshot.find(self.cache, "k1"))
 
 
+    def test_fresh_scratch_files_count_in_the_budget(self):
+        for name in ("a", "b"):
+            self.saved(name, f"k/{name}").publish(f"{READY_LINE}\n")
+        root = self.cache.root / snapshot.KIND
+        os.utime(root / "a", (1e9 - 300, 1e9 - 300))
+        os.utime(root / "b", (1e9 - 100, 1e9 - 100))
+        size = (root / "a" / snapshot.STATE_FILE).stat().st_size
+        # A save under way (fresh, not stale) takes room too.
+        (root / ".c.1.part").write_bytes(b"x" * size)
+        snapshot.prune(self.cache, "k/none", "", budget=2 * size)
+        self.assertIsNone(snapshot.find(self.cache, "a"))
+        self.assertIsNotNone(snapshot.find(self.cache, "b"))
+        self.assertTrue((root / ".c.1.part").exists())
+
+
+class SaveOnceTest(unittest.TestCase):
+    """A guest that prints the ready line again gets no second save: each
+    save would otherwise leave a full guest image outside the budget."""
+
+    def setUp(self):
+        self.cache = Cache(pathlib.Path(tempfile.mkdtemp()))
+        self.saver = snapshot.Saver(self.cache, "k1", "c", {})
+        self.addCleanup(self.saver.close)
+        self.migrations = []
+
+        def migrate(fd):
+            os.write(fd, b"QEVM stream")
+            self.migrations.append(fd)
+        self.saver._migrate = migrate
+
+    def test_a_second_save_is_refused(self):
+        self.assertIn("snapshot saved", self.saver.save())
+        self.assertEqual(self.saver.save(),
+                         "snapshot not saved: the guest was saved already "
+                         "(a second ready line)")
+        self.assertEqual(len(self.migrations), 1)
+        parts = list((self.cache.root / snapshot.KIND).iterdir())
+        self.assertEqual(len(parts), 1)
+
+    def test_a_save_needs_free_space_first(self):
+        usage = unittest.mock.Mock(free=10 * 1000 * 1000)
+        with unittest.mock.patch.object(snapshot.shutil, "disk_usage",
+                                        return_value=usage):
+            note = self.saver.save()
+        self.assertRegex(note, r"^snapshot not saved: 10 MB free in .*, a "
+                               r"save needs [0-9]+ MB$")
+        self.assertEqual(self.migrations, [])
+        self.assertIsNone(self.saver.saved)
+
+
 class FreeSpaceTest(unittest.TestCase):
     """A guest is not saved below the free-space floor (the stream is
     70-110 MB), and a publish refused for it is no crash of the cell."""
@@ -289,6 +339,31 @@ class ConsoleTest(unittest.TestCase):
         log = (self.dir / "serial.log").read_text()
         self.assertIn(f"{READY_LINE}\n# ndisbench: snapshot saved\n", log)
 
+    def test_a_flood_of_ready_lines_is_acted_on_once(self):
+        flood = self.dir / "flood.py"
+        flood.write_text(
+            "import sys\n"
+            f"for _ in range(6): print({READY_LINE!r}, flush=True)\n"
+            "words = sys.stdin.readline().strip()\n"
+            "print('# words: ' + words, flush=True)\n"
+            "print('# ndisbench-agent: done', flush=True)\n")
+        seen = []
+
+        def at_ready():
+            seen.append("saved")
+            return "snapshot saved"
+        result = machine.boot(
+            [sys.executable, str(flood)], self.dir / "serial.log", 30,
+            console=machine.ConsoleParams("ndisbench.ping=3",
+                                          at_ready=at_ready))
+        self.assertEqual(result.status, "done")
+        self.assertEqual(seen, ["saved"])
+        log = (self.dir / "serial.log").read_text()
+        self.assertEqual(log.count("# ndisbench: snapshot saved\n"), 1)
+        self.assertEqual(log.count("# ndisbench: ready line again: "
+                                   "ignored\n"), 5)
+        self.assertEqual(result.serial.count("# words: ndisbench.ping=3"), 1)
+
     def test_restored_guest_gets_words_at_once_after_its_boot(self):
         prefix = f"Linux version 6.1.0-test\n{READY_LINE}\n"
         result = machine.boot(
@@ -347,7 +422,8 @@ class FallbackTest(unittest.TestCase):
                              tmp / "cell", tmp, snapshot=True)
         calls = []
 
-        def boot(cmd, log, timeout, on_line=None, console=None):
+        def boot(cmd, log, timeout, on_line=None, console=None,
+                 on_start=None):
             calls.append((list(cmd), console))
             log.parent.mkdir(parents=True, exist_ok=True)
             log.write_text("x\n")

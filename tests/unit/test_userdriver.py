@@ -5,6 +5,7 @@ checked, one clear line for every bad input; and the wired rows it joins
 import pathlib
 import struct
 import tempfile
+import time
 import unittest
 
 from helpers import REPO
@@ -198,6 +199,56 @@ class UserDriverTest(unittest.TestCase):
                 inf = self.driver(r"PCI\VEN_10EC&DEV_8139", sys_bytes=data)
                 with self.assertRaisesRegex(BenchError, pattern):
                     userdriver.device(inf)
+
+    # ---- hostile .inf files: caps as the wrapper's own parser has ----
+
+    def test_many_manufacturers_of_one_models_section_are_linear(self):
+        # The review's 82 KB file: every [Manufacturer] line names the
+        # same models section, whose every line names the same id.
+        text = INF.replace("%Vendor% = Models, NTamd64",
+                           "\n".join(["%Vendor% = Models, NTamd64"] * 2500))
+        text = text.replace("%Desc% = Install.ndi, {hwid}",
+                            "\n".join(["%Desc% = Install.ndi, {hwid}"] *
+                                      1200))
+        inf = self.driver(r"PCI\VEN_10EC&DEV_8139", text=text)
+        self.assertGreater(inf.stat().st_size, 80_000)
+        start = time.process_time()
+        row = userdriver.device(inf)
+        self.assertLess(time.process_time() - start, 2.0)
+        self.assertEqual(row.name, "mynic@rtl8139")
+        sections = userdriver.parse_inf(inf.read_text())
+        self.assertEqual(len(userdriver.hardware_ids(sections, inf)), 1)
+
+    def test_more_hardware_ids_than_the_wrapper_takes(self):
+        ids = "\n".join(f"%Desc% = Install.ndi, PCI\\VEN_{v:04X}&DEV_0001"
+                        for v in range(userdriver.INF_MAX_HWIDS + 1))
+        text = INF.replace("%Desc% = Install.ndi, {hwid}", ids)
+        inf = self.driver("", text=text)
+        self.assertRefused(inf, r"more than 8192 hardware ids$")
+
+    def test_a_file_over_the_size_cap_is_not_read(self):
+        inf = self.dir / "big.inf"
+        with open(inf, "wb") as out:
+            out.truncate(userdriver.INF_MAX_FILE_SIZE + 1)
+        self.assertRefused(inf, r"larger than 8 MiB \(8388609 bytes\); "
+                                r"the wrapper refuses it too$")
+
+    def test_string_substitution_is_capped(self):
+        long = "x" * 60_000
+        per_line = INF.replace('Desc = "a NIC"', f'Desc = "{long}"').replace(
+            "%Desc% = Install.ndi, {hwid}",
+            "%Desc% = Install.ndi, {hwid}, %Desc%, %Desc%")
+        self.assertRefused(self.driver(r"PCI\VEN_10EC&DEV_8139",
+                                       text=per_line),
+                           r": a line of \[models\.ntamd64\] comes to more "
+                           r"than 64 KiB after %string% substitution$")
+        lines = "\n".join(["%Desc% = Install.ndi, {hwid}, %Desc%"] * 300)
+        whole = INF.replace('Desc = "a NIC"', f'Desc = "{long}"').replace(
+            "%Desc% = Install.ndi, {hwid}", lines)
+        self.assertRefused(self.driver(r"PCI\VEN_10EC&DEV_8139",
+                                       text=whole),
+                           r"more than 16 MiB of text after %string% "
+                           r"substitution$")
 
     def test_not_an_inf(self):
         self.assertRefused(self.dir / "driver.sys", "takes the driver's .inf")

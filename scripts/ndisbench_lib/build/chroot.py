@@ -27,6 +27,7 @@ import dataclasses
 import os
 import pathlib
 import shutil
+import stat
 from typing import Dict, List, Mapping, Optional, Sequence
 
 from . import confine, debian
@@ -194,6 +195,21 @@ def unpack(tarball: pathlib.Path, workdir: pathlib.Path,
         run_logged(["tar", "--zstd", "-xpf", str(tarball), "-C", str(tmp),
                     "--numeric-owner"], log, f"{who}: unpack the chroot",
                    timeout=900)
+    strip_setid(tmp)
     (tmp / "build").mkdir(exist_ok=True)
     (tmp / EXTRACTED).write_text(tarball.parent.name + "\n")
     os.rename(tmp, dest)
+
+
+def strip_setid(tree: pathlib.Path) -> None:
+    """Clear the setuid and setgid bits of every regular file under tree
+    (links not followed): a build inside the chroot never needs su or
+    mount, and a setuid-root program there is a way up from its uid. A
+    folder's setgid bit (group inheritance) stays."""
+    setid = stat.S_ISUID | stat.S_ISGID
+    for folder, _, files in os.walk(tree):
+        for name in files:
+            path = os.path.join(folder, name)
+            st = os.lstat(path)
+            if stat.S_ISREG(st.st_mode) and st.st_mode & setid:
+                os.chmod(path, stat.S_IMODE(st.st_mode) & ~setid)

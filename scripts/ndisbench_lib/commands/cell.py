@@ -558,12 +558,14 @@ class GuestStart:
         return "restoring" if self.restored else "booting"
 
     def boot(self, log: pathlib.Path, timeout: float,
-             on_line: Optional[LineHook]) -> machine.BootResult:
+             on_line: Optional[LineHook],
+             on_start: Optional[Callable[[int], None]] = None
+             ) -> machine.BootResult:
         args = self.cmd + (self.restorer.qemu_args() if self.restorer
                            else self.saver.qemu_args() if self.saver
                            else [])
         result = machine.boot(args, log, timeout, on_line=on_line,
-                              console=self.console)
+                              console=self.console, on_start=on_start)
         why = snapshot.load_error(result.serial, pathlib.Path(
             self.cmd[0])) if self.restored else ""
         if why:
@@ -577,7 +579,7 @@ class GuestStart:
             self.close()
             self.restored, self.restorer, self.how = None, None, "booted"
             self._plan_save()
-            return self.boot(log, timeout, on_line)
+            return self.boot(log, timeout, on_line, on_start)
         if self.saver is not None:
             self.how = "saved" if self.saver.publish(result.serial) \
                 else "booted"
@@ -644,6 +646,11 @@ def judge_cell(plan: CellPlan, prep: Prepared, boot: machine.BootResult,
                                                     boot)))
         return {c: registry.judge(c, facts) if c in host else verdict
                 for c in plan.checks}
+    if boot.status == "flood":
+        flood = machine.flood_message(machine.console_budget())
+        verdict = Verdict(ERROR, f"{flood} (log: {log_path})")
+        return {c: registry.judge(c, facts) if c in host else verdict
+                for c in plan.checks}
     verdicts = {c: registry.judge(c, facts) for c in plan.checks}
     problem = kernel_problem(boot.serial)
     if problem:
@@ -663,9 +670,28 @@ def judge_cell(plan: CellPlan, prep: Prepared, boot: machine.BootResult,
 Sink = Union[TcpSink, UdpSink]
 
 
-def open_sinks(checks: Sequence[Check]) -> Dict[str, Sink]:
-    return {c.name: UdpSink() if c.sink == DATAGRAMS else TcpSink()
-            for c in checks if c.sink}
+class QemuPid:
+    """The cell's QEMU once it runs: the only peer its sinks count."""
+
+    def __init__(self) -> None:
+        self.pid: Optional[int] = None
+
+    def started(self, pid: int) -> None:
+        self.pid = pid
+
+    def __call__(self) -> Optional[int]:
+        return self.pid
+
+
+def open_sinks(checks: Sequence[Check],
+               owner: Optional[QemuPid] = None) -> Dict[str, Sink]:
+    return {c.name: UdpSink(owner) if c.sink == DATAGRAMS
+            else TcpSink(owner) for c in checks if c.sink}
+
+
+def refused_peers(sinks: Dict[str, Sink]) -> Dict[str, int]:
+    """Per check, what its sink refused (not from the cell's QEMU)."""
+    return {name: s.refused for name, s in sinks.items() if s.refused}
 
 
 def close_sinks(checks: Sequence[Check], sinks: Dict[str, Sink]
@@ -716,6 +742,7 @@ def run_plan(plan: CellPlan, prep: Prepared, parts: HostParts,
                       wrapper=plan.device.wrapper)
     checks = plan.units
     sinks: Dict[str, Sink] = {}
+    qemu_pid = QemuPid()
     plug: Optional[QmpRequests] = None
     blocked = {} if prep.error else blocked_checks(plan, prep)
     if blocked:
@@ -725,7 +752,7 @@ def run_plan(plan: CellPlan, prep: Prepared, parts: HostParts,
             raise prep.error
         assert prep.art is not None
         initrd = cell_initrd(plan, prep, parts)
-        sinks = open_sinks(checks)
+        sinks = open_sinks(checks, qemu_pid)
         plug = qmp_requests(plan)
         append = kernel_cmdline(plan, {c: s.port for c, s in sinks.items()})
         extra = plug.qemu_args() if plug else []
@@ -744,9 +771,15 @@ def run_plan(plan: CellPlan, prep: Prepared, parts: HostParts,
                 f"({prep.art.release})")
     try:
         boot = start.boot(cdir / "serial.log", plan.guest_timeout,
-                          chain(plug.on_line if plug else None, on_line))
+                          chain(plug.on_line if plug else None, on_line),
+                          qemu_pid.started)
     finally:
         sink_bytes = close_sinks(checks, sinks)
+        cell.sink_refused = refused_peers(sinks)
+        for name, n in cell.sink_refused.items():
+            say("cell", f"WARNING: {prep.kernel.name} / "
+                        f"{plan.device.label}: the {name} sink refused {n} "
+                        f"peer(s) other than the cell's QEMU")
         if plug:
             plug.close()
         start.close()

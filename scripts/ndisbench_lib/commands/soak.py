@@ -28,6 +28,7 @@ there.
 Output: out/soak-<stamp>/ with serial.log, soak.json, soak.md.
 """
 import dataclasses
+import functools
 import json
 import pathlib
 import re
@@ -43,7 +44,7 @@ from ..devices import Device
 from ..errors import BenchError
 from ..guest import sandbox
 from ..guest.qmp_requests import QmpRequests
-from ..guest.sink import TcpSink, count_stream
+from ..guest.sink import Owner, TcpSink, count_stream, from_owner
 from ..kernels import Expectations, Kernel
 from ..progress import fmt_secs, say
 from ..report import ktap
@@ -131,25 +132,38 @@ def parse_cycle(text: str) -> Cycle:
 
 # ---- the host's side while the guest runs ----
 
+def pid_in(pidfile: pathlib.Path) -> Optional[int]:
+    """The pid QEMU wrote to its -pidfile, or None before it did."""
+    try:
+        return int(pidfile.read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
 class StreamSink(TcpSink):
     """TcpSink for many connections, one after the other: each one's byte
     count in accept order (`streams`), answered "received=<n>" when the
     guest half-closes; a connection cut short keeps its count so far."""
 
-    def __init__(self) -> None:
+    def __init__(self, owner: Optional[Owner] = None) -> None:
         self.streams: List[int] = []
         self.lock = threading.Lock()
         self.workers: List[threading.Thread] = []
-        super().__init__()
+        super().__init__(owner)
 
     def _serve(self) -> None:
+        me = ("127.0.0.1", self.port)
         while True:
             try:
-                conn, _ = self.listener.accept()
+                conn, peer = self.listener.accept()
             except socket.timeout:
                 continue
             except OSError:
                 return
+            if not from_owner(self.owner, "tcp", peer, me):
+                self.refused += 1
+                conn.close()
+                continue
             with self.lock:
                 index = len(self.streams)
                 self.streams.append(0)
@@ -557,12 +571,13 @@ def run(kernel: Kernel, device: Device, exp: Expectations, cache: Cache,
     soak_dir = new_soak_dir(out)
     res = SoakResult(soak_dir.name, kernel.name, device.label, seconds,
                      accel)
-    sink, unplug_sink = StreamSink(), None
+    pidfile = soak_dir / "qemu.pid"
+    owner = functools.partial(pid_in, pidfile)
+    sink, unplug_sink = StreamSink(owner), None
     plug = None
     if device.hotplug:
-        unplug_sink = StreamSink()
+        unplug_sink = StreamSink(owner)
         plug = QmpRequests(device.hotplug)
-    pidfile = soak_dir / "qemu.pid"
     watch = CycleWatch(res, pidfile, plug)
     plan = CellPlan(
         kernel, device, CHECKS, exp, soak_dir, soak_dir,

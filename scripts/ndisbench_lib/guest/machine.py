@@ -25,11 +25,18 @@ from ..report.ktap import DONE_LINE, READY_LINE
 QEMU_FIRMWARE_DIRS = ("/usr/share/seabios", "/usr/share/qemu",
                       "/usr/lib/ipxe/qemu")
 GRACE_SECS = 10.0
+# What one guest may print (NDISBENCH_CONSOLE_MB raises it): a whole
+# agent run is well under 1 MiB; past this the guest is flooding, and the
+# host keeps its console in memory and on disk.
+CONSOLE_MB = 16
+# The console is read in pieces of at most this, so one endless line
+# cannot outgrow the budget in memory before it is counted.
+READ_CHUNK = 64 * 1024
 
 
 @dataclasses.dataclass
 class BootResult:
-    status: str                 # "done", "timeout", "exited"
+    status: str                 # "done", "timeout", "exited", "flood"
     exit_code: Optional[int]
     seconds: float
     first_ktap_secs: Optional[float]
@@ -38,6 +45,25 @@ class BootResult:
     # lines come after -runas dropped privileges: that happens before the
     # main loop lets a vCPU reach the serial port).
     qemu_ids: Optional[sandbox.ProcessIds] = None
+
+
+def console_budget() -> int:
+    """NDISBENCH_CONSOLE_MB (MiB), else CONSOLE_MB: the bytes one guest's
+    console may hold."""
+    text = os.environ.get("NDISBENCH_CONSOLE_MB", "")
+    try:
+        mib = int(text) if text else CONSOLE_MB
+    except ValueError:
+        raise BenchError(f"NDISBENCH_CONSOLE_MB={text}: not a number of "
+                         f"MiB") from None
+    if mib <= 0:
+        raise BenchError(f"NDISBENCH_CONSOLE_MB={text}: must be positive")
+    return mib << 20
+
+
+def flood_message(budget: int) -> str:
+    return f"console flood: more than {budget / (1 << 20):.1f} MiB, guest " \
+        "killed"
 
 
 def qemu_override() -> Optional[str]:
@@ -108,11 +134,18 @@ def _wait(proc: subprocess.Popen, done: threading.Event, start: float,
 def boot(cmd: Sequence[str], log_path: pathlib.Path, timeout: float,
          grace: float = GRACE_SECS,
          on_line: Optional[Callable[[str], Optional[str]]] = None,
-         console: Optional["ConsoleParams"] = None) -> BootResult:
-    """Run QEMU until it exits, the agent is done, or the timeout hits.
+         console: Optional["ConsoleParams"] = None,
+         console_bytes: Optional[int] = None,
+         on_start: Optional[Callable[[int], None]] = None) -> BootResult:
+    """Run QEMU until it exits, the agent is done, the timeout hits, or the
+    guest prints more than console_bytes (default: console_budget();
+    status "flood", QEMU killed, the log ends at the budget).
     on_line sees every console line as it arrives (the host's side of a
     conversation with the agent); what it returns goes into the log.
-    console: the agent's words go in on the console (guest/snapshot.py)."""
+    console: the agent's words go in on the console (guest/snapshot.py).
+    on_start: told QEMU's pid once it runs (the sinks count only it)."""
+    budget = console_budget() if console_bytes is None else console_bytes
+    flooded = threading.Event()
     log_path.parent.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
     first_ktap: List[float] = []
@@ -120,6 +153,7 @@ def boot(cmd: Sequence[str], log_path: pathlib.Path, timeout: float,
     lines: List[str] = []
     notes: List[str] = []       # a restored guest's note, logged at the end
     ids: List[sandbox.ProcessIds] = []
+    ready: List[float] = []     # when the agent's ready line came
     with open(log_path, "w", encoding="utf-8", errors="replace") as log:
         log.write("# " + " ".join(cmd) + "\n")
         if console is not None:
@@ -137,6 +171,8 @@ def boot(cmd: Sequence[str], log_path: pathlib.Path, timeout: float,
         except OSError as exc:
             raise BootError(f"{cmd[0]}: cannot start: {exc}") from exc
         assert proc.stdout is not None
+        if on_start is not None:
+            on_start(proc.pid)
 
         def tell_agent() -> None:
             assert console is not None and proc.stdin is not None
@@ -156,7 +192,19 @@ def boot(cmd: Sequence[str], log_path: pathlib.Path, timeout: float,
             threading.Thread(target=restored, daemon=True).start()
 
         def pump() -> None:
-            for raw in proc.stdout:
+            assert proc.stdout is not None
+            printed = 0
+            while True:
+                raw = proc.stdout.readline(READ_CHUNK)
+                if not raw:
+                    return
+                printed += len(raw)
+                if printed > budget:
+                    flooded.set()
+                    proc.kill()
+                    log.write(f"\n# ndisbench: {flood_message(budget)}\n")
+                    log.flush()
+                    return
                 line = raw.decode("utf-8", errors="replace")
                 lines.append(line)
                 log.write(line)
@@ -174,9 +222,15 @@ def boot(cmd: Sequence[str], log_path: pathlib.Path, timeout: float,
                 note = on_line(text) if on_line else None
                 if text == READY_LINE and console is not None and \
                         not console.prefix:
-                    note = console.at_ready() if console.at_ready \
-                        else note
-                    tell_agent()
+                    # The agent waits once per boot: a repeat is the
+                    # guest's text, never a second save or second words.
+                    if ready:
+                        note = "ready line again: ignored"
+                    else:
+                        ready.append(time.monotonic())
+                        note = console.at_ready() if console.at_ready \
+                            else note
+                        tell_agent()
                 if note:
                     log.write(f"# ndisbench: {note}\n")
                     log.flush()
@@ -196,6 +250,8 @@ def boot(cmd: Sequence[str], log_path: pathlib.Path, timeout: float,
                 pass
         if done.is_set():
             status = "done"
+        if flooded.is_set():
+            status = "flood"
         elapsed = time.monotonic() - start
         for note in notes:
             log.write(f"# ndisbench: {note}\n")

@@ -51,6 +51,10 @@ DEFAULT_BUDGET = 24000 * 1000 * 1000
 PER_CELL = 2
 STALE_SECS = 3600.0
 POLL_SECS = 0.02
+# A save's size before any exists to go by (they run 70-110 MB), and
+# what stays free beside it: a guest's save must not fill the host's disk.
+FIRST_SAVE_BYTES = 200 * 1000 * 1000
+FREE_FLOOR_BYTES = 500 * 1000 * 1000
 
 
 class SnapshotError(BenchError):
@@ -217,12 +221,19 @@ class Saver:
         self.inputs = inputs
         self.qmp = qmp.QmpSocket()
         self.saved: Optional[pathlib.Path] = None
+        self.tried = False
 
     def qemu_args(self) -> List[str]:
         return self.qmp.qemu_args()
 
     def save(self) -> str:
-        """Called at READY_LINE, the guest waiting: a note for the log."""
+        """Called at READY_LINE, the guest waiting: a note for the log.
+        Once per boot: the first ready line is the machine every cell
+        shares; a guest that prints it again gets no second image."""
+        if self.tried:
+            return ("snapshot not saved: the guest was saved already "
+                    "(a second ready line)")
+        self.tried = True
         start = time.monotonic()
         root = self.cache.root / KIND
         root.mkdir(parents=True, exist_ok=True)
@@ -230,6 +241,9 @@ class Saver:
             ensure_free(root)
         except BenchError as exc:
             return f"snapshot not saved: {exc}"
+        short = room_short(root)
+        if short:
+            return f"snapshot not saved: {short}"
         fd, name = tempfile.mkstemp(prefix=f".{self.key}.", suffix=".part",
                                     dir=root)
         path = pathlib.Path(name)
@@ -311,6 +325,27 @@ def boot_prefix(serial: str) -> Optional[str]:
     return None
 
 
+def room_short(root: pathlib.Path) -> Optional[str]:
+    """Why a save does not fit on root's file system now, or None: the
+    largest snapshot there (else FIRST_SAVE_BYTES) plus FREE_FLOOR_BYTES
+    must be free."""
+    largest = FIRST_SAVE_BYTES
+    for entry in root.iterdir():
+        try:
+            largest = max(largest, (entry / STATE_FILE).stat().st_size)
+        except OSError:
+            continue
+    need = largest + FREE_FLOOR_BYTES
+    try:
+        free = shutil.disk_usage(root).free
+    except OSError as exc:
+        return f"cannot read the free space of {root}: {exc}"
+    if free < need:
+        return (f"{free // 1000000} MB free in {root}, a save needs "
+                f"{need // 1000000} MB")
+    return None
+
+
 def budget_bytes() -> int:
     """NDISBENCH_SNAPSHOT_MB: what all snapshots may take together
     (default 24000 MB: every kernel x device of `test`, about 206 guests
@@ -329,12 +364,14 @@ def prune(cache: Cache, label: str, keep: str,
     PER_CELL: an edit of the wrapper or the kernel leaves its old guests
     behind otherwise. Then the least recently used ones while all
     together exceed the budget, and scratch files of saves that never
-    finished (older than an hour). A QEMU that has one open keeps reading
+    finished (older than an hour). Fresh scratch files (saves under way)
+    count in the budget but stay. A QEMU that has one open keeps reading
     it (unlinked files live on)."""
     root = cache.root / KIND
     budget = budget_bytes() if budget is None else budget
     kept: List[Tuple[float, int, pathlib.Path]] = []
     mine: List[Tuple[float, pathlib.Path]] = []
+    scratch = 0
     now = time.time()
     for entry in root.iterdir() if root.is_dir() else []:
         try:
@@ -344,6 +381,8 @@ def prune(cache: Cache, label: str, keep: str,
                         shutil.rmtree(entry, ignore_errors=True)
                     else:
                         entry.unlink()
+                else:
+                    scratch += _tree_bytes(entry)
                 continue
             mtime = entry.stat().st_mtime
             kept.append((mtime, (entry / STATE_FILE).stat().st_size, entry))
@@ -358,13 +397,20 @@ def prune(cache: Cache, label: str, keep: str,
     for entry in gone:
         shutil.rmtree(entry, ignore_errors=True)
     kept = [k for k in kept if k[2] not in gone]
-    total = sum(size for _, size, _ in kept)
+    total = scratch + sum(size for _, size, _ in kept)
     for _, size, entry in sorted(kept):
         if total <= budget:
             break
         if entry.name != keep:
             shutil.rmtree(entry, ignore_errors=True)
             total -= size
+
+
+def _tree_bytes(path: pathlib.Path) -> int:
+    """The bytes of a file, or of the files under a folder."""
+    if not path.is_dir():
+        return path.stat().st_size
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
 
 
 def used(snap: Snapshot) -> None:

@@ -33,6 +33,9 @@ class CellResult:
     # What the host's sinks counted, per traffic check (bytes; udp:
     # datagrams): the host's half of the measurements.
     sinks: Dict[str, Optional[int]] = dataclasses.field(default_factory=dict)
+    # What each sink refused: connections (udp: datagrams) from a local
+    # process other than the cell's QEMU, never counted as the guest's.
+    sink_refused: Dict[str, int] = dataclasses.field(default_factory=dict)
     # How the cell's QEMU ran (guest/sandbox.py: uids, gids, seccomp),
     # judged as its `sandbox` check.
     sandbox: Dict[str, object] = dataclasses.field(default_factory=dict)
@@ -148,7 +151,8 @@ def causes_markdown(result: RunResult) -> List[str]:
     out = ["## Causes", ""]
     for n, cause in enumerate(found, start=1):
         out.append(f"{n}. {cause.check} **{cause.status}**: "
-                   f"`{cause.first_line}` ({', '.join(cause.cells)})")
+                   f"{md_text(cause.first_line)} "
+                   f"({md_text(', '.join(cause.cells))})")
         if cause.not_run:
             out.append(f"   - {cause.not_run} checks not run in these cells "
                        f"(they need what did not build)")
@@ -191,6 +195,20 @@ def interrupted_lines(result: RunResult) -> List[str]:
     return [line, ""] if line else []
 
 
+# What Markdown (and the HTML a renderer lets through) gives meaning to
+# inside a line: each is shown as itself behind a backslash. Untrusted
+# text never starts a line here, so '#' (a heading) and '!' (an image,
+# only before '[') stay as they are: compiler lines read as printed.
+MARKDOWN_SPECIAL = frozenset("\\`*_[]<>|~&")
+
+
+def md_text(text: object) -> str:
+    """Untrusted text as literal Markdown: no emphasis, link, HTML tag or
+    table cell boundary of its own."""
+    return "".join("\\" + ch if ch in MARKDOWN_SPECIAL else ch
+                   for ch in str(text))
+
+
 def markdown(result: RunResult) -> str:
     out = [f"# ndisbench run {result.run_id}", "",
            f"Started {result.started} on {result.host}, accel "
@@ -207,23 +225,25 @@ def markdown(result: RunResult) -> str:
         cols = [c.kernel, c.policy, c.label] + [
             label(k, c.verdicts[k]) if k in c.verdicts else "-"
             for k in result.checks]
-        out.append("| " + " | ".join(cols) + " |")
+        out.append("| " + " | ".join(md_text(col) for col in cols) + " |")
     out += ["", "`reproduced`: the historical breakage happened exactly as "
             "expected (symbols, message, taint bits). `refused`: "
             "driverloader denied its GPL-only symbols, as intended.", "",
             "## Cells", ""]
     for c in result.cells:
         boot = f"{c.boot_seconds}s" if c.boot_seconds is not None else "-"
-        out.append(f"### {c.kernel} / {c.label}")
-        out.append(f"release `{c.release or '-'}`, boot {boot}, first KTAP "
+        out.append(f"### {md_text(c.kernel)} / {md_text(c.label)}")
+        release = (c.release or "-").replace("`", "'")
+        out.append(f"release `{release}`, boot {boot}, first KTAP "
                    f"line {c.first_ktap_seconds or '-'}s, clock "
                    f"{c.clock or 'realtime'}, "
                    f"[serial log]({c.folder}/serial.log), "
                    f"[KTAP]({c.folder}/ktap.txt)")
         out.append("")
         for check, v in c.verdicts.items():
-            out.append(f"- {check}: **{label(check, v)}**: {v.summary}")
-            out += [f"  - {d}" for d in v.details[1:]]
+            out.append(f"- {md_text(check)}: **{label(check, v)}**: "
+                       f"{md_text(v.summary)}")
+            out += [f"  - {md_text(d)}" for d in v.details[1:]]
         out.append("")
     return "\n".join(out)
 

@@ -10,6 +10,7 @@ way and fails no run; the others count as failed. The run's summary line
 says so.
 """
 import dataclasses
+import unicodedata
 from typing import Dict, Optional, Protocol, Sequence, Tuple
 
 PASS, XFAIL, FAIL, ERROR, TIMEOUT, NOT_RUN = "pass", "xfail", "FAIL", \
@@ -22,11 +23,51 @@ UNCOUNTED = (NOT_RUN,)
 REFUSED_CHECKS = ("driverloader",)
 
 
+# Characters that reorder text on screen (the bidi controls) and XML's
+# two non-characters: shown as escapes, like the C0/C1 controls.
+_SHOWN_AS_ESCAPES = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066"
+                              "\u2067\u2068\u2069\ufffe\uffff")
+_SPACES = frozenset("\t\n\r\u2028\u2029")
+
+
+def _clean_char(ch: str) -> str:
+    if ch in _SPACES:
+        return " "
+    cat = unicodedata.category(ch)
+    if cat == "Cs":
+        return "\ufffd"      # a lone surrogate: undecodable bytes
+    if cat == "Cc":
+        return f"\\x{ord(ch):02x}"
+    if ch in _SHOWN_AS_ESCAPES:
+        return f"\\u{ord(ch):04x}"
+    return ch
+
+
+def clean_text(text: str) -> str:
+    """Guest text made one safe line: line breaks and tabs become spaces,
+    control characters (NUL, ESC of an ANSI sequence, DEL, C1) and bidi
+    overrides visible escapes (\\x1b), lone surrogates U+FFFD. What is
+    left is printable on a terminal and valid in XML, JSON and UTF-8;
+    each output format escapes its own syntax on top."""
+    if text.isprintable() and text.isascii():
+        return text
+    return "".join(_clean_char(ch) if not ch.isprintable() or
+                   ch in _SHOWN_AS_ESCAPES else ch for ch in str(text))
+
+
 @dataclasses.dataclass(frozen=True)
 class Verdict:
+    """A check's result. Summary and details are cleaned (clean_text)
+    however the verdict is made: judged from a guest's facts, or loaded
+    from a results.json."""
     status: str             # one of STATUSES
     summary: str            # one line for the terminal and the matrix
     details: Sequence[str] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "summary", clean_text(self.summary))
+        object.__setattr__(self, "details",
+                           tuple(clean_text(d) for d in self.details))
 
     @property
     def ok(self) -> bool:
