@@ -41,8 +41,16 @@
 /* The kernel's MODULE_NAME_LEN is 64 - sizeof(unsigned long). */
 #define MODULE_NAME_MAX 56
 
-/* CLOCK_MONOTONIC of the last module load (kmemleak_facts waits on it). */
-static long long last_load_us;
+/* CLOCK_MONOTONIC of the last module load (kmemleak_facts waits on it):
+ * in the rows' shared mapping, the loads and rmmod are other children. */
+static long long last_load_local;
+
+static long long *last_load(void)
+{
+    struct agent_shared *rows = agent_shared();
+
+    return rows != NULL ? &rows->last_load_us : &last_load_local;
+}
 
 /* ---- module names and files (pure) ---- */
 
@@ -499,8 +507,8 @@ bool insmod_facts(const char *name)
         kmsg_err = errno;
     load_start = monotonic_us();
     err = finit_module_fd(fd, 0);
-    last_load_us = monotonic_us();
-    say("# load_ms: %lld", (last_load_us - load_start) / 1000);
+    *last_load() = monotonic_us();
+    say("# load_ms: %lld", (*last_load() - load_start) / 1000);
     close(fd);
 
 report:
@@ -571,7 +579,7 @@ static void kmemleak_facts(void)
      * count, and an object is reported only by a scan that finds its
      * contents unchanged since the scan before: so two scans.
      */
-    while (monotonic_us() - last_load_us < KMEMLEAK_AGE_MS * 1000LL)
+    while (monotonic_us() - *last_load() < KMEMLEAK_AGE_MS * 1000LL)
         usleep(100000);
     for (int i = 0; i < 2; i++)
         if (write(fd, "scan", 4) != 4)
@@ -682,10 +690,20 @@ static void run_insmod(struct agent_opts *opts, struct agent_state *state)
     size_t i;
 
     for (i = 0; i < opts->n_modules; i++) {
+        bool before = state->all_loaded;
+
+        /* Not all loaded while one loads: so it stays if the load kills
+         * this row's child. */
+        state->all_loaded = false;
         opts->loaded[i] = test_insmod(state->number++, opts->modules[i]);
-        if (!opts->loaded[i])
-            state->all_loaded = false;
+        state->all_loaded = before && opts->loaded[i];
     }
+}
+
+static void insmod_result_name(const struct agent_opts *opts, int index,
+                               char *buf, size_t len)
+{
+    snprintf(buf, len, "insmod %s", opts->modules[index]);
 }
 
 /* The last test: remove the loaded modules in reverse order. */
@@ -695,10 +713,10 @@ static void run_rmmod(struct agent_opts *opts, struct agent_state *state)
 }
 
 const struct agent_test load_tests[] = {
-    { 10, "boot", "ndisbench.usb", parse_usb, planned_once, run_boot },
-    { 11, "unbind", "ndisbench.unbind", parse_unbind, NULL, NULL },
+    { 10, "boot", "ndisbench.usb", parse_usb, planned_once, run_boot, NULL },
+    { 11, "unbind", "ndisbench.unbind", parse_unbind, NULL, NULL, NULL },
     { 40, "insmod", "ndisbench.load", parse_load, planned_modules,
-      run_insmod },
-    { 900, "rmmod", NULL, NULL, planned_once, run_rmmod },
+      run_insmod, insmod_result_name },
+    { 900, "rmmod", NULL, NULL, planned_once, run_rmmod, NULL },
 };
 const size_t load_tests_count = ARRAY_SIZE(load_tests);
