@@ -83,6 +83,7 @@ def params(ctx: GuestContext) -> Sequence[str]:
 
 CHECK = Check(
     name="scan", order=80,
+    reads=("scan",),
     doc="iw scan lists every AP of the air with its channel and signal",
     devices=devices.RADIOS, judge=judge, params=params, needs_iface=True,
     seconds=5)

@@ -616,6 +616,89 @@ def kernel_problem(serial: str) -> str:
     return ""
 
 
+@dataclasses.dataclass(frozen=True)
+class KernelReport:
+    """The first kernel problem line of one agent row ("": outside every
+    row), with where it happened when a trace says."""
+    row: str
+    line: str
+
+
+def kernel_reports(serial: str) -> List[KernelReport]:
+    """The first problem of each row, in the order they appear."""
+    lines = ktap.row_lines(serial)
+    found: Dict[str, KernelReport] = {}
+    for i, (row, line) in enumerate(lines):
+        if row not in found and KERNEL_PROBLEM_RE.search(line):
+            site = oops_site([text for _, text in lines[i:i + 60]])
+            found[row] = KernelReport(row, line.strip() +
+                                      (f" (in {site})" if site else ""))
+    return list(found.values())
+
+
+def row_readers(log: ktap.KtapLog, row: str, checks: Sequence[str]
+                ) -> List[str]:
+    """The checks that read a result the row printed (or the row's own
+    name)."""
+    tests = [t for r in log.rows if r.name == row for t in r.tests] + [row]
+    return [c for c in checks
+            if any(registry.get(c).reads_test(t) for t in tests)]
+
+
+def first_row(log: ktap.KtapLog, check: str) -> Optional[int]:
+    """Where the first row the check reads ran (None: it reads none)."""
+    unit = registry.get(check)
+    return next((i for i, r in enumerate(log.rows)
+                 if any(unit.reads_test(t) for t in r.tests + [r.name])),
+                None)
+
+
+def charge_reports(log: ktap.KtapLog, serial: str,
+                   verdicts: Dict[str, Verdict], keep: Sequence[str]
+                   ) -> Dict[str, Verdict]:
+    """Each kernel report FAILs the checks reading the row it fell in; a
+    report outside every row, or in a row no check reads, fails every
+    passing check as before. The checks that ran after a charged report
+    keep their verdict and say so. A row whose child died (PID 1 printed
+    its results) FAILs its readers. keep: checks judged as they are."""
+    out = dict(verdicts)
+    judged = [c for c in verdicts if c not in keep]
+    charged: Dict[str, str] = {}
+    after: List[Tuple[int, KernelReport]] = []
+    for report in kernel_reports(serial):
+        readers = row_readers(log, report.row, judged) if report.row else []
+        index = next((i for i, r in enumerate(log.rows)
+                      if r.name == report.row), None)
+        for check in readers or judged:
+            if readers or out[check].ok:
+                charged.setdefault(check, report.line)
+        if readers and index is not None:
+            after.append((index, report))
+    for check, line in charged.items():
+        own = out[check]
+        out[check] = Verdict(FAIL, f"kernel reported: {line}",
+                             (own.summary,) if own.summary else ())
+    for check in judged:
+        if check in charged:
+            continue
+        for row in log.rows:
+            if row.died and any(registry.get(check).reads_test(t)
+                                for t in row.tests):
+                out[check] = Verdict(
+                    FAIL, f"the agent's {row.name} test died: {row.died}",
+                    (out[check].summary,))
+                break
+        at = first_row(log, check)
+        before = [r for i, r in after if at is not None and i < at]
+        if before and check in verdicts and out[check] is verdicts[check]:
+            own = out[check]
+            out[check] = Verdict(
+                own.status, f"{own.summary} (ran after an oops in "
+                            f"{before[0].row}: {before[0].line})",
+                own.details)
+    return out
+
+
 def judge_cell(plan: CellPlan, prep: Prepared, boot: machine.BootResult,
                sink_bytes: Optional[Dict[str, Optional[int]]] = None,
                air_capture: Optional[capture.AirCapture] = None
@@ -645,7 +728,15 @@ def judge_cell(plan: CellPlan, prep: Prepared, boot: machine.BootResult,
         return {c: registry.judge(c, facts) if c in host else verdict
                 for c in plan.checks}
     verdicts = {c: registry.judge(c, facts) for c in plan.checks}
-    problem = kernel_problem(boot.serial)
+    if log.rows:
+        # A check that wants the kernel's reports judges them itself.
+        verdicts = charge_reports(log, boot.serial, verdicts, [
+            c for c in plan.checks if c in host or
+            registry.get(c).expects_kernel_reports])
+        problem = ""
+    else:
+        # An agent without row marks: any report fails the whole cell.
+        problem = kernel_problem(boot.serial)
     if problem:
         downgrade = Verdict(FAIL, f"kernel reported: {problem}")
     elif not log.complete:
@@ -653,7 +744,6 @@ def judge_cell(plan: CellPlan, prep: Prepared, boot: machine.BootResult,
                                    f"exit {boot.exit_code})")
     else:
         return verdicts
-    # A check that wants the kernel's reports judges them itself.
     keep = host | {c for c in plan.checks if problem and
                    registry.get(c).expects_kernel_reports}
     return {c: (downgrade if v.ok and c not in keep else v)
