@@ -2,10 +2,17 @@
 (the agent's `# ndisbench: begin/end <row>` marks, on the console and in
 the replayed kernel log), not to every check of the cell; the checks that
 ran after it say so; a row whose child died is that row's checks' FAIL."""
+import pathlib
+import tempfile
 import unittest
+from unittest import mock
 
 from helpers import judge_cell
+from ndisbench_lib import devices, kernels
+from ndisbench_lib.build.kbuild import KernelArtifact
 from ndisbench_lib.checks import registry
+from ndisbench_lib.commands import cell
+from ndisbench_lib.guest import machine
 from ndisbench_lib.report import ktap
 from ndisbench_lib.report.verdict import FAIL, PASS
 
@@ -146,6 +153,66 @@ class ChargeTest(unittest.TestCase):
                          "the agent's install test died: timed out after "
                          "600 s (killed)")
         self.assertEqual(verdicts["unload"].status, PASS)
+
+
+class OwnGuestTest(unittest.TestCase):
+    def test_broken_gets_a_guest_of_its_own(self):
+        self.assertTrue(registry.get("broken").own_guest)
+        plan = cell.CellPlan(None, devices.DEVICES[DEVICE],  # type: ignore
+                             ("build", "broken", "install", "unload"),
+                             kernels.load_expectations())
+        self.assertEqual(cell.guest_groups(plan), [
+            (("build", "install", "unload"), "serial.log"),
+            (("broken",), "serial-broken.log")])
+
+    def test_alone_it_shares_the_one_guest(self):
+        for checks in (("broken",), ("build", "broken"), ("install",)):
+            plan = cell.CellPlan(None, devices.DEVICES[DEVICE],  # type: ignore
+                                 checks, kernels.load_expectations())
+            self.assertEqual(cell.guest_groups(plan),
+                             [(checks, "serial.log")])
+
+    def test_both_guests_boot_one_initramfs_main_first(self):
+        exp = kernels.load_expectations()
+        kernel = kernels.Kernel("k", "debian", exp.policies["2.6.25-rc4"])
+        tmp = pathlib.Path(tempfile.mkdtemp())
+        art = mock.Mock(spec=KernelArtifact, release="6.1.0")
+        prep = cell.Prepared(kernel, art, base_bits=12288)
+        bare = cell.Prepared(kernel, base_bits=12288)   # judged: no .config
+        plan = cell.CellPlan(kernel, devices.DEVICES[DEVICE],
+                             ("broken", "install", "unload"), exp,
+                             tmp / "cell", tmp)
+        calls = []
+
+        def fake_guest(sub, prep_, parts, initrd, log_name, on_line,
+                       before_boot):
+            calls.append((sub.checks, initrd, log_name))
+            serial = rows_log(oopsed_broken()) if log_name != "serial.log" \
+                else rows_log()
+            boot = machine.BootResult("done", 0, 3.0, 1.0, serial)
+            return cell.GuestRun(boot, "saved" if not calls[1:] else
+                                 "restored", cell.judge_cell(
+                                     sub, bare, boot, log_name=log_name),
+                                 {})
+        with mock.patch.object(cell, "cell_initrd",
+                               return_value=tmp / "initrd.cpio"), \
+                mock.patch.object(cell, "run_guest", fake_guest):
+            run = cell.run_plan(plan, prep, mock.Mock())
+        self.assertEqual(calls, [
+            (("install", "unload"), tmp / "initrd.cpio", "serial.log"),
+            (("broken",), tmp / "initrd.cpio", "serial-broken.log")])
+        verdicts = run.result.verdicts
+        self.assertEqual(list(verdicts), ["broken", "install", "unload"])
+        # The oops of broken's own guest touches neither of the others.
+        self.assertTrue(verdicts["broken"].summary.startswith(
+            "kernel reported: [   21.123456] BUG: unable"))
+        self.assertEqual(verdicts["install"].status, PASS)
+        self.assertNotIn("ran after", verdicts["install"].summary)
+        self.assertEqual(run.result.start, "saved")
+        ktap_txt = (tmp / "cell" / "ktap.txt").read_text()
+        self.assertIn("# broken: a guest of its own (serial-broken.log)",
+                      ktap_txt)
+        self.assertEqual(ktap_txt.count("KTAP version 1"), 2)
 
 
 if __name__ == "__main__":

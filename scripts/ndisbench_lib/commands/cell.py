@@ -701,12 +701,13 @@ def charge_reports(log: ktap.KtapLog, serial: str,
 
 def judge_cell(plan: CellPlan, prep: Prepared, boot: machine.BootResult,
                sink_bytes: Optional[Dict[str, Optional[int]]] = None,
-               air_capture: Optional[capture.AirCapture] = None
-               ) -> Dict[str, Verdict]:
-    """Every check's verdict; a kernel problem or an agent that did not
+               air_capture: Optional[capture.AirCapture] = None,
+               log_name: str = "serial.log") -> Dict[str, Verdict]:
+    """Every check's verdict; a kernel problem (charged to the checks of
+    the agent row it fell in: charge_reports) or an agent that did not
     finish turns the passes into FAIL or ERROR. sink_bytes: per check,
-    what its host sink counted."""
-    log_path = (plan.folder or pathlib.Path(".")) / "serial.log"
+    what its host sink counted; log_name: the guest's serial log."""
+    log_path = (plan.folder or pathlib.Path(".")) / log_name
     log = ktap.parse(boot.serial)
     device = plan.device
     facts = CellFacts(
@@ -791,30 +792,38 @@ def chain(*hooks: Optional[LineHook]) -> Optional[LineHook]:
     return on_line
 
 
-def run_plan(plan: CellPlan, prep: Prepared, parts: HostParts,
-             on_line: Optional[LineHook] = None,
-             before_boot: Optional[Callable[[], None]] = None) -> CellRun:
-    """Run one guest as planned and judge it. on_line: the caller's own
-    console hook (soak's cycles, pair's start of B); before_boot: called
-    once everything is ready, just before QEMU starts (it may wait; a
-    BenchError from it is the cell's ERROR)."""
-    assert plan.folder is not None and plan.run_dir is not None
-    cdir = plan.folder
-    cdir.mkdir(parents=True, exist_ok=True)
-    cell = CellResult(prep.kernel.name, prep.kernel.policy.name, plan.row,
-                      str(cdir.relative_to(plan.run_dir)),
-                      wrapper=plan.device.wrapper)
+def guest_groups(plan: CellPlan) -> List[Tuple[Tuple[str, ...], str]]:
+    """The guests of a cell and their serial logs: the checks that need a
+    guest of their own (Check.own_guest: bad input on purpose) each run in
+    one after the main guest, so that the others run in a guest that never
+    saw it; alone, or with only host-side checks beside, they share it."""
+    own = tuple(c for c in plan.checks if registry.get(c).own_guest)
+    main = tuple(c for c in plan.checks if c not in own)
+    if not own or not any(not registry.get(c).host_side for c in main):
+        return [(plan.checks, "serial.log")]
+    return [(main, "serial.log")] + [((c,), f"serial-{c}.log") for c in own]
+
+
+@dataclasses.dataclass
+class GuestRun:
+    """One guest of a cell, booted or restored, and judged."""
+    boot: machine.BootResult
+    how: str
+    verdicts: Dict[str, Verdict]
+    sinks: Dict[str, Optional[int]]
+
+
+def run_guest(plan: CellPlan, prep: Prepared, parts: HostParts,
+              initrd: pathlib.Path, log_name: str,
+              on_line: Optional[LineHook],
+              before_boot: Optional[Callable[[], None]]) -> GuestRun:
+    """Boot (or restore) one guest of the cell's initramfs with the plan's
+    checks and judge them; a BenchError if it cannot start."""
+    assert plan.folder is not None and prep.art is not None
     checks = plan.units
     sinks: Dict[str, Sink] = {}
     plug: Optional[QmpRequests] = None
-    blocked = {} if prep.error else blocked_checks(plan, prep)
-    if blocked:
-        return run_unbuilt(plan, prep, parts, blocked, on_line, before_boot)
     try:
-        if prep.error:
-            raise prep.error
-        assert prep.art is not None
-        initrd = cell_initrd(plan, prep, parts)
         sinks = open_sinks(checks)
         plug = qmp_requests(plan)
         append = kernel_cmdline(plan, {c: s.port for c, s in sinks.items()})
@@ -822,43 +831,92 @@ def run_plan(plan: CellPlan, prep: Prepared, parts: HostParts,
         start = GuestStart(plan, prep, parts, initrd, append, extra)
         if before_boot:
             before_boot()
-    except BenchError as exc:
+    except BenchError:
         close_sinks(checks, sinks)
         if plug:
             plug.close()
-        verdict = Verdict(ERROR, str(exc))
-        cell.verdicts = {c: verdict for c in plan.checks}
-        return CellRun(cell)
+        raise
     say("cell", f"{prep.kernel.name} / {plan.device.label}: "
                 f"{start.verb} {prep.art.boot_image.name} "
-                f"({prep.art.release})")
+                f"({prep.art.release})" +
+                ("" if log_name == "serial.log" else f" for {log_name}"))
     try:
-        boot = start.boot(cdir / "serial.log", plan.guest_timeout,
+        boot = start.boot(plan.folder / log_name, plan.guest_timeout,
                           chain(plug.on_line if plug else None, on_line))
     finally:
         sink_bytes = close_sinks(checks, sinks)
         if plug:
             plug.close()
         start.close()
-    cell.start = start.how
-    (cdir / "ktap.txt").write_text("\n".join(ktap.parse(boot.serial).lines)
-                                   + "\n")
-    pcap = cdir / "air.pcap"
+    pcap = plan.folder / "air.pcap"
     air_read = capture.read(pcap) if any(c.air_capture for c in checks) \
         else None
     if air_read is None and pcap.exists():
         capture.compress(pcap)
+    # Another wrapper tree's known disagreements carry their reason.
+    verdicts = known.annotate(ktap.parse(boot.serial), plan.exp,
+                              judge_cell(plan, prep, boot, sink_bytes,
+                                         air_read, log_name))
+    return GuestRun(boot, start.how, verdicts, sink_bytes)
+
+
+def run_plan(plan: CellPlan, prep: Prepared, parts: HostParts,
+             on_line: Optional[LineHook] = None,
+             before_boot: Optional[Callable[[], None]] = None) -> CellRun:
+    """Run one cell as planned and judge it: one guest, or the main guest
+    and one per own-guest check (guest_groups), all of one initramfs, so
+    the first saves the boot and the others restore it. on_line: the
+    caller's own console hook (soak's cycles, pair's start of B), on the
+    main guest; before_boot: called once everything is ready, just before
+    QEMU first starts (it may wait; a BenchError from it is the cell's
+    ERROR)."""
+    assert plan.folder is not None and plan.run_dir is not None
+    cdir = plan.folder
+    cdir.mkdir(parents=True, exist_ok=True)
+    cell = CellResult(prep.kernel.name, prep.kernel.policy.name, plan.row,
+                      str(cdir.relative_to(plan.run_dir)),
+                      wrapper=plan.device.wrapper)
+    blocked = {} if prep.error else blocked_checks(plan, prep)
+    if blocked:
+        return run_unbuilt(plan, prep, parts, blocked, on_line, before_boot)
+    runs: List[GuestRun] = []
+    ktap_lines: List[str] = []
+    verdicts: Dict[str, Verdict] = {}
+    try:
+        if prep.error:
+            raise prep.error
+        assert prep.art is not None
+        # The cell's initramfs, whichever guest: one saved boot for all.
+        initrd = cell_initrd(plan, prep, parts)
+        for checks, log_name in guest_groups(plan):
+            run = run_guest(dataclasses.replace(plan, checks=checks), prep,
+                            parts, initrd, log_name,
+                            on_line if not runs else None,
+                            before_boot if not runs else None)
+            runs.append(run)
+            verdicts.update(run.verdicts)
+            if len(runs) > 1:
+                ktap_lines += ["", f"# {', '.join(checks)}: a guest of its "
+                                   f"own ({log_name})"]
+            ktap_lines += ktap.parse(run.boot.serial).lines
+    except BenchError as exc:
+        if not runs:
+            verdict = Verdict(ERROR, str(exc))
+            cell.verdicts = {c: verdict for c in plan.checks}
+            return CellRun(cell)
+        verdicts.update({c: Verdict(ERROR, str(exc)) for c in plan.checks
+                         if c not in verdicts})
+    boot = runs[0].boot
+    cell.start = runs[0].how
+    (cdir / "ktap.txt").write_text("\n".join(ktap_lines) + "\n")
     cell.release = prep.art.release
     cell.clock = plan.clock
     cell.boot_seconds = round(boot.seconds, 2)
     cell.first_ktap_seconds = (round(boot.first_ktap_secs, 2)
                                if boot.first_ktap_secs else None)
-    cell.sinks = sink_bytes
+    cell.sinks = {k: v for run in runs for k, v in run.sinks.items()}
     cell.sandbox = dict(sandbox.facts(boot.qemu_ids))
-    # Another wrapper tree's known disagreements carry their reason.
-    cell.verdicts = known.annotate(ktap.parse(boot.serial), plan.exp,
-                                   judge_cell(plan, prep, boot, sink_bytes,
-                                              air_read))
+    cell.verdicts = {c: verdicts[c] for c in plan.checks}
     return CellRun(cell, boot)
 
 
