@@ -215,5 +215,60 @@ class OwnGuestTest(unittest.TestCase):
         self.assertEqual(ktap_txt.count("KTAP version 1"), 2)
 
 
+NULL_BUG = "BUG: kernel NULL pointer dereference, address: 0000000000000000"
+
+
+def survive_log(death="killed by signal 9 (Killed)", klog_bug=True,
+                rmmod=True):
+    """A `none` cell of survive: ndisbench_oops loaded by its own row."""
+    oops = ["# ndisbench: begin oops", "# module: ndisbench_oops",
+            f"[    3.100000] {NULL_BUG}", "[    3.100100] Call Trace:"]
+    if death:
+        oops += [f"# ndisbench: died oops: {death}", f"# row_death: {death}"]
+    oops += ["not ok 2 oops ndisbench_oops", "# ndisbench: end oops"]
+    klog = ["ndisbench: begin oops"] + ([NULL_BUG] if klog_bug else []) + \
+        ["ndisbench: end oops"]
+    lines = ["KTAP version 1", "1..3", "# ndisbench: begin boot",
+             "# tainted: 0", "ok 1 boot", "# ndisbench: end boot", *oops]
+    if rmmod:
+        lines += ["# ndisbench: begin rmmod", "# tainted: 128",
+                  *[f"# klog: {k}" for k in klog], "ok 3 rmmod",
+                  "# ndisbench: end rmmod", "# ndisbench-agent: done"]
+    return "\r\n".join(lines) + "\r\n"
+
+
+class SurviveTest(unittest.TestCase):
+    def test_the_agent_outlives_the_oops(self):
+        verdict = judge_cell("none", ("survive",), survive_log())["survive"]
+        self.assertEqual(verdict.status, PASS, verdict)
+        self.assertEqual(verdict.summary,
+                         f"oops ndisbench_oops: child killed by signal 9 "
+                         f"(Killed); # klog: {NULL_BUG}; the later rows ran")
+
+    def test_a_child_that_lived_is_a_failure(self):
+        verdict = judge_cell("none", ("survive",),
+                             survive_log(death=""))["survive"]
+        self.assertEqual(verdict.status, FAIL)
+        self.assertEqual(verdict.summary, "the oops did not kill its row's "
+                                          "child (row_death: none)")
+
+    def test_no_report_in_the_row_is_a_failure(self):
+        verdict = judge_cell("none", ("survive",),
+                             survive_log(klog_bug=False))["survive"]
+        self.assertEqual(verdict.summary,
+                         "no kernel line matches /BUG: kernel NULL pointer "
+                         "dereference/ between the oops row's marks")
+
+    def test_an_agent_that_stopped_is_a_failure(self):
+        verdict = judge_cell("none", ("survive",),
+                             survive_log(rmmod=False))["survive"]
+        self.assertEqual(verdict.status, FAIL)
+        self.assertEqual(verdict.summary, "no kernel line matches /BUG: "
+                         "kernel NULL pointer dereference/ between the oops "
+                         "row's marks")
+        self.assertIn("the rmmod row after it did not run to its end",
+                      verdict.details)
+
+
 if __name__ == "__main__":
     unittest.main()

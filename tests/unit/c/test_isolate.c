@@ -237,6 +237,53 @@ static void marks_in_the_kernel_log(void)
     unshare();
 }
 
+/* The insmod row prints its results with say_result() too: PID 1 knows
+ * they were printed. A module named by ndisbench.oops= is its own row's. */
+static void insmod_results_are_counted(void)
+{
+    const struct agent_test *const *table;
+    size_t n = agent_table(&table), i;
+    const struct agent_test *insmod = NULL, *oops = NULL;
+    char line[] = "ndisbench.load=nope_a,nope_b,nope_c ndisbench.oops=nope_b";
+    struct agent_state *state;
+    struct row_end ends[2];
+    char name[96];
+
+    for (i = 0; i < n; i++) {
+        if (strcmp(table[i]->name, "insmod") == 0)
+            insmod = table[i];
+        if (strcmp(table[i]->name, "oops") == 0)
+            oops = table[i];
+    }
+    CHECK(insmod != NULL && oops != NULL);
+    if (insmod == NULL || oops == NULL)
+        return;
+    CHECK(parse_cmdline(line, &opts) == 0);
+    CHECK(insmod->planned(&opts) == 2 && oops->planned(&opts) == 1);
+    CHECK(planned_tests(&opts) == 5);   /* boot, 2 insmod, oops, rmmod */
+    row_result_name(insmod, &opts, 1, name, sizeof(name));
+    CHECK_STR(name, "insmod nope_c");
+    row_result_name(oops, &opts, 0, name, sizeof(name));
+    CHECK_STR(name, "oops nope_b");
+    state = agent_share(&opts, NULL) ? &agent_shared()->state : NULL;
+    CHECK(state != NULL);
+    if (state == NULL)
+        return;
+    {
+        const struct agent_test *rows[] = { insmod, oops };
+
+        run_rows(rows, 2, state, 20000, ends);
+    }
+    /* No such modules here: each load fails, but by its own child. */
+    CHECK(ends[0].printed == 2 && ends[1].printed == 1);
+    CHECK(strstr(text, "row_death") == NULL);
+    CHECK_CONTAINS(text, "not ok 1 insmod nope_a\n");
+    CHECK_CONTAINS(text, "not ok 2 insmod nope_c\n");
+    CHECK_CONTAINS(text, "not ok 3 oops nope_b\n");
+    CHECK(state->number == 4 && !state->all_loaded);
+    agent_unshare(&opts);
+}
+
 static void limits_and_names(void)
 {
     const struct agent_test *const *table;
@@ -289,6 +336,7 @@ int main(void)
     TEST(hang_times_out);
     TEST(marks_in_the_kernel_log);
     TEST(limits_and_names);
+    TEST(insmod_results_are_counted);
     unlink(console_path);
     unlink(kmsg_path);
     return tap_done();
