@@ -219,20 +219,29 @@ NULL_BUG = "BUG: kernel NULL pointer dereference, address: 0000000000000000"
 
 
 def survive_log(death="killed by signal 9 (Killed)", klog_bug=True,
-                rmmod=True):
-    """A `none` cell of survive: ndisbench_oops loaded by its own row."""
-    oops = ["# ndisbench: begin oops", "# module: ndisbench_oops",
+                rmmod=True, control=False):
+    """A `none` cell of survive: ndisbench_oops loaded by its own row
+    (control: ndisbench_control loaded before it, removed after)."""
+    first = 2 + control
+    insmod = ["# ndisbench: begin insmod", "# module: ndisbench_control",
+              "# tainted_before: 0", "# errno: 0", "# errname: 0",
+              "# tainted_after: 12288", "# module_taint: OE",
+              "ok 2 insmod ndisbench_control",
+              "# ndisbench: end insmod"] if control else []
+    oops = [*insmod, "# ndisbench: begin oops", "# module: ndisbench_oops",
             f"[    3.100000] {NULL_BUG}", "[    3.100100] Call Trace:"]
     if death:
         oops += [f"# ndisbench: died oops: {death}", f"# row_death: {death}"]
-    oops += ["not ok 2 oops ndisbench_oops", "# ndisbench: end oops"]
+    oops += [f"not ok {first} oops ndisbench_oops", "# ndisbench: end oops"]
     klog = ["ndisbench: begin oops"] + ([NULL_BUG] if klog_bug else []) + \
         ["ndisbench: end oops"]
-    lines = ["KTAP version 1", "1..3", "# ndisbench: begin boot",
+    lines = ["KTAP version 1", f"1..{first + 1}", "# ndisbench: begin boot",
              "# tainted: 0", "ok 1 boot", "# ndisbench: end boot", *oops]
     if rmmod:
-        lines += ["# ndisbench: begin rmmod", "# tainted: 128",
-                  *[f"# klog: {k}" for k in klog], "ok 3 rmmod",
+        lines += ["# ndisbench: begin rmmod",
+                  *(["# rmmod: ndisbench_control errno=0"] if control
+                    else []), "# tainted: 12416",
+                  *[f"# klog: {k}" for k in klog], f"ok {first + 1} rmmod",
                   "# ndisbench: end rmmod", "# ndisbench-agent: done"]
     return "\r\n".join(lines) + "\r\n"
 
@@ -244,6 +253,17 @@ class SurviveTest(unittest.TestCase):
         self.assertEqual(verdict.summary,
                          f"oops ndisbench_oops: child killed by signal 9 "
                          f"(Killed); # klog: {NULL_BUG}; the later rows ran")
+
+    def test_its_oops_is_not_charged_to_the_others(self):
+        # survive judges its own report: a row read by a check that
+        # judges reports itself charges no other check.
+        verdicts = judge_cell("none", ("survive", "control"),
+                              survive_log(control=True))
+        self.assertEqual(verdicts["survive"].status, PASS)
+        self.assertEqual(verdicts["control"].status, PASS,
+                         verdicts["control"])
+        self.assertIn("(ran after an oops in oops: [    3.100000] "
+                      f"{NULL_BUG})", verdicts["control"].summary)
 
     def test_a_child_that_lived_is_a_failure(self):
         verdict = judge_cell("none", ("survive",),

@@ -645,12 +645,12 @@ def row_readers(log: ktap.KtapLog, row: str, checks: Sequence[str]
             if any(registry.get(c).reads_test(t) for t in tests)]
 
 
-def first_row(log: ktap.KtapLog, check: str) -> Optional[int]:
-    """Where the first row the check reads ran (None: it reads none)."""
+def last_row(log: ktap.KtapLog, check: str) -> Optional[int]:
+    """Where the last row the check reads ran (None: it reads none)."""
     unit = registry.get(check)
-    return next((i for i, r in enumerate(log.rows)
-                 if any(unit.reads_test(t) for t in r.tests + [r.name])),
-                None)
+    return max((i for i, r in enumerate(log.rows)
+                if any(unit.reads_test(t) for t in r.tests + [r.name])),
+               default=None)
 
 
 def charge_reports(log: ktap.KtapLog, serial: str,
@@ -658,18 +658,21 @@ def charge_reports(log: ktap.KtapLog, serial: str,
                    ) -> Dict[str, Verdict]:
     """Each kernel report FAILs the checks reading the row it fell in; a
     report outside every row, or in a row no check reads, fails every
-    passing check as before. The checks that ran after a charged report
-    keep their verdict and say so. A row whose child died (PID 1 printed
-    its results) FAILs its readers. keep: checks judged as they are."""
+    passing check as before. The checks that ran (in part) after a
+    charged report keep their verdict and say so. A row whose child died
+    (PID 1 printed its results) FAILs its readers. keep: checks judged as
+    they are (a row one of them reads is theirs: it charges no other)."""
     out = dict(verdicts)
     judged = [c for c in verdicts if c not in keep]
+    guest = [c for c in verdicts if not registry.get(c).host_side]
     charged: Dict[str, str] = {}
     after: List[Tuple[int, KernelReport]] = []
     for report in kernel_reports(serial):
-        readers = row_readers(log, report.row, judged) if report.row else []
+        readers = row_readers(log, report.row, guest) if report.row else []
         index = next((i for i, r in enumerate(log.rows)
                       if r.name == report.row), None)
-        for check in readers or judged:
+        for check in [c for c in readers if c in judged] if readers \
+                else judged:
             if readers or out[check].ok:
                 charged.setdefault(check, report.line)
         if readers and index is not None:
@@ -688,7 +691,7 @@ def charge_reports(log: ktap.KtapLog, serial: str,
                     FAIL, f"the agent's {row.name} test died: {row.died}",
                     (out[check].summary,))
                 break
-        at = first_row(log, check)
+        at = last_row(log, check)
         before = [r for i, r in after if at is not None and i < at]
         if before and check in verdicts and out[check] is verdicts[check]:
             own = out[check]
