@@ -96,7 +96,10 @@ struct agent_state {
  * kernel parameter that asks for or configures it, its parser, how many
  * KTAP results it prints for the parsed options (run is called only when
  * that is not 0), and the run itself, which numbers its results from
- * state->number on. Rows run in order of `order`.
+ * state->number on. Rows run in order of `order`, each in a child of PID 1
+ * (isolate.c). result_name gives the name of its index-th result (NULL:
+ * every result is named after the row): PID 1 prints the results a dead
+ * child left out under it.
  */
 struct agent_test {
     int order;
@@ -106,7 +109,73 @@ struct agent_test {
     int (*parse)(char *value, struct agent_opts *opts);
     int (*planned)(const struct agent_opts *opts);
     void (*run)(struct agent_opts *opts, struct agent_state *state);
+    void (*result_name)(const struct agent_opts *opts, int index,
+                        char *buf, size_t len);
 };
+
+/*
+ * What the rows share across their children (isolate.c): one anonymous
+ * MAP_SHARED mapping made by PID 1 before the first fork. The children
+ * write the state in place, say_result() notes each result printed, and
+ * opts->loaded points into it.
+ */
+struct agent_shared {
+    struct agent_state state;
+    int last_result;            /* the number of the last result printed */
+    long long last_load_us;     /* CLOCK_MONOTONIC of the last module load */
+    size_t n_loaded;
+    bool loaded[];              /* opts->loaded, moved here */
+};
+
+/* How a row's child ended (row_run). */
+struct row_end {
+    int planned;                /* the results the row plans */
+    int printed;                /* of them, printed by the child */
+    int status;                 /* its wait status (when reaped) */
+    bool reaped;                /* waited for: status is valid */
+    bool timed_out;             /* killed at the row's limit */
+    int fork_errno;             /* fork() failed: it ran in PID 1 */
+};
+
+/* The prefix of the row markers on the console and in the kernel log. */
+#define ROW_MARK        "ndisbench: "
+/* A row's bound before it counts as hung: times ndisbench.slowdown. */
+#define ROW_LIMIT_MS    600000
+/* After SIGKILL, how long PID 1 waits for the child to go. */
+#define ROW_KILL_WAIT_MS 2000
+
+/*
+ * Map the shared state (state->number 1, all_loaded true) and move
+ * opts->loaded into it; NULL with errno when mmap() fails (the rows then
+ * run in PID 1 as they did before).
+ */
+struct agent_shared *agent_share(struct agent_opts *opts,
+                                 const struct boot_errors *errs);
+/* The mapping agent_share() made, or NULL. */
+struct agent_shared *agent_shared(void);
+/* Unmap it (opts->loaded back on the heap, copied): for the tests. */
+void agent_unshare(struct agent_opts *opts);
+/* How long a row may run: ROW_LIMIT_MS (and a soak's own seconds), times
+ * ndisbench.slowdown. */
+int row_limit_ms(const struct agent_test *row, const struct agent_opts *opts);
+/* The name of a row's index-th result. */
+void row_result_name(const struct agent_test *row,
+                     const struct agent_opts *opts, int index, char *buf,
+                     size_t len);
+/*
+ * Run one row in a child, at most limit_ms: the row's begin and end marks
+ * on the console and in the kernel log, and for every result the child
+ * did not print (it died, hung or returned early) a `not ok` of PID 1's
+ * with a row_death fact that says how it ended. state->number moves past
+ * the row's plan whatever happened.
+ */
+void row_run(const struct agent_test *row, struct agent_opts *opts,
+             struct agent_state *state, int limit_ms, struct row_end *end);
+/* What a row's end says: "killed by signal 11 (Segmentation fault)",
+ * "exit status 0 after 1 of 2 results", "timed out after 600 s (killed)". */
+void row_death(const struct row_end *end, int limit_ms, char *buf,
+               size_t len);
+
 
 /* The families' rows. */
 extern const struct agent_test agent_settings[], load_tests[],
@@ -257,6 +326,11 @@ void kmsg_print_new(int fd);
 /* The records of a /dev/kmsg fd at warning level or worse since it was
  * last read, as `klog` facts (at most 400, then `klog_skipped`). */
 void klog_print_new(int fd);
+/* A row's mark in the kernel log: "ndisbench: <what> <row>" at notice
+ * level (off the console; klog_print_new() prints the marks too). */
+void kmsg_mark(const char *what, const char *row);
+/* Where kmsg_mark() writes: KMSG_PATH (the unit tests use a file). */
+extern const char *kmsg_mark_path;
 /* The message text of one /dev/kmsg record; NULL if it has no ';'. */
 const char *kmsg_record_text(const char *rec, size_t len, size_t *text_len);
 /* len bytes of in, bytes outside ' '..'~' as \xNN, NUL-terminated. */

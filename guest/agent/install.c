@@ -173,10 +173,19 @@ static void run_install(struct agent_opts *opts, struct agent_state *state)
     install_run_test(opts->install_inf, state->number++);
 }
 
+static void broken_result_name(const struct agent_opts *opts, int index,
+                               char *buf, size_t len)
+{
+    char driver[64];
+
+    driver_name(opts->broken[index], driver, sizeof(driver));
+    snprintf(buf, len, "broken %s", driver);
+}
+
 const struct agent_test install_tests[] = {
     { 20, "broken", "ndisbench.broken", parse_broken, planned_broken,
-      run_broken },
+      run_broken, broken_result_name },
     { 30, "install", "ndisbench.install", parse_install, planned_install,
-      run_install },
+      run_install, NULL },
 };
 const size_t install_tests_count = ARRAY_SIZE(install_tests);

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -77,7 +78,25 @@ size_t escape_text(const char *in, size_t len, char *out, size_t out_size)
     return o;
 }
 
-/* ---- reading /dev/kmsg ---- */
+/* ---- writing and reading /dev/kmsg ---- */
+
+const char *kmsg_mark_path = KMSG_PATH;
+
+void kmsg_mark(const char *what, const char *row)
+{
+    char line[160];
+    int fd, n;
+
+    /* Opened for each mark: the kernel rate-limits the writes of one
+     * open file (ten in five seconds). */
+    fd = open(kmsg_mark_path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    n = snprintf(line, sizeof(line), "<5>%s%s %s\n", ROW_MARK, what, row);
+    if (n > 0 && (size_t)n < sizeof(line) && write(fd, line, (size_t)n) < 0)
+        n = -1;
+    close(fd);
+}
 
 /* Open /dev/kmsg positioned after the last record, or -1 with errno. */
 int kmsg_open(void)
@@ -146,11 +165,14 @@ void klog_print_new(int fd)
             continue;
         if (n <= 0)
             break;
-        /* "<prio>,...;text": the level is prio's low three bits. */
-        if ((atoi(rec) & 7) > KLOG_LEVEL)
-            continue;
         msg = kmsg_record_text(rec, (size_t)n, &msg_len);
         if (msg == NULL)
+            continue;
+        /* "<prio>,...;text": the level is prio's low three bits. The row
+         * marks (notice) come too: they say which row a report is of. */
+        if ((atoi(rec) & 7) > KLOG_LEVEL &&
+            (msg_len < strlen(ROW_MARK) ||
+             memcmp(msg, ROW_MARK, strlen(ROW_MARK)) != 0))
             continue;
         if (printed == KLOG_MAX) {
             skipped++;

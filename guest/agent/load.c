@@ -41,10 +41,18 @@
 /* The kernel's MODULE_NAME_LEN is 64 - sizeof(unsigned long). */
 #define MODULE_NAME_MAX 56
 
-/* CLOCK_MONOTONIC of the last module load (kmemleak_facts waits on it). */
-static long long last_load_us;
-/* ndisbench.modparams= (run_boot sets it): every load of a module named
- * there gets its parameters. */
+/* CLOCK_MONOTONIC of the last module load (kmemleak_facts waits on it):
+ * in the rows' shared mapping, the loads and rmmod are other children. */
+static long long last_load_local;
+
+static long long *last_load(void)
+{
+    struct agent_shared *rows = agent_shared();
+
+    return rows != NULL ? &rows->last_load_us : &last_load_local;
+}
+/* ndisbench.modparams= (parse_modparams sets it): every load of a module
+ * named there gets its parameters. */
 static const char *load_module_params;
 
 /* ---- module names and files (pure) ---- */
@@ -578,8 +586,8 @@ bool insmod_facts(const char *name)
         kmsg_err = errno;
     load_start = monotonic_us();
     err = finit_module_fd(fd, params, 0);
-    last_load_us = monotonic_us();
-    say("# load_ms: %lld", (last_load_us - load_start) / 1000);
+    *last_load() = monotonic_us();
+    say("# load_ms: %lld", (*last_load() - load_start) / 1000);
     close(fd);
 
 report:
@@ -602,12 +610,20 @@ report:
     return err == 0;
 }
 
-static bool test_insmod(int number, const char *name)
+/* The KTAP result `<prefix> <module>`, after the load's facts. */
+static bool test_load(int number, const char *prefix, const char *name)
 {
     bool ok = insmod_facts(name);
+    char result[sizeof("insmod ") + MODULE_NAME_MAX + 8];
 
-    say("%s %d insmod %s", ok ? "ok" : "not ok", number, name);
+    snprintf(result, sizeof(result), "%s %s", prefix, name);
+    say_result(ok, number, result);
     return ok;
+}
+
+static bool test_insmod(int number, const char *name)
+{
+    return test_load(number, "insmod", name);
 }
 
 /* ---- rmmod ---- */
@@ -650,7 +666,7 @@ static void kmemleak_facts(void)
      * count, and an object is reported only by a scan that finds its
      * contents unchanged since the scan before: so two scans.
      */
-    while (monotonic_us() - last_load_us < KMEMLEAK_AGE_MS * 1000LL)
+    while (monotonic_us() - *last_load() < KMEMLEAK_AGE_MS * 1000LL)
         usleep(100000);
     for (int i = 0; i < 2; i++)
         if (write(fd, "scan", 4) != 4)
@@ -696,7 +712,6 @@ static void run_boot(struct agent_opts *opts, struct agent_state *state)
 {
     bool booted = test_boot(state->errs) && opts->bad_param == NULL;
 
-    load_module_params = opts->module_params;
     if (opts->usb_id)
         booted = wait_usb_device(opts->usb_id) && booted;
     if (opts->unbind_id)
@@ -763,12 +778,59 @@ static int parse_modparams(char *value, struct agent_opts *opts)
     if (module_params_for(value, "", out, sizeof(out)) != 0)
         return bad_value();
     opts->module_params = value;
+    /* PID 1 parses before any row's child is forked: every child's loads
+     * see it */
+    load_module_params = value;
     return 0;
+}
+
+/*
+ * ndisbench.oops=<module>: one of ndisbench.load's modules that oopses
+ * as it loads (guest/plant/oops.c), loaded by a row of its own after the
+ * others: the rows after it must still run (isolate.c).
+ */
+static int parse_oops(char *value, struct agent_opts *opts)
+{
+    (void)opts;
+    return value != NULL && *value != '\0' ? 0 : bad_value();
+}
+
+/* The index of the ndisbench.oops= module in opts->modules, or -1. */
+static int oops_module(const struct agent_opts *opts)
+{
+    const char *name;
+    size_t i;
+
+    if (!agent_param(opts, "ndisbench.oops", &name) || name == NULL)
+        return -1;
+    for (i = 0; i < opts->n_modules; i++)
+        if (strcmp(opts->modules[i], name) == 0)
+            return (int)i;
+    return -1;
 }
 
 static int planned_modules(const struct agent_opts *opts)
 {
-    return (int)opts->n_modules;
+    return (int)opts->n_modules - (oops_module(opts) >= 0);
+}
+
+static int planned_oops(const struct agent_opts *opts)
+{
+    return oops_module(opts) >= 0;
+}
+
+static void run_oops(struct agent_opts *opts, struct agent_state *state)
+{
+    int i = oops_module(opts);
+
+    opts->loaded[i] = test_load(state->number++, "oops", opts->modules[i]);
+}
+
+static void oops_result_name(const struct agent_opts *opts, int index,
+                             char *buf, size_t len)
+{
+    (void)index;
+    snprintf(buf, len, "oops %s", opts->modules[oops_module(opts)]);
 }
 
 /* Tests 2..: one per module; the network tests wait for an interface only
@@ -778,10 +840,28 @@ static void run_insmod(struct agent_opts *opts, struct agent_state *state)
     size_t i;
 
     for (i = 0; i < opts->n_modules; i++) {
+        bool before = state->all_loaded;
+
+        if ((int)i == oops_module(opts))
+            continue;
+
+        /* Not all loaded while one loads: so it stays if the load kills
+         * this row's child. */
+        state->all_loaded = false;
         opts->loaded[i] = test_insmod(state->number++, opts->modules[i]);
-        if (!opts->loaded[i])
-            state->all_loaded = false;
+        state->all_loaded = before && opts->loaded[i];
     }
+}
+
+/* The index-th module the insmod row loads (the oops module is not). */
+static void insmod_result_name(const struct agent_opts *opts, int index,
+                               char *buf, size_t len)
+{
+    int skip = oops_module(opts);
+    size_t i = (size_t)index + (skip >= 0 && skip <= index);
+
+    snprintf(buf, len, "insmod %s", i < opts->n_modules ?
+             opts->modules[i] : "?");
 }
 
 /* The last test: remove the loaded modules in reverse order. */
@@ -794,8 +874,14 @@ const struct agent_test load_tests[] = {
     { 10, "boot", "ndisbench.usb", parse_usb, planned_once, run_boot },
     { 11, "unbind", "ndisbench.unbind", parse_unbind, NULL, NULL },
     { 39, "modparams", "ndisbench.modparams", parse_modparams, NULL, NULL },
+}
+
+    { 10, "boot", "ndisbench.usb", parse_usb, planned_once, run_boot, NULL },
+    { 11, "unbind", "ndisbench.unbind", parse_unbind, NULL, NULL, NULL },
     { 40, "insmod", "ndisbench.load", parse_load, planned_modules,
-      run_insmod },
-    { 900, "rmmod", NULL, NULL, planned_once, run_rmmod },
+      run_insmod, insmod_result_name },
+    { 45, "oops", "ndisbench.oops", parse_oops, planned_oops, run_oops,
+      oops_result_name },
+    { 900, "rmmod", NULL, NULL, planned_once, run_rmmod, NULL },
 };
 const size_t load_tests_count = ARRAY_SIZE(load_tests);

@@ -1141,6 +1141,8 @@ static int parse_slowdown(char *value, struct agent_opts *opts)
     if (!net_parse_count(value, &opts->net.slowdown) ||
         opts->net.slowdown == 0 || opts->net.slowdown > 20)
         return bad_value();
+    /* Set here, in PID 1: every row's child inherits it. */
+    slowdown = opts->net.slowdown;
     return 0;
 }
 
@@ -1174,10 +1176,15 @@ static int parse_net(char *value, struct agent_opts *opts)
 /* The first network test: once the modules are loaded. */
 static void run_iface(struct agent_opts *opts, struct agent_state *state)
 {
-    if (opts->net.slowdown > 1)
-        slowdown = opts->net.slowdown;
     state->iface_ok = test_iface(&opts->net, state->all_loaded,
                                  state->number++);
+}
+
+static void iface_result_name(const struct agent_opts *opts, int index,
+                              char *buf, size_t len)
+{
+    (void)index;
+    snprintf(buf, len, "iface %s", opts->net.ifname);
 }
 
 /* A later network test without its interface: the result, as a failure. */
@@ -1317,19 +1324,20 @@ static void run_hotplug(struct agent_opts *opts, struct agent_state *state)
 }
 
 const struct agent_test net_tests[] = {
-    { 5, "slowdown", "ndisbench.slowdown", parse_slowdown, NULL, NULL },
-    { 6, "mac", "ndisbench.mac", parse_mac, NULL, NULL },
+    { 5, "slowdown", "ndisbench.slowdown", parse_slowdown, NULL, NULL, NULL },
+    { 6, "mac", "ndisbench.mac", parse_mac, NULL, NULL, NULL },
     { 50, "iface", "ndisbench.net", parse_net, planned_with_iface,
-      run_iface },
+      run_iface, iface_result_name },
     { 60, "link", "ndisbench.connect", parse_connect, planned_with_iface,
-      run_link },
-    { 70, "dhcp", NULL, NULL, planned_with_iface, run_dhcp },
-    { 80, "ping", "ndisbench.ping", parse_ping, planned_ping, run_ping },
-    { 85, "mtu", MTU_PARAM, parse_mtu, planned_mtu, run_mtu },
-    { 90, "tcp", "ndisbench.tcp", parse_tcp, planned_tcp, run_tcp },
-    { 100, "udp", "ndisbench.udp", parse_udp, planned_udp, run_udp },
-    { 110, "peer", "ndisbench.peer", parse_peer, planned_peer, run_peer },
+      run_link, NULL },
+    { 70, "dhcp", NULL, NULL, planned_with_iface, run_dhcp, NULL },
+    { 80, "ping", "ndisbench.ping", parse_ping, planned_ping, run_ping, NULL },
+    { 85, "mtu", MTU_PARAM, parse_mtu, planned_mtu, run_mtu, NULL },
+    { 90, "tcp", "ndisbench.tcp", parse_tcp, planned_tcp, run_tcp, NULL },
+    { 100, "udp", "ndisbench.udp", parse_udp, planned_udp, run_udp, NULL },
+    { 110, "peer", "ndisbench.peer", parse_peer, planned_peer, run_peer,
+      NULL },
     { 120, "hotplug", "ndisbench.hotplug", parse_hotplug, planned_hotplug,
-      run_hotplug },
+      run_hotplug, NULL },
 };
 const size_t net_tests_count = ARRAY_SIZE(net_tests);

@@ -61,3 +61,19 @@ def judge(check, policy, exp, log, roles, base_bits, sink_bytes=None,
     return registry.judge(check, CellFacts(
         log, exp, policy, roles, base_bits, fixture, native, iw_ssid, config,
         sinks={check: sink_bytes}, air=air, **facts))
+
+
+def judge_cell(device_name, check_names, serial, policy="2.6.25-rc4",
+               base_bits=12288, status="done"):
+    """Every check's verdict of one cell as run_plan has judge_cell make
+    them from the guest's serial log (a kernel 'k' of the policy)."""
+    from ndisbench_lib import devices, kernels
+    from ndisbench_lib.commands import cell
+    from ndisbench_lib.guest import machine
+    exp = kernels.load_expectations()
+    kernel = kernels.Kernel("k", "debian", exp.policies[policy])
+    plan = cell.CellPlan(kernel, devices.DEVICES[device_name],
+                         tuple(check_names), exp, pathlib.Path("/x"))
+    boot = machine.BootResult(status, 0, 3.0, 1.0, serial)
+    return cell.judge_cell(plan, cell.Prepared(kernel, base_bits=base_bits),
+                           boot)

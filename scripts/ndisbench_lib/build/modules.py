@@ -342,26 +342,37 @@ PLANT = paths.REPO / "guest" / "plant"
 PLANT_MODULE = "ndisbench_plant"
 
 
+OOPS = paths.REPO / "guest" / "oops"
+OOPS_MODULE = "ndisbench_oops"
+
+
 def build_plant_module(art: KernelArtifact, cache: Cache) -> BuiltModule:
     """ndisbench_plant.ko for one kernel: deliberate bugs the debug kernel's
     checkers must report."""
-    inputs = {"kind": "plant-module", "kernel": art.key,
-              "source": tree_digest(PLANT),
+    return _build_bug_module(art, cache, PLANT, PLANT_MODULE, "plant-module")
+
+
+def _build_bug_module(art: KernelArtifact, cache: Cache, tree: pathlib.Path,
+                      name: str, kind: str) -> BuiltModule:
+    """A module of deliberate bugs (guest/plant, guest/oops): one Kbuild
+    folder, one module."""
+    inputs = {"kind": kind, "kernel": art.key,
+              "source": tree_digest(tree),
               "cc": toolchain(art, cache).cc, "confined": confine.RECIPE}
 
     def build(kdir: pathlib.Path, tmp: pathlib.Path,
               log: pathlib.Path) -> Dict[str, object]:
-        ko = tmp / f"{PLANT_MODULE}.ko"
-        _incremental_make(cache, art, f"{PLANT_MODULE}.ko",
-                          source_files(PLANT),
+        ko = tmp / f"{name}.ko"
+        _incremental_make(cache, art, f"{name}.ko",
+                          source_files(tree),
                           ["make", "-C", toolchain(art, cache).kdir(kdir),
                            "M={tree}",
                            f"-j{os.cpu_count() or 1}", "modules"],
-                          f"{PLANT_MODULE}.ko", ko, log,
+                          f"{name}.ko", ko, log,
                           kernel_reads(cache, kdir))
         return _module_facts(art, ko)
 
-    return _cached_module(art, PLANT_MODULE, inputs, cache, build)
+    return _cached_module(art, name, inputs, cache, build)
 
 
 # -- a wrapper tree of someone else's (--wrapper-src) -------------------------
@@ -416,6 +427,9 @@ def build_named_module(art: KernelArtifact, name: str, cache: Cache
     """A module a check loads besides the test modules, by name."""
     if name == PLANT_MODULE:
         return build_plant_module(art, cache)
+    if name == OOPS_MODULE:
+        return _build_bug_module(art, cache, OOPS, OOPS_MODULE,
+                                 "oops-module")
     raise BenchError(f"no recipe for a module named {name}")
 
 

@@ -77,6 +77,7 @@ def judge(facts: CellFacts) -> Verdict:
 
 CHECK = Check(
     name="associate", order=90,
+    reads=("link",),
     doc="the driver reports the AP's BSSID and SSID; iw connect (or "
         "iwconfig essid) and iwconfig agree",
     devices=devices.RADIOS + devices.FAULTY, judge=judge, needs_iface=True,

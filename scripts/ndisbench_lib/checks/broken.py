@@ -157,6 +157,7 @@ def judge(facts: CellFacts) -> Verdict:
 
 CHECK = Check(
     name="broken", order=50,
+    reads=("broken",), own_guest=True,
     doc="every fixtures/broken driver refused with its own kernel line, "
         "nothing leaked",
     devices=devices.WRAPPED, judge=judge, params=params,

@@ -39,6 +39,7 @@ def judge(facts: CellFacts) -> Verdict:
 
 CHECK = Check(
     name="capture", order=140,
+    reads=("iface", "link"),
     doc="the air's pcap reads clean and shows the station's join in order",
     devices=devices.RADIOS, judge=judge, needs_iface=True, air_capture=True,
     seconds=1)

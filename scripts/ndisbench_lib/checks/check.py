@@ -130,9 +130,18 @@ class Check:
     guest_files: Callable[[Expectations],
                           Sequence[Tuple[str, str]]] = no_files
     extra_modules: Tuple[str, ...] = ()     # loaded after the test modules
+    # The agent tests it reads, as the agent names them: a name or its
+    # first word ("insmod ndiswrapper", "broken": every "broken <x>"). A
+    # kernel report while the row printing one of them ran is this
+    # check's FAIL (commands/cell.py judge_cell); () for host_side checks.
+    reads: Tuple[str, ...] = ()
     # It judges the kernel's oops and checker reports itself: they do not
     # fail it as they fail every other check of the cell.
     expects_kernel_reports: bool = False
+    # It feeds the wrapper bad input on purpose: it runs in a guest of its
+    # own (restored from the cell's saved boot), so the cell's other
+    # checks run in a guest that never saw it.
+    own_guest: bool = False
     # Judged from what the host saw of QEMU, not from the guest: a guest
     # that timed out, oopsed or did not finish leaves it as it is.
     host_side: bool = False
@@ -141,6 +150,11 @@ class Check:
 
     def applies(self, device: Device) -> bool:
         return device.checks_row in self.devices
+
+    def reads_test(self, name: str) -> bool:
+        """One of the agent tests it reads."""
+        return any(name == r or name.startswith(r + " ")
+                   for r in self.reads)
 
 
 # The guest's boot and the agent's own tests (boot, rmmod): the part of a

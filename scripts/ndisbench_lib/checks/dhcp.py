@@ -21,6 +21,7 @@ def judge(facts: CellFacts) -> Verdict:
 
 CHECK = Check(
     name="dhcp", order=100, doc="udhcpc gets slirp's lease",
+    reads=("dhcp",),
     devices=devices.REFERENCE_NIC + devices.RADIOS + devices.FAULTY +
     devices.WIRED,
     judge=judge, needs_iface=True, seconds=5)

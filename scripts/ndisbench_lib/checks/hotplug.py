@@ -43,6 +43,7 @@ def judge(facts: CellFacts) -> Verdict:
 
 CHECK = Check(
     name="hotplug", order=150,
+    reads=("hotplug",),
     doc="unplugged under traffic and replugged: gone, back, reaches the "
         "gateway",
     devices=devices.UNPLUGGABLE, judge=judge, params=params,

@@ -26,6 +26,7 @@ def judge(facts: CellFacts) -> Verdict:
 
 CHECK = Check(
     name="install", order=60,
+    reads=("install",),
     doc="ndiswrapper -i installs the fixture driver, -l lists it",
     devices=devices.WRAPPED + devices.FAULTY_WRAPPED + devices.WIRED_WRAPPED,
     judge=judge,

@@ -45,6 +45,7 @@ def judge(facts: CellFacts) -> Verdict:
 
 CHECK = Check(
     name="mtu", order=115,
+    reads=("mtu",),
     doc="the interface takes MTU 1280: full-size DF echoes answered, one "
         "byte more refused, the MTU put back",
     devices=devices.REFERENCE_NIC + devices.RADIOS + devices.WIRED,

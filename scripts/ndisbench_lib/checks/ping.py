@@ -31,6 +31,7 @@ def judge(facts: CellFacts) -> Verdict:
 
 CHECK = Check(
     name="ping", order=110, doc="100 echoes to the gateway, none lost",
+    reads=("ping",),
     devices=devices.REFERENCE_NIC + devices.RADIOS + devices.WIRED,
     judge=judge,
     params=params, needs_iface=True, seconds=5)

@@ -69,6 +69,7 @@ def judge(facts: CellFacts) -> Verdict:
 
 CHECK = Check(
     name="planted", order=180,
+    reads=("insmod ndisbench_plant",),
     doc="each debug checker the kernel has reports its planted bug",
     devices=devices.PLANTED, judge=judge, installs_driver=False,
     extra_modules=(PLANT_MODULE,), expects_kernel_reports=True, seconds=15)

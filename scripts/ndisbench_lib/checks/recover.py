@@ -35,6 +35,7 @@ def judge(facts: CellFacts) -> Verdict:
 
 CHECK = Check(
     name="recover", order=125,
+    reads=("tcp", "rmmod"),
     doc="a driver that hangs once is reset (CheckForHang, MiniportReset) "
         "and carries on",
     devices=devices.HUNG, judge=judge, needs_iface=True, seconds=10)

@@ -43,6 +43,7 @@ def judge(facts: CellFacts) -> Verdict:
 
 CHECK = Check(
     name="resend", order=126,
+    reads=("tcp", "rmmod"),
     doc="a serialized miniport's NDIS_STATUS_RESOURCES sends are queued "
         "again, not dropped",
     devices=devices.SERIAL, judge=judge, needs_iface=True, seconds=5)

@@ -44,6 +44,7 @@ def judge(facts: CellFacts) -> Verdict:
 
 CHECK = Check(
     name="roam", order=160,
+    reads=("roam",),
     doc="the associated AP goes away: the station joins the other AP of "
         "the SSID",
     devices=devices.RADIOS, judge=judge, params=params, needs_iface=True,

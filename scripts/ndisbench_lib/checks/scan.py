@@ -122,6 +122,7 @@ def params(ctx: GuestContext) -> Sequence[str]:
 
 CHECK = Check(
     name="scan", order=80,
+    reads=("scan",),
     doc="iw scan (or iwlist scan) lists every AP of the air with its "
         "channel and signal",
     devices=devices.RADIOS, judge=judge, params=params, needs_iface=True,

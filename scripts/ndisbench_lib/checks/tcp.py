@@ -34,6 +34,7 @@ def judge(facts: CellFacts) -> Verdict:
 
 CHECK = Check(
     name="tcp", order=120,
+    reads=("tcp",),
     doc="a TCP stream to the host's sink, counted on both ends",
     devices=devices.REFERENCE_NIC + devices.RADIOS + devices.FAULTY +
     devices.WIRED,

@@ -34,6 +34,7 @@ def judge(facts: CellFacts) -> Verdict:
 
 CHECK = Check(
     name="udp", order=130,
+    reads=("udp",),
     doc="small-packet rate: datagrams to the host's sink (for bench)",
     devices=devices.REFERENCE_NIC + devices.RADIOS, judge=judge,
     params=params, needs_iface=True, sink=DATAGRAMS, seconds=10,

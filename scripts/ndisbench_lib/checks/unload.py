@@ -33,6 +33,7 @@ def judge(facts: CellFacts) -> Verdict:
 
 CHECK = Check(
     name="unload", order=170,
+    reads=("insmod ndiswrapper", "rmmod"),
     doc="rmmod of the wrapper after the traffic: clean, nothing leaked",
     devices=(devices.WRAPPED + devices.HUNG + devices.SERIAL +
              devices.WIRED_WRAPPED),

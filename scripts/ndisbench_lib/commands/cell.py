@@ -618,14 +618,101 @@ def kernel_problem(serial: str) -> str:
     return ""
 
 
+@dataclasses.dataclass(frozen=True)
+class KernelReport:
+    """The first kernel problem line of one agent row ("": outside every
+    row), with where it happened when a trace says."""
+    row: str
+    line: str
+
+
+def kernel_reports(serial: str) -> List[KernelReport]:
+    """The first problem of each row, in the order they appear."""
+    lines = ktap.row_lines(serial)
+    found: Dict[str, KernelReport] = {}
+    for i, (row, line) in enumerate(lines):
+        if row not in found and KERNEL_PROBLEM_RE.search(line):
+            site = oops_site([text for _, text in lines[i:i + 60]])
+            found[row] = KernelReport(row, line.strip() +
+                                      (f" (in {site})" if site else ""))
+    return list(found.values())
+
+
+def row_readers(log: ktap.KtapLog, row: str, checks: Sequence[str]
+                ) -> List[str]:
+    """The checks that read a result the row printed (or the row's own
+    name)."""
+    tests = [t for r in log.rows if r.name == row for t in r.tests] + [row]
+    return [c for c in checks
+            if any(registry.get(c).reads_test(t) for t in tests)]
+
+
+def last_row(log: ktap.KtapLog, check: str) -> Optional[int]:
+    """Where the last row the check reads ran (None: it reads none)."""
+    unit = registry.get(check)
+    return max((i for i, r in enumerate(log.rows)
+                if any(unit.reads_test(t) for t in r.tests + [r.name])),
+               default=None)
+
+
+def charge_reports(log: ktap.KtapLog, serial: str,
+                   verdicts: Dict[str, Verdict], keep: Sequence[str]
+                   ) -> Dict[str, Verdict]:
+    """Each kernel report FAILs the checks reading the row it fell in; a
+    report outside every row, or in a row no check reads, fails every
+    passing check as before. The checks that ran (in part) after a
+    charged report keep their verdict and say so. A row whose child died
+    (PID 1 printed its results) FAILs its readers. keep: checks judged as
+    they are (a row one of them reads is theirs: it charges no other)."""
+    out = dict(verdicts)
+    judged = [c for c in verdicts if c not in keep]
+    guest = [c for c in verdicts if not registry.get(c).host_side]
+    charged: Dict[str, str] = {}
+    after: List[Tuple[int, KernelReport]] = []
+    for report in kernel_reports(serial):
+        readers = row_readers(log, report.row, guest) if report.row else []
+        index = next((i for i, r in enumerate(log.rows)
+                      if r.name == report.row), None)
+        for check in [c for c in readers if c in judged] if readers \
+                else judged:
+            if readers or out[check].ok:
+                charged.setdefault(check, report.line)
+        if readers and index is not None:
+            after.append((index, report))
+    for check, line in charged.items():
+        own = out[check]
+        out[check] = Verdict(FAIL, f"kernel reported: {line}",
+                             (own.summary,) if own.summary else ())
+    for check in judged:
+        if check in charged:
+            continue
+        for row in log.rows:
+            if row.died and any(registry.get(check).reads_test(t)
+                                for t in row.tests):
+                out[check] = Verdict(
+                    FAIL, f"the agent's {row.name} test died: {row.died}",
+                    (out[check].summary,))
+                break
+        at = last_row(log, check)
+        before = [r for i, r in after if at is not None and i < at]
+        if before and check in verdicts and out[check] is verdicts[check]:
+            own = out[check]
+            out[check] = Verdict(
+                own.status, f"{own.summary} (ran after an oops in "
+                            f"{before[0].row}: {before[0].line})",
+                own.details)
+    return out
+
+
 def judge_cell(plan: CellPlan, prep: Prepared, boot: machine.BootResult,
                sink_bytes: Optional[Dict[str, Optional[int]]] = None,
-               air_capture: Optional[capture.AirCapture] = None
-               ) -> Dict[str, Verdict]:
-    """Every check's verdict; a kernel problem or an agent that did not
+               air_capture: Optional[capture.AirCapture] = None,
+               log_name: str = "serial.log") -> Dict[str, Verdict]:
+    """Every check's verdict; a kernel problem (charged to the checks of
+    the agent row it fell in: charge_reports) or an agent that did not
     finish turns the passes into FAIL or ERROR. sink_bytes: per check,
-    what its host sink counted."""
-    log_path = (plan.folder or pathlib.Path(".")) / "serial.log"
+    what its host sink counted; log_name: the guest's serial log."""
+    log_path = (plan.folder or pathlib.Path(".")) / log_name
     log = ktap.parse(boot.serial)
     device = plan.device
     facts = CellFacts(
@@ -652,7 +739,15 @@ def judge_cell(plan: CellPlan, prep: Prepared, boot: machine.BootResult,
         return {c: registry.judge(c, facts) if c in host else verdict
                 for c in plan.checks}
     verdicts = {c: registry.judge(c, facts) for c in plan.checks}
-    problem = kernel_problem(boot.serial)
+    if log.rows:
+        # A check that wants the kernel's reports judges them itself.
+        verdicts = charge_reports(log, boot.serial, verdicts, [
+            c for c in plan.checks if c in host or
+            registry.get(c).expects_kernel_reports])
+        problem = ""
+    else:
+        # An agent without row marks: any report fails the whole cell.
+        problem = kernel_problem(boot.serial)
     if problem:
         downgrade = Verdict(FAIL, f"kernel reported: {problem}")
     elif not log.complete:
@@ -660,7 +755,6 @@ def judge_cell(plan: CellPlan, prep: Prepared, boot: machine.BootResult,
                                    f"exit {boot.exit_code})")
     else:
         return verdicts
-    # A check that wants the kernel's reports judges them itself.
     keep = host | {c for c in plan.checks if problem and
                    registry.get(c).expects_kernel_reports}
     return {c: (downgrade if v.ok and c not in keep else v)
@@ -727,31 +821,41 @@ def chain(*hooks: Optional[LineHook]) -> Optional[LineHook]:
     return on_line
 
 
-def run_plan(plan: CellPlan, prep: Prepared, parts: HostParts,
-             on_line: Optional[LineHook] = None,
-             before_boot: Optional[Callable[[], None]] = None) -> CellRun:
-    """Run one guest as planned and judge it. on_line: the caller's own
-    console hook (soak's cycles, pair's start of B); before_boot: called
-    once everything is ready, just before QEMU starts (it may wait; a
-    BenchError from it is the cell's ERROR)."""
-    assert plan.folder is not None and plan.run_dir is not None
-    cdir = plan.folder
-    cdir.mkdir(parents=True, exist_ok=True)
-    cell = CellResult(prep.kernel.name, prep.kernel.policy.name, plan.row,
-                      str(cdir.relative_to(plan.run_dir)),
-                      wrapper=plan.device.wrapper)
+def guest_groups(plan: CellPlan) -> List[Tuple[Tuple[str, ...], str]]:
+    """The guests of a cell and their serial logs: the checks that need a
+    guest of their own (Check.own_guest: bad input on purpose) each run in
+    one after the main guest, so that the others run in a guest that never
+    saw it; alone, or with only host-side checks beside, they share it."""
+    own = tuple(c for c in plan.checks if registry.get(c).own_guest)
+    main = tuple(c for c in plan.checks if c not in own)
+    if not own or not any(not registry.get(c).host_side for c in main):
+        return [(plan.checks, "serial.log")]
+    return [(main, "serial.log")] + [((c,), f"serial-{c}.log") for c in own]
+
+
+@dataclasses.dataclass
+class GuestRun:
+    """One guest of a cell, booted or restored, and judged."""
+    boot: machine.BootResult
+    how: str
+    verdicts: Dict[str, Verdict]
+    sinks: Dict[str, Optional[int]]
+    # per check, the peers its sink refused (not the cell's QEMU)
+    sink_refused: Dict[str, int] = dataclasses.field(default_factory=dict)
+
+
+def run_guest(plan: CellPlan, prep: Prepared, parts: HostParts,
+              initrd: pathlib.Path, log_name: str,
+              on_line: Optional[LineHook],
+              before_boot: Optional[Callable[[], None]]) -> GuestRun:
+    """Boot (or restore) one guest of the cell's initramfs with the plan's
+    checks and judge them; a BenchError if it cannot start."""
+    assert plan.folder is not None and prep.art is not None
     checks = plan.units
     sinks: Dict[str, Sink] = {}
     qemu_pid = QemuPid()
     plug: Optional[QmpRequests] = None
-    blocked = {} if prep.error else blocked_checks(plan, prep)
-    if blocked:
-        return run_unbuilt(plan, prep, parts, blocked, on_line, before_boot)
     try:
-        if prep.error:
-            raise prep.error
-        assert prep.art is not None
-        initrd = cell_initrd(plan, prep, parts)
         sinks = open_sinks(checks, qemu_pid)
         plug = qmp_requests(plan)
         append = kernel_cmdline(plan, {c: s.port for c, s in sinks.items()})
@@ -759,49 +863,100 @@ def run_plan(plan: CellPlan, prep: Prepared, parts: HostParts,
         start = GuestStart(plan, prep, parts, initrd, append, extra)
         if before_boot:
             before_boot()
-    except BenchError as exc:
+    except BenchError:
         close_sinks(checks, sinks)
         if plug:
             plug.close()
-        verdict = Verdict(ERROR, str(exc))
-        cell.verdicts = {c: verdict for c in plan.checks}
-        return CellRun(cell)
+        raise
     say("cell", f"{prep.kernel.name} / {plan.device.label}: "
                 f"{start.verb} {prep.art.boot_image.name} "
-                f"({prep.art.release})")
+                f"({prep.art.release})" +
+                ("" if log_name == "serial.log" else f" for {log_name}"))
     try:
-        boot = start.boot(cdir / "serial.log", plan.guest_timeout,
+        boot = start.boot(plan.folder / log_name, plan.guest_timeout,
                           chain(plug.on_line if plug else None, on_line),
                           qemu_pid.started)
     finally:
         sink_bytes = close_sinks(checks, sinks)
-        cell.sink_refused = refused_peers(sinks)
-        for name, n in cell.sink_refused.items():
+        refused = refused_peers(sinks)
+        for name, n in refused.items():
             say("cell", f"WARNING: {prep.kernel.name} / "
                         f"{plan.device.label}: the {name} sink refused {n} "
                         f"peer(s) other than the cell's QEMU")
         if plug:
             plug.close()
         start.close()
-    cell.start = start.how
-    (cdir / "ktap.txt").write_text("\n".join(ktap.parse(boot.serial).lines)
-                                   + "\n")
-    pcap = cdir / "air.pcap"
+    pcap = plan.folder / "air.pcap"
     air_read = capture.read(pcap) if any(c.air_capture for c in checks) \
         else None
     if air_read is None and pcap.exists():
         capture.compress(pcap)
+    # Another wrapper tree's known disagreements carry their reason.
+    verdicts = known.annotate(ktap.parse(boot.serial), plan.exp,
+                              judge_cell(plan, prep, boot, sink_bytes,
+                                         air_read, log_name))
+    return GuestRun(boot, start.how, verdicts, sink_bytes, refused)
+
+
+def run_plan(plan: CellPlan, prep: Prepared, parts: HostParts,
+             on_line: Optional[LineHook] = None,
+             before_boot: Optional[Callable[[], None]] = None) -> CellRun:
+    """Run one cell as planned and judge it: one guest, or the main guest
+    and one per own-guest check (guest_groups), all of one initramfs, so
+    the first saves the boot and the others restore it. on_line: the
+    caller's own console hook (soak's cycles, pair's start of B), on the
+    main guest; before_boot: called once everything is ready, just before
+    QEMU first starts (it may wait; a BenchError from it is the cell's
+    ERROR)."""
+    assert plan.folder is not None and plan.run_dir is not None
+    cdir = plan.folder
+    cdir.mkdir(parents=True, exist_ok=True)
+    cell = CellResult(prep.kernel.name, prep.kernel.policy.name, plan.row,
+                      str(cdir.relative_to(plan.run_dir)),
+                      wrapper=plan.device.wrapper)
+    blocked = {} if prep.error else blocked_checks(plan, prep)
+    if blocked:
+        return run_unbuilt(plan, prep, parts, blocked, on_line, before_boot)
+    runs: List[GuestRun] = []
+    ktap_lines: List[str] = []
+    verdicts: Dict[str, Verdict] = {}
+    try:
+        if prep.error:
+            raise prep.error
+        assert prep.art is not None
+        # The cell's initramfs, whichever guest: one saved boot for all.
+        initrd = cell_initrd(plan, prep, parts)
+        for checks, log_name in guest_groups(plan):
+            run = run_guest(dataclasses.replace(plan, checks=checks), prep,
+                            parts, initrd, log_name,
+                            on_line if not runs else None,
+                            before_boot if not runs else None)
+            runs.append(run)
+            verdicts.update(run.verdicts)
+            if len(runs) > 1:
+                ktap_lines += ["", f"# {', '.join(checks)}: a guest of its "
+                                   f"own ({log_name})"]
+            ktap_lines += ktap.parse(run.boot.serial).lines
+    except BenchError as exc:
+        if not runs:
+            verdict = Verdict(ERROR, str(exc))
+            cell.verdicts = {c: verdict for c in plan.checks}
+            return CellRun(cell)
+        verdicts.update({c: Verdict(ERROR, str(exc)) for c in plan.checks
+                         if c not in verdicts})
+    boot = runs[0].boot
+    cell.start = runs[0].how
+    (cdir / "ktap.txt").write_text("\n".join(ktap_lines) + "\n")
     cell.release = prep.art.release
     cell.clock = plan.clock
     cell.boot_seconds = round(boot.seconds, 2)
     cell.first_ktap_seconds = (round(boot.first_ktap_secs, 2)
                                if boot.first_ktap_secs else None)
-    cell.sinks = sink_bytes
+    cell.sinks = {k: v for run in runs for k, v in run.sinks.items()}
+    cell.sink_refused = {k: v for run in runs
+                         for k, v in run.sink_refused.items()}
     cell.sandbox = dict(sandbox.facts(boot.qemu_ids))
-    # Another wrapper tree's known disagreements carry their reason.
-    cell.verdicts = known.annotate(ktap.parse(boot.serial), plan.exp,
-                                   judge_cell(plan, prep, boot, sink_bytes,
-                                              air_read))
+    cell.verdicts = {c: verdicts[c] for c in plan.checks}
     return CellRun(cell, boot)
 
 
