@@ -871,13 +871,10 @@ static void run_rmmod(struct agent_opts *opts, struct agent_state *state)
 }
 
 const struct agent_test load_tests[] = {
-    { 10, "boot", "ndisbench.usb", parse_usb, planned_once, run_boot },
-    { 11, "unbind", "ndisbench.unbind", parse_unbind, NULL, NULL },
-    { 39, "modparams", "ndisbench.modparams", parse_modparams, NULL, NULL },
-}
-
     { 10, "boot", "ndisbench.usb", parse_usb, planned_once, run_boot, NULL },
     { 11, "unbind", "ndisbench.unbind", parse_unbind, NULL, NULL, NULL },
+    { 39, "modparams", "ndisbench.modparams", parse_modparams, NULL, NULL,
+      NULL },
     { 40, "insmod", "ndisbench.load", parse_load, planned_modules,
       run_insmod, insmod_result_name },
     { 45, "oops", "ndisbench.oops", parse_oops, planned_oops, run_oops,
