@@ -209,6 +209,27 @@ def planted(matrix: Callable[[], runner.Matrix],
     return e2e(lambda: cells, args)
 
 
+# The paths a wrapper tree of someone else's takes, proven on ours: a
+# module that oopses in one agent row (survive: the oops charged to that
+# row's check, the later rows still run) and our wrapper without a wiphy,
+# driven through wireless extensions as classic ndiswrapper is.
+PATHS_KERNELS = ("src-6.1",)
+PATHS_CHECKS = ("build", "load", "taint", "control", "survive")
+
+
+def paths_stage(matrix: Callable[[], runner.Matrix],
+                args: argparse.Namespace) -> Counts:
+    full = matrix()
+    kernels = [k for k in full.kernels if k.name in PATHS_KERNELS]
+    oops = runner.Matrix(kernels, devices.select(["none"]),
+                         list(PATHS_CHECKS), full.exp)
+    passed, failed = e2e(lambda: oops, args)
+    wext = runner.Matrix(kernels, devices.select([devices.WEXT_ROW]),
+                         full.checks, full.exp)
+    more = e2e(lambda: wext, args)
+    return passed + more[0], failed + more[1]
+
+
 # Two guests on one air (pair.py): its defaults, on one kernel.
 PAIR_KERNEL = "src-6.1"
 
@@ -284,6 +305,9 @@ def run_tests(matrix: Callable[[], runner.Matrix],
                         "serialized one", lambda: faults(matrix, args)),
         stage("planted", "the debug kernel's checkers report planted bugs",
               lambda: planted(matrix, args)),
+        stage("paths", "an oops in one agent row charged to its check, "
+                       "the later rows run; our wrapper through wireless "
+                       "extensions", lambda: paths_stage(matrix, args)),
         stage("soak", f"{SOAK_MINUTES} min soak on {SOAK_KERNEL} "
                       f"{SOAK_DEVICE}", lambda: soak_stage(matrix, args)),
         stage("pair", "two guests on one air ping each other",
