@@ -111,6 +111,15 @@ class CellUserTest(unittest.TestCase):
     """A uid per concurrent cell: an escaped guest cannot signal or trace
     the QEMUs of the other cells running beside it."""
 
+    def setUp(self):
+        # Leases other tests' threads (this one among them) hold on the
+        # machine's real pool are no business of this fake pool.
+        for patcher in (mock.patch.object(sandbox, "_TAKEN", set()),
+                        mock.patch.object(sandbox, "_THREAD",
+                                          threading.local())):
+            patcher.start()
+            self.addCleanup(patcher.stop)
+
     def users_of_threads(self, count: int, hold: threading.Event):
         got, ready = [], threading.Barrier(count + 1)
 
@@ -180,6 +189,17 @@ class CellUserTest(unittest.TestCase):
 
 
 class ArgsTest(unittest.TestCase):
+    def setUp(self):
+        # No cell pool (setup may have made one on this machine): QEMU and
+        # tshark drop to the bench's user, or to none.
+        # A lease this thread took in an earlier test goes too.
+        for patcher in (mock.patch.object(sandbox, "pool_entries",
+                                          return_value=[]),
+                        mock.patch.object(sandbox, "_THREAD",
+                                          threading.local())):
+            patcher.start()
+            self.addCleanup(patcher.stop)
+
     def args(self, root: bool, user, own: bool):
         with mock.patch.object(sandbox, "bench_is_root", return_value=root), \
                 mock.patch.object(sandbox, "user_entry", return_value=user):
