@@ -186,19 +186,21 @@ def join_problem(test: KtapTest, ssid: str) -> Optional[str]:
     EALREADY, the driver already associated on its own, is followed by a
     disconnect and a second connect)."""
     if wireless_api(test) == WEXT:
-        statuses = test.all("iwconfig_essid_status")
-        if not statuses:
-            return f"agent never ran iwconfig essid {ssid}"
-        if statuses[-1] != "0":
-            return (f"iwconfig essid {ssid} exited {statuses[-1]}: "
-                    f"{'; '.join(test.all('iwconfig_essid')) or 'no output'}")
-        return None
-    statuses = test.all("iw_connect_status")
+        return last_run_problem(test, "iwconfig_essid",
+                                f"iwconfig essid {ssid}")
+    return last_run_problem(test, "iw_connect", f"iw connect {ssid}")
+
+
+def last_run_problem(test: KtapTest, key: str, command: str
+                     ) -> Optional[str]:
+    """The agent's last run of a command (facts <key>_status and <key>,
+    its output) must have exited 0."""
+    statuses = test.all(f"{key}_status")
     if not statuses:
-        return f"agent never ran iw connect {ssid}"
+        return f"agent never ran {command}"
     if statuses[-1] != "0":
-        return (f"iw connect {ssid} exited {statuses[-1]}: "
-                f"{'; '.join(test.all('iw_connect')) or 'no output'}")
+        return (f"{command} exited {statuses[-1]}: "
+                f"{'; '.join(test.all(key)) or 'no output'}")
     return None
 
 

@@ -103,10 +103,18 @@ def lines(result) -> List[str]:
     for n, cause in enumerate(found, start=1):
         out.append(f"  {n}. {cause.check} {cause.status}: "
                    f"{cause.first_line} [{', '.join(cause.cells)}]")
-        if cause.not_run:
-            out.append(f"     {cause.not_run} checks not run in these cells "
-                       f"(they need what did not build)")
-        if cause.after:
-            out.append(f"     {len(cause.after)} more checks of these cells "
-                       f"failed after it: {', '.join(cause.after)}")
+        out += [f"     {line}" for line in sub_lines(cause)]
+    return out
+
+
+def sub_lines(cause: Cause) -> List[str]:
+    """What a cause took with it: the checks it stopped, the failures of
+    its cells after it (the terminal's and summary.md's lines under it)."""
+    out = []
+    if cause.not_run:
+        out.append(f"{cause.not_run} checks not run in these cells (they "
+                   f"need what did not build)")
+    if cause.after:
+        out.append(f"{len(cause.after)} more checks of these cells failed "
+                   f"after it: {', '.join(cause.after)}")
     return out

@@ -153,12 +153,7 @@ def causes_markdown(result: RunResult) -> List[str]:
         out.append(f"{n}. {cause.check} **{cause.status}**: "
                    f"{md_text(cause.first_line)} "
                    f"({md_text(', '.join(cause.cells))})")
-        if cause.not_run:
-            out.append(f"   - {cause.not_run} checks not run in these cells "
-                       f"(they need what did not build)")
-        if cause.after:
-            out.append(f"   - {len(cause.after)} more checks of these cells "
-                       f"failed after it: {', '.join(cause.after)}")
+        out += [f"   - {line}" for line in causes.sub_lines(cause)]
     return out + [""]
 
 
