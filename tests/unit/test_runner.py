@@ -287,6 +287,11 @@ class RunRecordTest(unittest.TestCase):
         self.devices = devices.select(["none", "e1000", "bcm43xx"])
         self.matrix = runner.Matrix([self.kernel], self.devices,
                                     ["sandbox"], EXP)
+        # Python leaves SIGINT ignored when it started so (a job a
+        # non-interactive shell put in the background, as CI may): this
+        # test's Ctrl-C must still reach it.
+        old = signal.signal(signal.SIGINT, signal.default_int_handler)
+        self.addCleanup(signal.signal, signal.SIGINT, old)
 
     def tearDown(self):
         proc.reopen()
