@@ -154,6 +154,21 @@ class ChargeTest(unittest.TestCase):
                          "600 s (killed)")
         self.assertEqual(verdicts["unload"].status, PASS)
 
+    def test_a_row_that_died_after_an_oops_says_so(self):
+        """A BUG that leaves a lock held (rtnl in an ethtool ioctl) hangs
+        a later row: its death came after the oops, and says so."""
+        log = rows_log(oopsed_broken()).replace(
+            "# rmmod: ndiswrapper errno=0\r\n# tainted: 1\r\nok 5 rmmod",
+            "# ndisbench: died rmmod: timed out after 600 s (killed)\r\n"
+            "# row_death: timed out after 600 s (killed)\r\nnot ok 5 rmmod")
+        verdicts = judge_cell(DEVICE, CHECKS, log)
+        self.assertEqual(verdicts["unload"].status, FAIL)
+        self.assertEqual(
+            verdicts["unload"].summary,
+            "the agent's rmmod test died: timed out after 600 s (killed) "
+            f"(ran after an oops in broken: {OOPS} (in load_pe_image "
+            "[ndiswrapper]))")
+
 
 class OwnGuestTest(unittest.TestCase):
     def test_broken_gets_a_guest_of_its_own(self):

@@ -695,7 +695,8 @@ def charge_reports(log: ktap.KtapLog, serial: str,
                 break
         at = last_row(log, check)
         before = [r for i, r in after if at is not None and i < at]
-        if before and check in verdicts and out[check] is verdicts[check]:
+        if before:
+            # its own verdict, or its row's death: either came after
             own = out[check]
             out[check] = Verdict(
                 own.status, f"{own.summary} (ran after an oops in "
