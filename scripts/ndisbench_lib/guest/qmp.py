@@ -22,6 +22,10 @@ class Qmp:
         except OSError as exc:
             self.sock.close()
             raise BenchError(f"QMP {path}: {exc}") from exc
+        self.start(path)
+
+    def start(self, path: str) -> None:
+        """QEMU's greeting, then capabilities negotiation, on self.sock."""
         self.reader = self.sock.makefile("r", encoding="utf-8")
         if "QMP" not in self._message():
             raise BenchError(f"QMP {path}: no greeting")
