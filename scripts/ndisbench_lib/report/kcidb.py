@@ -55,7 +55,11 @@ def wrapper_version(result: report.RunResult) -> str:
 
 def timestamp(started: str) -> str:
     """results.json's local time with its offset (RFC 3339)."""
-    when = datetime.datetime.fromisoformat(started)
+    try:
+        when = datetime.datetime.fromisoformat(started)
+    except (TypeError, ValueError):
+        raise BenchError(f"results.json: started {started!r} is not an "
+                         f"ISO 8601 time") from None
     if when.tzinfo is None:
         when = when.astimezone()
     return when.isoformat()
