@@ -42,7 +42,7 @@ def refused(exc: BaseException) -> str:
     """The outcome class of a refusal: its type and its message with the
     input's own text (quoted parts, numbers) left out."""
     shape = re.sub(r"'[^']*'|\"[^\"]*\"|\d+", "#", str(exc))
-    return f"{type(exc).__name__}: {' '.join(shape.split()[:5])}"
+    return f"{type(exc).__name__}: {' '.join(shape.split()[:3])}"
 
 
 def _text(data: bytes) -> str:
@@ -129,8 +129,10 @@ def _result(data: bytes) -> report.RunResult:
                               len(STATUSES)]
             verdicts[part(c * 7 + v) or "load"] = Verdict(
                 status, part(c + v + 1), tuple(parts[:3]))
+        # a run has one cell per kernel and device: the index keeps them
+        # apart
         cells.append(report.CellResult(
-            part(c + 2), part(c + 3), part(c + 4), part(c + 5),
+            part(c + 2), part(c + 3), f"{part(c + 4)}{c}", part(c + 5),
             release=part(c + 6), verdicts=verdicts, wrapper=part(c + 1),
             clock=part(c), start=part(c + 3)))
     return report.RunResult(

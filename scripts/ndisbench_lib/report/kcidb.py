@@ -21,7 +21,8 @@ from typing import Any, Dict, List, Optional
 from .. import paths
 from ..errors import BenchError
 from . import report
-from .verdict import ERROR, FAIL, NOT_RUN, OK_STATES, TIMEOUT, label
+from .verdict import (ERROR, FAIL, NOT_RUN, OK_STATES, TIMEOUT, clean_text,
+                      label)
 
 SUBSET = paths.REPO / "tests" / "e2e" / "kcidb-v5.0-subset.json"
 ORIGIN = "ndisbench"
@@ -65,6 +66,10 @@ def timestamp(started: str) -> str:
     return when.isoformat()
 
 
+# Ids are one line of printable text (clean_text): a line break in a
+# name would break the schema's `.*$` patterns.
+
+
 def path_part(text: str) -> str:
     return re.sub(r"[^a-zA-Z0-9_-]", "_", text) or "_"
 
@@ -74,14 +79,14 @@ def export(result: report.RunResult, origin: str = ORIGIN,
     """The KCIDB report of one run. base_url: where the run folder is
     published (logs get log_url/output_files under it), else no URLs."""
     start = timestamp(result.started)
-    run = f"{origin}:{result.run_id}"
+    run = f"{origin}:{clean_text(result.run_id)}"
     out: Dict[str, Any] = {"version": {"major": 5, "minor": 0},
                            "checkouts": [], "builds": [], "tests": []}
     kernels: Dict[str, List[report.CellResult]] = {}
     for cell in result.cells:
         kernels.setdefault(cell.kernel, []).append(cell)
     for kernel, cells in kernels.items():
-        kid = f"{run}:{kernel}"
+        kid = f"{run}:{clean_text(kernel)}"
         booted = [c for c in cells if c.boot_seconds is not None]
         releases = sorted({c.release for c in cells if c.release})
         out["checkouts"].append({
@@ -128,7 +133,7 @@ def cell_tests(cell: report.CellResult, build_id: str, origin: str,
     tests = []
     for check, v in cell.verdicts.items():
         test: Dict[str, Any] = {
-            "id": f"{build_id}:{'/'.join(parts)}:{check}",
+            "id": clean_text(f"{build_id}:{'/'.join(parts)}:{check}"),
             "build_id": build_id, "origin": origin,
             "path": ".".join(path_part(p) for p in
                              ["ndisbench", *parts, check]),
