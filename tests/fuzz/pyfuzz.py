@@ -3,7 +3,8 @@
 command line and output, so `scripts/ndisbench fuzz` runs its targets as it
 runs the C ones (commands/fuzz.py parses the same status and stat:: lines).
 
-usage: pyfuzz.py TARGET [-seed=N] [-max_total_time=S] [-runs=N]
+usage: pyfuzz.py --list  (each target and its corpus folder's name)
+       pyfuzz.py TARGET [-seed=N] [-max_total_time=S] [-runs=N]
                  [-max_len=N] [-rss_limit_mb=N] [-timeout=S]
                  [-artifact_prefix=P] [-print_final_stats=1] [CORPUS...]
 
@@ -171,6 +172,11 @@ def limit_memory(mb: int) -> None:
 
 
 def main(argv: List[str]) -> int:
+    if argv == ["--list"]:
+        # for commands/fuzz.py, which runs this file and does not import it
+        for key in sorted(pytargets.TARGETS):
+            print(key, pytargets.TARGETS[key].corpus or key)
+        return 0
     name, flags, folders = parse_args(argv)
     if name not in pytargets.TARGETS:
         print(f"pyfuzz: unknown target {name} (known: "
@@ -187,7 +193,8 @@ def main(argv: List[str]) -> int:
     signal.signal(signal.SIGALRM, _on_alarm)
     rng = random.Random(seed)
     print(f"INFO: Seed: {seed}", flush=True)
-    print(f"INFO: pyfuzz target {name}: {target.fn.__doc__.splitlines()[0]}",
+    doc = (target.fn.__doc__ or "").strip().splitlines()
+    print(f"INFO: pyfuzz target {name}: {doc[0] if doc else target.fn}",
           flush=True)
     corpus = load_corpus(folders) or [b""]
     new_dir = pathlib.Path(folders[0]) if folders else None
