@@ -4,6 +4,7 @@ and returns a short label of its outcome class; a clean refusal is the
 documented exception (BenchError) caught and labelled here. Anything else
 escaping, or an oracle's AssertionError, is a finding.
 """
+import atexit
 import dataclasses
 import html.parser
 import json
@@ -177,6 +178,7 @@ def renderers(data: bytes) -> str:
 # ---- kernel-tree metadata: modules.order and kernel.release ----
 
 _TREE = pathlib.Path(tempfile.mkdtemp(prefix="ndisbench-pyfuzz-tree-"))
+atexit.register(shutil.rmtree, _TREE, True)
 
 
 def tree_metadata(data: bytes) -> str:
