@@ -243,6 +243,12 @@ class TreeMetadataTest(unittest.TestCase):
         self.assertEqual(self.paths(b"kernel/a.ko\na.ko\nb.o\n"),
                          ["a.ko", "b.ko"])
 
+    def test_a_path_past_path_max_below_the_tree(self):
+        # within PATH_MAX alone (4095), past it below the tree's path
+        (self.tmp / "modules.order").write_text("a/" * 2040 + "b.ko\n")
+        with self.assertRaisesRegex(BenchError, r"^t: File name too long: "):
+            usertree.link_modules(self.tmp, "6.1.0", self.tmp / "dest", "t")
+
     def test_release_past_uname_limit(self):
         self.assertEqual(trees.release_problem("6" * 64), "")
         self.assertIn("more than 64 characters",

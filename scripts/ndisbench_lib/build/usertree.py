@@ -66,6 +66,17 @@ def link_modules(tree: pathlib.Path, release: str,
     plus modules.order, modules.builtin(.modinfo) and depmod's files."""
     if release_problem(release):
         raise BenchError(f"{where}: {release_problem(release)}")
+    try:
+        return _link_modules(tree, release, dest, where)
+    except OSError as exc:
+        # e.g. an entry within NAME_MAX and PATH_MAX alone, past PATH_MAX
+        # below the tree's own path
+        raise BenchError(f"{where}: {exc.strerror}: "
+                         f"{str(exc.filename)[:80]}...") from None
+
+
+def _link_modules(tree: pathlib.Path, release: str,
+                  dest: pathlib.Path, where: str) -> int:
     moddir = dest / "lib" / "modules" / release
     rels = _module_paths(tree, where)
     top = tree.resolve()
