@@ -21,6 +21,8 @@ VERSION_RE = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?")
 # What a `uname -r` is made of: it names folders (lib/modules/<release>)
 # the bench creates as root, so never a path.
 RELEASE_RE = re.compile(r"[A-Za-z0-9._+~-]+")
+# utsname's release field: 65 bytes with its NUL.
+RELEASE_MAX = 64
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,6 +48,9 @@ def release_problem(release: str) -> str:
     if not RELEASE_RE.fullmatch(release) or set(release) == {"."}:
         return (f"{release!r} is not a kernel release (letters, digits "
                 f"and ._+~- only)")
+    if len(release) > RELEASE_MAX:
+        return (f"{release[:20]!r}... is not a kernel release (more than "
+                f"{RELEASE_MAX} characters, uname's limit)")
     return ""
 
 

@@ -143,22 +143,18 @@ int ndis_read_file(const char *path, size_t max, char **data, size_t *size,
 	return 0;
 }
 
-int ndis_conf_read(const char *path, struct ndis_conf_setting **set, int *n,
-		   char *err, size_t errlen)
+int ndis_conf_parse(const char *path, char *data, size_t size,
+		    struct ndis_conf_setting **set, int *n, char *err,
+		    size_t errlen)
 {
 	struct ndis_conf_setting *s = NULL;
-	char *data, *line, *next;
-	size_t size;
+	char *line, *next;
 	int cnt = 0, lineno = 0, rc;
 
 	*set = NULL;
 	*n = 0;
-	rc = ndis_read_file(path, 1u << 20, &data, &size, err, errlen);
-	if (rc)
-		return rc;
 	if (strlen(data) != size) {
 		snprintf(err, errlen, "%s: NUL byte in conf file", path);
-		free(data);
 		return -EINVAL;
 	}
 	for (line = data; line && *line; line = next) {
@@ -212,13 +208,28 @@ int ndis_conf_read(const char *path, struct ndis_conf_setting **set, int *n,
 		memcpy(s[cnt].value, bar + 1, vl);
 		cnt++;
 	}
-	free(data);
 	*set = s;
 	*n = cnt;
 	return 0;
 fail:
-	free(data);
 	free(s);
+	return rc;
+}
+
+int ndis_conf_read(const char *path, struct ndis_conf_setting **set, int *n,
+		   char *err, size_t errlen)
+{
+	char *data;
+	size_t size;
+	int rc;
+
+	*set = NULL;
+	*n = 0;
+	rc = ndis_read_file(path, 1u << 20, &data, &size, err, errlen);
+	if (rc)
+		return rc;
+	rc = ndis_conf_parse(path, data, size, set, n, err, errlen);
+	free(data);
 	return rc;
 }
 

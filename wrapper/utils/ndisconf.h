@@ -48,7 +48,12 @@ int ndis_driver_name_ok(const char *name);
 int ndis_read_file(const char *path, size_t max, char **data, size_t *size,
 		   char *err, size_t errlen);
 
-/* Parses a conf file's settings (at most NDIS_MAX_SETTINGS). */
+/* Parses a conf file's text (data[size] == '\0'; its lines are cut in
+ * place; path only names it in errors): at most NDIS_MAX_SETTINGS. */
+int ndis_conf_parse(const char *path, char *data, size_t size,
+		    struct ndis_conf_setting **set, int *n, char *err,
+		    size_t errlen);
+/* Reads and parses a conf file's settings (at most NDIS_MAX_SETTINGS). */
 int ndis_conf_read(const char *path, struct ndis_conf_setting **set, int *n,
 		   char *err, size_t errlen);
 

@@ -8,7 +8,12 @@ Targets:
   meson.build) give its corpus folder and its own flags (-dict=,
   -max_len=, ...);
 - QEMU's generic-fuzz on our device models (build/qemu_fuzz.py: the
-  fuzzing QEMU and its configs).
+  fuzzing QEMU and its configs);
+- the Python targets of tests/fuzz/pytargets.py (the host .inf parser,
+  KTAP to verdicts, the report renderers, kernel-tree metadata, QMP
+  replies), run by tests/fuzz/pyfuzz.py, which takes libFuzzer's flags and
+  prints its status lines: `cov:` there counts lines of
+  scripts/ndisbench_lib run (sampled), `ft:` outcome classes.
 
 Each target fuzzes a scratch copy of its checked-in corpus (tests/fuzz/
 corpus/<name>/ where there is one) and of its regression inputs (tests/
@@ -29,6 +34,7 @@ import re
 import secrets
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -43,6 +49,11 @@ from ..proc import run_logged
 
 CORPUS = paths.REPO / "tests" / "fuzz" / "corpus"
 REGRESS = paths.REPO / "tests" / "fuzz" / "regress"
+PYFUZZ = paths.REPO / "tests" / "fuzz" / "pyfuzz.py"
+# Python targets: a 1 GiB address space (RLIMIT_AS in pyfuzz.py), 5 s per
+# input, inputs up to 64 KiB (the .inf parser's quadratic blow-up showed
+# at 82 KB; its caps are the bench's own).
+PY_FLAGS = ["-rss_limit_mb=1024", "-timeout=5", "-max_len=65536"]
 DEFAULT_MINUTES = 10.0
 HEARTBEAT_SECS = 30.0
 # Past its -max_total_time a target gets this long to stop (QEMU's
@@ -79,7 +90,7 @@ class Target:
     """One thing to fuzz: its argv before the libFuzzer flags, its
     environment, flags and checked-in corpus (None: starts empty)."""
     name: str
-    kind: str                       # "host" or "qemu"
+    kind: str                       # "host", "python" or "qemu"
     argv: List[str]
     flags: List[str] = dataclasses.field(default_factory=list)
     corpus: Optional[pathlib.Path] = None
@@ -248,6 +259,35 @@ def qemu_targets(binary: pathlib.Path, corpus_root: pathlib.Path = CORPUS,
                           corpus if corpus.is_dir() else None,
                           config.env(),
                           _regress(config.name, regress_root)))
+    return out
+
+
+def python_targets(corpus_root: pathlib.Path = CORPUS,
+                   regress_root: pathlib.Path = REGRESS,
+                   pyfuzz: pathlib.Path = PYFUZZ) -> List[Target]:
+    """The targets pyfuzz.py --list names, each with its corpus folder
+    (corpus/<name>/, or the C target's it shares: py_inf fuzzes from
+    corpus/inf/) and regress/<name>/."""
+    try:
+        proc = subprocess.run([sys.executable, str(pyfuzz), "--list"],
+                              capture_output=True, text=True, timeout=60,
+                              check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise BenchError(f"fuzz: {pyfuzz} --list: {exc}") from None
+    if proc.returncode:
+        last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        raise BenchError(f"fuzz: {pyfuzz} --list exited "
+                         f"{proc.returncode}: {last}")
+    out = []
+    for line in proc.stdout.splitlines():
+        name, _, folder = line.strip().partition(" ")
+        if not name:
+            continue
+        corpus = corpus_root / (folder or name)
+        out.append(Target(name, "python", [sys.executable, str(pyfuzz),
+                                           name], list(PY_FLAGS),
+                          corpus if corpus.is_dir() else None,
+                          regress=_regress(name, regress_root)))
     return out
 
 
@@ -424,6 +464,12 @@ def markdown(seed: int, minutes: float, outcomes: Sequence[Outcome],
         lines.append(f"| `{o.name}` | {o.kind} | {o.seconds:.0f} | "
                      f"{_fmt(st.execs)} | {_fmt(st.exec_per_sec)} | {cov} | "
                      f"{_fmt(st.ft)} | {_fmt(st.corpus)} | {o.findings} |")
+    if any(o.kind == "python" for o in outcomes):
+        lines += ["", "Python targets (tests/fuzz/pyfuzz.py): cov is the "
+                  "number of distinct lines of `scripts/ndisbench_lib` run "
+                  "by the traced inputs (every seed and one input in "
+                  "32), ft the number of distinct outcome classes "
+                  "(accepted, or refused by which error)."]
     files = sorted({f for o in outcomes for f in o.stats.models})
     if files:
         lines += ["", "## Our device models' edges (QEMU targets)", "",
@@ -481,7 +527,8 @@ def run(cache: Cache, out: pathlib.Path, minutes: float,
         raise BenchError(f"--seed {seed}: libFuzzer takes a positive seed")
     build = prepare_host_build()
     hosts = {t.name: t for t in host_targets(build)}
-    known = list(hosts) + qemu_target_names()
+    pythons = {t.name: t for t in python_targets()}
+    known = list(hosts) + list(pythons) + qemu_target_names()
     names = select(known, wanted)
     say("fuzz", f"seed {seed} (replay: scripts/ndisbench fuzz --seed "
                 f"{seed}); targets: {', '.join(names)}")
@@ -491,7 +538,8 @@ def run(cache: Cache, out: pathlib.Path, minutes: float,
                    paths.REPO / "build.log", f"meson compile {build.name}",
                    timeout=1800)
     targets = [hosts[n] for n in chosen_hosts]
-    if any(n not in hosts for n in names):
+    targets += [pythons[n] for n in names if n in pythons]
+    if any(n not in hosts and n not in pythons for n in names):
         binary = qemu_fuzz.build_fuzz_qemu(cache)
         targets += [t for t in qemu_targets(binary) if t.name in names]
     folder = new_fuzz_dir(out)

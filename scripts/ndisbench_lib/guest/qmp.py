@@ -11,6 +11,13 @@ from typing import Any, Dict, List, Optional
 from ..errors import BenchError
 
 TIMEOUT_SECS = 10.0
+# QEMU's longest replies (query-qom-tree and the like) are kilobytes.
+MAX_LINE = 1 << 20
+
+
+def _no_constant(name: str) -> Any:
+    """NaN and Infinity are not JSON: QEMU never sends them."""
+    raise ValueError(f"{name} is not JSON")
 
 
 class Qmp:
@@ -22,25 +29,47 @@ class Qmp:
         except OSError as exc:
             self.sock.close()
             raise BenchError(f"QMP {path}: {exc}") from exc
+        self.start(path)
+
+    def start(self, path: str) -> None:
+        """QEMU's greeting, then capabilities negotiation, on self.sock."""
         self.reader = self.sock.makefile("r", encoding="utf-8")
         if "QMP" not in self._message():
             raise BenchError(f"QMP {path}: no greeting")
         self.execute("qmp_capabilities")
 
     def _message(self) -> Dict[str, Any]:
+        """One JSON object of QEMU's; anything else is a BenchError."""
         try:
-            line = self.reader.readline()
+            line = self.reader.readline(MAX_LINE + 1)
         except OSError as exc:
             raise BenchError(f"QMP: {exc}") from exc
+        except UnicodeDecodeError as exc:
+            raise BenchError(f"QMP: not UTF-8 ({exc.reason} at byte "
+                             f"{exc.start} of a read)") from None
         if not line:
             raise BenchError("QMP: QEMU closed the connection")
-        return json.loads(line)
+        if len(line) > MAX_LINE:
+            raise BenchError(f"QMP: a message longer than {MAX_LINE} bytes")
+        try:
+            message = json.loads(line, parse_constant=_no_constant)
+        except ValueError as exc:       # JSON or UTF-8 (UnicodeDecodeError)
+            raise BenchError(f"QMP: not a JSON line ({exc})") from None
+        except RecursionError:
+            raise BenchError("QMP: JSON nested too deep") from None
+        if not isinstance(message, dict):
+            raise BenchError(f"QMP: a {type(message).__name__} where an "
+                             f"object was expected")
+        return message
 
     def execute(self, command: str,
                 arguments: Optional[Dict[str, Any]] = None) -> Any:
         """Run one command; its "return" value, or BenchError with QEMU's
         error description. Events arriving meanwhile are skipped."""
-        self.sock.sendall(self._request(command, arguments))
+        try:
+            self.sock.sendall(self._request(command, arguments))
+        except OSError as exc:
+            raise BenchError(f"QMP {command}: {exc}") from exc
         return self._reply(command)
 
     def send_fd(self, name: str, fd: int) -> None:
@@ -67,8 +96,11 @@ class Qmp:
             if "return" in reply:
                 return reply["return"]
             if "error" in reply:
+                error = reply["error"]
+                desc = error.get("desc") if isinstance(error, dict) else None
                 raise BenchError(f"QMP {command}: "
-                                 f"{reply['error'].get('desc', reply)}")
+                                 f"{desc if desc is not None else reply}"
+                                 [:500])
 
     def close(self) -> None:
         self.reader.close()

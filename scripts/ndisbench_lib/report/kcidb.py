@@ -21,7 +21,8 @@ from typing import Any, Dict, List, Optional
 from .. import paths
 from ..errors import BenchError
 from . import report
-from .verdict import ERROR, FAIL, NOT_RUN, OK_STATES, TIMEOUT, label
+from .verdict import (ERROR, FAIL, NOT_RUN, OK_STATES, TIMEOUT, clean_text,
+                      label)
 
 SUBSET = paths.REPO / "tests" / "e2e" / "kcidb-v5.0-subset.json"
 ORIGIN = "ndisbench"
@@ -55,10 +56,18 @@ def wrapper_version(result: report.RunResult) -> str:
 
 def timestamp(started: str) -> str:
     """results.json's local time with its offset (RFC 3339)."""
-    when = datetime.datetime.fromisoformat(started)
+    try:
+        when = datetime.datetime.fromisoformat(started)
+    except (TypeError, ValueError):
+        raise BenchError(f"results.json: started {started!r} is not an "
+                         f"ISO 8601 time") from None
     if when.tzinfo is None:
         when = when.astimezone()
     return when.isoformat()
+
+
+# Ids are one line of printable text (clean_text): a line break in a
+# name would break the schema's `.*$` patterns.
 
 
 def path_part(text: str) -> str:
@@ -70,14 +79,14 @@ def export(result: report.RunResult, origin: str = ORIGIN,
     """The KCIDB report of one run. base_url: where the run folder is
     published (logs get log_url/output_files under it), else no URLs."""
     start = timestamp(result.started)
-    run = f"{origin}:{result.run_id}"
+    run = f"{origin}:{clean_text(result.run_id)}"
     out: Dict[str, Any] = {"version": {"major": 5, "minor": 0},
                            "checkouts": [], "builds": [], "tests": []}
     kernels: Dict[str, List[report.CellResult]] = {}
     for cell in result.cells:
         kernels.setdefault(cell.kernel, []).append(cell)
     for kernel, cells in kernels.items():
-        kid = f"{run}:{kernel}"
+        kid = f"{run}:{clean_text(kernel)}"
         booted = [c for c in cells if c.boot_seconds is not None]
         releases = sorted({c.release for c in cells if c.release})
         out["checkouts"].append({
@@ -124,7 +133,7 @@ def cell_tests(cell: report.CellResult, build_id: str, origin: str,
     tests = []
     for check, v in cell.verdicts.items():
         test: Dict[str, Any] = {
-            "id": f"{build_id}:{'/'.join(parts)}:{check}",
+            "id": clean_text(f"{build_id}:{'/'.join(parts)}:{check}"),
             "build_id": build_id, "origin": origin,
             "path": ".".join(path_part(p) for p in
                              ["ndisbench", *parts, check]),

@@ -27,8 +27,15 @@ def esc(text: object) -> str:
 
 def href(path: str) -> str:
     """A relative link: percent-encoded (no scheme can survive, since ':'
-    is encoded) and then attribute-escaped."""
-    return esc(urllib.parse.quote(path.replace(os.sep, "/"), safe="/._-~"))
+    is encoded) and then attribute-escaped. A name with undecodable bytes
+    (os.fsdecode's surrogates) links to those bytes; a lone surrogate of
+    other origin (a results.json's escape) becomes '?'."""
+    path = path.replace(os.sep, "/")
+    try:
+        raw = path.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        raw = path.encode("utf-8", "replace")
+    return esc(urllib.parse.quote(raw, safe="/._-~"))
 
 
 def status_class(status: Optional[str]) -> str:

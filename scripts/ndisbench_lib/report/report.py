@@ -14,7 +14,8 @@ from ..errors import BenchError
 from ..subject import line_of
 from . import causes, html
 from .stopped import stopped_line
-from .verdict import FAIL, NOT_RUN, PASS, Verdict, label, summary_line
+from .verdict import (FAIL, NOT_RUN, PASS, Verdict, clean_text, label,
+                      summary_line)
 
 
 @dataclasses.dataclass
@@ -244,14 +245,18 @@ def markdown(result: RunResult) -> str:
 
 
 def junit(result: RunResult) -> bytes:
+    # Verdicts are clean already; names and cell fields loaded from a
+    # results.json may not be, and one control character makes the whole
+    # file unparseable.
+    x = clean_text
     suite = ET.Element("testsuite", name="ndisbench",
                        tests=str(sum(len(c.verdicts) for c in result.cells)))
     failures = errors = skipped = 0
     for c in result.cells:
         for check, v in c.verdicts.items():
             case = ET.SubElement(suite, "testcase",
-                                 classname=f"{c.kernel}.{c.label}",
-                                 name=check,
+                                 classname=x(f"{c.kernel}.{c.label}"),
+                                 name=x(check),
                                  time=str(c.boot_seconds or 0))
             text = "\n".join([v.summary, *v.details[1:]])
             if v.status == NOT_RUN:
@@ -272,7 +277,7 @@ def junit(result: RunResult) -> bytes:
         errors += 1
         case = ET.SubElement(suite, "testcase", classname="ndisbench",
                              name="interrupted", time="0")
-        line = interrupted_lines(result)[0]
+        line = x(interrupted_lines(result)[0])
         ET.SubElement(case, "error", type="INTERRUPTED",
                       message=line).text = line
         suite.set("tests", str(int(suite.get("tests", "0")) + 1))
