@@ -65,6 +65,20 @@ class KnownWrapper(unittest.TestCase):
         self.assertTrue(out["broken"].summary.startswith(failing.summary))
         self.assertEqual(out["load"], Verdict(PASS, "ok"))
 
+    def test_the_mtu_put_back_carries_ndis_change_mtu(self) -> None:
+        """pgiri's ndis_change_mtu takes the header off the maximum total
+        size and adds it to the MTU again: 1500 is refused after 1280."""
+        failing = Verdict(FAIL, "MTU put back: expected 1500, got 1280",
+                          ("MTU put back: expected 1500, got 1280",))
+        out = known.annotate(ktap.parse(LOG_163), EXP, {"mtu": failing})
+        self.assertEqual(out["mtu"].status, FAIL)
+        self.assertIn("driver/wrapndis.c:903", out["mtu"].summary)
+        self.assertIn("1486", out["mtu"].summary)
+        # another mtu failure is not explained by it
+        other = Verdict(FAIL, "mtu after the change: expected 1280, got 1500")
+        self.assertEqual(known.annotate(ktap.parse(LOG_163), EXP,
+                                        {"mtu": other}), {"mtu": other})
+
     def test_other_wrappers_and_other_failures_unchanged(self) -> None:
         failing = Verdict(FAIL, "truncated: the kernel oopsed instead "
                                 "of refusing it: BUG: x")
