@@ -1,6 +1,7 @@
 """The content-addressed cache: keys follow inputs, entries appear whole or
 not at all."""
 import pathlib
+import stat
 import tempfile
 import unittest
 
@@ -269,6 +270,23 @@ class CacheBudgetTest(unittest.TestCase):
                 with self.cache.publish("kernels", "k", {}):
                     pass
         self.assertIsNone(self.cache.lookup("kernels", "k"))
+
+
+
+class EntryModeTest(unittest.TestCase):
+    """A published entry is 0755 as a plain mkdir makes it (the cache's
+    own root is 0700): confined builds read a kernel entry as the build
+    user, through a bind of the entry itself. mkdtemp's scratch is 0700,
+    and every module build of a fresh cache failed on it ("Permission
+    denied")."""
+
+    def test_a_published_entry_is_searchable_by_others(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            store = cache.Cache(pathlib.Path(tmp) / "c")
+            with store.publish("kernels", "k1", {"a": 1}) as scratch:
+                (scratch / "headers").mkdir()
+            mode = stat.S_IMODE(store.path("kernels", "k1").stat().st_mode)
+            self.assertEqual(mode, 0o755)
 
 
 if __name__ == "__main__":

@@ -278,6 +278,10 @@ class Cache:
         mark_used(final)
         tmp = pathlib.Path(tempfile.mkdtemp(prefix=f".{key}.tmp-",
                                             dir=final.parent))
+        # mkdtemp's 0700 would shut the build user out of a kernel entry
+        # its confined module builds read (build/confine.py binds the
+        # entry itself); the cache's own root keeps others out.
+        tmp.chmod(0o755)
         try:
             yield tmp
             (tmp / COMPLETE).write_text(json.dumps(dict(inputs),
