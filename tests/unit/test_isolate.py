@@ -14,7 +14,7 @@ from ndisbench_lib.checks import registry
 from ndisbench_lib.commands import cell
 from ndisbench_lib.guest import machine
 from ndisbench_lib.report import ktap
-from ndisbench_lib.report.verdict import FAIL, PASS
+from ndisbench_lib.report.verdict import FAIL, PASS, TIMEOUT
 
 DEVICE = "rtl8139/ndiswrapper"
 CHECKS = ("broken", "install", "unload")
@@ -168,6 +168,20 @@ class ChargeTest(unittest.TestCase):
             "the agent's rmmod test died: timed out after 600 s (killed) "
             f"(ran after an oops in broken: {OOPS} (in load_pe_image "
             "[ndiswrapper]))")
+
+    def test_a_guest_killed_after_an_oops_quotes_it(self):
+        """A row that oopsed and then hung until the host killed the
+        guest (pgiri's PE loader in broken's own guest): the TIMEOUT
+        names the report, as the row's death would have."""
+        serial = rows_log(oopsed_broken()).split(
+            "# ndisbench: died broken")[0]
+        verdicts = judge_cell(DEVICE, ("broken",), serial,
+                              status="timeout")
+        self.assertEqual(verdicts["broken"].status, TIMEOUT)
+        self.assertRegex(verdicts["broken"].summary,
+                         r"^guest killed after 3\.0 ?s .*; the kernel "
+                         r"reported in broken: \[   21\.123456\] BUG: "
+                         r"unable to handle page fault")
 
 
 class OwnGuestTest(unittest.TestCase):

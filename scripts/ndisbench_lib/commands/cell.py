@@ -730,8 +730,13 @@ def judge_cell(plan: CellPlan, prep: Prepared, boot: machine.BootResult,
         builds=cell_builds(plan, prep), unbinds=native_first(plan, prep))
     host = {c for c in plan.checks if registry.get(c).host_side}
     if boot.status == "timeout":
-        verdict = Verdict(TIMEOUT, str(GuestTimeout(boot.seconds, log_path,
-                                                    boot)))
+        why = str(GuestTimeout(boot.seconds, log_path, boot))
+        # A row that oopsed and hung until the kill: the report is why.
+        first = next((r for r in kernel_reports(boot.serial) if r.row),
+                     None)
+        if first is not None:
+            why += f"; the kernel reported in {first.row}: {first.line}"
+        verdict = Verdict(TIMEOUT, why)
         return {c: registry.judge(c, facts) if c in host else verdict
                 for c in plan.checks}
     if boot.status == "flood":
