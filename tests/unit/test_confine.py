@@ -235,6 +235,50 @@ class ChrootRunnerTest(unittest.TestCase):
             self.assertLess(int(words[1]), 6, res.stdout)  # own pid ns
             self.assertEqual(int(words[2]), 3, res.stdout)  # lo only
 
+    def test_chroot_build_inside_a_chroot(self):
+        # A suite build (build/chroot.py) confines into the suite's own
+        # root, which has another Python or none: nothing may be imported
+        # after confine_enter enters it.
+        if not _user_exists():
+            self.skipTest(f"no user {confine.BUILD_USER}")
+        if not _root_is_mount():
+            self.skipTest("already inside a chroot of a plain folder")
+        busybox = shutil.which("busybox")
+        if busybox is None:
+            self.skipTest("no busybox")
+        with tempfile.TemporaryDirectory(dir="/var/tmp") as tmp:
+            os.mkdir(f"{tmp}/proc")
+            suite = pathlib.Path(tmp, "suite")
+            for name in ("bin", "proc", "dev", "tmp"):
+                (suite / name).mkdir(parents=True)
+            shutil.copy(busybox, suite / "bin" / "busybox")
+            for applet in ("sh", "id"):
+                (suite / "bin" / applet).symlink_to("busybox")
+            (suite / "usr").symlink_to(".")
+            scripts = str(helpers.REPO / "scripts")
+            prefix = str(pathlib.Path(sys.executable).resolve().parents[1])
+            probe = ("import subprocess, sys, pathlib; "
+                     f"sys.path.insert(0, {scripts!r}); "
+                     "from ndisbench_lib.build import confine; "
+                     "r = subprocess.run(confine.command(['sh', '-c', "
+                     "'id -u'], root=pathlib.Path('/suite')), "
+                     "capture_output=True, text=True); "
+                     "print(r.stdout, r.stderr)")
+            res = subprocess.run(
+                ["unshare", "--mount", "--pid", "--fork",
+                 f"--mount-proc={tmp}/proc", "sh", "-c", CHROOT_RUNNER, "sh",
+                 tmp, sys.executable, "-c", probe],
+                capture_output=True, text=True, timeout=120,
+                stdin=subprocess.DEVNULL,
+                env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
+                     "PYPREFIX": prefix, "SCRIPTS": scripts})
+            self.assertEqual(res.returncode, 0, res.stderr)
+            # before: "ModuleNotFoundError: No module named 'warnings'"
+            self.assertNotIn("Error", res.stdout)
+            self.assertEqual(res.stdout.split()[0],
+                             str(pwd.getpwnam(confine.BUILD_USER).pw_uid),
+                             res.stdout)
+
 
 if __name__ == "__main__":
     unittest.main()
