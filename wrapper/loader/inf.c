@@ -1250,8 +1250,22 @@ int inf_sys_file(const struct inf_file *inf, const char *install,
 					return dup_base(cf->lines[k].fields[0], sys);
 		}
 	}
+	/* the files on the source disks, this platform's list first: a
+	 * driver's only .sys can be named there alone */
+	for (i = 0; i < 2; i++) {
+		const struct inf_section *disk = inf_find_section(inf,
+			i ? "SourceDisksFiles" : "SourceDisksFiles." INF_DISK_ARCH);
+
+		for (j = 0; disk && j < disk->nlines; j++) {
+			const struct inf_line *l = &disk->lines[j];
+			const char *f = l->key ? l->key : inf_field(l, 0);
+
+			if (ends_sys(f))
+				return dup_base(f, sys);
+		}
+	}
 	seterr(err, errlen,
-	       "%s:%d: no .sys file for install section [%s] (no ServiceBinary in [%s.Services], no .sys in CopyFiles)",
+	       "%s:%d: no .sys file for install section [%s] (no ServiceBinary in [%s.Services], no .sys in CopyFiles or SourceDisksFiles)",
 	       inf->name, inst->lineno, inst->name, inst->name);
 	return -ENOENT;
 }
