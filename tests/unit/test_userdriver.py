@@ -241,6 +241,24 @@ class UserDriverTest(unittest.TestCase):
         self.assertEqual(row.name, "mynic@rtl8139")
         self.assertEqual(len(hosttool.describe(inf)["ids"]), 1)
 
+    def test_the_models_walk_is_linear_in_the_file(self):
+        """The wrapper's parser reads each models section once however
+        many [Manufacturer] lines name it: 20 000 x 20 000 lines would be
+        400 million visits otherwise."""
+        text = INF.replace("%Vendor% = Models, NTamd64",
+                           "\n".join(["%Vendor% = Models, NTamd64"] *
+                                     20_000))
+        text = text.replace("%Desc% = Install.ndi, {hwid}",
+                            "\n".join(["%Desc% = Install.ndi, {hwid}"] *
+                                      20_000))
+        inf = self.driver(r"PCI\VEN_10EC&DEV_8139", text=text)
+        hosttool.ndisconf()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        self.assertEqual(userdriver.device(inf).name, "mynic@rtl8139")
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        self.assertLess(after.ru_utime + after.ru_stime -
+                        before.ru_utime - before.ru_stime, 2.0)
+
     def test_more_hardware_ids_than_the_wrapper_takes(self):
         ids = "\n".join(f"%Desc% = Install.ndi, PCI\\VEN_{v:04X}&DEV_0001"
                         for v in range(INF_MAX_HWIDS + 1))
