@@ -14,6 +14,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "describe.h"
+#include "inf.h"
 #include "ndisconf.h"
 
 static void check_settings(const char *text, size_t size,
@@ -72,6 +74,40 @@ static void check_id(const uint8_t *data, size_t size)
 		abort();
 }
 
+static void check_description(const char *out, size_t len, const char *format)
+{
+	size_t i;
+
+	if (len < 2 || out[0] != '{' || out[len - 2] != '}' ||
+	    out[len - 1] != '\n' || strncmp(out + 1, format, strlen(format)))
+		abort();
+	for (i = 0; i + 1 < len; i++)
+		if ((unsigned char)out[i] < 0x20)
+			abort();	/* a raw newline or control byte */
+}
+
+static void check_describe(const uint8_t *data, size_t size, int inf)
+{
+	char err[256] = "", *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	int rc;
+
+	if (!f)
+		abort();
+	rc = inf ? ndis_describe_inf("fuzz.inf", data, size, INF_ARCH_AMD64, f,
+				     err, sizeof(err)) :
+		   ndis_describe_sys(data, size, f, err, sizeof(err));
+	if (fclose(f))
+		abort();
+	if (!rc)
+		check_description(out, len, inf ? "\"format\":\"inf\"" :
+						   "\"format\":\"sys\"");
+	else if (len || !err[0] || !memchr(err, '\0', sizeof(err)))
+		abort();	/* output from a refusal, or no cause named */
+	free(out);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ndis_conf_setting *set;
@@ -79,6 +115,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int n;
 
 	check_id(data, size);
+	check_describe(data, size, 1);
+	check_describe(data, size, 0);
 	/* exactly size bytes plus the NUL ndis_read_file adds: ASan sees
 	 * any read past them */
 	text = malloc(size + 1);

@@ -22,8 +22,8 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "scripts"))
 sys.path.insert(0, str(REPO / "tests" / "unit"))
 
-from ndisbench_lib import trees, userdriver  # noqa: E402
-from ndisbench_lib.build import usertree  # noqa: E402
+from ndisbench_lib import trees  # noqa: E402
+from ndisbench_lib.build import hosttool, usertree  # noqa: E402
 from ndisbench_lib.errors import BenchError  # noqa: E402
 from ndisbench_lib.guest import qmp  # noqa: E402
 from ndisbench_lib.report import html as report_html  # noqa: E402
@@ -50,28 +50,34 @@ def _text(data: bytes) -> str:
     return data.decode("utf-8", errors="surrogateescape")
 
 
-# ---- the host .inf parser (run --driver) ----
+# ---- the host's .inf reading (run --driver): ndisconf --describe ----
 
-INF_PATH = pathlib.Path("fuzz.inf")
+_INF_DIR = pathlib.Path(tempfile.mkdtemp(prefix="ndisbench-pyfuzz-inf-"))
+atexit.register(shutil.rmtree, _INF_DIR, True)
+INF_PATH = _INF_DIR / "fuzz.inf"
+INF_MAX_HWIDS = 8192        # wrapper/loader/inf.h
 
 
 def inf(data: bytes) -> str:
-    """userdriver's .inf reading: decode, sections, hardware ids, the .sys
-    files of each install section."""
+    """userdriver's .inf reading: the wrapper's parser through `ndisconf
+    --describe` and its JSON back into Python (hardware ids, the install
+    section and .sys file of each, settings)."""
+    INF_PATH.write_bytes(data)
     try:
-        sections = userdriver.parse_inf(userdriver._decode(data, INF_PATH))
-        ids = userdriver.hardware_ids(sections, INF_PATH)
-        files = [userdriver.sys_files(sections, i[3]) for i in ids]
+        ids = hosttool.describe(INF_PATH)["ids"]
     except BenchError as exc:
-        return refused(exc)
-    assert len(ids) <= userdriver.INF_MAX_HWIDS
-    for bus, vendor, device, install in ids:
-        assert isinstance(install, str)
-        assert bus in ("pci", "usb"), bus
-        assert re.fullmatch(r"[0-9a-f]{4}", vendor), vendor
-        assert re.fullmatch(r"[0-9a-f]{4}", device), device
+        return refused(BenchError(str(exc).replace(str(_INF_DIR), "")))
+    assert len(ids) <= INF_MAX_HWIDS
+    for ident in ids:
+        assert ident["bus"] in ("pci", "usb"), ident["bus"]
+        assert re.fullmatch(r"[0-9a-f]{4}", ident["vendor"]), ident
+        assert re.fullmatch(r"[0-9a-f]{4}", ident["device"]), ident
+        assert isinstance(ident["install"], str) and ident["install"]
+        assert all(f.lower().endswith(".sys") for f in ident["files"])
+        assert all(isinstance(k, str) and isinstance(v, str)
+                   for k, v in ident["settings"].items())
     return f"accepted: {min(len(ids), 3)} ids, " \
-           f"{min(sum(map(len, files)), 3)} files"
+           f"{min(sum(len(i['files']) for i in ids), 3)} files"
 
 
 # ---- KTAP/console text to verdicts ----

@@ -4,56 +4,28 @@ The i386 lists (fixtures/lib/i386/) carry the stdcall and fastcall
 decoration the i386 import libraries need (Name@N, @Name@N); the name a
 driver imports is the undecorated one (dlltool -k), so that is what the
 check compares. No mingw-w64 needed: the PE images here are built by
-hand, only their import tables.
+hand (peimage.py). The images are read by the wrapper's loader through
+`ndisconf --describe` (build/hosttool.py), not by check_imports itself.
 """
+import contextlib
 import importlib.util
+import io
 import pathlib
 import re
-import struct
 import tempfile
 import unittest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+from helpers import REPO
+from peimage import AMD64, I386, pe_image
+from ndisbench_lib.build import hosttool
+
+ROOT = REPO
 LIB = ROOT / "fixtures" / "lib"
 
 _spec = importlib.util.spec_from_file_location(
     "check_imports", ROOT / "fixtures" / "check_imports.py")
 check_imports = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(check_imports)
-
-
-def pe_image(machine: int, dll: str, names: list) -> bytes:
-    """A minimal PE image (PE32 for i386, PE32+ for amd64) whose only
-    content is an import table of dll with names."""
-    pe64 = machine == 0x8664
-    step = 8 if pe64 else 4
-    opt_fixed = 112 if pe64 else 96
-    optsize = opt_fixed + 16 * 8
-    data = bytearray(0x1000)
-    data[0:2] = b"MZ"
-    struct.pack_into("<I", data, 0x3C, 0x80)
-    data[0x80:0x84] = b"PE\0\0"
-    struct.pack_into("<HHIIIHH", data, 0x84, machine, 1, 0, 0, 0, optsize,
-                     0x2102)
-    opt = 0x98
-    struct.pack_into("<H", data, opt, 0x20B if pe64 else 0x10B)
-    struct.pack_into("<I", data, opt + opt_fixed - 4, 16)
-    struct.pack_into("<II", data, opt + opt_fixed + 8, 0x1000, 40)
-    sect = opt + optsize
-    data[sect:sect + 8] = b".idata\0\0"
-    struct.pack_into("<IIII", data, sect + 8, 0x800, 0x1000, 0x800, 0x800)
-    base = 0x800    # file offset of RVA 0x1000
-    ilt, names_at, dll_at = 0x1100, 0x1200, 0x1080
-    struct.pack_into("<IIIII", data, base, ilt, 0, 0, dll_at, ilt)
-    data[base + 0x80:base + 0x80 + len(dll) + 1] = dll.encode() + b"\0"
-    at = names_at
-    for i, name in enumerate(names):
-        struct.pack_into("<Q" if pe64 else "<I", data,
-                         base + ilt - 0x1000 + i * step, at)
-        raw = name.encode() + b"\0"
-        data[base + at - 0x1000 + 2:base + at - 0x1000 + 2 + len(raw)] = raw
-        at += 2 + len(raw) + (len(raw) & 1)
-    return bytes(data)
 
 
 class ReadDefsTest(unittest.TestCase):
@@ -98,29 +70,70 @@ class ReadDefsTest(unittest.TestCase):
 class MachineTest(unittest.TestCase):
     """Each driver is checked against its own machine's lists."""
 
-    def run_check(self, image: bytes) -> int:
+    def run_check(self, image: bytes, quiet: bool = True) -> int:
+        return self.check_output(image, quiet)[0]
+
+    def check_output(self, image: bytes, quiet: bool = True):
+        """(exit status, what it printed) of one image's check."""
+        out = io.StringIO()
         with tempfile.TemporaryDirectory() as tmp:
             sys_file = pathlib.Path(tmp, "d.sys")
             sys_file.write_bytes(image)
-            return check_imports.check(str(sys_file), None, True)
+            with contextlib.redirect_stdout(out):
+                rc = check_imports.check(str(sys_file), None, quiet,
+                                         hosttool.ndisconf())
+        return rc, out.getvalue().replace(tmp, "TMP")
 
     def test_i386_names(self):
         # KfAcquireSpinLock is HAL's on i386 (fastcall), not on amd64
-        img = pe_image(0x14C, "HAL.dll", ["KfAcquireSpinLock"])
+        img = pe_image(I386, {"HAL.dll": ["KfAcquireSpinLock"]})
         self.assertEqual(self.run_check(img), 0)
-        img = pe_image(0x8664, "HAL.dll", ["KfAcquireSpinLock"])
+        img = pe_image(AMD64, {"HAL.dll": ["KfAcquireSpinLock"]})
         self.assertEqual(self.run_check(img), 1)
 
     def test_decorated_import_is_unknown(self):
         # a .sys importing the decorated name was linked without -k
-        img = pe_image(0x14C, "ntoskrnl.exe", ["KeSetEvent@12"])
+        img = pe_image(I386, {"ntoskrnl.exe": ["KeSetEvent@12"]})
         self.assertEqual(self.run_check(img), 1)
-        img = pe_image(0x14C, "ntoskrnl.exe", ["KeSetEvent"])
+        img = pe_image(I386, {"ntoskrnl.exe": ["KeSetEvent"]})
         self.assertEqual(self.run_check(img), 0)
 
     def test_other_machine(self):
-        img = pe_image(0xAA64, "ntoskrnl.exe", ["KeSetEvent"])
-        self.assertEqual(self.run_check(img), 2)
+        img = pe_image(0xAA64, {"ntoskrnl.exe": ["KeSetEvent"]})
+        rc, out = self.check_output(img)
+        self.assertEqual(rc, 2)
+        self.assertEqual(out, "TMP/d.sys: not a valid PE image: machine "
+                              "0xaa64 (ARM64) is not x86_64 (0x8664)\n")
+
+    def test_import_outside_the_allowed_dlls(self):
+        """A DLL no .def file names: every import listed as the loader
+        read it, the unknown one in ndiswrapper's wording."""
+        img = pe_image(AMD64, {"NDIS.SYS": ["NdisMRegisterMiniport"],
+                               "WDFLDR.SYS": ["WdfVersionBind"]})
+        rc, out = self.check_output(img, quiet=False)
+        self.assertEqual(rc, 1)
+        self.assertEqual(out.splitlines(), [
+            "TMP/d.sys: machine 0x8664, 2 imports",
+            "  NDIS.SYS!NdisMRegisterMiniport",
+            "  unknown symbol: WDFLDR.SYS:'WdfVersionBind'",
+            "TMP/d.sys: 1 import(s) not in the .def lists"])
+
+    def test_a_malformed_image_is_the_loaders_refusal(self):
+        img = bytearray(pe_image(AMD64))
+        img[0x98 + 36:0x98 + 40] = (0x100).to_bytes(4, "little")
+        rc, out = self.check_output(bytes(img))
+        self.assertEqual(rc, 2)
+        self.assertEqual(out, "TMP/d.sys: not a valid PE image: bad "
+                              "alignment: section 0x1000, file 0x100 "
+                              "(powers of two, file 512..64K, section >= "
+                              "file)\n")
+
+    def test_no_pe_reader_of_its_own(self):
+        """One reader of PE files: the wrapper's loader (the struct
+        module, which a PE reader needs, is not even imported)."""
+        self.assertFalse(hasattr(check_imports, "struct"))
+        for reader in ("u16", "u32", "u64", "cstr"):
+            self.assertFalse(hasattr(check_imports, reader), reader)
 
 
 if __name__ == "__main__":

@@ -923,6 +923,7 @@ int inf_hwids_arch(const struct inf_file *inf, const char *arch,
 	const struct inf_section *mfg = inf_find_section(inf, "Manufacturer");
 	struct inf_hwid *v = NULL;
 	int n = 0, i, j, k, other_deco = 0;
+	unsigned char *walked;
 
 	*ids = NULL;
 	*nids = 0;
@@ -930,6 +931,12 @@ int inf_hwids_arch(const struct inf_file *inf, const char *arch,
 		seterr(err, errlen, "%s: no [Manufacturer] section", inf->name);
 		return -ENOENT;
 	}
+	/* A models section named again gives only the ids already taken:
+	 * walking it once keeps the walk linear in the file (many lines
+	 * naming one big section would be quadratic). */
+	walked = calloc((size_t)inf->nsections + 1, 1);
+	if (!walked)
+		goto oom;
 	for (i = 0; i < mfg->nlines; i++) {
 		const struct inf_line *ml = &mfg->lines[i];
 		const struct inf_section *models = NULL;
@@ -958,6 +965,9 @@ int inf_hwids_arch(const struct inf_file *inf, const char *arch,
 			other_deco = 1;
 			continue;
 		}
+		if (walked[models - inf->sections])
+			continue;
+		walked[models - inf->sections] = 1;
 		for (j = 0; j < models->nlines; j++) {
 			const struct inf_line *l = &models->lines[j];
 			const struct inf_section *inst;
@@ -985,6 +995,7 @@ int inf_hwids_arch(const struct inf_file *inf, const char *arch,
 					seterr(err, errlen, "%s:%d: more than %d hardware ids",
 					       inf->name, l->lineno, INF_MAX_HWIDS);
 					inf_hwids_free(v, n);
+					free(walked);
 					return -E2BIG;
 				}
 				if (!inst) {
@@ -993,6 +1004,7 @@ int inf_hwids_arch(const struct inf_file *inf, const char *arch,
 					       inf->name, l->lineno, l->fields[0],
 					       arch, l->fields[k]);
 					inf_hwids_free(v, n);
+					free(walked);
 					return -ENOENT;
 				}
 				h.id = strdup(l->fields[k]);
@@ -1013,6 +1025,8 @@ int inf_hwids_arch(const struct inf_file *inf, const char *arch,
 			}
 		}
 	}
+	free(walked);
+	walked = NULL;
 	if (!n && other_deco) {
 		const char *other = other_arch_deco(mfg, arch);
 
@@ -1038,6 +1052,7 @@ int inf_hwids_arch(const struct inf_file *inf, const char *arch,
 	*nids = n;
 	return 0;
 oom:
+	free(walked);
 	inf_hwids_free(v, n);
 	seterr(err, errlen, "%s: out of memory", inf->name);
 	return -ENOMEM;
@@ -1250,8 +1265,22 @@ int inf_sys_file(const struct inf_file *inf, const char *install,
 					return dup_base(cf->lines[k].fields[0], sys);
 		}
 	}
+	/* the files on the source disks, this platform's list first: a
+	 * driver's only .sys can be named there alone */
+	for (i = 0; i < 2; i++) {
+		const struct inf_section *disk = inf_find_section(inf,
+			i ? "SourceDisksFiles" : "SourceDisksFiles." INF_DISK_ARCH);
+
+		for (j = 0; disk && j < disk->nlines; j++) {
+			const struct inf_line *l = &disk->lines[j];
+			const char *f = l->key ? l->key : inf_field(l, 0);
+
+			if (ends_sys(f))
+				return dup_base(f, sys);
+		}
+	}
 	seterr(err, errlen,
-	       "%s:%d: no .sys file for install section [%s] (no ServiceBinary in [%s.Services], no .sys in CopyFiles)",
+	       "%s:%d: no .sys file for install section [%s] (no ServiceBinary in [%s.Services], no .sys in CopyFiles or SourceDisksFiles)",
 	       inf->name, inst->lineno, inst->name, inst->name);
 	return -ENOENT;
 }

@@ -86,8 +86,10 @@ struct inf_hwid {
 #define INF_ARCH_X86	"NTx86"
 #if defined(__i386__)
 #define INF_ARCH_NATIVE	INF_ARCH_X86
+#define INF_DISK_ARCH	"x86"		/* [SourceDisksFiles.x86] */
 #else
 #define INF_ARCH_NATIVE	INF_ARCH_AMD64
+#define INF_DISK_ARCH	"amd64"
 #endif
 
 /* Hardware ids of the models for arch (INF_ARCH_*: decorated models
@@ -136,7 +138,8 @@ void inf_params_free(struct inf_param *p, int n);
 int inf_msi_supported(const struct inf_file *inf, const char *install);
 
 /* The driver's .sys file name: the ServiceBinary of the AddService in
- * <install>.Services, else the first .sys of the CopyFiles sections.
+ * <install>.Services, else the first .sys of the CopyFiles sections, else
+ * the first of [SourceDisksFiles.<INF_DISK_ARCH>] or [SourceDisksFiles].
  * Returns a malloc'd string. */
 int inf_sys_file(const struct inf_file *inf, const char *install,
 		 char **sys, char *err, size_t errlen);

@@ -9,7 +9,7 @@ Targets:
   -max_len=, ...);
 - QEMU's generic-fuzz on our device models (build/qemu_fuzz.py: the
   fuzzing QEMU and its configs);
-- the Python targets of tests/fuzz/pytargets.py (the host .inf parser,
+- the Python targets of tests/fuzz/pytargets.py (the host's .inf reading,
   KTAP to verdicts, the report renderers, kernel-tree metadata, QMP
   replies), run by tests/fuzz/pyfuzz.py, which takes libFuzzer's flags and
   prints its status lines: `cov:` there counts lines of

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Unit tests of wrapper/loader/inf.c. argv[1]: optional fixture .inf. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "inf.h"
@@ -548,6 +550,49 @@ static void test_arch(void)
 	inf_free(inf);
 }
 
+/* No ServiceBinary, no .sys in CopyFiles: the source disks' list names
+ * it, this platform's first; a CopyFiles .sys still wins. */
+static void test_source_disks_files(void)
+{
+	static const char head[] =
+		"[Manufacturer]\nM = Mod\n[Mod]\nD = I, PCI\\VEN_10EC&DEV_8139\n";
+	static const char both[] =
+		"[I]\nCopyFiles = Files\n[Files]\nreadme.txt\n"
+		"[SourceDisksFiles]\nreadme.txt = 1\nother.sys = 1\n"
+		"[SourceDisksFiles.amd64]\nnic.sys = 1,,\n";
+	static const char plain[] =
+		"[I]\n[SourceDisksFiles]\nreadme.txt = 1\nother.sys = 1\n";
+	static const char copied[] =
+		"[I]\nCopyFiles = @copy.sys\n[SourceDisksFiles]\nother.sys = 1\n";
+	static const char none[] = "[I]\n[SourceDisksFiles]\nreadme.txt = 1\n";
+	const char *bodies[] = { both, plain, copied, none };
+	const char *want[] = { "nic.sys", "other.sys", "copy.sys", NULL };
+	char text[512];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bodies) / sizeof(bodies[0]); i++) {
+		struct inf_file *inf;
+		char *sys = NULL;
+		int rc;
+
+		snprintf(text, sizeof(text), "%s%s", head, bodies[i]);
+		inf = parse("disks.inf", text, strlen(text));
+		CHECK(inf != NULL);
+		if (!inf)
+			continue;
+		rc = inf_sys_file(inf, "I", &sys, err, sizeof(err));
+		if (want[i]) {
+			CHECK(rc == 0);
+			CHECK_STR(sys, want[i]);
+		} else {
+			CHECK(rc == -ENOENT);
+			CHECK_STR(err, "disks.inf:5: no .sys file for install section [I] (no ServiceBinary in [I.Services], no .sys in CopyFiles or SourceDisksFiles)");
+		}
+		free(sys);
+		inf_free(inf);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	fixture = argc > 1 ? argv[1] : NULL;
@@ -561,6 +606,7 @@ int main(int argc, char **argv)
 	TEST(test_parse_file);
 	TEST(test_msi_supported);
 	TEST(test_arch);
+	TEST(test_source_disks_files);
 	if (fixture && access(fixture, R_OK) == 0)
 		TEST(test_fixture);
 	else
