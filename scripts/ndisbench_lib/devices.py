@@ -159,6 +159,47 @@ FAULTY_RTL8187_ARGS = model_args(MODEL["usb-rtl8187"], faulty_air=True)
 # QEMU's stock rtl8139 on the slirp network (in our build: BASE_DEVICES).
 RTL8139_ARGS = model_args(MODEL["rtl8139"])
 
+# The fuzzing QEMU's air (build/qemu_fuzz.py): one access point on slirp,
+# as the bench's WLAN rows have (the AP answers the radio's probe requests
+# and authentication, and beacons on the virtual clock that generic-fuzz
+# steps).
+FUZZ_AIR = ("-object wlan-air,id=air0 -netdev user,id=net0 "
+            "-object wlan-ap,id=ap0,air=air0,netdev=net0")
+
+
+@dataclasses.dataclass(frozen=True)
+class FuzzSetup:
+    """One of our models as QEMU's generic-fuzz drives it: the machine
+    (QEMU_FUZZ_ARGS) and the QOM types and memory regions it writes
+    (QEMU_FUZZ_OBJECTS globs); usb: behind a host controller."""
+    name: str
+    args: str
+    objects: str
+    usb: bool = False
+
+
+def fuzz_setups() -> Tuple[FuzzSetup, ...]:
+    """Our PCI models on q35 each, our USB models behind each of their host
+    controllers. A USB model has no memory region of its own: the fuzzer
+    drives the controller's registers, and the controller's DMA
+    (descriptors, TDs, TRBs, buffers) reads what the fuzzer puts there, so
+    the model sees every kind of control, bulk IN and bulk OUT transfer."""
+    out = []
+    machine = f"-M q35 -nodefaults {FUZZ_AIR}"
+    for m in MODELS:
+        if m.own and m.bus == "pci":
+            out.append(FuzzSetup(f"qemu-{m.row}",
+                                 f"{machine} -device {m.qemu},air=air0",
+                                 m.qemu))
+        for host in (MODEL[h] for h in m.hosts if m.own):
+            out.append(FuzzSetup(
+                f"qemu-{m.row}-{host.host_id}",
+                f"{machine} -device {host.qemu},id={host.host_id} "
+                f"-device {m.qemu},bus={host.host_id}.0,air=air0",
+                f"*{host.host_id}* {m.qemu}", usb=True))
+    return tuple(out)
+
+
 # The variants of a row beyond its model and driver: "wext" (no cfg80211
 # wiphy), the recovery rows "faults" (a faulty air), "hang" and "serial"
 # (fixture variants), and "planted" (no device: guest/plant/).

@@ -12,7 +12,7 @@ from typing import Any, Dict, List
 
 from helpers import REPO
 from ndisbench_lib import devices, kernels, userdriver
-from ndisbench_lib.build import qemu_fuzz
+from ndisbench_lib.commands import fuzz as fuzz_cmd
 
 DATA = pathlib.Path(__file__).resolve().parent / "data"
 KERNELS_JSON = DATA / "axes-kernels.json"
@@ -51,7 +51,7 @@ def device_rows() -> Dict[str, Any]:
                 for f in dataclasses.fields(n)}}
             for (bus, ven, dev), n in userdriver.NICS.items()]
     fuzz = [{"name": c.name, "args": c.args, "objects": c.objects,
-             "max_len": c.max_len} for c in qemu_fuzz.CONFIGS]
+             "max_len": c.max_len} for c in fuzz_cmd.QEMU_CONFIGS]
     return {"rows": rows,
             "groups": {g: list(getattr(devices, g)) for g in GROUPS},
             "wext_row": devices.WEXT_ROW,
