@@ -153,12 +153,6 @@ def guest_modules(model: Model, native: bool) -> Tuple[str, ...]:
     return tuple(m for m in hosts + [model.native if native else ""] if m)
 
 
-RTL8187_DEVICE = usb_device(MODEL["usb-rtl8187"])
-RTL8187_ARGS = model_args(MODEL["usb-rtl8187"])
-FAULTY_RTL8187_ARGS = model_args(MODEL["usb-rtl8187"], faulty_air=True)
-# QEMU's stock rtl8139 on the slirp network (in our build: BASE_DEVICES).
-RTL8139_ARGS = model_args(MODEL["rtl8139"])
-
 # The fuzzing QEMU's air (build/qemu_fuzz.py): one access point on slirp,
 # as the bench's WLAN rows have (the AP answers the radio's probe requests
 # and authentication, and beacons on the virtual clock that generic-fuzz
