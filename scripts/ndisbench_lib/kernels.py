@@ -452,6 +452,9 @@ def load_kernels(path: pathlib.Path = paths.KERNELS_TOML,
     for raw in entries:
         kernel = _parse_entry(path, raw, exp)
         rows = [kernel]
+        if "policy_row" in raw and "patches" not in raw:
+            raise _entry_error(path, kernel.name, "policy_row without "
+                               "patches (the folder of its policy patches)")
         if "patches" in raw:
             base = _base(path, raw, kernel)
             bases.add(kernel.name)

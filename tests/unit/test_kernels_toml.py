@@ -164,6 +164,9 @@ class KernelsTomlTest(unittest.TestCase):
         self.assertIn("kernel 'b1': patches 'guest/nope' is not a folder",
                       self.error(BASE.replace('"guest/patches"',
                                               '"guest/nope"') + POLICIES))
+        self.assertIn("kernel 'b1': policy_row without patches",
+                      self.error(BASE.replace('patches = "guest/patches"\n',
+                                              "")))
         self.assertIn("kernel 'b1': policy_row must contain {policy} once",
                       self.error(BASE.replace("{policy}-b", "b") + POLICIES))
         self.assertIn("kernel 'policy-2.6.16-b': patch 'guest/config/"
