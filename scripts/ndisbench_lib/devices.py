@@ -25,26 +25,88 @@ says itself (checks/*.py, `devices`), by the groups named below.
 - A user's driver (`run --driver PATH.inf`, userdriver.py) is a row made
   at run time on the NIC its .inf names, running the checks of the
   matrix row it is `like`.
+
+MODELS is the one table of the QEMU models a guest gets: each row is a
+model crossed with a driver (a wrapper, the native driver, a variant),
+and every other list of models (the QEMU build test, USB ids, the fuzz
+configs, the user-driver NIC map) reads it.
 """
 import dataclasses
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 from .guest import air
 from .errors import BenchError
 
 WRAPPERS = ("ndiswrapper", "native")
+
+
+@dataclasses.dataclass(frozen=True)
+class Model:
+    """One QEMU model the bench puts in a guest (a device, a USB host
+    controller, or one of our air objects)."""
+    qemu: str               # the -device (-object) type name
+    kconfig: str            # the symbol that builds it (ours: qemu-devices/)
+    row: str = ""           # the device rows' name ("": rows use none)
+    own: bool = False       # ours (qemu-devices/), not stock QEMU
+    # "pci", "usb", "usb-host" (a controller a USB model plugs into) or
+    # "object" (-object: the air and its access points)
+    bus: str = "pci"
+    # vvvv:dddd (PCI) or vendor:product (USB) the guest sees; more: ids
+    # the model also answers to (its device-id property)
+    ids: Tuple[str, ...] = ()
+    mac: str = ""           # the rows' -device mac=
+    user_mac: str = ""      # a user's driver's row on it, when not mac
+    radio: bool = False     # on the air: a WLAN interface (wlan0)
+    native: str = ""        # Linux's in-tree driver for it
+    native_sources: Tuple[str, ...] = ()   # kernels that have it; (): all
+    host_id: str = ""       # usb-host: its id= (xhci.0 is its bus)
+    host_module: str = ""   # usb-host: its guest module on Debian's kernels
+    # usb: the host controllers it is fuzzed behind (the first also carries
+    # it in the rows)
+    hosts: Tuple[str, ...] = ()
+
+
+# In this order a user's driver's error lists the ids it knows.
+MODELS: Tuple[Model, ...] = (
+    # QEMU's rtl8139 is revision 0x20, an RTL8139C+: 8139too refuses it
+    # ("an enhanced 8139C+ chip, use 8139cp"), 8139cp drives it; only
+    # Debian's kernels have 8139cp.
+    Model("rtl8139", "RTL8139_PCI", row="rtl8139", ids=("10ec:8139",),
+          mac="52:54:00:12:34:59", native="8139cp",
+          native_sources=("debian",)),
+    # Stock NICs only a user's driver (run --driver) runs on, and the
+    # reference NIC (a user's driver on it gets its own MAC).
+    Model("pcnet", "PCNET_PCI", row="pcnet", ids=("1022:2000",),
+          mac="52:54:00:12:34:5a"),
+    Model("e1000", "E1000_PCI", row="e1000", ids=("8086:100e",),
+          mac="52:54:00:12:34:56", user_mac="52:54:00:12:34:5b",
+          native="e1000"),
+    Model("ne2k_pci", "NE2000_PCI", row="ne2k_pci", ids=("10ec:8029",),
+          mac="52:54:00:12:34:5c"),
+    # Our radios; bcm43xx answers to the four ids bcmwl.inf names.
+    Model("bcm43xx", "BCM43XX", row="bcm43xx", own=True,
+          ids=("14e4:4318", "14e4:4311", "14e4:4312", "14e4:4320"),
+          mac="52:54:00:12:34:57", radio=True),
+    Model("usb-rtl8187", "USB_RTL8187", row="rtl8187", own=True, bus="usb",
+          ids=("0bda:8187",), mac="52:54:00:12:34:58", radio=True,
+          native="rtl8187", hosts=("qemu-xhci", "usb-ehci",
+                                   "piix3-usb-uhci")),
+    # xhci_pci is a module on Debian's kernels (built into the source ones).
+    Model("qemu-xhci", "USB_XHCI_PCI", bus="usb-host", host_id="xhci",
+          host_module="xhci_pci"),
+    Model("usb-ehci", "USB_EHCI_PCI", bus="usb-host", host_id="ehci"),
+    Model("piix3-usb-uhci", "USB_UHCI", bus="usb-host", host_id="uhci"),
+    Model("wlan-air", "WLAN_AIR", own=True, bus="object"),
+    Model("wlan-ap", "WLAN_AP", own=True, bus="object"),
+)
+MODEL: Dict[str, Model] = {m.qemu: m for m in MODELS}
 # Our USB device models, by QEMU driver name: their vendor:product.
-USB_IDS = {"usb-rtl8187": "0bda:8187"}
+USB_IDS = {m.qemu: m.ids[0] for m in MODELS if m.bus == "usb"}
+OUR_MODELS = frozenset(m.qemu for m in MODELS if m.own)
 
 # The air (captured to the cell's air.pcap) and its access points, the
 # first bridged to the slirp network (air.py).
 AIR_ARGS = air.qemu_args()
-# The USB device, with the id the hotplug check removes and re-adds it by.
-RTL8187_DEVICE = ("usb-rtl8187,id=wlan0,bus=xhci.0,air=air0,"
-                  "mac=52:54:00:12:34:58")
-# xhci_pci is a module on Debian's kernels (built into the source ones).
-RTL8187_ARGS = AIR_ARGS + ("-device", "qemu-xhci,id=xhci",
-                           "-device", RTL8187_DEVICE)
 # The *-faults rows: the same radios on a faulty air (wlan-air's fault
 # properties, qemu-devices/README.md): 2% of the frames lost, 1% with bit
 # errors (bad FCS), 1% duplicated, 2 to 3 ms of delay, a fixed PRNG seed.
@@ -54,43 +116,89 @@ AIR_FAULTS = ("drop=200,corrupt=100,duplicate=100,delay-us=2000,"
 FAULTY_AIR_ARGS = tuple(a.replace("wlan-air,id=air0",
                                   "wlan-air,id=air0," + AIR_FAULTS)
                         for a in AIR_ARGS)
-FAULTY_RTL8187_ARGS = FAULTY_AIR_ARGS + RTL8187_ARGS[len(AIR_ARGS):]
+SSID = "ndisbench"          # the air's SSID the rows join
 
-# The rows by what they are, for the checks' `devices`. A new row joins
-# the groups it belongs to here; the checks that name a group follow.
-BARE = ("none",)                            # no network device
-REFERENCE_NIC = ("e1000",)
-# Our radios on the air, our fixture drivers in ndiswrapper: they join
-# with `iw connect` through the wrapper's cfg80211 (bcm43xx-wext: with
-# iwconfig through the wrapper's own wireless extensions) and run the same
-# scan and roam checks as the native driver.
+
+def wired_args(model: Model, mac: str = "") -> Tuple[str, ...]:
+    """A stock Ethernet NIC on the slirp network."""
+    return ("-netdev", "user,id=net0", "-device",
+            f"{model.qemu},netdev=net0,mac={mac or model.mac}")
+
+
+def usb_device(model: Model) -> str:
+    """The USB model's -device text on its first host controller, with the
+    id the hotplug check removes and re-adds it by."""
+    host = MODEL[model.hosts[0]]
+    return (f"{model.qemu},id=wlan0,bus={host.host_id}.0,air=air0,"
+            f"mac={model.mac}")
+
+
+def model_args(model: Model, faulty_air: bool = False) -> Tuple[str, ...]:
+    """The QEMU arguments of a guest with this model (its air, slirp, its
+    host controller)."""
+    if not model.radio:
+        return wired_args(model)
+    args = FAULTY_AIR_ARGS if faulty_air else AIR_ARGS
+    if model.bus == "usb":
+        host = MODEL[model.hosts[0]]
+        return args + ("-device", f"{host.qemu},id={host.host_id}",
+                       "-device", usb_device(model))
+    return args + ("-device", f"{model.qemu},air=air0,mac={model.mac}")
+
+
+def guest_modules(model: Model, native: bool) -> Tuple[str, ...]:
+    """The in-tree modules a guest loads for the model: its USB host
+    controller's, and its own driver when that drives it."""
+    hosts = [MODEL[model.hosts[0]].host_module] if model.hosts else []
+    return tuple(m for m in hosts + [model.native if native else ""] if m)
+
+
+# The fuzzing QEMU's air (build/qemu_fuzz.py): one access point on slirp,
+# as the bench's WLAN rows have (the AP answers the radio's probe requests
+# and authentication, and beacons on the virtual clock that generic-fuzz
+# steps).
+FUZZ_AIR = ("-object wlan-air,id=air0 -netdev user,id=net0 "
+            "-object wlan-ap,id=ap0,air=air0,netdev=net0")
+
+
+@dataclasses.dataclass(frozen=True)
+class FuzzSetup:
+    """One of our models as QEMU's generic-fuzz drives it: the machine
+    (QEMU_FUZZ_ARGS) and the QOM types and memory regions it writes
+    (QEMU_FUZZ_OBJECTS globs); usb: behind a host controller."""
+    name: str
+    args: str
+    objects: str
+    usb: bool = False
+
+
+def fuzz_setups() -> Tuple[FuzzSetup, ...]:
+    """Our PCI models on q35 each, our USB models behind each of their host
+    controllers. A USB model has no memory region of its own: the fuzzer
+    drives the controller's registers, and the controller's DMA
+    (descriptors, TDs, TRBs, buffers) reads what the fuzzer puts there, so
+    the model sees every kind of control, bulk IN and bulk OUT transfer."""
+    out = []
+    machine = f"-M q35 -nodefaults {FUZZ_AIR}"
+    for m in MODELS:
+        if m.own and m.bus == "pci":
+            out.append(FuzzSetup(f"qemu-{m.row}",
+                                 f"{machine} -device {m.qemu},air=air0",
+                                 m.qemu))
+        for host in (MODEL[h] for h in m.hosts if m.own):
+            out.append(FuzzSetup(
+                f"qemu-{m.row}-{host.host_id}",
+                f"{machine} -device {host.qemu},id={host.host_id} "
+                f"-device {m.qemu},bus={host.host_id}.0,air=air0",
+                f"*{host.host_id}* {m.qemu}", usb=True))
+    return tuple(out)
+
+
+# The variants of a row beyond its model and driver: "wext" (no cfg80211
+# wiphy), the recovery rows "faults" (a faulty air), "hang" and "serial"
+# (fixture variants), and "planted" (no device: guest/plant/).
+RECOVERY = ("faults", "hang", "serial")
 WEXT_ROW = "bcm43xx-wext/ndiswrapper"
-WRAPPED = ("bcm43xx/ndiswrapper", "rtl8187/ndiswrapper", WEXT_ROW)
-NATIVE = ("rtl8187/native",)                # Linux's own driver: reference
-RADIOS = WRAPPED + NATIVE
-UNPLUGGABLE = ("rtl8187/ndiswrapper", "rtl8187/native")   # USB: hotplug
-# A fixture that hangs once (bcmwl.sys as bcmwlhang, its INF's HangTxAfter
-# knob): the wrapper's CheckForHang and Reset must bring it back.
-HUNG = ("bcm43xx-hang/ndiswrapper",)
-# bcmwl.sys as a serialized miniport (bcmwlserial, its INF's Serialized
-# knob) that answers sends NDIS_STATUS_RESOURCES: the wrapper must queue
-# them again.
-SERIAL = ("bcm43xx-serial/ndiswrapper",)
-# The same radios on a faulty air, and the two fixture variants above: the
-# driver, the wrapper and TCP must recover (no ping: loss is expected).
-FAULTY_WRAPPED = ("bcm43xx-faults/ndiswrapper",
-                  "rtl8187-faults/ndiswrapper") + HUNG + SERIAL
-FAULTY = FAULTY_WRAPPED + ("rtl8187-faults/native",)
-PLANTED = ("planted",)
-# Stock QEMU Ethernet NICs with a Windows driver in the wrapper (the kernel
-# driver for the NIC unbound first) and their in-tree references.
-WIRED_WRAPPED = ("rtl8139/ndiswrapper",)
-WIRED_NATIVE = ("rtl8139/native",)
-WIRED = WIRED_WRAPPED + WIRED_NATIVE
-
-# QEMU's stock rtl8139 on the slirp network (in our build: BASE_DEVICES).
-RTL8139_ARGS = ("-netdev", "user,id=net0", "-device",
-                "rtl8139,netdev=net0,mac=52:54:00:12:34:59")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -124,6 +232,8 @@ class Device:
     # <module>.<param>=<value> words every load of that module gets (the
     # agent's ndisbench.modparams).
     module_params: Tuple[str, ...] = ()
+    model: str = ""                         # MODELS' qemu name, or ""
+    variant: str = ""                       # "", or wext, RECOVERY, planted
 
     @property
     def usb_id(self) -> str:
@@ -164,81 +274,114 @@ class Device:
         return f"{self.name}/{self.wrapper}" if self.wrapper else self.name
 
 
+def row(model: str, wrapper: str, description: str, variant: str = "",
+        fixture: str = "", default: bool = True,
+        module_params: Tuple[str, ...] = ()) -> Device:
+    """A matrix row: the model driven by the wrapper (or by its own driver:
+    "native", or "" for a reference NIC), every other field following from
+    the model and the variant."""
+    m = MODEL[model]
+    clean = variant in ("", "wext")
+    native = wrapper in ("native", "")
+    wrapped_stock = wrapper == "ndiswrapper" and not m.own
+    return Device(
+        m.row + (f"-{variant}" if variant else ""),
+        description, wrapper=wrapper,
+        qemu_args=model_args(m, faulty_air=variant == "faults"),
+        guest_modules=guest_modules(m, native), own_qemu=m.own,
+        ifname="wlan0" if m.radio else "eth0", fixture=fixture,
+        native_driver=m.native if wrapper == "native" else "",
+        connect_ssid=SSID if m.radio and (clean or native) else "",
+        hotplug=usb_device(m) if m.bus == "usb" and clean else "",
+        default=default, unbind=m.ids[0] if wrapped_stock else "",
+        native_first=m.native if wrapped_stock else "",
+        kernel_sources=m.native_sources if wrapper == "native" else (),
+        module_params=module_params, model=m.qemu, variant=variant)
+
+
 TARGETS: Tuple[Device, ...] = (
     Device("none", "no network device: module load and taint checks"),
-    Device("e1000", "QEMU e1000 on -netdev user (slirp): reference NIC",
-           qemu_args=("-netdev", "user,id=net0", "-device",
-                      "e1000,netdev=net0,mac=52:54:00:12:34:56"),
-           guest_modules=("e1000",), ifname="eth0"),
-    Device("bcm43xx", "our PCI WLAN model + AP on the air, wrapped: bcmwl.sys "
-           "in ndiswrapper", wrapper="ndiswrapper",
-           qemu_args=AIR_ARGS + ("-device", "bcm43xx,air=air0,"
-                                 "mac=52:54:00:12:34:57"),
-           ifname="wlan0", own_qemu=True, fixture="bcmwl",
-           connect_ssid="ndisbench"),
-    Device("bcm43xx-wext", "bcm43xx/ndiswrapper without a cfg80211 wiphy "
-           "(ndiswrapper.wiphy=0): the wrapper's own wireless extensions, "
-           "driven with iwlist and iwconfig", wrapper="ndiswrapper",
-           qemu_args=AIR_ARGS + ("-device", "bcm43xx,air=air0,"
-                                 "mac=52:54:00:12:34:57"),
-           ifname="wlan0", own_qemu=True, fixture="bcmwl",
-           connect_ssid="ndisbench", default=False,
-           module_params=("ndiswrapper.wiphy=0",)),
-    Device("rtl8187", "our USB WLAN model on xHCI + AP, wrapped: rtlwl.sys "
-           "(NDIS-WDM) in ndiswrapper", wrapper="ndiswrapper",
-           qemu_args=RTL8187_ARGS, guest_modules=("xhci_pci",),
-           ifname="wlan0", own_qemu=True, fixture="rtlwl",
-           connect_ssid="ndisbench", hotplug=RTL8187_DEVICE),
-    Device("rtl8187", "the same USB WLAN model driven by Linux's in-tree "
-           "rtl8187 (mac80211, iw connect): the reference",
-           wrapper="native", qemu_args=RTL8187_ARGS,
-           guest_modules=("xhci_pci", "rtl8187"), ifname="wlan0",
-           own_qemu=True,
-           native_driver="rtl8187", connect_ssid="ndisbench",
-           hotplug=RTL8187_DEVICE),
-    Device("bcm43xx-faults", "bcm43xx/ndiswrapper on a faulty air (lost, "
-           "corrupted, duplicated, delayed frames)", wrapper="ndiswrapper",
-           qemu_args=FAULTY_AIR_ARGS + ("-device", "bcm43xx,air=air0,"
-                                        "mac=52:54:00:12:34:57"),
-           ifname="wlan0", own_qemu=True, fixture="bcmwl", default=False),
-    Device("bcm43xx-hang", "bcm43xx/ndiswrapper with bcmwl.sys's TX hanging "
-           "once (its INF's HangTxAfter): CheckForHang and Reset must bring "
-           "it back", wrapper="ndiswrapper",
-           qemu_args=AIR_ARGS + ("-device", "bcm43xx,air=air0,"
-                                 "mac=52:54:00:12:34:57"),
-           ifname="wlan0", own_qemu=True, fixture="bcmwlhang", default=False),
-    Device("bcm43xx-serial", "bcm43xx/ndiswrapper with bcmwl.sys as a "
-           "serialized miniport answering sends NDIS_STATUS_RESOURCES (its "
-           "INF's Serialized): the wrapper queues them again",
-           wrapper="ndiswrapper",
-           qemu_args=AIR_ARGS + ("-device", "bcm43xx,air=air0,"
-                                 "mac=52:54:00:12:34:57"),
-           ifname="wlan0", own_qemu=True, fixture="bcmwlserial",
-           default=False),
-    Device("rtl8187-faults", "rtl8187/ndiswrapper on a faulty air",
-           wrapper="ndiswrapper",
-           qemu_args=FAULTY_RTL8187_ARGS, guest_modules=("xhci_pci",),
-           ifname="wlan0", own_qemu=True, fixture="rtlwl", default=False),
-    Device("rtl8187-faults", "rtl8187/native on a faulty air",
-           wrapper="native", qemu_args=FAULTY_RTL8187_ARGS,
-           guest_modules=("xhci_pci", "rtl8187"), ifname="wlan0",
-           own_qemu=True, native_driver="rtl8187",
-           connect_ssid="ndisbench", default=False),
-    Device("rtl8139", "QEMU's stock RTL8139 on -netdev user, wrapped: our "
-           "rtl8139nd.sys (NDIS 5.1, port I/O) in ndiswrapper",
-           wrapper="ndiswrapper", qemu_args=RTL8139_ARGS, ifname="eth0",
-           fixture="rtl8139nd", unbind="10ec:8139", native_first="8139cp"),
-    # QEMU's rtl8139 is revision 0x20, an RTL8139C+: 8139too refuses it
-    # ("an enhanced 8139C+ chip, use 8139cp"), 8139cp drives it.
-    Device("rtl8139", "the same RTL8139 driven by Linux's in-tree 8139cp: "
-           "the reference (Debian's kernels; the source kernels have no "
-           "8139cp)", wrapper="native", qemu_args=RTL8139_ARGS,
-           guest_modules=("8139cp",), ifname="eth0",
-           native_driver="8139cp", kernel_sources=("debian",)),
+    row("e1000", "", "QEMU e1000 on -netdev user (slirp): reference NIC"),
+    row("bcm43xx", "ndiswrapper", "our PCI WLAN model + AP on the air, "
+        "wrapped: bcmwl.sys in ndiswrapper", fixture="bcmwl"),
+    row("bcm43xx", "ndiswrapper", "bcm43xx/ndiswrapper without a cfg80211 "
+        "wiphy (ndiswrapper.wiphy=0): the wrapper's own wireless "
+        "extensions, driven with iwlist and iwconfig", variant="wext",
+        fixture="bcmwl", default=False,
+        module_params=("ndiswrapper.wiphy=0",)),
+    row("usb-rtl8187", "ndiswrapper", "our USB WLAN model on xHCI + AP, "
+        "wrapped: rtlwl.sys (NDIS-WDM) in ndiswrapper", fixture="rtlwl"),
+    row("usb-rtl8187", "native", "the same USB WLAN model driven by "
+        "Linux's in-tree rtl8187 (mac80211, iw connect): the reference"),
+    row("bcm43xx", "ndiswrapper", "bcm43xx/ndiswrapper on a faulty air "
+        "(lost, corrupted, duplicated, delayed frames)", variant="faults",
+        fixture="bcmwl", default=False),
+    row("bcm43xx", "ndiswrapper", "bcm43xx/ndiswrapper with bcmwl.sys's TX "
+        "hanging once (its INF's HangTxAfter): CheckForHang and Reset must "
+        "bring it back", variant="hang", fixture="bcmwlhang", default=False),
+    row("bcm43xx", "ndiswrapper", "bcm43xx/ndiswrapper with bcmwl.sys as a "
+        "serialized miniport answering sends NDIS_STATUS_RESOURCES (its "
+        "INF's Serialized): the wrapper queues them again", variant="serial",
+        fixture="bcmwlserial", default=False),
+    row("usb-rtl8187", "ndiswrapper", "rtl8187/ndiswrapper on a faulty air",
+        variant="faults", fixture="rtlwl", default=False),
+    row("usb-rtl8187", "native", "rtl8187/native on a faulty air",
+        variant="faults", default=False),
+    row("rtl8139", "ndiswrapper", "QEMU's stock RTL8139 on -netdev user, "
+        "wrapped: our rtl8139nd.sys (NDIS 5.1, port I/O) in ndiswrapper",
+        fixture="rtl8139nd"),
+    row("rtl8139", "native", "the same RTL8139 driven by Linux's in-tree "
+        "8139cp: the reference (Debian's kernels; the source kernels have "
+        "no 8139cp)"),
     Device("planted", "no device: a module with four deliberate bugs "
            "(guest/plant/); the debug kernel's checkers must report each",
-           default=False),
+           default=False, variant="planted"),
 )
+
+
+def group(test: Callable[[Device], bool]) -> Tuple[str, ...]:
+    """The labels of the rows a predicate holds for, in matrix order."""
+    return tuple(d.label for d in TARGETS if test(d))
+
+
+def _radio(d: Device) -> bool:
+    return bool(d.model) and MODEL[d.model].radio
+
+
+# The rows by what they are, for the checks' `devices` (membership only).
+# A new row joins the groups its model and variant put it in.
+BARE = group(lambda d: not d.model and not d.variant)   # no network device
+REFERENCE_NIC = group(lambda d: bool(d.model) and not d.wrapper)
+# Our radios on the air, our fixture drivers in ndiswrapper: they join
+# with `iw connect` through the wrapper's cfg80211 (bcm43xx-wext: with
+# iwconfig through the wrapper's own wireless extensions) and run the same
+# scan and roam checks as the native driver.
+WRAPPED = group(lambda d: _radio(d) and d.wrapper == "ndiswrapper" and
+                d.variant in ("", "wext"))
+NATIVE = group(lambda d: _radio(d) and d.wrapper == "native" and
+               not d.variant)               # Linux's own driver: reference
+RADIOS = WRAPPED + NATIVE
+UNPLUGGABLE = group(lambda d: bool(d.hotplug))          # USB: hotplug
+# A fixture that hangs once (bcmwl.sys as bcmwlhang, its INF's HangTxAfter
+# knob): the wrapper's CheckForHang and Reset must bring it back.
+HUNG = group(lambda d: d.variant == "hang")
+# bcmwl.sys as a serialized miniport (bcmwlserial, its INF's Serialized
+# knob) that answers sends NDIS_STATUS_RESOURCES: the wrapper must queue
+# them again.
+SERIAL = group(lambda d: d.variant == "serial")
+# The same radios on a faulty air, and the two fixture variants above: the
+# driver, the wrapper and TCP must recover (no ping: loss is expected).
+FAULTY_WRAPPED = group(lambda d: d.variant in RECOVERY and
+                       d.wrapper == "ndiswrapper")
+FAULTY = group(lambda d: d.variant in RECOVERY)
+PLANTED = group(lambda d: d.variant == "planted")
+# Stock QEMU Ethernet NICs with a Windows driver in the wrapper (the kernel
+# driver for the NIC unbound first) and their in-tree references.
+WIRED_WRAPPED = group(lambda d: bool(d.model) and not _radio(d) and
+                      d.wrapper == "ndiswrapper")
+WIRED_NATIVE = group(lambda d: bool(d.model) and not _radio(d) and
+                     d.wrapper == "native")
+WIRED = WIRED_WRAPPED + WIRED_NATIVE
 DEVICES: Dict[str, Device] = {d.label: d for d in TARGETS}
 NAMES = tuple(dict.fromkeys(d.name for d in TARGETS))
 

@@ -25,10 +25,14 @@ FIELDS = {
     "debian": {"name", "source", "suite", "image", "headers", "unsigned",
                "policy", "default", "arch"},
     "built": {"name", "source", "suite", "config", "patch", "policy",
-              "slowdown", "default", "arch"},
+              "slowdown", "default", "arch", "patches", "policy_row"},
     "tree": {"name", "source", "path", "policy", "default"},
 }
 TREE = "tree"
+POLICY_FIELDS = {"name", "bases"}
+# A base's rows: one per [[policy]] naming it, patched with
+# <patches>/policy-<policy>.patch.
+POLICY_PATCH = "policy-{policy}.patch"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -360,23 +364,111 @@ def _tree_entry(path: pathlib.Path, name: str, raw: dict,
                        f"{path}: kernel '{name}': path", default)
 
 
+@dataclasses.dataclass(frozen=True)
+class Base:
+    """A [[kernel]] entry with `patches`: its own (unpatched) row, and the
+    rows of the policies that name it, named by its policy_row."""
+    kernel: Kernel
+    patches: str                # folder of policy-<policy>.patch files
+    row: str                    # row name template with {policy}
+
+
+def _base(path: pathlib.Path, raw: dict, kernel: Kernel) -> Base:
+    name = kernel.name
+    if "patch" in raw:
+        raise _entry_error(path, name, "a base (patches) takes no patch")
+    folder = raw["patches"]
+    if not isinstance(folder, str) or not folder or \
+            not (paths.REPO / folder).is_dir():
+        raise _entry_error(path, name, f"patches {folder!r} is not a "
+                           f"folder of the repository")
+    row = raw.get("policy_row")
+    if not isinstance(row, str) or row.count("{policy}") != 1 or \
+            row.replace("{policy}", "").count("{") or \
+            row.replace("{policy}", "").count("}"):
+        raise _entry_error(path, name, "policy_row must contain {policy} "
+                           "once (e.g. \"policy-{policy}-i386\")")
+    return Base(kernel, folder.rstrip("/"), row)
+
+
+def _policy_table(path: pathlib.Path, data: dict,
+                  exp: Expectations) -> List[Tuple[str, Tuple[str, ...]]]:
+    """[[policy]]: (policy name, the bases it applies to), in order."""
+    entries = data.get("policy", [])
+    if not isinstance(entries, list):
+        raise BenchError(f"{path}: policy must be [[policy]] tables")
+    out = []
+    for raw in entries:
+        name = raw.get("name") if isinstance(raw, dict) else None
+        if name not in exp.policies:
+            raise BenchError(f"{path}: policy {name!r}: unknown policy "
+                             f"(known: {', '.join(exp.policies)})")
+        unknown = sorted(set(raw) - POLICY_FIELDS)
+        if unknown:
+            raise BenchError(f"{path}: policy '{name}': unknown field(s) "
+                             f"{', '.join(unknown)}")
+        bases = raw.get("bases")
+        if not isinstance(bases, list) or not bases or \
+                not all(isinstance(b, str) for b in bases):
+            raise BenchError(f"{path}: policy '{name}': bases must be a "
+                             f"list of kernel names")
+        out.append((str(name), tuple(bases)))
+    return out
+
+
+def _policy_rows(path: pathlib.Path, base: Base,
+                 policies: List[Tuple[str, Tuple[str, ...]]],
+                 exp: Expectations) -> List[Kernel]:
+    rows = []
+    for policy, bases in policies:
+        if base.kernel.name not in bases:
+            continue
+        name = base.row.replace("{policy}", policy)
+        if not NAME_RE.match(name):
+            raise _entry_error(path, name, f"name must match "
+                               f"{NAME_RE.pattern}")
+        patch = _repo_file(path, name, "patch", f"{base.patches}/" +
+                           POLICY_PATCH.format(policy=policy))
+        rows.append(dataclasses.replace(base.kernel, name=name, patch=patch,
+                                        policy=exp.policies[policy]))
+    return rows
+
+
 def load_kernels(path: pathlib.Path = paths.KERNELS_TOML,
                  exp: Optional[Expectations] = None) -> List[Kernel]:
-    """Parse and validate the whole matrix before anything is built."""
+    """Parse and validate the whole matrix before anything is built: the
+    [[kernel]] entries in order, each base followed by its policy rows."""
     exp = exp or load_expectations()
     data = _load_toml(path)
-    unknown = sorted(set(data) - {"kernel"})
+    unknown = sorted(set(data) - {"kernel", "policy"})
     if unknown:
         raise BenchError(f"{path}: unknown table(s) {', '.join(unknown)}")
     entries = data.get("kernel")
     if not isinstance(entries, list) or not entries:
         raise BenchError(f"{path}: no [[kernel]] entries")
+    policies = _policy_table(path, data, exp)
     kernels: List[Kernel] = []
+    bases = set()
     for raw in entries:
         kernel = _parse_entry(path, raw, exp)
-        if any(k.name == kernel.name for k in kernels):
-            raise _entry_error(path, kernel.name, "duplicate name")
-        kernels.append(kernel)
+        rows = [kernel]
+        if "policy_row" in raw and "patches" not in raw:
+            raise _entry_error(path, kernel.name, "policy_row without "
+                               "patches (the folder of its policy patches)")
+        if "patches" in raw:
+            base = _base(path, raw, kernel)
+            bases.add(kernel.name)
+            rows += _policy_rows(path, base, policies, exp)
+        for row in rows:
+            if any(k.name == row.name for k in kernels):
+                raise _entry_error(path, row.name, "duplicate name")
+            kernels.append(row)
+    for policy, names in policies:
+        for name in names:
+            if name not in bases:
+                raise BenchError(f"{path}: policy '{policy}': base "
+                                 f"'{name}' is not a [[kernel]] entry with "
+                                 f"patches")
     return kernels
 
 

@@ -18,8 +18,9 @@ from .build import hosttool
 from .devices import Device
 from .errors import BenchError
 
-# The NICs the bench can emulate, by bus and id: QEMU's stock Ethernet
-# NICs (our QEMU build has them: qemu_build.BASE_DEVICES) and our two WLAN models.
+# The NICs the bench can emulate, by bus and id: the PCI and USB models of
+# devices.MODELS, QEMU's stock Ethernet NICs (our QEMU build has them:
+# qemu_build.BASE_DEVICES) and our two WLAN models.
 @dataclasses.dataclass(frozen=True)
 class Nic:
     name: str               # the device row's name (QEMU's for stock NICs)
@@ -34,45 +35,47 @@ class Nic:
     connect_ssid: str = ""
 
 
-def _stock(model: str, mac_tail: str) -> Tuple[str, ...]:
-    return ("-netdev", "user,id=net0", "-device",
-            f"{model},netdev=net0,mac=52:54:00:12:34:{mac_tail}")
-
-
-_BCM = devices.DEVICES["bcm43xx/ndiswrapper"]
-_RTL8187 = devices.DEVICES["rtl8187/ndiswrapper"]
 _WIRED_LIKE = devices.WIRED_WRAPPED[0]
 
 
-def _bcm43xx(device_id: str) -> Nic:
-    # the model answers to the four ids bcmwl.inf names (its device-id)
-    args = tuple(a.replace("bcm43xx,", f"bcm43xx,device-id=0x{device_id},")
-                 if a.startswith("bcm43xx,") and device_id != "4318" else a
-                 for a in _BCM.qemu_args)
-    return Nic("bcm43xx", _BCM.label, args, ifname="wlan0", own_qemu=True,
-               connect_ssid=_BCM.connect_ssid)
+def _reference(model: devices.Model) -> str:
+    """The matrix row of the model's in-tree driver, if the matrix has
+    one (e1000: the reference NIC itself)."""
+    for dev in devices.TARGETS:
+        if dev.model == model.qemu and dev.wrapper in ("native", "") and \
+                not dev.variant:
+            return dev.label
+    return ""
+
+
+def _nic(model: devices.Model, device_id: str) -> Nic:
+    """The NIC a driver for this id runs on: a stock one on slirp like the
+    wired rows, our radios as their plain ndiswrapper row has them."""
+    if not model.own:
+        # its driver loaded first only where a matrix row wraps it too
+        wrapped = devices.DEVICES.get(f"{model.row}/ndiswrapper")
+        return Nic(model.row, _WIRED_LIKE,
+                   devices.wired_args(model, model.user_mac),
+                   unbind=model.ids[0],
+                   native_first=wrapped.native_first if wrapped else "",
+                   reference=_reference(model))
+    like = devices.DEVICES[f"{model.row}/ndiswrapper"]
+    args = like.qemu_args
+    if device_id != model.ids[0]:
+        # the model answers to the other ids through its device-id
+        dev = device_id.split(":")[1]
+        args = tuple(a.replace(f"{model.qemu},",
+                               f"{model.qemu},device-id=0x{dev},")
+                     if a.startswith(f"{model.qemu},") else a for a in args)
+    return Nic(model.row, like.label, args, ifname=like.ifname,
+               guest_modules=like.guest_modules, own_qemu=True,
+               connect_ssid=like.connect_ssid)
 
 
 NICS: Dict[Tuple[str, str, str], Nic] = {
-    ("pci", "10ec", "8139"): Nic("rtl8139", _WIRED_LIKE,
-                                 devices.RTL8139_ARGS, unbind="10ec:8139",
-                                 native_first="8139cp",
-                                 reference="rtl8139/native"),
-    ("pci", "1022", "2000"): Nic("pcnet", _WIRED_LIKE,
-                                 _stock("pcnet", "5a"), unbind="1022:2000"),
-    ("pci", "8086", "100e"): Nic("e1000", _WIRED_LIKE,
-                                 _stock("e1000", "5b"), unbind="8086:100e",
-                                 reference="e1000"),
-    ("pci", "10ec", "8029"): Nic("ne2k_pci", _WIRED_LIKE,
-                                 _stock("ne2k_pci", "5c"),
-                                 unbind="10ec:8029"),
-    **{("pci", "14e4", dev): _bcm43xx(dev)
-       for dev in ("4318", "4311", "4312", "4320")},
-    ("usb", "0bda", "8187"): Nic("rtl8187", _RTL8187.label,
-                                 _RTL8187.qemu_args, ifname="wlan0",
-                                 guest_modules=_RTL8187.guest_modules,
-                                 own_qemu=True,
-                                 connect_ssid=_RTL8187.connect_ssid),
+    (model.bus, *device_id.split(":")): _nic(model, device_id)
+    for model in devices.MODELS if model.bus in ("pci", "usb")
+    for device_id in model.ids
 }
 
 IMAGE_FILE_MACHINE_AMD64 = 0x8664

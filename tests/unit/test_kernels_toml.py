@@ -19,6 +19,25 @@ patch = "guest/patches/policy-2.6.25-rc1.patch"
 policy = "2.6.25-rc1"
 """
 
+BASE = """
+[[kernel]]
+name = "b1"
+source = "linux-source-6.1"
+config = "guest/config/guest.config"
+patches = "guest/patches"
+policy_row = "policy-{policy}-b"
+policy = "2.6.25-rc4"
+"""
+POLICIES = """
+[[policy]]
+name = "2.6.16"
+bases = ["b1"]
+
+[[policy]]
+name = "2.6.25-rc1"
+bases = ["b1"]
+"""
+
 
 class KernelsTomlTest(unittest.TestCase):
     def load(self, text):
@@ -105,6 +124,75 @@ class KernelsTomlTest(unittest.TestCase):
     def test_bad_name(self):
         self.assertIn("name must match",
                       self.error(GOOD_BUILT.replace('"k1"', '"K 1"')))
+
+    def test_base_expands_its_policy_rows(self):
+        """A [[kernel]] with a patch folder is a base: its own row, then
+        one row per [[policy]] naming it, right after it, of the same
+        source, suite, arch, configs and default, patched with the folder's
+        policy-<policy>.patch."""
+        ks = self.load(BASE + POLICIES)
+        self.assertEqual([k.name for k in ks],
+                         ["b1", "policy-2.6.16-b", "policy-2.6.25-rc1-b"])
+        base, first, second = ks
+        self.assertEqual((base.patch, base.policy.name),
+                         (None, "2.6.25-rc4"))
+        self.assertEqual(first.patch,
+                         REPO / "guest/patches/policy-2.6.16.patch")
+        self.assertEqual(second.policy.name, "2.6.25-rc1")
+        for k in (first, second):
+            self.assertEqual(dataclasses.replace(
+                k, name="b1", patch=None, policy=base.policy), base)
+
+    def test_base_and_policy_errors(self):
+        cases = {
+            POLICIES.replace('"b1"]', '"nope"]'):
+                "policy '2.6.16': base 'nope' is not a [[kernel]] entry "
+                "with patches",
+            POLICIES.replace('"2.6.16"', '"2.6.99"'):
+                "policy '2.6.99': unknown policy (known: pre-2.6.16, ",
+            POLICIES + 'colour = "blue"\n':
+                "policy '2.6.25-rc1': unknown field(s) colour",
+            POLICIES.replace('bases = ["b1"]\n', '', 1):
+                "policy '2.6.16': bases must be a list of kernel names",
+        }
+        for policies, want in cases.items():
+            msg = self.error(BASE + policies)
+            self.assertIn(f": {want}", msg)
+        self.assertIn("kernel 'b1': a base (patches) takes no patch",
+                      self.error(BASE + 'patch = "guest/patches/'
+                                 'policy-2.6.16.patch"\n' + POLICIES))
+        self.assertIn("kernel 'b1': patches 'guest/nope' is not a folder",
+                      self.error(BASE.replace('"guest/patches"',
+                                              '"guest/nope"') + POLICIES))
+        self.assertIn("kernel 'b1': policy_row without patches",
+                      self.error(BASE.replace('patches = "guest/patches"\n',
+                                              "")))
+        self.assertIn("kernel 'b1': policy_row must contain {policy} once",
+                      self.error(BASE.replace("{policy}-b", "b") + POLICIES))
+        self.assertIn("kernel 'policy-2.6.16-b': patch 'guest/config/"
+                      "policy-2.6.16.patch' does not exist",
+                      self.error(BASE.replace('"guest/patches"',
+                                              '"guest/config"') + POLICIES))
+        self.assertIn("kernel 'policy-2.6.16-b': duplicate name",
+                      self.error(BASE + POLICIES + GOOD_BUILT.replace(
+                          '"k1"', '"policy-2.6.16-b"')))
+
+    def test_real_matrix_declares_each_policy_once(self):
+        """The three bases (6.1, its i386 build, bullseye's 5.10) each get
+        every policy from one [[policy]] table apiece."""
+        import tomllib
+        data = tomllib.loads((REPO / "guest/kernels.toml").read_text())
+        bases = [k["name"] for k in data["kernel"] if "patches" in k]
+        self.assertEqual(bases, ["src-6.1", "src-6.1-i386", "src-5.10"])
+        exp = kernels.load_expectations()
+        self.assertEqual([p["name"] for p in data["policy"]],
+                         list(exp.policies))
+        for entry in data["policy"]:
+            self.assertEqual(entry["bases"], bases)
+        self.assertFalse([k["name"] for k in data["kernel"]
+                          if k["name"].startswith("policy-")])
+        self.assertEqual(len([k for k in kernels.load_kernels()
+                              if k.name.startswith("policy-")]), 21)
 
     def test_select_unknown(self):
         with self.assertRaises(BenchError) as ctx:

@@ -2,24 +2,32 @@
 for is compiled into our QEMU build: every row runs our build (the
 sandbox), which is configured --without-default-devices, so a NIC left out
 of qemu_build.BASE_DEVICES is "Device 'x' not found" at boot."""
+import re
 import unittest
 
-import helpers  # noqa: F401  (puts scripts/ on sys.path)
+from helpers import REPO
 from ndisbench_lib import devices, userdriver
 from ndisbench_lib.build import qemu_build
 
-# -device name -> the Kconfig symbol that builds it (QEMU 7.2's hw/*/Kconfig);
-# our own models come from qemu-devices/ and need no entry.
-KCONFIG = {
-    "e1000": "E1000_PCI",
-    "rtl8139": "RTL8139_PCI",
-    "pcnet": "PCNET_PCI",
-    "ne2k_pci": "NE2000_PCI",
-    "qemu-xhci": "USB_XHCI_PCI",
-    "usb-ehci": "USB_EHCI_PCI",
-    "piix3-usb-uhci": "USB_UHCI",
-}
-OUR_MODELS = {"bcm43xx", "usb-rtl8187"}
+# -device name -> the Kconfig symbol that builds it (QEMU 7.2's hw/*/Kconfig),
+# from the model table; our own models come from qemu-devices/.
+KCONFIG = {m.qemu: m.kconfig for m in devices.MODELS if not m.own}
+OUR_MODELS = devices.OUR_MODELS
+MESON = REPO / "qemu-devices" / "meson.build"
+KCONFIG_FILE = REPO / "qemu-devices" / "Kconfig"
+
+
+def built_symbols(meson_text):
+    """The Kconfig symbols qemu-devices/meson.build compiles a model for."""
+    return set(re.findall(r"when:\s*'CONFIG_([A-Z0-9_]+)'", meson_text))
+
+
+def table_mismatch(meson_text, models=devices.MODELS):
+    """What the QEMU build and the model table disagree on: (built but not
+    in the table, in the table but not built)."""
+    built = built_symbols(meson_text)
+    ours = {m.kconfig for m in models if m.own}
+    return sorted(built - ours), sorted(ours - built)
 
 
 def device_names(args):
@@ -39,6 +47,41 @@ class QemuDevicesTest(unittest.TestCase):
             self.assertIn(name, KCONFIG, f"{name}: which Kconfig symbol?")
             self.assertIn(KCONFIG[name], qemu_build.BASE_DEVICES,
                           f"-device {name} is not in our QEMU build")
+
+
+class ModelTableTest(unittest.TestCase):
+    """Every model qemu-devices/ builds is in devices.MODELS, and every one
+    of ours there is built and declared in qemu-devices/Kconfig."""
+
+    def test_build_and_table_agree(self):
+        self.assertEqual(table_mismatch(MESON.read_text()), ([], []))
+        declared = set(re.findall(r"^config ([A-Z0-9_]+)$",
+                                  KCONFIG_FILE.read_text(), re.M))
+        self.assertEqual(declared, {m.kconfig for m in devices.MODELS
+                                    if m.own})
+
+    def test_a_model_on_one_side_only_fails(self):
+        text = MESON.read_text()
+        added = text + ("softmmu_ss.add(when: 'CONFIG_RT2500', "
+                        "if_true: files('rt2500.c'))\n")
+        self.assertEqual(table_mismatch(added), (["RT2500"], []))
+        dropped = "\n".join(line for line in text.splitlines()
+                            if "CONFIG_BCM43XX" not in line)
+        self.assertEqual(table_mismatch(dropped), ([], ["BCM43XX"]))
+        self.assertEqual(table_mismatch(text, [m for m in devices.MODELS
+                                               if m.qemu != "wlan-ap"]),
+                         (["WLAN_AP"], []))
+
+    def test_stock_models_are_in_our_build(self):
+        for model in devices.MODELS:
+            if not model.own:
+                self.assertIn(model.kconfig, qemu_build.BASE_DEVICES,
+                              model.qemu)
+
+    def test_usb_ids_and_our_models_come_from_the_table(self):
+        self.assertEqual(devices.USB_IDS, {"usb-rtl8187": "0bda:8187"})
+        self.assertEqual(OUR_MODELS, {"bcm43xx", "usb-rtl8187", "wlan-air",
+                                      "wlan-ap"})
 
 
 if __name__ == "__main__":

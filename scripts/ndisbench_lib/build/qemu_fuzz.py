@@ -6,14 +6,15 @@ published as <cache>/qemu-fuzz/<key>/, keyed like the bench's binary (the
 tree and the contents of qemu-devices/). The bench's own tree and binary
 are never touched.
 
-The device configs are QEMU's generic-fuzz target configured through
+The device configs (one per devices.fuzz_setups() entry, made in
+commands/fuzz.py) are QEMU's generic-fuzz target configured through
 QEMU_FUZZ_ARGS (the machine) and QEMU_FUZZ_OBJECTS (which memory regions
 and PCI devices it drives), the way tests/qtest/fuzz/generic_fuzz_configs.h
 declares its named configs, but without editing QEMU.
 """
 import dataclasses
 import pathlib
-from typing import Dict, List, Tuple
+from typing import Dict, List
 
 from . import qemu_build
 from .cache import Cache
@@ -36,13 +37,6 @@ def build_fuzz_qemu(cache: Cache) -> pathlib.Path:
     """qemu-fuzz-x86_64 with qemu-devices/ (incremental, like the bench's
     QEMU: a device .c edit recompiles that file)."""
     return qemu_build.build_binary(cache, FuzzQemuTree(cache), KIND)
-
-
-# An air with one access point on slirp, as the bench's WLAN rows have
-# (the AP answers the radio's probe requests and authentication, and
-# beacons on the virtual clock that generic-fuzz steps).
-AIR = ("-object wlan-air,id=air0 -netdev user,id=net0 "
-       "-object wlan-ap,id=ap0,air=air0,netdev=net0")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,24 +81,9 @@ USB_MAX_LEN = 4096
 MODEL_DIR = f"/hw/{qemu_build.SUBDIR}/"
 
 
-# The USB model has no memory region of its own: the fuzzer drives the
-# host controller's registers, and the controller's DMA (descriptors,
-# TDs, TRBs, buffers) reads what the fuzzer puts there, so the model sees
-# every kind of control, bulk IN and bulk OUT transfer.
-CONFIGS: Tuple[GenericConfig, ...] = (
-    GenericConfig("qemu-bcm43xx",
-                  f"-M q35 -nodefaults {AIR} -device bcm43xx,air=air0",
-                  "bcm43xx"),
-    GenericConfig("qemu-rtl8187-xhci",
-                  f"-M q35 -nodefaults {AIR} -device qemu-xhci,id=xhci "
-                  "-device usb-rtl8187,bus=xhci.0,air=air0",
-                  "*xhci* usb-rtl8187", USB_MAX_LEN),
-    GenericConfig("qemu-rtl8187-ehci",
-                  f"-M q35 -nodefaults {AIR} -device usb-ehci,id=ehci "
-                  "-device usb-rtl8187,bus=ehci.0,air=air0",
-                  "*ehci* usb-rtl8187", USB_MAX_LEN),
-    GenericConfig("qemu-rtl8187-uhci",
-                  f"-M q35 -nodefaults {AIR} -device piix3-usb-uhci,id=uhci "
-                  "-device usb-rtl8187,bus=uhci.0,air=air0",
-                  "*uhci* usb-rtl8187", USB_MAX_LEN),
-)
+def generic_config(name: str, args: str, objects: str,
+                   usb: bool) -> GenericConfig:
+    """One of devices.fuzz_setups() as a generic-fuzz config (commands/
+    fuzz.py: this stage does not read the device table)."""
+    return GenericConfig(name, args, objects,
+                         USB_MAX_LEN if usb else GenericConfig.max_len)

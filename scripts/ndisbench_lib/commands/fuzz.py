@@ -40,7 +40,7 @@ import threading
 import time
 from typing import Dict, List, Mapping, Optional, Sequence
 
-from .. import paths
+from .. import devices, paths
 from ..build import hostbuild, qemu_fuzz
 from ..build.cache import Cache
 from ..errors import BenchError
@@ -48,6 +48,10 @@ from ..progress import Step, fmt_secs, say
 from ..proc import run_logged
 
 CORPUS = paths.REPO / "tests" / "fuzz" / "corpus"
+# QEMU's generic-fuzz on each of our models (devices.MODELS).
+QEMU_CONFIGS = tuple(qemu_fuzz.generic_config(s.name, s.args, s.objects,
+                                              s.usb)
+                     for s in devices.fuzz_setups())
 REGRESS = paths.REPO / "tests" / "fuzz" / "regress"
 PYFUZZ = paths.REPO / "tests" / "fuzz" / "pyfuzz.py"
 # Python targets: a 1 GiB address space (RLIMIT_AS in pyfuzz.py), 5 s per
@@ -252,7 +256,7 @@ def host_targets(build: pathlib.Path, corpus_root: pathlib.Path = CORPUS,
 def qemu_targets(binary: pathlib.Path, corpus_root: pathlib.Path = CORPUS,
                  regress_root: pathlib.Path = REGRESS) -> List[Target]:
     out = []
-    for config in qemu_fuzz.CONFIGS:
+    for config in QEMU_CONFIGS:
         corpus = corpus_root / config.name
         out.append(Target(config.name, "qemu", config.argv(binary),
                           config.flags(),
@@ -292,7 +296,7 @@ def python_targets(corpus_root: pathlib.Path = CORPUS,
 
 
 def qemu_target_names() -> List[str]:
-    return [c.name for c in qemu_fuzz.CONFIGS]
+    return [c.name for c in QEMU_CONFIGS]
 
 
 def prepare_host_build() -> pathlib.Path:
