@@ -33,6 +33,12 @@ def meson_compile(*targets: str) -> None:
                         str(paths.REPO)], log, "meson setup", timeout=300)
     cmd = ["meson", "compile", "-C", str(paths.MESON_BUILD)]
     names = [t for t in targets if t != "all"]
+    if names:
+        # meson looks named targets up in the build folder's last
+        # configuration: regenerate it first (a no-op when no meson.build
+        # changed), or a target the tree gained since is "not found"
+        run_logged(["ninja", "-C", str(paths.MESON_BUILD), "build.ninja"],
+                   log, "meson regenerate", timeout=300)
     run_logged(cmd + names, log, f"meson compile {' '.join(targets)}",
                timeout=1800)
 
