@@ -9,7 +9,7 @@ from unittest import mock
 
 from helpers import agent_log
 from ndisbench_lib import devices, kernels
-from ndisbench_lib.commands import cell
+from ndisbench_lib import cell
 from ndisbench_lib.guest import machine
 from ndisbench_lib.report import ktap
 
@@ -24,7 +24,8 @@ def rowed_serial():
     every reader of the log (the checks, charge_reports, the notes) has
     something to read."""
     lines = agent_log([{"module": "ndiswrapper", "before": 0, "errno": 0,
-                        "after": 12289, "taint": "POE", "kmsg": KMSG}]).split("\r\n")
+                        "after": 12289, "taint": "POE", "kmsg": KMSG}]
+                      ).split("\r\n")
     at = next(i for i, line in enumerate(lines)
               if line.startswith("# module: "))
     end = next(i for i, line in enumerate(lines) if " insmod " in line)
@@ -52,22 +53,24 @@ class ParseOnceTest(unittest.TestCase):
             return machine.BootResult("done", 0, 3.0, 1.0, serial)
 
         kernel = kernels.Kernel("k", "debian", EXP.policies["2.6.25-rc4"])
-        prep = cell.Prepared(kernel, art=mock.Mock(release="6.1"),
+        prep = cell.plan.Prepared(kernel, art=mock.Mock(release="6.1"),
                              base_bits=12288)
         with tempfile.TemporaryDirectory() as tmp, \
                 mock.patch.object(ktap, "parse", counted(parse)), \
                 mock.patch.object(ktap, "row_lines", counted(row_lines)), \
-                mock.patch.object(cell, "cell_initrd",
+                mock.patch.object(cell.run, "cell_initrd",
                                   return_value=pathlib.Path("/i")), \
-                mock.patch.object(cell, "guest_command",
+                mock.patch.object(cell.start, "guest_command",
                                   return_value=["qemu"]), \
-                mock.patch.object(cell, "say", lambda *a: None), \
-                mock.patch.object(cell.machine, "boot", boot):
+                mock.patch.object(cell.run, "say", lambda *a: None), \
+                mock.patch.object(cell.start, "say", lambda *a: None), \
+                mock.patch.object(cell.run.machine, "boot", boot):
             run = pathlib.Path(tmp)
-            plan = cell.CellPlan(kernel, devices.DEVICES["none"],
+            plan = cell.plan.CellPlan(kernel, devices.DEVICES["none"],
                                  tuple(check_names), EXP,
                                  run / "cells" / "k", run)
-            done = cell.run_plan(plan, prep, cell.HostParts(None, run))
+            parts = cell.parts.HostParts(None, run)
+            done = cell.run.run_plan(plan, prep, parts)
         return done.result.verdicts, calls
 
     def test_serial_parsed_once(self):
@@ -82,7 +85,8 @@ class ParseOnceTest(unittest.TestCase):
     def test_without_rows_still_once(self):
         """No row marks: kernel_problem reads the record too."""
         serial = agent_log([{"module": "ndiswrapper", "before": 0,
-                             "errno": 0, "after": 12289, "taint": "POE", "kmsg": KMSG}]
+                             "errno": 0, "after": 12289, "taint": "POE",
+                             "kmsg": KMSG}]
                            ).replace("ok 1 boot", f"{OOPS}\r\nok 1 boot")
         verdicts, calls = self.judged_cell(("load", "taint"), serial)
         self.assertEqual(verdicts["load"].status, "FAIL")
