@@ -58,8 +58,13 @@ def judge(check, policy, exp, log, roles, base_bits, sink_bytes=None,
     own_loader_abi, ...)."""
     from ndisbench_lib.checks import registry
     from ndisbench_lib.checks.check import CellFacts
+    from ndisbench_lib.devices import Device
+    sys_file = facts.pop("fixture_sys", "")
+    device = Device("cell", "the judged cell's device", fixture=fixture,
+                    native_driver=native, connect_ssid=iw_ssid,
+                    driver_files=((sys_file, ""),) if sys_file else ())
     return registry.judge(check, CellFacts(
-        log, exp, policy, roles, base_bits, fixture, native, iw_ssid, config,
+        log, exp, policy, roles, base_bits, device, config,
         sinks={check: sink_bytes}, air=air, **facts))
 
 

@@ -96,5 +96,21 @@ class ParseOnceTest(unittest.TestCase):
                                        ("row_lines", serial): 1})
 
 
+class CellFactsTest(unittest.TestCase):
+    def test_facts_hold_the_device(self):
+        """The checks read the device row itself, not copies of its
+        fields."""
+        kernel = kernels.Kernel("k", "debian", EXP.policies["2.6.25-rc4"])
+        device = devices.DEVICES["bcm43xx/ndiswrapper"]
+        plan = cell.plan.CellPlan(kernel, device, ("bind",), EXP)
+        boot = machine.BootResult("done", 0, 3.0, 1.0, "")
+        facts = cell.judge.cell_facts(plan, cell.plan.Prepared(kernel), boot,
+                                      cell.judge.read_serial(""))
+        self.assertIs(facts.device, device)
+        self.assertEqual((facts.fixture, facts.fixture_sys, facts.iw_ssid),
+                         (device.fixture, f"{device.fixture}.sys",
+                          device.connect_ssid))
+
+
 if __name__ == "__main__":
     unittest.main()

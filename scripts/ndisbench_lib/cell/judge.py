@@ -201,16 +201,12 @@ def cell_facts(plan: CellPlan, prep: Prepared, boot: machine.BootResult,
                air_capture: Optional[capture.AirCapture] = None
                ) -> CellFacts:
     """What the checks of one guest judge from."""
-    device = plan.device
     return CellFacts(
         serial.log, plan.exp, prep.kernel.policy, plan.roles, prep.base_bits,
-        fixture=device.fixture, native=device.native_driver,
-        iw_ssid=device.connect_ssid,
-        config=prep.art.config() if prep.art else None,
+        plan.device, config=prep.art.config() if prep.art else None,
         sinks=sink_bytes or {}, air=air_capture,
         gpl_imports={role: mod.gpl_imports
                      for role, mod in prep.built.items()},
         own_loader_abi=plan.wrapper_src is None, lease=plan.lease,
         tcp_bytes=plan.tcp_bytes, qemu_ids=boot.qemu_ids,
-        fixture_sys=device.sys_name if device.fixture else "",
         builds=cell_builds(plan, prep), unbinds=native_first(plan, prep))
