@@ -149,7 +149,7 @@ class Check:
     # The agent tests it reads, as the agent names them: a name or its
     # first word ("insmod ndiswrapper", "broken": every "broken <x>"). A
     # kernel report while the row printing one of them ran is this
-    # check's FAIL (commands/cell.py judge_cell); () for host_side checks.
+    # check's FAIL (cell/judge.py judge_cell); () for host_side checks.
     reads: Tuple[str, ...] = ()
     # It judges the kernel's oops and checker reports itself: they do not
     # fail it as they fail every other check of the cell.
