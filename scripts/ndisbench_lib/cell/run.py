@@ -136,10 +136,13 @@ def run_plan(plan: CellPlan, prep: Prepared, parts: HostParts,
         # The cell's initramfs, whichever guest: one saved boot for all.
         initrd = cell_initrd(plan, prep, parts)
         for checks, log_name in guest_groups(plan):
-            run = run_guest(dataclasses.replace(plan, checks=checks), prep,
-                            parts, initrd, log_name,
-                            on_line if not runs else None,
-                            before_boot if not runs else None)
+            # the caller's probe and hooks are the main guest's
+            main = not runs
+            guest = dataclasses.replace(plan, checks=checks, probe=(
+                plan.probe if main else None))
+            run = run_guest(guest, prep, parts, initrd, log_name,
+                            on_line if main else None,
+                            before_boot if main else None)
             runs.append(run)
             verdicts.update(run.verdicts)
             if len(runs) > 1:
