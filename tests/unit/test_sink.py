@@ -127,10 +127,9 @@ class CellSinksTest(unittest.TestCase):
         from ndisbench_lib.checks import registry
         from ndisbench_lib import cell
         owner = cell.services.QemuPid()
-        sinks = cell.services.open_sinks([registry.get("tcp"),
-                                          registry.get("udp")],
-                                         owner)
-        self.addCleanup(cell.services.close_sinks, [], sinks)
+        kinds = {c: registry.get(c).sink for c in ("tcp", "udp")}
+        sinks = cell.services.open_sinks(kinds, owner)
+        self.addCleanup(cell.services.close_sinks, kinds, sinks)
         self.assertEqual({n: s.owner for n, s in sinks.items()},
                          {"tcp": owner, "udp": owner})
         self.assertEqual(intrude(sinks["tcp"].port, b"x"), b"")

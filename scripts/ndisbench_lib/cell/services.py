@@ -4,10 +4,9 @@ of each stream), and QMP requests (hot-unplug, roaming). Each sink counts
 only the cell's own QEMU."""
 import socket
 import threading
-from typing import Callable, Dict, List, Optional, Sequence, Union
+from typing import Callable, Dict, List, Mapping, Optional, Union
 
-from ..checks.check import CUT_STREAM, DATAGRAMS, QMP_HOTPLUG, QMP_ROAM, \
-    Check
+from ..checks.check import CUT_STREAM, DATAGRAMS, QMP_HOTPLUG, QMP_ROAM
 from ..guest import air
 from ..guest.qmp_requests import QmpRequests
 from ..guest.sink import Owner, TcpSink, UdpSink, count_stream, from_owner
@@ -87,10 +86,11 @@ class QemuPid:
         return self.pid
 
 
-def open_sinks(checks: Sequence[Check],
+def open_sinks(kinds: Mapping[str, str],
                owner: Optional[QemuPid] = None) -> Dict[str, Sink]:
-    return {c.name: UdpSink(owner) if c.sink == DATAGRAMS
-            else TcpSink(owner) for c in checks if c.sink}
+    """A sink per check that asks for one (Needs.sinks: check -> kind)."""
+    return {name: UdpSink(owner) if kind == DATAGRAMS else TcpSink(owner)
+            for name, kind in kinds.items()}
 
 
 def refused_peers(sinks: Dict[str, Sink]) -> Dict[str, int]:
@@ -98,15 +98,14 @@ def refused_peers(sinks: Dict[str, Sink]) -> Dict[str, int]:
     return {name: s.refused for name, s in sinks.items() if s.refused}
 
 
-def close_sinks(checks: Sequence[Check], sinks: Dict[str, Sink]
+def close_sinks(kinds: Mapping[str, str], sinks: Dict[str, Sink]
                 ) -> Dict[str, Optional[int]]:
     """What each sink counted; a stream an unplug cut never ends, so what
     arrived counts."""
     counts = {name: sink.close() for name, sink in sinks.items()}
-    for check in checks:
-        sink = sinks.get(check.name)
-        if check.sink == CUT_STREAM and isinstance(sink, TcpSink):
-            counts[check.name] = sink.count
+    for name, sink in sinks.items():
+        if kinds.get(name) == CUT_STREAM and isinstance(sink, TcpSink):
+            counts[name] = sink.count
     return counts
 
 
@@ -139,7 +138,7 @@ class Services:
     close() once it has stopped (counts, refusals, streams, QMP errors)."""
 
     def __init__(self, plan: CellPlan) -> None:
-        self.checks = plan.units
+        self.kinds = plan.needs.sinks
         self.qemu_pid = QemuPid()
         self.sinks: Dict[str, Sink] = {}
         self.streams: Dict[str, StreamSink] = {}
@@ -150,7 +149,7 @@ class Services:
         self.stream_bytes: Dict[str, List[int]] = {}
         self.qmp_errors: List[str] = []
         try:
-            self.sinks = open_sinks(self.checks, self.qemu_pid)
+            self.sinks = open_sinks(self.kinds, self.qemu_pid)
             for name in plan.probe.streams if plan.probe else ():
                 self.streams[name] = StreamSink(self.qemu_pid)
             self.plug = qmp_requests(plan)
@@ -175,7 +174,7 @@ class Services:
     def close(self) -> None:
         """Stop serving; what was served stays readable. Again: nothing."""
         if self.sinks:
-            self.counts = close_sinks(self.checks, self.sinks)
+            self.counts = close_sinks(self.kinds, self.sinks)
             self.refused = refused_peers(self.sinks)
             self.sinks = {}
         for name, sink in self.streams.items():
