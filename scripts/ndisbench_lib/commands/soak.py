@@ -38,15 +38,15 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from .. import paths
 from ..build.cache import Cache
+from ..cell.compose import MEMORY_MB, resolve_accel
+from ..cell.parts import host_parts
+from ..cell.plan import CellPlan, Probe, prepare
+from ..cell.run import run_plan
 from ..devices import Device
 from ..errors import BenchError
 from ..guest import sandbox
 from ..kernels import Expectations, Kernel
 from ..progress import fmt_secs, say
-from ..cell.compose import MEMORY_MB, resolve_accel
-from ..cell.parts import host_parts
-from ..cell.plan import CellPlan, Probe, prepare
-from ..cell.run import run_plan
 from ..report import ktap
 from ..report.verdict import FAIL, PASS, TIMEOUT, Verdict
 
