@@ -143,7 +143,7 @@ class Expectations:
     """tests/e2e/expectations.toml, read once (load_expectations) and
     read-only: its mappings cannot be changed, and nothing replaces it
     with a modified copy; what a command varies is a field of its cell
-    plans (commands/cell.py)."""
+    plans (cell/plan.py)."""
     policies: Mapping[str, Policy]
     gpl_only_imports: Tuple[str, ...]
     module_names: Mapping[str, str]     # role -> module name

@@ -45,21 +45,26 @@ def roles_of(check_names):
     """The module roles a cell without a device loads for these checks,
     in load order."""
     from ndisbench_lib import devices
-    from ndisbench_lib.checks import registry
-    return registry.roles(devices.DEVICES["none"], check_names)
+    from ndisbench_lib.cell.plan import needs
+    return list(needs(devices.DEVICES["none"], check_names).roles)
 
 
 def judge(check, policy, exp, log, roles, base_bits, sink_bytes=None,
           fixture="", native="", air=None, iw_ssid="", config=None,
           **facts):
     """One check's verdict as the cell pipeline has the registry judge it
-    (commands/cell.judge_cell). sink_bytes: what the check's host sink
+    (cell/judge.py judge_cell). sink_bytes: what the check's host sink
     counted; facts: more CellFacts fields (lease, gpl_imports,
     own_loader_abi, ...)."""
     from ndisbench_lib.checks import registry
     from ndisbench_lib.checks.check import CellFacts
+    from ndisbench_lib.devices import Device
+    sys_file = facts.pop("fixture_sys", "")
+    device = Device("cell", "the judged cell's device", fixture=fixture,
+                    native_driver=native, connect_ssid=iw_ssid,
+                    driver_files=((sys_file, ""),) if sys_file else ())
     return registry.judge(check, CellFacts(
-        log, exp, policy, roles, base_bits, fixture, native, iw_ssid, config,
+        log, exp, policy, roles, base_bits, device, config,
         sinks={check: sink_bytes}, air=air, **facts))
 
 
@@ -68,12 +73,12 @@ def judge_cell(device_name, check_names, serial, policy="2.6.25-rc4",
     """Every check's verdict of one cell as run_plan has judge_cell make
     them from the guest's serial log (a kernel 'k' of the policy)."""
     from ndisbench_lib import devices, kernels
-    from ndisbench_lib.commands import cell
+    from ndisbench_lib import cell
     from ndisbench_lib.guest import machine
     exp = kernels.load_expectations()
     kernel = kernels.Kernel("k", "debian", exp.policies[policy])
-    plan = cell.CellPlan(kernel, devices.DEVICES[device_name],
-                         tuple(check_names), exp, pathlib.Path("/x"))
+    plan = cell.plan.CellPlan(kernel, devices.DEVICES[device_name],
+                              tuple(check_names), exp, pathlib.Path("/x"))
     boot = machine.BootResult(status, 0, 3.0, 1.0, serial)
-    return cell.judge_cell(plan, cell.Prepared(kernel, base_bits=base_bits),
-                           boot)
+    prep = cell.plan.Prepared(kernel, base_bits=base_bits)
+    return cell.judge.judge_cell(plan, prep, boot)

@@ -11,7 +11,7 @@ from ndisbench_lib.guest import air, capture
 from ndisbench_lib.checks import scan
 from ndisbench_lib import kernels
 from ndisbench_lib.report import ktap
-from ndisbench_lib.commands import cell
+from ndisbench_lib import cell
 from ndisbench_lib.guest.capture import Frame
 
 EXP = kernels.load_expectations()
@@ -40,10 +40,10 @@ class AirConfigTest(unittest.TestCase):
 
     def test_capture_option_only_when_the_check_runs(self):
         cdir = pathlib.Path("/r/cells/c")
-        with_capture = cell.cell_qemu_args(air.qemu_args(), cdir, True)
+        with_capture = cell.compose.cell_qemu_args(air.qemu_args(), cdir, True)
         self.assertIn("wlan-air,id=air0,pcap=/r/cells/c/air.pcap",
                       with_capture)
-        without = cell.cell_qemu_args(air.qemu_args(), cdir, False)
+        without = cell.compose.cell_qemu_args(air.qemu_args(), cdir, False)
         self.assertIn("wlan-air,id=air0", without)
         self.assertFalse(any("pcap" in a for a in without))
 

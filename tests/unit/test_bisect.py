@@ -391,7 +391,7 @@ class CellJudgeTest(unittest.TestCase):
         """The judge's verdicts of `runs` steps, and the mock that stood
         for run_plan."""
         from ndisbench_lib.build.kbuild import KernelArtifact
-        from ndisbench_lib.commands.cell import Prepared
+        from ndisbench_lib.cell.plan import Prepared
         device = bisect_cell.pick_device("none")
         judge = bisect_cell.CellJudge(
             self.kernel, device, bisect_cell.cell_checks(device, checks),
@@ -439,7 +439,7 @@ class CellJudgeTest(unittest.TestCase):
         self.assertEqual(self.roles, [])
 
     def test_guest_step_runs_a_cell_of_the_tree(self) -> None:
-        from ndisbench_lib.commands.cell import CellRun
+        from ndisbench_lib.cell.run import CellRun
         from ndisbench_lib.report.report import CellResult
         plans = []
 

@@ -10,7 +10,7 @@ from unittest import mock
 from helpers import agent_log
 from ndisbench_lib import devices, kernels
 from ndisbench_lib.checks import registry
-from ndisbench_lib.commands import cell
+from ndisbench_lib import cell
 from ndisbench_lib.errors import BuildError
 from ndisbench_lib.guest import machine
 from ndisbench_lib.report import report
@@ -28,8 +28,8 @@ def failed_build():
 
 def prep(failed=()):
     kernel = kernels.Kernel("k", "debian", EXP.policies["2.6.25-rc4"])
-    p = cell.Prepared(kernel, art=mock.Mock(release="6.12.1"),
-                      base_bits=12288)
+    p = cell.plan.Prepared(kernel, art=mock.Mock(release="6.12.1"),
+                           base_bits=12288)
     for role in failed:
         p.failed[role] = failed_build()
     return p
@@ -37,8 +37,8 @@ def prep(failed=()):
 
 def plan_of(device, checks, folder=None, run=None):
     kernel = kernels.Kernel("k", "debian", EXP.policies["2.6.25-rc4"])
-    return cell.CellPlan(kernel, devices.DEVICES[device], tuple(checks),
-                         EXP, folder, run)
+    return cell.plan.CellPlan(kernel, devices.DEVICES[device], tuple(checks),
+                              EXP, folder, run)
 
 
 def checks_of(device):
@@ -60,36 +60,36 @@ class BuildCheckTest(unittest.TestCase):
 
     def test_verdicts(self):
         plan = plan_of("none", checks_of("none"))
-        ok = registry.judge("build", cell.CellFacts(
-            cell.ktap.parse(""), EXP, plan.kernel.policy,
-            builds=cell.cell_builds(plan, prep())))
+        ok = registry.judge("build", cell.judge.CellFacts(
+            cell.judge.ktap.parse(""), EXP, plan.kernel.policy,
+            builds=cell.plan.cell_builds(plan, prep())))
         self.assertEqual(ok.status, "pass")
         self.assertIn("ndiswrapper.ko", ok.summary)
-        bad = registry.judge("build", cell.CellFacts(
-            cell.ktap.parse(""), EXP, plan.kernel.policy,
-            builds=cell.cell_builds(plan, prep(["ndiswrapper"]))))
+        bad = registry.judge("build", cell.judge.CellFacts(
+            cell.judge.ktap.parse(""), EXP, plan.kernel.policy,
+            builds=cell.plan.cell_builds(plan, prep(["ndiswrapper"]))))
         self.assertEqual(bad.status, "FAIL")
         self.assertTrue(bad.summary.startswith(
             "ndiswrapper.ko: driver/compat.h:41:2: error: #error"),
             bad.summary)
-        plain = registry.judge("build", cell.CellFacts(
-            cell.ktap.parse(""), EXP, plan.kernel.policy,
-            builds=cell.cell_builds(plan_of("e1000", checks_of("e1000")),
-                                    prep(["ndiswrapper"]))))
+        plain = registry.judge("build", cell.judge.CellFacts(
+            cell.judge.ktap.parse(""), EXP, plan.kernel.policy,
+            builds=cell.plan.cell_builds(plan_of("e1000", checks_of("e1000")),
+                                         prep(["ndiswrapper"]))))
         self.assertEqual(plain.status, "pass")
 
     def test_what_a_failed_wrapper_blocks(self):
         p = prep(["ndiswrapper"])
-        none = cell.blocked_checks(plan_of("none", checks_of("none")), p)
+        none = cell.plan.blocked_checks(plan_of("none", checks_of("none")), p)
         self.assertEqual(set(none), {"load", "taint"})
-        wrapped = cell.blocked_checks(plan_of(
+        wrapped = cell.plan.blocked_checks(plan_of(
             "bcm43xx/ndiswrapper", checks_of("bcm43xx/ndiswrapper")), p)
         self.assertNotIn("sandbox", wrapped)
         self.assertNotIn("build", wrapped)
         self.assertIn("dhcp", wrapped)
         self.assertIn("broken", wrapped)
         for plain in ("e1000", "rtl8187/native"):
-            self.assertEqual(cell.blocked_checks(
+            self.assertEqual(cell.plan.blocked_checks(
                 plan_of(plain, checks_of(plain)), p), {}, plain)
 
 
@@ -103,19 +103,20 @@ class UnbuiltCellTest(unittest.TestCase):
             return machine.BootResult("done", 0, 3.0, 1.0, serial or "")
 
         with tempfile.TemporaryDirectory() as tmp, \
-                mock.patch.object(cell, "cell_initrd",
+                mock.patch.object(cell.run, "cell_initrd",
                                   return_value=pathlib.Path("/i")), \
-                mock.patch.object(cell, "guest_command",
+                mock.patch.object(cell.start, "guest_command",
                                   return_value=["qemu"]), \
-                mock.patch.object(cell, "say", lambda *a: None), \
-                mock.patch.object(cell.machine, "boot", boot), \
-                mock.patch.object(cell.known, "annotate",
+                mock.patch.object(cell.run, "say", lambda *a: None), \
+                mock.patch.object(cell.start, "say", lambda *a: None), \
+                mock.patch.object(cell.run.machine, "boot", boot), \
+                mock.patch.object(cell.run.known, "annotate",
                                   lambda log, exp, v: v):
             run = pathlib.Path(tmp)
-            plan = cell.CellPlan(p.kernel, devices.DEVICES[device],
-                                 tuple(checks), EXP,
-                                 run / "cells" / "k", run)
-            return cell.run_plan(plan, p, None), booted
+            plan = cell.plan.CellPlan(p.kernel, devices.DEVICES[device],
+                                      tuple(checks), EXP,
+                                      run / "cells" / "k", run)
+            return cell.run.run_plan(plan, p, None), booted
 
     def test_wrapped_cell_is_not_run_and_says_why(self):
         done, booted = self.run_cell("bcm43xx/ndiswrapper",

@@ -15,7 +15,8 @@ from typing import Dict, List
 
 from helpers import REPO
 from ndisbench_lib.build import cachekey
-from ndisbench_lib.commands import cli, shard
+from ndisbench_lib.cell import shard
+from ndisbench_lib.commands import cli
 from yamlsubset import YamlError, loads
 
 GITHUB = REPO / ".github" / "workflows" / "ndisbench.yml"

@@ -11,7 +11,9 @@ from unittest import mock
 
 import helpers  # noqa: F401  (import path)
 from ndisbench_lib import devices, kernels
-from ndisbench_lib.commands import bench, cell, cli, runner
+from ndisbench_lib import cell
+from ndisbench_lib.cell import runner
+from ndisbench_lib.commands import bench, cli
 from ndisbench_lib.errors import BenchError
 from ndisbench_lib.guest import clock
 from ndisbench_lib.report import kcidb, merge, report
@@ -81,15 +83,17 @@ class PerRowTest(unittest.TestCase):
 
     def plan(self, **kw):
         dev = devices.DEVICES["none"]
-        return cell.CellPlan(KERNELS["src-6.1"], dev, ("load",), EXP, **kw)
+        return cell.plan.CellPlan(KERNELS["src-6.1"], dev, ("load",), EXP,
+                                  **kw)
 
     def command(self, plan):
         prep = types.SimpleNamespace(art=types.SimpleNamespace(
             boot_image=pathlib.Path("/k")))
         parts = types.SimpleNamespace(qemu=pathlib.Path("/our/qemu"),
                                       qemu_error=None)
-        return cell.guest_command(plan, prep, parts, pathlib.Path("/i"),
-                                  "console=ttyS0")
+        return cell.compose.guest_command(plan, prep, parts,
+                                          pathlib.Path("/i"),
+                                          "console=ttyS0")
 
     def test_a_plan_is_realtime_unless_asked(self):
         # pair, soak and the KVM probe build their plans with the default
@@ -106,7 +110,7 @@ def fake_run(matrix, out, clock_name, configs=None):
 
     def prepare(kernel, *a, **kw):
         config = (configs or {}).get(kernel.name, WITH_PORT)
-        return cell.Prepared(kernel, art=types.SimpleNamespace(
+        return cell.plan.Prepared(kernel, art=types.SimpleNamespace(
             config=lambda: config))
 
     def run_cell(prep, plan, *a, **kw):
@@ -138,7 +142,7 @@ class RunRecordsTheClockTest(unittest.TestCase):
         shutil.rmtree(self.tmp)
 
     def matrix(self, names, shard_spec=None):
-        from ndisbench_lib.commands import shard
+        from ndisbench_lib.cell import shard
         sh = None
         if shard_spec:
             sh = shard.Shard(*shard.parse_spec(shard_spec), {})

@@ -9,7 +9,7 @@ import helpers  # noqa: F401  (import path)
 from ndisbench_lib import devices, kernels
 from ndisbench_lib.build import hostbuild, initramfs
 from ndisbench_lib.build.cache import Cache
-from ndisbench_lib.commands import cell
+from ndisbench_lib import cell
 from ndisbench_lib.errors import BenchError
 
 
@@ -44,16 +44,16 @@ class FixtureArchTest(unittest.TestCase):
 
     def sys_for(self, kernel_name):
         device = devices.select(["bcm43xx"], ["ndiswrapper"])[0]
-        plan = cell.CellPlan(self.by_name[kernel_name], device, (),
-                             kernels.load_expectations())
+        plan = cell.plan.CellPlan(self.by_name[kernel_name], device, (),
+                                  kernels.load_expectations())
         tool = self.entry / "tool"
         tool.write_bytes(b"tool")
-        parts = cell.HostParts(Cache(self.entry / "cache"),
-                               self.entry / "agent", fixtures=self.entry)
-        parts.arches["i386"] = cell.ArchParts(
+        parts = cell.parts.HostParts(Cache(self.entry / "cache"),
+                                     self.entry / "agent", fixtures=self.entry)
+        parts.arches["i386"] = cell.parts.ArchParts(
             self.entry / "agent32", {"sbin/ndiswrapper": tool},
             self.entry / "busybox32", {})
-        files = cell.cell_extra_files(plan, parts)
+        files = cell.compose.cell_extra_files(plan, parts)
         return files[initramfs.fixture_file(device.fixture, device.fixture,
                                             ".sys")][0]
 
@@ -64,13 +64,13 @@ class FixtureArchTest(unittest.TestCase):
 
     def test_an_i386_cell_without_its_programs_says_why(self):
         device = devices.select(["bcm43xx"], ["ndiswrapper"])[0]
-        plan = cell.CellPlan(self.by_name["debian-6.1-686"], device, (),
-                             kernels.load_expectations())
-        parts = cell.HostParts(Cache(self.entry / "cache"),
-                               self.entry / "agent", fixtures=self.entry)
+        plan = cell.plan.CellPlan(self.by_name["debian-6.1-686"], device, (),
+                                  kernels.load_expectations())
+        parts = cell.parts.HostParts(Cache(self.entry / "cache"),
+                                     self.entry / "agent", fixtures=self.entry)
         parts.arch_errors["i386"] = BenchError("gcc -m32 cannot link")
         with self.assertRaises(BenchError) as ctx:
-            cell.cell_extra_files(plan, parts)
+            cell.compose.cell_extra_files(plan, parts)
         self.assertIn("gcc -m32", str(ctx.exception))
 
 

@@ -11,7 +11,7 @@ from helpers import judge_cell
 from ndisbench_lib import devices, kernels
 from ndisbench_lib.build.kbuild import KernelArtifact
 from ndisbench_lib.checks import registry
-from ndisbench_lib.commands import cell
+from ndisbench_lib import cell
 from ndisbench_lib.guest import machine
 from ndisbench_lib.report import ktap
 from ndisbench_lib.report.verdict import FAIL, PASS, TIMEOUT
@@ -187,18 +187,20 @@ class ChargeTest(unittest.TestCase):
 class OwnGuestTest(unittest.TestCase):
     def test_broken_gets_a_guest_of_its_own(self):
         self.assertTrue(registry.get("broken").own_guest)
-        plan = cell.CellPlan(None, devices.DEVICES[DEVICE],  # type: ignore
-                             ("build", "broken", "install", "unload"),
-                             kernels.load_expectations())
-        self.assertEqual(cell.guest_groups(plan), [
+        plan = cell.plan.CellPlan(None,  # type: ignore
+                                  devices.DEVICES[DEVICE],
+                                  ("build", "broken", "install", "unload"),
+                                  kernels.load_expectations())
+        self.assertEqual(cell.run.guest_groups(plan), [
             (("build", "install", "unload"), "serial.log"),
             (("broken",), "serial-broken.log")])
 
     def test_alone_it_shares_the_one_guest(self):
         for checks in (("broken",), ("build", "broken"), ("install",)):
-            plan = cell.CellPlan(None, devices.DEVICES[DEVICE],  # type: ignore
-                                 checks, kernels.load_expectations())
-            self.assertEqual(cell.guest_groups(plan),
+            plan = cell.plan.CellPlan(None,  # type: ignore
+                                      devices.DEVICES[DEVICE],
+                                      checks, kernels.load_expectations())
+            self.assertEqual(cell.run.guest_groups(plan),
                              [(checks, "serial.log")])
 
     def test_both_guests_boot_one_initramfs_main_first(self):
@@ -206,11 +208,12 @@ class OwnGuestTest(unittest.TestCase):
         kernel = kernels.Kernel("k", "debian", exp.policies["2.6.25-rc4"])
         tmp = pathlib.Path(tempfile.mkdtemp())
         art = mock.Mock(spec=KernelArtifact, release="6.1.0")
-        prep = cell.Prepared(kernel, art, base_bits=12288)
-        bare = cell.Prepared(kernel, base_bits=12288)   # judged: no .config
-        plan = cell.CellPlan(kernel, devices.DEVICES[DEVICE],
-                             ("broken", "install", "unload"), exp,
-                             tmp / "cell", tmp)
+        prep = cell.plan.Prepared(kernel, art, base_bits=12288)
+        # judged: no .config
+        bare = cell.plan.Prepared(kernel, base_bits=12288)
+        plan = cell.plan.CellPlan(kernel, devices.DEVICES[DEVICE],
+                                  ("broken", "install", "unload"), exp,
+                                  tmp / "cell", tmp)
         calls = []
 
         def fake_guest(sub, prep_, parts, initrd, log_name, on_line,
@@ -219,14 +222,14 @@ class OwnGuestTest(unittest.TestCase):
             serial = rows_log(oopsed_broken()) if log_name != "serial.log" \
                 else rows_log()
             boot = machine.BootResult("done", 0, 3.0, 1.0, serial)
-            return cell.GuestRun(boot, "saved" if not calls[1:] else
-                                 "restored", cell.judge_cell(
+            return cell.run.GuestRun(boot, "saved" if not calls[1:] else
+                                     "restored", cell.judge.judge_cell(
                                      sub, bare, boot, log_name=log_name),
-                                 {})
-        with mock.patch.object(cell, "cell_initrd",
+                                     {}, cell.judge.read_serial(serial))
+        with mock.patch.object(cell.run, "cell_initrd",
                                return_value=tmp / "initrd.cpio"), \
-                mock.patch.object(cell, "run_guest", fake_guest):
-            run = cell.run_plan(plan, prep, mock.Mock())
+                mock.patch.object(cell.run, "run_guest", fake_guest):
+            run = cell.run.run_plan(plan, prep, mock.Mock())
         self.assertEqual(calls, [
             (("install", "unload"), tmp / "initrd.cpio", "serial.log"),
             (("broken",), tmp / "initrd.cpio", "serial-broken.log")])

@@ -147,8 +147,8 @@ class OopsSite(unittest.TestCase):
             "nvmalloc [ndiswrapper]")
 
     def test_the_cell_names_it(self) -> None:
-        from ndisbench_lib.commands import cell
-        self.assertEqual(cell.kernel_problem(self.SERIAL),
+        from ndisbench_lib import cell
+        self.assertEqual(cell.judge.kernel_problem(self.SERIAL),
                          "[   10.1] BUG: kernel NULL pointer dereference, "
                          "address: 0000000000000000 (in nvmalloc "
                          "[ndiswrapper])")

@@ -12,7 +12,8 @@ import time
 import unittest
 
 from helpers import REPO  # noqa: F401
-from ndisbench_lib.commands import bench, phases
+from ndisbench_lib.cell import phases
+from ndisbench_lib.commands import bench
 from ndisbench_lib.commands.benchresult import BenchResult, notes
 from ndisbench_lib.report import report
 from ndisbench_lib.report.ktap import DONE_LINE

@@ -18,7 +18,8 @@ from ndisbench_lib.build import kbuild
 from ndisbench_lib.checks import registry
 from ndisbench_lib.report import report
 from ndisbench_lib.report.verdict import PASS, Verdict
-from ndisbench_lib.commands import cell, runner
+from ndisbench_lib import cell
+from ndisbench_lib.cell import runner
 from ndisbench_lib.errors import BenchError
 
 EXP = kernels.load_expectations()
@@ -93,18 +94,19 @@ class BootTest(unittest.TestCase):
 
 def prepared(policy="2.6.25-rc4", base=12288):
     kernel = kernels.Kernel("k", "debian", EXP.policies[policy])
-    return cell.Prepared(kernel, base_bits=base)
+    return cell.plan.Prepared(kernel, base_bits=base)
 
 
 def plan(device, check_names, slowdown=1, folder=None):
     """A cell plan of a kernel 'k' (only what the pipeline reads here)."""
     kernel = kernels.Kernel("k", "debian", EXP.policies["2.6.25-rc4"],
                             slowdown=slowdown)
-    return cell.CellPlan(kernel, device, tuple(check_names), EXP, folder)
+    return cell.plan.CellPlan(kernel, device, tuple(check_names), EXP, folder)
 
 
 def cmdline(device, check_names, ports=None, slowdown=1):
-    return cell.kernel_cmdline(plan(device, check_names, slowdown), ports)
+    return cell.compose.kernel_cmdline(plan(device, check_names, slowdown),
+                                       ports)
 
 
 FIXED = [
@@ -121,9 +123,10 @@ FIXED = [
 class JudgeCellTest(unittest.TestCase):
     def judge(self, serial, status="done"):
         boot = guest.BootResult(status, 0, 3.0, 1.0, serial)
-        return cell.judge_cell(plan(devices.DEVICES["none"], MODULE_CHECKS,
-                                    folder=pathlib.Path("/x")),
-                               prepared(), boot)
+        return cell.judge.judge_cell(plan(devices.DEVICES["none"],
+                                          MODULE_CHECKS,
+                                          folder=pathlib.Path("/x")),
+                                     prepared(), boot)
 
     def test_good_serial_log(self):
         verdicts = self.judge(agent_log(FIXED))
@@ -162,10 +165,10 @@ class RunPlanErrorTest(unittest.TestCase):
         from ndisbench_lib.errors import BuildError
         error = BuildError("build ndiswrapper.ko", pathlib.Path("/x/b.log"),
                            2, ["driver/proc.c:365:37: error: bad"])
-        prep = cell.Prepared(prepared().kernel, error=error)
+        prep = cell.plan.Prepared(prepared().kernel, error=error)
         with tempfile.TemporaryDirectory() as tmp:
             run = pathlib.Path(tmp)
-            done = cell.run_plan(cell.CellPlan(
+            done = cell.run.run_plan(cell.plan.CellPlan(
                 prep.kernel, devices.DEVICES["none"], MODULE_CHECKS, EXP,
                 run / "cells" / "k__none", run), prep, None)
         self.assertIsNone(done.boot)
@@ -227,7 +230,7 @@ class StreamingRunTest(unittest.TestCase):
             enter("build " + kernel.name)
             time.sleep(0.3)
             leave("build " + kernel.name)
-            return cell.Prepared(kernel)
+            return cell.plan.Prepared(kernel)
 
         def run_cell(prep, plan, *args, **kw):
             enter(f"cell {prep.kernel.name}")
@@ -299,7 +302,7 @@ class RunRecordTest(unittest.TestCase):
 
     def run_with(self, run_cell):
         with mock.patch.object(runner, "prepare",
-                               lambda k, *a, **kw: cell.Prepared(k)), \
+                               lambda k, *a, **kw: cell.plan.Prepared(k)), \
                 mock.patch.object(runner, "run_cell", run_cell), \
                 mock.patch.object(runner, "host_parts",
                                   lambda *a, **kw: None), \
@@ -379,7 +382,7 @@ class RunRecordTest(unittest.TestCase):
 
         # through runner.run_cell's own guard: run_plan is what fails
         def run_plan(plan, prep, parts, **kw):
-            return cell.CellRun(run_cell(prep, plan))
+            return cell.run.CellRun(run_cell(prep, plan))
 
         with mock.patch.object(runner, "run_plan", run_plan):
             result = self.run_with(runner.run_cell)
@@ -578,11 +581,11 @@ class DebugKernelReportTest(unittest.TestCase):
                 "context at kernel/locking/mutex.c:580",
                 "# kmemleak: unreferenced object 0xffff888003a1c000 "
                 "(size 64):"):
-            self.assertTrue(cell.kernel_problem("noise\n" + line + "\n"),
+            self.assertTrue(cell.judge.kernel_problem("noise\n" + line + "\n"),
                             line)
 
     def test_ordinary_lines_are_not(self):
-        self.assertEqual(cell.kernel_problem(
+        self.assertEqual(cell.judge.kernel_problem(
             "[    0.1] kasan: KernelAddressSanitizer initialized\n"
             "# kmemleak_scanned: 1\n"
             "[    1.0] cfg80211: failed to load regulatory.db\n"), "")

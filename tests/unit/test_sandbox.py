@@ -236,7 +236,7 @@ class ArgsTest(unittest.TestCase):
 
     def guest_cmd(self, name: str, env: dict):
         from ndisbench_lib import devices
-        from ndisbench_lib.commands import cell
+        from ndisbench_lib import cell
         dev = devices.DEVICES[name]
         plan = types.SimpleNamespace(device=dev, keep_air=False, units=[],
                                      accel="tcg", device_args=dev.qemu_args,
@@ -252,10 +252,11 @@ class ArgsTest(unittest.TestCase):
                 mock.patch.object(sandbox, "bench_is_root",
                                   return_value=True), \
                 mock.patch.object(sandbox, "user_entry", return_value=USER):
-            cmd = cell.guest_command(plan, prep, parts, pathlib.Path("/i"),
-                                     "console=ttyS0")
+            cmd = cell.compose.guest_command(plan, prep, parts,
+                                             pathlib.Path("/i"),
+                                             "console=ttyS0")
             # host_parts builds our QEMU for exactly these rows
-            built = getattr(cell, "uses_own_qemu", lambda d: d.own_qemu)(dev)
+            built = cell.parts.uses_own_qemu(dev)
         return cmd, built
 
     def test_every_row_runs_our_build_with_privileges_denied(self):
@@ -334,16 +335,16 @@ class CellCheckTest(unittest.TestCase):
 
     def judge(self, ids, serial: str, status: str = "done"):
         from ndisbench_lib import devices, kernels
-        from ndisbench_lib.commands import cell
+        from ndisbench_lib import cell
         exp = kernels.load_expectations()
         kernel = kernels.Kernel("k", "debian", exp.policies["2.6.25-rc4"])
-        plan = cell.CellPlan(kernel, devices.DEVICES["none"],
-                             ("load", "sandbox"), exp, pathlib.Path("/x"))
-        prep = cell.Prepared(kernel, base_bits=12288)
+        plan = cell.plan.CellPlan(kernel, devices.DEVICES["none"],
+                                  ("load", "sandbox"), exp, pathlib.Path("/x"))
+        prep = cell.plan.Prepared(kernel, base_bits=12288)
         boot = machine.BootResult(status, 0, 3.0, 1.0, serial, ids)
         with mock.patch.object(sandbox, "bench_is_root", return_value=True), \
                 mock.patch.object(sandbox, "user_entry", return_value=USER):
-            return cell.judge_cell(plan, prep, boot)
+            return cell.judge.judge_cell(plan, prep, boot)
 
     def test_every_row_by_default_in_the_last_column(self):
         from ndisbench_lib import devices

@@ -11,7 +11,8 @@ from unittest import mock
 
 from helpers import REPO  # noqa: F401  (puts scripts/ on sys.path)
 from ndisbench_lib import devices, kernels
-from ndisbench_lib.commands import cell, runner, shard
+from ndisbench_lib import cell
+from ndisbench_lib.cell import runner, shard
 from ndisbench_lib.errors import BenchError
 from ndisbench_lib.report import compare, merge, report
 from ndisbench_lib.report.verdict import FAIL, PASS, XFAIL, Verdict
@@ -185,7 +186,7 @@ def fake_run(matrix, out, prepared):
     the kernels it built."""
     def prepare(kernel, *a, **kw):
         prepared.append(kernel.name)
-        return cell.Prepared(kernel)
+        return cell.plan.Prepared(kernel)
 
     def run_cell(prep, plan, *a, **kw):
         plan.folder.mkdir(parents=True)

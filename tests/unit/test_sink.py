@@ -125,18 +125,18 @@ class SinkPeerTest(unittest.TestCase):
 class CellSinksTest(unittest.TestCase):
     def test_a_cells_sinks_count_only_its_qemu(self):
         from ndisbench_lib.checks import registry
-        from ndisbench_lib.commands import cell
-        owner = cell.QemuPid()
-        sinks = cell.open_sinks([registry.get("tcp"), registry.get("udp")],
-                                owner)
-        self.addCleanup(cell.close_sinks, [], sinks)
+        from ndisbench_lib import cell
+        owner = cell.services.QemuPid()
+        kinds = {c: registry.get(c).sink for c in ("tcp", "udp")}
+        sinks = cell.services.open_sinks(kinds, owner)
+        self.addCleanup(cell.services.close_sinks, kinds, sinks)
         self.assertEqual({n: s.owner for n, s in sinks.items()},
                          {"tcp": owner, "udp": owner})
         self.assertEqual(intrude(sinks["tcp"].port, b"x"), b"")
         deadline = time.monotonic() + 10
         while not sinks["tcp"].refused and time.monotonic() < deadline:
             time.sleep(0.05)
-        self.assertEqual(cell.refused_peers(sinks), {"tcp": 1})
+        self.assertEqual(cell.services.refused_peers(sinks), {"tcp": 1})
 
 
 if __name__ == "__main__":

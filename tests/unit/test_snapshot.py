@@ -404,7 +404,7 @@ class FallbackTest(unittest.TestCase):
         answering first_boot, then a plain boot: (start, result, calls)."""
         from unittest import mock
         from ndisbench_lib import devices, kernels
-        from ndisbench_lib.commands import cell
+        from ndisbench_lib import cell
         tmp = pathlib.Path(tempfile.mkdtemp())
         self.addCleanup(__import__("shutil").rmtree, tmp, True)
         self.tmp = tmp
@@ -415,11 +415,12 @@ class FallbackTest(unittest.TestCase):
             path.write_bytes(path.name.encode())
         exp = kernels.load_expectations()
         kernel = kernels.Kernel("k", "debian", exp.policies["2.6.25-rc4"])
-        prep = cell.Prepared(kernel, art=mock.Mock(release="6.1",
-                                                   boot_image=image))
-        parts = cell.HostParts(cache, tmp / "agent")
-        plan = cell.CellPlan(kernel, devices.DEVICES["none"], ("load",), exp,
-                             tmp / "cell", tmp, snapshot=True)
+        prep = cell.plan.Prepared(kernel, art=mock.Mock(release="6.1",
+                                                        boot_image=image))
+        parts = cell.parts.HostParts(cache, tmp / "agent")
+        plan = cell.plan.CellPlan(kernel, devices.DEVICES["none"], ("load",),
+                                  exp,
+                                  tmp / "cell", tmp, snapshot=True)
         calls = []
 
         def boot(cmd, log, timeout, on_line=None, console=None,
@@ -432,19 +433,19 @@ class FallbackTest(unittest.TestCase):
             return machine.BootResult("done", 0, 3.0, 1.0,
                                       f"{READY_LINE}\nKTAP version 1\n")
 
-        with mock.patch.object(cell, "guest_command",
+        with mock.patch.object(cell.start, "guest_command",
                                return_value=[str(qemu), "-m", "512"]), \
-                mock.patch.object(cell, "say", lambda *a: None), \
-                mock.patch.object(cell.machine, "boot", boot):
-            start = cell.GuestStart(plan, prep, parts, initrd,
-                                    "console=ttyS0 ndisbench.load=x", [])
+                mock.patch.object(cell.start, "say", lambda *a: None), \
+                mock.patch.object(cell.run.machine, "boot", boot):
+            start = cell.start.GuestStart(plan, prep, parts, initrd,
+                                          "console=ttyS0 ndisbench.load=x", [])
             saver = snapshot.Saver(cache, start.key, start.label, {})
             saver.saved = cache.root / snapshot.KIND / ".stream.part"
             saver.saved.parent.mkdir(parents=True)
             saver.saved.write_bytes(b"stream")
             saver.publish(f"{READY_LINE}\n")
-            start = cell.GuestStart(plan, prep, parts, initrd,
-                                    "console=ttyS0 ndisbench.load=x", [])
+            start = cell.start.GuestStart(plan, prep, parts, initrd,
+                                          "console=ttyS0 ndisbench.load=x", [])
             self.assertEqual(start.how, "restored")
             result = start.boot(tmp / "cell" / "serial.log", 60, None)
             start.close()

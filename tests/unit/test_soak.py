@@ -9,6 +9,7 @@ from typing import List, Optional
 
 import helpers  # noqa: F401  (import path)
 from ndisbench_lib.report import ktap
+from ndisbench_lib.cell import services
 from ndisbench_lib.commands import soak
 from ndisbench_lib.report.verdict import FAIL, PASS
 from ndisbench_lib.errors import BenchError
@@ -105,7 +106,7 @@ class ParseTest(unittest.TestCase):
 
 class HostSideTest(unittest.TestCase):
     def test_stream_sink_counts_each_connection(self):
-        sink = soak.StreamSink()
+        sink = services.StreamSink()
         try:
             for size in (1000, 0, 70000):
                 with socket.create_connection(("127.0.0.1", sink.port),

@@ -14,7 +14,8 @@ from peimage import I386, pe_image
 from ndisbench_lib import devices, kernels, userdriver
 from ndisbench_lib.build import hosttool
 from ndisbench_lib.checks import registry
-from ndisbench_lib.commands import cell, runner
+from ndisbench_lib import cell
+from ndisbench_lib.cell import runner
 from ndisbench_lib.errors import BenchError
 
 EXP = kernels.load_expectations()
@@ -143,9 +144,9 @@ class UserDriverTest(unittest.TestCase):
         row = userdriver.device(self.driver(r"PCI\VEN_10EC&DEV_8139"))
         self.assertEqual(registry.for_device(row, list(userdriver.CHECKS)),
                          list(userdriver.CHECKS))
-        plan = cell.CellPlan(kernels.load_kernels(exp=EXP)[0], row,
-                             tuple(userdriver.CHECKS), EXP)
-        words = cell.kernel_cmdline(plan, {"tcp": 4000}).split()
+        plan = cell.plan.CellPlan(kernels.load_kernels(exp=EXP)[0], row,
+                                  tuple(userdriver.CHECKS), EXP)
+        words = cell.compose.kernel_cmdline(plan, {"tcp": 4000}).split()
         self.assertIn("ndisbench.install=/lib/ndisbench/fixtures/mynic/"
                       "MyNic.inf", words)
         self.assertIn("ndisbench.unbind=10ec:8139", words)

@@ -49,9 +49,7 @@ class CellFacts:
     policy: Policy
     roles: Sequence[str] = ()       # module roles loaded, in load order
     base_bits: int = 0              # taint every out-of-tree module brings
-    fixture: str = ""               # the Windows driver a wrapped device runs
-    native: str = ""                # the in-tree driver a native cell binds
-    iw_ssid: str = ""               # joined with `iw connect`
+    device: Optional[Device] = None  # the cell's device row (None: none)
     config: Optional[Dict[str, str]] = None     # the kernel's .config
     sinks: Mapping[str, Optional[int]] = dataclasses.field(
         default_factory=dict)       # check -> what its host sink counted
@@ -68,14 +66,32 @@ class CellFacts:
     tcp_bytes: int = 0              # the TCP stream size; 0: table's
     # QEMU's uids, gids and seccomp mode while the guest ran (sandbox)
     qemu_ids: Optional[ProcessIds] = None
-    # The wrapped driver's .sys (ethtool's fw_version); "": <fixture>.sys
-    fixture_sys: str = ""
     # The modules of ours the cell needs, by name: "" built, else why not
     # (the first compiler error: the build check)
     builds: Mapping[str, str] = dataclasses.field(default_factory=dict)
     # The kernel's own driver the device was bound to before the wrapper
     # (loaded first: Device.native_first where the kernel has it); "": none
     unbinds: str = ""
+
+    @property
+    def fixture(self) -> str:
+        """The Windows driver a wrapped device runs ("": not wrapped)."""
+        return self.device.fixture if self.device else ""
+
+    @property
+    def native(self) -> str:
+        """The in-tree driver a native cell binds."""
+        return self.device.native_driver if self.device else ""
+
+    @property
+    def iw_ssid(self) -> str:
+        """The network the guest joins with `iw connect`."""
+        return self.device.connect_ssid if self.device else ""
+
+    @property
+    def fixture_sys(self) -> str:
+        """The wrapped driver's .sys (ethtool's fw_version)."""
+        return self.device.sys_name if self.fixture else ""
 
     @property
     def address(self) -> str:
@@ -133,7 +149,7 @@ class Check:
     # The agent tests it reads, as the agent names them: a name or its
     # first word ("insmod ndiswrapper", "broken": every "broken <x>"). A
     # kernel report while the row printing one of them ran is this
-    # check's FAIL (commands/cell.py judge_cell); () for host_side checks.
+    # check's FAIL (cell/judge.py judge_cell); () for host_side checks.
     reads: Tuple[str, ...] = ()
     # It judges the kernel's oops and checker reports itself: they do not
     # fail it as they fail every other check of the cell.

@@ -11,7 +11,6 @@ from ..devices import Device
 from ..errors import BenchError
 from ..report.verdict import Verdict
 from .check import BOOT_SECONDS, CellFacts, Check
-from .modload import LOAD_ORDER
 
 
 @functools.lru_cache(maxsize=None)
@@ -71,21 +70,6 @@ def for_device(device: Device, selected: Sequence[str]) -> List[str]:
     order given."""
     checks = by_name()
     return [c for c in selected if c in checks and checks[c].applies(device)]
-
-
-def needs_wrapper(device: Device, check_names: Sequence[str]) -> bool:
-    """A wrapped device's checks past `broken` all need its driver
-    installed and the wrapper loaded, whichever of them were selected."""
-    return bool(device.fixture) and any(get(c).installs_driver
-                                        for c in check_names)
-
-
-def roles(device: Device, check_names: Sequence[str]) -> List[str]:
-    """Module roles the agent loads in a cell, in load order."""
-    wanted = {get(c).role for c in check_names if get(c).role}
-    if needs_wrapper(device, check_names):
-        wanted.add("ndiswrapper")
-    return [r for r in LOAD_ORDER if r in wanted]
 
 
 def seconds(check_names: Sequence[str]) -> float:

@@ -5,7 +5,7 @@ row's child, not the agent: PID 1 prints the row's result with the death,
 the kernel's report lies between the row's marks in the kernel log, and
 the later rows (rmmod) run in children of their own to the end of the
 plan. The report is this check's own (it judges it); the cell's other
-checks keep their verdicts (commands/cell.py charge_reports)."""
+checks keep their verdicts (cell/judge.py charge_reports)."""
 import re
 from typing import List
 

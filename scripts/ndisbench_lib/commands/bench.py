@@ -30,7 +30,7 @@ from ..kernels import Expectations, Kernel
 from ..progress import fmt_secs, say
 from ..report import ktap, report
 from ..report.verdict import PASS
-from . import phases, runner
+from ..cell import phases, runner
 from .benchresult import (METRICS, TARGETS, BenchResult,  # noqa: F401
                           PHASES_NOTE, fmt_figure, notes)
 

@@ -24,8 +24,10 @@ from ..progress import say
 from ..report import report
 from ..report.verdict import ERROR, FAIL, TIMEOUT, Verdict
 from . import bisect, revisions
-from .cell import (CellPlan, HostParts, build_cause, extra_modules,
-                   host_parts, prepare, resolve_accel, run_plan)
+from ..cell.compose import resolve_accel
+from ..cell.parts import HostParts, host_parts
+from ..cell.plan import CellPlan, build_cause, needs, prepare
+from ..cell.run import run_plan
 
 WRAPPER_ROLE = "ndiswrapper"
 BUILD = "build"
@@ -105,9 +107,10 @@ class CellJudge:
         self.snapshots = snapshots
         self.count = 0
         self.parts: Optional[HostParts] = None
-        wanted = set(registry.roles(device, checks)) | {WRAPPER_ROLE}
+        cell = needs(device, checks)
+        wanted = set(cell.roles) | {WRAPPER_ROLE}
         self.roles = [r for r in LOAD_ORDER if r in wanted]
-        self.extras = extra_modules(checks)
+        self.extras = list(cell.extras)
 
     def __call__(self, rev: str, tree: pathlib.Path) -> bisect.Outcome:
         self.count += 1

@@ -19,8 +19,8 @@ from ..errors import BenchError
 from ..guest import clock
 from ..progress import say
 from ..report import report
-from . import runner, shard
-from .cell import prepare
+from ..cell import runner, shard
+from ..cell.plan import prepare
 
 
 PATCHES = paths.REPO / "guest" / "patches"
@@ -268,7 +268,7 @@ def cmd_report(args: argparse.Namespace) -> int:
                       f"{kcidb.SUBSET.relative_to(paths.REPO)}")
         return 0
     if args.phases:
-        from . import phases
+        from ..cell import phases
         sys.stdout.write("\n".join(phases.markdown(
             phases.summary(run_dir, result.cells)) or [
                 f"{run_dir}: no cell has {phases.FILE}"]) + "\n")

@@ -38,14 +38,16 @@ from typing import Callable, Dict, List, Optional, Sequence
 from .. import paths
 from ..build.cache import Cache
 from ..checks import registry
-from ..checks.modload import LOAD_ORDER
 from ..devices import AIR_ARGS, DEVICES, Device
 from ..errors import BenchError
 from ..guest import air, machine
 from ..kernels import Expectations, Kernel
 from ..progress import fmt_secs, say
 from ..report import ktap, report
-from .cell import CellPlan, host_parts, prepare, resolve_accel, run_plan
+from ..cell.compose import resolve_accel
+from ..cell.parts import host_parts
+from ..cell.plan import CellPlan, builds_for, prepare
+from ..cell.run import run_plan
 
 DEFAULT_A = "rtl8187/ndiswrapper"
 DEFAULT_B = "rtl8187/native"
@@ -224,10 +226,8 @@ def run(kernel: Kernel, exp: Expectations, cache: Cache, out: pathlib.Path,
     devs = {"A": pick(a_label), "B": pick(b_label)}
     port = free_udp_port()
     parts = host_parts(list(devs.values()), cache)
-    roles = sorted({r for d in devs.values()
-                    for r in registry.roles(d, side_checks(d))},
-                   key=LOAD_ORDER.index)
-    prep = prepare(kernel, cache, exp, roles)
+    roles, extras = builds_for((d, side_checks(d)) for d in devs.values())
+    prep = prepare(kernel, cache, exp, roles, extras=extras)
     accel = resolve_accel(accel, [prep], exp, parts)
     run_dir = new_pair_dir(out)
     token_file = run_dir / "link.token"

@@ -25,7 +25,7 @@ from ..errors import BenchError
 from ..progress import say
 from ..report import report
 from ..report.verdict import NOT_RUN, PASS, passed_failed
-from . import runner
+from ..cell import runner
 
 UNIT_DIR = paths.REPO / "tests" / "unit"
 Counts = Tuple[int, int]

@@ -28,11 +28,9 @@ there.
 Output: out/soak-<stamp>/ with serial.log, soak.json, soak.md.
 """
 import dataclasses
-import functools
 import json
 import pathlib
 import re
-import socket
 import statistics
 import threading
 import time
@@ -40,17 +38,17 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from .. import paths
 from ..build.cache import Cache
+from ..cell.compose import MEMORY_MB, resolve_accel
+from ..cell.parts import host_parts
+from ..cell.plan import CellPlan, Probe, prepare
+from ..cell.run import run_plan
 from ..devices import Device
 from ..errors import BenchError
 from ..guest import sandbox
-from ..guest.qmp_requests import QmpRequests
-from ..guest.sink import Owner, TcpSink, count_stream, from_owner
 from ..kernels import Expectations, Kernel
 from ..progress import fmt_secs, say
 from ..report import ktap
 from ..report.verdict import FAIL, PASS, TIMEOUT, Verdict
-from .cell import (MEMORY_MB, CellPlan, host_parts, kernel_problem, prepare,
-                   resolve_accel, run_plan)
 
 WARMUP_CYCLES = 4
 ENDS = 5                        # cycles at each end for the rise
@@ -65,6 +63,10 @@ CHECKS = ("bind", "associate", "dhcp")   # what brings the link up first
 # arena). 16 MiB is flushed every minute or so; VmRSS is then flat.
 TCG_TB_MIB = 16
 CYCLE_PREFIX = "# soak_cycle: "
+# The probe's sinks (services.StreamSink): the measured streams, and the
+# streams an unplug cuts (counted, not compared).
+STREAM_SINK = "soak-streams"
+UNPLUG_SINK = "soak-unplug"
 CYCLE_RE = re.compile(r"(\w+)=(\S*)")
 
 
@@ -131,69 +133,6 @@ def parse_cycle(text: str) -> Cycle:
 
 
 # ---- the host's side while the guest runs ----
-
-def pid_in(pidfile: pathlib.Path) -> Optional[int]:
-    """The pid QEMU wrote to its -pidfile, or None before it did."""
-    try:
-        return int(pidfile.read_text().strip())
-    except (OSError, ValueError):
-        return None
-
-
-class StreamSink(TcpSink):
-    """TcpSink for many connections, one after the other: each one's byte
-    count in accept order (`streams`), answered "received=<n>" when the
-    guest half-closes; a connection cut short keeps its count so far."""
-
-    def __init__(self, owner: Optional[Owner] = None) -> None:
-        self.streams: List[int] = []
-        self.lock = threading.Lock()
-        self.workers: List[threading.Thread] = []
-        super().__init__(owner)
-
-    def _serve(self) -> None:
-        me = ("127.0.0.1", self.port)
-        while True:
-            try:
-                conn, peer = self.listener.accept()
-            except socket.timeout:
-                continue
-            except OSError:
-                return
-            if not from_owner(self.owner, "tcp", peer, me):
-                self.refused += 1
-                conn.close()
-                continue
-            with self.lock:
-                index = len(self.streams)
-                self.streams.append(0)
-            worker = threading.Thread(target=self._count,
-                                      args=(conn, index), daemon=True)
-            self.workers.append(worker)
-            worker.start()
-
-    def _count(self, conn: socket.socket, index: int) -> None:
-        def arrived(n: int) -> None:
-            with self.lock:
-                self.streams[index] += n
-
-        with conn:
-            try:
-                count_stream(conn, arrived)
-            except OSError:
-                pass
-
-    def close(self) -> Optional[int]:
-        """Stop accepting (shutdown wakes the blocked accept()); the bytes
-        of all connections."""
-        try:
-            self.listener.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        self.listener.close()
-        self.thread.join(5)
-        return sum(self.streams)
-
 
 @dataclasses.dataclass
 class RssSample:
@@ -511,14 +450,13 @@ def soak_param(seconds: int, port: int, unplug_port: int,
 
 
 class CycleWatch:
-    """The host's side while the soak runs: each `soak_cycle` line parsed,
-    with QEMU's RSS sampled at it; QMP for the unplug cycles."""
+    """The soak's console hook while it runs: each `soak_cycle` line
+    parsed, with QEMU's RSS sampled at it (the cell's services answer the
+    QMP requests of the unplug cycles)."""
 
-    def __init__(self, res: "SoakResult", pidfile: pathlib.Path,
-                 plug: Optional[QmpRequests]) -> None:
+    def __init__(self, res: "SoakResult", pidfile: pathlib.Path) -> None:
         self.res = res
         self.pidfile = pidfile
-        self.plug = plug
         self.sampler: Optional[RssSampler] = None
 
     def start(self) -> None:
@@ -527,7 +465,7 @@ class CycleWatch:
 
     def on_line(self, text: str) -> Optional[str]:
         if not text.startswith(CYCLE_PREFIX):
-            return self.plug.on_line(text) if self.plug else None
+            return None
         sample = self.sampler.now() if self.sampler else None
         try:
             cycle = parse_cycle(text)
@@ -572,49 +510,42 @@ def run(kernel: Kernel, device: Device, exp: Expectations, cache: Cache,
     res = SoakResult(soak_dir.name, kernel.name, device.label, seconds,
                      accel)
     pidfile = soak_dir / "qemu.pid"
-    owner = functools.partial(pid_in, pidfile)
-    sink, unplug_sink = StreamSink(owner), None
-    plug = None
-    if device.hotplug:
-        unplug_sink = StreamSink(owner)
-        plug = QmpRequests(device.hotplug)
-    watch = CycleWatch(res, pidfile, plug)
+    unplug = (UNPLUG_SINK,) if device.hotplug else ()
+
+    def params(ports: Dict[str, int]) -> Tuple[str, ...]:
+        return (soak_param(seconds, ports[STREAM_SINK],
+                           ports.get(UNPLUG_SINK, 0), cycles),)
+
+    watch = CycleWatch(res, pidfile)
     plan = CellPlan(
         kernel, device, CHECKS, exp, soak_dir, soak_dir,
         f"{accel},tb-size={TCG_TB_MIB}" if accel == "tcg" else accel,
         seconds + BOOT_ALLOWANCE_SECS,
-        extra_params=(soak_param(seconds, sink.port, unplug_sink.port
-                                 if unplug_sink else 0, cycles),),
-        extra_qemu_args=tuple(["-pidfile", str(pidfile)] +
-                              (plug.qemu_args() if plug else [])))
+        probe=Probe((STREAM_SINK,) + unplug, bool(device.hotplug), params),
+        extra_qemu_args=("-pidfile", str(pidfile)))
     say("soak", f"{kernel.name} / {device.label}: {fmt_secs(seconds)} "
                 f"of cycles, accel {accel}, results in {soak_dir}")
     try:
         done = run_plan(plan, prep, parts, watch.on_line, watch.start)
     finally:
         watch.close()
-        sink.close()
-        if unplug_sink:
-            unplug_sink.close()
-        if plug:
-            plug.close()
         # QEMU wrote it as root; after -runas it cannot remove it itself
         pidfile.unlink(missing_ok=True)
-    boot = done.boot
-    if boot is None:
+    boot, guest = done.boot, done.guest
+    if boot is None or guest is None:
         raise BenchError(next(iter(done.result.verdicts.values())).summary)
     res.boot_status = boot.status
     res.wall_seconds = round(boot.seconds, 1)
-    res.host_streams = list(sink.streams)
-    res.unplug_streams = list(unplug_sink.streams) if unplug_sink else []
-    res.qmp_errors = list(plug.errors) if plug else []
-    log = ktap.parse(boot.serial)
+    res.host_streams = guest.streams.get(STREAM_SINK, [])
+    res.unplug_streams = guest.streams.get(UNPLUG_SINK, [])
+    res.qmp_errors = list(guest.qmp_errors)
+    log = guest.serial.log
     final = log.test("rmmod")
     res.kmemleak = ("scanned" if final and final.fact("kmemleak_scanned")
                     else "not in this kernel")
-    problem = kernel_problem(boot.serial)
     data = SoakData(res.cycles, res.host_streams, log.test("soak"),
-                    log.complete, problem, cycles, exp.leak_message)
+                    log.complete, guest.serial.problem, cycles,
+                    exp.leak_message)
     res.verdicts = judge(data)
     res.verdicts["sandbox"] = sandbox.judge(boot.qemu_ids)
     if boot.status == "timeout":

@@ -13,7 +13,7 @@ at run time) it opens as the user.
 QEMU 7.2 as released (the filter is loaded long before the drop: QEMU
 dies of SIGSYS). Our QEMU build loads that part of the filter right after
 the drop instead (qemu_build.QemuTree.defer_privileged_filter), and every
-row runs it (commands/cell.uses_own_qemu); only a QEMU of another build
+row runs it (cell/parts.uses_own_qemu); only a QEMU of another build
 ($NDISBENCH_QEMU, for the rows without our device models) gets
 elevateprivileges=allow when it must drop, which grants nothing once
 every uid is the user's: set*id() cannot regain root without CAP_SETUID,

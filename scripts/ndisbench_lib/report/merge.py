@@ -1,5 +1,5 @@
 """`ndisbench merge RUN...`: the shard folders of one split (`run --shard
-I/N`, commands/shard.py) joined into one run folder, as one `run` of the
+I/N`, cell/shard.py) joined into one run folder, as one `run` of the
 whole selection would have written it: results.json (cells in selection
 order, the selection's checks), every cell's folder, and what report.py
 renders from it (matrix.txt, summary.md, junit.xml, report.html).

@@ -71,7 +71,7 @@ class RunResult:
         default_factory=lambda: datetime.datetime.now().isoformat(
             timespec="seconds"))
     host: str = dataclasses.field(default_factory=platform.node)
-    # run --shard: commands/shard.py's record (index, count, the whole
+    # run --shard: cell/shard.py's record (index, count, the whole
     # split); a merged run: count, selection and the shards merged.
     shard: Dict[str, object] = dataclasses.field(default_factory=dict)
     # The guest clock asked for (guest/clock.py; "": a run from before the

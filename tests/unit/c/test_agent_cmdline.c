@@ -22,7 +22,7 @@ static int parse(const char *line, struct agent_opts *opts)
 }
 
 /* What the host asks of an rtl8187/ndiswrapper cell of the default run
- * (commands/cell.py kernel_cmdline). */
+ * (cell/compose.py kernel_cmdline). */
 static void full_wrapped_cell(void)
 {
     struct agent_opts o;

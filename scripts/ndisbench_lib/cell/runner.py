@@ -1,6 +1,6 @@
 """One `ndisbench run`: build what the selected cells need, boot every
 kernel x device cell (in parallel up to -j) through the cell pipeline
-(cell.py), and write the run folder."""
+(run.py), and write the run folder."""
 import concurrent.futures
 import dataclasses
 import os
@@ -11,7 +11,6 @@ from typing import List, Optional, Sequence
 from .. import paths, proc, subject
 from ..build.cache import Cache
 from ..checks import registry
-from ..checks.modload import LOAD_ORDER
 from ..devices import Device
 from ..errors import BenchError
 from ..guest import clock as guest_clock
@@ -22,8 +21,10 @@ from ..report import report
 from ..report.verdict import ERROR, Verdict
 from . import phases
 from . import shard as shardmod
-from .cell import (CellPlan, HostParts, Prepared, extra_modules, host_parts,
-                   prepare, resolve_accel, run_plan)
+from .compose import resolve_accel
+from .parts import HostParts, host_parts
+from .plan import CellPlan, Prepared, builds_for, needs, prepare
+from .run import run_plan
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,7 +50,7 @@ def cell_checks(device: Device, selected: Sequence[str]) -> List[str]:
 
 def cell_roles(device: Device, check_names: Sequence[str]) -> List[str]:
     """Module roles the agent loads in a cell, in load order."""
-    return registry.roles(device, check_names)
+    return list(needs(device, check_names).roles)
 
 
 def cell_dir(run_dir: pathlib.Path, kernel: str, device: Device
@@ -164,9 +165,7 @@ def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
     by_kernel = {k.name: [(d, cs) for kk, d, cs in every if kk is k]
                  for k in matrix.kernels}
     kernels_ = [k for k in matrix.kernels if by_kernel[k.name]]
-    roles = sorted({r for _, d, cs in every for r in cell_roles(d, cs)},
-                   key=LOAD_ORDER.index)
-    extras = extra_modules([c for _, _, cs in every for c in cs])
+    roles, extras = builds_for((d, cs) for _, d, cs in every)
     run_dir = paths.new_stamped_dir(out)
     result = report.RunResult(run_dir.name, accel=accel, checks=used,
                               shard=record, clock=guest_clock.parse(clock))
