@@ -596,6 +596,14 @@ class IfaceChecksTest(unittest.TestCase):
             line = cmdline(dev, [check])
             self.assertIn("ndisbench.net=wlan0", line, check)
 
+    def test_recover_alone_asks_the_agent_for_the_tcp_stream(self):
+        from ndisbench_lib import devices
+        from ndisbench_lib.checks import registry
+        dev = devices.DEVICES["bcm43xx-hang/ndiswrapper"]
+        checks = runner.cell_checks(dev, registry.select(["recover"]))
+        line = cmdline(dev, checks, {"tcp": 4242})
+        self.assertIn("ndisbench.tcp=4242:4194304", line.split())
+
 
 class CryptoSelfTestCmdlineTest(unittest.TestCase):
     def test_boot_skips_the_crypto_self_tests(self):

@@ -123,20 +123,6 @@ def net_test(facts: CellFacts, name: str) -> Union[KtapTest, Verdict]:
     return test
 
 
-def borrowed_test(facts: CellFacts, name: str,
-                  judge: str) -> Union[KtapTest, Verdict]:
-    """net_test of another check's agent test that the check `judge`
-    judges too (recover and resend judge the tcp stream): a missing result
-    says to select that check with it."""
-    test = net_test(facts, name)
-    if (isinstance(test, Verdict)
-            and test.summary == f"agent printed no {name} result"):
-        return Verdict(test.status, f"{test.summary} ({judge} judges the "
-                                    f"{name} check's stream: select {name} "
-                                    f"with it)")
-    return test
-
-
 def agent_failed(name: str, test: KtapTest, problems: List[str]) -> None:
     """A failed agent test that no compared fact explains is a problem."""
     if not test.ok and not problems:

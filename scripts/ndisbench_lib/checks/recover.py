@@ -8,14 +8,14 @@ from typing import List
 from .. import devices
 from ..report.verdict import Verdict
 from .check import CellFacts, Check
-from .facts import borrowed_test, verdict
+from .facts import net_test, verdict
 
 RESET_LINE = "the driver was hung: reset"
 
 
 
 def judge(facts: CellFacts) -> Verdict:
-    test = borrowed_test(facts, "tcp", "recover")
+    test = net_test(facts, "tcp")
     if isinstance(test, Verdict):
         return test
     rmmod = facts.log.test("rmmod")

@@ -68,9 +68,29 @@ def select(wanted: Sequence[str]) -> List[str]:
 
 def for_device(device: Device, selected: Sequence[str]) -> List[str]:
     """Those of the selected checks that apply to the device, in the
-    order given."""
+    order given, each after the checks whose agent tests it reads
+    (brought_by)."""
     checks = by_name()
-    return [c for c in selected if c in checks and checks[c].applies(device)]
+    out: List[str] = []
+    for name in selected:
+        if name not in checks or not checks[name].applies(device):
+            continue
+        out += [c for c in brought_by(checks[name])
+                if c not in out and checks[c].applies(device)]
+        if name not in out:
+            out.append(name)
+    return out
+
+
+def brought_by(check: Check) -> List[str]:
+    """The other checks whose agent tests this one reads and the agent
+    runs only when they ask (recover reads tcp's stream: tcp's params
+    ask for it), in matrix order. The tests every cell runs (boot, the
+    insmods, unload) bring nothing."""
+    checks = by_name()
+    named = {read.split()[0] for read in check.reads}
+    return [c.name for c in all_checks()
+            if c.name in named and c.name != check.name and c.asks_agent]
 
 
 def needs_wrapper(device: Device, check_names: Sequence[str]) -> bool:

@@ -10,7 +10,7 @@ from typing import List
 from .. import devices
 from ..report.verdict import Verdict
 from .check import CellFacts, Check
-from .facts import borrowed_test, verdict
+from .facts import net_test, verdict
 
 DRIVER_RE = re.compile(r"halt: (\d+) sends answered NDIS_STATUS_RESOURCES")
 WRAPPER_RE = re.compile(r"(\d+) sends the serialized miniport answered "
@@ -19,7 +19,7 @@ WRAPPER_RE = re.compile(r"(\d+) sends the serialized miniport answered "
 
 
 def judge(facts: CellFacts) -> Verdict:
-    test = borrowed_test(facts, "tcp", "resend")
+    test = net_test(facts, "tcp")
     if isinstance(test, Verdict):
         return test
     rmmod = facts.log.test("rmmod")
