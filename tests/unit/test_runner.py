@@ -143,8 +143,8 @@ class JudgeCellTest(unittest.TestCase):
 
     def test_oops_fails_the_cell(self):
         serial = agent_log(FIXED).replace(
-            "ok 5 rmmod", "[  2.1] BUG: kernel NULL pointer dereference\r\n"
-            "ok 5 rmmod")
+            "ok 5 unload", "[  2.1] BUG: kernel NULL pointer dereference\r\n"
+            "ok 5 unload")
         verdicts = self.judge(serial)
         self.assertEqual(verdicts["load"].status, "FAIL")
         self.assertIn("NULL pointer", verdicts["load"].summary)

@@ -123,7 +123,7 @@ def observe(log: KtapLog, module: str) -> Optional[Observed]:
     if test is None:
         return None
     rmmod_errno = None
-    rmmod = log.test("rmmod")
+    rmmod = log.test("unload")
     if rmmod is not None:
         for fact in rmmod.all("rmmod"):
             name, _, rest = fact.partition(" errno=")

@@ -18,7 +18,7 @@ def judge(facts: CellFacts) -> Verdict:
     test = net_test(facts, "tcp")
     if isinstance(test, Verdict):
         return test
-    rmmod = facts.log.test("rmmod")
+    rmmod = facts.log.test("unload")
     klog = rmmod.all("klog") if rmmod else []
     resets = [line for line in klog if RESET_LINE in line]
     problems: List[str] = []
@@ -35,7 +35,7 @@ def judge(facts: CellFacts) -> Verdict:
 
 CHECK = Check(
     name="recover", order=125,
-    reads=("tcp", "rmmod"),
+    reads=("tcp", "unload"),
     doc="a driver that hangs once is reset (CheckForHang, MiniportReset) "
         "and carries on",
     devices=devices.HUNG, judge=judge, needs_iface=True, seconds=10)

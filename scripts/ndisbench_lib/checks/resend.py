@@ -22,7 +22,7 @@ def judge(facts: CellFacts) -> Verdict:
     test = net_test(facts, "tcp")
     if isinstance(test, Verdict):
         return test
-    rmmod = facts.log.test("rmmod")
+    rmmod = facts.log.test("unload")
     kmsg = rmmod.all("kmsg") if rmmod else []
     answered = [int(m.group(1)) for m in map(DRIVER_RE.search, kmsg) if m]
     queued = [int(m.group(1)) for m in map(WRAPPER_RE.search, kmsg) if m]
@@ -43,7 +43,7 @@ def judge(facts: CellFacts) -> Verdict:
 
 CHECK = Check(
     name="resend", order=126,
-    reads=("tcp", "rmmod"),
+    reads=("tcp", "unload"),
     doc="a serialized miniport's NDIS_STATUS_RESOURCES sends are queued "
         "again, not dropped",
     devices=devices.SERIAL, judge=judge, needs_iface=True, seconds=5)

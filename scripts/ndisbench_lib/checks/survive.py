@@ -42,7 +42,7 @@ def judge(facts: CellFacts) -> Verdict:
     if not reports:
         problems.append(f"no kernel line matches /{REPORT_RE.pattern}/ "
                         f"between the oops row's marks")
-    rmmod = log.test("rmmod")
+    rmmod = log.test("unload")
     if rmmod is None or rmmod.fact("row_death") is not None:
         problems.append("the rmmod row after it did not run to its end")
     if not log.complete:

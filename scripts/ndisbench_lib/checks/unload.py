@@ -13,7 +13,7 @@ def judge(facts: CellFacts) -> Verdict:
     exp, log = facts.exp, facts.log
     module = exp.module_names["ndiswrapper"]
     insmod = log.test(f"insmod {module}")
-    rmmod = log.test("rmmod")
+    rmmod = log.test("unload")
     if insmod is None or rmmod is None:
         return Verdict(ERROR, "agent printed no insmod/rmmod result")
     if facts.refused:
@@ -33,7 +33,7 @@ def judge(facts: CellFacts) -> Verdict:
 
 CHECK = Check(
     name="unload", order=170,
-    reads=("insmod ndiswrapper", "rmmod"),
+    reads=("insmod ndiswrapper", "unload"),
     doc="rmmod of the wrapper after the traffic: clean, nothing leaked",
     devices=(devices.WRAPPED + devices.HUNG + devices.SERIAL +
              devices.WIRED_WRAPPED),

@@ -609,7 +609,7 @@ def run(kernel: Kernel, device: Device, exp: Expectations, cache: Cache,
     res.unplug_streams = list(unplug_sink.streams) if unplug_sink else []
     res.qmp_errors = list(plug.errors) if plug else []
     log = ktap.parse(boot.serial)
-    final = log.test("rmmod")
+    final = log.test("unload")
     res.kmemleak = ("scanned" if final and final.fact("kmemleak_scanned")
                     else "not in this kernel")
     problem = kernel_problem(boot.serial)

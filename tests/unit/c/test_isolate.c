@@ -260,7 +260,7 @@ static void insmod_results_are_counted(void)
         return;
     CHECK(parse_cmdline(line, &opts) == 0);
     CHECK(insmod->planned(&opts) == 2 && oops->planned(&opts) == 1);
-    CHECK(planned_tests(&opts) == 5);   /* boot, 2 insmod, oops, rmmod */
+    CHECK(planned_tests(&opts) == 5);   /* boot, 2 insmod, oops, unload */
     row_result_name(insmod, &opts, 1, name, sizeof(name));
     CHECK_STR(name, "insmod nope_c");
     row_result_name(oops, &opts, 0, name, sizeof(name));
@@ -305,9 +305,9 @@ static void limits_and_names(void)
         } else if (strcmp(row->name, "broken") == 0) {
             row_result_name(row, &o, 1, name, sizeof(name));
             CHECK_STR(name, "broken noentry");
-        } else if (strcmp(row->name, "iface") == 0) {
+        } else if (strcmp(row->name, "bind") == 0) {
             row_result_name(row, &o, 0, name, sizeof(name));
-            CHECK_STR(name, "iface wlan0");
+            CHECK_STR(name, "bind wlan0");
         } else if (strcmp(row->name, "dhcp") == 0) {
             row_result_name(row, &o, 0, name, sizeof(name));
             CHECK_STR(name, "dhcp");
