@@ -138,7 +138,16 @@ class OneCheckEndToEndTest(unittest.TestCase):
         self.assertEqual(registry.for_device(
             wrapped, registry.select(["capture"])), ["capture"])
 
+    def test_a_runs_columns_show_what_a_check_brought(self):
+        from ndisbench_lib.commands import cli
+        self.assertEqual(cli._checks(["recover"]),
+                         ["build", "tcp", "recover"])
+        self.assertEqual(cli._checks(["load"]), ["build", "load"])
+
     def test_the_default_matrix_is_what_it_was(self):
+        from ndisbench_lib.commands import cli
+        self.assertEqual(cli._checks(None), registry.select(
+            registry.default_names() + ["build"]))
         for device in devices.TARGETS:
             wanted = registry.default_names()
             self.assertEqual(registry.for_device(device, wanted),

@@ -66,6 +66,14 @@ def select(wanted: Sequence[str]) -> List[str]:
     return [c for c in known if c in wanted]
 
 
+def with_brought(selected: Sequence[str]) -> List[str]:
+    """The selected checks and those they bring (brought_by), in matrix
+    order: a run's columns."""
+    wanted = set(selected)
+    wanted.update(b for n in selected for b in brought_by(get(n)))
+    return [c.name for c in all_checks() if c.name in wanted]
+
+
 def for_device(device: Device, selected: Sequence[str]) -> List[str]:
     """Those of the selected checks that apply to the device, in the
     order given, each after the checks whose agent tests it reads
