@@ -131,18 +131,18 @@ class OneCheckEndToEndTest(unittest.TestCase):
             hang, registry.select(["recover"])), ["tcp", "recover"])
         self.assertEqual(registry.for_device(
             serial, registry.select(["resend"])), ["tcp", "resend"])
+        # only where the check that brings it runs
+        bcm43xx = devices.DEVICES["bcm43xx/ndiswrapper"]
+        self.assertEqual(registry.for_device(
+            bcm43xx, registry.select(["recover", "build"])), ["build"])
+        self.assertEqual(registry.with_brought(["build", "recover"]),
+                         ["build", "tcp", "recover"])
         # what every cell runs anyway (insmod, unload) brings no check
         wrapped = devices.DEVICES["bcm43xx/ndiswrapper"]
         self.assertEqual(registry.for_device(
             wrapped, registry.select(["load"])), ["load"])
         self.assertEqual(registry.for_device(
             wrapped, registry.select(["capture"])), ["capture"])
-
-    def test_a_runs_columns_show_what_a_check_brought(self):
-        from ndisbench_lib.commands import cli
-        self.assertEqual(cli._checks(["recover"]),
-                         ["build", "tcp", "recover"])
-        self.assertEqual(cli._checks(["load"]), ["build", "load"])
 
     def test_the_default_matrix_is_what_it_was(self):
         from ndisbench_lib.commands import cli

@@ -333,6 +333,24 @@ class RunRecordTest(unittest.TestCase):
         self.assertEqual((final.state, final.not_run), ("", []))
         self.assertTrue(final.ok)
 
+    def test_a_brought_check_is_a_column_and_runs_where_it_was_brought(self):
+        """run --check recover: tcp is recover's stream, so a column of the
+        run, and in the recover cell only."""
+        planned = {}
+
+        def run_cell(prep, plan, *args, **kw):
+            planned[plan.device.label] = list(plan.checks)
+            return fake_cell(prep, plan)
+
+        self.devices = [devices.DEVICES["bcm43xx/ndiswrapper"],
+                        devices.DEVICES["bcm43xx-hang/ndiswrapper"]]
+        self.matrix = runner.Matrix([self.kernel], self.devices,
+                                    registry.select(["recover"]), EXP)
+        result = self.run_with(run_cell)
+        self.assertEqual(result.checks, ["tcp", "recover"])
+        self.assertEqual(planned, {"bcm43xx-hang/ndiswrapper":
+                                   ["tcp", "recover"]})
+
     def test_ctrl_c_writes_the_finished_cells_marked_interrupted(self):
         calls = []
 

@@ -34,11 +34,10 @@ def _names(values: Optional[List[str]]) -> Optional[List[str]]:
 
 
 def _checks(values: Optional[List[str]]) -> List[str]:
-    """The checks of a run: those named (or the default ones) with the
-    checks they bring, and always `build`, so every cell says whether its
-    modules were built."""
+    """The checks of a run: those named (or the default ones), and always
+    `build`, so every cell says whether its modules were built."""
     names = _names(values) or registry.default_names()
-    return registry.with_brought(registry.select(list(names) + ["build"]))
+    return registry.select(list(names) + ["build"])
 
 
 def cmd_setup(args: argparse.Namespace) -> int:
