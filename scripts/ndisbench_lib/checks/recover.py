@@ -18,8 +18,8 @@ def judge(facts: CellFacts) -> Verdict:
     test = net_test(facts, "tcp")
     if isinstance(test, Verdict):
         return test
-    rmmod = facts.log.test("unload")
-    klog = rmmod.all("klog") if rmmod else []
+    unload = facts.log.test("unload")
+    klog = unload.all("klog") if unload else []
     resets = [line for line in klog if RESET_LINE in line]
     problems: List[str] = []
     if not resets:

@@ -22,8 +22,8 @@ def judge(facts: CellFacts) -> Verdict:
     test = net_test(facts, "tcp")
     if isinstance(test, Verdict):
         return test
-    rmmod = facts.log.test("unload")
-    kmsg = rmmod.all("kmsg") if rmmod else []
+    unload = facts.log.test("unload")
+    kmsg = unload.all("kmsg") if unload else []
     answered = [int(m.group(1)) for m in map(DRIVER_RE.search, kmsg) if m]
     queued = [int(m.group(1)) for m in map(WRAPPER_RE.search, kmsg) if m]
     problems: List[str] = []

@@ -294,11 +294,13 @@ static void limits_and_names(void)
                   "ndisbench.net=wlan0 ndisbench.soak=30:40000 "
                   "ndisbench.slowdown=3";
     char name[96];
+    int seen = 0;
 
     CHECK(parse_cmdline(line, &o) == 0);
     for (i = 0; i < n; i++) {
         const struct agent_test *row = table[i];
 
+        seen++;
         if (strcmp(row->name, "insmod") == 0) {
             row_result_name(row, &o, 1, name, sizeof(name));
             CHECK_STR(name, "insmod ndiswrapper");
@@ -314,8 +316,11 @@ static void limits_and_names(void)
             CHECK(row_limit_ms(row, &o) == 3 * ROW_LIMIT_MS);
         } else if (strcmp(row->name, "soak") == 0) {
             CHECK(row_limit_ms(row, &o) == 3 * (ROW_LIMIT_MS + 30000));
+        } else {
+            seen--;
         }
     }
+    CHECK(seen == 5);   /* each row above is in the table, by that name */
 }
 
 int main(void)
