@@ -95,7 +95,6 @@ def brought_by(check: Check) -> List[str]:
     runs only when they ask (recover reads tcp's stream: tcp's params
     ask for it), in matrix order. The tests every cell runs (boot, the
     insmods, unload) bring nothing."""
-    checks = by_name()
     named = {read.split()[0] for read in check.reads}
     return [c.name for c in all_checks()
             if c.name in named and c.name != check.name and c.asks_agent]
