@@ -102,6 +102,11 @@ struct agent_state {
  * child left out under it.
  */
 struct agent_test {
+    /*
+     * A row that is a check's own test has the check's name and its order
+     * (scripts/ndisbench_lib/checks/<name>.py; tests/unit/test_registry.py
+     * fails on a difference); the agent's own rows go between them.
+     */
     int order;
     const char *name;
     const char *param;          /* "ndisbench.ping"; NULL: none */

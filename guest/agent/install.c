@@ -183,9 +183,9 @@ static void broken_result_name(const struct agent_opts *opts, int index,
 }
 
 const struct agent_test install_tests[] = {
-    { 20, "broken", "ndisbench.broken", parse_broken, planned_broken,
+    { 50, "broken", "ndisbench.broken", parse_broken, planned_broken,
       run_broken, broken_result_name },
-    { 30, "install", "ndisbench.install", parse_install, planned_install,
+    { 60, "install", "ndisbench.install", parse_install, planned_install,
       run_install, NULL },
 };
 const size_t install_tests_count = ARRAY_SIZE(install_tests);

@@ -867,18 +867,18 @@ static void insmod_result_name(const struct agent_opts *opts, int index,
 /* The last test: remove the loaded modules in reverse order. */
 static void run_rmmod(struct agent_opts *opts, struct agent_state *state)
 {
-    say_result(test_rmmod(opts), state->number++, "rmmod");
+    say_result(test_rmmod(opts), state->number++, "unload");
 }
 
 const struct agent_test load_tests[] = {
     { 10, "boot", "ndisbench.usb", parse_usb, planned_once, run_boot, NULL },
     { 11, "unbind", "ndisbench.unbind", parse_unbind, NULL, NULL, NULL },
-    { 39, "modparams", "ndisbench.modparams", parse_modparams, NULL, NULL,
+    { 61, "modparams", "ndisbench.modparams", parse_modparams, NULL, NULL,
       NULL },
-    { 40, "insmod", "ndisbench.load", parse_load, planned_modules,
+    { 62, "insmod", "ndisbench.load", parse_load, planned_modules,
       run_insmod, insmod_result_name },
-    { 45, "oops", "ndisbench.oops", parse_oops, planned_oops, run_oops,
+    { 63, "oops", "ndisbench.oops", parse_oops, planned_oops, run_oops,
       oops_result_name },
-    { 900, "rmmod", NULL, NULL, planned_once, run_rmmod, NULL },
+    { 170, "unload", NULL, NULL, planned_once, run_rmmod, NULL },
 };
 const size_t load_tests_count = ARRAY_SIZE(load_tests);

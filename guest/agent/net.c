@@ -322,7 +322,7 @@ static bool test_iface(const struct net_opts *opts, bool modules_loaded,
                 m[3], m[4], m[5]);
         }
     }
-    snprintf(name, sizeof(name), "iface %s", opts->ifname);
+    snprintf(name, sizeof(name), "bind %s", opts->ifname);
     say_result(ok, number, name);
     return ok;
 }
@@ -426,7 +426,7 @@ static bool test_link(const struct net_opts *opts, int number)
 {
     bool up = link_up(opts);
 
-    say_result(up, number, "link");
+    say_result(up, number, "associate");
     return up;
 }
 
@@ -1184,7 +1184,7 @@ static void iface_result_name(const struct agent_opts *opts, int index,
                               char *buf, size_t len)
 {
     (void)index;
-    snprintf(buf, len, "iface %s", opts->net.ifname);
+    snprintf(buf, len, "bind %s", opts->net.ifname);
 }
 
 /* A later network test without its interface: the result, as a failure. */
@@ -1206,7 +1206,7 @@ static int parse_connect(char *value, struct agent_opts *opts)
 
 static void run_link(struct agent_opts *opts, struct agent_state *state)
 {
-    if (!no_iface(state, "link"))
+    if (!no_iface(state, "associate"))
         test_link(&opts->net, state->number++);
 }
 
@@ -1326,18 +1326,18 @@ static void run_hotplug(struct agent_opts *opts, struct agent_state *state)
 const struct agent_test net_tests[] = {
     { 5, "slowdown", "ndisbench.slowdown", parse_slowdown, NULL, NULL, NULL },
     { 6, "mac", "ndisbench.mac", parse_mac, NULL, NULL, NULL },
-    { 50, "iface", "ndisbench.net", parse_net, planned_with_iface,
+    { 70, "bind", "ndisbench.net", parse_net, planned_with_iface,
       run_iface, iface_result_name },
-    { 60, "link", "ndisbench.connect", parse_connect, planned_with_iface,
+    { 90, "associate", "ndisbench.connect", parse_connect, planned_with_iface,
       run_link, NULL },
-    { 70, "dhcp", NULL, NULL, planned_with_iface, run_dhcp, NULL },
-    { 80, "ping", "ndisbench.ping", parse_ping, planned_ping, run_ping, NULL },
-    { 85, "mtu", MTU_PARAM, parse_mtu, planned_mtu, run_mtu, NULL },
-    { 90, "tcp", "ndisbench.tcp", parse_tcp, planned_tcp, run_tcp, NULL },
-    { 100, "udp", "ndisbench.udp", parse_udp, planned_udp, run_udp, NULL },
-    { 110, "peer", "ndisbench.peer", parse_peer, planned_peer, run_peer,
+    { 100, "dhcp", NULL, NULL, planned_with_iface, run_dhcp, NULL },
+    { 110, "ping", "ndisbench.ping", parse_ping, planned_ping, run_ping, NULL },
+    { 115, "mtu", MTU_PARAM, parse_mtu, planned_mtu, run_mtu, NULL },
+    { 120, "tcp", "ndisbench.tcp", parse_tcp, planned_tcp, run_tcp, NULL },
+    { 130, "udp", "ndisbench.udp", parse_udp, planned_udp, run_udp, NULL },
+    { 165, "peer", "ndisbench.peer", parse_peer, planned_peer, run_peer,
       NULL },
-    { 120, "hotplug", "ndisbench.hotplug", parse_hotplug, planned_hotplug,
+    { 150, "hotplug", "ndisbench.hotplug", parse_hotplug, planned_hotplug,
       run_hotplug, NULL },
 };
 const size_t net_tests_count = ARRAY_SIZE(net_tests);

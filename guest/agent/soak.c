@@ -330,7 +330,7 @@ static void run_soak(struct agent_opts *opts, struct agent_state *state)
 }
 
 const struct agent_test soak_tests[] = {
-    { 200, "soak", "ndisbench.soak", parse_soak, planned_soak, run_soak,
+    { 168, "soak", "ndisbench.soak", parse_soak, planned_soak, run_soak,
       NULL },
 };
 const size_t soak_tests_count = ARRAY_SIZE(soak_tests);

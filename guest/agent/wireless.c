@@ -313,8 +313,8 @@ static void run_roam(struct agent_opts *opts, struct agent_state *state)
 }
 
 const struct agent_test wireless_tests[] = {
-    { 55, "scan", "ndisbench.scan", parse_scan, planned_scan, run_scan, NULL },
-    { 130, "roam", "ndisbench.roam", parse_roam, planned_roam, run_roam,
+    { 80, "scan", "ndisbench.scan", parse_scan, planned_scan, run_scan, NULL },
+    { 160, "roam", "ndisbench.roam", parse_roam, planned_roam, run_roam,
       NULL },
 };
 const size_t wireless_tests_count = ARRAY_SIZE(wireless_tests);

@@ -30,7 +30,7 @@ def agent_log(loads, boot_taint=0, rmmods=None, done=True, noise=True):
         rmmods = [ld["module"] for ld in reversed(loads) if not ld["errno"]]
     lines += [f"# rmmod: {m} errno=0" for m in rmmods]
     lines += [f"# tainted: {loads[-1]['after'] if loads else boot_taint}",
-              f"ok {len(loads) + 2} rmmod"]
+              f"ok {len(loads) + 2} unload"]
     if done:
         lines.append("# ndisbench-agent: done")
     return "\r\n".join(lines) + "\r\n"

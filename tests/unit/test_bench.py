@@ -17,9 +17,9 @@ ok 1 boot
 # load_ms: 41
 ok 2 insmod ndiswrapper
 # appeared_ms: 300
-ok 3 iface wlan0
+ok 3 bind wlan0
 # carrier_ms: 600
-ok 4 link
+ok 4 associate
 # dhcp_ms: 150
 ok 5 dhcp
 # seconds: 1.500

@@ -272,10 +272,10 @@ NET_LOG = """KTAP version 1
 ok 1 boot
 # ifname: eth0
 # driver: e1000
-ok 2 iface eth0
+ok 2 bind eth0
 # carrier_ms: 12
 # operstate: up
-{link_result} 3 link
+{link_result} 3 associate
 # udhcpc_status: 0
 # dhcp_ms: 1123
 # address: {address}
@@ -290,7 +290,7 @@ ok 4 dhcp
 # sink_reply: received={sink_reply}
 ok 6 tcp
 # tainted: 0
-ok 7 rmmod
+ok 7 unload
 # ndisbench-agent: done
 """
 
@@ -332,8 +332,8 @@ class NetJudgeTest(unittest.TestCase):
         log = ktap.parse(NET_LOG.format(address="-", received=0,
                                         ping_result="not ok", sink_reply=0,
                                         link_result="not ok")
-                         .replace("ok 2 iface eth0", "# error: eth0 did not "
-                                  "appear within 30000 ms\nnot ok 2 iface "
+                         .replace("ok 2 bind eth0", "# error: eth0 did not "
+                                  "appear within 30000 ms\nnot ok 2 bind "
                                   "eth0"))
         for check in NET_CHECKS:
             verdict = judge(check, EXP.policies["2.6.25-rc4"], EXP,
@@ -367,14 +367,14 @@ ok 4 insmod ndiswrapper
 # ifname: wlan0
 # driver: ndiswrapper
 # fw_version: bcmwl.sys
-ok 5 iface wlan0
+ok 5 bind wlan0
 # carrier_ms: 24
 # ndis_bssid: {bssid}
 # ndis_ssid: ndisbench
-ok 6 link
+ok 6 associate
 # rmmod: ndiswrapper errno=0
 # kmsg: {unload_kmsg}
-ok 7 rmmod
+ok 7 unload
 # ndisbench-agent: done
 """
 
@@ -524,16 +524,16 @@ ok 1 boot
 # ifname: wlan0
 # driver: {driver}
 # bus_info: 1-1:1.0
-ok 2 iface wlan0
+ok 2 bind wlan0
 {connect}
 # carrier_ms: 4477
 # iw_link: Connected to {bssid} (on wlan0)
 # iw_link: \tSSID: {ssid}
 # iw_link: \tfreq: 2437
 {iwconfig}
-ok 3 link
+ok 3 associate
 # tainted: 0
-ok 4 rmmod
+ok 4 unload
 # ndisbench-agent: done
 """
 
@@ -776,7 +776,7 @@ class UdpJudgeTest(unittest.TestCase):
     """The bench's small-packet check: the host's count is the measure."""
 
     LOG = ("KTAP version 1\n1..3\n# tainted: 0\nok 1 boot\n# ifname: eth0\n"
-           "ok 2 iface eth0\n# carrier_ms: 5\nok 3 link\n"
+           "ok 2 bind eth0\n# carrier_ms: 5\nok 3 associate\n"
            "# udp_payload: 64\n# udp_sent: 1000\n# seconds: 2.000\n"
            "ok 4 udp\n# ndisbench-agent: done\n")
 

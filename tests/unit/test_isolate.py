@@ -25,8 +25,8 @@ WARN = "WARNING: CPU: 0 PID: 93 at drivers/net/foo.c:12 foo_open+0x1/0x2"
 
 def rows_log(broken_body=None, klog=(), boot_extra=()):
     """A cell's serial log as the isolating agent prints it: rows boot,
-    broken (one driver), install, insmod, rmmod, each between its marks;
-    broken_body replaces the broken row's own lines; klog: the rmmod
+    broken (one driver), install, insmod, unload, each between its marks;
+    broken_body replaces the broken row's own lines; klog: the unload
     row's replay of the kernel log."""
     def row(name, body):
         return [f"# ndisbench: begin {name}", *body,
@@ -43,8 +43,8 @@ def rows_log(broken_body=None, klog=(), boot_extra=()):
                              "ok 3 install"])
     lines += row("insmod", ["# module: ndiswrapper", "# errno: 0",
                             "ok 4 insmod ndiswrapper"])
-    lines += row("rmmod", ["# rmmod: ndiswrapper errno=0", "# tainted: 1",
-                           *[f"# klog: {k}" for k in klog], "ok 5 rmmod"])
+    lines += row("unload", ["# rmmod: ndiswrapper errno=0", "# tainted: 1",
+                           *[f"# klog: {k}" for k in klog], "ok 5 unload"])
     lines.append("# ndisbench-agent: done")
     return "\r\n".join(lines) + "\r\n"
 
@@ -63,7 +63,7 @@ class MarksTest(unittest.TestCase):
     def test_marks_are_rows_not_facts(self):
         log = ktap.parse(rows_log(oopsed_broken()))
         self.assertEqual([r.name for r in log.rows],
-                         ["boot", "broken", "install", "insmod", "rmmod"])
+                         ["boot", "broken", "install", "insmod", "unload"])
         broken = log.rows[1]
         self.assertEqual(broken.tests, ["broken pe32"])
         self.assertEqual(broken.died, "killed by signal 9 (Killed)")
@@ -80,7 +80,7 @@ class MarksTest(unittest.TestCase):
         self.assertEqual(rows[OOPS], "broken")
         self.assertEqual(rows[f"# klog: {WARN}"], "install")
         self.assertEqual(rows["# klog: late"], "")
-        self.assertEqual(rows["ok 5 rmmod"], "rmmod")
+        self.assertEqual(rows["ok 5 unload"], "unload")
         self.assertEqual(rows["[    0.500000] Run /init as init process"],
                          "")
 
@@ -158,14 +158,14 @@ class ChargeTest(unittest.TestCase):
         """A BUG that leaves a lock held (rtnl in an ethtool ioctl) hangs
         a later row: its death came after the oops, and says so."""
         log = rows_log(oopsed_broken()).replace(
-            "# rmmod: ndiswrapper errno=0\r\n# tainted: 1\r\nok 5 rmmod",
-            "# ndisbench: died rmmod: timed out after 600 s (killed)\r\n"
-            "# row_death: timed out after 600 s (killed)\r\nnot ok 5 rmmod")
+            "# rmmod: ndiswrapper errno=0\r\n# tainted: 1\r\nok 5 unload",
+            "# ndisbench: died unload: timed out after 600 s (killed)\r\n"
+            "# row_death: timed out after 600 s (killed)\r\nnot ok 5 unload")
         verdicts = judge_cell(DEVICE, CHECKS, log)
         self.assertEqual(verdicts["unload"].status, FAIL)
         self.assertEqual(
             verdicts["unload"].summary,
-            "the agent's rmmod test died: timed out after 600 s (killed) "
+            "the agent's unload test died: timed out after 600 s (killed) "
             f"(ran after an oops in broken: {OOPS} (in load_pe_image "
             "[ndiswrapper]))")
 
@@ -270,11 +270,11 @@ def survive_log(death="killed by signal 9 (Killed)", klog_bug=True,
     lines = ["KTAP version 1", f"1..{first + 1}", "# ndisbench: begin boot",
              "# tainted: 0", "ok 1 boot", "# ndisbench: end boot", *oops]
     if rmmod:
-        lines += ["# ndisbench: begin rmmod",
+        lines += ["# ndisbench: begin unload",
                   *(["# rmmod: ndisbench_control errno=0"] if control
                     else []), "# tainted: 12416",
-                  *[f"# klog: {k}" for k in klog], f"ok {first + 1} rmmod",
-                  "# ndisbench: end rmmod", "# ndisbench-agent: done"]
+                  *[f"# klog: {k}" for k in klog], f"ok {first + 1} unload",
+                  "# ndisbench: end unload", "# ndisbench-agent: done"]
     return "\r\n".join(lines) + "\r\n"
 
 

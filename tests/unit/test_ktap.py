@@ -15,7 +15,7 @@ class KtapParserTest(unittest.TestCase):
         self.assertEqual(log.plan, 3)
         self.assertTrue(log.complete)
         self.assertEqual([t.name for t in log.tests],
-                         ["boot", "insmod ndiswrapper", "rmmod"])
+                         ["boot", "insmod ndiswrapper", "unload"])
         insmod = log.test("insmod ndiswrapper")
         self.assertFalse(insmod.ok)
         self.assertEqual(insmod.fact("errno"), "2")
@@ -37,7 +37,7 @@ class KtapParserTest(unittest.TestCase):
         cut = "\n".join(text.splitlines()[:8])
         log = ktap.parse(cut)
         self.assertFalse(log.complete)
-        self.assertIsNone(log.test("rmmod"))
+        self.assertIsNone(log.test("unload"))
 
     def test_no_ktap_at_all(self):
         log = ktap.parse("Kernel panic - not syncing: VFS\n")

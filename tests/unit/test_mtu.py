@@ -18,9 +18,9 @@ MTU_LOG = """KTAP version 1
 ok 1 boot
 # ifname: {ifname}
 # mac: 52:54:00:12:34:57
-{iface_result} 2 iface {ifname}
+{iface_result} 2 bind {ifname}
 # carrier_ms: 12
-ok 3 link
+ok 3 associate
 # address: 10.0.2.15
 ok 4 dhcp
 # mtu_before: 1500
@@ -33,7 +33,7 @@ ok 4 dhcp
 # mtu_restored: {restored}
 {result} 5 mtu
 # tainted: 0
-ok 6 rmmod
+ok 6 unload
 # ndisbench-agent: done
 """
 

@@ -24,8 +24,8 @@ def peer_log(peer="10.0.2.16", address="10.0.2.15", received=10,
              in_echos=11, answered=True, ok=None, error=""):
     """The agent's network tests of one side of a pair, as it prints them."""
     lines = ["KTAP version 1", "1..6", "# tainted: 0", "ok 1 boot",
-             "# ifname: wlan0", "# driver: rtl8187", "ok 2 iface wlan0",
-             "# carrier_ms: 900", "ok 3 link", f"# address: {address}",
+             "# ifname: wlan0", "# driver: rtl8187", "ok 2 bind wlan0",
+             "# carrier_ms: 900", "ok 3 associate", f"# address: {address}",
              "ok 4 dhcp", f"# peer: {peer}", "# in_echos_start: 0",
              "# settle_pings: 3"]
     if answered:
@@ -41,7 +41,7 @@ def peer_log(peer="10.0.2.16", address="10.0.2.15", received=10,
     if ok is None:
         ok = answered and received == 10 and in_echos >= 10
     lines += [f"{'ok' if ok else 'not ok'} 5 peer", "# tainted: 0",
-              "ok 6 rmmod", "# ndisbench-agent: done"]
+              "ok 6 unload", "# ndisbench-agent: done"]
     return ktap.parse("\n".join(lines) + "\n")
 
 
@@ -82,7 +82,7 @@ class PeerCheckTest(unittest.TestCase):
 
     def test_missing_peer_result_is_an_error(self):
         log = ktap.parse("KTAP version 1\n1..2\nok 1 boot\n# ifname: wlan0"
-                         "\nok 2 iface wlan0\nok 3 link\n")
+                         "\nok 2 bind wlan0\nok 3 associate\n")
         self.assertEqual(judge(log).status, ERROR)
 
     def test_b_expects_the_second_lease(self):

@@ -44,8 +44,8 @@ class PhasesTest(unittest.TestCase):
             clock.before_boot()
             for line in ("Linux version", "KTAP version 1", "1..3",
                          "# release: 6.1", "ok 1 boot", "# load_ms: 5",
-                         "not ok 2 insmod ndiswrapper", "ok 3 iface wlan0",
-                         "ok 4 link # SKIP", DONE_LINE):
+                         "not ok 2 insmod ndiswrapper", "ok 3 bind wlan0",
+                         "ok 4 associate # SKIP", DONE_LINE):
                 self.assertIsNone(clock.on_line(line))
             self.assertEqual([m[0] for m in clock.marks],
                              ["boot", "start", "module load", "bind",

@@ -28,7 +28,7 @@ def judge(reports, config=DEBUG, loaded="ok", texts=REPORTS):
     log = ("KTAP version 1\n1..3\n# tainted: 0\nok 1 boot\n# errno: 0\n"
            f"{loaded} 2 insmod ndisbench_plant\n"
            + "".join(texts[r] for r in reports) +
-           "# tainted: 4096\nok 3 rmmod\n# ndisbench-agent: done\n")
+           "# tainted: 4096\nok 3 unload\n# ndisbench-agent: done\n")
     return judge_check("planted", EXP.policies["2.6.25-rc4"], EXP,
                        ktap.parse(log), [], 0, config=config)
 

@@ -120,9 +120,9 @@ HOTPLUG_LOG = """KTAP version 1
 ok 1 boot
 # ifname: wlan0
 # driver: rtl8187
-ok 2 iface wlan0
+ok 2 bind wlan0
 # carrier_ms: 12
-ok 3 link
+ok 3 associate
 # target: 10.0.2.2:5000
 # hotplug_request: unplug
 {unplug}
@@ -173,9 +173,9 @@ ROAM_LOG = """KTAP version 1
 # tainted: 0
 ok 1 boot
 # ifname: wlan0
-ok 2 iface wlan0
+ok 2 bind wlan0
 # carrier_ms: 12
-ok 3 link
+ok 3 associate
 # roam_request: drop
 {lost}
 # iw_connect_status: {connect}

@@ -18,16 +18,16 @@ LOG = """KTAP version 1
 ok 1 boot
 # ifname: wlan0
 # mac: 52:54:00:12:34:57
-ok 2 iface wlan0
+ok 2 bind wlan0
 # carrier_ms: 12
-ok 3 link
+ok 3 associate
 # address: 10.0.2.15
 ok 4 dhcp
 # bytes_sent: 4194304
 # seconds: 9.1
 {tcp} 5 tcp
 # tainted: 4097
-{klog}ok 6 rmmod
+{klog}ok 6 unload
 # ndisbench-agent: done
 """
 
@@ -64,7 +64,7 @@ class RecoverJudgeTest(unittest.TestCase):
         self.assertEqual(verdict.status, "FAIL")
         self.assertIn("TCP", verdict.summary)
 
-    def test_without_the_tcp_check_says_to_select_it(self):
+    def test_without_the_tcp_result_is_an_error(self):
         log = __import__("ndisbench_lib.report.ktap",
                          fromlist=["parse"]).parse(
             LOG.format(tcp="ok", klog=RESET).replace(
@@ -72,7 +72,14 @@ class RecoverJudgeTest(unittest.TestCase):
         verdict = judge("recover", EXP.policies["2.6.25-rc4"], EXP, log,
                         [], 0, fixture="bcmwlhang")
         self.assertEqual(verdict.status, "ERROR")
-        self.assertIn("select tcp", verdict.summary)
+        self.assertEqual(verdict.summary, "agent printed no tcp result")
+
+    def test_selected_alone_it_brings_the_tcp_stream(self):
+        """`run --check recover` runs tcp's agent test too: the registry
+        brings the check whose agent test recover reads."""
+        hang = devices.DEVICES["bcm43xx-hang/ndiswrapper"]
+        self.assertEqual(registry.for_device(hang, ["recover"]),
+                         ["tcp", "recover"])
 
     def test_runs_on_the_hang_row_only(self):
         check = registry.get("recover")

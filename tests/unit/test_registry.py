@@ -86,5 +86,75 @@ class RegistryTest(unittest.TestCase):
             self.assertLessEqual(registry.seconds(cell), 120, device.label)
 
 
+class OneCheckEndToEndTest(unittest.TestCase):
+    """A check and the agent test it is one with share a name and a place
+    in the run order; a check that reads another check's agent test brings
+    that check along."""
+
+    # The agent's own rows that belong to no check: settings, the boot,
+    # the module loads, the soak.
+    AGENT_ONLY = {"params", "shell", "slowdown", "mac", "boot", "unbind",
+                  "modparams", "insmod", "oops", "soak"}
+
+    def test_agent_rows_are_checks_in_the_checks_order(self):
+        checks = registry.by_name()
+        rows = [(int(order), name) for order, name, _ in agent_rows()]
+        for order, name in rows:
+            if name in self.AGENT_ONLY:
+                continue
+            self.assertIn(name, checks, f"agent row {name}: no check of "
+                                        f"that name")
+            self.assertEqual(order, checks[name].order,
+                             f"agent row {name}: order {order}, check "
+                             f"{checks[name].order}")
+
+    def test_agent_names_its_tests_as_the_checks(self):
+        names = {name for _, name, _ in agent_rows()}
+        for old, new in (("iface", "bind"), ("link", "associate"),
+                         ("rmmod", "unload")):
+            self.assertNotIn(old, names)
+            self.assertIn(new, names)
+        self.assertEqual(max(agent_rows(), key=lambda r: int(r[0]))[1],
+                         "unload")
+
+    def test_every_read_is_an_agent_row(self):
+        names = {name for _, name, _ in agent_rows()}
+        for check in registry.all_checks():
+            for read in check.reads:
+                self.assertIn(read.split()[0], names,
+                              f"{check.name} reads {read}")
+
+    def test_a_check_brings_the_agent_test_it_reads(self):
+        hang = devices.DEVICES["bcm43xx-hang/ndiswrapper"]
+        serial = devices.DEVICES["bcm43xx-serial/ndiswrapper"]
+        self.assertEqual(registry.for_device(
+            hang, registry.select(["recover"])), ["tcp", "recover"])
+        self.assertEqual(registry.for_device(
+            serial, registry.select(["resend"])), ["tcp", "resend"])
+        # only where the check that brings it runs
+        bcm43xx = devices.DEVICES["bcm43xx/ndiswrapper"]
+        self.assertEqual(registry.for_device(
+            bcm43xx, registry.select(["recover", "build"])), ["build"])
+        self.assertEqual(registry.with_brought(["build", "recover"]),
+                         ["build", "tcp", "recover"])
+        # what every cell runs anyway (insmod, unload) brings no check
+        wrapped = devices.DEVICES["bcm43xx/ndiswrapper"]
+        self.assertEqual(registry.for_device(
+            wrapped, registry.select(["load"])), ["load"])
+        self.assertEqual(registry.for_device(
+            wrapped, registry.select(["capture"])), ["capture"])
+
+    def test_the_default_matrix_is_what_it_was(self):
+        from ndisbench_lib.commands import cli
+        self.assertEqual(cli._checks(None), registry.select(
+            registry.default_names() + ["build"]))
+        for device in devices.TARGETS:
+            wanted = registry.default_names()
+            self.assertEqual(registry.for_device(device, wanted),
+                             [c for c in wanted
+                              if registry.get(c).applies(device)],
+                             device.label)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -20,16 +20,16 @@ LOG = """KTAP version 1
 ok 1 boot
 # ifname: wlan0
 # mac: 52:54:00:12:34:57
-ok 2 iface wlan0
+ok 2 bind wlan0
 # carrier_ms: 12
-ok 3 link
+ok 3 associate
 # address: 10.0.2.15
 ok 4 dhcp
 # bytes_sent: 4194304
 # seconds: 3.2
 {tcp} 5 tcp
 {kmsg}# tainted: 4097
-ok 6 rmmod
+ok 6 unload
 # ndisbench-agent: done
 """
 

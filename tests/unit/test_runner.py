@@ -146,8 +146,8 @@ class JudgeCellTest(unittest.TestCase):
 
     def test_oops_fails_the_cell(self):
         serial = agent_log(FIXED).replace(
-            "ok 5 rmmod", "[  2.1] BUG: kernel NULL pointer dereference\r\n"
-            "ok 5 rmmod")
+            "ok 5 unload", "[  2.1] BUG: kernel NULL pointer dereference\r\n"
+            "ok 5 unload")
         verdicts = self.judge(serial)
         self.assertEqual(verdicts["load"].status, "FAIL")
         self.assertIn("NULL pointer", verdicts["load"].summary)
@@ -335,6 +335,24 @@ class RunRecordTest(unittest.TestCase):
         final = report.load(self.run_dir())
         self.assertEqual((final.state, final.not_run), ("", []))
         self.assertTrue(final.ok)
+
+    def test_a_brought_check_is_a_column_and_runs_where_it_was_brought(self):
+        """run --check recover: tcp is recover's stream, so a column of the
+        run, and in the recover cell only."""
+        planned = {}
+
+        def run_cell(prep, plan, *args, **kw):
+            planned[plan.device.label] = list(plan.checks)
+            return fake_cell(prep, plan)
+
+        self.devices = [devices.DEVICES["bcm43xx/ndiswrapper"],
+                        devices.DEVICES["bcm43xx-hang/ndiswrapper"]]
+        self.matrix = runner.Matrix([self.kernel], self.devices,
+                                    registry.select(["recover"]), EXP)
+        result = self.run_with(run_cell)
+        self.assertEqual(result.checks, ["tcp", "recover"])
+        self.assertEqual(planned, {"bcm43xx-hang/ndiswrapper":
+                                   ["tcp", "recover"]})
 
     def test_ctrl_c_writes_the_finished_cells_marked_interrupted(self):
         calls = []
@@ -598,6 +616,14 @@ class IfaceChecksTest(unittest.TestCase):
         for check in ("hotplug", "roam", "scan", "capture", "udp"):
             line = cmdline(dev, [check])
             self.assertIn("ndisbench.net=wlan0", line, check)
+
+    def test_recover_alone_asks_the_agent_for_the_tcp_stream(self):
+        from ndisbench_lib import devices
+        from ndisbench_lib.checks import registry
+        dev = devices.DEVICES["bcm43xx-hang/ndiswrapper"]
+        checks = runner.cell_checks(dev, registry.select(["recover"]))
+        line = cmdline(dev, checks, {"tcp": 4242})
+        self.assertIn("ndisbench.tcp=4242:4194304", line.split())
 
 
 class CryptoSelfTestCmdlineTest(unittest.TestCase):

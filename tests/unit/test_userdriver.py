@@ -343,7 +343,7 @@ class WiredRowsTest(unittest.TestCase):
             "ok 2 insmod ndiswrapper",
             "# driver: ndiswrapper", "# fw_version: rtl8139nd.sys",
             "# bus_info: 0000:00:02.0", "# carrier: 1",
-            "ok 3 iface eth0"]))
+            "ok 3 bind eth0"]))
         good = judge("bind", policy, EXP, log, ["ndiswrapper"], 0,
                      fixture="rtl8139nd")
         self.assertTrue(good.ok, good.summary)
@@ -367,7 +367,7 @@ class WiredRowsTest(unittest.TestCase):
                 "ok 2 insmod ndiswrapper",
                 "# driver: ndiswrapper", "# fw_version: rtl8139nd.sys",
                 "# bus_info: 0000:00:01.0", "# carrier: 1",
-                "ok 3 iface eth0"]))
+                "ok 3 bind eth0"]))
         good = judge("bind", policy, EXP, log("0000:00:01.0 from 8139cp"),
                      ["ndiswrapper"], 0, fixture="rtl8139nd",
                      unbinds="8139cp")

@@ -131,7 +131,7 @@ ok 1 boot
 # ifname: wlan0
 # driver: ndiswrapper
 # fw_version: bcmwl.sys
-ok 2 iface wlan0
+ok 2 bind wlan0
 # wireless_api: wext
 {join}
 # carrier_ms: 2100
@@ -142,10 +142,10 @@ ok 2 iface wlan0
 # iwconfig:           Mode:Managed  Frequency:2.437 GHz  Access Point: \
 {iwconfig_ap}
 # iwconfig_status: 0
-ok 3 link
+ok 3 associate
 {roam}
 # rmmod: ndiswrapper errno=0
-ok {rmmod} rmmod
+ok {rmmod} unload
 # ndisbench-agent: done
 """
 
@@ -250,8 +250,8 @@ class WextCaptureTest(unittest.TestCase):
         from test_air import AP, sequence
         from ndisbench_lib.guest.capture import AirCapture
         log = ktap.parse("KTAP version 1\n1..3\nok 1 boot\n"
-                         "# mac: 52:54:00:12:34:58\nok 2 iface wlan0\n"
-                         f"{api_line}\n# carrier_ms: 9\nok 3 link\n")
+                         "# mac: 52:54:00:12:34:58\nok 2 bind wlan0\n"
+                         f"{api_line}\n# carrier_ms: 9\nok 3 associate\n")
         self.assertEqual(AP, EXP.network["ap_bssid"])
         return judge("capture", POLICY, EXP, log, [], 4096, None, "bcmwl",
                      air=AirCapture(sequence(), path="air.pcap.gz"))

@@ -44,9 +44,9 @@ ok 3 insmod ndiswrapper
 # driver: {driver}
 # fw_version: {fw_version}
 # bus_info: 0000:00:04.0
-ok 4 iface wlan0
+ok 4 bind wlan0
 # rmmod: ndiswrapper errno=0
-ok 5 rmmod
+ok 5 unload
 # ndisbench-agent: done
 """
 

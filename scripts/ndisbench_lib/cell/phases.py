@@ -10,8 +10,8 @@ Phases, on the host's monotonic clock:
   restored from a saved boot, guest/snapshot.py, QEMU loading it);
 - one phase per agent test, from the previous result line to its own
   (consecutive tests of one kind are one phase: the 7 `broken` drivers;
-  `insmod` is the module load, `iface` bind, `link` associate, `rmmod`
-  unload; `start` is the agent's first test);
+  `insmod` is the module load; `start` is the agent's first test; the
+  others are named as the checks they are);
 - poweroff: the last result line to QEMU's exit (the agent's last words,
   kmemleak scans on the debug kernel, poweroff);
 - judging: QEMU's exit to the cell's verdicts (KTAP, the air capture
@@ -34,8 +34,7 @@ from ..report.ktap import DONE_LINE
 FILE = "phases.json"
 PIDFILE = "qemu.pid"
 RESULT_RE = re.compile(r"^(?:not )?ok \d+ (\S+)")
-RENAME = {"boot": "start", "insmod": "module load", "iface": "bind",
-          "link": "associate", "rmmod": "unload"}
+RENAME = {"boot": "start", "insmod": "module load"}
 TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 Mark = Tuple[str, float, Optional[float], Optional[float]]
 

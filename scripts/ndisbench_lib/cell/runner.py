@@ -153,7 +153,10 @@ def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
                          "device(s)")
     every = [(k, d, cs) for k in matrix.kernels for d, cs in cells
              if runs_on(k, d)]
-    used = [c for c in matrix.checks if any(c in cs for _, cs in cells)]
+    # the columns: the selected checks and those they bring (run --check
+    # recover shows tcp, whose stream it judges), where any cell runs them
+    used = [c for c in registry.with_brought(matrix.checks)
+            if any(c in cs for _, cs in cells)]
     record: dict = {}
     if matrix.shard:
         # Only this shard's cells: only their kernels are built.

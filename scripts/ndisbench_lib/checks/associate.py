@@ -45,7 +45,7 @@ def judge(facts: CellFacts) -> Verdict:
     if first:
         return first
     net, iw_ssid, config = facts.exp.network, facts.iw_ssid, facts.config
-    link = facts.log.test("link")
+    link = facts.log.test("associate")
     assert link is not None
     problems: List[str] = []
     bss = link_bss(link)
@@ -77,7 +77,7 @@ def judge(facts: CellFacts) -> Verdict:
 
 CHECK = Check(
     name="associate", order=90,
-    reads=("link",),
+    reads=("associate",),
     doc="the driver reports the AP's BSSID and SSID; iw connect (or "
         "iwconfig essid) and iwconfig agree",
     devices=devices.RADIOS + devices.FAULTY, judge=judge, needs_iface=True,

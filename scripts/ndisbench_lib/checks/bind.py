@@ -93,7 +93,7 @@ def judge(facts: CellFacts) -> Verdict:
 
 CHECK = Check(
     name="bind", order=70,
-    reads=("insmod ndiswrapper", "iface"),
+    reads=("insmod ndiswrapper", "bind"),
     doc="the interface appears, owned by the expected driver",
     devices=devices.RADIOS + devices.FAULTY + devices.WIRED, judge=judge,
     needs_iface=True,

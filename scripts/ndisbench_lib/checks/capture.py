@@ -30,7 +30,7 @@ def judge(facts: CellFacts) -> Verdict:
     problems = list(air.file_problems)
     problems += sequence_problems(list(air.frames), station,
                                   str(facts.exp.network["ap_bssid"]))
-    link = facts.log.test("link")
+    link = facts.log.test("associate")
     api = wireless_api(link) if link else NL80211
     return verdict(problems, f"{len(air.frames)} frames, no warnings: "
                              f"beacon, probe, auth, assoc, data in order "
@@ -39,7 +39,7 @@ def judge(facts: CellFacts) -> Verdict:
 
 CHECK = Check(
     name="capture", order=140,
-    reads=("iface", "link"),
+    reads=("bind", "associate"),
     doc="the air's pcap reads clean and shows the station's join in order",
     devices=devices.RADIOS, judge=judge, needs_iface=True, air_capture=True,
     seconds=1)

@@ -147,9 +147,13 @@ class Check:
                           Sequence[Tuple[str, str]]] = no_files
     extra_modules: Tuple[str, ...] = ()     # loaded after the test modules
     # The agent tests it reads, as the agent names them: a name or its
-    # first word ("insmod ndiswrapper", "broken": every "broken <x>"). A
-    # kernel report while the row printing one of them ran is this
-    # check's FAIL (cell/judge.py judge_cell); () for host_side checks.
+    # first word ("insmod ndiswrapper", "broken": every "broken <x>"). An
+    # agent test that is a check's own has the check's name and order;
+    # where another check's params ask the agent for it (recover reads
+    # tcp's stream), selecting this check brings that one along
+    # (registry.for_device). A kernel report while the row printing one
+    # of them ran is this check's FAIL (cell/judge.py judge_cell); ()
+    # for host_side checks.
     reads: Tuple[str, ...] = ()
     # It judges the kernel's oops and checker reports itself: they do not
     # fail it as they fail every other check of the cell.
@@ -166,6 +170,11 @@ class Check:
 
     def applies(self, device: Device) -> bool:
         return device.checks_row in self.devices
+
+    @property
+    def asks_agent(self) -> bool:
+        """The agent runs its test only when its params ask for it."""
+        return self.params is not no_params
 
     def reads_test(self, name: str) -> bool:
         """One of the agent tests it reads."""

@@ -13,7 +13,7 @@ def judge(facts: CellFacts) -> Verdict:
 
 CHECK = Check(
     name="control", order=40,
-    reads=("insmod ndisbench_control", "rmmod"),
+    reads=("insmod ndisbench_control", "unload"),
     doc="the module under a neutral name: loads, no P anywhere",
     devices=devices.BARE, judge=judge, role="control",
     installs_driver=False, seconds=2)

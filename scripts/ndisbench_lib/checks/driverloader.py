@@ -14,7 +14,7 @@ def judge(facts: CellFacts) -> Verdict:
 
 CHECK = Check(
     name="driverloader", order=30,
-    reads=("insmod driverloader", "rmmod"),
+    reads=("insmod driverloader", "unload"),
     doc="the module built as driverloader: load and taint masks",
     devices=devices.BARE, judge=judge, role="driverloader",
     installs_driver=False, seconds=2)

@@ -60,8 +60,14 @@ def not_booted(log: KtapLog) -> Optional[Verdict]:
 
 
 def iface_test(log: KtapLog) -> Optional[KtapTest]:
-    """The agent's `iface <ifname>` result, if it printed one."""
-    return next((t for t in log.tests if t.name.startswith("iface ")), None)
+    """The agent's `bind <ifname>` result (the interface), if it printed
+    one."""
+    return next((t for t in log.tests if t.name.startswith("bind ")), None)
+
+
+def iface_name(test: KtapTest) -> str:
+    """The interface of the agent's `bind <ifname>` result."""
+    return test.name.partition(" ")[2]
 
 
 def iface_problem(log: KtapLog, need_link: bool = True) -> Optional[str]:
@@ -69,10 +75,10 @@ def iface_problem(log: KtapLog, need_link: bool = True) -> Optional[str]:
     if iface is None:
         return "agent printed no interface result"
     if not iface.ok:
-        return iface.fact("error") or f"{iface.name} failed"
+        return iface.fact("error") or f"iface {iface_name(iface)} failed"
     if not need_link:
         return None
-    link = log.test("link")
+    link = log.test("associate")
     if link is None:
         return "agent printed no link result"
     if not link.ok:
@@ -87,8 +93,8 @@ def unreached(log: KtapLog) -> Verdict:
     if iface is None:
         return Verdict(ERROR, "agent printed no interface result")
     if iface.ok:
-        return Verdict(FAIL, f"{iface.name} appeared although the policy "
-                             f"refuses ndiswrapper")
+        return Verdict(FAIL, f"iface {iface_name(iface)} appeared although "
+                             f"the policy refuses ndiswrapper")
     return Verdict(XFAIL, "not reached (expected: the policy refuses "
                           "ndiswrapper)")
 
@@ -120,20 +126,6 @@ def net_test(facts: CellFacts, name: str) -> Union[KtapTest, Verdict]:
     test = facts.log.test(name)
     if test is None:
         return Verdict(ERROR, f"agent printed no {name} result")
-    return test
-
-
-def borrowed_test(facts: CellFacts, name: str,
-                  judge: str) -> Union[KtapTest, Verdict]:
-    """net_test of another check's agent test that the check `judge`
-    judges too (recover and resend judge the tcp stream): a missing result
-    says to select that check with it."""
-    test = net_test(facts, name)
-    if (isinstance(test, Verdict)
-            and test.summary == f"agent printed no {name} result"):
-        return Verdict(test.status, f"{test.summary} ({judge} judges the "
-                                    f"{name} check's stream: select {name} "
-                                    f"with it)")
     return test
 
 

@@ -16,7 +16,7 @@ def judge(facts: CellFacts) -> Verdict:
 
 CHECK = Check(
     name="load", order=10,
-    reads=("insmod ndiswrapper", "rmmod"),
+    reads=("insmod ndiswrapper", "unload"),
     doc="ndiswrapper loads (or is refused) exactly as the policy says; "
         "/dev/ndiswrapper refuses non-root and malformed ioctls",
     devices=devices.BARE + devices.WRAPPED + devices.FAULTY_WRAPPED +

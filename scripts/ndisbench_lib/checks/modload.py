@@ -123,9 +123,9 @@ def observe(log: KtapLog, module: str) -> Optional[Observed]:
     if test is None:
         return None
     rmmod_errno = None
-    rmmod = log.test("rmmod")
-    if rmmod is not None:
-        for fact in rmmod.all("rmmod"):
+    unload = log.test("unload")
+    if unload is not None:
+        for fact in unload.all("rmmod"):
             name, _, rest = fact.partition(" errno=")
             if name == module:
                 rmmod_errno = to_int(rest)

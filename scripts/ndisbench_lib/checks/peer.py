@@ -44,7 +44,7 @@ def judge(facts: CellFacts) -> Verdict:
 
 # No row of the matrix: pair.py adds it to both sides' plans.
 CHECK = Check(
-    name="peer", order=190,
+    name="peer", order=165,
     reads=("peer",),
     doc="two guests on one air ping each other",
     devices=(), judge=judge, params=params, needs_iface=True, seconds=60,

@@ -8,18 +8,18 @@ from typing import List
 from .. import devices
 from ..report.verdict import Verdict
 from .check import CellFacts, Check
-from .facts import borrowed_test, verdict
+from .facts import net_test, verdict
 
 RESET_LINE = "the driver was hung: reset"
 
 
 
 def judge(facts: CellFacts) -> Verdict:
-    test = borrowed_test(facts, "tcp", "recover")
+    test = net_test(facts, "tcp")
     if isinstance(test, Verdict):
         return test
-    rmmod = facts.log.test("rmmod")
-    klog = rmmod.all("klog") if rmmod else []
+    unload = facts.log.test("unload")
+    klog = unload.all("klog") if unload else []
     resets = [line for line in klog if RESET_LINE in line]
     problems: List[str] = []
     if not resets:
@@ -35,7 +35,7 @@ def judge(facts: CellFacts) -> Verdict:
 
 CHECK = Check(
     name="recover", order=125,
-    reads=("tcp", "rmmod"),
+    reads=("tcp", "unload"),
     doc="a driver that hangs once is reset (CheckForHang, MiniportReset) "
         "and carries on",
     devices=devices.HUNG, judge=judge, needs_iface=True, seconds=10)

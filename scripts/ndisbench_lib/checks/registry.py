@@ -65,11 +65,38 @@ def select(wanted: Sequence[str]) -> List[str]:
     return [c for c in known if c in wanted]
 
 
+def with_brought(selected: Sequence[str]) -> List[str]:
+    """The selected checks and those they bring (brought_by), in matrix
+    order: a run's columns."""
+    wanted = set(selected)
+    wanted.update(b for n in selected for b in brought_by(get(n)))
+    return [c.name for c in all_checks() if c.name in wanted]
+
+
 def for_device(device: Device, selected: Sequence[str]) -> List[str]:
     """Those of the selected checks that apply to the device, in the
-    order given."""
+    order given, each after the checks whose agent tests it reads
+    (brought_by)."""
     checks = by_name()
-    return [c for c in selected if c in checks and checks[c].applies(device)]
+    out: List[str] = []
+    for name in selected:
+        if name not in checks or not checks[name].applies(device):
+            continue
+        out += [c for c in brought_by(checks[name])
+                if c not in out and checks[c].applies(device)]
+        if name not in out:
+            out.append(name)
+    return out
+
+
+def brought_by(check: Check) -> List[str]:
+    """The other checks whose agent tests this one reads and the agent
+    runs only when they ask (recover reads tcp's stream: tcp's params
+    ask for it), in matrix order. The tests every cell runs (boot, the
+    insmods, unload) bring nothing."""
+    named = {read.split()[0] for read in check.reads}
+    return [c.name for c in all_checks()
+            if c.name in named and c.name != check.name and c.asks_agent]
 
 
 def seconds(check_names: Sequence[str]) -> float:

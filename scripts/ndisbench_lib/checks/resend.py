@@ -10,7 +10,7 @@ from typing import List
 from .. import devices
 from ..report.verdict import Verdict
 from .check import CellFacts, Check
-from .facts import borrowed_test, verdict
+from .facts import net_test, verdict
 
 DRIVER_RE = re.compile(r"halt: (\d+) sends answered NDIS_STATUS_RESOURCES")
 WRAPPER_RE = re.compile(r"(\d+) sends the serialized miniport answered "
@@ -19,11 +19,11 @@ WRAPPER_RE = re.compile(r"(\d+) sends the serialized miniport answered "
 
 
 def judge(facts: CellFacts) -> Verdict:
-    test = borrowed_test(facts, "tcp", "resend")
+    test = net_test(facts, "tcp")
     if isinstance(test, Verdict):
         return test
-    rmmod = facts.log.test("rmmod")
-    kmsg = rmmod.all("kmsg") if rmmod else []
+    unload = facts.log.test("unload")
+    kmsg = unload.all("kmsg") if unload else []
     answered = [int(m.group(1)) for m in map(DRIVER_RE.search, kmsg) if m]
     queued = [int(m.group(1)) for m in map(WRAPPER_RE.search, kmsg) if m]
     problems: List[str] = []
@@ -43,7 +43,7 @@ def judge(facts: CellFacts) -> Verdict:
 
 CHECK = Check(
     name="resend", order=126,
-    reads=("tcp", "rmmod"),
+    reads=("tcp", "unload"),
     doc="a serialized miniport's NDIS_STATUS_RESOURCES sends are queued "
         "again, not dropped",
     devices=devices.SERIAL, judge=judge, needs_iface=True, seconds=5)

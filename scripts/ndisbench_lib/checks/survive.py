@@ -3,7 +3,7 @@
 finit_module) is loaded by an agent row of its own; the kernel kills that
 row's child, not the agent: PID 1 prints the row's result with the death,
 the kernel's report lies between the row's marks in the kernel log, and
-the later rows (rmmod) run in children of their own to the end of the
+the later rows (unload) run in children of their own to the end of the
 plan. The report is this check's own (it judges it); the cell's other
 checks keep their verdicts (cell/judge.py charge_reports)."""
 import re
@@ -42,8 +42,8 @@ def judge(facts: CellFacts) -> Verdict:
     if not reports:
         problems.append(f"no kernel line matches /{REPORT_RE.pattern}/ "
                         f"between the oops row's marks")
-    rmmod = log.test("rmmod")
-    if rmmod is None or rmmod.fact("row_death") is not None:
+    unload = log.test("unload")
+    if unload is None or unload.fact("row_death") is not None:
         problems.append("the rmmod row after it did not run to its end")
     if not log.complete:
         problems.append(f"the agent did not finish its plan "

@@ -14,7 +14,7 @@ def judge(facts: CellFacts) -> Verdict:
 
 CHECK = Check(
     name="taint", order=20,
-    reads=("insmod ndiswrapper", "rmmod"),
+    reads=("insmod ndiswrapper", "unload"),
     doc="the kernel's and ndiswrapper's taint masks before and after its "
         "load",
     devices=devices.BARE, judge=judge, role="ndiswrapper",

@@ -13,8 +13,8 @@ def judge(facts: CellFacts) -> Verdict:
     exp, log = facts.exp, facts.log
     module = exp.module_names["ndiswrapper"]
     insmod = log.test(f"insmod {module}")
-    rmmod = log.test("rmmod")
-    if insmod is None or rmmod is None:
+    unload = log.test("unload")
+    if insmod is None or unload is None:
         return Verdict(ERROR, "agent printed no insmod/rmmod result")
     if facts.refused:
         if insmod.ok:
@@ -23,8 +23,8 @@ def judge(facts: CellFacts) -> Verdict:
         return Verdict(XFAIL, "not reached (expected: the policy refuses "
                               "ndiswrapper)")
     problems: List[str] = []
-    compare("rmmod errno", 0, rmmod_errno(rmmod, module), problems)
-    leaks = [line for line in rmmod.all("kmsg")
+    compare("rmmod errno", 0, rmmod_errno(unload, module), problems)
+    leaks = [line for line in unload.all("kmsg")
              if exp.leak_message in line]
     if leaks:
         problems.append(leaks[0])
@@ -33,7 +33,7 @@ def judge(facts: CellFacts) -> Verdict:
 
 CHECK = Check(
     name="unload", order=170,
-    reads=("insmod ndiswrapper", "rmmod"),
+    reads=("insmod ndiswrapper", "unload"),
     doc="rmmod of the wrapper after the traffic: clean, nothing leaked",
     devices=(devices.WRAPPED + devices.HUNG + devices.SERIAL +
              devices.WIRED_WRAPPED),

@@ -24,6 +24,7 @@ from typing import Dict, List, Optional, Sequence
 from .. import devices, paths
 from ..build.cache import Cache
 from ..checks import registry
+from ..checks.facts import iface_test
 from ..errors import BenchError
 from ..guest import clock as guest_clock
 from ..kernels import Expectations, Kernel
@@ -59,10 +60,10 @@ def cell_metrics(run_dir: pathlib.Path, cell: report.CellResult,
                   None)
     if insmod:
         out["load_ms"] = _num(insmod.fact("load_ms"))
-    iface = next((t for t in log.tests if t.name.startswith("iface ")), None)
+    iface = iface_test(log)
     if iface:
         out["bind_ms"] = _num(iface.fact("appeared_ms"))
-    link = log.test("link")
+    link = log.test("associate")
     if link and link.ok:
         out["assoc_ms"] = _num(link.fact("carrier_ms"))
     dhcp = log.test("dhcp")

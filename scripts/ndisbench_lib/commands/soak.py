@@ -540,7 +540,7 @@ def run(kernel: Kernel, device: Device, exp: Expectations, cache: Cache,
     res.unplug_streams = guest.streams.get(UNPLUG_SINK, [])
     res.qmp_errors = list(guest.qmp_errors)
     log = guest.serial.log
-    final = log.test("rmmod")
+    final = log.test("unload")
     res.kmemleak = ("scanned" if final and final.fact("kmemleak_scanned")
                     else "not in this kernel")
     data = SoakData(res.cycles, res.host_streams, log.test("soak"),

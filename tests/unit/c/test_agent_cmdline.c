@@ -50,12 +50,12 @@ static void full_wrapped_cell(void)
     CHECK(o.net.hotplug_port == 40001);
     CHECK(o.net.udp_port == 0 && o.net.peer[0] == '\0');
     CHECK(o.soak.seconds == 0 && !o.shell);
-    /* boot, 2 broken, install, insmod, iface, scan, link, dhcp, ping,
-     * tcp, hotplug, roam, rmmod */
+    /* boot, 2 broken, install, insmod, bind, scan, associate, dhcp, ping,
+     * tcp, hotplug, roam, unload */
     CHECK(planned_tests(&o) == 14);
 }
 
-/* The module checks on a bare machine: boot, three loads, rmmod. */
+/* The module checks on a bare machine: boot, three loads, unload. */
 static void module_cell(void)
 {
     struct agent_opts o;
@@ -74,7 +74,7 @@ static void nothing_asked(void)
 
     CHECK(parse("", &o) == 0);
     CHECK(o.n_modules == 0 && o.modules == NULL);
-    CHECK(planned_tests(&o) == 2);        /* boot, rmmod */
+    CHECK(planned_tests(&o) == 2);        /* boot, unload */
     CHECK(parse("quiet root=/dev/sda ndisbench.unknown=1", &o) == 0);
     CHECK(o.bad_param == NULL);
     CHECK(planned_tests(&o) == 2);
@@ -116,8 +116,8 @@ static void wired_user_driver_cell(void)
     CHECK_STR(o.net.ifname, "eth0");
     /* kept as sysfs spells an address: lower case */
     CHECK_STR(o.net.mac, "52:54:00:12:34:5f");
-    /* a setting, no test of its own: boot, install, insmod, iface, link,
-     * dhcp, ping, rmmod */
+    /* a setting, no test of its own: boot, install, insmod, bind, associate,
+     * dhcp, ping, unload */
     CHECK(planned_tests(&o) == 8);
 }
 
@@ -260,7 +260,7 @@ static void table_is_consistent(void)
                   strcmp(table[j]->param, row->param) != 0);
         }
     }
-    CHECK_STR(table[n - 1]->name, "rmmod");
+    CHECK_STR(table[n - 1]->name, "unload");
 }
 
 /* ndisbench.params=console: the cell's words come on the console later,
@@ -273,7 +273,7 @@ static void console_params(void)
     CHECK(parse("console=ttyS0 ndisbench.params=console", &o) == 0);
     CHECK(o.bad_param == NULL);
     CHECK(agent_param(&o, "ndisbench.params", NULL));
-    CHECK(planned_tests(&o) == 2);        /* a setting: boot, rmmod */
+    CHECK(planned_tests(&o) == 2);        /* a setting: boot, unload */
 
     CHECK(parse("ndisbench.params=disk", &o) == 0);
     CHECK_STR(o.bad_param, "ndisbench.params");

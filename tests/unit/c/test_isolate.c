@@ -260,7 +260,7 @@ static void insmod_results_are_counted(void)
         return;
     CHECK(parse_cmdline(line, &opts) == 0);
     CHECK(insmod->planned(&opts) == 2 && oops->planned(&opts) == 1);
-    CHECK(planned_tests(&opts) == 5);   /* boot, 2 insmod, oops, rmmod */
+    CHECK(planned_tests(&opts) == 5);   /* boot, 2 insmod, oops, unload */
     row_result_name(insmod, &opts, 1, name, sizeof(name));
     CHECK_STR(name, "insmod nope_c");
     row_result_name(oops, &opts, 0, name, sizeof(name));
@@ -294,28 +294,33 @@ static void limits_and_names(void)
                   "ndisbench.net=wlan0 ndisbench.soak=30:40000 "
                   "ndisbench.slowdown=3";
     char name[96];
+    int seen = 0;
 
     CHECK(parse_cmdline(line, &o) == 0);
     for (i = 0; i < n; i++) {
         const struct agent_test *row = table[i];
 
+        seen++;
         if (strcmp(row->name, "insmod") == 0) {
             row_result_name(row, &o, 1, name, sizeof(name));
             CHECK_STR(name, "insmod ndiswrapper");
         } else if (strcmp(row->name, "broken") == 0) {
             row_result_name(row, &o, 1, name, sizeof(name));
             CHECK_STR(name, "broken noentry");
-        } else if (strcmp(row->name, "iface") == 0) {
+        } else if (strcmp(row->name, "bind") == 0) {
             row_result_name(row, &o, 0, name, sizeof(name));
-            CHECK_STR(name, "iface wlan0");
+            CHECK_STR(name, "bind wlan0");
         } else if (strcmp(row->name, "dhcp") == 0) {
             row_result_name(row, &o, 0, name, sizeof(name));
             CHECK_STR(name, "dhcp");
             CHECK(row_limit_ms(row, &o) == 3 * ROW_LIMIT_MS);
         } else if (strcmp(row->name, "soak") == 0) {
             CHECK(row_limit_ms(row, &o) == 3 * (ROW_LIMIT_MS + 30000));
+        } else {
+            seen--;
         }
     }
+    CHECK(seen == 5);   /* each row above is in the table, by that name */
 }
 
 int main(void)
