@@ -57,6 +57,19 @@ def bench_commands(markdown: str) -> List[List[str]]:
             for m in COMMAND_RE.finditer(text)]
 
 
+# A path of the repository named in code: under one of its top folders,
+# or a CI file at its top (a bare file name is a file of a run folder).
+PATH_RE = re.compile(r"`((?:scripts|guest|docs|tests|wrapper|fixtures|"
+                     r"qemu-devices|qemu-patches|\.ci|\.github)/[\w./-]*|"
+                     r"\.[\w.-]+\.yml)`")
+
+
+def missing_paths(markdown: str) -> List[str]:
+    """The repository paths a text names that do not exist."""
+    return [m for m in PATH_RE.findall(markdown)
+            if "<" not in m and not (REPO / m).exists()]
+
+
 def check_command(argv: List[str]) -> None:
     """Parses argv with the bench's own parser (SystemExit on a wrong
     subcommand or option) and resolves the kernels, devices, wrappers and
@@ -109,6 +122,13 @@ class ReadmeTest(unittest.TestCase):
         for argv in commands:
             with self.subTest(argv=" ".join(argv)):
                 check_command(argv)
+
+    def test_every_path_it_names_exists(self):
+        self.assertEqual(missing_paths(self.text), [])
+        self.assertEqual(missing_paths(
+            "see `docs/nowhere.md`, `guest/README.md`, `.gone-ci.yml`, "
+            "`summary.md` and `guest/<kernel>/`"),
+            ["docs/nowhere.md", ".gone-ci.yml"])
 
     def test_a_wrong_command_is_caught(self):
         """The check itself: a misspelt option, an unknown subcommand and
