@@ -231,6 +231,24 @@ class ListLongTest(unittest.TestCase):
         udp = next(x for x in lines if x.split()[0] == "udp")
         self.assertTrue(udp.endswith("(only with --check)"), udp)
 
+    def test_each_device_row_with_its_checks(self):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            self.assertEqual(cli.main(["list", "--long"]), 0)
+        lines = out.getvalue().splitlines()
+        rows = lines[lines.index("devices:") + 1:lines.index(
+            "checks (scripts/ndisbench_lib/checks/):")]
+        self.assertEqual([x.split()[0] for x in rows],
+                         [d.label for d in devices.TARGETS])
+        for line, device in zip(rows, devices.TARGETS):
+            applies = registry.for_device(device, registry.names())
+            self.assertTrue(line.endswith(f"checks: {', '.join(applies)}"),
+                            line)
+        none = rows[[d.label for d in devices.TARGETS].index("none")]
+        self.assertTrue(none.endswith(
+            "checks: build, load, taint, driverloader, control, survive, "
+            "sandbox"), none)
+
     def test_short_list_keeps_the_one_line_doc(self):
         lines = self.listed()
         self.assertEqual([x.split()[0] for x in lines],

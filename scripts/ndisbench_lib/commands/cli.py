@@ -242,6 +242,9 @@ def cmd_list(args: argparse.Namespace) -> int:
     print("devices:")
     for d in devices.TARGETS:
         note = "" if d.default else " (only with --device)"
+        if args.long:
+            note += "; checks: " + ", ".join(
+                registry.for_device(d, registry.names()))
         print(f"  {d.label:20} {d.description}{note}")
     print("checks (scripts/ndisbench_lib/checks/):")
     for c in registry.all_checks():
@@ -587,7 +590,8 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("list", help="kernels, policies, devices, checks")
     p.add_argument("--long", action="store_true",
                    help="each check described in full, one line each "
-                        "(from its module's docstring)")
+                        "(from its module's docstring), and each device "
+                        "row with the checks that apply to it")
     p.set_defaults(func=cmd_list)
 
     p = sub.add_parser("report", help="re-render and print a run's results")
