@@ -1,4 +1,4 @@
-"""The build check (issue 13): every cell says whether the modules of ours
+"""The build check: every cell says whether the modules of ours
 it needs were built for its kernel; a module that did not build stops only
 the checks that need it, named, with the compiler's first error; cells
 that need no module of ours (e1000, the native rtl8187) still boot."""

@@ -271,8 +271,8 @@ class KernelsTomlTest(unittest.TestCase):
         self.assertEqual(by_name["debian-6.1"].arch, "amd64")
 
     def test_i386_policy_rows(self):
-        """Issue 18 item 4: src-6.1 and every policy kernel also for i386,
-        from the same source, fragments and patches plus the i386
+        """src-6.1 and every policy kernel also for i386 (the wrapper has
+        32-bit thunks of its own to prove), from the same source, fragments and patches plus the i386
         fragment; the same policy (expectations are per policy, not per
         architecture); out of a plain run, selected by --arch i386."""
         exp = kernels.load_expectations()
@@ -325,11 +325,13 @@ class KernelsTomlTest(unittest.TestCase):
                       self.error(debian + 'suite = "Sid"\n'))
 
     def test_every_suite_in_the_matrix(self):
-        """Issue 13: Debian's kernel of every suite the archive serves,
+        """Debian's kernel of every suite the archive serves (what users
+        meet),
         5.10 to 7.x, in the test command (all); each of another suite than
         the host's names it (its modules are built in a chroot of it) and
         stays out of a plain run (a chroot each would hold a newcomer's
-        first run past 25 minutes: docs/measurements.md)."""
+        first run past 25 minutes: docs/measurements.md, "A new user's first
+        run")."""
         by_name = {k.name: k for k in kernels.load_kernels()}
         plain = {k.name for k in kernels.select(list(by_name.values()),
                                                 None)}

@@ -390,9 +390,9 @@ def svg_bars(svg: str) -> dict:
 
 
 def sample_bench() -> bench.BenchResult:
-    """The bench figures of docs/measurements.md (bcm43xx's RTT p50 750
-    instead of 822, so that one of issue 17's goals is met and drawn as
-    met), one device without any number and a hostile device label."""
+    """The bench figures of 2026-12-03 (docs/history/measurements-2026.md;
+    bcm43xx's RTT p50 750 instead of 822, so that one of the bench's goals
+    is met and drawn as met), one device without any number and a hostile device label."""
     res = bench.BenchResult("bench-20261203-101010", "src-6.1", 3, "tcg",
                             runs=["20261203-101011", "20261203-101500"],
                             load=[0.7, 0.7])

@@ -260,8 +260,10 @@ class ArgsTest(unittest.TestCase):
         return cmd, built
 
     def test_every_row_runs_our_build_with_privileges_denied(self):
-        # issue 15: elevateprivileges=deny for every guest, the none and
-        # e1000 rows too (Debian's QEMU 7.2 cannot drop under deny)
+        # elevateprivileges=deny for every guest (a QEMU taken over
+        # cannot gain privileges through setuid or capabilities), the
+        # none and e1000 rows too (Debian's QEMU 7.2 cannot drop under
+        # deny)
         from ndisbench_lib import devices
         for name in devices.DEVICES:
             cmd, built = self.guest_cmd(name, {})

@@ -4,7 +4,12 @@ driver `ndiswrapper`, the .sys as fw_version; another wrapper tree in its
 own form, such as the classic `ndiswrapper+<driver>`), and the
 kernel is tainted P (loading a Windows binary does add_taint, whatever the
 module loader's policy did with the module's name). Native: ethtool names
-the in-tree driver and nothing tainted the kernel."""
+the in-tree driver and nothing tainted the kernel.
+
+The wrapper names the interface: where the expected name (eth0, wlan0)
+does not appear but an interface with the NIC's MAC does (1.63 calls
+every one `wlan%d`), the agent renames it, as udev would by MAC, and
+bind says so (`renamed from wlan0`)."""
 from typing import List
 
 from .. import devices

@@ -7,7 +7,13 @@ refuses in its own words, and may refuse at install. On a policy that
 refuses ndiswrapper each load must fail with ENOENT instead. On an i386
 guest the negatives (amd64 images with NTamd64-only .inf files) never
 reach the module: each must be refused at install for its architecture,
-the installer naming both."""
+the installer naming both.
+
+A pattern may be a list: each matches exactly one line (misuse.sys: what
+the wrapper must log once, or survive without doing it). A kernel oops
+on one is named as such: a crash is no refusal. It runs in a guest of
+its own (serial-broken.log, restored from the cell's saved boot), so the
+other checks run in a guest that never saw bad input."""
 import re
 from typing import List, Sequence, Tuple, Union
 

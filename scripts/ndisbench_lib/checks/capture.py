@@ -7,7 +7,9 @@ association request/response (status 0) and data both ways in that order
 (a probe request is optional, since a passive scan learns the BSS from
 beacons, but must be answered when sent), whichever wireless API the
 agent joined through (the summary says "(wireless extensions)" for
-iwconfig's). The capture is then kept as air.pcap.gz."""
+iwconfig's). The capture is then kept as air.pcap.gz.
+
+Wireshark opens the kept capture as it is."""
 from .. import devices
 from ..guest.capture import sequence_problems
 from ..report.verdict import ERROR, FAIL, Verdict

@@ -3,7 +3,12 @@ agent prints `# hotplug_request: unplug`; the host answers with QMP
 device_del (guest/qmp_requests.py), the interface must disappear, then
 `# hotplug_request: replug` gets a device_add of the same device; the
 interface must come back, associate, lease the address and answer 10/10
-pings. Bytes must have reached the host before the unplug."""
+pings. Bytes must have reached the host before the unplug.
+
+The stream's second before the unplug and the 30 s waits for the
+interface to go and come back are host time (guest/README.md, "Guest
+clock"). No oops anywhere; the QMP actions are noted in the serial log
+(guest/qmp.py)."""
 from typing import List, Sequence
 
 from .. import devices

@@ -2,7 +2,12 @@
 lock order, a might_sleep() under a spinlock, a read past a 16-byte
 kmalloc and a forgotten 0xa5-filled 64-byte object): each checker the
 kernel's .config enables must report its bug, and none it lacks may seem
-to, else the debug kernel's quiet runs would prove nothing."""
+to, else the debug kernel's quiet runs would prove nothing.
+
+The reports wanted: lockdep's circular dependency naming plant_lock_a/b,
+the atomic-sleep BUG at plant.c, KASAN's slab-out-of-bounds in
+ndisbench_plant_oob, kmemleak's size-64 object of 0xa5. The test
+command's `planted` stage runs it on debug-6.1 and src-6.1."""
 import re
 from typing import List
 

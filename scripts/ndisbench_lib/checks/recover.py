@@ -2,7 +2,9 @@
 bcmwl.sys's TX hangs once (its INF's test knob HangTxAfter); the wrapper
 must ask MiniportCheckForHang, call MiniportReset when it says hung (the
 kernel warns "the driver was hung: reset done"), and the TCP stream that
-ran into the hang must still get through."""
+ran into the hang must still get through.
+
+It judges the tcp check's stream, so `run --check` needs both."""
 from typing import List
 
 from .. import devices

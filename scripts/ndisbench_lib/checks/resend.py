@@ -3,7 +3,9 @@ again, not dropped. On the bcm43xx-serial row bcmwl.sys is serialized and
 answers RESOURCES when 8 frames wait; the TCP stream must get through
 (its byte counts are the tcp check's), the driver must have answered
 RESOURCES (its Halt line) and the wrapper must say it queued them again
-(both logged while the agent removes the module)."""
+(both logged while the agent removes the module).
+
+As recover, it judges the tcp check's stream: `run --check` needs both."""
 import re
 from typing import List
 

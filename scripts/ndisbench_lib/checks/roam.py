@@ -5,7 +5,9 @@ flush` and `iw connect`, as a supplicant would; on an interface with
 wireless extensions only, `iwconfig wlan0 essid` again, the BSS read back
 with SIOCGIWAP), with 10/10 pings through its slirp. The wrapper reports the change as a disconnect and a new
 connect (not cfg80211_roamed), as NDIS 5.1 media indications carry no
-more than that."""
+more than that.
+
+The drop must come within 30 s of host time."""
 from typing import List, Sequence
 
 from .. import devices

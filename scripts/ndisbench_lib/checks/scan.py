@@ -3,7 +3,11 @@ wiphy) or `iwlist wlan0 scan` (one with wireless extensions only, the
 agent's `wireless_api: wext`) lists every AP of the air on its channel's
 frequency, with the signal the air model gives it (within 3 dB: the
 driver's RSSI arithmetic rounds); the hidden AP is listed without its
-SSID."""
+SSID.
+
+The judges of scan, associate and roam hold both wireless APIs to the
+same facts; a verdict reached through wireless extensions says
+"(wireless extensions)"."""
 import re
 from typing import Dict, List, Optional, Sequence
 

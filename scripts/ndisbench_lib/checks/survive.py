@@ -5,7 +5,13 @@ row's child, not the agent: PID 1 prints the row's result with the death,
 the kernel's report lies between the row's marks in the kernel log, and
 the later rows (unload) run in children of their own to the end of the
 plan. The report is this check's own (it judges it); the cell's other
-checks keep their verdicts (cell/judge.py charge_reports)."""
+checks keep their verdicts (cell/judge.py charge_reports).
+
+Run it with `--device none --check survive`. A kernel report is charged
+to the checks that read the agent row it fell in (each row runs in its
+own child, between `# ndisbench: begin/end <row>` marks); one before the
+first row still fails every check; the checks that ran after it say so
+in their summary."""
 import re
 from typing import List
 

@@ -1,6 +1,10 @@
 """tcp: the table's tcp_bytes (4 MiB; the bench's 16) to a sink the host
 runs on 127.0.0.1 (10.0.2.2 in the guest); the guest's count, the sink's
-reply and the host's own count must all match."""
+reply and the host's own count must all match.
+
+The stream's limit (60 s) and the wait for the sink's reply (10 s) are
+host time (guest/README.md, "Guest clock"; the `host_clock` fact says
+`rtc` when the RTC bounded them)."""
 from typing import List, Sequence
 
 from .. import devices

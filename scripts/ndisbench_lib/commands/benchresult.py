@@ -7,8 +7,9 @@ from typing import Dict, List, Optional
 
 from ..progress import fmt_secs
 
-# (what, device, reference, metric, comparison, target): issue 17's goals
-# (the first ones were 0.5, 1.5 and 0.9).
+# (what, device, reference, metric, comparison, target): the bench's speed
+# goals, a wrapped device against its reference on the same emulated
+# hardware (the first ones were 0.5, 1.5 and 0.9).
 TARGETS = (
     ("PCI wrapped TCP throughput", "bcm43xx/ndiswrapper", "e1000",
      "tcp_mbps", ">=", 0.8),

@@ -14,6 +14,7 @@ from .. import devices, kernels, paths, proc, userdriver
 from ..build import modules
 from ..build.cache import Cache, cache_budget, free_floor, prune_cache
 from ..checks import registry
+from ..checks.check import Check
 from ..checks.modload import LOAD_ORDER
 from ..errors import BenchError
 from ..guest import clock
@@ -192,6 +193,19 @@ def cmd_cache_key(args: argparse.Namespace) -> int:
     return 0
 
 
+def check_description(check: Check) -> str:
+    """A check's whole description on one line: the docstring of the
+    module that declares it (the one place it is written), without its
+    leading "<name>:" (`list` prints the name)."""
+    module = sys.modules[check.judge.__module__]
+    doc = " ".join((module.__doc__ or check.doc).split())
+    if doc.startswith(check.name + ":"):
+        doc = doc[len(check.name) + 1:].lstrip()
+    elif doc.startswith(check.name + " "):
+        doc = doc[len(check.name) + 1:]
+    return doc
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     exp = kernels.load_expectations()
     cache = Cache(paths.cache_root())
@@ -228,12 +242,16 @@ def cmd_list(args: argparse.Namespace) -> int:
     print("devices:")
     for d in devices.TARGETS:
         note = "" if d.default else " (only with --device)"
+        if args.long:
+            note += "; checks: " + ", ".join(
+                registry.for_device(d, registry.names()))
         print(f"  {d.label:20} {d.description}{note}")
     print("checks (scripts/ndisbench_lib/checks/):")
     for c in registry.all_checks():
         note = ("" if c.default else " (only with --check)" if c.selectable
                 else " (pair only)")
-        print(f"  {c.name:12} {c.doc}{note}")
+        doc = check_description(c) if args.long else c.doc
+        print(f"  {c.name:12} {doc}{note}")
     print(f"cache: {cache.root}")
     return 0
 
@@ -570,6 +588,10 @@ def parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_fuzz)
 
     p = sub.add_parser("list", help="kernels, policies, devices, checks")
+    p.add_argument("--long", action="store_true",
+                   help="each check described in full, one line each "
+                        "(from its module's docstring), and each device "
+                        "row with the checks that apply to it")
     p.set_defaults(func=cmd_list)
 
     p = sub.add_parser("report", help="re-render and print a run's results")

@@ -83,7 +83,8 @@ def wrapper_src(matrix: Callable[[], runner.Matrix],
 
 
 # A compile error planted in a copy of wrapper/ that only kernels from 6.12
-# on hit (issue 13): exactly those show build FAIL with the compiler's
+# on hit (a newer kernel breaking the wrapper must stop only its own
+# cells): exactly those show build FAIL with the compiler's
 # line; their cells that need no wrapper still run; the older ones build
 # and run everything. One kernel of each toolchain on each side: the host's
 # (6.1, 6.12) and a suite chroot's (5.10, sid).

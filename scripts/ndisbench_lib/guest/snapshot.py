@@ -1,4 +1,5 @@
-"""Booted guests saved once and restored for every later cell (issue 17).
+"""Booted guests saved once and restored for every later cell (the boot
+was most of a warm cell's time).
 
 A cell's guest is the same machine up to the moment the agent reads what
 to do: same QEMU, kernel, initramfs, device models and kernel command
