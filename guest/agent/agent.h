@@ -14,6 +14,7 @@
 #define NDISBENCH_AGENT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -354,6 +355,18 @@ bool net_dhcp_lease(const struct net_opts *opts);
 int net_start_stream(unsigned int port, pid_t *writer);
 long long net_wait_iface_state(const char *ifname, bool present);
 void net_ping_settle(void);
+/* The echo replies of one ping run, by sequence number (net.c). */
+struct ping_ledger {
+    uint16_t id;
+    unsigned int count;
+    long long *sent;            /* us, per sequence number; 0: not sent */
+    long long *rtt;             /* us; -1: no reply (yet) */
+    unsigned int received;
+    unsigned int late;          /* replies that came after their wait */
+    int waiting;                /* the sequence number waited for; -1 */
+};
+int ping_ledger_take(struct ping_ledger *l, const uint8_t *buf, size_t n,
+                     long long now);
 unsigned int net_ping_gateway(unsigned int count);
 /* Bring the interface up; 0 or -errno. */
 int net_set_up(const char *ifname);
