@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 import helpers  # noqa: F401  (import path)
 from ndisbench_lib.report import causes, compare, html, kcidb, report
 from ndisbench_lib.report.verdict import (ERROR, FAIL, NOT_RUN, PASS,
-                                          STATUSES, XFAIL, Verdict,
+                                          STATUSES, TIMEOUT, XFAIL, Verdict,
                                           classify, passed_failed,
                                           summary_line)
 
@@ -160,6 +160,47 @@ class CausesTest(unittest.TestCase):
         text = causes.lines(report.RunResult("r", cells=[c]))
         self.assertEqual(text[2], "     3 more checks of these cells failed "
                                   "after it: load, bind, unload")
+
+    def test_each_later_failure_goes_under_the_report_it_ran_after(self):
+        """Two reports in one cell (broken's own guest oopsed, then the
+        main guest's bind): the later checks quote the one they ran after,
+        and go under it; the other guest's report took nothing."""
+        pe = ("[   10.85] BUG: unable to handle page fault for address: "
+              "ffffc90000046000 (in link_pe_images [ndiswrapper])")
+        strncat = ("[   27.29] detected buffer overflow in strncat (in "
+                   "ndis_get_drvinfo.cold [ndiswrapper])")
+        c = report.CellResult("debian-6.1", "2.6.25-rc4", "bcm43xx",
+                              "cells/x", boot_seconds=70.0,
+                              wrapper="ndiswrapper")
+        c.verdicts = {
+            "build": Verdict(PASS, "built"),
+            "load": Verdict(FAIL, "the agent's unload test died: timed out "
+                                  f"(ran after an oops in bind: {strncat})"),
+            "broken": Verdict(FAIL, f"kernel reported: {pe} [known, x]"),
+            "bind": Verdict(FAIL, f"kernel reported: {strncat} [known, y]"),
+            "dhcp": Verdict(FAIL, "iface wlan0 failed (ran after an oops "
+                                  f"in bind: {strncat}) [known, y]")}
+        found = causes.causes(report.RunResult("r", cells=[c]))
+        self.assertEqual([(x.check, x.after) for x in found],
+                         [("broken", []), ("bind", ["load", "dhcp"])])
+
+    def test_a_timeout_that_quotes_no_report_is_a_cause_of_its_own(self):
+        """broken's own guest timed out while the main guest's bind
+        oopsed: the timeout did not run after that oops."""
+        c = report.CellResult("src-6.1", "2.6.25-rc4", "bcm43xx", "cells/x",
+                              boot_seconds=70.0, wrapper="ndiswrapper")
+        c.verdicts = {
+            "broken": Verdict(TIMEOUT, "guest killed after 2m00s (log kept: "
+                                       "cells/x/serial-broken.log)"),
+            "bind": Verdict(FAIL, "kernel reported: [  27.2] detected buffer "
+                                  "overflow in strncat"),
+            "dhcp": Verdict(FAIL, "iface wlan0 failed (ran after an oops "
+                                  "in bind: [  27.2] detected buffer "
+                                  "overflow in strncat)")}
+        found = causes.causes(report.RunResult("r", cells=[c]))
+        self.assertEqual([(x.check, x.status, x.after) for x in found],
+                         [("broken", TIMEOUT, []),
+                          ("bind", FAIL, ["dhcp"])])
 
     def test_nothing_failed_no_causes(self):
         c = warned_cell("k", "e1000", "", "1", 1, "1")

@@ -13,7 +13,7 @@ import dataclasses
 import re
 from typing import Dict, List, Tuple
 
-from .verdict import FAIL, NOT_RUN, Verdict
+from .verdict import FAIL, NOT_RUN, TIMEOUT, Verdict
 
 # What differs between cells that failed for one reason: hex addresses
 # and hashes, then any other number (times, PIDs, offsets, versions).
@@ -48,6 +48,25 @@ def _first_line(verdict: Verdict) -> str:
     return verdict.summary.splitlines()[0] if verdict.summary else ""
 
 
+def _report_line(verdict: Verdict) -> str:
+    """The kernel's line a report verdict quotes."""
+    line = _first_line(verdict)[len(KERNEL_REPORT):].strip()
+    return line.split(" [known,", 1)[0]
+
+
+def _ran_after(verdicts: Dict[str, Verdict], reports: List[str],
+               check: str) -> str:
+    """The report check a failure after a kernel report belongs to: the
+    one whose line its summary quotes ("ran after an oops in <row>:
+    <line>"; a check of another guest, as broken's, quotes none), else
+    the cell's first; none ("") for a timeout that quotes none."""
+    summary = verdicts[check].summary
+    for name in reports:
+        if _report_line(verdicts[name]) in summary:
+            return name
+    return "" if verdicts[check].status == TIMEOUT else reports[0]
+
+
 def causes(result) -> List[Cause]:
     """Every distinct cause of a report.RunResult, build failures first."""
     found: Dict[Tuple[bool, str, str, str], Cause] = {}
@@ -55,12 +74,16 @@ def causes(result) -> List[Cause]:
         name = f"{cell.kernel} / {cell.label}"
         build = cell.verdicts.get("build")
         built = build is None or not build.failed
-        report = next(((c, v) for c, v in cell.verdicts.items()
-                       if v.failed and v.summary.startswith(KERNEL_REPORT)),
-                      None)
+        reports = [c for c, v in cell.verdicts.items()
+                   if v.failed and v.summary.startswith(KERNEL_REPORT)]
         # (a build failure stays a cause of its own)
-        lost = [c for c, v in cell.verdicts.items() if report and v.failed
+        lost = [c for c, v in cell.verdicts.items() if reports and v.failed
                 and c != "build" and not v.summary.startswith(KERNEL_REPORT)]
+        under = {c: _ran_after(cell.verdicts, reports, c) for c in lost}
+        # a guest killed at its timeout with no report quoted (broken's
+        # own guest) did not run after the other guest's report
+        lost = [c for c in lost if under[c] or
+                cell.verdicts[c].status != TIMEOUT]
         for check, verdict in cell.verdicts.items():
             if not verdict.failed or check in lost:
                 continue
@@ -76,8 +99,9 @@ def causes(result) -> List[Cause]:
             if is_build:
                 cause.not_run += sum(1 for v in cell.verdicts.values()
                                      if v.status == NOT_RUN)
-            if report is not None and check == report[0]:
-                cause.after += [c for c in lost if c not in cause.after]
+            if check in reports:
+                cause.after += [c for c in lost if under[c] == check
+                                and c not in cause.after]
         if built:
             # Not run with no build failure of its cell: its own cause.
             for check, verdict in cell.verdicts.items():
