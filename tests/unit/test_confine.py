@@ -256,7 +256,11 @@ class ChrootRunnerTest(unittest.TestCase):
                 (suite / "bin" / applet).symlink_to("busybox")
             (suite / "usr").symlink_to(".")
             scripts = str(helpers.REPO / "scripts")
-            prefix = str(pathlib.Path(sys.executable).resolve().parents[1])
+            # Debian's python3 loads no `warnings` at start (-I); a Python
+            # that does would hide a late import
+            python = ("/usr/bin/python3" if os.path.exists("/usr/bin/python3")
+                      else sys.executable)
+            prefix = str(pathlib.Path(python).resolve().parents[1])
             probe = ("import subprocess, sys, pathlib; "
                      f"sys.path.insert(0, {scripts!r}); "
                      "from ndisbench_lib.build import confine; "
@@ -267,7 +271,7 @@ class ChrootRunnerTest(unittest.TestCase):
             res = subprocess.run(
                 ["unshare", "--mount", "--pid", "--fork",
                  f"--mount-proc={tmp}/proc", "sh", "-c", CHROOT_RUNNER, "sh",
-                 tmp, sys.executable, "-c", probe],
+                 tmp, python, "-c", probe],
                 capture_output=True, text=True, timeout=120,
                 stdin=subprocess.DEVNULL,
                 env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin",

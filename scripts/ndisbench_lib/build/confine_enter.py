@@ -148,10 +148,25 @@ def _no_userns(libc: ctypes.CDLL, argv: list, uid: int, gid: int) -> None:
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         _fail("no_new_privs", ctypes.get_errno())
+    program = _which(cmd[0], env.get("PATH", "/usr/bin:/bin"))
     try:
-        os.execvpe(cmd[0], cmd, env)
+        os.execve(program, cmd, env)
     except OSError as exc:
         _fail(f"exec {cmd[0]}", exc.errno or 0)
+
+
+def _which(name: str, path: str) -> str:
+    """name found on path, with nothing imported: inside the new root the
+    host's Python library is gone (a suite's chroot has another), and
+    os.execvpe imports `warnings` late."""
+    if "/" in name:
+        return name
+    for folder in path.split(":"):
+        candidate = f"{folder or '.'}/{name}"
+        if os.access(candidate, os.X_OK) and not os.path.isdir(candidate):
+            return candidate
+    _fail(f"exec {name}: not found on {path}")
+    return name
 
 
 def main() -> None:
