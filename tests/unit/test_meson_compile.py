@@ -18,7 +18,7 @@ executable('one', 'one.c')
 MESON_TWO = MESON_ONE + "executable('two', 'two.c')\n"
 
 
-@unittest.skipUnless(shutil.which("meson") and shutil.which("cc"),
+@unittest.skipUnless(shutil.which("meson") and shutil.which("gcc"),
                      "needs meson and a C compiler")
 class NewTargetTest(unittest.TestCase):
     def test_a_target_added_after_setup_is_built(self):
