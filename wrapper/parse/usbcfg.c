@@ -38,7 +38,12 @@ int ndis_usbcfg_select(u8 *list, size_t size, u8 config_value,
 	while (end - p >= (long)sizeof(struct usbd_interface_information)) {
 		struct usbd_interface_information *info = (void *)p;
 
-		if (info->length < sizeof(*info) || info->length > end - p)
+		/*
+		 * GET_USBD_INTERFACE_SIZE keeps every entry aligned; another
+		 * Length would put the next one where it cannot be read.
+		 */
+		if (info->length < sizeof(*info) || info->length > end - p ||
+		    info->length % __alignof__(*info))
 			return -EINVAL;
 		p += info->length;
 		if (info->interface_number != dev->interface_number) {

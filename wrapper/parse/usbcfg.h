@@ -72,7 +72,9 @@ struct ndis_usbcfg_dev {
  * handle and pipes when the driver asks for its current alternate setting
  * and left room for every pipe. Returns 0, or -EINVAL (nothing more is
  * written) for another configuration or alternate setting, an empty list
- * or an entry whose Length is shorter than its header or runs past size.
+ * or an entry whose Length is shorter than its header, runs past size or
+ * is not a multiple of the entry's alignment. list must be aligned as an
+ * entry (it is, inside a URB).
  */
 int ndis_usbcfg_select(u8 *list, size_t size, u8 config_value,
 		       const struct ndis_usbcfg_dev *dev);

@@ -221,6 +221,14 @@ static void test_usbcfg_refused(void)
 	two_entries(store, sizeof(store));
 	b->alternate_setting = 1;
 	CHECK(ndis_usbcfg_select((u8 *)store, len, 1, &dev) == -EINVAL);
+	/*
+	 * a Length that puts the next entry off its alignment (the fuzzer's
+	 * first finding: UBSan, misaligned member access)
+	 */
+	two_entries(store, sizeof(store));
+	a->length = USBD_INTERFACE_SIZE(0) + 1;
+	CHECK(ndis_usbcfg_select((u8 *)store, len, 1, &dev) == -EINVAL);
+	CHECK(a->interface_handle == (void *)0x77);
 	/* a Length shorter than the entry's header */
 	two_entries(store, sizeof(store));
 	a->length = sizeof(*a) - 1;
