@@ -20,6 +20,7 @@
 #include <linux/jiffies.h>
 #include <linux/timer.h>
 
+#include "../parse/ndiscfg.h"
 #include "ndis.h"
 #include "wincall.h"
 #include "winexport.h"
@@ -121,29 +122,7 @@ WIN_FUNC(NdisOpenConfiguration);
 
 const char *ndis_setting(struct ndis_adapter *ad, const char *name)
 {
-	u32 i;
-
-	for (i = 0; i < ad->num_settings; i++)
-		if (!strcasecmp(ad->settings[i].name, name))
-			return ad->settings[i].value;
-	return NULL;
-}
-
-/* A keyword in ASCII, or false if it is not plain ASCII or too long. */
-static bool ndis_keyword(const struct win_unicode_string *s, char *out,
-			 size_t size)
-{
-	size_t i, n = s->length / sizeof(u16);
-
-	if (n >= size)
-		return false;
-	for (i = 0; i < n; i++) {
-		if (!s->buffer[i] || s->buffer[i] > 0x7e)
-			return false;
-		out[i] = s->buffer[i];
-	}
-	out[n] = '\0';
-	return true;
+	return ndis_cfg_find(ad->settings, ad->num_settings, name);
 }
 
 static WIN_ABI void NdisReadConfiguration(ndis_status *status,
@@ -154,12 +133,13 @@ static WIN_ABI void NdisReadConfiguration(ndis_status *status,
 {
 	struct ndis_adapter *ad = handle;
 	char name[NDIS_MAX_SETTING_NAME];
+	struct ndis_cfg_value v;
 	struct ndis_param *p;
 	const char *value;
-	size_t i;
 
 	*status = NDIS_STATUS_FAILURE;
-	if (!ndis_keyword(keyword, name, sizeof(name)))
+	if (!keyword || !ndis_cfg_keyword(keyword->buffer, keyword->length,
+					  name, sizeof(name)))
 		return;
 	value = ndis_setting(ad, name);
 	if (!value)
@@ -169,18 +149,14 @@ static WIN_ABI void NdisReadConfiguration(ndis_status *status,
 		*status = NDIS_STATUS_RESOURCES;
 		return;
 	}
-	if ((type == NDIS_PARAMETER_INTEGER &&
-	     !kstrtou32(value, 10, &p->param.data.integer)) ||
-	    (type == NDIS_PARAMETER_HEX_INTEGER &&
-	     !kstrtou32(value, 16, &p->param.data.integer))) {
-		p->param.type = type;
-	} else {
-		for (i = 0; value[i]; i++)
-			p->string[i] = (u8)value[i];
-		p->param.type = NDIS_PARAMETER_STRING;
+	ndis_cfg_convert(value, type, p->string, ARRAY_SIZE(p->string), &v);
+	p->param.type = v.type;
+	if (v.type == NDIS_PARAMETER_STRING) {
 		p->param.data.string.buffer = p->string;
-		p->param.data.string.length = i * sizeof(u16);
-		p->param.data.string.max_length = (i + 1) * sizeof(u16);
+		p->param.data.string.length = v.length;
+		p->param.data.string.max_length = v.length + sizeof(u16);
+	} else {
+		p->param.data.integer = v.integer;
 	}
 	list_add(&p->list, &ad->params);
 	*result = &p->param;

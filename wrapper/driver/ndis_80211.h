@@ -13,6 +13,7 @@
 #include <linux/types.h>
 
 #include "ndis.h"
+#include "../parse/bssid.h"
 
 #define OID_GEN_LINK_SPEED		0x00010107
 #define OID_GEN_MEDIA_CONNECT_STATUS	0x00010114
@@ -42,46 +43,7 @@
 /* Room for OID_802_11_BSSID_LIST: dozens of BSSs with their IEs. */
 #define NDIS_BSSID_LIST_SIZE		(64 * 1024)
 
-#define NDIS_SSID_MAX			32
-
-/* NDIS_802_11_SSID */
-struct ndis_ssid {
-	__le32 len;
-	u8 ssid[NDIS_SSID_MAX];
-} __packed;
-
-/* NDIS_802_11_CONFIGURATION */
-struct ndis_config {
-	__le32 length;
-	__le32 beacon_period;		/* TU */
-	__le32 atim_window;
-	__le32 ds_config;		/* kHz */
-	__le32 fh_config[4];
-} __packed;
-
-/* NDIS_802_11_FIXED_IEs: what precedes the variable IEs in IEs[]. */
-struct ndis_fixed_ies {
-	__le64 timestamp;
-	__le16 beacon_interval;
-	__le16 capabilities;
-} __packed;
-
-/* NDIS_WLAN_BSSID_EX, one entry of OID_802_11_BSSID_LIST. */
-struct ndis_bssid_ex {
-	__le32 length;			/* of the entry: where the next starts */
-	u8 mac[ETH_ALEN];
-	u8 reserved[2];
-	struct ndis_ssid ssid;
-	__le32 privacy;
-	__le32 rssi;			/* dBm, signed */
-	__le32 network_type;
-	struct ndis_config config;
-	__le32 infrastructure_mode;
-	u8 rates[16];
-	__le32 ie_length;
-	u8 ies[];			/* ndis_fixed_ies, then the IEs */
-} __packed;
-
+/* The list's structures and its walk: ../parse/bssid.h */
 static_assert(offsetof(struct ndis_bssid_ex, rssi) == 52);
 static_assert(offsetof(struct ndis_bssid_ex, config) == 60);
 static_assert(offsetof(struct ndis_bssid_ex, ie_length) == 112);

@@ -462,7 +462,18 @@ static s32 ndis_usb_select_config(struct ndis_usb *usb,
 	struct urb_select_configuration *sc = &wurb->select;
 	struct usb_host_interface *alt = usb->intf->cur_altsetting;
 	struct usb_config_descriptor *cd = sc->configuration_descriptor;
-	u8 *p = sc->interface, *end = (u8 *)wurb + sc->hdr.length;
+	struct ndis_usbcfg_pipe pipes[NDIS_USB_MAX_PIPES];
+	struct ndis_usbcfg_dev dev = {
+		.config_value = usb->udev->actconfig->desc.bConfigurationValue,
+		.interface_number = alt->desc.bInterfaceNumber,
+		.alternate_setting = alt->desc.bAlternateSetting,
+		.class = alt->desc.bInterfaceClass,
+		.subclass = alt->desc.bInterfaceSubClass,
+		.protocol = alt->desc.bInterfaceProtocol,
+		.num_pipes = usb->num_pipes,
+		.pipes = pipes,
+		.handle = usb->intf,
+	};
 	unsigned int i;
 
 	*usbd = USBD_STATUS_INVALID_PARAMETER;
@@ -470,43 +481,20 @@ static s32 ndis_usb_select_config(struct ndis_usb *usb,
 		*usbd = USBD_STATUS_SUCCESS;
 		return STATUS_SUCCESS;
 	}
-	if (sc->hdr.length < sizeof(*sc) + USBD_INTERFACE_SIZE(0) ||
-	    cd->bConfigurationValue !=
-	    usb->udev->actconfig->desc.bConfigurationValue)
+	if (sc->hdr.length < sizeof(*sc))
 		return STATUS_INVALID_PARAMETER;
-	while (end - p >= (long)sizeof(struct usbd_interface_information)) {
-		struct usbd_interface_information *info = (void *)p;
+	for (i = 0; i < usb->num_pipes; i++) {
+		struct ndis_usb_pipe *pipe = &usb->pipes[i];
 
-		if (info->length < sizeof(*info) || info->length > end - p)
-			return STATUS_INVALID_PARAMETER;
-		p += info->length;
-		if (info->interface_number != alt->desc.bInterfaceNumber) {
-			info->interface_handle = NULL;
-			info->number_of_pipes = 0;
-			continue;
-		}
-		if (info->alternate_setting != alt->desc.bAlternateSetting ||
-		    info->length < USBD_INTERFACE_SIZE(usb->num_pipes))
-			return STATUS_INVALID_PARAMETER;
-		info->class = alt->desc.bInterfaceClass;
-		info->subclass = alt->desc.bInterfaceSubClass;
-		info->protocol = alt->desc.bInterfaceProtocol;
-		info->interface_handle = usb->intf;
-		info->number_of_pipes = usb->num_pipes;
-		for (i = 0; i < usb->num_pipes; i++) {
-			struct usbd_pipe_information *pi = &info->pipes[i];
-			struct ndis_usb_pipe *pipe = &usb->pipes[i];
-
-			pi->maximum_packet_size = usb_endpoint_maxp(pipe->desc);
-			pi->endpoint_address = pipe->desc->bEndpointAddress;
-			pi->interval = pipe->desc->bInterval;
-			pi->pipe_type = pipe->type;
-			pi->pipe_handle = pipe;
-			if (!pi->maximum_transfer_size)
-				pi->maximum_transfer_size =
-					USBD_DEFAULT_MAXIMUM_TRANSFER_SIZE;
-		}
+		pipes[i].max_packet = usb_endpoint_maxp(pipe->desc);
+		pipes[i].address = pipe->desc->bEndpointAddress;
+		pipes[i].interval = pipe->desc->bInterval;
+		pipes[i].type = pipe->type;
+		pipes[i].handle = pipe;
 	}
+	if (ndis_usbcfg_select(sc->interface, sc->hdr.length - sizeof(*sc),
+			       cd->bConfigurationValue, &dev))
+		return STATUS_INVALID_PARAMETER;
 	sc->configuration_handle = usb;
 	*usbd = USBD_STATUS_SUCCESS;
 	return STATUS_SUCCESS;

@@ -15,6 +15,7 @@
 #include <linux/types.h>
 
 #include "wdm.h"
+#include "../parse/usbcfg.h"
 
 #define IOCTL_INTERNAL_USB_SUBMIT_URB		0x00220003
 #define IOCTL_INTERNAL_USB_RESET_PORT		0x00220007
@@ -58,8 +59,6 @@
 #define USBD_PIPE_BULK				2
 #define USBD_PIPE_INTERRUPT			3
 
-#define USBD_DEFAULT_MAXIMUM_TRANSFER_SIZE	4096
-
 struct usbd_urb_header {
 	u16 length;
 	u16 function;
@@ -73,15 +72,7 @@ static_assert(offsetof(struct usbd_urb_header, usbd_flags) ==
 	      WIN_LAYOUT(0x10, 0xc));
 static_assert(sizeof(struct usbd_urb_header) == WIN_LAYOUT(0x18, 0x10));
 
-struct usbd_pipe_information {
-	u16 maximum_packet_size;
-	u8 endpoint_address;
-	u8 interval;
-	s32 pipe_type;
-	void *pipe_handle;
-	u32 maximum_transfer_size;
-	u32 pipe_flags;
-};
+/* struct usbd_pipe_information: ../parse/usbcfg.h */
 static_assert(offsetof(struct usbd_pipe_information, endpoint_address) == 2);
 static_assert(offsetof(struct usbd_pipe_information, interval) == 3);
 static_assert(offsetof(struct usbd_pipe_information, pipe_type) == 4);
@@ -92,18 +83,7 @@ static_assert(offsetof(struct usbd_pipe_information, pipe_flags) ==
 	      WIN_LAYOUT(0x14, 0x10));
 static_assert(sizeof(struct usbd_pipe_information) == WIN_LAYOUT(0x18, 0x14));
 
-struct usbd_interface_information {
-	u16 length;			/* with all its pipes */
-	u8 interface_number;
-	u8 alternate_setting;
-	u8 class;
-	u8 subclass;
-	u8 protocol;
-	u8 reserved;
-	void *interface_handle;
-	u32 number_of_pipes;
-	struct usbd_pipe_information pipes[];
-};
+/* struct usbd_interface_information: ../parse/usbcfg.h */
 static_assert(offsetof(struct usbd_interface_information, class) == 4);
 static_assert(offsetof(struct usbd_interface_information, protocol) == 6);
 static_assert(offsetof(struct usbd_interface_information,
@@ -112,11 +92,6 @@ static_assert(offsetof(struct usbd_interface_information,
 		       number_of_pipes) == WIN_LAYOUT(0x10, 0xc));
 static_assert(offsetof(struct usbd_interface_information, pipes) ==
 	      WIN_LAYOUT(0x18, 0x10));
-
-/* The size of an interface entry with n pipes (GET_USBD_INTERFACE_SIZE). */
-#define USBD_INTERFACE_SIZE(n) \
-	(sizeof(struct usbd_interface_information) + \
-	 (n) * sizeof(struct usbd_pipe_information))
 
 struct usbd_interface_list_entry {
 	void *interface_descriptor;	/* struct usb_interface_descriptor */

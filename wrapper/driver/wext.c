@@ -318,9 +318,10 @@ static int ndis_wext_set_scan(struct net_device *net,
 
 /* One BSS as scan events; the next free byte, or ERR_PTR(-E2BIG). */
 static char *ndis_wext_bss_events(struct iw_request_info *info, char *ev,
-				  char *end, const struct ndis_bssid_ex *e)
+				  char *end, const struct ndis_bssid_entry *b)
 {
-	u32 ssid_len = min_t(u32, le32_to_cpu(e->ssid.len), NDIS_SSID_MAX);
+	const struct ndis_bssid_ex *e = b->e;
+	u32 ssid_len = b->ssid_len;
 	s32 rssi = clamp_t(s32, (s32)le32_to_cpu(e->rssi), -128, 0);
 	struct iw_event iwe;
 
@@ -385,7 +386,9 @@ static int ndis_wext_get_scan(struct net_device *net,
 	struct ndis_adapter *ad = ndis_wext_adapter(net);
 	struct ndis_wext *wx = &ad->wext;
 	char *ev = extra, *end = extra + wrqu->data.length;
-	u32 written, count, i, off = sizeof(__le32);
+	struct ndis_bssid_walk walk;
+	struct ndis_bssid_entry b;
+	u32 written;
 	u8 *buf;
 	int err;
 
@@ -404,22 +407,12 @@ static int ndis_wext_get_scan(struct net_device *net,
 			     NDIS_BSSID_LIST_SIZE, &written);
 	if (err)
 		goto out;
-	if (written < sizeof(__le32) || written > NDIS_BSSID_LIST_SIZE) {
+	if (ndis_bssid_walk_start(&walk, buf, written, NDIS_BSSID_LIST_SIZE)) {
 		err = -EIO;
 		goto out;
 	}
-	count = le32_to_cpu(*(__le32 *)buf);
-	for (i = 0; i < count; i++) {
-		const struct ndis_bssid_ex *e = (void *)(buf + off);
-		u32 len;
-
-		if (written - off < sizeof(*e))
-			break;
-		len = le32_to_cpu(e->length);
-		if (len < sizeof(*e) || len > written - off)
-			break;
-		off += len;
-		ev = ndis_wext_bss_events(info, ev, end, e);
+	while (ndis_bssid_walk_next(&walk, &b)) {
+		ev = ndis_wext_bss_events(info, ev, end, &b);
 		if (IS_ERR(ev)) {
 			err = PTR_ERR(ev);	/* iwlist asks again, larger */
 			goto out;

@@ -188,7 +188,9 @@ static struct cfg80211_bss *ndis_wl_inform(struct ndis_wireless *wl,
 static int ndis_wl_inform_list(struct ndis_wireless *wl, const u8 *want,
 			       struct cfg80211_bss **found)
 {
-	u32 written, count, i, off = sizeof(__le32);
+	struct ndis_bssid_walk walk;
+	struct ndis_bssid_entry b;
+	u32 written;
 	u8 *buf;
 	int err;
 
@@ -197,38 +199,21 @@ static int ndis_wl_inform_list(struct ndis_wireless *wl, const u8 *want,
 		return -ENOMEM;
 	err = ndis_query_oid(wl->ad, OID_802_11_BSSID_LIST, buf,
 			     NDIS_BSSID_LIST_SIZE, &written);
-	if (err || written < sizeof(__le32) || written > NDIS_BSSID_LIST_SIZE)
+	if (err || ndis_bssid_walk_start(&walk, buf, written,
+					 NDIS_BSSID_LIST_SIZE))
 		goto out;
-	count = le32_to_cpu(*(__le32 *)buf);
-	for (i = 0; i < count; i++) {
-		const struct ndis_bssid_ex *e = (void *)(buf + off);
-		const struct ndis_fixed_ies *fixed = NULL;
-		const u8 *ies = NULL;
+	while (ndis_bssid_walk_next(&walk, &b)) {
 		struct cfg80211_bss *bss;
-		u32 len, ie_len = 0;
 
-		if (written - off < sizeof(*e))
-			break;
-		len = le32_to_cpu(e->length);
-		if (len < sizeof(*e) || len > written - off)
-			break;
-		/* the fixed fields, if the driver gave them, then the IEs */
-		if (le32_to_cpu(e->ie_length) <= len - sizeof(*e) &&
-		    le32_to_cpu(e->ie_length) >= sizeof(*fixed)) {
-			fixed = (const void *)e->ies;
-			ies = e->ies + sizeof(*fixed);
-			ie_len = le32_to_cpu(e->ie_length) - sizeof(*fixed);
-		}
-		off += len;
-		if (le32_to_cpu(e->infrastructure_mode) !=
+		if (le32_to_cpu(b.e->infrastructure_mode) !=
 		    NDIS_802_11_INFRASTRUCTURE)
 			continue;
-		bss = ndis_wl_inform(wl, e->mac, &e->ssid,
-				     (s32)le32_to_cpu(e->rssi),
-				     le32_to_cpu(e->config.ds_config), fixed,
-				     ies, ie_len);
+		bss = ndis_wl_inform(wl, b.e->mac, &b.e->ssid,
+				     (s32)le32_to_cpu(b.e->rssi),
+				     le32_to_cpu(b.e->config.ds_config),
+				     b.fixed, b.ies, b.ie_len);
 		if (bss && want && found && !*found &&
-		    ether_addr_equal(e->mac, want))
+		    ether_addr_equal(b.e->mac, want))
 			*found = bss;
 		else if (bss)
 			cfg80211_put_bss(wl->wdev.wiphy, bss);

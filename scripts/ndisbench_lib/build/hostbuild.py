@@ -148,7 +148,8 @@ def fixture_tests() -> Tuple[int, int]:
 FUZZ_BUILD = paths.REPO / "build-fuzz"
 FUZZ_CC = "clang"
 FUZZ_TARGETS = ("fuzz_pe", "fuzz_inf", "fuzz_ioctl", "fuzz_ndisconf",
-                "fuzz_wlan_link", "fuzz_wlan_frame")
+                "fuzz_wlan_link", "fuzz_wlan_frame", "fuzz_bssid",
+                "fuzz_usbcfg", "fuzz_ndiscfg")
 FUZZ_SEED_ENV = "NDISBENCH_FUZZ_SEED"       # read by tests/fuzz/smoke.py
 FUZZ_ARTIFACTS = paths.OUT / "fuzz-artifacts"   # smoke.py's default
 

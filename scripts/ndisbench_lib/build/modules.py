@@ -31,9 +31,10 @@ from .kbuild import KernelArtifact, ensure_kdir, SourceTree
 from ..proc import capture, run_logged
 
 WRAPPER = paths.REPO / "wrapper"
-# What the module is built from: its own folder, the PE loader it compiles
-# in and the headers it shares with the tools (not the tools themselves).
-MODULE_SOURCES = ("driver", "loader", "include")
+# What the module is built from: its own folder, the PE loader and the
+# parsers of driver output it compiles in and the headers it shares with
+# the tools (not the tools themselves).
+MODULE_SOURCES = ("driver", "loader", "parse", "include")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -2,6 +2,7 @@
 #ifndef KMOCK_ERRNO_H
 #define KMOCK_ERRNO_H
 #define ENOENT 2
+#define EIO 5
 #define E2BIG 7
 #define ENOEXEC 8
 #define ENOMEM 12
