@@ -197,6 +197,21 @@ def _root_is_mount() -> bool:
         return any(line.split()[4] == "/" for line in info)
 
 
+def _in_chroot(tmp: str, python: str, probe: str
+               ) -> subprocess.CompletedProcess:
+    """python -c probe run in tmp entered as / the way fresh-machine
+    enters its root (CHROOT_RUNNER), in a pid namespace of its own."""
+    os.mkdir(f"{tmp}/proc")
+    prefix = str(pathlib.Path(python).resolve().parents[1])
+    return subprocess.run(
+        ["unshare", "--mount", "--pid", "--fork", f"--mount-proc={tmp}/proc",
+         "sh", "-c", CHROOT_RUNNER, "sh", tmp, python, "-c", probe],
+        capture_output=True, text=True, timeout=120,
+        stdin=subprocess.DEVNULL,
+        env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "PYPREFIX": prefix,
+             "SCRIPTS": str(helpers.REPO / "scripts")})
+
+
 @unittest.skipUnless(HAVE_BWRAP and IS_ROOT and shutil.which("unshare"),
                      "needs root, bwrap and unshare")
 class ChrootRunnerTest(unittest.TestCase):
@@ -214,17 +229,9 @@ class ChrootRunnerTest(unittest.TestCase):
             # command's stages takes this very path for real
             self.skipTest("already inside a chroot of a plain folder")
         with tempfile.TemporaryDirectory(dir="/var/tmp") as tmp:
-            os.mkdir(f"{tmp}/proc")
             scripts = str(helpers.REPO / "scripts")
-            prefix = str(pathlib.Path(sys.executable).resolve().parents[1])
-            res = subprocess.run(
-                ["unshare", "--mount", "--pid", "--fork",
-                 f"--mount-proc={tmp}/proc", "sh", "-c", CHROOT_RUNNER, "sh",
-                 tmp, sys.executable, "-c", PROBE.format(scripts=scripts)],
-                capture_output=True, text=True, timeout=120,
-                stdin=subprocess.DEVNULL,
-                env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
-                     "PYPREFIX": prefix, "SCRIPTS": scripts})
+            res = _in_chroot(tmp, sys.executable,
+                             PROBE.format(scripts=scripts))
             self.assertEqual(res.returncode, 0, res.stderr)
             # before: "ndisbench confine: mount  on /: Invalid argument"
             self.assertNotIn("ndisbench confine:", res.stdout)
@@ -247,7 +254,6 @@ class ChrootRunnerTest(unittest.TestCase):
         if busybox is None:
             self.skipTest("no busybox")
         with tempfile.TemporaryDirectory(dir="/var/tmp") as tmp:
-            os.mkdir(f"{tmp}/proc")
             suite = pathlib.Path(tmp, "suite")
             for name in ("bin", "proc", "dev", "tmp"):
                 (suite / name).mkdir(parents=True)
@@ -260,7 +266,6 @@ class ChrootRunnerTest(unittest.TestCase):
             # that does would hide a late import
             python = ("/usr/bin/python3" if os.path.exists("/usr/bin/python3")
                       else sys.executable)
-            prefix = str(pathlib.Path(python).resolve().parents[1])
             probe = ("import subprocess, sys, pathlib; "
                      f"sys.path.insert(0, {scripts!r}); "
                      "from ndisbench_lib.build import confine; "
@@ -268,14 +273,7 @@ class ChrootRunnerTest(unittest.TestCase):
                      "'id -u'], root=pathlib.Path('/suite')), "
                      "capture_output=True, text=True); "
                      "print(r.stdout, r.stderr)")
-            res = subprocess.run(
-                ["unshare", "--mount", "--pid", "--fork",
-                 f"--mount-proc={tmp}/proc", "sh", "-c", CHROOT_RUNNER, "sh",
-                 tmp, python, "-c", probe],
-                capture_output=True, text=True, timeout=120,
-                stdin=subprocess.DEVNULL,
-                env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
-                     "PYPREFIX": prefix, "SCRIPTS": scripts})
+            res = _in_chroot(tmp, python, probe)
             self.assertEqual(res.returncode, 0, res.stderr)
             # before: "ModuleNotFoundError: No module named 'warnings'"
             self.assertNotIn("Error", res.stdout)
