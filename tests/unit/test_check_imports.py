@@ -76,12 +76,13 @@ class MachineTest(unittest.TestCase):
     def check_output(self, image: bytes, quiet: bool = True):
         """(exit status, what it printed) of one image's check."""
         out = io.StringIO()
+        # built (with its progress lines) before what is printed is caught
+        tool = hosttool.ndisconf()
         with tempfile.TemporaryDirectory() as tmp:
             sys_file = pathlib.Path(tmp, "d.sys")
             sys_file.write_bytes(image)
             with contextlib.redirect_stdout(out):
-                rc = check_imports.check(str(sys_file), None, quiet,
-                                         hosttool.ndisconf())
+                rc = check_imports.check(str(sys_file), None, quiet, tool)
         return rc, out.getvalue().replace(tmp, "TMP")
 
     def test_i386_names(self):
