@@ -491,6 +491,39 @@ static uint16_t icmp_checksum(const void *data, size_t len)
     return htons((uint16_t)~sum);
 }
 
+/*
+ * The sequence number of an echo reply to `id` in a raw IPv4 packet, or
+ * -1 for anything else (short, another type, another pinger's).
+ */
+static int echo_reply_seq(const uint8_t *buf, size_t n, uint16_t id)
+{
+    const struct icmphdr *icmp;
+    const struct iphdr *ip;
+
+    if (n < sizeof(*ip))
+        return -1;
+    ip = (const struct iphdr *)buf;
+    if (ip->ihl < 5 || n < ip->ihl * 4u + sizeof(*icmp))
+        return -1;
+    icmp = (const struct icmphdr *)(buf + ip->ihl * 4);
+    if (icmp->type != ICMP_ECHOREPLY || icmp->un.echo.id != htons(id))
+        return -1;
+    return ntohs(icmp->un.echo.sequence);
+}
+
+/* An echo request of `len` bytes (header included) into pkt. */
+static void echo_request(uint8_t *pkt, size_t len, uint16_t id, uint16_t seq)
+{
+    struct icmphdr *icmp = (struct icmphdr *)pkt;
+
+    icmp->type = ICMP_ECHO;
+    icmp->code = 0;
+    icmp->un.echo.id = htons(id);
+    icmp->un.echo.sequence = htons(seq);
+    icmp->checksum = 0;
+    icmp->checksum = icmp_checksum(pkt, len);
+}
+
 /* Wait for the echo reply with this id/seq; its RTT in us, or -1. */
 static long long ping_wait(int fd, uint16_t id, uint16_t seq, long long sent)
 {
@@ -500,38 +533,24 @@ static long long ping_wait(int fd, uint16_t id, uint16_t seq, long long sent)
     for (;;) {
         long long left = deadline - monotonic_us();
         struct pollfd pfd = { .fd = fd, .events = POLLIN };
-        struct icmphdr *icmp;
-        struct iphdr *ip;
         ssize_t n;
 
         if (left <= 0 || poll(&pfd, 1, (int)(left / 1000) + 1) <= 0)
             return -1;
         n = recv(fd, buf, sizeof(buf), 0);
-        if (n < (ssize_t)sizeof(*ip))
-            continue;
-        ip = (struct iphdr *)buf;
-        if (n < (ssize_t)(ip->ihl * 4 + sizeof(*icmp)))
-            continue;
-        icmp = (struct icmphdr *)(buf + ip->ihl * 4);
-        if (icmp->type == ICMP_ECHOREPLY && icmp->un.echo.id == htons(id) &&
-            icmp->un.echo.sequence == htons(seq))
+        if (n > 0 && echo_reply_seq(buf, (size_t)n, id) == seq)
             return monotonic_us() - sent;
     }
 }
 
-/* `count` echo requests to the gateway: facts, and the replies counted. */
 /* One echo request; its RTT in us, or -1 (not sent, or no reply). */
 static long long ping_once(int fd, const struct sockaddr_in *dst,
                            uint16_t id, uint16_t seq)
 {
     uint8_t pkt[sizeof(struct icmphdr) + 56] = { 0 };
-    struct icmphdr *icmp = (struct icmphdr *)pkt;
     long long sent;
 
-    icmp->type = ICMP_ECHO;
-    icmp->un.echo.id = htons(id);
-    icmp->un.echo.sequence = htons(seq);
-    icmp->checksum = icmp_checksum(pkt, sizeof(pkt));
+    echo_request(pkt, sizeof(pkt), id, seq);
     sent = monotonic_us();
     if (sendto(fd, pkt, sizeof(pkt), 0, (const struct sockaddr *)dst,
                sizeof(*dst)) < 0)
@@ -570,19 +589,12 @@ static void ping_settle(void)
 int ping_ledger_take(struct ping_ledger *l, const uint8_t *buf, size_t n,
                      long long now)
 {
-    const struct icmphdr *icmp;
-    const struct iphdr *ip;
+    int got = echo_reply_seq(buf, n, l->id);
     unsigned int seq;
 
-    if (n < sizeof(*ip))
+    if (got < 0)
         return -1;
-    ip = (const struct iphdr *)buf;
-    if (ip->ihl < 5 || n < ip->ihl * 4u + sizeof(*icmp))
-        return -1;
-    icmp = (const struct icmphdr *)(buf + ip->ihl * 4);
-    if (icmp->type != ICMP_ECHOREPLY || icmp->un.echo.id != htons(l->id))
-        return -1;
-    seq = ntohs(icmp->un.echo.sequence);
+    seq = (unsigned int)got;
     if (seq >= l->count || l->sent[seq] == 0 || l->rtt[seq] >= 0)
         return -1;      /* not ours, never sent, or a duplicate */
     l->rtt[seq] = now - l->sent[seq];
@@ -635,12 +647,8 @@ static unsigned int ping_target(const char *target, unsigned int count)
         l.rtt[i] = -1;
     for (i = 0; i < count; i++) {
         uint8_t pkt[sizeof(struct icmphdr) + 56] = { 0 };
-        struct icmphdr *icmp = (struct icmphdr *)pkt;
 
-        icmp->type = ICMP_ECHO;
-        icmp->un.echo.id = htons(l.id);
-        icmp->un.echo.sequence = htons((uint16_t)i);
-        icmp->checksum = icmp_checksum(pkt, sizeof(pkt));
+        echo_request(pkt, sizeof(pkt), l.id, (uint16_t)i);
         l.waiting = (int)i;
         l.sent[i] = monotonic_us();
         if (sendto(fd, pkt, sizeof(pkt), 0, (const struct sockaddr *)&dst,
@@ -853,17 +861,11 @@ static int df_echo(int fd, const struct sockaddr_in *dst, uint16_t id,
                    uint16_t seq, unsigned int bytes, long long *rtt)
 {
     static uint8_t pkt[1500 + 1];
-    struct icmphdr *icmp = (struct icmphdr *)pkt;
     size_t len = bytes - IP_HEADER;
     long long sent;
 
     memset(pkt, 0xa5, len);
-    icmp->type = ICMP_ECHO;
-    icmp->code = 0;
-    icmp->un.echo.id = htons(id);
-    icmp->un.echo.sequence = htons(seq);
-    icmp->checksum = 0;
-    icmp->checksum = icmp_checksum(pkt, len);
+    echo_request(pkt, len, id, seq);
     sent = monotonic_us();
     *rtt = -1;
     if (sendto(fd, pkt, len, 0, (const struct sockaddr *)dst,
