@@ -75,7 +75,7 @@ class CellsTest(unittest.TestCase):
 
     def test_beside_device_rows_it_is_in_none_of_their_cells(self):
         rows = devices.select(["none", "e1000"])
-        got = self.cells(rows, ["load", "planted", "sandbox"])
+        got = self.cells(rows, ["build", "load", "planted", "sandbox"])
         self.assertEqual([(d.label, cs) for d, cs in got], [
             ("none", tuple(registry.for_device(
                 rows[0], ["build", "load", "sandbox"]))),
