@@ -196,7 +196,7 @@ def fuzz_setups() -> Tuple[FuzzSetup, ...]:
 
 # The variants of a row beyond its model and driver: "wext" (no cfg80211
 # wiphy), the recovery rows "faults" (a faulty air), "hang" and "serial"
-# (fixture variants), and "planted" (no device: guest/plant/).
+# (fixture variants).
 RECOVERY = ("faults", "hang", "serial")
 WEXT_ROW = "bcm43xx-wext/ndiswrapper"
 
@@ -233,7 +233,7 @@ class Device:
     # agent's ndisbench.modparams).
     module_params: Tuple[str, ...] = ()
     model: str = ""                         # MODELS' qemu name, or ""
-    variant: str = ""                       # "", or wext, RECOVERY, planted
+    variant: str = ""                       # "", or wext, RECOVERY
 
     @property
     def usb_id(self) -> str:
@@ -333,9 +333,6 @@ TARGETS: Tuple[Device, ...] = (
     row("rtl8139", "native", "the same RTL8139 driven by Linux's in-tree "
         "8139cp: the reference (Debian's kernels; the source kernels have "
         "no 8139cp)"),
-    Device("planted", "no device: a module with four deliberate bugs "
-           "(guest/plant/); the debug kernel's checkers must report each",
-           default=False, variant="planted"),
 )
 
 
@@ -350,7 +347,7 @@ def _radio(d: Device) -> bool:
 
 # The rows by what they are, for the checks' `devices` (membership only).
 # A new row joins the groups its model and variant put it in.
-BARE = group(lambda d: not d.model and not d.variant)   # no network device
+BARE = group(lambda d: not d.model)     # no network device
 REFERENCE_NIC = group(lambda d: bool(d.model) and not d.wrapper)
 # Our radios on the air, our fixture drivers in ndiswrapper: they join
 # with `iw connect` through the wrapper's cfg80211 (bcm43xx-wext: with
@@ -374,7 +371,6 @@ SERIAL = group(lambda d: d.variant == "serial")
 FAULTY_WRAPPED = group(lambda d: d.variant in RECOVERY and
                        d.wrapper == "ndiswrapper")
 FAULTY = group(lambda d: d.variant in RECOVERY)
-PLANTED = group(lambda d: d.variant == "planted")
 # Stock QEMU Ethernet NICs with a Windows driver in the wrapper (the kernel
 # driver for the NIC unbound first) and their in-tree references.
 WIRED_WRAPPED = group(lambda d: bool(d.model) and not _radio(d) and

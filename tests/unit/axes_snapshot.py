@@ -20,7 +20,7 @@ DEVICES_JSON = DATA / "axes-devices.json"
 # The group tuples the checks name (checks/*.py `devices`).
 GROUPS = ("BARE", "REFERENCE_NIC", "WRAPPED", "NATIVE", "RADIOS",
           "UNPLUGGABLE", "HUNG", "SERIAL", "FAULTY_WRAPPED", "FAULTY",
-          "PLANTED", "WIRED_WRAPPED", "WIRED_NATIVE", "WIRED")
+          "WIRED_WRAPPED", "WIRED_NATIVE", "WIRED")
 
 
 def _plain(value: Any) -> Any:

@@ -1,8 +1,10 @@
 """What one cell is and what it needs: CellPlan (one guest: kernel,
-device, checks and every per-command variation as a field), needs() (the
-one place that says which of our modules a cell loads, which each check
-cannot run without, and which host services its checks ask for), and
-Prepared (one kernel's image and built modules, or why not: prepare())."""
+device, checks and every per-command variation as a field), cells() (the
+cells of a kernel: one per device row, one per check that asks for a cell
+of its own), needs() (the one place that says which of our modules a cell
+loads, which each check cannot run without, and which host services its
+checks ask for), and Prepared (one kernel's image and built modules, or
+why not: prepare())."""
 import dataclasses
 import pathlib
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, \
@@ -15,6 +17,7 @@ from ..build.modules import BuiltModule
 from ..checks import registry
 from ..checks.check import Check
 from ..checks.modload import LOAD_ORDER, module_base_bits
+from .. import devices
 from ..devices import Device
 from ..errors import BenchError, BuildError
 from ..guest import clock as guest_clock
@@ -76,6 +79,48 @@ def needs(device: Device, check_names: Sequence[str]) -> Needs:
                  wrapper, by_check,
                  {u.name: u.sink for u in units if u.sink},
                  frozenset(u.qmp for u in units if u.qmp))
+
+
+def own_cell_device(check: Check) -> Device:
+    """The guest of a check that asks for a cell of its own
+    (Check.own_cell): no network hardware, named after the check. It is
+    not a row of the matrix: `--device` does not know it."""
+    return Device(check.name, f"the {check.name} check's own cell: no "
+                              f"network device")
+
+
+def cells(rows: Sequence[Device], selected: Sequence[str]
+          ) -> List[Tuple[Device, Tuple[str, ...]]]:
+    """The cells of one kernel (device, checks), in matrix order: each row
+    with the selected checks that apply to it, then one cell per selected
+    check that asks for a cell of its own, with the selected host-side
+    checks beside it. When every guest check selected has a cell of its
+    own, the rows, which would hold only host-side checks, run no cell."""
+    units = [registry.get(c) for c in selected]
+    own = [u for u in units if u.own_cell]
+    others = [u for u in units if not u.own_cell and not u.host_side]
+    out: List[Tuple[Device, Tuple[str, ...]]] = []
+    for row in rows if others or not own else ():
+        checks = tuple(registry.for_device(row, selected))
+        if checks:
+            out.append((row, checks))
+    for unit in own:
+        out.append((own_cell_device(unit), tuple(
+            u.name for u in units if u is unit or u.host_side)))
+    return out
+
+
+def device_rows(names: Optional[List[str]],
+                wrappers: Optional[List[str]] = None) -> List[Device]:
+    """devices.select(), where a check's name (one with a cell of its own)
+    given as a row is one line saying to name it with --check."""
+    own = [c.name for c in registry.all_checks() if c.own_cell]
+    for name in names or []:
+        if name in own:
+            raise BenchError(f"--device {name}: not a device row; the "
+                             f"{name} check runs in a cell of its own: use "
+                             f"--check {name}")
+    return devices.select(names, wrappers)
 
 
 def builds_for(cells: Iterable[Tuple[Device, Sequence[str]]]

@@ -24,6 +24,7 @@ from . import shard as shardmod
 from .compose import resolve_accel
 from .parts import HostParts, host_parts
 from .plan import CellPlan, Prepared, builds_for, needs, prepare
+from .plan import cells as kernel_cells
 from .run import run_plan
 
 
@@ -146,8 +147,9 @@ def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
     exp = matrix.exp
     if matrix.snapshots:
         snapshot.budget_bytes()         # a bad NDISBENCH_SNAPSHOT_MB: now
-    cells = [(d, cell_checks(d, matrix.checks)) for d in matrix.devices]
-    cells = [(d, cs) for d, cs in cells if cs]
+    # the rows' cells and those of the checks with a cell of their own
+    cells = [(d, list(cs)) for d, cs in kernel_cells(matrix.devices,
+                                                     matrix.checks)]
     if not cells:
         raise BenchError("no selected check applies to the selected "
                          "device(s)")

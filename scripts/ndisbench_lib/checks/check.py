@@ -162,6 +162,12 @@ class Check:
     # own (restored from the cell's saved boot), so the cell's other
     # checks run in a guest that never saw it.
     own_guest: bool = False
+    # It needs no device row but a cell of its own on each kernel (a bare
+    # guest without network hardware, named after it; cell/plan.py
+    # cells()): it applies to no row (devices ()), runs only when `--check`
+    # names it (default False), and only the host-side checks run beside
+    # it.
+    own_cell: bool = False
     # Judged from what the host saw of QEMU, not from the guest: a guest
     # that timed out, oopsed or did not finish leaves it as it is.
     host_side: bool = False

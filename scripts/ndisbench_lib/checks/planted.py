@@ -1,4 +1,4 @@
-"""planted (the `planted` row): guest/plant/'s ndisbench_plant.ko (an ABBA
+"""planted: guest/plant/'s ndisbench_plant.ko (an ABBA
 lock order, a might_sleep() under a spinlock, a read past a 16-byte
 kmalloc and a forgotten 0xa5-filled 64-byte object): each checker the
 kernel's .config enables must report its bug, and none it lacks may seem
@@ -6,12 +6,13 @@ to, else the debug kernel's quiet runs would prove nothing.
 
 The reports wanted: lockdep's circular dependency naming plant_lock_a/b,
 the atomic-sleep BUG at plant.c, KASAN's slab-out-of-bounds in
-ndisbench_plant_oob, kmemleak's size-64 object of 0xa5. The test
-command's `planted` stage runs it on debug-6.1 and src-6.1."""
+ndisbench_plant_oob, kmemleak's size-64 object of 0xa5. It needs no
+device: it runs in a bare guest of its own on each kernel, only when
+`--check planted` names it; the test command's `planted` stage runs it on
+debug-6.1 and src-6.1."""
 import re
 from typing import List
 
-from .. import devices
 from ..build.modules import PLANT_MODULE
 from ..report.ktap import KtapLog
 from ..report.verdict import FAIL, PASS, Verdict
@@ -76,5 +77,6 @@ CHECK = Check(
     name="planted", order=180,
     reads=("insmod ndisbench_plant",),
     doc="each debug checker the kernel has reports its planted bug",
-    devices=devices.PLANTED, judge=judge, installs_driver=False,
-    extra_modules=(PLANT_MODULE,), expects_kernel_reports=True, seconds=15)
+    devices=(), own_cell=True, default=False, judge=judge,
+    installs_driver=False, extra_modules=(PLANT_MODULE,),
+    expects_kernel_reports=True, seconds=15)

@@ -21,7 +21,7 @@ from ..guest import clock
 from ..progress import say
 from ..report import report
 from ..cell import runner, shard
-from ..cell.plan import prepare
+from ..cell.plan import device_rows, prepare
 
 
 PATCHES = paths.REPO / "guest" / "patches"
@@ -120,8 +120,8 @@ def _matrix(args: argparse.Namespace,
                                      list(userdriver.CHECKS)), exp, src,
                              shard=_shard(args),
                              snapshots=_snapshots(args))
-    return runner.Matrix(selected, devices.select(_names(args.device),
-                                                  _names(args.wrapper)),
+    return runner.Matrix(selected, device_rows(_names(args.device),
+                                               _names(args.wrapper)),
                          _checks(args.check), exp, src,
                          shard=_shard(args), snapshots=_snapshots(args))
 
@@ -250,6 +250,9 @@ def cmd_list(args: argparse.Namespace) -> int:
     for c in registry.all_checks():
         note = ("" if c.default else " (only with --check)" if c.selectable
                 else " (pair only)")
+        if c.own_cell:
+            note = (" (only with --check: a cell of its own on each kernel, "
+                    "no device)")
         doc = check_description(c) if args.long else c.doc
         print(f"  {c.name:12} {doc}{note}")
     print(f"cache: {cache.root}")
