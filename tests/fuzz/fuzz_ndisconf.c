@@ -100,11 +100,26 @@ static void check_describe(const uint8_t *data, size_t size, int inf)
 		   ndis_describe_sys(data, size, f, err, sizeof(err));
 	if (fclose(f))
 		abort();
-	if (!rc)
-		check_description(out, len, inf ? "\"format\":\"inf\"" :
-						   "\"format\":\"sys\"");
-	else if (len || !err[0] || !memchr(err, '\0', sizeof(err)))
-		abort();	/* output from a refusal, or no cause named */
+	if (rc) {
+		if (len || !err[0] || !memchr(err, '\0', sizeof(err)))
+			abort();	/* output from a refusal, or no cause named */
+		free(out);
+		return;
+	}
+	check_description(out, len, inf ? "\"format\":\"inf\"" :
+					   "\"format\":\"sys\"");
+	/* a described .sys says what its imports say, lists and lines
+	 * together: a line exactly when its list has an entry */
+	if (!inf) {
+		int n6 = !strstr(out, "\"ndis6\":[]");
+		int nu = !strstr(out, "\"unknown_imports\":[]");
+
+		if (!strstr(out, "\"ndis6\":[") ||
+		    !strstr(out, "\"unknown_imports\":[") ||
+		    n6 == !!strstr(out, "\"ndis6_line\":\"\"") ||
+		    nu == !!strstr(out, "\"unknown_imports_line\":\"\""))
+			abort();
+	}
 	free(out);
 }
 

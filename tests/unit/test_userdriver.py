@@ -10,9 +10,10 @@ import tempfile
 import unittest
 
 from helpers import REPO
-from peimage import I386, pe_image
+from peimage import AMD64, I386, pe_image
 from ndisbench_lib import devices, kernels, userdriver
 from ndisbench_lib.build import hosttool
+from ndisbench_lib.commands import cli
 from ndisbench_lib.checks import registry
 from ndisbench_lib import cell
 from ndisbench_lib.cell import runner
@@ -45,6 +46,12 @@ CopyFiles = Install.Files ; the driver
 Vendor = "someone"
 Desc = "a NIC"
 """
+
+# The same with models for both architectures (one .sys name for both, as
+# a driver package's per-architecture folders have it).
+INF_BOTH = INF.replace("Models, NTamd64", "Models, NTamd64, NTx86") + \
+    "\n[Models.NTx86]\n%Desc% = Install.ndi, {hwid}\n" \
+    "\n[Install.ndi.NTx86]\nCopyFiles = Install.Files\n"
 
 
 class UserDriverTest(unittest.TestCase):
@@ -219,6 +226,122 @@ class UserDriverTest(unittest.TestCase):
                                     r"missing, unterminated or not "
                                     r"printable$"):
             userdriver.device(inf)
+
+    # ---- what the user brought: one line each, before any guest boots ----
+
+    def refusal(self, data: bytes, **kwargs) -> str:
+        """The one line device() refuses NIC.SYS with."""
+        inf = self.driver(r"PCI\VEN_10EC&DEV_8139", sys_bytes=data,
+                          text=kwargs.pop("text", INF))
+        with self.assertRaises(BenchError) as ctx:
+            userdriver.device(inf, **kwargs)
+        line = str(ctx.exception)
+        self.assertNotIn("\n", line)
+        prefix = f"{self.dir / 'NIC.SYS'}: "
+        self.assertTrue(line.startswith(prefix), line)
+        return line[len(prefix):]
+
+    def test_an_ndis6_miniport_is_named(self):
+        """The NDIS 6 imports it has, in import order, as the installer
+        says them (ndisconf --describe's ndis6_line)."""
+        img = pe_image(imports={
+            "ntoskrnl.exe": ["KeSetEvent"],
+            "NDIS.SYS": ["NdisMRegisterMiniportDriver", "NdisMSleep",
+                         "NdisAllocateNetBufferListPool",
+                         "NdisMOidRequestComplete"]})
+        self.assertEqual(self.refusal(img),
+                         "an NDIS 6 miniport (imports "
+                         "NdisMRegisterMiniportDriver, "
+                         "NdisAllocateNetBufferListPool, "
+                         "NdisMOidRequestComplete); NDIS wrappers load "
+                         "NDIS 5.x miniports")
+        # any NDIS wrapper: a --wrapper-src tree's too
+        self.assertEqual(self.refusal(img, own_wrapper=False),
+                         "an NDIS 6 miniport (imports "
+                         "NdisMRegisterMiniportDriver, "
+                         "NdisAllocateNetBufferListPool, "
+                         "NdisMOidRequestComplete); NDIS wrappers load "
+                         "NDIS 5.x miniports")
+
+    def test_unknown_imports_are_named_all_at_once(self):
+        img = pe_image(imports={
+            "ntoskrnl.exe": ["KeSetEvent", "PsGetVersion"],
+            "NDIS.SYS": ["NdisMSleep", "NdisBogusFunction"],
+            "WDFLDR.SYS": ["WdfVersionBind"]})
+        self.assertEqual(self.refusal(img),
+                         "imports 3 functions this wrapper does not "
+                         "provide: ntoskrnl.exe!PsGetVersion, "
+                         "NDIS.SYS!NdisBogusFunction, "
+                         "WDFLDR.SYS!WdfVersionBind")
+        img = pe_image(imports={"ntoskrnl.exe": ["PsGetVersion"]})
+        self.assertEqual(self.refusal(img),
+                         "imports 1 function this wrapper does not provide: "
+                         "ntoskrnl.exe!PsGetVersion")
+        # the export tables are this tree's module's: a --wrapper-src
+        # tree's module may have them, its own load says
+        inf = self.driver(r"PCI\VEN_10EC&DEV_8139", sys_bytes=img)
+        row = userdriver.device(inf, own_wrapper=False)
+        self.assertEqual(row.sys_name, "nic.sys")
+
+    def test_the_guest_arch_decides_the_machine(self):
+        """An i386 kernel's guest loads PE32 (i386) drivers from the
+        .inf's NTx86 models; an amd64 one PE32+ from NTamd64."""
+        both = INF_BOTH
+        i386 = pe_image(machine=I386)
+        inf = self.driver(r"PCI\VEN_10EC&DEV_8139", sys_bytes=i386,
+                          text=both)
+        row = userdriver.device(inf, guests={"i386": ["debian-6.1-686"]})
+        self.assertEqual(row.name, "mynic@rtl8139")
+        self.assertEqual([g for g, _ in row.driver_files],
+                         ["MyNic.inf", "nic.sys"])
+        self.assertEqual(
+            self.refusal(pe_image(machine=AMD64), text=both,
+                         guests={"i386": ["debian-6.1-686",
+                                          "src-6.1-i386"]}),
+            "not an i386 PE32 driver (machine 0x8664, PE32+); the wrapper "
+            "loads i386 drivers in an i386 guest (kernels debian-6.1-686, "
+            "src-6.1-i386)")
+        # a mixed --kernel list: one .sys suits one architecture only
+        self.assertEqual(
+            self.refusal(i386, text=both,
+                         guests={"amd64": ["debian-6.1"],
+                                 "i386": ["debian-6.1-686"]}),
+            "not an amd64 PE32+ driver (machine 0x014c, PE32); the wrapper "
+            "loads x86-64 drivers (kernel debian-6.1)")
+        # an .inf without models for the guest's architecture
+        inf = self.driver(r"PCI\VEN_10EC&DEV_8139")
+        with self.assertRaisesRegex(
+                BenchError, r"/MyNic\.inf:\d+: no models for NTx86 \(this "
+                r"i386 wrapper\), only for NTamd64 \(a 64-bit x86_64 "
+                r"driver\) \(kernel debian-6\.1-686\)$"):
+            userdriver.device(inf, guests={"i386": ["debian-6.1-686"]})
+
+    def test_run_driver_checks_it_for_the_kernels_it_runs_on(self):
+        """run --driver refuses before any build or boot, for the guest
+        architectures of its --kernel list, and with --wrapper-src does
+        not judge by this tree's export tables."""
+        img = pe_image(imports={"ntoskrnl.exe": ["PsGetVersion"]})
+        inf = self.driver(r"PCI\VEN_10EC&DEV_8139", sys_bytes=img,
+                          text=INF_BOTH)
+        args = cli.parser().parse_args(
+            ["run", "--driver", str(inf), "--kernel",
+             "debian-6.1,debian-6.1-686"])
+        with self.assertRaisesRegex(
+                BenchError, r"NIC\.SYS: imports 1 function this wrapper "
+                r"does not provide: ntoskrnl\.exe!PsGetVersion$"):
+            cli._matrix(args)
+        tree = self.dir / "tree"      # the classic layout, as checked
+        for need in ("driver/Makefile", "utils/Makefile"):
+            (tree / need).parent.mkdir(parents=True, exist_ok=True)
+            (tree / need).write_text("all:\n")
+        args = cli.parser().parse_args(
+            ["run", "--driver", str(inf), "--kernel",
+             "debian-6.1,debian-6.1-686", "--wrapper-src", str(tree)])
+        with self.assertRaisesRegex(
+                BenchError, r"NIC\.SYS: not an i386 PE32 driver \(machine "
+                r"0x8664, PE32\+\); the wrapper loads i386 drivers in an "
+                r"i386 guest \(kernel debian-6\.1-686\)$"):
+            cli._matrix(args)
 
     # ---- hostile .inf files: caps as the wrapper's own parser has ----
 

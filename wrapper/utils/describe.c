@@ -15,6 +15,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "driverkind.h"
 #include "inf.h"
 #include "ndisconf.h"
 #include "pe.h"
@@ -229,6 +230,70 @@ static int sys_import(void *ctx, const char *dll, const char *name)
 	return 0;
 }
 
+static void json_imports(FILE *f, const struct ndis_import *list,
+			 unsigned int n)
+{
+	unsigned int i;
+
+	fputc('[', f);
+	for (i = 0; i < n; i++) {
+		fputs(i ? ",{" : "{", f);
+		json_key(f, "dll");
+		json_cstr(f, list[i].dll);
+		fputc(',', f);
+		json_key(f, "name");
+		json_cstr(f, list[i].name);
+		fputc('}', f);
+	}
+	fputc(']', f);
+}
+
+/* ,"<key>":"<line or empty>" */
+static int json_line(FILE *f, const char *key,
+		     int (*line_of)(const struct ndis_findings *, char **),
+		     const struct ndis_findings *found, char *err,
+		     size_t errlen)
+{
+	char *line;
+
+	if (line_of(found, &line)) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	fputc(',', f);
+	json_key(f, key);
+	json_cstr(f, line ? line : "");
+	free(line);
+	return 0;
+}
+
+/* What the user brought (driverkind.h), for the wrapper of the image's
+ * own architecture. */
+static int sys_findings(FILE *f, const struct sys_ctx *c)
+{
+	struct ndis_findings found;
+	int rc;
+
+	rc = ndis_find(c->image, c->info, c->info->machine, &found, c->err,
+		       c->errlen);
+	if (rc)
+		return rc;
+	fputc(',', f);
+	json_key(f, "ndis6");
+	json_imports(f, found.ndis6, found.n_ndis6);
+	rc = json_line(f, "ndis6_line", ndis_ndis6_line, &found, c->err,
+		       c->errlen);
+	if (!rc) {
+		fputc(',', f);
+		json_key(f, "unknown_imports");
+		json_imports(f, found.unknown, found.n_unknown);
+		rc = json_line(f, "unknown_imports_line", ndis_unknown_line,
+			       &found, c->err, c->errlen);
+	}
+	ndis_findings_free(&found);
+	return rc;
+}
+
 static int sys_fill(FILE *f, void *ctx)
 {
 	const struct sys_ctx *c = ctx;
@@ -257,7 +322,11 @@ static int sys_fill(FILE *f, void *ctx)
 			"\"characteristics\":%u}", le32(sh + 12), le32(sh + 8),
 			le32(sh + 16), le32(sh + 36));
 	}
-	fputs("],\"imports\":[", f);
+	fputc(']', f);
+	rc = sys_findings(f, c);
+	if (rc)
+		return rc;
+	fputs(",\"imports\":[", f);
 	imp = open_memstream(&imports, &len);
 	if (!imp) {
 		snprintf(c->err, c->errlen, "out of memory");

@@ -16,8 +16,13 @@
  * A .sys ("format": "sys"): "machine" and "subsystem" (numbers),
  * "pe" ("PE32+" or "PE32"), "image_size", "image_base", "entry_rva",
  * "sections" ("name", "rva", "virtual_size", "raw_size",
- * "characteristics"), "imports" ({"dll", "name"} in import order) and
- * "export_directory" ({"rva", "size"}, zero when it has none).  The
+ * "characteristics"), "ndis6" (its imports of NDIS 6 miniport functions,
+ * {"dll", "name"}) and "ndis6_line", "unknown_imports" (the imports the
+ * wrapper for its architecture does not export) and
+ * "unknown_imports_line" (the lines are the installer's, driverkind.h,
+ * without the file name; "" when there is nothing to say), "imports"
+ * ({"dll", "name"} in import order) and "export_directory" ({"rva",
+ * "size"}, zero when it has none).  The
  * image is checked as the installer checks it: headers, mapping,
  * relocation to another base, the import table.  amd64 and i386 images
  * are both described (the bench checks either); others are refused.

@@ -13,7 +13,10 @@
  *
  * -i parses the .inf, finds the .sys next to it (case-insensitively),
  * validates the .sys as a loadable PE32+ driver (pe_check, then a trial
- * map, relocation to another base and import-table walk), and writes /etc/ndiswrapper/<driver>/ with
+ * map, relocation to another base and import-table walk), refuses an
+ * NDIS 6 miniport and warns, in one line naming them all, of imports the
+ * wrapper does not export (driverkind.h: the module then refuses the
+ * driver at load, as it always did), and writes /etc/ndiswrapper/<driver>/ with
  * <driver>.inf, the .sys file(s) (lowercased names) and one conf file per
  * PCI/USB hardware id (see ndisconf.h), holding:
  *   NdisVersion|0x50001        NDIS 5.1, as ndiswrapper announced
@@ -38,11 +41,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "driverkind.h"
 #include "inf.h"
 #include "ndisconf.h"
 #include "pe.h"
 
-#define ERRLEN 512
+#define ERRLEN 2048	/* an NDIS 6 line names up to 31 functions */
 /*
  * Any base away from the preferred one: exercises every relocation. One of
  * the kernel's vmalloc area on each architecture (a PE32 image must lie
@@ -70,20 +74,44 @@ static int fail(const char *fmt, ...)
 	return 1;
 }
 
-static int count_import(void *ctx, const char *dll, const char *name)
+/*
+ * What the imports say: an NDIS 6 miniport is refused (its line in e);
+ * imports the wrapper lacks are one warning line naming path.
+ */
+static int check_imports(const void *image, const struct pe_info *info,
+			 const char *path, char *e, size_t el)
 {
-	(void)dll;
-	(void)name;
-	(*(int *)ctx)++;
-	return 0;
+	struct ndis_findings found;
+	char *line = NULL;
+	int rc;
+
+	rc = ndis_find(image, info, PE_MACHINE_NATIVE, &found, e, el);
+	if (rc)
+		return rc;
+	rc = ndis_ndis6_line(&found, &line);
+	if (!rc && line) {
+		ndis_pathf(e, el, "%s", line);
+		rc = -ENOEXEC;
+	} else if (!rc) {
+		rc = ndis_unknown_line(&found, &line);
+		if (!rc && line)
+			fprintf(stderr, "ndiswrapper: warning: %s: %s\n", path,
+				line);
+	}
+	if (rc == -ENOMEM)
+		ndis_pathf(e, el, "out of memory listing the imports");
+	free(line);
+	ndis_findings_free(&found);
+	return rc;
 }
 
 /* Full offline validation: check, map, relocate, walk the imports. */
-static int validate_sys(const char *data, size_t size, char *e, size_t el)
+static int validate_sys(const char *data, size_t size, const char *path,
+			char *e, size_t el)
 {
 	struct pe_info info;
 	void *image;
-	int rc, n = 0;
+	int rc;
 
 	rc = pe_check(data, size, &info, e, el);
 	if (rc)
@@ -98,7 +126,7 @@ static int validate_sys(const char *data, size_t size, char *e, size_t el)
 	if (!rc)
 		rc = pe_relocate(image, &info, TEST_BASE, e, el);
 	if (!rc)
-		rc = pe_for_each_import(image, &info, count_import, &n, e, el);
+		rc = check_imports(image, &info, path, e, el);
 	free(image);
 	return rc;
 }
@@ -268,7 +296,8 @@ static int install(const char *root, const char *inf_path)
 			fail("%s", err);
 			goto out;
 		}
-		if (!no_check && validate_sys(data, size, err, sizeof(err))) {
+		if (!no_check &&
+		    validate_sys(data, size, src, err, sizeof(err))) {
 			fail("%s: %s", src, err);
 			goto out;
 		}

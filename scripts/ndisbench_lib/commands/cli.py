@@ -8,7 +8,7 @@ import signal
 import sys
 import threading
 import traceback
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from .. import devices, kernels, paths, proc, userdriver
 from ..build import modules
@@ -115,7 +115,8 @@ def _matrix(args: argparse.Namespace,
         modules.check_wrapper_src(src)
     driver = getattr(args, "driver", None)
     if driver is not None:
-        return runner.Matrix(selected, _driver_rows(args, driver),
+        return runner.Matrix(selected, _driver_rows(args, driver, selected,
+                                                    src is None),
                              _checks(args.check or
                                      list(userdriver.CHECKS)), exp, src,
                              shard=_shard(args),
@@ -132,14 +133,21 @@ def _snapshots(args: argparse.Namespace) -> bool:
     return not getattr(args, "no_snapshots", False)
 
 
-def _driver_rows(args: argparse.Namespace, inf: pathlib.Path
+def _driver_rows(args: argparse.Namespace, inf: pathlib.Path,
+                 selected: List[kernels.Kernel], own_wrapper: bool
                  ) -> List[devices.Device]:
     """run --driver: the user's driver on the NIC its .inf names, and the
-    NIC's in-tree reference row beside it where the matrix has one."""
+    NIC's in-tree reference row beside it where the matrix has one. The
+    driver must suit every selected kernel's guest architecture (a mixed
+    list is refused naming the kernels it does not suit: --arch picks
+    one), before anything is built or booted."""
     if args.device or args.wrapper:
         raise BenchError("--driver makes its own device row: no --device "
                          "or --wrapper with it")
-    row = userdriver.device(inf)
+    guests: Dict[str, List[str]] = {}
+    for kernel in selected:
+        guests.setdefault(kernel.arch, []).append(kernel.name)
+    row = userdriver.device(inf, guests or None, own_wrapper)
     ref = userdriver.reference(row)
     return [row] + ([ref] if ref else [])
 

@@ -89,6 +89,8 @@ REQUIREMENTS = (
     # host build system and orchestration
     Requirement("meson", ("meson",), "host tools, tests, fixtures"),
     Requirement("ninja-build", ("ninja",), "meson's and QEMU's builds"),
+    Requirement("dash", ("sh",), "/bin/sh: the wrapper's export names for "
+                "the user tools (gen_exports.sh --names, meson)"),
     Requirement("python3", ("python3",), "the bench itself"),
     Requirement("pkgconf", ("pkg-config",), "QEMU's configure"),
     # Debian packages and source packages (debian.py, qemu_build.py)

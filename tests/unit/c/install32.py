@@ -6,7 +6,10 @@ the i386 fixture driver installs (its NTx86 models, its PE32 .sys
 trial-loaded at an i386 kernel address), the x86_64 build of the same
 driver and an .inf with only NTamd64 models are refused naming both
 architectures. The fixture build is $NDISBENCH_FIXTURES (unset: exit 77,
-a skip, which fails the test command's stage)."""
+a skip, which fails the test command's stage). Before it, without
+fixtures: what the i386 installer says of a driver's imports, by the
+i386 module's export tables (an NDIS 6 miniport refused, the imports it
+lacks named in one warning, its i386-only names known)."""
 import os
 import pathlib
 import shutil
@@ -14,7 +17,44 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+from peimage import I386, pe_image  # noqa: E402  (tests/unit/peimage.py)
+
 SKIP = 77
+X86_INF = ("[Version]\r\nSignature = \"$Windows NT$\"\r\n"
+           "[Manufacturer]\r\nM = Mod, NTx86\r\n"
+           "[Mod.NTx86]\r\nd = I, PCI\\VEN_10EC&DEV_8139\r\n"
+           "[I.NTx86]\r\nCopyFiles = F\r\n[F]\r\nx.sys\r\n")
+
+
+def brought(tool: list, tmpdir: pathlib.Path) -> int:
+    """The one lines of the i386 installer; the number that failed."""
+    failed = 0
+    ndis6 = ("ndiswrapper: {sys}: an NDIS 6 miniport (imports "
+             "NdisMRegisterMiniportDriver); NDIS wrappers load NDIS 5.x "
+             "miniports\n")
+    # install() has stdout, then stderr
+    unknown = ("installed x: 1 hardware id(s), 1 driver file(s)\n"
+               "ndiswrapper: warning: {sys}: imports 2 functions this "
+               "wrapper does not provide: ntoskrnl.exe!PsGetVersion, "
+               "HAL.dll!HalGetBusData\n")
+    cases = (
+        ({"NDIS.SYS": ["NdisMSleep", "NdisMRegisterMiniportDriver"]}, 1,
+         ndis6),
+        ({"ntoskrnl.exe": ["KefAcquireSpinLockAtDpcLevel", "PsGetVersion"],
+          "HAL.dll": ["KfAcquireSpinLock", "HalGetBusData"]}, 0, unknown))
+    for n, (imports, want_rc, want) in enumerate(cases):
+        src = tmpdir / f"brought{n}"
+        src.mkdir()
+        (src / "x.inf").write_text(X86_INF)
+        (src / "x.sys").write_bytes(pe_image(I386, imports))
+        rc, out = install(tool, tmpdir / f"broughtroot{n}", src / "x.inf")
+        ok = rc == want_rc and out == want.format(sys=src / "x.sys")
+        print(("ok: " if ok else "FAIL: ") + f"imports {imports}")
+        if not ok:
+            print(f"  exit {rc}, output: {out.strip()}")
+            failed += 1
+    return failed
 
 
 def install(tool: list, root: pathlib.Path, inf: pathlib.Path):
@@ -29,6 +69,9 @@ def main(argv: list) -> int:
     if len(argv) not in (2, 3):
         print("usage: install32.py [RUNNER] NDISWRAPPER32", file=sys.stderr)
         return 2
+    with tempfile.TemporaryDirectory() as tmp:
+        if brought(argv[1:], pathlib.Path(tmp)):
+            return 1
     if not fixtures:
         print("NDISBENCH_FIXTURES is not set (a fixture build: make -C "
               "fixtures O=DIR)")

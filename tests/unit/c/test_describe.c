@@ -61,6 +61,38 @@ static void test_sys_i386(void)
 	CHECK_CONTAINS(out, "{\"dll\":\"ndis.sys\",\"name\":\"NdisMRegisterMiniport\"}");
 }
 
+static void set_import(uint8_t *img, uint32_t rva, const char *name)
+{
+	memset(img + PB_RDATA_FILE(rva) + 2, 0, 0x1e);
+	memcpy(img + PB_RDATA_FILE(rva) + 2, name, strlen(name));
+}
+
+/* What the user brought: NDIS 6 imports and the imports the wrapper of
+ * the image's own architecture lacks (its generated export tables), each
+ * as a list and as the installer's one line. */
+static void test_sys_brought(void)
+{
+	uint8_t img[PB_FILE_SIZE];
+
+	pb_build(img);
+	CHECK(describe(img, sizeof(img), 0) == 0);
+	CHECK_CONTAINS(out, "],\"ndis6\":[],\"ndis6_line\":\"\",\"unknown_imports\":[{\"dll\":\"ntoskrnl.exe\",\"name\":\"IoCreateDevice\"},{\"dll\":\"ntoskrnl.exe\",\"name\":\"KeBugCheckEx\"}],\"unknown_imports_line\":\"imports 2 functions this wrapper does not provide: ntoskrnl.exe!IoCreateDevice, ntoskrnl.exe!KeBugCheckEx\",\"imports\":[");
+	set_import(img, 0x21a0, "NdisMRegisterMiniportDriver");
+	set_import(img, 0x2160, "KeSetEvent");
+	CHECK(describe(img, sizeof(img), 0) == 0);
+	CHECK_CONTAINS(out, "\"ndis6\":[{\"dll\":\"ndis.sys\",\"name\":\"NdisMRegisterMiniportDriver\"}],\"ndis6_line\":\"an NDIS 6 miniport (imports NdisMRegisterMiniportDriver); NDIS wrappers load NDIS 5.x miniports\",\"unknown_imports\":[{\"dll\":\"ntoskrnl.exe\",\"name\":\"KeBugCheckEx\"},{\"dll\":\"ndis.sys\",\"name\":\"NdisMRegisterMiniportDriver\"}],\"unknown_imports_line\":\"imports 2 functions this wrapper does not provide: ntoskrnl.exe!KeBugCheckEx, ndis.sys!NdisMRegisterMiniportDriver\",");
+	/* a name the i386 module exports (WIN_FUNC_I386) and the x86_64 one
+	 * does not */
+	pb_build(img);
+	set_import(img, 0x2180, "KefAcquireSpinLockAtDpcLevel");
+	CHECK(describe(img, sizeof(img), 0) == 0);
+	CHECK_CONTAINS(out, "\"unknown_imports_line\":\"imports 2 functions this wrapper does not provide: ntoskrnl.exe!IoCreateDevice, ntoskrnl.exe!KefAcquireSpinLockAtDpcLevel\",");
+	pb_build32(img);
+	set_import(img, 0x2180, "KefAcquireSpinLockAtDpcLevel");
+	CHECK(describe(img, sizeof(img), 0) == 0);
+	CHECK_CONTAINS(out, "\"unknown_imports\":[{\"dll\":\"ntoskrnl.exe\",\"name\":\"IoCreateDevice\"}],\"unknown_imports_line\":\"imports 1 function this wrapper does not provide: ntoskrnl.exe!IoCreateDevice\",");
+}
+
 static void test_sys_refused(void)
 {
 	uint8_t img[PB_FILE_SIZE];
@@ -163,6 +195,7 @@ int main(void)
 {
 	TEST(test_sys_amd64);
 	TEST(test_sys_i386);
+	TEST(test_sys_brought);
 	TEST(test_sys_refused);
 	TEST(test_inf);
 	TEST(test_inf_refused);

@@ -117,6 +117,23 @@ static int count_entries(const char *dir)
 	return n;
 }
 
+/* Writes an import's name at the hint/name entry at rva (tiny.sys's
+ * .rdata, 0x20 bytes each). */
+static void set_import(uint8_t *sys, uint32_t rva, const char *name)
+{
+	memset(sys + PB_RDATA_FILE(rva) + 2, 0, 0x1e);
+	memcpy(sys + PB_RDATA_FILE(rva) + 2, name, strlen(name));
+}
+
+/* tiny.sys importing only what the wrapper provides: pb_build's
+ * IoCreateDevice and KeBugCheckEx are not among its exports. */
+static void build_provided(uint8_t *sys)
+{
+	pb_build(sys);
+	set_import(sys, 0x2160, "KeSetEvent");
+	set_import(sys, 0x2180, "IoFreeIrp");
+}
+
 static void setup(void)
 {
 	uint8_t sys[PB_FILE_SIZE];
@@ -130,7 +147,7 @@ static void setup(void)
 	mkdir(src, 0755);
 	snprintf(path, sizeof(path), "%s/Tiny.INF", src);
 	write_file(path, tiny_inf, sizeof(tiny_inf) - 1);
-	pb_build(sys);
+	build_provided(sys);
 	snprintf(path, sizeof(path), "%s/tiny.sys", src);	/* case differs */
 	write_file(path, sys, sizeof(sys));
 }
@@ -309,6 +326,49 @@ static void test_install_refusals(void)
 	CHECK(run("%s --root %s -x", ndiswrapper, root) == 2);
 }
 
+/*
+ * What the user brought, one line each: an NDIS 6 miniport is refused
+ * naming its NDIS 6 imports; imports the wrapper lacks are all named in
+ * one warning and the driver installs (the module's load is where it
+ * fails, as it always did). A driver of the other architecture is the
+ * loader's refusal (test_install_refusals, install32.py).
+ */
+static void test_install_brought(void)
+{
+	uint8_t sys[PB_FILE_SIZE];
+	char path[512], want[1024], etc[512];
+
+	snprintf(etc, sizeof(etc), "%s/etc/ndiswrapper", root);
+	snprintf(path, sizeof(path), "%s/tiny.sys", src);
+	build_provided(sys);
+	set_import(sys, 0x21a0, "NdisMRegisterMiniportDriver");
+	write_file(path, sys, sizeof(sys));
+	CHECK(run("%s --root %s -i %s/Tiny.INF", ndiswrapper, root, src) == 1);
+	snprintf(want, sizeof(want),
+		 "ndiswrapper: %s/tiny.sys: an NDIS 6 miniport (imports NdisMRegisterMiniportDriver); NDIS wrappers load NDIS 5.x miniports\n",
+		 src);
+	CHECK_STR(out, want);
+	CHECK(count_entries(etc) <= 0);
+	/* pb_build's own imports: two the wrapper lacks */
+	pb_build(sys);
+	write_file(path, sys, sizeof(sys));
+	CHECK(run("%s --root %s -i %s/Tiny.INF", ndiswrapper, root, src) == 0);
+	snprintf(want, sizeof(want),
+		 "ndiswrapper: warning: %s/tiny.sys: imports 2 functions this wrapper does not provide: ntoskrnl.exe!IoCreateDevice, ntoskrnl.exe!KeBugCheckEx\n"
+		 "installed tiny: 3 hardware id(s), 1 driver file(s)\n", src);
+	CHECK_STR(out, want);
+	CHECK(run("%s --root %s -r tiny", ndiswrapper, root) == 0);
+	/* --no-check looks at none of it */
+	set_import(sys, 0x21a0, "NdisMRegisterMiniportDriver");
+	write_file(path, sys, sizeof(sys));
+	CHECK(run("%s --root %s --no-check -i %s/Tiny.INF", ndiswrapper, root,
+		  src) == 0);
+	CHECK_STR(out, "installed tiny: 3 hardware id(s), 1 driver file(s)\n");
+	CHECK(run("%s --root %s -r tiny", ndiswrapper, root) == 0);
+	build_provided(sys);
+	write_file(path, sys, sizeof(sys));
+}
+
 static void test_fixture_install(void)
 {
 	char r2[256], path[1024];
@@ -400,6 +460,7 @@ int main(int argc, char **argv)
 	TEST(test_remove_symlink);
 	TEST(test_install_temp_symlink);
 	TEST(test_install_refusals);
+	TEST(test_install_brought);
 	have_fixture = fixtures &&
 		exists("%s/bcmwl.inf", fixture_dir) &&
 		exists("%s/bcmwl.sys", fixture_dir);
