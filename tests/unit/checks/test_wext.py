@@ -247,7 +247,7 @@ class WextCaptureTest(unittest.TestCase):
     API the agent joined through."""
 
     def judge_capture(self, api_line):
-        from test_air import AP, sequence
+        from guest.test_air import AP, sequence
         from ndisbench_lib.guest.capture import AirCapture
         log = ktap.parse("KTAP version 1\n1..3\nok 1 boot\n"
                          "# mac: 52:54:00:12:34:58\nok 2 bind wlan0\n"
@@ -268,7 +268,7 @@ class WextCaptureTest(unittest.TestCase):
 
 class WextRowTest(unittest.TestCase):
     def test_the_wext_row_asks_our_wrapper_for_no_wiphy(self):
-        from test_runner import cmdline
+        from cell.test_runner import cmdline
         row = devices.DEVICES["bcm43xx-wext/ndiswrapper"]
         self.assertIn(row.label, devices.RADIOS)
         self.assertFalse(row.default)

@@ -1,0 +1,1 @@
+"""Tests of scripts/ndisbench_lib/build/: kernels, modules, chroots, host tools, the cache."""

@@ -1,0 +1,1 @@
+"""Tests of scripts/ndisbench_lib/cell/: planning, running and judging one cell."""

@@ -1,0 +1,1 @@
+"""Tests of scripts/ndisbench_lib/checks/: each check judged from the agent's facts."""
