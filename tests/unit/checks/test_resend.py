@@ -8,30 +8,15 @@ them again."""
 import unittest
 
 from helpers import judge
+from ktaplogs import net_cell_log, tcp_test
 from ndisbench_lib import devices, kernels
 from ndisbench_lib.checks import registry
 from ndisbench_lib.report import ktap
 
 EXP = kernels.load_expectations()
 
-LOG = """KTAP version 1
-1..6
-# tainted: 0
-ok 1 boot
-# ifname: wlan0
-# mac: 52:54:00:12:34:57
-ok 2 bind wlan0
-# carrier_ms: 12
-ok 3 associate
-# address: 10.0.2.15
-ok 4 dhcp
-# bytes_sent: 4194304
-# seconds: 3.2
-{tcp} 5 tcp
-{kmsg}# tainted: 4097
-ok 6 unload
-# ndisbench-agent: done
-"""
+LOG = net_cell_log(tcp_test("{tcp}", "3.2"), "wlan0",
+                   unload="{kmsg}# tainted: 4097\n")
 
 KMSG = ("# kmsg: ndiswrapper: bcmwlserial: {n} sends the serialized miniport "
         "answered NDIS_STATUS_RESOURCES were queued again\n"
