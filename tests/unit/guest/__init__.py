@@ -1,1 +1,2 @@
-"""Tests of scripts/ndisbench_lib/guest/: QEMU, its air, sinks, QMP and snapshots."""
+"""Tests of scripts/ndisbench_lib/guest/: QEMU, its air, sinks, QMP and
+snapshots."""

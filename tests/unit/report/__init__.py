@@ -1,1 +1,2 @@
-"""Tests of scripts/ndisbench_lib/report/: KTAP parsing, verdicts and the outputs."""
+"""Tests of scripts/ndisbench_lib/report/: KTAP parsing, verdicts and
+the outputs."""
