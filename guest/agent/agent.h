@@ -105,8 +105,9 @@ struct agent_state {
 struct agent_test {
     /*
      * A row that is a check's own test has the check's name and its order
-     * (scripts/ndisbench_lib/checks/<name>.py; tests/unit/test_registry.py
-     * fails on a difference); the agent's own rows go between them.
+     * (scripts/ndisbench_lib/checks/<name>.py;
+     * tests/unit/checks/test_registry.py fails on a difference); the
+     * agent's own rows go between them.
      */
     int order;
     const char *name;

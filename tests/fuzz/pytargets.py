@@ -1,8 +1,9 @@
-"""The Python fuzz targets (pyfuzz.py runs them; tests/unit/test_pyfuzz.py
-runs a short fixed-seed smoke of each). A target takes the input's bytes
-and returns a short label of its outcome class; a clean refusal is the
-documented exception (BenchError) caught and labelled here. Anything else
-escaping, or an oracle's AssertionError, is a finding.
+"""The Python fuzz targets (pyfuzz.py runs them;
+tests/unit/commands/test_pyfuzz.py runs a short fixed-seed smoke of each).
+A target takes the input's bytes and returns a short label of its
+outcome class; a clean refusal is the documented exception (BenchError)
+caught and labelled here. Anything else escaping, or an oracle's
+AssertionError, is a finding.
 """
 import atexit
 import dataclasses

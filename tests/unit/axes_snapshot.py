@@ -2,7 +2,7 @@
 every field that reaches a cache key or a command line, every device row
 with its QEMU arguments, ids and groups, the user-driver NIC map and the
 fuzz configs. tests/unit/data/axes-*.json hold it as main had it before
-the axes became tables (test_axes_snapshot.py compares); regenerate only
+the axes became tables (core/test_axes_snapshot.py compares); regenerate only
 on purpose: python3 tests/unit/axes_snapshot.py."""
 import dataclasses
 import json

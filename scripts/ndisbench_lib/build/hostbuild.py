@@ -126,7 +126,7 @@ def _meson_results(build: pathlib.Path, args: List[str],
 
 
 # Where the meson tests find the fixture build (tests/unit/c/test_tools.c,
-# fixtures/tests/with_fixtures.py).
+# tests/fixtures/with_fixtures.py).
 FIXTURES_ENV = "NDISBENCH_FIXTURES"
 
 

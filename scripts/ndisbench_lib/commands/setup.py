@@ -24,7 +24,7 @@ class Requirement:
 
 
 # Everything the bench needs on a bare Debian 12, in one list:
-# tests/unit/test_setup.py ties every program the code runs to an entry
+# tests/unit/project/test_setup.py ties every program the code runs to an entry
 # here and checks each entry against the package's real file list.
 REQUIREMENTS = (
     # guests
@@ -84,7 +84,7 @@ REQUIREMENTS = (
                 ("/usr/src/linux-config-6.1/config.amd64_none_amd64.xz",),
                 "Debian's own kernel config: the source kernels' "
                 "distribution options are checked against it "
-                "(tests/unit/test_distro_config.py)"),
+                "(tests/unit/build/test_distro_config.py)"),
     Requirement("libc-bin", ("ldd",), "guest tools' shared libraries"),
     # host build system and orchestration
     Requirement("meson", ("meson",), "host tools, tests, fixtures"),

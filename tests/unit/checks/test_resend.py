@@ -8,30 +8,15 @@ them again."""
 import unittest
 
 from helpers import judge
+from ktaplogs import net_cell_log, real_log, tcp_test
 from ndisbench_lib import devices, kernels
 from ndisbench_lib.checks import registry
 from ndisbench_lib.report import ktap
 
 EXP = kernels.load_expectations()
 
-LOG = """KTAP version 1
-1..6
-# tainted: 0
-ok 1 boot
-# ifname: wlan0
-# mac: 52:54:00:12:34:57
-ok 2 bind wlan0
-# carrier_ms: 12
-ok 3 associate
-# address: 10.0.2.15
-ok 4 dhcp
-# bytes_sent: 4194304
-# seconds: 3.2
-{tcp} 5 tcp
-{kmsg}# tainted: 4097
-ok 6 unload
-# ndisbench-agent: done
-"""
+LOG = net_cell_log(tcp_test("{tcp}", "3.2"), "wlan0",
+                   unload="{kmsg}# tainted: 4097\n")
 
 KMSG = ("# kmsg: ndiswrapper: bcmwlserial: {n} sends the serialized miniport "
         "answered NDIS_STATUS_RESOURCES were queued again\n"
@@ -80,6 +65,21 @@ class ResendJudgeTest(unittest.TestCase):
         for name in ("tcp", "dhcp", "install", "unload"):
             self.assertIn("bcm43xx-serial/ndiswrapper",
                           registry.get(name).devices, name)
+
+
+class RealCellResendTest(unittest.TestCase):
+    """A real bcm43xx-serial cell (src-6.1, main's wrapper in the s22
+    session): both of the wrapper's and the driver's lines among the
+    kernel's messages of the rmmod test."""
+    def test_the_real_cell_passes_with_its_numbers(self):
+        log = ktap.parse(real_log("checks",
+                                  "src-6.1__bcm43xx-serial__ndiswrapper"))
+        verdict = judge("resend", EXP.policies["2.6.25-rc4"], EXP, log, [],
+                        0, fixture="bcmwlserial")
+        self.assertEqual(verdict.status, "pass", verdict)
+        self.assertEqual(verdict.summary, "2520 sends answered RESOURCES, "
+                         "queued again; the TCP stream got through in "
+                         "12.203 s")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from unittest import mock
 
 import helpers
 from ndisbench_lib import trees
-from ndisbench_lib.build import usertree
+from ndisbench_lib.build import hosttool, usertree
 from ndisbench_lib.commands import fuzz
 from ndisbench_lib.errors import BenchError
 from ndisbench_lib.guest import qmp
@@ -46,6 +46,12 @@ def pyfuzz(*args: str, code: str = "", timeout: float = 120
 
 
 class SmokeTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        # py_inf reads through ndisconf: built here, not inside its first
+        # input's 5 s, whatever ran before (a fresh clone has no build/)
+        hosttool.ndisconf()
+
     def test_every_target_listed_with_its_corpus(self):
         listed = pyfuzz("--list").stdout.split("\n")
         self.assertEqual([line.split()[0] for line in listed if line],

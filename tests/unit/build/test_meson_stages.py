@@ -139,9 +139,9 @@ class FixtureRecipeTest(unittest.TestCase):
         self.assertFalse((REPO / "fixtures" / "meson.build").exists())
         self.assertFalse((REPO / "fixtures" / "mingw-w64-x86_64.ini")
                          .exists())
-        tests = (REPO / "fixtures" / "tests" / "meson.build").read_text()
+        tests = (REPO / "tests" / "fixtures" / "meson.build").read_text()
         self.assertIn("suite: 'fixtures'", tests)
-        self.assertIn("subdir('fixtures/tests')",
+        self.assertIn("subdir('tests/fixtures')",
                       (REPO / "meson.build").read_text())
 
 

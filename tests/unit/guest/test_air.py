@@ -222,7 +222,7 @@ class CaptureFileTest(unittest.TestCase):
         (EtherCAT's port): its bytes are our stream, not a malformed
         EtherCAT mailbox."""
         path = self.tmp / "air.pcap"
-        shutil.copy(pathlib.Path(__file__).parent / "data" /
+        shutil.copy(pathlib.Path(__file__).parents[1] / "data" /
                     "air-tcp-port-34980.pcap", path)
         frames, problems = capture.read_tshark(path)
         self.assertEqual(len(frames), 1)

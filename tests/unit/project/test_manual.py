@@ -269,7 +269,7 @@ class NoIssueNumbersTest(unittest.TestCase):
                # history, not a manual
                "docs/history/measurements-2026.md",
                # this test's own pattern
-               "tests/unit/test_manual.py"}
+               "tests/unit/project/test_manual.py"}
     ISSUE_RE = re.compile(r"\bissues? #?[0-9]+", re.I)
     SUFFIXES = {".py", ".c", ".h", ".md", ".toml", ".S", ".inf", ".txt",
                 ".build", ""}

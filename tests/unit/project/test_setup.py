@@ -96,7 +96,8 @@ def code_programs() -> Dict[str, str]:
     its tests, the meson files' find_program() and the cross tools of
     fixtures/Makefile."""
     found: Dict[str, str] = {}
-    tests = [p for p in sorted(UNIT.glob("*.py")) if p.name != THIS]
+    tests = [p for p in sorted(UNIT.glob("*.py")) +
+             sorted(UNIT.glob("*/test_*.py")) if p.name != THIS]
     for path in sorted(LIB.rglob("*.py")) + tests:
         for line, prog in argv_programs(path.read_text()):
             found.setdefault(pathlib.PurePath(prog).name,

@@ -7,6 +7,7 @@ wiphy."""
 import unittest
 
 from helpers import judge
+from ktaplogs import real_log
 from ndisbench_lib import devices, kernels
 from ndisbench_lib.checks import scan
 from ndisbench_lib.report import ktap
@@ -247,7 +248,7 @@ class WextCaptureTest(unittest.TestCase):
     API the agent joined through."""
 
     def judge_capture(self, api_line):
-        from test_air import AP, sequence
+        from guest.test_air import AP, sequence
         from ndisbench_lib.guest.capture import AirCapture
         log = ktap.parse("KTAP version 1\n1..3\nok 1 boot\n"
                          "# mac: 52:54:00:12:34:58\nok 2 bind wlan0\n"
@@ -268,7 +269,7 @@ class WextCaptureTest(unittest.TestCase):
 
 class WextRowTest(unittest.TestCase):
     def test_the_wext_row_asks_our_wrapper_for_no_wiphy(self):
-        from test_runner import cmdline
+        from cell.test_runner import cmdline
         row = devices.DEVICES["bcm43xx-wext/ndiswrapper"]
         self.assertIn(row.label, devices.RADIOS)
         self.assertFalse(row.default)
@@ -277,6 +278,20 @@ class WextRowTest(unittest.TestCase):
         self.assertIn("ndisbench.connect=ndisbench", words)
         plain = cmdline(devices.DEVICES["bcm43xx/ndiswrapper"], ["scan"])
         self.assertNotIn("modparams", plain)
+
+
+class WextRealCellScanTest(unittest.TestCase):
+    """The scan of a real bcm43xx-wext cell (debian-6.1, a run of our
+    wrapper's wext row): iwlist's own listing, its cells in the order the
+    driver gave them, trailing blanks and all."""
+    def test_the_real_cell_passes_with_its_summary(self):
+        log = ktap.parse(real_log("checks",
+                                  "debian-6.1__bcm43xx-wext__ndiswrapper"))
+        verdict = scan.judge_scan(log)
+        self.assertEqual(verdict.status, "pass", verdict.details)
+        self.assertEqual(verdict.summary, "4 APs listed with channel and "
+                         "signal (one hidden, SSID not shown) (wireless "
+                         "extensions)")
 
 
 if __name__ == "__main__":

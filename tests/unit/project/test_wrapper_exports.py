@@ -12,7 +12,7 @@ import pathlib
 import re
 import unittest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 DRIVER = ROOT / "wrapper" / "driver"
 FIXTURE_LIB = ROOT / "fixtures" / "lib"
 

@@ -3,6 +3,7 @@ enables must report its deliberate bug; none it lacks may seem to."""
 import unittest
 
 from helpers import judge as judge_check
+from ktaplogs import real_log
 from ndisbench_lib.report import ktap
 from ndisbench_lib.kernels import load_expectations
 
@@ -60,6 +61,20 @@ class PlantedTest(unittest.TestCase):
 
     def test_module_that_did_not_load_fails(self):
         self.assertEqual(judge(REPORTS, loaded="not ok").status, "FAIL")
+
+
+
+class RealCellPlantedTest(unittest.TestCase):
+    """A real cell of the planted bugs on the debug kernel (debug-6.1, a
+    run of main in the s22 session): every checker's report as the
+    kernel printed it, among its other messages."""
+    def test_the_real_cell_passes_naming_every_checker(self):
+        log = ktap.parse(real_log("checks", "debug-6.1__planted"))
+        verdict = judge_check("planted", EXP.policies["2.6.25-rc4"], EXP,
+                              log, [], 0, config=DEBUG)
+        self.assertEqual(verdict.status, "pass", verdict)
+        self.assertEqual(verdict.summary, "reported by lockdep, atomic "
+                                          "sleep, KASAN, kmemleak")
 
 
 if __name__ == "__main__":

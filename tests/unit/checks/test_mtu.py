@@ -5,6 +5,7 @@ refused by the stack (EMSGSIZE), and the old MTU is put back."""
 import unittest
 
 from helpers import judge
+from ktaplogs import net_cell_log, real_log
 from ndisbench_lib import devices, kernels
 from ndisbench_lib.checks import registry
 from ndisbench_lib.checks.check import GuestContext
@@ -12,18 +13,7 @@ from ndisbench_lib.report import ktap
 
 EXP = kernels.load_expectations()
 
-MTU_LOG = """KTAP version 1
-1..6
-# tainted: 0
-ok 1 boot
-# ifname: {ifname}
-# mac: 52:54:00:12:34:57
-{iface_result} 2 bind {ifname}
-# carrier_ms: 12
-ok 3 associate
-# address: 10.0.2.15
-ok 4 dhcp
-# mtu_before: 1500
+MTU_TEST = """# mtu_before: 1500
 # mtu_set_errno: {set_errno}
 # mtu: {mtu}
 # df_ping_bytes: 1280
@@ -32,9 +22,6 @@ ok 4 dhcp
 # df_over_errno: {over}
 # mtu_restored: {restored}
 {result} 5 mtu
-# tainted: 0
-ok 6 unload
-# ndisbench-agent: done
 """
 
 
@@ -43,7 +30,8 @@ def judge_mtu(policy="2.6.25-rc4", fixture="", **kw):
               "mtu": 1280, "received": 3, "over": "EMSGSIZE",
               "restored": 1500, "result": "ok"}
     values.update(kw)
-    log = ktap.parse(MTU_LOG.format(**values))
+    log = ktap.parse(net_cell_log(MTU_TEST.format(**values),
+                                  values["ifname"], values["iface_result"]))
     return judge("mtu", EXP.policies[policy], EXP, log, [], 0,
                  fixture=fixture)
 
@@ -80,10 +68,9 @@ class MtuJudgeTest(unittest.TestCase):
         self.assertEqual(judge_mtu(result="not ok").status, "FAIL")
 
     def test_no_result_is_an_error(self):
-        log = ktap.parse(MTU_LOG.format(
-            ifname="eth0", iface_result="ok", set_errno=0, mtu=1280,
-            received=3, over="EMSGSIZE", restored=1500, result="ok")
-            .replace("ok 5 mtu", "ok 5 tcp"))
+        log = ktap.parse(net_cell_log(MTU_TEST.format(
+            set_errno=0, mtu=1280, received=3, over="EMSGSIZE",
+            restored=1500, result="ok")).replace("ok 5 mtu", "ok 5 tcp"))
         verdict = judge("mtu", EXP.policies["2.6.25-rc4"], EXP, log, [], 0)
         self.assertEqual(verdict.status, "ERROR")
 
@@ -110,6 +97,21 @@ class MtuCheckTest(unittest.TestCase):
         self.assertLess(names.index("ping"), names.index("mtu"))
         self.assertLess(names.index("mtu"), names.index("tcp"))
         self.assertIn("mtu", registry.default_names())
+
+
+
+class RealCellMtuTest(unittest.TestCase):
+    """The mtu test of a real cell (debian-6.1, rtl8139/ndiswrapper, the
+    default run of the s21 session), as its serial log has it."""
+    def test_the_real_cell_passes_with_its_numbers(self):
+        log = ktap.parse(real_log("checks",
+                                  "debian-6.1__rtl8139__ndiswrapper"))
+        verdict = judge("mtu", EXP.policies["2.6.25-rc4"], EXP, log, [], 0,
+                        fixture="rtl8139nd")
+        self.assertEqual(verdict.status, "pass", verdict)
+        self.assertEqual(verdict.summary,
+                         "MTU 1280 taken: 3/3 echoes of 1280 bytes with DF "
+                         "answered, 1281 refused (EMSGSIZE), 1500 put back")
 
 
 if __name__ == "__main__":

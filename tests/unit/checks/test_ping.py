@@ -4,23 +4,13 @@ their own wait counted (as ping(8) counts them) and said so."""
 import unittest
 
 from helpers import judge
+from ktaplogs import net_cell_log, real_log
 from ndisbench_lib import kernels
 from ndisbench_lib.report import ktap
 
 EXP = kernels.load_expectations()
 
-PING_LOG = """KTAP version 1
-1..6
-# tainted: 0
-ok 1 boot
-# ifname: eth0
-# mac: 52:54:00:12:34:57
-ok 2 bind eth0
-# carrier_ms: 12
-ok 3 associate
-# address: 10.0.2.15
-ok 4 dhcp
-# target: 10.0.2.2
+PING_TEST = """# target: 10.0.2.2
 # seconds: 2.100
 # transmitted: 100
 # received: {received}
@@ -28,16 +18,13 @@ ok 4 dhcp
 # rtt_p99_us: 2100000
 # rtt_max_us: 2300000
 {result} 5 ping
-# tainted: 0
-ok 6 unload
-# ndisbench-agent: done
 """
 
 
 def judge_ping(received=100, late=None, result="ok"):
     late_line = "" if late is None else f"# late_replies: {late}\n"
-    log = ktap.parse(PING_LOG.format(received=received, late=late_line,
-                                     result=result))
+    log = ktap.parse(net_cell_log(PING_TEST.format(
+        received=received, late=late_line, result=result)))
     return judge("ping", EXP.policies["2.6.25-rc4"], EXP, log, [], 0)
 
 
@@ -63,6 +50,19 @@ class PingJudgeTest(unittest.TestCase):
         verdict = judge_ping()
         self.assertEqual(verdict.status, "pass", verdict)
         self.assertNotIn("late", verdict.summary)
+
+
+
+class RealCellPingTest(unittest.TestCase):
+    """The ping test of a real cell (debian-6.1, rtl8139/ndiswrapper, the
+    default run of the s21 session), as its serial log has it."""
+    def test_the_real_cell_passes_with_its_numbers(self):
+        log = ktap.parse(real_log("checks",
+                                  "debian-6.1__rtl8139__ndiswrapper"))
+        verdict = judge("ping", EXP.policies["2.6.25-rc4"], EXP, log, [], 0)
+        self.assertEqual(verdict.status, "pass", verdict)
+        self.assertEqual(verdict.summary, "100/100 replies from 10.0.2.2, "
+                                          "rtt p50 43 us p99 86 us")
 
 
 if __name__ == "__main__":

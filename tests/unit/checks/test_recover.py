@@ -7,29 +7,15 @@ tcp result and the kernel's warnings (`klog` facts of the rmmod test)."""
 import unittest
 
 from helpers import judge
+from ktaplogs import net_cell_log, real_log, tcp_test
 from ndisbench_lib import devices, kernels
 from ndisbench_lib.checks import registry
+from ndisbench_lib.report import ktap
 
 EXP = kernels.load_expectations()
 
-LOG = """KTAP version 1
-1..6
-# tainted: 0
-ok 1 boot
-# ifname: wlan0
-# mac: 52:54:00:12:34:57
-ok 2 bind wlan0
-# carrier_ms: 12
-ok 3 associate
-# address: 10.0.2.15
-ok 4 dhcp
-# bytes_sent: 4194304
-# seconds: 9.1
-{tcp} 5 tcp
-# tainted: 4097
-{klog}ok 6 unload
-# ndisbench-agent: done
-"""
+LOG = net_cell_log(tcp_test("{tcp}", "9.1"), "wlan0",
+                   unload="# tainted: 4097\n{klog}")
 
 RESET = ("# klog: ndiswrapper 0000:00:04.0 wlan0: the driver was hung: "
          "reset done (status 0)\n")
@@ -90,6 +76,20 @@ class RecoverJudgeTest(unittest.TestCase):
         for name in ("tcp", "dhcp", "install"):
             self.assertIn("bcm43xx-hang/ndiswrapper",
                           registry.get(name).devices, name)
+
+
+
+class RealCellRecoverTest(unittest.TestCase):
+    """A real bcm43xx-hang cell (debian-6.1, its run of the s21 session):
+    the wrapper's reset line among the kernel's other messages."""
+    def test_the_real_cell_passes_with_its_numbers(self):
+        log = ktap.parse(real_log("checks",
+                                  "debian-6.1__bcm43xx-hang__ndiswrapper"))
+        verdict = judge("recover", EXP.policies["2.6.25-rc4"], EXP, log, [],
+                        0, fixture="bcmwlhang")
+        self.assertEqual(verdict.status, "pass", verdict)
+        self.assertEqual(verdict.summary, "hung, reset (1x), the TCP stream "
+                                          "got through in 8.655 s")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ import unittest
 from helpers import REPO
 from ndisbench_lib import kernels
 from ndisbench_lib.errors import BenchError
-from test_usertree import make_tree
+from build.test_usertree import make_tree
 
 GOOD_BUILT = """
 [[kernel]]
@@ -435,7 +435,7 @@ class PolicyPatchTest(unittest.TestCase):
 
 class TreeEntryTest(unittest.TestCase):
     """source = "tree": a user's kernel build folder (the folder checks
-    themselves: test_usertree.py)."""
+    themselves: build/test_usertree.py)."""
 
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()

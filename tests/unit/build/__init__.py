@@ -1,0 +1,2 @@
+"""Tests of scripts/ndisbench_lib/build/: kernels, modules, chroots,
+host tools, the cache."""

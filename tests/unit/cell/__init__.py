@@ -1,0 +1,2 @@
+"""Tests of scripts/ndisbench_lib/cell/: planning, running and judging
+one cell."""

@@ -1,0 +1,1 @@
+"""Tests of scripts/ndisbench_lib/commands/: the bench's subcommands."""

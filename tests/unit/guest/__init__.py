@@ -1,0 +1,2 @@
+"""Tests of scripts/ndisbench_lib/guest/: QEMU, its air, sinks, QMP and
+snapshots."""
