@@ -106,8 +106,10 @@ class ModelTableTest(unittest.TestCase):
         self.assertIn("bcm43xx", registered_types(sources))
         extra = ('#define TYPE_RT2500 "rt2500"\n'
                  'static const TypeInfo rt2500_info = {\n'
-                 '    .name = TYPE_RT2500,\n    .parent = TYPE_PCI_DEVICE,\n};\n'
-                 'static const TypeInfo x_info = {\n    .name = "x-dev",\n};\n')
+                 '    .name = TYPE_RT2500,\n'
+                 '    .parent = TYPE_PCI_DEVICE,\n};\n'
+                 'static const TypeInfo x_info = {\n'
+                 '    .name = "x-dev",\n};\n')
         self.assertEqual(registered_types(sources + [extra]) - OUR_MODELS,
                          {"rt2500", "x-dev"})
 
