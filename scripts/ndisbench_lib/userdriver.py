@@ -76,11 +76,23 @@ def _nic(model: devices.Model, device_id: str) -> Nic:
                connect_ssid=like.connect_ssid)
 
 
-NICS: Dict[Tuple[str, str, str], Nic] = {
-    (model.bus, *device_id.split(":")): _nic(model, device_id)
-    for model in devices.MODELS if model.bus in ("pci", "usb")
-    for device_id in model.ids
-}
+def nics(models: Sequence[devices.Model]
+         ) -> Dict[Tuple[str, str, str], Nic]:
+    """(bus, vendor, device) -> the NIC a driver for that id runs on. An
+    id two models answer to (a subtype of ours with another default id)
+    stays with the first in MODELS' order: a new model does not move it."""
+    out: Dict[Tuple[str, str, str], Nic] = {}
+    for model in models:
+        if model.bus not in ("pci", "usb"):
+            continue
+        for device_id in model.ids:
+            key = (model.bus, *device_id.split(":"))
+            if key not in out:
+                out[key] = _nic(model, device_id)
+    return out
+
+
+NICS = nics(devices.MODELS)
 
 IMAGE_FILE_MACHINE_AMD64 = 0x8664
 IMAGE_FILE_MACHINE_I386 = 0x014C

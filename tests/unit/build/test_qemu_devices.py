@@ -30,6 +30,21 @@ def table_mismatch(meson_text, models=devices.MODELS):
     return sorted(built - ours), sorted(ours - built)
 
 
+def registered_types(texts):
+    """The QOM type names the C sources register: each TypeInfo's .name,
+    a string or a TYPE_ macro #defined in any of them."""
+    whole = "\n".join(texts)
+    macros = dict(re.findall(r'^#define (TYPE_\w+)\s+"([^"]+)"', whole, re.M))
+    names = re.findall(r'TypeInfo \w+ = \{\s*\.name = (TYPE_\w+|"[^"]+")',
+                       whole)
+    return {macros.get(n, n.strip('"')) for n in names}
+
+
+def device_sources():
+    return [p.read_text() for p in sorted(
+        (REPO / "qemu-devices").glob("*.[ch]"))]
+
+
 def device_names(args):
     return {args[i + 1].split(",")[0]
             for i, a in enumerate(args[:-1]) if a == "-device"}
@@ -80,8 +95,23 @@ class ModelTableTest(unittest.TestCase):
 
     def test_usb_ids_and_our_models_come_from_the_table(self):
         self.assertEqual(devices.USB_IDS, {"usb-rtl8187": "0bda:8187"})
-        self.assertEqual(OUR_MODELS, {"bcm43xx", "usb-rtl8187", "wlan-air",
-                                      "wlan-ap"})
+        # ours in the table = the types qemu-devices/ registers, so a new
+        # model is its MODELS entry, not an edit here too
+        self.assertEqual(OUR_MODELS, registered_types(device_sources()))
+        self.assertTrue({"bcm43xx", "usb-rtl8187", "wlan-air",
+                         "wlan-ap"} <= OUR_MODELS)
+
+    def test_registered_types_are_read_from_the_sources(self):
+        sources = device_sources()
+        self.assertIn("bcm43xx", registered_types(sources))
+        extra = ('#define TYPE_RT2500 "rt2500"\n'
+                 'static const TypeInfo rt2500_info = {\n'
+                 '    .name = TYPE_RT2500,\n'
+                 '    .parent = TYPE_PCI_DEVICE,\n};\n'
+                 'static const TypeInfo x_info = {\n'
+                 '    .name = "x-dev",\n};\n')
+        self.assertEqual(registered_types(sources + [extra]) - OUR_MODELS,
+                         {"rt2500", "x-dev"})
 
 
 if __name__ == "__main__":

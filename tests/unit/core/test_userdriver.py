@@ -4,6 +4,7 @@ checked, one clear line for every bad input; and the wired rows it joins
 (the rtl8139 fixture and its 8139cp reference). Both files are read by
 the wrapper's own loader (`ndisconf --describe`, build/hosttool.py): the
 messages about their contents are the loader's."""
+import dataclasses
 import pathlib
 import resource
 import tempfile
@@ -75,6 +76,21 @@ class UserDriverTest(unittest.TestCase):
         return inf
 
     # ---- the mapping ----
+
+    def test_an_id_two_models_answer_to_stays_with_the_first(self):
+        """A later model with an id an earlier one answers to (a subtype
+        with its own default id) leaves that id's NIC as it was."""
+        bcm = devices.MODEL["bcm43xx"]
+        subtype = dataclasses.replace(bcm, qemu="bcm4311", row="bcm4311",
+                                      ids=("14e4:4311",))
+        nics = userdriver.nics((bcm, subtype))
+        self.assertEqual(sorted(nics), [("pci", "14e4", i) for i in
+                                        ("4311", "4312", "4318", "4320")])
+        nic = nics[("pci", "14e4", "4311")]
+        self.assertEqual(nic.name, "bcm43xx")
+        self.assertTrue(any(a.startswith("bcm43xx,device-id=0x4311")
+                            for a in nic.qemu_args), nic.qemu_args)
+        self.assertEqual(userdriver.nics(devices.MODELS), userdriver.NICS)
 
     def test_each_emulated_id_gets_its_nic(self):
         table = {
