@@ -121,6 +121,19 @@ struct ndis_adapter {
 	bool in_send;			/* in a serialized SendPackets */
 	unsigned long tx_resent;	/* RESOURCES answers, for the log */
 	atomic_t tx_done_gen;
+	struct delayed_work tx_retry;	/* held sends go again (netdev.c) */
+	unsigned long tx_retried;	/* times it did, for the log */
+
+	/*
+	 * The transmit watchdog (netdev.c): the sends the driver holds, oldest
+	 * first; one pending NDIS_TX_TIMEOUT, or ndo_tx_timeout, resets it.
+	 */
+	spinlock_t tx_flight_lock;
+	struct list_head tx_flight;
+	struct delayed_work tx_watch;
+	bool tx_watch_on;
+	bool tx_timeout_due;		/* ndo_tx_timeout said so */
+	unsigned long tx_reset_at;	/* jiffies of its last reset */
 
 	/* CheckForHang every hang_secs; Reset when it says so (adapter.c) */
 	u32 hang_secs;
@@ -180,6 +193,7 @@ void ndis_adapter_stop(struct ndis_adapter *ad, bool surprise);
 void ndis_adapter_destroy(struct ndis_adapter *ad);
 void ndis_hang_start(struct ndis_adapter *ad);
 void ndis_hang_stop(struct ndis_adapter *ad);
+void ndis_reset(struct ndis_adapter *ad, const char *found_by);
 
 /* pe_image.c */
 struct ndis_driver *ndis_load_driver(struct ndis_load_req *req);
