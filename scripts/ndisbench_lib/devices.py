@@ -196,10 +196,10 @@ def fuzz_setups() -> Tuple[FuzzSetup, ...]:
 
 # The variants of a row beyond its model and driver: "wext" (no cfg80211
 # wiphy), the recovery rows "faults" (a faulty air), "hang" and "serial"
-# (fixture variants), the send-rule rows "resources" and "txlost"
-# (rtl8139nd knobs), and "planted" (no device: guest/plant/).
+# (fixture variants), the send-rule rows "resources", "txlost" and
+# "offload" (rtl8139nd knobs), and "planted" (no device: guest/plant/).
 RECOVERY = ("faults", "hang", "serial")
-SEND_RULE_VARIANTS = ("resources", "txlost")
+SEND_RULE_VARIANTS = ("resources", "txlost", "offload")
 WEXT_ROW = "bcm43xx-wext/ndiswrapper"
 
 
@@ -345,6 +345,10 @@ TARGETS: Tuple[Device, ...] = (
         "keeping one send, never completed, until a reset (its INF's "
         "LoseSendAfter): the wrapper's transmit watchdog must reset it",
         variant="txlost", fixture="rtl8139ndlost"),
+    row("rtl8139", "ndiswrapper", "rtl8139/ndiswrapper with rtl8139nd.sys "
+        "offering IPv4 transmit checksum offload (its INF's TaskOffload) and "
+        "checking each send's TcpIpChecksumPacketInfo against what was set",
+        variant="offload", fixture="rtl8139ndoffload"),
     Device("planted", "no device: a module with four deliberate bugs "
            "(guest/plant/); the debug kernel's checkers must report each",
            default=False, variant="planted"),
@@ -389,11 +393,13 @@ FAULTY = group(lambda d: d.variant in RECOVERY)
 PLANTED = group(lambda d: d.variant == "planted")
 # rtl8139nd.sys with a send-rule knob: a serialized miniport that answers
 # NDIS_STATUS_RESOURCES and never says when to send again (the wrapper's
-# retry timer must), and one that keeps a send until a reset (the wrapper's
-# transmit watchdog must reset it). Each runs its own check over the tcp
-# stream, not the wired rows' whole set.
+# retry timer must), one that keeps a send until a reset (the wrapper's
+# transmit watchdog must reset it), and one offering checksum offload (the
+# wrapper must set it and ask it per packet, as the driver allows). Each
+# runs its own check over the tcp stream, not the wired rows' whole set.
 RESOURCES = group(lambda d: d.variant == "resources")
 TXLOST = group(lambda d: d.variant == "txlost")
+OFFLOAD = group(lambda d: d.variant == "offload")
 SEND_RULES = group(lambda d: d.variant in SEND_RULE_VARIANTS)
 # Stock QEMU Ethernet NICs with a Windows driver in the wrapper (the kernel
 # driver for the NIC unbound first) and their in-tree references.
