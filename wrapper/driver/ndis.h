@@ -86,6 +86,7 @@ struct ndis_adapter {
 	u8 mac[ETH_ALEN];
 	u32 map_registers;
 	bool sg_dma;			/* NdisMInitializeScatterGatherDma */
+	u32 csum_tx;			/* checksum offload set (offload.c) */
 	u32 sg_max_mapping;		/* bytes per element, 0: any */
 	struct list_head shared;	/* struct ndis_shared */
 	struct list_head ports;		/* struct ndis_ports */
@@ -269,6 +270,10 @@ static inline void ndis_wext_status(struct ndis_adapter *ad,
 #endif
 void ndis_tx_kick(struct ndis_adapter *ad);
 int ndis_restore_filter(struct ndis_adapter *ad);
+
+/* offload.c: OID_TCP_TASK_OFFLOAD, and each send's checksum request. */
+void ndis_offload_setup(struct ndis_adapter *ad);
+u32 ndis_offload_info(struct ndis_adapter *ad, struct sk_buff *skb);
 
 
 #endif /* NDIS_NDIS_H */

@@ -108,22 +108,26 @@ static void ndis_tx_done(struct ndis_adapter *ad, struct ndis_packet *pkt,
  * One MDL over the linear part and one per page fragment (the net device
  * offers scatter-gather, so segmenting a TCP GSO skb copies no payload);
  * an skb with more fragments than fit is linearized. The checksum the
- * stack left to the "hardware" is filled in here: the miniport is an
- * 802.3 adapter without task offload, so the per-packet info asks for no
- * checksum (TcpIpChecksumPacketInfo 0) and carries no 802.1Q tag (the
- * net device offers no VLAN offload: a tag stays in the frame). A
- * scatter-gather DMA miniport gets the packet's mapped list there.
+ * stack left to the "hardware" goes to the miniport, in the packet's
+ * TcpIpChecksumPacketInfo, only when OID_TCP_TASK_OFFLOAD set it for that
+ * kind of packet (offload.c); any other is filled in here, and the info
+ * asks for nothing. No 802.1Q tag is carried there (the net device offers
+ * no VLAN offload: a tag stays in the frame). A scatter-gather DMA
+ * miniport gets the packet's mapped list there.
  */
 static struct ndis_packet *ndis_wrap_skb(struct ndis_adapter *ad,
 					 struct sk_buff *skb)
 {
 	struct ndis_tx_packet *tp;
-	u32 i, n, pages;
+	u32 i, n, pages, csum = 0;
 
 	if (skb_shinfo(skb)->nr_frags >= NDIS_TX_MDLS && skb_linearize(skb))
 		return NULL;
-	if (skb->ip_summed == CHECKSUM_PARTIAL && skb_checksum_help(skb))
-		return NULL;
+	if (skb->ip_summed == CHECKSUM_PARTIAL) {
+		csum = ndis_offload_info(ad, skb);
+		if (!csum && skb_checksum_help(skb))
+			return NULL;
+	}
 	tp = kzalloc(sizeof(*tp), GFP_KERNEL);
 	if (!tp)
 		return NULL;
@@ -149,6 +153,7 @@ static struct ndis_packet *ndis_wrap_skb(struct ndis_adapter *ad,
 	tp->pkt.valid_counts = 1;
 	tp->pkt.oob_offset = offsetof(struct ndis_tx_packet, oob);
 	tp->oob.header_size = ETH_HLEN;
+	tp->ext.info[NDIS_INFO_TCPIP_CHECKSUM] = (void *)(uintptr_t)csum;
 	tp->skb = skb;
 	if (ad->sg_dma) {
 		tp->ext.info[NDIS_INFO_SG_LIST] = ndis_sg_map(ad, skb);
@@ -959,8 +964,8 @@ static int ndis_request(struct ndis_adapter *ad, bool query, u32 oid,
 	init_completion(&r->done);
 	r->oid = oid;
 	r->len = len;
-	if (!query)
-		memcpy(r->buf, buf, len);
+	/* a query's buffer may carry input too (OID_TCP_TASK_OFFLOAD's header) */
+	memcpy(r->buf, buf, len);
 
 	mutex_lock(&ad->oid_lock);
 	spin_lock_bh(&ad->req_lock);
@@ -1134,6 +1139,7 @@ int ndis_netdev_register(struct ndis_adapter *ad)
 	}
 	eth_hw_addr_set(ad->net, mac);
 	ndis_netdev_medium(ad);
+	ndis_offload_setup(ad);
 	err = ndis_wireless_register(ad);
 	if (err)
 		return err;
