@@ -342,8 +342,9 @@ TARGETS: Tuple[Device, ...] = (
         "(its INF's SendResources): the wrapper must send the held packets "
         "again on its own", variant="resources", fixture="rtl8139ndres"),
     row("rtl8139", "ndiswrapper", "rtl8139/ndiswrapper with rtl8139nd.sys "
-        "keeping one send, never completed, until a reset (its INF's "
-        "LoseSendAfter): the wrapper's transmit watchdog must reset it",
+        "keeping one send, and the sends behind it, uncompleted until a "
+        "reset (its INF's LoseSendAfter): the wrapper's transmit watchdog "
+        "must reset it",
         variant="txlost", fixture="rtl8139ndlost"),
     row("rtl8139", "ndiswrapper", "rtl8139/ndiswrapper with rtl8139nd.sys "
         "offering IPv4 transmit checksum offload (its INF's TaskOffload) and "
