@@ -196,8 +196,10 @@ def fuzz_setups() -> Tuple[FuzzSetup, ...]:
 
 # The variants of a row beyond its model and driver: "wext" (no cfg80211
 # wiphy), the recovery rows "faults" (a faulty air), "hang" and "serial"
-# (fixture variants).
+# (fixture variants), the send-rule rows "resources", "txlost" and
+# "offload" (rtl8139nd knobs).
 RECOVERY = ("faults", "hang", "serial")
+SEND_RULE_VARIANTS = ("resources", "txlost", "offload")
 WEXT_ROW = "bcm43xx-wext/ndiswrapper"
 
 
@@ -233,7 +235,8 @@ class Device:
     # agent's ndisbench.modparams).
     module_params: Tuple[str, ...] = ()
     model: str = ""                         # MODELS' qemu name, or ""
-    variant: str = ""                       # "", or wext, RECOVERY
+    # "", or wext, RECOVERY, SEND_RULE_VARIANTS
+    variant: str = ""
 
     @property
     def usb_id(self) -> str:
@@ -333,6 +336,20 @@ TARGETS: Tuple[Device, ...] = (
     row("rtl8139", "native", "the same RTL8139 driven by Linux's in-tree "
         "8139cp: the reference (Debian's kernels; the source kernels have "
         "no 8139cp)"),
+    row("rtl8139", "ndiswrapper", "rtl8139/ndiswrapper with rtl8139nd.sys as "
+        "a serialized miniport answering NDIS_STATUS_RESOURCES, also with "
+        "nothing in flight, and never calling NdisMSendResourcesAvailable "
+        "(its INF's SendResources): the wrapper must send the held packets "
+        "again on its own", variant="resources", fixture="rtl8139ndres"),
+    row("rtl8139", "ndiswrapper", "rtl8139/ndiswrapper with rtl8139nd.sys "
+        "keeping one send, and the sends behind it, uncompleted until a "
+        "reset (its INF's LoseSendAfter): the wrapper's transmit watchdog "
+        "must reset it",
+        variant="txlost", fixture="rtl8139ndlost"),
+    row("rtl8139", "ndiswrapper", "rtl8139/ndiswrapper with rtl8139nd.sys "
+        "offering IPv4 transmit checksum offload (its INF's TaskOffload) and "
+        "checking each send's TcpIpChecksumPacketInfo against what was set",
+        variant="offload", fixture="rtl8139ndoffload"),
 )
 
 
@@ -371,12 +388,22 @@ SERIAL = group(lambda d: d.variant == "serial")
 FAULTY_WRAPPED = group(lambda d: d.variant in RECOVERY and
                        d.wrapper == "ndiswrapper")
 FAULTY = group(lambda d: d.variant in RECOVERY)
+# rtl8139nd.sys with a send-rule knob: a serialized miniport that answers
+# NDIS_STATUS_RESOURCES and never says when to send again (the wrapper's
+# retry timer must), one that keeps a send until a reset (the wrapper's
+# transmit watchdog must reset it), and one offering checksum offload (the
+# wrapper must set it and ask it per packet, as the driver allows). Each
+# runs its own check over the tcp stream, not the wired rows' whole set.
+RESOURCES = group(lambda d: d.variant == "resources")
+TXLOST = group(lambda d: d.variant == "txlost")
+OFFLOAD = group(lambda d: d.variant == "offload")
+SEND_RULES = group(lambda d: d.variant in SEND_RULE_VARIANTS)
 # Stock QEMU Ethernet NICs with a Windows driver in the wrapper (the kernel
 # driver for the NIC unbound first) and their in-tree references.
 WIRED_WRAPPED = group(lambda d: bool(d.model) and not _radio(d) and
-                      d.wrapper == "ndiswrapper")
+                      d.wrapper == "ndiswrapper" and not d.variant)
 WIRED_NATIVE = group(lambda d: bool(d.model) and not _radio(d) and
-                     d.wrapper == "native")
+                     d.wrapper == "native" and not d.variant)
 WIRED = WIRED_WRAPPED + WIRED_NATIVE
 DEVICES: Dict[str, Device] = {d.label: d for d in TARGETS}
 NAMES = tuple(dict.fromkeys(d.name for d in TARGETS))

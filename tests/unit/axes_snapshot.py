@@ -20,7 +20,8 @@ DEVICES_JSON = DATA / "axes-devices.json"
 # The group tuples the checks name (checks/*.py `devices`).
 GROUPS = ("BARE", "REFERENCE_NIC", "WRAPPED", "NATIVE", "RADIOS",
           "UNPLUGGABLE", "HUNG", "SERIAL", "FAULTY_WRAPPED", "FAULTY",
-          "WIRED_WRAPPED", "WIRED_NATIVE", "WIRED")
+          "WIRED_WRAPPED", "WIRED_NATIVE", "WIRED", "RESOURCES",
+          "TXLOST", "OFFLOAD", "SEND_RULES")
 
 
 def _plain(value: Any) -> Any:

@@ -150,7 +150,7 @@ void ndis_adapter_stop(struct ndis_adapter *ad, bool surprise)
 #define NDIS_HANG_DEFAULT_SECS	2
 #define NDIS_RESET_TIMEOUT	(5 * HZ)
 
-static void ndis_reset(struct ndis_adapter *ad)
+void ndis_reset(struct ndis_adapter *ad, const char *found_by)
 {
 	struct ndis_miniport_chars *c = &ad->driver->chars;
 	u8 addressing = 0;
@@ -176,12 +176,14 @@ static void ndis_reset(struct ndis_adapter *ad)
 	}
 	WRITE_ONCE(ad->resetting, false);
 	mutex_unlock(&ad->oid_lock);
-	netdev_warn(ad->net, "the driver was hung: reset %s (status %#x)%s\n",
+	netdev_warn(ad->net, "the driver was hung: reset %s (status %#x)%s, found by %s\n",
 		    status == NDIS_STATUS_SUCCESS ? "done" : "failed", status,
-		    addressing ? ", addressing restored" : "");
+		    addressing ? ", addressing restored" : "", found_by);
 	if (status == NDIS_STATUS_SUCCESS && addressing)
 		ndis_restore_filter(ad);
 	netif_wake_queue(ad->net);
+	/* NDIS sends what it held again after a reset */
+	WRITE_ONCE(ad->tx_blocked, false);
 	queue_work(ndis_wq, &ad->tx_work);
 }
 
@@ -196,7 +198,7 @@ static void ndis_hang_work(struct work_struct *work)
 	hung = DPC2WIN1(c->check_for_hang, ad->ctx);
 	ndis_unserialize(ad);
 	if (hung && c->reset)
-		ndis_reset(ad);
+		ndis_reset(ad, "CheckForHang");
 	if (READ_ONCE(ad->hang_on))
 		queue_delayed_work(ndis_work_wq, &ad->hang_work,
 				   ad->hang_secs * HZ);

@@ -86,6 +86,7 @@ struct ndis_adapter {
 	u8 mac[ETH_ALEN];
 	u32 map_registers;
 	bool sg_dma;			/* NdisMInitializeScatterGatherDma */
+	u32 csum_tx;			/* checksum offload set (offload.c) */
 	u32 sg_max_mapping;		/* bytes per element, 0: any */
 	struct list_head shared;	/* struct ndis_shared */
 	struct list_head ports;		/* struct ndis_ports */
@@ -121,6 +122,19 @@ struct ndis_adapter {
 	bool in_send;			/* in a serialized SendPackets */
 	unsigned long tx_resent;	/* RESOURCES answers, for the log */
 	atomic_t tx_done_gen;
+	struct delayed_work tx_retry;	/* held sends go again (netdev.c) */
+	unsigned long tx_retried;	/* times it did, for the log */
+
+	/*
+	 * The transmit watchdog (netdev.c): the sends the driver holds, oldest
+	 * first; one pending NDIS_TX_TIMEOUT, or ndo_tx_timeout, resets it.
+	 */
+	spinlock_t tx_flight_lock;
+	struct list_head tx_flight;
+	struct delayed_work tx_watch;
+	bool tx_watch_on;
+	bool tx_timeout_due;		/* ndo_tx_timeout said so */
+	unsigned long tx_reset_at;	/* jiffies of its last reset */
 
 	/* CheckForHang every hang_secs; Reset when it says so (adapter.c) */
 	u32 hang_secs;
@@ -180,6 +194,7 @@ void ndis_adapter_stop(struct ndis_adapter *ad, bool surprise);
 void ndis_adapter_destroy(struct ndis_adapter *ad);
 void ndis_hang_start(struct ndis_adapter *ad);
 void ndis_hang_stop(struct ndis_adapter *ad);
+void ndis_reset(struct ndis_adapter *ad, const char *found_by);
 
 /* pe_image.c */
 struct ndis_driver *ndis_load_driver(struct ndis_load_req *req);
@@ -255,6 +270,10 @@ static inline void ndis_wext_status(struct ndis_adapter *ad,
 #endif
 void ndis_tx_kick(struct ndis_adapter *ad);
 int ndis_restore_filter(struct ndis_adapter *ad);
+
+/* offload.c: OID_TCP_TASK_OFFLOAD, and each send's checksum request. */
+void ndis_offload_setup(struct ndis_adapter *ad);
+u32 ndis_offload_info(struct ndis_adapter *ad, struct sk_buff *skb);
 
 
 #endif /* NDIS_NDIS_H */

@@ -57,6 +57,8 @@ struct ndis_tx_packet {
 	struct ndis_tx_packet *next;	/* in tx_held */
 	bool completed;			/* by the driver within SendPackets */
 	ndis_status completed_status;
+	struct list_head flight;	/* in tx_flight while the driver has it */
+	unsigned long sent_at;		/* jiffies it went to the driver */
 };
 static_assert(offsetof(struct ndis_tx_packet, ext) ==
 	      offsetof(struct ndis_tx_packet, oob) +
@@ -81,7 +83,11 @@ static void ndis_tx_done(struct ndis_adapter *ad, struct ndis_packet *pkt,
 						 pkt);
 	struct sk_buff *skb = tp->skb;
 	struct net_device *net = ad->net;
+	unsigned long flags;
 
+	spin_lock_irqsave(&ad->tx_flight_lock, flags);
+	list_del_init(&tp->flight);
+	spin_unlock_irqrestore(&ad->tx_flight_lock, flags);
 	if (tp->ext.info[NDIS_INFO_SG_LIST])
 		ndis_sg_unmap(ad, tp->ext.info[NDIS_INFO_SG_LIST]);
 	if (status == NDIS_STATUS_SUCCESS) {
@@ -102,25 +108,30 @@ static void ndis_tx_done(struct ndis_adapter *ad, struct ndis_packet *pkt,
  * One MDL over the linear part and one per page fragment (the net device
  * offers scatter-gather, so segmenting a TCP GSO skb copies no payload);
  * an skb with more fragments than fit is linearized. The checksum the
- * stack left to the "hardware" is filled in here: the miniport is an
- * 802.3 adapter without task offload, so the per-packet info asks for no
- * checksum (TcpIpChecksumPacketInfo 0) and carries no 802.1Q tag (the
- * net device offers no VLAN offload: a tag stays in the frame). A
- * scatter-gather DMA miniport gets the packet's mapped list there.
+ * stack left to the "hardware" goes to the miniport, in the packet's
+ * TcpIpChecksumPacketInfo, only when OID_TCP_TASK_OFFLOAD set it for that
+ * kind of packet (offload.c); any other is filled in here, and the info
+ * asks for nothing. No 802.1Q tag is carried there (the net device offers
+ * no VLAN offload: a tag stays in the frame). A scatter-gather DMA
+ * miniport gets the packet's mapped list there.
  */
 static struct ndis_packet *ndis_wrap_skb(struct ndis_adapter *ad,
 					 struct sk_buff *skb)
 {
 	struct ndis_tx_packet *tp;
-	u32 i, n, pages;
+	u32 i, n, pages, csum = 0;
 
 	if (skb_shinfo(skb)->nr_frags >= NDIS_TX_MDLS && skb_linearize(skb))
 		return NULL;
-	if (skb->ip_summed == CHECKSUM_PARTIAL && skb_checksum_help(skb))
-		return NULL;
+	if (skb->ip_summed == CHECKSUM_PARTIAL) {
+		csum = ndis_offload_info(ad, skb);
+		if (!csum && skb_checksum_help(skb))
+			return NULL;
+	}
 	tp = kzalloc(sizeof(*tp), GFP_KERNEL);
 	if (!tp)
 		return NULL;
+	INIT_LIST_HEAD(&tp->flight);
 	pages = ndis_mdl_init(&tp->mdl[0], skb->data, skb_headlen(skb));
 	n = 1;
 	for (i = 0; i < skb_shinfo(skb)->nr_frags; i++) {
@@ -142,6 +153,7 @@ static struct ndis_packet *ndis_wrap_skb(struct ndis_adapter *ad,
 	tp->pkt.valid_counts = 1;
 	tp->pkt.oob_offset = offsetof(struct ndis_tx_packet, oob);
 	tp->oob.header_size = ETH_HLEN;
+	tp->ext.info[NDIS_INFO_TCPIP_CHECKSUM] = (void *)(uintptr_t)csum;
 	tp->skb = skb;
 	if (ad->sg_dma) {
 		tp->ext.info[NDIS_INFO_SG_LIST] = ndis_sg_map(ad, skb);
@@ -165,13 +177,20 @@ static struct ndis_packet *ndis_wrap_skb(struct ndis_adapter *ad,
 /*
  * A serialized miniport's NDIS_STATUS_RESOURCES: the packet is not taken
  * and goes back to the front of the wrapper's queue (tx_held, in order,
- * before anything not yet wrapped); sending resumes when the miniport
- * completes a send or calls NdisMSendResourcesAvailable.
+ * before anything not yet wrapped). NDIS sends such packets again at the
+ * miniport's next NdisMSendComplete or NdisMSendResourcesAvailable (its
+ * documented rule); so does the wrapper (ndis_tx_kick). A miniport that
+ * answered RESOURCES with no send in flight and never calls
+ * NdisMSendResourcesAvailable would leave them held forever: they also
+ * go again NDIS_TX_RETRY after the answer (ndis_tx_retry).
  */
+#define NDIS_TX_RETRY	(HZ / 20)
+
 static void ndis_tx_hold(struct ndis_adapter *ad, struct ndis_packet **pkts,
 			 u32 n)
 {
 	struct ndis_tx_packet *head = NULL, **tail = &head, *last = NULL;
+	unsigned long flags;
 	u32 i;
 
 	for (i = 0; i < n; i++) {
@@ -179,6 +198,9 @@ static void ndis_tx_hold(struct ndis_adapter *ad, struct ndis_packet **pkts,
 							 struct ndis_tx_packet,
 							 pkt);
 
+		spin_lock_irqsave(&ad->tx_flight_lock, flags);
+		list_del_init(&tp->flight);
+		spin_unlock_irqrestore(&ad->tx_flight_lock, flags);
 		*tail = tp;
 		tail = &tp->next;
 		last = tp;
@@ -198,6 +220,25 @@ static struct ndis_packet *ndis_tx_unhold(struct ndis_adapter *ad)
 	ad->tx_held = tp->next;
 	tp->next = NULL;
 	return &tp->pkt;
+}
+
+/* The packets go to the driver: the transmit watchdog's clock starts. */
+static void ndis_tx_fly(struct ndis_adapter *ad, struct ndis_packet **pkts,
+			u32 n)
+{
+	unsigned long flags, now = jiffies;
+	u32 i;
+
+	spin_lock_irqsave(&ad->tx_flight_lock, flags);
+	for (i = 0; i < n; i++) {
+		struct ndis_tx_packet *tp = container_of(pkts[i],
+							 struct ndis_tx_packet,
+							 pkt);
+
+		tp->sent_at = now;
+		list_add_tail(&tp->flight, &ad->tx_flight);
+	}
+	spin_unlock_irqrestore(&ad->tx_flight_lock, flags);
 }
 
 /* A send completed or resources came back: send what waits. */
@@ -291,16 +332,95 @@ static void ndis_tx_work(struct work_struct *work)
 			return;
 		for (i = 0; i < n; i++)
 			ndis_oob(pkts[i])->status = NDIS_STATUS_PENDING;
+		ndis_tx_fly(ad, pkts, n);
 		gen = atomic_read(&ad->tx_done_gen);
 		if (ndis_tx_batch(ad, pkts, n)) {
 			WRITE_ONCE(ad->tx_blocked, true);
 			smp_mb();	/* blocked seen, or our read sees the gen */
 			/* a completion between the send and now kicked no one */
-			if (atomic_read(&ad->tx_done_gen) == gen)
+			if (atomic_read(&ad->tx_done_gen) == gen) {
+				if (!READ_ONCE(ad->net_gone))
+					queue_delayed_work(ndis_wq,
+							   &ad->tx_retry,
+							   NDIS_TX_RETRY);
 				return;
+			}
 			WRITE_ONCE(ad->tx_blocked, false);
 		}
 	}
+}
+
+/* NDIS_TX_RETRY after a RESOURCES answer nothing has kicked: kick. */
+static void ndis_tx_retry(struct work_struct *work)
+{
+	struct ndis_adapter *ad = container_of(to_delayed_work(work),
+					       struct ndis_adapter, tx_retry);
+
+	if (READ_ONCE(ad->net_gone) || !READ_ONCE(ad->tx_blocked))
+		return;
+	ad->tx_retried++;
+	ndis_tx_kick(ad);
+}
+
+/*
+ * The transmit watchdog. NDIS resets a miniport whose CheckForHang says
+ * hung, and also one it finds unresponsive, holding sends it gave it
+ * longer than its timeout; the net device's ndo_tx_timeout (a queue
+ * stopped longer than watchdog_timeo) is Linux's word for the same. Every
+ * NDIS_TX_WATCH the oldest send the driver holds is looked at: pending
+ * NDIS_TX_TIMEOUT with the carrier on (a radio without a link may hold
+ * frames) and as long since the last such reset, or ndo_tx_timeout
+ * called, the miniport is reset (ndis_reset: sends and requests wait;
+ * afterwards the held sends go again). A driver's own MiniportReset
+ * completes what it held; one that does not is reset again, at most once
+ * per NDIS_TX_TIMEOUT.
+ */
+#define NDIS_TX_TIMEOUT	(5 * HZ)
+#define NDIS_TX_WATCH	HZ
+
+static void ndis_tx_watch(struct work_struct *work)
+{
+	struct ndis_adapter *ad = container_of(to_delayed_work(work),
+					       struct ndis_adapter, tx_watch);
+	unsigned long flags, oldest = 0, now = jiffies;
+	bool any, stale, due;
+
+	if (!netif_carrier_ok(ad->net))
+		ad->tx_reset_at = now;	/* the clock starts with the link */
+	spin_lock_irqsave(&ad->tx_flight_lock, flags);
+	any = !list_empty(&ad->tx_flight);
+	if (any)
+		oldest = list_first_entry(&ad->tx_flight,
+					  struct ndis_tx_packet,
+					  flight)->sent_at;
+	spin_unlock_irqrestore(&ad->tx_flight_lock, flags);
+	stale = any && time_after(now, oldest + NDIS_TX_TIMEOUT) &&
+		time_after(now, ad->tx_reset_at + NDIS_TX_TIMEOUT);
+	due = xchg(&ad->tx_timeout_due, false);
+	if (stale || due) {
+		ad->tx_reset_at = now;
+		if (stale)
+			netdev_warn(ad->net, "transmit timeout: a send pending for %u ms\n",
+				    jiffies_to_msecs(now - oldest));
+		else
+			netdev_warn(ad->net, "transmit timeout: the queue stopped for %u ms\n",
+				    jiffies_to_msecs(ad->net->watchdog_timeo));
+		if (ad->driver->chars.reset)
+			ndis_reset(ad, "the transmit watchdog");
+		else
+			netdev_warn(ad->net, "transmit timeout: the driver has no MiniportReset\n");
+	}
+	if (READ_ONCE(ad->tx_watch_on))
+		queue_delayed_work(ndis_work_wq, &ad->tx_watch, NDIS_TX_WATCH);
+}
+
+/* The watch resets within NDIS_TX_WATCH (the kernel's watchdog timer
+ * cannot wait for MiniportReset). */
+static void ndis_tx_timeout(struct net_device *net, unsigned int txqueue)
+{
+	struct ndis_adapter *ad = *(struct ndis_adapter **)netdev_priv(net);
+
+	WRITE_ONCE(ad->tx_timeout_due, true);
 }
 
 /* Unregistering: what a serialized miniport never took is failed. */
@@ -391,6 +511,7 @@ static const struct net_device_ops ndis_netdev_ops = {
 	.ndo_open		= ndis_open,
 	.ndo_stop		= ndis_stop,
 	.ndo_start_xmit		= ndis_start_xmit,
+	.ndo_tx_timeout		= ndis_tx_timeout,
 	.ndo_set_rx_mode	= ndis_set_rx_mode,
 	.ndo_set_mac_address	= eth_mac_addr,
 	.ndo_validate_addr	= eth_validate_addr,
@@ -843,8 +964,8 @@ static int ndis_request(struct ndis_adapter *ad, bool query, u32 oid,
 	init_completion(&r->done);
 	r->oid = oid;
 	r->len = len;
-	if (!query)
-		memcpy(r->buf, buf, len);
+	/* a query's buffer may carry input too (OID_TCP_TASK_OFFLOAD's header) */
+	memcpy(r->buf, buf, len);
 
 	mutex_lock(&ad->oid_lock);
 	spin_lock_bh(&ad->req_lock);
@@ -946,6 +1067,10 @@ void ndis_init_block(struct ndis_adapter *ad)
 	spin_lock_init(&ad->req_lock);
 	spin_lock_init(&ad->serial_lock);
 	atomic_set(&ad->tx_done_gen, 0);
+	INIT_DELAYED_WORK(&ad->tx_retry, ndis_tx_retry);
+	spin_lock_init(&ad->tx_flight_lock);
+	INIT_LIST_HEAD(&ad->tx_flight);
+	INIT_DELAYED_WORK(&ad->tx_watch, ndis_tx_watch);
 	init_completion(&ad->reset_done);
 }
 
@@ -964,6 +1089,7 @@ int ndis_netdev_alloc(struct ndis_adapter *ad)
 	/* ndis_wrap_skb: fragments become MDLs, checksums are done there */
 	net->hw_features = NETIF_F_SG | NETIF_F_HW_CSUM;
 	net->features = net->hw_features;
+	net->watchdog_timeo = NDIS_TX_TIMEOUT;
 	net->sysfs_groups[0] = &ndis_attr_group;
 	SET_NETDEV_DEV(net, ad->dev);
 	netif_carrier_off(net);
@@ -1013,6 +1139,7 @@ int ndis_netdev_register(struct ndis_adapter *ad)
 	}
 	eth_hw_addr_set(ad->net, mac);
 	ndis_netdev_medium(ad);
+	ndis_offload_setup(ad);
 	err = ndis_wireless_register(ad);
 	if (err)
 		return err;
@@ -1024,6 +1151,9 @@ int ndis_netdev_register(struct ndis_adapter *ad)
 	spin_lock_bh(&ad->rx_lock);
 	ad->rx_on = true;
 	spin_unlock_bh(&ad->rx_lock);
+	ad->tx_reset_at = jiffies;
+	WRITE_ONCE(ad->tx_watch_on, true);
+	queue_delayed_work(ndis_work_wq, &ad->tx_watch, NDIS_TX_WATCH);
 	netdev_info(ad->net, "%s on %s, MAC %pM\n", ad->driver->sys_name,
 		    dev_name(ad->dev), mac);
 	return 0;
@@ -1032,6 +1162,8 @@ int ndis_netdev_register(struct ndis_adapter *ad)
 /* Before MiniportHalt: no more sends, and none left in flight here. */
 void ndis_netdev_unregister(struct ndis_adapter *ad)
 {
+	WRITE_ONCE(ad->tx_watch_on, false);
+	cancel_delayed_work_sync(&ad->tx_watch);
 	WRITE_ONCE(ad->net_gone, true);
 	spin_lock_bh(&ad->rx_lock);
 	ad->rx_on = false;
@@ -1039,12 +1171,18 @@ void ndis_netdev_unregister(struct ndis_adapter *ad)
 	ndis_wireless_quiesce(ad);
 	unregister_netdev(ad->net);
 	ndis_wireless_unregister(ad);
+	/* net_gone: neither re-arms the other any more */
+	cancel_delayed_work_sync(&ad->tx_retry);
 	cancel_work_sync(&ad->tx_work);
+	cancel_delayed_work_sync(&ad->tx_retry);
 	ndis_tx_drop_held(ad);
 	skb_queue_purge(&ad->tx_queue);
 	if (ad->tx_resent)
 		pr_info("%s: %lu sends the serialized miniport answered NDIS_STATUS_RESOURCES were queued again\n",
 			ad->driver->name, ad->tx_resent);
+	if (ad->tx_retried)
+		pr_info("%s: %lu times the held sends went again on the retry timer (no completion, no NdisMSendResourcesAvailable)\n",
+			ad->driver->name, ad->tx_retried);
 }
 
 /*

@@ -41,5 +41,5 @@ CHECK = Check(
     reads=("tcp",),
     doc="a TCP stream to the host's sink, counted on both ends",
     devices=devices.REFERENCE_NIC + devices.RADIOS + devices.FAULTY +
-    devices.WIRED,
+    devices.WIRED + devices.SEND_RULES,
     judge=judge, params=params, needs_iface=True, sink=STREAM, seconds=10)

@@ -36,5 +36,5 @@ CHECK = Check(
     reads=("insmod ndiswrapper", "unload"),
     doc="rmmod of the wrapper after the traffic: clean, nothing leaked",
     devices=(devices.WRAPPED + devices.HUNG + devices.SERIAL +
-             devices.WIRED_WRAPPED),
+             devices.WIRED_WRAPPED + devices.SEND_RULES),
     judge=judge, seconds=2)

@@ -5,6 +5,7 @@
  * points.
  */
 #include "../loader/kuser.h"
+#include "ndis_offload.h"
 #include "ndis_sg.h"
 #include "ndis_sysfs.h"
 #include "usb_ctrl.h"
@@ -73,4 +74,14 @@ unsigned int kd_kuser_redirect(unsigned char *sec, unsigned long len, int code,
 			       unsigned long long page)
 {
 	return kuser_redirect(sec, len, code, page);
+}
+
+unsigned int kd_offload_offered(const unsigned char *buf, unsigned int written)
+{
+	return ndis_offload_offered(buf, written);
+}
+
+void kd_offload_header(void *header28, unsigned int eth_hlen)
+{
+	ndis_offload_header(header28, eth_hlen);
 }

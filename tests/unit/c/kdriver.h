@@ -50,6 +50,12 @@ struct kd_sg {
 int kd_sg_append(struct kd_sg *sg, unsigned int max_elements,
 		 unsigned long long addr, unsigned int len, unsigned int max_len);
 
+/* ndis_offload.h: a query answer's checksum task (V4Transmit bits) and
+ * the header the wrapper asks with */
+unsigned int kd_offload_offered(const unsigned char *buf,
+				unsigned int written);
+void kd_offload_header(void *header28, unsigned int eth_hlen);
+
 /* wrapper/loader/kuser.h: KUSER_SHARED_DATA references redirected */
 unsigned int kd_kuser_redirect(unsigned char *sec, unsigned long len, int code,
 			       unsigned long long page);

@@ -317,6 +317,83 @@ static void test_sg_list(void)
 	CHECK(sg.count == 8);
 }
 
+/* -- ndis_offload.h: OID_TCP_TASK_OFFLOAD's task chain -------------------- */
+
+static void put32(unsigned char *p, unsigned int v)
+{
+	memcpy(p, &v, 4);
+}
+
+/* An NDIS_TASK_OFFLOAD at off: task, OffsetNextTask, a buffer of len. */
+static void task_at(unsigned char *buf, unsigned int off, unsigned int task,
+		    unsigned int next, unsigned int len)
+{
+	put32(buf + off, 1);		/* Version */
+	put32(buf + off + 4, 24);	/* Size */
+	put32(buf + off + 8, task);
+	put32(buf + off + 12, next);
+	put32(buf + off + 16, len);
+}
+
+static void test_offload_chain(void)
+{
+	unsigned char buf[512], hdr[28];
+	unsigned int v4tx = 0x1f;	/* IP/TCP options, TCP, UDP, IP */
+
+	/* the header the wrapper asks with: version 1, 28 bytes, 802.3 */
+	memset(hdr, 0xa5, sizeof(hdr));
+	kd_offload_header(hdr, 14);
+	CHECK(!memcmp(hdr, "\1\0\0\0\x1c\0\0\0\0\0\0\0\0\0\0\0"
+			   "\2\0\0\0\1\0\0\0\x0e\0\0\0", 28));
+
+	/* an IPsec task (1), then the checksum task (0): its V4Transmit */
+	memset(buf, 0, sizeof(buf));
+	put32(buf + 12, 28);			/* OffsetFirstTask */
+	task_at(buf, 28, 1, 20 + 8, 8);
+	task_at(buf, 56, 0, 0, 16);
+	put32(buf + 76, v4tx);
+	CHECK(kd_offload_offered(buf, 92) == v4tx);
+	/* the answer cut inside the checksum task's buffer: not believed */
+	CHECK(kd_offload_offered(buf, 91) == 0);
+	/* a checksum task buffer shorter than NDIS_TASK_TCP_IP_CHECKSUM */
+	put32(buf + 56 + 16, 12);
+	CHECK(kd_offload_offered(buf, 92) == 0);
+	put32(buf + 56 + 16, 16);
+
+	/* no task at all, and an answer shorter than the header */
+	put32(buf + 12, 0);
+	CHECK(kd_offload_offered(buf, 92) == 0);
+	put32(buf + 12, 28);
+	CHECK(kd_offload_offered(buf, 27) == 0);
+
+	/* a first task inside the header, misaligned, or past the answer */
+	put32(buf + 12, 8);
+	CHECK(kd_offload_offered(buf, 92) == 0);
+	put32(buf + 12, 30);
+	CHECK(kd_offload_offered(buf, 92) == 0);
+	put32(buf + 12, 200);
+	CHECK(kd_offload_offered(buf, 92) == 0);
+	put32(buf + 12, 28);
+
+	/* a next offset past the answer; a chain without the checksum task */
+	task_at(buf, 28, 1, 200, 8);
+	CHECK(kd_offload_offered(buf, 92) == 0);
+	task_at(buf, 28, 1, 0, 8);
+	CHECK(kd_offload_offered(buf, 92) == 0);
+
+	/* the checksum task as the 18th: past NDIS_OFFLOAD_TASKS_MAX (16) */
+	memset(buf, 0, sizeof(buf));
+	put32(buf + 12, 28);
+	for (unsigned int i = 0; i < 17; i++)
+		task_at(buf, 28 + i * 20, 1, 20, 0);
+	task_at(buf, 28 + 17 * 20, 0, 0, 16);
+	put32(buf + 28 + 17 * 20 + 20, v4tx);
+	CHECK(kd_offload_offered(buf, sizeof(buf)) == 0);
+	/* the same chain from its third task: the checksum task is the 16th */
+	put32(buf + 12, 28 + 2 * 20);
+	CHECK(kd_offload_offered(buf, sizeof(buf)) == v4tx);
+}
+
 /* -- kuser.h: the amd64 time macros' reads of KUSER_SHARED_DATA ---------- */
 
 #define KUSER	0xfffff78000000000ULL
@@ -378,6 +455,7 @@ int main(void)
 {
 	TEST(test_kuser_redirect);
 	TEST(test_sg_list);
+	TEST(test_offload_chain);
 	TEST(test_win_snprintf);
 	TEST(test_win_strnicmp);
 	TEST(test_usb_vendor_type);
