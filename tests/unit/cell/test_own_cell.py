@@ -31,8 +31,8 @@ class DeviceRowsTest(unittest.TestCase):
                 self.assertEqual((d.label, d.variant), ("none", ""),
                                  f"{d.label}: a row without a device")
             else:
-                self.assertIn(d.variant, ("", "wext") + devices.RECOVERY,
-                              d.label)
+                self.assertIn(d.variant, ("", "wext") + devices.RECOVERY +
+                              devices.SEND_RULE_VARIANTS, d.label)
         self.assertNotIn("planted", devices.NAMES)
         self.assertFalse(hasattr(devices, "PLANTED"))
 
