@@ -30,8 +30,9 @@ FIELDS = {
 }
 TREE = "tree"
 POLICY_FIELDS = {"name", "bases"}
-# A base's rows: one per [[policy]] naming it, patched with
-# <patches>/policy-<policy>.patch.
+# A base's rows: one per policy (every one of the expectations, or, where
+# the file has [[policy]] tables, those naming it: a policy for some bases
+# only), patched with <patches>/policy-<policy>.patch.
 POLICY_PATCH = "policy-{policy}.patch"
 
 
@@ -393,8 +394,14 @@ def _base(path: pathlib.Path, raw: dict, kernel: Kernel) -> Base:
 
 def _policy_table(path: pathlib.Path, data: dict,
                   exp: Expectations) -> List[Tuple[str, Tuple[str, ...]]]:
-    """[[policy]]: (policy name, the bases it applies to), in order."""
-    entries = data.get("policy", [])
+    """(policy name, the bases it applies to), in order: from [[policy]]
+    tables where the file has any, else every policy of the expectations
+    (where a policy is declared) on every base."""
+    if "policy" not in data:
+        bases = tuple(str(raw.get("name")) for raw in data.get("kernel", [])
+                      if isinstance(raw, dict) and "patches" in raw)
+        return [(name, bases) for name in exp.policies]
+    entries = data["policy"]
     if not isinstance(entries, list):
         raise BenchError(f"{path}: policy must be [[policy]] tables")
     out = []

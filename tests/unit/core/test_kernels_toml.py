@@ -178,25 +178,38 @@ class KernelsTomlTest(unittest.TestCase):
                           '"k1"', '"policy-2.6.16-b"')))
 
     def test_real_matrix_declares_each_policy_once(self):
-        """The three bases (6.1, its i386 build, bullseye's 5.10) each get
-        every policy from one [[policy]] table apiece."""
+        """A policy is declared once, in tests/e2e/expectations.toml: with
+        no [[policy]] table, the three bases (6.1, its i386 build,
+        bullseye's 5.10) each get every policy, in that file's order."""
         import tomllib
         data = tomllib.loads((REPO / "guest/kernels.toml").read_text())
         bases = [k["name"] for k in data["kernel"] if "patches" in k]
         self.assertEqual(bases, ["src-6.1", "src-6.1-i386", "src-5.10"])
+        self.assertNotIn("policy", data)
         exp = kernels.load_expectations()
-        self.assertEqual([p["name"] for p in data["policy"]],
-                         list(exp.policies))
-        for entry in data["policy"]:
-            self.assertEqual(entry["bases"], bases)
         self.assertFalse([k["name"] for k in data["kernel"]
                           if k["name"].startswith("policy-")])
+        rows = [k for k in kernels.load_kernels()
+                if k.name.startswith("policy-")]
         # one row per policy and base (7 x 3 today): a new policy is its
-        # [[policy]] table, not a new count here
-        self.assertEqual(len([k for k in kernels.load_kernels()
-                              if k.name.startswith("policy-")]),
-                         len(exp.policies) * len(bases))
+        # expectations entry and patches, not a new count here
+        self.assertEqual(len(rows), len(exp.policies) * len(bases))
+        self.assertEqual([k.policy.name for k in rows],
+                         list(exp.policies) * len(bases))
         self.assertGreaterEqual(len(exp.policies), 7)
+
+    def test_without_policy_tables_every_base_gets_every_policy(self):
+        """No [[policy]] table: each base is followed by one row per policy
+        of the expectations, in their order; [[policy]] tables, where
+        present, choose the bases instead."""
+        exp = kernels.load_expectations()
+        ks = self.load(BASE)
+        self.assertEqual([k.name for k in ks],
+                         ["b1"] + [f"policy-{p}-b" for p in exp.policies])
+        self.assertEqual([k.patch for k in ks[1:]],
+                         [REPO / f"guest/patches/policy-{p}.patch"
+                          for p in exp.policies])
+        self.assertEqual(len(self.load(BASE + POLICIES)), 3)
 
     def test_select_unknown(self):
         with self.assertRaises(BenchError) as ctx:
