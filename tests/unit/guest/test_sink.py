@@ -11,7 +11,9 @@ import helpers  # noqa: F401  (import path)
 from ndisbench_lib.guest import sink
 
 # The cell's QEMU stand-in: waits for "go", then sends its bytes (tcp:
-# half-closes and prints the sink's answer) or datagrams (udp).
+# half-closes and prints the sink's answer) or datagrams (udp: then keeps
+# its socket until stdin closes, as QEMU keeps its own while the guest
+# runs; the sink looks a sender up among the owner's sockets).
 PEER = """
 import socket, sys
 kind, port, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
@@ -26,6 +28,7 @@ else:
     for _ in range(n):
         s.sendto(b"d", ("127.0.0.1", port))
     print("sent", flush=True)
+    sys.stdin.read()
 """
 
 
@@ -63,11 +66,12 @@ class SinkPeerTest(unittest.TestCase):
         self.addCleanup(proc.kill)
         return proc
 
-    def go(self, proc):
+    def go(self, proc, wait=True):
         proc.stdin.write("go\n")
         proc.stdin.flush()
         out = proc.stdout.readline().strip()
-        proc.wait(30)
+        if wait:
+            proc.wait(30)
         return out
 
     def test_tcp_intruder_is_refused_and_qemu_counted(self):
@@ -102,10 +106,12 @@ class SinkPeerTest(unittest.TestCase):
         self.addCleanup(intruder.close)
         for _ in range(7):
             intruder.sendto(b"z", ("127.0.0.1", udp.port))
-        self.assertEqual(self.go(qemu), "sent")
+        self.assertEqual(self.go(qemu, wait=False), "sent")
         deadline = time.monotonic() + 10
         while udp.count + udp.refused < 27 and time.monotonic() < deadline:
             time.sleep(0.05)
+        qemu.stdin.close()
+        qemu.wait(30)
         self.assertEqual(udp.close(), 20)
         self.assertEqual(udp.refused, 7)
 
