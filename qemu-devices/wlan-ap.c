@@ -9,6 +9,7 @@
  *   -object wlan-air,id=air0
  *   -object wlan-ap,id=ap0,air=air0,netdev=net0,ssid=ndisbench,
  *           bssid=02:00:00:00:01:00,channel=6[,rssi=-40][,hidden=off]
+ *           [,passphrase=WPA2-PASSPHRASE]
  *
  * The AP is a radio on the air. It beacons every 100 TU on
  * QEMU_CLOCK_VIRTUAL, answers probe requests, accepts open-system
@@ -28,6 +29,13 @@
  * catching up from virtual time 0. Stations are not saved: after a
  * restore they must associate again (they will, since the AP
  * deauthenticates a station it does not know when it sends data).
+ *
+ * With a passphrase the BSS is WPA2-PSK (RSN, CCMP pairwise and group,
+ * PSK AKM; wlan-rsn.c has the crypto): beacons and probe responses carry
+ * the Privacy bit and the RSN element, the PMK is derived from the
+ * passphrase and SSID, and a station must offer that suite in its
+ * association request. Its port stays closed (no data either way but
+ * EAPOL) until the 4-way handshake, which is not written yet, opens it.
  */
 
 #include "qemu/osdep.h"
@@ -45,6 +53,7 @@
 #include "net/net.h"
 #include "wlan-air.h"
 #include "wlan-frame.h"
+#include "wlan-rsn.h"
 #include "trace.h"
 
 #define TYPE_WLAN_AP "wlan-ap"
@@ -69,6 +78,11 @@ OBJECT_DECLARE_SIMPLE_TYPE(WlanApState, WLAN_AP)
 #define WLAN_STATUS_FAILURE     1
 #define WLAN_STATUS_AUTH_ALG    13
 #define WLAN_STATUS_AP_FULL     17
+#define WLAN_STATUS_INVALID_IE  40
+#define WLAN_STATUS_GROUP_CIPHER 41
+#define WLAN_STATUS_PAIRWISE_CIPHER 42
+#define WLAN_STATUS_AKMP        43
+#define WLAN_STATUS_RSN_VERSION 44
 #define WLAN_REASON_INACTIVITY  4
 #define WLAN_REASON_CLASS2      6
 #define WLAN_REASON_CLASS3      7
@@ -84,6 +98,18 @@ static const uint8_t wlan_ap_ext_rates[] = {
 };
 static const uint8_t wlan_llc_snap[WLAN_LLC_SNAP_LEN] = {
     0xaa, 0xaa, 0x03, 0x00, 0x00, 0x00,
+};
+/*
+ * The RSN element of a WPA2-PSK BSS: version 1, group cipher CCMP, one
+ * pairwise cipher (CCMP), one AKM (PSK), RSN capabilities 0.
+ */
+static const uint8_t wlan_ap_rsn_psk_ccmp[] = {
+    WLAN_EID_RSN, 20,
+    0x01, 0x00,
+    0x00, 0x0f, 0xac, 0x04,
+    0x01, 0x00, 0x00, 0x0f, 0xac, 0x04,
+    0x01, 0x00, 0x00, 0x0f, 0xac, 0x02,
+    0x00, 0x00,
 };
 static const uint8_t wlan_broadcast[ETH_ALEN] = {
     0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
@@ -102,6 +128,10 @@ typedef struct WlanApStation {
     bool rx_seq_valid;
     uint16_t rx_seq;            /* sequence control of the last data frame */
     int64_t heard_ns;           /* QEMU_CLOCK_VIRTUAL of its last frame */
+    /* WPA2: the RSN element of its association request, whole */
+    uint8_t rsn_ie[2 + 255];
+    uint8_t rsn_ie_len;
+    bool authorized;            /* WPA2: the 802.1X port is open */
 } WlanApStation;
 
 struct WlanApState {
@@ -115,8 +145,11 @@ struct WlanApState {
     uint8_t channel;
     int32_t rssi;
     bool hidden;
+    char *passphrase;           /* WPA2-PSK when set; never read back */
 
     bool complete;
+    bool wpa2;
+    uint8_t pmk[WLAN_PMK_LEN];
     WlanRadio radio;
     QEMUTimer *beacon_timer;
     int64_t next_beacon_ns;
@@ -222,8 +255,19 @@ static WlanApStation *wlan_ap_new_sta(WlanApState *ap, const uint8_t *mac)
     sta->state = WLAN_AP_STA_AUTH;
     sta->aid = 0;
     sta->rx_seq_valid = false;
+    sta->rsn_ie_len = 0;
+    sta->authorized = false;
     wlan_ap_heard(sta);
     return sta;
+}
+
+/*
+ * May data flow to and from this station? Associated, and in a WPA2 BSS
+ * also through the 802.1X port the 4-way handshake opens.
+ */
+static bool wlan_ap_port_open(WlanApState *ap, const WlanApStation *sta)
+{
+    return sta->state == WLAN_AP_STA_ASSOC && (!ap->wpa2 || sta->authorized);
 }
 
 static unsigned wlan_ap_assoc_count(WlanApState *ap)
@@ -232,6 +276,17 @@ static unsigned wlan_ap_assoc_count(WlanApState *ap)
 
     for (int i = 0; i < WLAN_AP_MAX_STATIONS; i++) {
         n += ap->sta[i].state == WLAN_AP_STA_ASSOC;
+    }
+    return n;
+}
+
+/* Stations group-addressed data goes to (or comes from and is relayed). */
+static unsigned wlan_ap_open_count(WlanApState *ap)
+{
+    unsigned n = 0;
+
+    for (int i = 0; i < WLAN_AP_MAX_STATIONS; i++) {
+        n += wlan_ap_port_open(ap, &ap->sta[i]);
     }
     return n;
 }
@@ -295,7 +350,9 @@ static void wlan_ap_send(WlanApState *ap, WlanApFrame *f, const char *what)
 
 /*
  * Beacon and probe response share their body: timestamp, interval,
- * capability, SSID (empty in the beacon of a hidden BSS), rates, channel.
+ * capability, SSID (empty in the beacon of a hidden BSS), rates, channel,
+ * in a WPA2 BSS the RSN element (before the extended rates: elements go
+ * in order of their ids), and the extended rates.
  */
 static void wlan_ap_put_bss_body(WlanApState *ap, WlanApFrame *f,
                                  bool beacon)
@@ -308,12 +365,15 @@ static void wlan_ap_put_bss_body(WlanApState *ap, WlanApFrame *f,
     stq_le_p(&f->buf[f->len], tsf);
     f->len += 8;
     wlan_ap_put_le16(f, WLAN_AP_BEACON_TU);
-    wlan_ap_put_le16(f, WLAN_CAP_ESS);
+    wlan_ap_put_le16(f, WLAN_CAP_ESS | (ap->wpa2 ? WLAN_CAP_PRIVACY : 0));
     wlan_ap_put_ie(f, WLAN_EID_SSID, ap->ssid, ssid_len);
     wlan_ap_put_ie(f, WLAN_EID_RATES, wlan_ap_rates, sizeof(wlan_ap_rates));
     wlan_ap_put_ie(f, WLAN_EID_DS_PARAMS, &ap->channel, 1);
     if (beacon) {
         wlan_ap_put_ie(f, WLAN_EID_TIM, tim, sizeof(tim));
+    }
+    if (ap->wpa2) {
+        wlan_ap_put(f, wlan_ap_rsn_psk_ccmp, sizeof(wlan_ap_rsn_psk_ccmp));
     }
     wlan_ap_put_ie(f, WLAN_EID_EXT_RATES, wlan_ap_ext_rates,
                    sizeof(wlan_ap_ext_rates));
@@ -414,6 +474,53 @@ static void wlan_ap_auth(WlanApState *ap, const WlanFrame *fr)
     wlan_ap_send(ap, &f, "authentication");
 }
 
+/*
+ * The status a WPA2 BSS answers a (re)association request with, from the
+ * station's RSN element (IEEE 802.11-2012 table 8-37): it must select
+ * exactly the suite the BSS offers. The element is kept for message 2.
+ */
+static uint16_t wlan_ap_check_rsn(WlanApState *ap, WlanApStation *sta,
+                                  const WlanFrame *fr)
+{
+    const uint8_t *sa = fr->addr2;
+    const char *why = NULL;
+    uint16_t status = WLAN_STATUS_SUCCESS;
+    WlanFrameError err = WLAN_FRAME_OK;
+    WlanRsnIe rsn;
+
+    sta->rsn_ie_len = 0;
+    if (fr->rsn) {
+        err = wlan_rsn_ie_parse(fr->rsn, fr->rsn_len, &rsn);
+    }
+    if (!fr->rsn) {
+        why = "no RSN element";
+        status = WLAN_STATUS_INVALID_IE;
+    } else if (err != WLAN_FRAME_OK) {
+        why = wlan_frame_error_str(err);
+        status = err == WLAN_FRAME_ERR_RSN_VERSION ? WLAN_STATUS_RSN_VERSION
+                                                   : WLAN_STATUS_INVALID_IE;
+    } else if (rsn.group_cipher != WLAN_CIPHER_CCMP) {
+        why = "group cipher not CCMP";
+        status = WLAN_STATUS_GROUP_CIPHER;
+    } else if (rsn.pairwise_count != 1 || rsn.pairwise[0] != WLAN_CIPHER_CCMP) {
+        why = "pairwise cipher not CCMP alone";
+        status = WLAN_STATUS_PAIRWISE_CIPHER;
+    } else if (rsn.akm_count != 1 || rsn.akm[0] != WLAN_AKM_PSK) {
+        why = "AKM not PSK alone";
+        status = WLAN_STATUS_AKMP;
+    }
+    if (status != WLAN_STATUS_SUCCESS) {
+        trace_wlan_ap_rsn_refused(wlan_ap_name(ap), sa[0], sa[1], sa[2],
+                                  sa[3], sa[4], sa[5], status, why);
+        return status;
+    }
+    sta->rsn_ie[0] = WLAN_EID_RSN;
+    sta->rsn_ie[1] = fr->rsn_len;
+    memcpy(sta->rsn_ie + 2, fr->rsn, fr->rsn_len);
+    sta->rsn_ie_len = 2 + fr->rsn_len;
+    return status;
+}
+
 static void wlan_ap_assoc(WlanApState *ap, const WlanFrame *fr)
 {
     const uint8_t *sa = fr->addr2;
@@ -426,11 +533,18 @@ static void wlan_ap_assoc(WlanApState *ap, const WlanFrame *fr)
         wlan_ap_deauth(ap, sa, WLAN_REASON_CLASS2);
         return;
     }
+    /* a new association starts with the port closed */
+    sta->authorized = false;
     if (!fr->has_ssid || !wlan_ap_ssid_matches(ap, fr->ssid, fr->ssid_len)) {
         status = WLAN_STATUS_FAILURE;
-    } else {
+    } else if (ap->wpa2) {
+        status = wlan_ap_check_rsn(ap, sta, fr);
+    }
+    if (status == WLAN_STATUS_SUCCESS) {
         sta->state = WLAN_AP_STA_ASSOC;
         sta->aid = (sta - ap->sta) + 1;
+    } else if (ap->wpa2 && sta->state == WLAN_AP_STA_ASSOC) {
+        sta->state = WLAN_AP_STA_AUTH;  /* refused: no longer associated */
     }
     trace_wlan_ap_sta_assoc(wlan_ap_name(ap), sa[0], sa[1], sa[2], sa[3],
                             sa[4], sa[5], status ? 0 : sta->aid, status);
@@ -558,6 +672,14 @@ static void wlan_ap_rx_data(WlanApState *ap, const WlanFrame *fr)
     if (fr->nodata) {
         return;     /* (QoS) null function: power management only */
     }
+    if (!wlan_ap_port_open(ap, sta)) {
+        /* WPA2 before the 4-way handshake: EAPOL only (not handled yet) */
+        trace_wlan_ap_drop(wlan_ap_name(ap), fr->snap &&
+                           fr->ethertype == WLAN_ETHERTYPE_EAPOL ?
+                           "EAPOL (no 4-way handshake yet)" :
+                           "802.1X port closed", len);
+        return;
+    }
     if (fr->protected_frame) {
         trace_wlan_ap_drop(wlan_ap_name(ap), "protected frame in open BSS",
                            len);
@@ -575,13 +697,13 @@ static void wlan_ap_rx_data(WlanApState *ap, const WlanFrame *fr)
     memcpy(eth + ETH_HLEN_II, fr->payload, fr->payload_len);
 
     dst = wlan_ap_is_group(da) ? NULL : wlan_ap_find_sta(ap, da);
-    if (dst && dst->state == WLAN_AP_STA_ASSOC) {
+    if (dst && wlan_ap_port_open(ap, dst)) {
         /* station to station: relay inside the BSS */
         wlan_ap_send_data(ap, da, sa, fr->ethertype, fr->payload,
                           fr->payload_len);
         return;
     }
-    if (wlan_ap_is_group(da) && wlan_ap_assoc_count(ap) > 1) {
+    if (wlan_ap_is_group(da) && wlan_ap_open_count(ap) > 1) {
         wlan_ap_send_data(ap, da, sa, fr->ethertype, fr->payload,
                           fr->payload_len);
     }
@@ -648,7 +770,7 @@ static ssize_t wlan_ap_nic_receive(NetClientState *nc, const uint8_t *buf,
         return size;
     }
     if (wlan_ap_is_group(da)) {
-        if (!wlan_ap_assoc_count(ap)) {
+        if (!wlan_ap_open_count(ap)) {
             return size;
         }
     } else {
@@ -656,6 +778,11 @@ static ssize_t wlan_ap_nic_receive(NetClientState *nc, const uint8_t *buf,
         if (!sta || sta->state != WLAN_AP_STA_ASSOC) {
             trace_wlan_ap_drop(wlan_ap_name(ap), "to a station not "
                                "associated", size);
+            return size;
+        }
+        if (!wlan_ap_port_open(ap, sta)) {
+            trace_wlan_ap_drop(wlan_ap_name(ap), "to a station whose 802.1X "
+                               "port is closed", size);
             return size;
         }
     }
@@ -759,6 +886,7 @@ static char *wlan_ap_get_ssid(Object *obj, Error **errp)
 
 static void wlan_ap_set_ssid(Object *obj, const char *value, Error **errp)
 {
+    ERRP_GUARD();
     WlanApState *ap = WLAN_AP(obj);
 
     if (strlen(value) < 1 || strlen(value) > WLAN_SSID_MAX) {
@@ -766,8 +894,36 @@ static void wlan_ap_set_ssid(Object *obj, const char *value, Error **errp)
                    WLAN_SSID_MAX);
         return;
     }
+    /* a WPA2 BSS's PMK is derived from its SSID too */
+    if (ap->wpa2 && !wlan_rsn_pmk(ap->passphrase, (const uint8_t *)value,
+                                  strlen(value), ap->pmk, errp)) {
+        error_prepend(errp, "wlan-ap: ");
+        return;
+    }
     g_free(ap->ssid);
     ap->ssid = g_strdup(value);
+}
+
+static void wlan_ap_set_passphrase(Object *obj, const char *value,
+                                   Error **errp)
+{
+    ERRP_GUARD();
+    WlanApState *ap = WLAN_AP(obj);
+
+    if (!wlan_ap_check_unset(ap, "passphrase", errp)) {
+        return;
+    }
+    if (!wlan_rsn_passphrase_valid(value, errp)) {
+        error_prepend(errp, "wlan-ap: ");
+        return;
+    }
+    g_free(ap->passphrase);
+    ap->passphrase = g_strdup(value);
+}
+
+static bool wlan_ap_get_wpa2(Object *obj, Error **errp)
+{
+    return WLAN_AP(obj)->wpa2;
 }
 
 static char *wlan_ap_get_bssid(Object *obj, Error **errp)
@@ -943,6 +1099,14 @@ static void wlan_ap_complete(UserCreatable *uc, Error **errp)
         error_prepend(errp, "wlan-ap '%s': ", wlan_ap_name(ap));
         return;
     }
+    if (ap->passphrase) {
+        if (!wlan_rsn_pmk(ap->passphrase, (const uint8_t *)ap->ssid,
+                          strlen(ap->ssid), ap->pmk, errp)) {
+            error_prepend(errp, "wlan-ap '%s': ", wlan_ap_name(ap));
+            return;
+        }
+        ap->wpa2 = true;
+    }
     if (ap->netdev_id && !wlan_ap_connect(ap, errp)) {
         return;
     }
@@ -993,6 +1157,10 @@ static void wlan_ap_finalize(Object *obj)
     g_free(ap->air_id);
     g_free(ap->netdev_id);
     g_free(ap->ssid);
+    if (ap->passphrase) {
+        memset(ap->passphrase, 0, strlen(ap->passphrase));
+        g_free(ap->passphrase);
+    }
 }
 
 static void wlan_ap_class_init(ObjectClass *oc, void *data)
@@ -1031,6 +1199,14 @@ static void wlan_ap_class_init(ObjectClass *oc, void *data)
                                    wlan_ap_set_hidden);
     object_class_property_set_description(oc, "hidden",
         "hide the SSID in beacons and ignore wildcard probes");
+    object_class_property_add_str(oc, "passphrase", NULL,
+                                  wlan_ap_set_passphrase);
+    object_class_property_set_description(oc, "passphrase",
+        "WPA2-PSK passphrase, 8 to 63 printable ASCII characters: the BSS "
+        "is WPA2 (CCMP) instead of open (write only)");
+    object_class_property_add_bool(oc, "wpa2", wlan_ap_get_wpa2, NULL);
+    object_class_property_set_description(oc, "wpa2",
+        "the BSS is WPA2-PSK (read only)");
     object_class_property_add(oc, "stations", "uint32", wlan_ap_get_stations,
                               NULL, NULL, NULL);
     object_class_property_set_description(oc, "stations",

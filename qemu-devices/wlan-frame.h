@@ -57,7 +57,38 @@
 #define WLAN_EID_RATES          1
 #define WLAN_EID_DS_PARAMS      3
 #define WLAN_EID_TIM            5
+#define WLAN_EID_RSN            48
 #define WLAN_EID_EXT_RATES      50
+
+/* capability information */
+#define WLAN_CAP_PRIVACY        0x0010
+
+/* RSN element (IEEE 802.11-2012 8.4.2.27): suite selectors OUI << 8 | type */
+#define WLAN_RSN_VERSION        1
+#define WLAN_RSN_OUI            0x000fac
+#define WLAN_RSN_SUITE(type)    ((uint32_t)WLAN_RSN_OUI << 8 | (type))
+#define WLAN_CIPHER_CCMP        WLAN_RSN_SUITE(4)
+#define WLAN_AKM_8021X          WLAN_RSN_SUITE(1)
+#define WLAN_AKM_PSK            WLAN_RSN_SUITE(2)
+#define WLAN_RSN_MAX_SUITES     8       /* kept of each list; more counted */
+#define WLAN_PMKID_LEN          16
+
+/* EAPOL (IEEE 802.1X-2004) carrying an EAPOL-Key frame (802.11 11.6.2) */
+#define WLAN_ETHERTYPE_EAPOL    0x888e
+#define WLAN_EAPOL_HDR_LEN      4
+#define WLAN_EAPOL_TYPE_KEY     3
+#define WLAN_EAPOL_KEY_RSN      2       /* descriptor type */
+#define WLAN_EAPOL_KEY_FIXED    95      /* descriptor type .. key data len */
+#define WLAN_EAPOL_KEY_MIC_AT   (WLAN_EAPOL_HDR_LEN + 77)
+#define WLAN_KEY_INFO_VERSION   0x0007
+#define WLAN_KEY_INFO_PAIRWISE  0x0008
+#define WLAN_KEY_INFO_INSTALL   0x0040
+#define WLAN_KEY_INFO_ACK       0x0080
+#define WLAN_KEY_INFO_MIC       0x0100
+#define WLAN_KEY_INFO_SECURE    0x0200
+#define WLAN_KEY_INFO_ERROR     0x0400
+#define WLAN_KEY_INFO_REQUEST   0x0800
+#define WLAN_KEY_INFO_ENC_DATA  0x1000
 
 typedef enum WlanFrameError {
     WLAN_FRAME_OK = 0,
@@ -68,6 +99,11 @@ typedef enum WlanFrameError {
     WLAN_FRAME_ERR_AUTH_SHORT,
     WLAN_FRAME_ERR_ASSOC_SHORT,
     WLAN_FRAME_ERR_PROBE_SSID,
+    WLAN_FRAME_ERR_RSN_SHORT,
+    WLAN_FRAME_ERR_RSN_VERSION,
+    WLAN_FRAME_ERR_EAPOL_SHORT,
+    WLAN_FRAME_ERR_EAPOL_TYPE,
+    WLAN_FRAME_ERR_EAPOL_KEY_DATA,
     WLAN_FRAME_ERR_COUNT,
 } WlanFrameError;
 
@@ -87,6 +123,10 @@ typedef struct WlanFrame {
     bool has_ssid;              /* probe and (re)association requests */
     const uint8_t *ssid;
     uint8_t ssid_len;
+    const uint8_t *ies;         /* their elements, after the fixed fields */
+    size_t ies_len;
+    const uint8_t *rsn;         /* (re)association request: the RSN */
+    uint8_t rsn_len;            /* element's body, NULL without one */
     uint16_t reason;            /* deauth / disassoc; 0 without one */
 
     /* data */
@@ -105,6 +145,59 @@ typedef struct WlanFrame {
  */
 WlanFrameError wlan_frame_parse(const uint8_t *frame, size_t len,
                                 WlanFrame *out);
+
+/*
+ * A station's RSN element, decoded (from an association request, or the
+ * key data of EAPOL-Key message 2). Fields after the version may be left
+ * off from the end; what is absent takes the default the standard gives
+ * (CCMP group and pairwise, 802.1X AKM), with has_* false.
+ */
+typedef struct WlanRsnIe {
+    uint16_t version;
+    bool has_group;
+    uint32_t group_cipher;
+    uint16_t pairwise_count;    /* as announced; the first */
+    uint32_t pairwise[WLAN_RSN_MAX_SUITES];     /* MIN(count, MAX) kept */
+    uint16_t akm_count;
+    uint32_t akm[WLAN_RSN_MAX_SUITES];
+    bool has_capabilities;
+    uint16_t capabilities;
+    uint16_t pmkid_count;
+    const uint8_t *pmkids;      /* pmkid_count * WLAN_PMKID_LEN bytes */
+    bool has_group_mgmt;
+    uint32_t group_mgmt_cipher;
+} WlanRsnIe;
+
+/* Decode the len bytes of an RSN element's body (after id and length). */
+WlanFrameError wlan_rsn_ie_parse(const uint8_t *body, size_t len,
+                                 WlanRsnIe *out);
+
+/* Does the list hold this suite? (of the kept ones) */
+bool wlan_rsn_ie_has(const uint32_t *suites, uint16_t count, uint32_t suite);
+
+/* An EAPOL-Key frame (EAPOL header first), decoded; pointers into it. */
+typedef struct WlanEapolKey {
+    uint8_t version;            /* EAPOL protocol version */
+    uint16_t body_len;          /* EAPOL body length */
+    uint8_t descriptor;         /* WLAN_EAPOL_KEY_RSN */
+    uint16_t key_info;
+    uint16_t key_len;
+    uint64_t replay_counter;
+    const uint8_t *nonce;       /* 32 bytes */
+    const uint8_t *iv;          /* 16 */
+    const uint8_t *rsc;         /* 8 */
+    const uint8_t *mic;         /* 16, at WLAN_EAPOL_KEY_MIC_AT */
+    const uint8_t *key_data;
+    uint16_t key_data_len;
+    size_t frame_len;           /* EAPOL header + body: what the MIC covers */
+} WlanEapolKey;
+
+/*
+ * Decode len bytes of an EAPOL frame holding an EAPOL-Key descriptor
+ * (bytes past the EAPOL body are link padding, not part of it).
+ */
+WlanFrameError wlan_eapol_key_parse(const uint8_t *frame, size_t len,
+                                    WlanEapolKey *out);
 
 /* What was wrong, for a trace line. */
 const char *wlan_frame_error_str(WlanFrameError err);

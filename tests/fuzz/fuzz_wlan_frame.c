@@ -7,7 +7,11 @@
  * MAC header to the end of the frame, an SSID sits behind its element
  * header, a payload behind LLC/SNAP and its ethertype, a probe request
  * is only accepted with an SSID; every element the finder returns for any
- * id lies inside the body.
+ * id lies inside the body. The station-facing parsers run too: the RSN
+ * element of a (re)association request, and the whole input taken as an
+ * RSN element body and as an EAPOL-Key frame (with the RSN element parser
+ * on its key data): what they accept lies inside the input, counts match
+ * the bytes they cover.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,6 +33,54 @@ static void inside(const uint8_t *p, size_t n)
 		sum += p[i];
 }
 
+static void check_rsn(const uint8_t *body, size_t len)
+{
+	WlanRsnIe rsn;
+	WlanFrameError err = wlan_rsn_ie_parse(body, len, &rsn);
+
+	if ((unsigned)err >= WLAN_FRAME_ERR_COUNT)
+		abort();
+	if (err != WLAN_FRAME_OK)
+		return;
+	if (len < 2 || rsn.version != WLAN_RSN_VERSION)
+		abort();
+	if (rsn.pmkid_count) {
+		inside(rsn.pmkids, (size_t)rsn.pmkid_count * WLAN_PMKID_LEN);
+		if (rsn.pmkids < body + 2 || rsn.pmkids > body + len)
+			abort();
+	}
+	/* an announced list is whole inside the element */
+	if (rsn.has_group && len > 6 &&
+	    6 + 2 + 4 * (size_t)rsn.pairwise_count > len)
+		abort();
+	sum += rsn.group_cipher + rsn.capabilities +
+	       (wlan_rsn_ie_has(rsn.akm, rsn.akm_count, WLAN_AKM_PSK) ? 1 : 0);
+}
+
+static void check_eapol(const uint8_t *data, size_t size)
+{
+	WlanEapolKey key;
+	WlanFrameError err = wlan_eapol_key_parse(data, size, &key);
+
+	if ((unsigned)err >= WLAN_FRAME_ERR_COUNT)
+		abort();
+	if (err != WLAN_FRAME_OK)
+		return;
+	if (key.frame_len > size || key.frame_len !=
+	    WLAN_EAPOL_HDR_LEN + (size_t)key.body_len ||
+	    key.descriptor != WLAN_EAPOL_KEY_RSN ||
+	    key.mic != data + WLAN_EAPOL_KEY_MIC_AT)
+		abort();
+	inside(key.nonce, 32);
+	inside(key.iv, 16);
+	inside(key.rsc, 8);
+	inside(key.mic, 16);
+	inside(key.key_data, key.key_data_len);
+	if (key.key_data + key.key_data_len > data + key.frame_len)
+		abort();
+	check_rsn(key.key_data, key.key_data_len);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const uint8_t snap[] = { 0xaa, 0xaa, 0x03, 0x00, 0x00, 0x00 };
@@ -38,6 +90,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	lo = data;
 	hi = data + size;
+	check_rsn(data, size);
+	check_eapol(data, size);
 	err = wlan_frame_parse(data, size, &f);
 	if ((unsigned)err >= WLAN_FRAME_ERR_COUNT ||
 	    !wlan_frame_error_str(err)[0])
@@ -61,6 +115,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (f.type == WLAN_TYPE_MGMT && f.subtype == WLAN_MGMT_PROBE_REQ &&
 	    !f.has_ssid)
 		abort();
+	if (f.rsn) {
+		if (f.type != WLAN_TYPE_MGMT ||
+		    (f.subtype != WLAN_MGMT_ASSOC_REQ &&
+		     f.subtype != WLAN_MGMT_REASSOC_REQ))
+			abort();
+		inside(f.rsn, f.rsn_len);
+		if (f.rsn < f.ies + 2 || f.rsn[-2] != WLAN_EID_RSN ||
+		    f.rsn[-1] != f.rsn_len)
+			abort();
+		check_rsn(f.rsn, f.rsn_len);
+	}
+	if (f.ies) {
+		inside(f.ies, f.ies_len);
+		if (f.ies + f.ies_len != hi)
+			abort();
+	}
 	if (f.has_ssid) {
 		inside(f.ssid, f.ssid_len);
 		if (f.ssid < f.body + 2 || f.ssid[-2] != WLAN_EID_SSID ||

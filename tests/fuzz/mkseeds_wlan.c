@@ -56,6 +56,33 @@ static size_t ies(uint8_t *f, size_t n)
 	return n + sizeof(e);
 }
 
+/* WPA2-PSK, CCMP pairwise and group: the RSN element a station sends */
+static const uint8_t rsn_ie[] = {
+	48, 20, 1, 0, 0x00, 0x0f, 0xac, 4, 1, 0, 0x00, 0x0f, 0xac, 4,
+	1, 0, 0x00, 0x0f, 0xac, 2, 0, 0,
+};
+
+/* EAPOL-Key message 2 of the 4-way handshake, its key data the element */
+static size_t eapol_msg2(uint8_t *f)
+{
+	size_t body = 95 + sizeof(rsn_ie);
+
+	memset(f, 0, 4 + body);
+	f[0] = 1;			/* 802.1X-2001 */
+	f[1] = 3;			/* EAPOL-Key */
+	f[2] = body >> 8;
+	f[3] = body & 0xff;
+	f[4] = 2;			/* RSN descriptor */
+	f[5] = 0x01;			/* key info: MIC, pairwise, version 2 */
+	f[6] = 0x0a;
+	f[4 + 12] = 1;			/* replay counter 1 */
+	memset(f + 4 + 13, 0x5a, 32);	/* SNonce */
+	memset(f + 4 + 77, 0xc3, 16);	/* MIC */
+	f[4 + 94] = sizeof(rsn_ie);
+	memcpy(f + 4 + 95, rsn_ie, sizeof(rsn_ie));
+	return 4 + body;
+}
+
 static void frame(const char *name, const uint8_t *f, size_t len)
 {
 #ifdef SEEDS_LINK
@@ -99,6 +126,9 @@ int main(int argc, char **argv)
 	n = hdr(f, 0x00, 0);		/* association request */
 	memcpy(f + n, "\1\0\12\0", 4);
 	frame("assoc-req", f, ies(f, n + 4));
+	n = ies(f, n + 4);		/* ... with WPA2-PSK */
+	memcpy(f + n, rsn_ie, sizeof(rsn_ie));
+	frame("assoc-req-rsn", f, n + sizeof(rsn_ie));
 	n = hdr(f, 0x20, 0);		/* reassociation request */
 	memcpy(f + n, "\1\0\12\0\2\0\0\0\1\0", 10);
 	frame("reassoc-req", f, ies(f, n + 10));
@@ -113,6 +143,17 @@ int main(int argc, char **argv)
 	memset(f + n, 0, 6);
 	memcpy(f + n + 6, snap, sizeof(snap));
 	frame("qos-data", f, n + 6 + sizeof(snap));
+	n = hdr(f, 0x08, WLAN_FC1_TODS);	/* EAPOL-Key message 2 */
+	memcpy(f + n, snap, 6);
+	f[n + 6] = 0x88;
+	f[n + 7] = 0x8e;
+	n += 8;
+	frame("eapol-msg2", f, n + eapol_msg2(f + n));
+#ifndef SEEDS_LINK
+	/* the bare parsers' inputs: an EAPOL frame, an RSN element body */
+	put("eapol-key", f, eapol_msg2(f));
+	put("rsn-ie", rsn_ie + 2, sizeof(rsn_ie) - 2);
+#endif
 	n = hdr(f, 0x48, WLAN_FC1_TODS);	/* null function */
 	frame("null", f, n);
 	n = hdr(f, 0x08, WLAN_FC1_TODS | WLAN_FC1_FROMDS);	/* 4 addresses */

@@ -30,7 +30,9 @@
  *   the run's token and a random 802.11 frame, else with bytes flipped,
  *   cut short or padded, a wrong token, a bad FCS or channel, or from
  *   another local port;
- * - wlan-ap, alone on the air: its clock stepped, its channel and SSID
+ * - wlan-ap: beside the radios an open AP and a WPA2 one (random frames
+ *   to either, association requests with RSN elements, right or not);
+ *   alone on the air, its clock stepped, its channel and SSID
  *   visibility changed;
  * - migration: every seed ends with the VM saved, the device model's
  *   (or the AP's) section of the stream mutated (bytes flipped, fields set to edge
@@ -140,8 +142,30 @@ static uint64_t env_u64(const char *name, uint64_t dflt)
     return s && *s ? g_ascii_strtoull(s, NULL, 0) : dflt;
 }
 
-/* Random 802.11 frames: mostly well-formed headers, random bodies. */
+/*
+ * Random 802.11 frames: mostly well-formed headers, random bodies, to the
+ * open AP or the WPA2 one beside it (WPA2_AP), whose association requests
+ * often carry an RSN element, well-formed or not.
+ */
 static const uint8_t ap_bssid[6] = { 0x02, 0x00, 0x00, 0x00, 0x01, 0x00 };
+static const uint8_t wpa2_bssid[6] = { 0x02, 0x00, 0x00, 0x00, 0x01, 0x01 };
+#define WPA2_AP "-object wlan-ap,id=ap1,air=air0,channel=1," \
+                "bssid=02:00:00:00:01:01,passphrase=fuzzing-wpa2 "
+
+/* An RSN element at buf (room for 2 + 20 bytes): the right suite, or not. */
+static void random_rsn(Fuzz *f, uint8_t *buf)
+{
+    static const uint8_t good[] = {
+        48, 20, 1, 0, 0x00, 0x0f, 0xac, 4, 1, 0, 0x00, 0x0f, 0xac, 4,
+        1, 0, 0x00, 0x0f, 0xac, 2, 0, 0,
+    };
+
+    memcpy(buf, good, sizeof(good));
+    while (chance(f, 50)) {
+        buf[1 + below(f, sizeof(good) - 1)] = chance(f, 50) ? rnd(f)
+                                                            : below(f, 6);
+    }
+}
 
 static size_t random_frame(Fuzz *f, uint8_t *buf, size_t max,
                            const uint8_t *self)
@@ -150,6 +174,7 @@ static size_t random_frame(Fuzz *f, uint8_t *buf, size_t max,
         0x00, 0x20, 0x40, 0xb0, 0xc0, 0xa0, 0x08, 0x88, 0x48, 0xc8,
         0x80, 0x50, 0xd4, 0xb4,
     };
+    const uint8_t *bssid;
     size_t len, off;
 
     len = chance(f, 10) ? below(f, max + 1) : MIN(max, 24 + below(f, 300));
@@ -161,7 +186,8 @@ static size_t random_frame(Fuzz *f, uint8_t *buf, size_t max,
     }
     buf[0] = fc0s[below(f, ARRAY_SIZE(fc0s))];
     buf[1] = chance(f, 50) ? (buf[0] & 0x0c) == 0x08 : value32(f);
-    memcpy(buf + 4, chance(f, 70) ? ap_bssid :
+    bssid = chance(f, 30) ? wpa2_bssid : ap_bssid;
+    memcpy(buf + 4, chance(f, 70) ? bssid :
            (const uint8_t *)"\xff\xff\xff\xff\xff\xff", 6);
     memcpy(buf + 10, self, 6);
     if (chance(f, 20)) {
@@ -169,7 +195,7 @@ static size_t random_frame(Fuzz *f, uint8_t *buf, size_t max,
         buf[10] = 0x02;
         buf[15] = below(f, 40);
     }
-    memcpy(buf + 16, ap_bssid, 6);
+    memcpy(buf + 16, bssid, 6);
     if (buf[0] == 0xb0 && len >= 30) {          /* auth: open, seq 1 */
         stw_le_p(buf + 24, chance(f, 80) ? 0 : value32(f));
         stw_le_p(buf + 26, chance(f, 80) ? 1 : value32(f));
@@ -187,6 +213,9 @@ static size_t random_frame(Fuzz *f, uint8_t *buf, size_t max,
             buf[off + 1] = 9;
             memcpy(buf + off + 2, "ndisbench", 9);
             ie_len = 9;
+        } else if (chance(f, 20) && off + 2 + 20 <= len) {
+            random_rsn(f, buf + off);
+            ie_len = buf[off + 1];
         }
         off += 2 + ie_len;
     }
@@ -835,6 +864,7 @@ static char *bcm_args(BcmFuzz *b, uint64_t seed, bool link, bool guard0,
     return g_strdup_printf("-M %s -m 64M -nodefaults "
                            "-object wlan-air,id=air0,seed=%" PRIu64 "%s "
                            "-object wlan-ap,id=ap0,air=air0,channel=1 "
+                           WPA2_AP
                            "-device bcm43xx,air=air0,addr=04.0,"
                            "mac=52:54:00:12:34:56%s "
                            "-device bcm43xx,air=air0,addr=05.0,"
@@ -911,7 +941,7 @@ static void bcm_fuzz_seed(uint64_t seed, uint64_t iters, uint64_t *ops)
  * hot-plugged, the third port.
  */
 #define RTL_AIR "-object wlan-air,id=air0,seed=%" PRIu64 "%s " \
-                "-object wlan-ap,id=ap0,air=air0,channel=1 "
+                "-object wlan-ap,id=ap0,air=air0,channel=1 " WPA2_AP
 #define RTL_PC_ARGS "-M pc -m 64M -nodefaults " RTL_AIR \
                  "-device piix3-usb-uhci,id=uhci,addr=05.0 " \
                  "-device usb-ehci,id=ehci,addr=06.0 " \

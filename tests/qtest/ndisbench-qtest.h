@@ -64,7 +64,10 @@ static inline void stream_fd_to(QTestState *qts, const char *path,
 
 /*
  * Migrate the source VM into `path` (best in a stream_dir_new() folder)
- * through fd: and wait until that has completed.
+ * through fd: and wait until that has completed: query-migrate says so
+ * a moment before the VM leaves the finish-migrate state, and a `cont`
+ * in that moment is refused ("Migration is not finalized yet"), so the
+ * run state is waited for too.
  */
 static inline void migrate_to_file(QTestState *qts, const char *path)
 {
@@ -83,9 +86,21 @@ static inline void migrate_to_file(QTestState *qts, const char *path)
                                    "status");
         if (status && g_str_equal(status, "completed")) {
             qobject_unref(resp);
-            return;
+            break;
         }
         g_assert(!status || !g_str_equal(status, "failed"));
+        qobject_unref(resp);
+        g_usleep(1000);
+    }
+    g_assert_cmpint(i, <, 10000);
+    for (i = 0; i < 10000; i++) {
+        resp = qtest_qmp(qts, "{'execute': 'query-status'}");
+        status = qdict_get_try_str(qdict_get_qdict(resp, "return"),
+                                   "status");
+        if (status && !g_str_equal(status, "finish-migrate")) {
+            qobject_unref(resp);
+            return;
+        }
         qobject_unref(resp);
         g_usleep(1000);
     }

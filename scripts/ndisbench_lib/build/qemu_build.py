@@ -43,6 +43,7 @@ CONFIGURE_ARGS = (
     "--enable-slirp",
     "--enable-kvm",
     "--enable-seccomp",         # -sandbox (guest/sandbox.py)
+    "--enable-nettle",          # qcrypto_pbkdf2 etc. (qemu-devices/wlan-rsn.c)
     "--disable-docs",
     "--disable-werror",
     "--with-git-submodules=ignore",
@@ -175,6 +176,15 @@ QTEST_ANCHOR = "qtests_x86_64 = qtests_i386\n"
 QTEST_ENTRY_RE = re.compile(r"^qtests_x86_64 \+= \['[\w-]+'\] *" +
                             re.escape(QAPI_MARK) + r"\n", re.M)
 QTEST_TIMEOUT = 600.0
+# What a qtest needs besides libqtest, as its entry in the `qtests` dict of
+# QEMU's tests/qtest/meson.build (sources and dependencies): the crypto
+# test is a host program of wlan-rsn.c on QEMU's crypto library.
+QTEST_EXTRAS = {
+    "ndisbench-rsn-test": "[crypto, files('../../hw/ndisbench/wlan-rsn.c')]",
+}
+QTEST_EXTRAS_ANCHOR = "foreach dir : target_dirs\n"
+QTEST_EXTRA_RE = re.compile(r"^qtests \+= \{'[\w-]+': .*\} *" +
+                            re.escape(QAPI_MARK) + r"\n", re.M)
 
 
 def qtest_names() -> List[str]:
@@ -491,6 +501,19 @@ class QemuTree(WorkTree):
         lines = "".join(f"qtests_x86_64 += ['{n}']  {QAPI_MARK}\n"
                         for n in names)
         new = new.replace(QTEST_ANCHOR, QTEST_ANCHOR + lines, 1)
+        # Their sources and dependencies beyond libqtest.
+        new = QTEST_EXTRA_RE.sub("", new)
+        orphans = sorted(set(QTEST_EXTRAS) - set(names))
+        if orphans:
+            raise BenchError(f"qemu_build.QTEST_EXTRAS names "
+                             f"{', '.join(orphans)}, not a tests/qtest/ test")
+        if QTEST_EXTRAS and QTEST_EXTRAS_ANCHOR not in new:
+            raise BenchError(f"{self.who}: {meson}: no `"
+                             f"{QTEST_EXTRAS_ANCHOR.strip()}` line to put "
+                             f"our qtests' dependencies before")
+        extras = "".join(f"qtests += {{'{n}': {deps}}}  {QAPI_MARK}\n"
+                         for n, deps in sorted(QTEST_EXTRAS.items()))
+        new = new.replace(QTEST_EXTRAS_ANCHOR, extras + QTEST_EXTRAS_ANCHOR, 1)
         # The tests and the helper headers they share.
         files = [f"{n}.c" for n in names] + sorted(
             p.name for p in QTEST_DIR.glob("ndisbench-*.h"))

@@ -112,6 +112,9 @@ REQUIREMENTS = (
     Requirement("libseccomp-dev", ("/usr/include/seccomp.h",),
                 "QEMU: -sandbox (--enable-seccomp), every guest's QEMU "
                 "runs under it"),
+    Requirement("nettle-dev", ("/usr/include/nettle/pbkdf2.h",),
+                "QEMU: its crypto API's PBKDF2, HMAC and AES (--enable-nettle)"
+                ", the access point's WPA2 keys (qemu-devices/wlan-rsn.c)"),
     # the unprivileged user QEMU and tshark run as (sandbox.py), and
     # builds (build/confine.py)
     Requirement("passwd", ("useradd",), "setup creates the system user "

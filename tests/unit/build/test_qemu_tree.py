@@ -180,3 +180,67 @@ class InUseTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+QTEST_MESON = """qtests_i386 = []
+qtests_x86_64 = qtests_i386
+qtests = {
+  'cdrom-test': files('boot-sector.c'),
+}
+
+foreach dir : target_dirs
+endforeach
+"""
+
+
+class AddQtestsTest(unittest.TestCase):
+    """Each repository qtest joins the tree's tests/qtest/meson.build; one
+    that needs more than libqtest (the crypto test links wlan-rsn.c and
+    QEMU's crypto library) gets its entry in the `qtests` dict."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        root = pathlib.Path(self.tmp.name)
+        self.tree = types.SimpleNamespace(src=root / "src", who="QEMU")
+        self.qdir = self.tree.src / "tests" / "qtest"
+        self.qdir.mkdir(parents=True)
+        self.meson = self.qdir / "meson.build"
+        self.meson.write_text(QTEST_MESON)
+        self.repo_qtests = root / "repo-qtest"
+        self.repo_qtests.mkdir()
+        for name in ("ndisbench-air-test.c", "ndisbench-rsn-test.c"):
+            (self.repo_qtests / name).write_text("")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def add(self, extras):
+        with mock.patch.object(qemu_build, "QTEST_DIR", self.repo_qtests), \
+                mock.patch.object(qemu_build, "QTEST_EXTRAS", extras):
+            qemu_build.QemuTree.add_qtests(self.tree)
+
+    def test_extras_go_into_the_qtests_dict_once(self):
+        extras = {"ndisbench-rsn-test": "[crypto, files('x.c')]"}
+        self.add(extras)
+        self.add(extras)
+        text = self.meson.read_text()
+        line = ("qtests += {'ndisbench-rsn-test': [crypto, files('x.c')]}"
+                "  # ndisbench\n")
+        self.assertEqual(text.count(line), 1, text)
+        self.assertLess(text.index("qtests = {"), text.index(line))
+        self.assertLess(text.index(line), text.index("foreach dir :"))
+        self.assertEqual(text.count("qtests_x86_64 += ['ndisbench-rsn-test']"
+                                    "  # ndisbench\n"), 1)
+        # an extra that is gone from the table is gone from the tree
+        self.add({})
+        self.assertNotIn("qtests += {", self.meson.read_text())
+        self.assertTrue((self.qdir / "ndisbench-rsn-test.c").is_symlink())
+
+    def test_an_extra_for_no_qtest_is_refused(self):
+        with self.assertRaisesRegex(BenchError, "ndisbench-gone-test"):
+            self.add({"ndisbench-gone-test": "[crypto]"})
+
+    def test_the_crypto_test_links_the_crypto_file(self):
+        self.assertIn("wlan-rsn.c",
+                      qemu_build.QTEST_EXTRAS["ndisbench-rsn-test"])
+        self.assertIn("crypto", qemu_build.QTEST_EXTRAS["ndisbench-rsn-test"])

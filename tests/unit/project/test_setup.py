@@ -224,11 +224,13 @@ class RequirementTable(unittest.TestCase):
 
     def test_tools_run_by_other_tools(self) -> None:
         """What no argv in our code names: kbuild runs pahole for
-        module BTF (debian-6.12), QEMU's configure needs libfdt, the
-        capture check needs tshark, the report test chromium."""
+        module BTF (debian-6.12), QEMU's configure needs libfdt and
+        nettle (--enable-nettle: the AP's WPA2 crypto), the capture check
+        needs tshark, the report test chromium."""
         provided = {p for r in setup.REQUIREMENTS for p in r.provides}
         for item in ("pahole", "bc", "bison", "flex", "pkg-config",
                      "/usr/include/libfdt.h", "/usr/include/libelf.h",
+                     "/usr/include/nettle/pbkdf2.h",
                      "chromium", "clang", "x86_64-w64-mingw32-gcc",
                      # meson's -m32 thunk test: 32-bit crt and libgcc
                      "/usr/lib32/crt1.o",
