@@ -2,10 +2,12 @@
 architecture: the amd64 (PE32+) builds at the top of the fixture entry,
 the i386 (PE32) ones under i386/ (fixtures/README.md, "Building")."""
 import pathlib
+import re
+import subprocess
 import tempfile
 import unittest
 
-import helpers  # noqa: F401  (import path)
+from helpers import REPO
 from ndisbench_lib import devices, kernels
 from ndisbench_lib.build import hostbuild, initramfs
 from ndisbench_lib.build.cache import Cache
@@ -72,6 +74,27 @@ class FixtureArchTest(unittest.TestCase):
         with self.assertRaises(BenchError) as ctx:
             cell.compose.cell_extra_files(plan, parts)
         self.assertIn("gcc -m32", str(ctx.exception))
+
+
+class FixtureMakefileTest(unittest.TestCase):
+    def test_every_rows_fixture_is_built_for_both_architectures(self):
+        """Every row that names a fixture gets its .sys and .inf from
+        fixtures/Makefile's `all` at the top and under i386/: a row runs
+        on the i386 kernels too (with --arch all, or by name)."""
+        with tempfile.TemporaryDirectory() as tmp:
+            # every target `all` would make in an empty OUT, by --trace
+            out = subprocess.run(
+                ["make", "-n", "--trace", "-C", str(REPO / "fixtures"),
+                 f"OUT={tmp}", "all"], capture_output=True, text=True,
+                timeout=60, check=True).stdout
+            built = set(re.findall(r"update target '([^']+)'", out))
+            fixtures = sorted({d.fixture for d in devices.TARGETS
+                               if d.fixture})
+            self.assertTrue(fixtures)
+            missing = [f"{sub}{f}/{f}{ext}" for f in fixtures
+                       for sub in ("", "i386/") for ext in (".sys", ".inf")
+                       if f"{tmp}/{sub}{f}/{f}{ext}" not in built]
+            self.assertEqual(missing, [])
 
 
 if __name__ == "__main__":
