@@ -22,12 +22,13 @@ def real_log(package: str, cell: str) -> str:
 
 
 def net_cell_log(test: str, ifname: str = "eth0", bind: str = "ok",
-                 unload: str = "# tainted: 0\n") -> str:
+                 unload: str = "# tainted: 0\n",
+                 mac: str = "52:54:00:12:34:57") -> str:
     """A six-test agent log: boot, bind, associate, dhcp all ok (bind's
     result is `bind`), then `test` (the lines of test 5, its result line
     last), then `unload` (the lines before test 6's result)."""
     return ("KTAP version 1\n1..6\n# tainted: 0\nok 1 boot\n"
-            f"# ifname: {ifname}\n# mac: 52:54:00:12:34:57\n"
+            f"# ifname: {ifname}\n# mac: {mac}\n"
             f"{bind} 2 bind {ifname}\n# carrier_ms: 12\nok 3 associate\n"
             "# address: 10.0.2.15\nok 4 dhcp\n"
             + test + unload + "ok 6 unload\n# ndisbench-agent: done\n")

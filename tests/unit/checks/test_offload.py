@@ -8,6 +8,7 @@ undone. The wrapper must query the offload, set it, and ask it for the
 TCP stream's checksums: the driver's Halt line counts the sends."""
 import unittest
 
+import ktaplogs
 from helpers import judge
 from ndisbench_lib import devices, kernels
 from ndisbench_lib.checks import registry
@@ -15,24 +16,15 @@ from ndisbench_lib.report import ktap
 
 EXP = kernels.load_expectations()
 
-LOG = """KTAP version 1
-1..6
-# tainted: 0
-ok 1 boot
-# ifname: eth0
-# mac: 52:54:00:12:34:59
-ok 2 bind eth0
-# carrier_ms: 12
-ok 3 associate
-# address: 10.0.2.15
-ok 4 dhcp
-# bytes_sent: 4194304
-# seconds: 3.5
-{tcp} 5 tcp
-{kmsg}# tainted: 4097
-ok 6 unload
-# ndisbench-agent: done
-"""
+MAC = "52:54:00:12:34:59"
+
+
+def cell_log(tcp, kmsg):
+    """The agent's log of an offload cell: the tcp stream's result, then
+    what the unload test printed before its own."""
+    return ktaplogs.net_cell_log(ktaplogs.tcp_test(tcp, "3.5"), mac=MAC,
+                                 unload=kmsg + "# tainted: 4097\n")
+
 
 HALT = ("# kmsg: ndiswrapper: rtl8139ndoffload: rtl8139nd: halt: checksum "
         "offload: {tcp_sends} TCP and {udp} UDP sends asked for it, {wrong} asked "
@@ -43,7 +35,7 @@ HALT = ("# kmsg: ndiswrapper: rtl8139ndoffload: rtl8139nd: halt: checksum "
 def judge_offload(tcp="ok", kmsg=None, **counts):
     values = dict(tcp_sends=2890, udp=2, wrong=0, undone=0)
     values.update(counts)
-    text = LOG.format(tcp=tcp, kmsg=HALT.format(**values)
+    text = cell_log(tcp=tcp, kmsg=HALT.format(**values)
                       if kmsg is None else kmsg)
     return judge("offload", EXP.policies["2.6.25-rc4"], EXP,
                  ktap.parse(text), [], 0, fixture="rtl8139ndoffload")

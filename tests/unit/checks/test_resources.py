@@ -10,6 +10,7 @@ driver did answer RESOURCES with nothing in flight (its Halt line) and
 the wrapper says its timer sent held packets again."""
 import unittest
 
+import ktaplogs
 from helpers import judge
 from ndisbench_lib import devices, kernels
 from ndisbench_lib.checks import registry
@@ -17,24 +18,15 @@ from ndisbench_lib.report import ktap
 
 EXP = kernels.load_expectations()
 
-LOG = """KTAP version 1
-1..6
-# tainted: 0
-ok 1 boot
-# ifname: eth0
-# mac: 52:54:00:12:34:59
-ok 2 bind eth0
-# carrier_ms: 12
-ok 3 associate
-# address: 10.0.2.15
-ok 4 dhcp
-# bytes_sent: 4194304
-# seconds: 6.5
-{tcp} 5 tcp
-{kmsg}# tainted: 4097
-ok 6 unload
-# ndisbench-agent: done
-"""
+MAC = "52:54:00:12:34:59"
+
+
+def cell_log(tcp, kmsg):
+    """The agent's log of a resources cell: the tcp stream's result, then
+    what the unload test printed before its own."""
+    return ktaplogs.net_cell_log(ktaplogs.tcp_test(tcp, "6.5"), mac=MAC,
+                                 unload=kmsg + "# tainted: 4097\n")
+
 
 DRIVER = ("# kmsg: ndiswrapper: rtl8139ndres: rtl8139nd: halt: {n} sends "
           "answered NDIS_STATUS_RESOURCES, {idle} of them with no send in "
@@ -48,7 +40,7 @@ def judge_resources(tcp="ok", n=40, idle=3, r=3, driver=True, wrapper=True):
     kmsg = (DRIVER.format(n=n, idle=idle) if driver else "") + \
         (WRAPPER.format(r=r) if wrapper else "")
     return judge("resources", EXP.policies["2.6.25-rc4"], EXP,
-                 ktap.parse(LOG.format(tcp=tcp, kmsg=kmsg)), [], 0,
+                 ktap.parse(cell_log(tcp=tcp, kmsg=kmsg)), [], 0,
                  fixture="rtl8139ndres")
 
 

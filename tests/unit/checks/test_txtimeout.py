@@ -8,6 +8,7 @@ driver then fails the send, and the TCP stream that waited on it gets
 through."""
 import unittest
 
+import ktaplogs
 from helpers import judge
 from ndisbench_lib import devices, kernels
 from ndisbench_lib.checks import registry
@@ -15,24 +16,15 @@ from ndisbench_lib.report import ktap
 
 EXP = kernels.load_expectations()
 
-LOG = """KTAP version 1
-1..6
-# tainted: 0
-ok 1 boot
-# ifname: eth0
-# mac: 52:54:00:12:34:59
-ok 2 bind eth0
-# carrier_ms: 12
-ok 3 associate
-# address: 10.0.2.15
-ok 4 dhcp
-# bytes_sent: 4194304
-# seconds: 14.5
-{tcp} 5 tcp
-# tainted: 4097
-{klog}{kmsg}ok 6 unload
-# ndisbench-agent: done
-"""
+MAC = "52:54:00:12:34:59"
+
+
+def cell_log(tcp, klog, kmsg):
+    """The agent's log of a txtimeout cell: the tcp stream's result, then
+    what the unload test printed before its own."""
+    return ktaplogs.net_cell_log(ktaplogs.tcp_test(tcp, "14.5"), mac=MAC,
+                                 unload="# tainted: 4097\n" + klog + kmsg)
+
 
 TIMEOUT = ("# klog: ndiswrapper 0000:00:03.0 eth0: transmit timeout: a send "
            "pending for 5000 ms\n")
@@ -46,7 +38,7 @@ HELD = ("# kmsg: ndiswrapper: rtl8139ndlost: rtl8139nd: halt: the dropped "
 
 def judge_txtimeout(tcp="ok", klog=TIMEOUT + RESET, kmsg=HALT.format(n=1)):
     return judge("txtimeout", EXP.policies["2.6.25-rc4"], EXP,
-                 ktap.parse(LOG.format(tcp=tcp, klog=klog, kmsg=kmsg)), [], 0,
+                 ktap.parse(cell_log(tcp=tcp, klog=klog, kmsg=kmsg)), [], 0,
                  fixture="rtl8139ndlost")
 
 
