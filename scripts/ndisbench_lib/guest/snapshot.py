@@ -269,7 +269,7 @@ class Saver:
             mon.send_fd("snapshot", fd)
             mon.execute("migrate", {"uri": "fd:snapshot"})
             status = wait_migration(mon)
-            mon.execute("cont")
+            resume_after_save(mon)
         finally:
             mon.close()
         if status != "completed":
@@ -313,6 +313,30 @@ def wait_migration(mon: "qmp.Qmp",
             return status
         if time.monotonic() > end:
             return f"still {status or 'not started'} after {timeout:.0f}s"
+        time.sleep(POLL_SECS)
+
+
+def resume_after_save(mon: "qmp.Qmp",
+                      timeout: float = SAVE_TIMEOUT_SECS) -> None:
+    """Let the saved guest go on. query-migrate says completed a moment
+    before QEMU leaves finish-migrate, and a cont in between is refused
+    (Migration is not finalized yet): wait for that state to pass."""
+    end = time.monotonic() + timeout
+    while True:
+        state = mon.execute("query-status")
+        if state.get("running"):
+            return
+        status = state.get("status", "")
+        if status != "finish-migrate":
+            try:
+                mon.execute("cont")
+                return
+            except BenchError as exc:
+                if "not finalized" not in str(exc):
+                    raise
+        if time.monotonic() > end:
+            raise SnapshotError(f"the guest stayed {status or 'stopped'} "
+                                f"{timeout:.0f}s after its save")
         time.sleep(POLL_SECS)
 
 

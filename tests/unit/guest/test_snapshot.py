@@ -492,5 +492,62 @@ class FallbackTest(unittest.TestCase):
             self.assertEqual(snapshot.load_error(serial, qemu), "", serial)
 
 
+class ResumeAfterSaveTest(unittest.TestCase):
+    """query-migrate says completed a moment before QEMU leaves its
+    finish-migrate state, and a cont in between is refused ("Migration is
+    not finalized yet"): the saved guest must go on all the same, or it
+    sits stopped until the cell's timeout."""
+
+    class Monitor:
+        def __init__(self, finishing, migration="completed"):
+            self.finishing = finishing      # query-status answers left
+            self.migration = migration
+            self.running = False
+            self.commands = []
+
+        def execute(self, command, arguments=None):
+            self.commands.append(command)
+            if command == "query-migrate":
+                return {"status": self.migration}
+            if command == "query-status":
+                if self.finishing > 0:
+                    self.finishing -= 1
+                    return {"status": "finish-migrate", "running": False}
+                return {"status": "running" if self.running else
+                        "postmigrate", "running": self.running}
+            if command == "cont":
+                if self.finishing > 0:
+                    raise BenchError("QMP cont: Migration is not finalized "
+                                     "yet")
+                self.running = True
+            return {}
+
+        def send_fd(self, name, fd):
+            self.commands.append("getfd")
+
+        def close(self):
+            pass
+
+    def saver_with(self, mon):
+        saver = snapshot.Saver(Cache(pathlib.Path(tempfile.mkdtemp())),
+                               "k1", "c", {})
+        self.addCleanup(saver.close)
+        saver.qmp = unittest.mock.Mock(connect=lambda: mon)
+        return saver
+
+    def test_cont_waits_for_the_migration_to_be_finalized(self):
+        mon = self.Monitor(finishing=3)
+        self.saver_with(mon)._migrate(0)
+        self.assertTrue(mon.running)
+        self.assertEqual(mon.commands[-1], "cont")
+
+    def test_a_failed_migration_still_lets_the_guest_go_on(self):
+        mon = self.Monitor(finishing=0, migration="failed")
+        with self.assertRaises(snapshot.SnapshotError) as ctx:
+            self.saver_with(mon)._migrate(0)
+        self.assertEqual(str(ctx.exception), "migration failed")
+        self.assertTrue(mon.running)
+
+
 if __name__ == "__main__":
     unittest.main()
