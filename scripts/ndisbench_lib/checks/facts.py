@@ -117,6 +117,19 @@ def iface_first(facts: CellFacts, need_link: bool) -> Optional[Verdict]:
     return Verdict(FAIL, problem) if problem else None
 
 
+def unload_lines(facts: CellFacts, key: str) -> List[str]:
+    """The `key` facts (kmsg, klog) of the unload test: a driver's Halt
+    line and the wrapper's last counts come while the module goes."""
+    unload = facts.log.test("unload")
+    return unload.all(key) if unload else []
+
+
+def first_match(pattern: "re.Pattern[str]",
+                lines: Sequence[str]) -> Optional["re.Match[str]"]:
+    """The first of the lines' matches of pattern, or None."""
+    return next((m for m in map(pattern.search, lines) if m), None)
+
+
 def net_test(facts: CellFacts, name: str) -> Union[KtapTest, Verdict]:
     """A network check's agent test, or the verdict that comes first:
     not reached, not booted, no interface or link, no result."""

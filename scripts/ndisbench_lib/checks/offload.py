@@ -15,7 +15,7 @@ from typing import List
 from .. import devices
 from ..report.verdict import Verdict
 from .check import CellFacts, Check
-from .facts import net_test, verdict
+from .facts import first_match, net_test, unload_lines, verdict
 
 HALT_RE = re.compile(r"halt: checksum offload: (\d+) TCP and (\d+) UDP sends "
                      r"asked for it, (\d+) asked for what was not enabled, "
@@ -26,9 +26,7 @@ def judge(facts: CellFacts) -> Verdict:
     test = net_test(facts, "tcp")
     if isinstance(test, Verdict):
         return test
-    unload = facts.log.test("unload")
-    kmsg = unload.all("kmsg") if unload else []
-    halt = next((m for m in map(HALT_RE.search, kmsg) if m), None)
+    halt = first_match(HALT_RE, unload_lines(facts, "kmsg"))
     tcp, udp, wrong, undone = (int(g) for g in halt.groups()) if halt \
         else (0, 0, 0, 0)
     problems: List[str] = []

@@ -10,7 +10,7 @@ from typing import List
 from .. import devices
 from ..report.verdict import Verdict
 from .check import CellFacts, Check
-from .facts import net_test, verdict
+from .facts import net_test, unload_lines, verdict
 
 RESET_LINE = "the driver was hung: reset"
 
@@ -20,8 +20,7 @@ def judge(facts: CellFacts) -> Verdict:
     test = net_test(facts, "tcp")
     if isinstance(test, Verdict):
         return test
-    unload = facts.log.test("unload")
-    klog = unload.all("klog") if unload else []
+    klog = unload_lines(facts, "klog")
     resets = [line for line in klog if RESET_LINE in line]
     problems: List[str] = []
     if not resets:

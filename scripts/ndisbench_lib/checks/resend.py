@@ -12,7 +12,7 @@ from typing import List
 from .. import devices
 from ..report.verdict import Verdict
 from .check import CellFacts, Check
-from .facts import net_test, verdict
+from .facts import net_test, unload_lines, verdict
 
 DRIVER_RE = re.compile(r"halt: (\d+) sends answered NDIS_STATUS_RESOURCES")
 WRAPPER_RE = re.compile(r"(\d+) sends the serialized miniport answered "
@@ -24,8 +24,7 @@ def judge(facts: CellFacts) -> Verdict:
     test = net_test(facts, "tcp")
     if isinstance(test, Verdict):
         return test
-    unload = facts.log.test("unload")
-    kmsg = unload.all("kmsg") if unload else []
+    kmsg = unload_lines(facts, "kmsg")
     answered = [int(m.group(1)) for m in map(DRIVER_RE.search, kmsg) if m]
     queued = [int(m.group(1)) for m in map(WRAPPER_RE.search, kmsg) if m]
     problems: List[str] = []

@@ -17,7 +17,7 @@ from typing import List
 from .. import devices
 from ..report.verdict import Verdict
 from .check import CellFacts, Check
-from .facts import net_test, verdict
+from .facts import first_match, net_test, unload_lines, verdict
 
 DRIVER_RE = re.compile(r"halt: (\d+) sends answered NDIS_STATUS_RESOURCES, "
                        r"(\d+) of them with no send in flight")
@@ -29,11 +29,10 @@ def judge(facts: CellFacts) -> Verdict:
     test = net_test(facts, "tcp")
     if isinstance(test, Verdict):
         return test
-    unload = facts.log.test("unload")
-    kmsg = unload.all("kmsg") if unload else []
-    driver = next((m for m in map(DRIVER_RE.search, kmsg) if m), None)
-    retried = next((int(m.group(1)) for m in map(WRAPPER_RE.search, kmsg)
-                    if m), 0)
+    kmsg = unload_lines(facts, "kmsg")
+    driver = first_match(DRIVER_RE, kmsg)
+    wrapper = first_match(WRAPPER_RE, kmsg)
+    retried = int(wrapper.group(1)) if wrapper else 0
     idle = int(driver.group(2)) if driver else 0
     problems: List[str] = []
     if not driver:

@@ -15,10 +15,10 @@ from typing import List
 from .. import devices
 from ..report.verdict import Verdict
 from .check import CellFacts, Check
-from .facts import net_test, verdict
+from .facts import first_match, net_test, unload_lines, verdict
+from .recover import RESET_LINE
 
 TIMEOUT_LINE = "transmit timeout"
-RESET_LINE = "the driver was hung: reset"
 HALT_RE = re.compile(r"halt: (\d+) resets after send \d+ was dropped")
 HELD_LINE = "the dropped send was still held"
 
@@ -27,12 +27,11 @@ def judge(facts: CellFacts) -> Verdict:
     test = net_test(facts, "tcp")
     if isinstance(test, Verdict):
         return test
-    unload = facts.log.test("unload")
-    klog = unload.all("klog") if unload else []
-    kmsg = unload.all("kmsg") if unload else []
+    klog = unload_lines(facts, "klog")
+    kmsg = unload_lines(facts, "kmsg")
     timeouts = [line for line in klog if TIMEOUT_LINE in line]
     resets = [line for line in klog if RESET_LINE in line]
-    halt = next((m for m in map(HALT_RE.search, kmsg) if m), None)
+    halt = first_match(HALT_RE, kmsg)
     problems: List[str] = []
     if not timeouts:
         problems.append("no transmit timeout: the wrapper never noticed the "
