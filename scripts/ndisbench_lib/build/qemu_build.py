@@ -61,6 +61,8 @@ BASE_DEVICES = (
     # the stock NICs `run --driver` emulates for a user's driver
     # (userdriver.py), rtl8139 also for the rtl8139 rows
     "RTL8139_PCI", "PCNET_PCI", "NE2000_PCI",
+    # virtio-net-pci: the NIC of NetKVM, a public NDIS 5.1 miniport
+    "VIRTIO_PCI", "VIRTIO_NET",
     "USB_EHCI_PCI", "USB_XHCI_PCI", "USB_UHCI",
 )
 
