@@ -47,6 +47,7 @@ BOOT_LOG = "boot.log"
 # Bump when what a snapshot holds, or how it is made, changes in a way
 # the key's inputs do not show.
 FORMAT = 2                      # 2: saved stopped
+RUNAS_USER = "{user}"           # -runas in a key (_without_pool_user)
 SAVE_TIMEOUT_SECS = 120.0
 DEFAULT_BUDGET = 24000 * 1000 * 1000
 PER_CELL = 2
@@ -90,6 +91,15 @@ def _file_id(path: pathlib.Path) -> str:
     return digest
 
 
+def _without_pool_user(words: List[str]) -> List[str]:
+    """The words with -runas's user as one placeholder: a cell runs as
+    whichever pool user is free (sandbox.py), which shapes nothing in the
+    guest, and a key that named it restored a boot only on the worker slot
+    that saved it."""
+    return [RUNAS_USER if i and words[i - 1] == "-runas" else w
+            for i, w in enumerate(words)]
+
+
 def key(qemu: pathlib.Path, files: Sequence[pathlib.Path],
         words: Iterable[str]) -> str:
     """What the machine up to READY_LINE is made of: the QEMU binary, the
@@ -99,7 +109,7 @@ def key(qemu: pathlib.Path, files: Sequence[pathlib.Path],
     try:
         inputs = {"format": FORMAT, "qemu": _file_id(qemu),
                   "files": [_file_id(f) for f in files],
-                  "words": list(words)}
+                  "words": _without_pool_user(list(words))}
     except OSError as exc:
         raise SnapshotError(f"cannot key a saved boot: {exc}") from exc
     blob = json.dumps(inputs, sort_keys=True).encode()

@@ -84,6 +84,16 @@ class KeyTest(unittest.TestCase):
         self.words[1] = "256"
         self.assertNotEqual(before, self.key())
 
+    def test_the_pool_user_qemu_runs_as_does_not_change_the_key(self):
+        # cells take whichever pool user is free: ndisbench1 on one run,
+        # ndisbench2 on the next, and a shard's worker another again
+        self.words += ["-runas", "ndisbench1"]
+        first = self.key()
+        self.words[-1] = "ndisbench2"
+        self.assertEqual(first, self.key())
+        self.words[-2:] = []
+        self.assertNotEqual(first, self.key())
+
 
 class PrefixTest(unittest.TestCase):
     def test_boot_up_to_ready(self):
