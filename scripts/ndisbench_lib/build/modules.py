@@ -28,6 +28,7 @@ from .cache import (Cache, WorkTree, compiler_id, digest_inputs,
                     tree_digest, tree_files)
 from ..errors import BenchError, BuildError
 from .kbuild import KernelArtifact, ensure_kdir, SourceTree
+from ..progress import Step
 from ..proc import capture, run_logged
 
 WRAPPER = paths.REPO / "wrapper"
@@ -239,10 +240,12 @@ def _incremental_make(cache: Cache, art: KernelArtifact, what: str,
         confine.own(work.src)
         tree = tc.path(work.src)
         try:
-            run_logged(tc.command([a.replace("{tree}", tree)
-                                   for a in make], work.src, read), log,
-                       f"kernel '{art.kernel.name}': build {what}",
-                       timeout=900)
+            with Step("build", f"kernel {art.kernel.name}: {what}",
+                      quiet=True):
+                run_logged(tc.command([a.replace("{tree}", tree)
+                                       for a in make], work.src, read), log,
+                           f"kernel '{art.kernel.name}': build {what}",
+                           timeout=900)
         except BuildError as exc:
             # The compiler names files by the work tree's path (a cache
             # folder, or /build/<key> in a chroot): show them as the

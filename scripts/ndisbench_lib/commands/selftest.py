@@ -7,29 +7,66 @@ the same with a compile error planted for 6.12 and later (build-error),
 the faulty-air rows, the planted bugs of the debug kernel, a short soak,
 and one pair of guests on one air (`ndisbench pair`).
 Each stage counts its own passes and failures; a stage that cannot run at
-all counts as one failure. The last line is the combined `N passed, N
-failed`."""
+all counts as one failure. Before the last line, a table of where the time
+went: each stage's wall time, and the longest build steps (kernels, QEMU,
+chroots), which overlap the stages' cells. The last line is the combined
+`N passed, N failed`."""
 import argparse
+import dataclasses
 import pathlib
 import re
 import shutil
 import sys
 import tempfile
+import time
 import unittest
-from typing import Callable, List, Tuple
+from typing import Callable, List, Sequence, Tuple
 
 from .. import devices, paths
 from ..build.cache import Cache
 from ..build.hostbuild import fixture_tests, fuzz_tests, meson_tests
 from ..checks import registry
 from ..errors import BenchError
-from ..progress import say
+from ..progress import Finished, finished_steps, fmt_secs, say
 from ..report import report
 from ..report.verdict import NOT_RUN, PASS, passed_failed
 from ..cell import runner
 
 UNIT_DIR = paths.REPO / "tests" / "unit"
 Counts = Tuple[int, int]
+BUILD_TAG = "build"             # progress.Step's tag of build steps
+LONGEST_STEPS = 15
+
+
+@dataclasses.dataclass(frozen=True)
+class StageTime:
+    name: str
+    passed: int
+    failed: int
+    secs: float
+
+
+def time_table(stages: Sequence[StageTime], steps: Sequence[Finished],
+               longest: int = LONGEST_STEPS) -> List[str]:
+    """The stages' counts and wall times with their total, then the
+    longest build steps: these ran inside the stages (a kernel builds
+    while other cells boot), so they are listed apart, not added up."""
+    def row(name: str, passed: object, failed: object, wall: str) -> str:
+        return f"{name:<12}{passed:>9}{failed:>8}{wall:>11}"
+
+    lines = [row("stage", "passed", "failed", "wall")]
+    lines += [row(s.name, s.passed, s.failed, fmt_secs(s.secs))
+              for s in stages]
+    lines.append(row("total", sum(s.passed for s in stages),
+                     sum(s.failed for s in stages),
+                     fmt_secs(sum(s.secs for s in stages))))
+    builds = sorted((s for s in steps if s.tag == BUILD_TAG),
+                    key=lambda s: -s.secs)[:longest]
+    if builds:
+        lines.append("longest build steps (they overlap the stages above):")
+        lines += [f"{fmt_secs(s.secs):>7}  {s.text}"
+                  + ("" if s.ok else " (failed)") for s in builds]
+    return lines
 
 
 def python_unit() -> Counts:
@@ -275,20 +312,23 @@ def soak_stage(matrix: Callable[[], runner.Matrix],
     return passed, len(res.verdicts) - passed
 
 
-def stage(name: str, what: str, run: Callable[[], Counts]) -> Counts:
+def stage(name: str, what: str, run: Callable[[], Counts]) -> StageTime:
     say("test", f"{name}: {what}")
+    start = time.monotonic()
     try:
         passed, failed = run()
     except BenchError as exc:
         say("test", f"{name}: ERROR: {exc}")
         passed, failed = 0, 1
-    say("test", f"{name}: {passed} passed, {failed} failed")
-    return passed, failed
+    secs = time.monotonic() - start
+    say("test", f"{name}: {passed} passed, {failed} failed "
+                f"in {fmt_secs(secs)}")
+    return StageTime(name, passed, failed, secs)
 
 
 def run_tests(matrix: Callable[[], runner.Matrix],
               args: argparse.Namespace) -> int:
-    stages: List[Counts] = [
+    stages: List[StageTime] = [
         stage("unit", "Python unit tests (tests/unit)", python_unit),
         stage("unit-c", "C unit tests (tests/unit/c)",
               lambda: meson_tests("unit-c")),
@@ -317,7 +357,10 @@ def run_tests(matrix: Callable[[], runner.Matrix],
         stage("pair", "two guests on one air ping each other",
               lambda: pair_stage(matrix, args)),
     ]
-    passed = sum(p for p, _ in stages)
-    failed = sum(f for _, f in stages)
+    passed = sum(s.passed for s in stages)
+    failed = sum(s.failed for s in stages)
+    say("test", "where the time went:")
+    for line in time_table(stages, finished_steps()):
+        print(line)
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 else 1
