@@ -329,12 +329,23 @@ def _cached_module(art: KernelArtifact, name: str, inputs: Dict[str, object],
                        meta["depends"])
 
 
+def _module_inputs(art: KernelArtifact, name: str, cache: Cache
+                   ) -> Dict[str, object]:
+    return {"kind": "module", "kernel": art.key, "name": name,
+            "source": {part: tree_digest(WRAPPER / part)
+                       for part in MODULE_SOURCES},
+            "cc": toolchain(art, cache).cc, "confined": confine.RECIPE}
+
+
+def module_cached(art: KernelArtifact, name: str, cache: Cache) -> bool:
+    """Whether build_module would find the module built already."""
+    key = digest_inputs(_module_inputs(art, name, cache))
+    return cache.lookup("modules", key) is not None
+
+
 def build_module(art: KernelArtifact, name: str, cache: Cache
                  ) -> BuiltModule:
-    inputs = {"kind": "module", "kernel": art.key, "name": name,
-              "source": {part: tree_digest(WRAPPER / part)
-                         for part in MODULE_SOURCES},
-              "cc": toolchain(art, cache).cc, "confined": confine.RECIPE}
+    inputs = _module_inputs(art, name, cache)
     return _cached_module(art, name, inputs, cache,
                           lambda kdir, tmp, log: _build(art, name, kdir, tmp,
                                                         log, cache))

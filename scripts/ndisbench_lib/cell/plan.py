@@ -173,6 +173,27 @@ def prepare(kernel: Kernel, cache: Cache, exp: Expectations,
     return prep
 
 
+def fetch_ahead(kernel: Kernel, cache: Cache, exp: Expectations,
+                roles: Sequence[str],
+                wrapper_src: Optional[pathlib.Path] = None) -> None:
+    """The part of prepare() that waits on the network, not the CPU: a
+    Debian kernel's packages and, when a module must be built for it, its
+    suite's chroot. The runner does this for the kernels ahead while the
+    earlier ones build and boot; prepare() then finds both in the cache
+    (its locks keep the two threads from making one thing twice)."""
+    if not kernel.is_debian:
+        return
+    art = kernel_artifact(kernel, cache)
+    chain = modules.toolchain(art, cache)
+    if chain.recipe is None:
+        return
+    if wrapper_src is None and all(
+            modules.module_cached(art, module_file(r, exp), cache)
+            for r in roles):
+        return
+    chain.chroot        # the property makes it (chroot.ensure)
+
+
 def module_file(key: str, exp: Expectations) -> str:
     """The module a role (or an extra module's name) stands for."""
     return exp.module_names.get(key, key)

@@ -23,7 +23,8 @@ from . import phases
 from . import shard as shardmod
 from .compose import resolve_accel
 from .parts import HostParts, host_parts
-from .plan import CellPlan, Prepared, builds_for, needs, prepare
+from .plan import (CellPlan, Prepared, builds_for, fetch_ahead, needs,
+                   prepare)
 from .plan import cells as kernel_cells
 from .run import run_plan
 
@@ -134,6 +135,23 @@ def cell_clock(requested: str, accel: str, prep: Prepared,
         result.realtime[prep.kernel.name] = why
     return guest_clock.for_cell(requested, accel, prep.kernel.slowdown,
                                 config)
+
+
+def fetch_kernels_ahead(kernels: Sequence[Kernel], cache: Cache,
+                        exp: Expectations, roles: Sequence[str],
+                        wrapper_src: Optional[pathlib.Path]) -> None:
+    """In build order, what of each kernel waits on the network (Debian
+    packages, a suite's chroot: minutes each on a cold cache), beside the
+    builds and boots that hold the CPU. A failure here is only a note:
+    prepare() does the same work again and reports it for the cells."""
+    for kernel in kernels:
+        if proc.cancelled():
+            return
+        try:
+            fetch_ahead(kernel, cache, exp, roles, wrapper_src)
+        except (BenchError, OSError) as exc:
+            say("build", f"fetching ahead for {kernel.name} stopped "
+                         f"({exc}); its own build comes back to it")
 
 
 def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
@@ -247,10 +265,15 @@ def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
                            f"{host_cause(exc)}")
 
     resolved = False
+    kernel_order = build_order(kernels_)
+    # a daemon: a run that ends (or is interrupted) does not wait for it
+    threading.Thread(target=fetch_kernels_ahead, name="fetch-ahead",
+                     args=(kernel_order[1:], cache, exp, roles,
+                           matrix.wrapper_src), daemon=True).start()
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs)
     try:
         futures = []
-        for kernel in build_order(kernels_):
+        for kernel in kernel_order:
             with slots:
                 try:
                     prep = prepare(kernel, cache, exp, roles,

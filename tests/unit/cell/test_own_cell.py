@@ -128,6 +128,8 @@ class RunnerTest(unittest.TestCase):
 
         with tempfile.TemporaryDirectory() as tmp, \
                 mock.patch.object(runner, "prepare", prepare), \
+                mock.patch.object(runner, "fetch_ahead",
+                                  lambda *a, **kw: None), \
                 mock.patch.object(runner, "run_cell", run_cell), \
                 mock.patch.object(runner, "host_parts",
                                   lambda *a, **kw: None), \

@@ -249,6 +249,8 @@ class StreamingRunTest(unittest.TestCase):
                                ["load"], EXP)
         with tempfile.TemporaryDirectory() as tmp, \
                 mock.patch.object(runner, "prepare", prepare), \
+                mock.patch.object(runner, "fetch_ahead",
+                                  lambda *a, **kw: None), \
                 mock.patch.object(runner, "run_cell", run_cell), \
                 mock.patch.object(runner, "host_parts",
                                   lambda *a, **kw: None), \
@@ -303,6 +305,8 @@ class RunRecordTest(unittest.TestCase):
     def run_with(self, run_cell):
         with mock.patch.object(runner, "prepare",
                                lambda k, *a, **kw: cell.plan.Prepared(k)), \
+                mock.patch.object(runner, "fetch_ahead",
+                                  lambda *a, **kw: None), \
                 mock.patch.object(runner, "run_cell", run_cell), \
                 mock.patch.object(runner, "host_parts",
                                   lambda *a, **kw: None), \
@@ -416,6 +420,8 @@ class RunRecordTest(unittest.TestCase):
             raise OSError(errno.EIO, "Input/output error")
 
         with mock.patch.object(runner, "prepare", prepare), \
+                mock.patch.object(runner, "fetch_ahead",
+                                  lambda *a, **kw: None), \
                 mock.patch.object(runner, "host_parts",
                                   lambda *a, **kw: None), \
                 mock.patch.object(runner, "say", lambda *a: None):

@@ -125,6 +125,8 @@ def fake_run(matrix, out, clock_name, configs=None):
         return res
 
     with mock.patch.object(runner, "prepare", prepare), \
+            mock.patch.object(runner, "fetch_ahead",
+                              lambda *a, **kw: None), \
             mock.patch.object(runner, "run_cell", run_cell), \
             mock.patch.object(runner, "host_parts", lambda *a, **kw: None), \
             mock.patch.object(runner, "resolve_accel",
