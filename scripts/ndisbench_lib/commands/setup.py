@@ -6,6 +6,7 @@ import dataclasses
 import os
 import pathlib
 import subprocess
+import time
 from typing import List, Sequence, Tuple
 
 from ..build import debian
@@ -209,12 +210,56 @@ def ensure_deb_src() -> bool:
     return True
 
 
-def apt(args: Sequence[str], what: str) -> None:
+# A mirror can fail for a while (an index out of step with its Release
+# file while it syncs): apt retries each download, and a failed update or
+# install is tried again after these pauses.
+APT_ATTEMPTS = 3
+APT_PAUSES = (10, 30)
+APT_LISTS = pathlib.Path("/var/lib/apt/lists")
+
+
+def apt(args: Sequence[str]) -> int:
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    res = subprocess.run(["apt-get", *args], env=env, timeout=3600,
-                         stdin=subprocess.DEVNULL, check=False)
-    if res.returncode != 0:
-        raise BenchError(f"setup: {what} failed (exit {res.returncode})")
+    res = subprocess.run(["apt-get", "-o", "Acquire::Retries=3", *args],
+                         env=env, timeout=3600, stdin=subprocess.DEVNULL,
+                         check=False)
+    return res.returncode
+
+
+def apt_update() -> None:
+    """apt-get update, tried again; when it keeps failing, apt's lists
+    from before (or the indexes it did fetch) still serve an install."""
+    for attempt in range(APT_ATTEMPTS):
+        code = apt(["update", "-q"])
+        if code == 0:
+            return
+        if attempt + 1 < APT_ATTEMPTS:
+            say("setup", f"apt-get update failed (exit {code}); again in "
+                         f"{APT_PAUSES[attempt]}s")
+            time.sleep(APT_PAUSES[attempt])
+    failed = f"apt-get update failed {APT_ATTEMPTS} times (exit {code})"
+    if any(APT_LISTS.glob("*_Packages*")):
+        say("setup", f"warning: {failed}; going on with the package lists "
+                     f"apt has")
+        return
+    raise BenchError(f"setup: {failed}")
+
+
+def apt_install(packages: Sequence[str]) -> None:
+    """apt-get install, tried again after a fresh update (a package file
+    that failed its hash came from lists the mirror had moved past)."""
+    for attempt in range(APT_ATTEMPTS):
+        code = apt(["install", "-y", "-q", "--no-install-recommends",
+                    *packages])
+        if code == 0:
+            return
+        if attempt + 1 < APT_ATTEMPTS:
+            say("setup", f"apt-get install failed (exit {code}); updating "
+                         f"and trying again in {APT_PAUSES[attempt]}s")
+            time.sleep(APT_PAUSES[attempt])
+            apt(["update", "-q"])
+    raise BenchError(f"setup: apt-get install failed {APT_ATTEMPTS} times "
+                     f"(exit {code})")
 
 
 def packages_for(kernels: Sequence[Kernel]) -> List[str]:
@@ -235,11 +280,10 @@ def setup(kernels: Sequence[Kernel]) -> None:
                if not debian.installed_version(p)]
     if changed or missing:
         with Step("setup", "apt-get update"):
-            apt(["update", "-q"], "apt-get update")
+            apt_update()
     if missing:
         with Step("setup", f"apt-get install {' '.join(missing)}"):
-            apt(["install", "-y", "-q", "--no-install-recommends",
-                 *missing], "apt-get install")
+            apt_install(missing)
     say("setup", "all packages present" if not missing else
         f"installed {len(missing)} package(s)")
     # QEMU's -runas user and tshark's (guest/sandbox.py)
