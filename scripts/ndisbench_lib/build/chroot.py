@@ -64,7 +64,8 @@ def mmdebstrap_command(suite: str, packages: Sequence[str],
     cmd = ["mmdebstrap", "--variant=apt", "--mode=unshare", "--quiet",
            "--include=" + ",".join(packages),
            "--aptopt=Acquire::Check-Valid-Until \"false\"",
-           "--aptopt=Acquire::Languages \"none\""]
+           "--aptopt=Acquire::Languages \"none\"",
+           f"--aptopt=Acquire::Retries \"{debian.APT_RETRIES}\""]
     cmd += [f"--dpkgopt=path-exclude={p}" for p in EXCLUDES]
     if preferences is not None:
         cmd.append(f"--setup-hook=copy-in {preferences} "

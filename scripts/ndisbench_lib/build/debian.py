@@ -118,7 +118,9 @@ def download(pkg: Package, debs: pathlib.Path, who: str,
         return found[0]
     with tempfile.TemporaryDirectory(dir=debs) as tmp:
         try:
-            res = subprocess.run(["apt-get", "download", "-q",
+            res = subprocess.run(["apt-get", "-o",
+                                  f"Acquire::Retries={APT_RETRIES}",
+                                  "download", "-q",
                                   f"{pkg.name}={pkg.version}"], cwd=tmp,
                                  capture_output=True, text=True,
                                  timeout=1800, check=False, env=_env(env))
@@ -336,10 +338,13 @@ def suite_apt_config(root: pathlib.Path, sources_list: pathlib.Path,
         f'APT::Architectures {{ "{arch}"; }};',
         'Acquire::Check-Valid-Until "false";',
         'Acquire::Languages "none";',
+        f'Acquire::Retries "{APT_RETRIES}";',
     ]) + "\n"
 
 
 HOST_ARCH = "amd64"
+# apt's own retries of a download that failed (a mirror mid-sync)
+APT_RETRIES = 3
 OS_RELEASE = pathlib.Path("/etc/os-release")
 
 

@@ -31,6 +31,7 @@ class CommandTest(unittest.TestCase):
                                    "--mode=unshare"])
         self.assertIn("--include=gcc=4:14.2.0-1,make=4.4.1-2", cmd)
         self.assertIn('--aptopt=Acquire::Check-Valid-Until "false"', cmd)
+        self.assertIn('--aptopt=Acquire::Retries "3"', cmd)
         self.assertIn("--dpkgopt=path-exclude=/etc/kernel/postinst.d/*", cmd)
         self.assertIn(f"--setup-hook=copy-in {prefs} "
                       f"/etc/apt/preferences.d/", cmd)

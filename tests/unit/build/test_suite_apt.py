@@ -121,7 +121,8 @@ class SuiteAptTest(unittest.TestCase):
                      'Dir::State::Lists "%s/lists";' % self.root,
                      'Dir::Cache "%s/cache";' % self.root,
                      'APT::Architecture "amd64";',
-                     'Acquire::Check-Valid-Until "false";'):
+                     'Acquire::Check-Valid-Until "false";',
+                     'Acquire::Retries "3";'):
             self.assertIn(line, conf.splitlines())
 
     def test_config_of_another_architecture(self):
