@@ -113,6 +113,7 @@ def markdown(res: BenchResult) -> str:
                    f"{r['target']} | {met} |")
     for line in notes(res):
         out += ["", line]
+    out += matrices_table(res)
     for name, m in res.matrix_clocks.items():
         out += ["", f"### The matrix, clock {name} (run `{m['run']}`)",
                 ""]
@@ -226,10 +227,61 @@ def time_matrix(matrix: runner.Matrix, cache: Cache, out: pathlib.Path,
         summary = phases.summary(out / mres.run_id, mres.cells)
         res.matrix_clocks[name] = {
             "run": mres.run_id, "wall_s": wall, "jobs": jobs,
-            "cells": len(mres.cells), "verdicts": mres.counts(),
+            "cells": len(mres.cells),
+            "kernels": len({c.kernel for c in mres.cells}),
+            "verdicts": mres.counts(),
             "realtime": dict(mres.realtime), "phases": summary,
             "starts": starts(mres.cells)}
         res.matrix_wall_s, res.matrix_phases = wall, summary
+
+
+# The whole axis restored from saved boots: the goal on 2 cores.
+WHOLE_AXIS_GOAL_S = 300.0
+
+
+def time_whole_axis(matrix: runner.Matrix, cache: Cache, out: pathlib.Path,
+                    timeout: float, accel: str, jobs: int,
+                    res: BenchResult) -> None:
+    """Every kernel of every architecture, warm, as `ndisbench run --kernel
+    all --arch all` runs it (the default clock)."""
+    say("bench", f"the whole axis, warm, as `ndisbench run --kernel all "
+                 f"--arch all -j{jobs}` runs it")
+    start = time.monotonic()
+    mres = runner.run(matrix, cache, out, jobs, timeout, accel,
+                      clock=guest_clock.DEFAULT)
+    wall = time.monotonic() - start
+    res.runs.append(mres.run_id)
+    res.whole_axis = {"run": mres.run_id, "wall_s": wall, "jobs": jobs,
+                      "cells": len(mres.cells),
+                      "kernels": len({c.kernel for c in mres.cells}),
+                      "verdicts": mres.counts(),
+                      "starts": starts(mres.cells)}
+
+
+def matrices_table(res: BenchResult) -> List[str]:
+    """The default matrix (the last clock timed) and the whole axis, side
+    by side."""
+    def guests(counts: Dict[str, int]) -> str:
+        return ", ".join(f"{n} {how}" for how, n in sorted(counts.items()))
+
+    rows = []
+    if res.matrix_clocks:
+        m = list(res.matrix_clocks.values())[-1]
+        cells = m.get("cells", 0)
+        rows.append(f"| default (`run`) | {m.get('kernels', '?')} | "
+                    f"{cells} | {guests(m.get('starts', {}))} | "  # type: ignore
+                    f"{fmt_secs(m['wall_s'])} |  |")  # type: ignore
+    if res.whole_axis:
+        a = res.whole_axis
+        met = "yes" if a["wall_s"] <= WHOLE_AXIS_GOAL_S else "**no**"  # type: ignore
+        rows.append(f"| whole axis (`run --kernel all --arch all`) | "
+                    f"{a['kernels']} | {a['cells']} | "
+                    f"{guests(a['starts'])} | "  # type: ignore
+                    f"{fmt_secs(a['wall_s'])} | {met} |")  # type: ignore
+    if not rows:
+        return []
+    return ["", "| matrix | kernels | cells | guests | wall | "
+                "whole axis <= 5 min |", "|---|---:|---:|---|---:|---|"] + rows
 
 
 def run(kernels: Sequence[Kernel], exp: Expectations, cache: Cache,
@@ -238,7 +290,8 @@ def run(kernels: Sequence[Kernel], exp: Expectations, cache: Cache,
         default_matrix: Optional[runner.Matrix] = None,
         edit: bool = False,
         clocks: Sequence[str] = (guest_clock.DEFAULT,),
-        matrix_jobs: int = 0) -> BenchResult:
+        matrix_jobs: int = 0,
+        whole_axis: Optional[runner.Matrix] = None) -> BenchResult:
     """Each round boots every device on every kernel (several: their rows
     side by side, as the i386 ones beside the x86-64 ones); the edit cycle
     uses the first kernel."""
@@ -278,6 +331,9 @@ def run(kernels: Sequence[Kernel], exp: Expectations, cache: Cache,
     if matrix and default_matrix is not None:
         time_matrix(default_matrix, cache, out, timeout, accel, clocks,
                     matrix_jobs or runner.default_jobs(), res)
+    if matrix and whole_axis is not None:
+        time_whole_axis(whole_axis, cache, out, timeout, accel,
+                        matrix_jobs or runner.default_jobs(), res)
     if edit:
         edit_cycle(kernels[0], exp, cache, out, timeout, accel, res)
     write(out, res)

@@ -49,6 +49,9 @@ class BenchResult:
     # counts, the kernels that fell back to real time, and phases
     matrix_clocks: Dict[str, Dict[str, object]] = dataclasses.field(
         default_factory=dict)
+    # --matrix: `run --kernel all --arch all`, warm: its run, wall_s, jobs,
+    # cells, kernels, verdict counts and how its guests started
+    whole_axis: Dict[str, object] = dataclasses.field(default_factory=dict)
     # --edit-cycle: one wrapper .c edited, module rebuilt, one cell rerun
     edit_cycle: Dict[str, object] = dataclasses.field(default_factory=dict)
     # 1-minute load average before and after: a busy host slows every

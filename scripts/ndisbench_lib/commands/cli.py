@@ -333,10 +333,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
     default = runner.Matrix(kernels.select(kernels.load_kernels(
         args.kernels_toml, exp), _names(args.matrix_kernel)),
         devices.select(None), registry.default_names(), exp)
+    # ... and every kernel of every architecture (run --kernel all --arch all)
+    axis = runner.Matrix(kernels.select(kernels.load_kernels(
+        args.kernels_toml, exp), [kernels.ALL]), devices.select(None),
+        registry.default_names(), exp)
     res = bench.run(benched, exp, Cache(paths.cache_root()), args.out,
                     args.rounds, args.timeout, args.accel, names,
                     args.matrix, default, args.edit_cycle,
-                    clock.parse_list(args.clocks), args.matrix_jobs)
+                    clock.parse_list(args.clocks), args.matrix_jobs,
+                    whole_axis=axis)
     sys.stdout.write("\n" + bench.markdown(res))
     say("bench", f"wrote {args.out / res.bench_id / 'bench.json'}, "
                  f"bench.md and bench.html")
@@ -528,7 +533,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--rounds", type=int, default=3,
                    help="boots per device; medians are reported (default 3)")
     p.add_argument("--matrix", action="store_true",
-                   help="also time the default matrix (warm cache)")
+                   help="also time the default matrix and the whole axis "
+                        "(run --kernel all --arch all), warm, side by side")
     p.add_argument("--clocks", default=clock.DEFAULT, metavar="C[,C]",
                    help="--matrix: run it once per guest clock, side by "
                         "side (icount, realtime; default icount)")
