@@ -20,6 +20,7 @@ import pathlib
 import shutil
 import stat
 import subprocess
+import threading
 from typing import Callable, Dict, List, Optional, Sequence
 
 from .. import paths
@@ -196,14 +197,21 @@ def foreign_kdir(place: chroot.Chroot, key: str, kdir: pathlib.Path) -> str:
 
 
 _TOOLCHAINS: Dict[str, Toolchain] = {}
+_TOOLCHAIN_LOCKS: Dict[str, threading.Lock] = {}
+_TOOLCHAINS_LOCK = threading.Lock()
 
 
 def toolchain(art: KernelArtifact, cache: Cache) -> Toolchain:
     """One per kernel and process: its chroot's versions are read once."""
     key = f"{cache.root}:{art.key}"
-    if key not in _TOOLCHAINS:
-        _TOOLCHAINS[key] = Toolchain(art, cache)
-    return _TOOLCHAINS[key]
+    # a run's fetch-ahead thread and its kernels' builds ask at once: one
+    # reads the versions (seconds of apt-cache), the other waits for it
+    with _TOOLCHAINS_LOCK:
+        lock = _TOOLCHAIN_LOCKS.setdefault(key, threading.Lock())
+    with lock:
+        if key not in _TOOLCHAINS:
+            _TOOLCHAINS[key] = Toolchain(art, cache)
+        return _TOOLCHAINS[key]
 
 
 def kernel_reads(cache: Cache, kdir: pathlib.Path) -> List[pathlib.Path]:

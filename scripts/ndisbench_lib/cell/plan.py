@@ -7,6 +7,7 @@ checks ask for), and Prepared (one kernel's image and built modules, or
 why not: prepare())."""
 import dataclasses
 import pathlib
+import threading
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, \
     Sequence, Tuple
 
@@ -136,15 +137,38 @@ def builds_for(cells: Iterable[Tuple[Device, Sequence[str]]]
     return sorted(roles, key=LOAD_ORDER.index), list(extras)
 
 
+class Artifacts:
+    """kernel_artifact() once per kernel in a run: the runner's
+    fetch-ahead thread and the kernel's own prepare() share the result
+    (resolving a Debian kernel's packages is seconds of apt-cache even
+    when everything is cached). A failure is not kept: the next caller
+    tries again and reports it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._per: Dict[str, Tuple[threading.Lock, List[KernelArtifact]]] \
+            = {}
+
+    def get(self, kernel: Kernel, cache: Cache) -> KernelArtifact:
+        with self._lock:
+            lock, box = self._per.setdefault(kernel.name,
+                                             (threading.Lock(), []))
+        with lock:
+            if not box:
+                box.append(kernel_artifact(kernel, cache))
+            return box[0]
+
+
 def prepare(kernel: Kernel, cache: Cache, exp: Expectations,
             roles: Sequence[str],
             wrapper_src: Optional[pathlib.Path] = None,
-            extras: Sequence[str] = ()) -> Prepared:
+            extras: Sequence[str] = (),
+            artifacts: Optional[Artifacts] = None) -> Prepared:
     """The kernel and its test modules: ours are checked against the
     expectation table; the ndiswrapper of a --wrapper-src tree brings its
     own list of GPL-only imports."""
     try:
-        art = kernel_artifact(kernel, cache)
+        art = (artifacts or Artifacts()).get(kernel, cache)
         base = module_base_bits(art.config(), exp.taint_bits)
     except BenchError as exc:
         say("build", f"ERROR: {exc}")
@@ -175,7 +199,8 @@ def prepare(kernel: Kernel, cache: Cache, exp: Expectations,
 
 def fetch_ahead(kernel: Kernel, cache: Cache, exp: Expectations,
                 roles: Sequence[str],
-                wrapper_src: Optional[pathlib.Path] = None) -> None:
+                wrapper_src: Optional[pathlib.Path] = None,
+                artifacts: Optional[Artifacts] = None) -> None:
     """The part of prepare() that waits on the network, not the CPU: a
     Debian kernel's packages and, when a module must be built for it, its
     suite's chroot. The runner does this for the kernels ahead while the
@@ -183,7 +208,7 @@ def fetch_ahead(kernel: Kernel, cache: Cache, exp: Expectations,
     (its locks keep the two threads from making one thing twice)."""
     if not kernel.is_debian:
         return
-    art = kernel_artifact(kernel, cache)
+    art = (artifacts or Artifacts()).get(kernel, cache)
     chain = modules.toolchain(art, cache)
     if chain.recipe is None:
         return

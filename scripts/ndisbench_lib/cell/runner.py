@@ -23,8 +23,8 @@ from . import phases
 from . import shard as shardmod
 from .compose import resolve_accel
 from .parts import HostParts, host_parts
-from .plan import (CellPlan, Prepared, builds_for, fetch_ahead, needs,
-                   prepare)
+from .plan import (Artifacts, CellPlan, Prepared, builds_for, fetch_ahead,
+                   needs, prepare)
 from .plan import cells as kernel_cells
 from .run import run_plan
 
@@ -139,19 +139,24 @@ def cell_clock(requested: str, accel: str, prep: Prepared,
 
 def fetch_kernels_ahead(kernels: Sequence[Kernel], cache: Cache,
                         exp: Expectations, roles: Sequence[str],
-                        wrapper_src: Optional[pathlib.Path]) -> None:
+                        wrapper_src: Optional[pathlib.Path],
+                        artifacts: Optional[Artifacts] = None) -> List[str]:
     """In build order, what of each kernel waits on the network (Debian
     packages, a suite's chroot: minutes each on a cold cache), beside the
     builds and boots that hold the CPU. A failure here is only a note:
-    prepare() does the same work again and reports it for the cells."""
+    prepare() does the same work again and reports it for the cells.
+    Returns the kernels whose fetch failed."""
+    failed: List[str] = []
     for kernel in kernels:
         if proc.cancelled():
-            return
+            break
         try:
-            fetch_ahead(kernel, cache, exp, roles, wrapper_src)
+            fetch_ahead(kernel, cache, exp, roles, wrapper_src, artifacts)
         except (BenchError, OSError) as exc:
             say("build", f"fetching ahead for {kernel.name} stopped "
                          f"({exc}); its own build comes back to it")
+            failed.append(kernel.name)
+    return failed
 
 
 def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
@@ -266,10 +271,12 @@ def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
 
     resolved = False
     kernel_order = build_order(kernels_)
+    artifacts = Artifacts()
     # a daemon: a run that ends (or is interrupted) does not wait for it
     threading.Thread(target=fetch_kernels_ahead, name="fetch-ahead",
                      args=(kernel_order[1:], cache, exp, roles,
-                           matrix.wrapper_src), daemon=True).start()
+                           matrix.wrapper_src, artifacts),
+                     daemon=True).start()
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs)
     try:
         futures = []
@@ -277,7 +284,8 @@ def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
             with slots:
                 try:
                     prep = prepare(kernel, cache, exp, roles,
-                                   matrix.wrapper_src, extras)
+                                   matrix.wrapper_src, extras,
+                                   artifacts=artifacts)
                 except OSError as exc:
                     say("build", f"ERROR: {kernel.name}: "
                                  f"{host_cause(exc)}")

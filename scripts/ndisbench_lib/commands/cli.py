@@ -55,6 +55,14 @@ def cmd_build(args: argparse.Namespace) -> int:
                               _names(args.kernel), args.arch)
     cache = Cache(paths.cache_root())
     what = args.what
+    if what == "fetch":
+        failed_names = runner.fetch_kernels_ahead(
+            runner.build_order(selected), cache, exp,
+            list(exp.module_names), None)
+        say("build", f"fetched, cache {cache.root}" if not failed_names
+            else f"{len(failed_names)} kernel(s) failed to fetch: "
+                 f"{', '.join(failed_names)}")
+        return 1 if failed_names else 0
     failed = 0
     if what in ("agent", "all"):
         build_agent()
@@ -421,7 +429,11 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("build", help="build kernels, modules, agent and "
                                      "initramfs into the cache")
     p.add_argument("what", nargs="?", default="all",
-                   choices=("all", "kernels", "agent", "qemu", "fixtures"))
+                   choices=("all", "kernels", "agent", "qemu", "fixtures",
+                            "fetch"),
+                   help="fetch: only what the kernels need from the "
+                        "network (Debian's kernel packages, the suites' "
+                        "build chroots), building nothing")
     p.add_argument("--kernel", action="extend", nargs="+", metavar="K")
     p.add_argument("--arch", metavar="A", help=ARCH_HELP)
     p.set_defaults(func=cmd_build)

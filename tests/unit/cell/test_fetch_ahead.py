@@ -59,6 +59,44 @@ class FetchAheadTest(unittest.TestCase):
                                     pathlib.Path("/tree")), (1, 1))
 
 
+class ArtifactsTest(unittest.TestCase):
+    def test_one_resolution_per_kernel_for_both_threads(self):
+        calls = []
+        gate = threading.Event()
+
+        def artifact(kernel, cache):
+            calls.append(kernel.name)
+            gate.wait(5)
+            return f"art-{kernel.name}"
+
+        arts = plan.Artifacts()
+        got = []
+        with mock.patch.object(plan, "kernel_artifact", artifact):
+            other = threading.Thread(target=lambda: got.append(
+                arts.get(KERNELS["debian-5.10"], None)))
+            other.start()
+            gate.set()
+            got.append(arts.get(KERNELS["debian-5.10"], None))
+            other.join(5)
+        self.assertEqual(calls, ["debian-5.10"])
+        self.assertEqual(got, ["art-debian-5.10"] * 2)
+
+    def test_a_failure_is_not_kept(self):
+        results = [BenchError("mirror gone"), "art"]
+
+        def artifact(kernel, cache):
+            r = results.pop(0)
+            if isinstance(r, Exception):
+                raise r
+            return r
+
+        arts = plan.Artifacts()
+        with mock.patch.object(plan, "kernel_artifact", artifact):
+            with self.assertRaises(BenchError):
+                arts.get(KERNELS["debian-sid"], None)
+            self.assertEqual(arts.get(KERNELS["debian-sid"], None), "art")
+
+
 class RunnerFetchesAheadTest(unittest.TestCase):
     def test_later_kernels_fetch_while_the_first_builds(self):
         ks = [KERNELS[n] for n in ("debian-6.1", "debian-5.10",

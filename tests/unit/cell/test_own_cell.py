@@ -122,7 +122,7 @@ class RunnerTest(unittest.TestCase):
 
         built = []
 
-        def prepare(kernel, cache, exp, roles, src=None, extras=()):
+        def prepare(kernel, cache, exp, roles, src=None, extras=(), **kw):
             built.append((kernel.name, list(roles), list(extras)))
             return cell.plan.Prepared(kernel)
 

@@ -1,15 +1,18 @@
 """Where the test command's time went: every stage's wall time with its
 counts, and the build steps that took longest (they overlap the stages'
 cells, so they are listed apart, not summed)."""
+import argparse
 import contextlib
 import io
+import subprocess
 import unittest
 from unittest import mock
 
 import helpers  # noqa: F401  (import path)
 
-from ndisbench_lib import progress
-from ndisbench_lib.commands import selftest
+from ndisbench_lib import devices, kernels, progress
+from ndisbench_lib.cell import runner
+from ndisbench_lib.commands import cli, selftest
 from ndisbench_lib.errors import BenchError
 
 
@@ -66,6 +69,87 @@ class StageTableTest(unittest.TestCase):
             [selftest.StageTime("unit", 1, 0, 1.0)], [])
         self.assertEqual(lines[-1], "total               1       0       "
                                     "1.0s")
+
+
+
+class FetchBeforeE2eTest(unittest.TestCase):
+    """The e2e kernels' downloads and chroots start with the test command,
+    in a process of their own, beside the CPU-bound stages before e2e."""
+
+    def matrix(self, *names):
+        exp = kernels.load_expectations()
+        ks = {k.name: k for k in kernels.load_kernels()}
+        return runner.Matrix([ks[n] for n in names],
+                             devices.select(["none"], None), ["load"], exp)
+
+    def test_started_before_the_first_stage_and_reaped_after_the_last(self):
+        events = []
+
+        class Fetch:
+            def __init__(self, argv, **kw):
+                events.append(("fetch", argv[2:]))
+
+            def wait(self, timeout=None):
+                events.append(("reaped", timeout))
+
+        def stage(name, what, run):
+            events.append(name)
+            return selftest.StageTime(name, 1, 0, 0.0)
+
+        matrix = self.matrix("src-6.1", "debian-5.10", "debian-6.1")
+        with mock.patch.object(selftest, "stage", stage), \
+                mock.patch.object(selftest.subprocess, "Popen", Fetch), \
+                contextlib.redirect_stdout(io.StringIO()):
+            selftest.run_tests(lambda: matrix, argparse.Namespace())
+        self.assertEqual(events[0], ("fetch", ["build", "fetch", "--kernel",
+                                               "debian-5.10", "debian-6.1"]))
+        self.assertEqual(events[1], "unit")
+        self.assertEqual(events[-1], ("reaped", selftest.FETCH_TIMEOUT))
+
+    def test_no_debian_kernel_no_fetch(self):
+        with mock.patch.object(selftest.subprocess, "Popen") as popen:
+            self.assertIsNone(selftest.fetch_e2e_ahead(
+                lambda: self.matrix("src-6.1")))
+        popen.assert_not_called()
+
+    def test_a_matrix_that_cannot_be_made_fetches_nothing(self):
+        def bad():
+            raise BenchError("kernels.toml: bad entry")
+        with mock.patch.object(selftest.subprocess, "Popen") as popen:
+            self.assertIsNone(selftest.fetch_e2e_ahead(bad))
+        popen.assert_not_called()
+
+    def test_an_interrupted_test_command_stops_the_fetch(self):
+        fetch = mock.Mock()
+        fetch.wait.side_effect = [subprocess.TimeoutExpired("f", 5), 0]
+
+        def stage(name, what, run):
+            raise KeyboardInterrupt
+
+        with mock.patch.object(selftest, "stage", stage), \
+                mock.patch.object(selftest, "fetch_e2e_ahead",
+                                  lambda m: fetch), \
+                self.assertRaises(KeyboardInterrupt):
+            selftest.run_tests(lambda: None, argparse.Namespace())
+        fetch.kill.assert_called_once_with()
+
+
+class BuildFetchTest(unittest.TestCase):
+    def test_build_fetch_fetches_in_build_order_and_fails_on_a_failure(self):
+        calls = []
+
+        def fetch(order, cache, exp, roles, src):
+            calls.append(([k.name for k in order], sorted(roles), src))
+            return ["debian-sid"]
+
+        args = cli.parser().parse_args(["build", "fetch", "--kernel",
+                                        "src-6.1", "debian-sid"])
+        with mock.patch.object(cli.runner, "fetch_kernels_ahead", fetch), \
+                mock.patch.object(cli, "say", lambda *a: None):
+            self.assertEqual(args.func(args), 1)
+        exp = kernels.load_expectations()
+        self.assertEqual(calls, [(["debian-sid", "src-6.1"],
+                                  sorted(exp.module_names), None)])
 
 
 if __name__ == "__main__":
