@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wrapper/driver/ntos_dispatch.h built as the kernel builds it
+ * (-nostdinc, kmock's headers, whose wait queue really sleeps), behind
+ * kntos.h's plain entry points. The lock and wait queue are the ones
+ * ntos_sync.c defines in the module.
+ */
+#include "ntos_dispatch.h"
+#include "kntos.h"
+
+DEFINE_SPINLOCK(win_dispatch_lock);
+DECLARE_WAIT_QUEUE_HEAD(win_dispatch_wq);
+
+static_assert(sizeof(struct kd_obj) >= sizeof(struct win_kmutex));
+static_assert(sizeof(struct kd_obj) >= sizeof(struct win_ksemaphore));
+static_assert(KD_STATUS_TIMEOUT == STATUS_TIMEOUT);
+static_assert(KD_STATUS_MUTANT_NOT_OWNED == (int)STATUS_MUTANT_NOT_OWNED);
+static_assert(KD_STATUS_SEMAPHORE_LIMIT_EXCEEDED ==
+	      (int)STATUS_SEMAPHORE_LIMIT_EXCEEDED);
+
+void kd_KeInitializeEvent(struct kd_obj *o, int synchronization, int state)
+{
+	win_dispatch_init_event((struct win_kevent *)o,
+				synchronization ? WIN_SYNCHRONIZATION_EVENT :
+						  WIN_NOTIFICATION_EVENT,
+				state);
+}
+
+int kd_KeSetEvent(struct kd_obj *o)
+{
+	return win_dispatch_set_event((struct win_kevent *)o);
+}
+
+int kd_KeResetEvent(struct kd_obj *o)
+{
+	return win_dispatch_reset_event((struct win_kevent *)o);
+}
+
+int kd_KeReadState(struct kd_obj *o)
+{
+	return ((struct win_dispatcher_header *)o)->signal_state;
+}
+
+void kd_KeInitializeMutex(struct kd_obj *o)
+{
+	win_dispatch_init_mutex((struct win_kmutex *)o);
+}
+
+int kd_KeReleaseMutex(struct kd_obj *o, void *thread)
+{
+	return win_dispatch_release_mutex((struct win_kmutex *)o, thread);
+}
+
+void *kd_mutex_owner(struct kd_obj *o)
+{
+	return ((struct win_kmutex *)o)->owner_thread;
+}
+
+void kd_KeInitializeSemaphore(struct kd_obj *o, int count, int limit)
+{
+	win_dispatch_init_semaphore((struct win_ksemaphore *)o, count, limit);
+}
+
+int kd_KeReleaseSemaphore(struct kd_obj *o, int adjustment)
+{
+	return win_dispatch_release_semaphore((struct win_ksemaphore *)o,
+					      adjustment);
+}
+
+int kd_KeWaitForMultipleObjects(struct kd_obj **objs, unsigned int count,
+				int wait_all, void *thread, long timeout_ms)
+{
+	struct win_dispatch_wait w = {
+		.objs = (struct win_dispatcher_header **)objs,
+		.count = count,
+		.wait_type = wait_all ? WIN_WAIT_ALL : WIN_WAIT_ANY,
+		.thread = thread,
+	};
+
+	return win_dispatch_wait(&w, timeout_ms < 0 ? MAX_SCHEDULE_TIMEOUT :
+				 timeout_ms * KMOCK_HZ / 1000);
+}
+
+long long kd_timeout_ms(long long t100, long long now)
+{
+	return win_dispatch_timeout_ms(t100, now);
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The wrapper's ntoskrnl.exe logic that needs no kernel
+ * (wrapper/driver/ntos_*.h) as kntos.c builds it against kmock, behind
+ * plain entry points named after the exports they carry: test programs
+ * built with libc call them from real threads.
+ */
+#ifndef NDIS_KNTOS_H
+#define NDIS_KNTOS_H
+
+/* Room for any dispatcher object (KEVENT, KMUTEX, KSEMAPHORE). */
+struct kd_obj {
+	unsigned long long q[8];
+};
+
+#define KD_STATUS_TIMEOUT			0x102
+#define KD_STATUS_MUTANT_NOT_OWNED		((int)0xC0000046)
+#define KD_STATUS_SEMAPHORE_LIMIT_EXCEEDED	((int)0xC0000047)
+
+void kd_KeInitializeEvent(struct kd_obj *o, int synchronization, int state);
+int kd_KeSetEvent(struct kd_obj *o);
+int kd_KeResetEvent(struct kd_obj *o);
+int kd_KeReadState(struct kd_obj *o);
+void kd_KeInitializeMutex(struct kd_obj *o);
+int kd_KeReleaseMutex(struct kd_obj *o, void *thread);
+void *kd_mutex_owner(struct kd_obj *o);
+void kd_KeInitializeSemaphore(struct kd_obj *o, int count, int limit);
+int kd_KeReleaseSemaphore(struct kd_obj *o, int adjustment);
+/* A wait by @thread: timeout_ms < 0 waits forever. Its NTSTATUS. */
+int kd_KeWaitForMultipleObjects(struct kd_obj **objs, unsigned int count,
+				int wait_all, void *thread, long timeout_ms);
+/* A wait's timeout in 100 ns units as milliseconds (-1: passed). */
+long long kd_timeout_ms(long long t100, long long now);
+
+#endif

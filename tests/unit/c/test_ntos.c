@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of ntoskrnl.exe's dispatcher objects (wrapper/driver/
+ * ntos_dispatch.h, behind KeSetEvent, KeWaitForMultipleObjects, ...),
+ * built -nostdinc against kmock by kntos.c. The waits really sleep:
+ * another thread signals, and the timeouts are measured.
+ */
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kntos.h"
+#include "tap.h"
+
+static int thread_a, thread_b;	/* two "threads" (KTHREAD addresses) */
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* What another context does after a delay. */
+struct later {
+	int delay_ms;
+	void (*act)(struct later *l);
+	struct kd_obj *obj;
+	int arg;
+	int ret;
+	pthread_t tid;
+};
+
+static void *later_run(void *arg)
+{
+	struct later *l = arg;
+
+	usleep(l->delay_ms * 1000);
+	l->act(l);
+	return NULL;
+}
+
+static void later_start(struct later *l)
+{
+	pthread_create(&l->tid, NULL, later_run, l);
+}
+
+static void later_join(struct later *l)
+{
+	pthread_join(l->tid, NULL);
+}
+
+static void act_set(struct later *l)
+{
+	l->ret = kd_KeSetEvent(l->obj);
+}
+
+static void act_release_mutex(struct later *l)
+{
+	l->ret = kd_KeReleaseMutex(l->obj, &thread_b);
+}
+
+static void act_release_semaphore(struct later *l)
+{
+	l->ret = kd_KeReleaseSemaphore(l->obj, l->arg);
+}
+
+static int wait1(struct kd_obj *o, void *thread, long timeout_ms)
+{
+	return kd_KeWaitForMultipleObjects(&o, 1, 0, thread, timeout_ms);
+}
+
+/* -- events --------------------------------------------------------------- */
+
+static void test_event_state(void)
+{
+	struct kd_obj ev;
+
+	kd_KeInitializeEvent(&ev, 0, 0);
+	CHECK(kd_KeReadState(&ev) == 0);
+	CHECK(kd_KeSetEvent(&ev) == 0);		/* previous state */
+	CHECK(kd_KeReadState(&ev) == 1);
+	CHECK(kd_KeSetEvent(&ev) == 1);
+	CHECK(kd_KeResetEvent(&ev) == 1);
+	CHECK(kd_KeReadState(&ev) == 0);
+	kd_KeInitializeEvent(&ev, 1, 1);
+	CHECK(kd_KeReadState(&ev) == 1);
+}
+
+/* A notification event stays set for every waiter; a synchronization
+ * event is taken by the one wait it satisfies. */
+static void test_event_consumed(void)
+{
+	struct kd_obj ev;
+
+	kd_KeInitializeEvent(&ev, 0, 1);
+	CHECK(wait1(&ev, &thread_a, 0) == 0);
+	CHECK(wait1(&ev, &thread_a, 0) == 0);
+	CHECK(kd_KeReadState(&ev) == 1);
+	kd_KeInitializeEvent(&ev, 1, 1);
+	CHECK(wait1(&ev, &thread_a, 0) == 0);
+	CHECK(kd_KeReadState(&ev) == 0);
+	CHECK(wait1(&ev, &thread_a, 0) == KD_STATUS_TIMEOUT);
+}
+
+static void test_event_wait_signalled(void)
+{
+	struct later l = { .delay_ms = 100, .act = act_set };
+	struct kd_obj ev;
+	long long t0, took;
+	int st;
+
+	kd_KeInitializeEvent(&ev, 1, 0);
+	l.obj = &ev;
+	t0 = now_ms();
+	later_start(&l);
+	st = wait1(&ev, &thread_a, -1);
+	took = now_ms() - t0;
+	later_join(&l);
+	CHECK(st == 0);
+	if (took < 90 || took > 2000)
+		printf("#   the wait took %lld ms, the set came at 100\n", took);
+	CHECK(took >= 90 && took < 2000);
+	CHECK(kd_KeReadState(&ev) == 0);	/* consumed by the wait */
+}
+
+static void test_event_wait_timeout(void)
+{
+	struct kd_obj ev;
+	long long t0, took;
+
+	kd_KeInitializeEvent(&ev, 0, 0);
+	t0 = now_ms();
+	CHECK(wait1(&ev, &thread_a, 150) == KD_STATUS_TIMEOUT);
+	took = now_ms() - t0;
+	if (took < 150 || took > 2000)
+		printf("#   a 150 ms timeout took %lld ms\n", took);
+	CHECK(took >= 150 && took < 2000);
+}
+
+/* -- mutexes -------------------------------------------------------------- */
+
+static void test_mutex_recursive(void)
+{
+	struct kd_obj m;
+
+	kd_KeInitializeMutex(&m);
+	CHECK(kd_KeReadState(&m) == 1);
+	CHECK(wait1(&m, &thread_a, 0) == 0);
+	CHECK(kd_mutex_owner(&m) == &thread_a);
+	CHECK(wait1(&m, &thread_a, 0) == 0);	/* the owner again */
+	CHECK(kd_KeReadState(&m) == -1);
+	CHECK(wait1(&m, &thread_b, 0) == KD_STATUS_TIMEOUT);
+	/* only the owner releases */
+	CHECK(kd_KeReleaseMutex(&m, &thread_b) == KD_STATUS_MUTANT_NOT_OWNED);
+	CHECK(kd_KeReadState(&m) == -1);
+	CHECK(kd_KeReleaseMutex(&m, &thread_a) == -1);
+	CHECK(kd_mutex_owner(&m) == &thread_a);
+	CHECK(kd_KeReleaseMutex(&m, &thread_a) == 0);
+	CHECK(kd_KeReadState(&m) == 1);
+	CHECK(kd_mutex_owner(&m) == NULL);
+	CHECK(kd_KeReleaseMutex(&m, &thread_a) == KD_STATUS_MUTANT_NOT_OWNED);
+}
+
+static void test_mutex_wait_released(void)
+{
+	struct later l = { .delay_ms = 100, .act = act_release_mutex };
+	struct kd_obj m;
+	long long t0, took;
+	int st;
+
+	kd_KeInitializeMutex(&m);
+	CHECK(wait1(&m, &thread_b, 0) == 0);
+	l.obj = &m;
+	t0 = now_ms();
+	later_start(&l);
+	st = wait1(&m, &thread_a, 2000);
+	took = now_ms() - t0;
+	later_join(&l);
+	CHECK(l.ret == 0);
+	CHECK(st == 0);
+	CHECK(took >= 90 && took < 2000);
+	CHECK(kd_mutex_owner(&m) == &thread_a);
+}
+
+/* -- semaphores ----------------------------------------------------------- */
+
+static void test_semaphore_count(void)
+{
+	struct kd_obj s;
+
+	kd_KeInitializeSemaphore(&s, 2, 3);
+	CHECK(wait1(&s, &thread_a, 0) == 0);
+	CHECK(wait1(&s, &thread_b, 0) == 0);
+	CHECK(kd_KeReadState(&s) == 0);
+	CHECK(wait1(&s, &thread_a, 0) == KD_STATUS_TIMEOUT);
+	CHECK(kd_KeReleaseSemaphore(&s, 3) == 0);
+	CHECK(kd_KeReadState(&s) == 3);
+	CHECK(kd_KeReleaseSemaphore(&s, 1) ==
+	      KD_STATUS_SEMAPHORE_LIMIT_EXCEEDED);
+	CHECK(kd_KeReadState(&s) == 3);
+	CHECK(kd_KeReleaseSemaphore(&s, 0) ==
+	      KD_STATUS_SEMAPHORE_LIMIT_EXCEEDED);
+}
+
+static void test_semaphore_wait_released(void)
+{
+	struct later l = { .delay_ms = 100, .act = act_release_semaphore,
+			   .arg = 1 };
+	struct kd_obj s;
+	long long t0, took;
+	int st;
+
+	kd_KeInitializeSemaphore(&s, 0, 1);
+	l.obj = &s;
+	t0 = now_ms();
+	later_start(&l);
+	st = wait1(&s, &thread_a, 2000);
+	took = now_ms() - t0;
+	later_join(&l);
+	CHECK(st == 0);
+	CHECK(took >= 90 && took < 2000);
+	CHECK(kd_KeReadState(&s) == 0);
+}
+
+/* -- several objects ------------------------------------------------------ */
+
+static void test_wait_any(void)
+{
+	struct later l = { .delay_ms = 100, .act = act_set };
+	struct kd_obj e0, e1, e2;
+	struct kd_obj *objs[3] = { &e0, &e1, &e2 };
+	int st;
+
+	kd_KeInitializeEvent(&e0, 1, 0);
+	kd_KeInitializeEvent(&e1, 1, 1);
+	kd_KeInitializeEvent(&e2, 1, 1);
+	/* the lowest signalled index, and only it is consumed */
+	CHECK(kd_KeWaitForMultipleObjects(objs, 3, 0, &thread_a, 0) == 1);
+	CHECK(kd_KeReadState(&e1) == 0);
+	CHECK(kd_KeReadState(&e2) == 1);
+	CHECK(kd_KeWaitForMultipleObjects(objs, 3, 0, &thread_a, 0) == 2);
+	CHECK(kd_KeWaitForMultipleObjects(objs, 3, 0, &thread_a, 50) ==
+	      KD_STATUS_TIMEOUT);
+	l.obj = &e0;
+	later_start(&l);
+	st = kd_KeWaitForMultipleObjects(objs, 3, 0, &thread_a, 2000);
+	later_join(&l);
+	CHECK(st == 0);
+}
+
+static void test_wait_all(void)
+{
+	struct later l = { .delay_ms = 100, .act = act_set };
+	struct kd_obj ev, sem;
+	struct kd_obj *objs[2] = { &ev, &sem };
+	long long t0, took;
+	int st;
+
+	kd_KeInitializeEvent(&ev, 1, 0);
+	kd_KeInitializeSemaphore(&sem, 1, 1);
+	/* one of two ready: nothing is taken */
+	CHECK(kd_KeWaitForMultipleObjects(objs, 2, 1, &thread_a, 0) ==
+	      KD_STATUS_TIMEOUT);
+	CHECK(kd_KeReadState(&sem) == 1);
+	l.obj = &ev;
+	t0 = now_ms();
+	later_start(&l);
+	st = kd_KeWaitForMultipleObjects(objs, 2, 1, &thread_a, 2000);
+	took = now_ms() - t0;
+	later_join(&l);
+	CHECK(st == 0);
+	CHECK(took >= 90 && took < 2000);
+	CHECK(kd_KeReadState(&ev) == 0);
+	CHECK(kd_KeReadState(&sem) == 0);
+}
+
+/* -- timeouts ------------------------------------------------------------- */
+
+static void test_timeout_units(void)
+{
+	CHECK(kd_timeout_ms(0, 0) == -1);		/* poll */
+	CHECK(kd_timeout_ms(-10000, 0) == 1);		/* 1 ms relative */
+	CHECK(kd_timeout_ms(-10001, 0) == 2);		/* rounded up */
+	CHECK(kd_timeout_ms(-1, 0) == 1);
+	/* absolute: 5 ms after now, and one already past */
+	CHECK(kd_timeout_ms(1000050000LL, 1000000000LL) == 5);
+	CHECK(kd_timeout_ms(999999999LL, 1000000000LL) == -1);
+}
+
+int main(void)
+{
+	TEST(test_event_state);
+	TEST(test_event_consumed);
+	TEST(test_event_wait_signalled);
+	TEST(test_event_wait_timeout);
+	TEST(test_mutex_recursive);
+	TEST(test_mutex_wait_released);
+	TEST(test_semaphore_count);
+	TEST(test_semaphore_wait_released);
+	TEST(test_wait_any);
+	TEST(test_wait_all);
+	TEST(test_timeout_units);
+	return tap_done();
+}
