@@ -26,6 +26,7 @@
 #ifndef NDIS_NTOS_DISPATCH_H
 #define NDIS_NTOS_DISPATCH_H
 
+#include <linux/math64.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/wait.h>
@@ -304,7 +305,7 @@ static inline s64 win_dispatch_timeout_ms(s64 t100, s64 now)
 		t100 = now - t100;
 	if (t100 >= 0)
 		return -1;
-	return (-t100 + 9999) / 10000;
+	return div_u64((u64)-t100 + 9999, 10000);
 }
 
 #endif /* NDIS_NTOS_DISPATCH_H */

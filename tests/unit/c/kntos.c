@@ -6,6 +6,7 @@
  * ntos_sync.c defines in the module.
  */
 #include "ntos_dispatch.h"
+#include "ntos_list.h"
 #include "kntos.h"
 
 DEFINE_SPINLOCK(win_dispatch_lock);
@@ -84,4 +85,76 @@ int kd_KeWaitForMultipleObjects(struct kd_obj **objs, unsigned int count,
 long long kd_timeout_ms(long long t100, long long now)
 {
 	return win_dispatch_timeout_ms(t100, now);
+}
+
+static_assert(sizeof(struct kd_list_entry) == sizeof(struct win_list_entry));
+static_assert(sizeof(struct kd_slist_header) == sizeof(struct win_slist_header));
+
+struct kd_list_entry *kd_ExInterlockedInsertHeadList(struct kd_list_entry *h,
+						     struct kd_list_entry *e)
+{
+	return (struct kd_list_entry *)win_list_insert_head(
+		(struct win_list_entry *)h, (struct win_list_entry *)e);
+}
+
+struct kd_list_entry *kd_ExInterlockedInsertTailList(struct kd_list_entry *h,
+						     struct kd_list_entry *e)
+{
+	return (struct kd_list_entry *)win_list_insert_tail(
+		(struct win_list_entry *)h, (struct win_list_entry *)e);
+}
+
+struct kd_list_entry *kd_ExInterlockedRemoveHeadList(struct kd_list_entry *h)
+{
+	return (struct kd_list_entry *)win_list_remove_head(
+		(struct win_list_entry *)h);
+}
+
+struct kd_list_entry *kd_ExInterlockedRemoveTailList(struct kd_list_entry *h)
+{
+	return (struct kd_list_entry *)win_list_remove_tail(
+		(struct win_list_entry *)h);
+}
+
+struct kd_slist_entry *kd_InterlockedPushEntrySList(struct kd_slist_header *h,
+						    struct kd_slist_entry *e)
+{
+	return (struct kd_slist_entry *)win_slist_push(
+		(struct win_slist_header *)h, (struct win_slist_entry *)e);
+}
+
+struct kd_slist_entry *kd_InterlockedPopEntrySList(struct kd_slist_header *h)
+{
+	return (struct kd_slist_entry *)win_slist_pop(
+		(struct win_slist_header *)h);
+}
+
+unsigned short kd_ExQueryDepthSList(struct kd_slist_header *h)
+{
+	return win_slist_depth((struct win_slist_header *)h);
+}
+
+int kd_InterlockedIncrement(int *v)
+{
+	return win_interlocked_add(v, 1);
+}
+
+int kd_InterlockedDecrement(int *v)
+{
+	return win_interlocked_add(v, -1);
+}
+
+int kd_InterlockedExchange(int *v, int n)
+{
+	return win_interlocked_exchange(v, n);
+}
+
+int kd_InterlockedCompareExchange(int *v, int exchange, int comparand)
+{
+	return win_interlocked_cmpxchg(v, exchange, comparand);
+}
+
+void kd_ExInterlockedAddLargeStatistic(long long *v, unsigned int inc)
+{
+	win_interlocked_add64(v, inc);
 }

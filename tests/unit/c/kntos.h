@@ -32,4 +32,33 @@ int kd_KeWaitForMultipleObjects(struct kd_obj **objs, unsigned int count,
 /* A wait's timeout in 100 ns units as milliseconds (-1: passed). */
 long long kd_timeout_ms(long long t100, long long now);
 
+/* ntos_list.h: LIST_ENTRY and SList operations, Interlocked* counters */
+struct kd_list_entry {
+	struct kd_list_entry *flink, *blink;
+};
+
+struct kd_slist_entry {
+	struct kd_slist_entry *next;
+} __attribute__((aligned(16)));
+
+struct kd_slist_header {
+	unsigned long long words[2];
+};
+
+struct kd_list_entry *kd_ExInterlockedInsertHeadList(struct kd_list_entry *h,
+						     struct kd_list_entry *e);
+struct kd_list_entry *kd_ExInterlockedInsertTailList(struct kd_list_entry *h,
+						     struct kd_list_entry *e);
+struct kd_list_entry *kd_ExInterlockedRemoveHeadList(struct kd_list_entry *h);
+struct kd_list_entry *kd_ExInterlockedRemoveTailList(struct kd_list_entry *h);
+struct kd_slist_entry *kd_InterlockedPushEntrySList(struct kd_slist_header *h,
+						    struct kd_slist_entry *e);
+struct kd_slist_entry *kd_InterlockedPopEntrySList(struct kd_slist_header *h);
+unsigned short kd_ExQueryDepthSList(struct kd_slist_header *h);
+int kd_InterlockedIncrement(int *v);
+int kd_InterlockedDecrement(int *v);
+int kd_InterlockedExchange(int *v, int n);
+int kd_InterlockedCompareExchange(int *v, int exchange, int comparand);
+void kd_ExInterlockedAddLargeStatistic(long long *v, unsigned int inc);
+
 #endif

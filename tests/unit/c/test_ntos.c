@@ -289,6 +289,94 @@ static void test_timeout_units(void)
 	CHECK(kd_timeout_ms(999999999LL, 1000000000LL) == -1);
 }
 
+/* -- lists and counters -------------------------------------------------- */
+
+static void test_lists(void)
+{
+	struct kd_list_entry head = { &head, &head }, a, b, c;
+
+	CHECK(kd_ExInterlockedRemoveHeadList(&head) == NULL);
+	CHECK(kd_ExInterlockedRemoveTailList(&head) == NULL);
+	CHECK(kd_ExInterlockedInsertHeadList(&head, &b) == NULL);
+	CHECK(kd_ExInterlockedInsertHeadList(&head, &a) == &b);
+	CHECK(kd_ExInterlockedInsertTailList(&head, &c) == &b);
+	/* a b c, both directions */
+	CHECK(head.flink == &a && a.flink == &b && b.flink == &c &&
+	      c.flink == &head);
+	CHECK(head.blink == &c && c.blink == &b && b.blink == &a &&
+	      a.blink == &head);
+	CHECK(kd_ExInterlockedRemoveTailList(&head) == &c);
+	CHECK(kd_ExInterlockedRemoveHeadList(&head) == &a);
+	CHECK(kd_ExInterlockedRemoveHeadList(&head) == &b);
+	CHECK(head.flink == &head && head.blink == &head);
+}
+
+static void test_slist(void)
+{
+	struct kd_slist_header h = { { 0, 0 } };	/* InitializeSListHead */
+	struct kd_slist_entry e[3];
+
+	CHECK(kd_InterlockedPopEntrySList(&h) == NULL);
+	CHECK(kd_ExQueryDepthSList(&h) == 0);
+	CHECK(kd_InterlockedPushEntrySList(&h, &e[0]) == NULL);
+	CHECK(kd_InterlockedPushEntrySList(&h, &e[1]) == &e[0]);
+	CHECK(kd_InterlockedPushEntrySList(&h, &e[2]) == &e[1]);
+	CHECK(kd_ExQueryDepthSList(&h) == 3);
+	/* where the WDK's inline ExQueryDepthSList reads it (amd64: the low
+	 * 16 bits of the first quadword), and the first entry's address
+	 * (Header16.NextEntry, bits 4-63 of the second) */
+	CHECK((unsigned short)h.words[0] == 3);
+	CHECK((h.words[1] & ~15ULL) == (unsigned long long)(unsigned long)&e[2]);
+	CHECK(h.words[1] & 1);				/* HeaderType */
+	CHECK(kd_InterlockedPopEntrySList(&h) == &e[2]);
+	CHECK(kd_InterlockedPopEntrySList(&h) == &e[1]);
+	CHECK(kd_ExQueryDepthSList(&h) == 1);
+	CHECK(kd_InterlockedPopEntrySList(&h) == &e[0]);
+	CHECK(kd_InterlockedPopEntrySList(&h) == NULL);
+	CHECK(kd_ExQueryDepthSList(&h) == 0);
+}
+
+struct counter_run {
+	int *v;
+	long long *big;
+	pthread_t tid;
+};
+
+static void *count_up(void *arg)
+{
+	struct counter_run *r = arg;
+	int i;
+
+	for (i = 0; i < 100000; i++) {
+		kd_InterlockedIncrement(r->v);
+		kd_ExInterlockedAddLargeStatistic(r->big, 3);
+	}
+	return NULL;
+}
+
+static void test_counters(void)
+{
+	long long big = 0x7fffffffLL;
+	struct counter_run r[2];
+	int v = 0, i;
+
+	for (i = 0; i < 2; i++) {
+		r[i].v = &v;
+		r[i].big = &big;
+		pthread_create(&r[i].tid, NULL, count_up, &r[i]);
+	}
+	for (i = 0; i < 2; i++)
+		pthread_join(r[i].tid, NULL);
+	CHECK(v == 200000);
+	CHECK(big == 0x7fffffffLL + 600000);
+	CHECK(kd_InterlockedDecrement(&v) == 199999);	/* the new value */
+	CHECK(kd_InterlockedExchange(&v, 5) == 199999);	/* the old one */
+	CHECK(kd_InterlockedCompareExchange(&v, 7, 4) == 5);	/* no match */
+	CHECK(v == 5);
+	CHECK(kd_InterlockedCompareExchange(&v, 7, 5) == 5);
+	CHECK(v == 7);
+}
+
 int main(void)
 {
 	TEST(test_event_state);
@@ -302,5 +390,8 @@ int main(void)
 	TEST(test_wait_any);
 	TEST(test_wait_all);
 	TEST(test_timeout_units);
+	TEST(test_lists);
+	TEST(test_slist);
+	TEST(test_counters);
 	return tap_done();
 }
