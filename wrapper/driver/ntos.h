@@ -23,4 +23,8 @@ u64 win_system_time(void);
  */
 bool win_timeout_jiffies(const s64 *timeout, long *jiffies);
 
+/* ntos_timer.c: a driver's unload stops and frees its KTIMERs' timers */
+struct ndis_driver;
+void win_timers_release(struct ndis_driver *drv);
+
 #endif /* NDIS_NTOS_H */

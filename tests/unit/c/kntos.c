@@ -7,6 +7,7 @@
  */
 #include "ntos_dispatch.h"
 #include "ntos_list.h"
+#include "ntos_timer.h"
 #include "kntos.h"
 
 DEFINE_SPINLOCK(win_dispatch_lock);
@@ -157,4 +158,85 @@ int kd_InterlockedCompareExchange(int *v, int exchange, int comparand)
 void kd_ExInterlockedAddLargeStatistic(long long *v, unsigned int inc)
 {
 	win_interlocked_add64(v, inc);
+}
+
+static struct win_list_entry kd_dpc_queue = { &kd_dpc_queue, &kd_dpc_queue };
+
+static_assert(sizeof(struct kd_obj) >= sizeof(struct win_ktimer));
+static_assert(sizeof(struct kd_obj) >= sizeof(struct win_kdpc));
+
+void kd_KeInitializeTimerEx(struct kd_obj *t, int synchronization)
+{
+	win_timer_init((struct win_ktimer *)t,
+		       synchronization ? WIN_SYNCHRONIZATION_TIMER_TYPE :
+					 WIN_NOTIFICATION_TIMER_TYPE);
+}
+
+int kd_KeSetTimerEx(struct kd_obj *t, unsigned long long due, int period,
+		    struct kd_obj *dpc)
+{
+	unsigned long flags;
+	int was;
+
+	spin_lock_irqsave(&win_dispatch_lock, flags);
+	was = win_timer_set((struct win_ktimer *)t, due, period,
+			    (struct win_kdpc *)dpc);
+	spin_unlock_irqrestore(&win_dispatch_lock, flags);
+	return was;
+}
+
+int kd_KeCancelTimer(struct kd_obj *t)
+{
+	unsigned long flags;
+	int was;
+
+	spin_lock_irqsave(&win_dispatch_lock, flags);
+	was = win_timer_cancel((struct win_ktimer *)t);
+	spin_unlock_irqrestore(&win_dispatch_lock, flags);
+	return was;
+}
+
+int kd_timer_expire(struct kd_obj *t, unsigned long long now, int *dpc_queued)
+{
+	unsigned long flags;
+	bool queued;
+	int period;
+
+	spin_lock_irqsave(&win_dispatch_lock, flags);
+	period = win_timer_expire((struct win_ktimer *)t, &kd_dpc_queue, now,
+				  &queued);
+	spin_unlock_irqrestore(&win_dispatch_lock, flags);
+	win_dispatch_wake();
+	*dpc_queued = queued;
+	return period;
+}
+
+void kd_KeInitializeDpc(struct kd_obj *dpc, void *routine, void *context)
+{
+	win_dpc_init((struct win_kdpc *)dpc, routine, context);
+}
+
+int kd_KeInsertQueueDpc(struct kd_obj *dpc, void *arg1, void *arg2)
+{
+	return win_dpc_insert(&kd_dpc_queue, (struct win_kdpc *)dpc, arg1,
+			      arg2);
+}
+
+int kd_KeRemoveQueueDpc(struct kd_obj *dpc)
+{
+	return win_dpc_remove((struct win_kdpc *)dpc);
+}
+
+struct kd_obj *kd_dpc_take(void **routine, void **context, void **arg1,
+			   void **arg2)
+{
+	struct win_kdpc *dpc = win_dpc_take(&kd_dpc_queue);
+
+	if (dpc) {
+		*routine = dpc->deferred_routine;
+		*context = dpc->deferred_context;
+		*arg1 = dpc->system_argument1;
+		*arg2 = dpc->system_argument2;
+	}
+	return (struct kd_obj *)dpc;
 }

@@ -61,4 +61,21 @@ int kd_InterlockedExchange(int *v, int n);
 int kd_InterlockedCompareExchange(int *v, int exchange, int comparand);
 void kd_ExInterlockedAddLargeStatistic(long long *v, unsigned int inc);
 
+/* ntos_timer.h: KTIMER and KDPC (struct kd_obj holds either); the DPC
+ * queue is kntos.c's own */
+void kd_KeInitializeTimerEx(struct kd_obj *t, int synchronization);
+int kd_KeSetTimerEx(struct kd_obj *t, unsigned long long due, int period,
+		    struct kd_obj *dpc);
+int kd_KeCancelTimer(struct kd_obj *t);
+/* The expiry at system time @now: the period to set it again for, and
+ * whether its DPC was queued now; waiters are woken. */
+int kd_timer_expire(struct kd_obj *t, unsigned long long now,
+		    int *dpc_queued);
+void kd_KeInitializeDpc(struct kd_obj *dpc, void *routine, void *context);
+int kd_KeInsertQueueDpc(struct kd_obj *dpc, void *arg1, void *arg2);
+int kd_KeRemoveQueueDpc(struct kd_obj *dpc);
+/* The next queued DPC, dequeued, and its routine's arguments. */
+struct kd_obj *kd_dpc_take(void **routine, void **context, void **arg1,
+			   void **arg2);
+
 #endif

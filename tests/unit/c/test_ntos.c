@@ -377,6 +377,124 @@ static void test_counters(void)
 	CHECK(v == 7);
 }
 
+/* -- DPCs and timers ----------------------------------------------------- */
+
+static int routine_a, routine_b, ctx_a, ctx_b;
+
+static void test_dpc_queue(void)
+{
+	struct kd_obj d1, d2;
+	void *routine, *context, *a1, *a2;
+
+	kd_KeInitializeDpc(&d1, &routine_a, &ctx_a);
+	kd_KeInitializeDpc(&d2, &routine_b, &ctx_b);
+	CHECK(kd_KeRemoveQueueDpc(&d1) == 0);
+	CHECK(kd_KeInsertQueueDpc(&d1, (void *)1, (void *)2) == 1);
+	/* queued already: not again, and its arguments stay */
+	CHECK(kd_KeInsertQueueDpc(&d1, (void *)3, (void *)4) == 0);
+	CHECK(kd_KeInsertQueueDpc(&d2, (void *)5, (void *)6) == 1);
+	CHECK(kd_KeRemoveQueueDpc(&d1) == 1);
+	CHECK(kd_KeRemoveQueueDpc(&d1) == 0);
+	CHECK(kd_KeInsertQueueDpc(&d1, (void *)7, (void *)8) == 1);
+	/* in order: d2, then d1 with its new arguments */
+	CHECK(kd_dpc_take(&routine, &context, &a1, &a2) == &d2);
+	CHECK(routine == &routine_b && context == &ctx_b);
+	CHECK(a1 == (void *)5 && a2 == (void *)6);
+	CHECK(kd_dpc_take(&routine, &context, &a1, &a2) == &d1);
+	CHECK(routine == &routine_a && context == &ctx_a);
+	CHECK(a1 == (void *)7 && a2 == (void *)8);
+	CHECK(kd_dpc_take(&routine, &context, &a1, &a2) == NULL);
+	/* taken: it may be queued again */
+	CHECK(kd_KeInsertQueueDpc(&d1, NULL, NULL) == 1);
+	CHECK(kd_dpc_take(&routine, &context, &a1, &a2) == &d1);
+}
+
+struct expire_later {
+	struct kd_obj *timer;
+	unsigned long long now;
+	int period, dpc_queued;
+	pthread_t tid;
+};
+
+static void *expire_run(void *arg)
+{
+	struct expire_later *e = arg;
+
+	usleep(100 * 1000);
+	e->period = kd_timer_expire(e->timer, e->now, &e->dpc_queued);
+	return NULL;
+}
+
+static void test_timer_one_shot(void)
+{
+	struct expire_later e = { .now = 0x123456789abcdefULL };
+	void *routine, *context, *a1, *a2;
+	struct kd_obj t, d;
+	long long t0, took;
+	int st;
+
+	kd_KeInitializeTimerEx(&t, 1);
+	kd_KeInitializeDpc(&d, &routine_a, &ctx_a);
+	CHECK(kd_KeReadState(&t) == 0);
+	CHECK(kd_KeSetTimerEx(&t, 1000, 0, &d) == 0);
+	CHECK(kd_KeSetTimerEx(&t, 1000, 0, &d) == 1);	/* was set */
+	/* a waiter returns when it expires (another thread) */
+	e.timer = &t;
+	t0 = now_ms();
+	pthread_create(&e.tid, NULL, expire_run, &e);
+	st = wait1(&t, &thread_a, 2000);
+	took = now_ms() - t0;
+	pthread_join(e.tid, NULL);
+	CHECK(st == 0);
+	CHECK(took >= 90 && took < 2000);
+	CHECK(e.period == 0 && e.dpc_queued == 1);
+	CHECK(kd_KeReadState(&t) == 0);	/* a synchronization timer */
+	/* its DPC, with the expiry's system time */
+	CHECK(kd_dpc_take(&routine, &context, &a1, &a2) == &d);
+	CHECK(a1 == (void *)(unsigned long)0x89abcdefU);
+	CHECK(a2 == (void *)(unsigned long)0x01234567U);
+	CHECK(kd_KeCancelTimer(&t) == 0);		/* expired: not set */
+	/* a notification timer stays signalled for every waiter */
+	kd_KeInitializeTimerEx(&t, 0);
+	kd_KeSetTimerEx(&t, 1000, 0, NULL);
+	kd_timer_expire(&t, 1, &e.dpc_queued);
+	CHECK(e.dpc_queued == 0);
+	CHECK(wait1(&t, &thread_a, 0) == 0);
+	CHECK(wait1(&t, &thread_b, 0) == 0);
+	CHECK(kd_KeReadState(&t) == 1);
+	/* set again: not signalled until it expires */
+	kd_KeSetTimerEx(&t, 1000, 0, NULL);
+	CHECK(kd_KeReadState(&t) == 0);
+	CHECK(wait1(&t, &thread_a, 50) == KD_STATUS_TIMEOUT);
+}
+
+static void test_timer_periodic_cancel(void)
+{
+	void *routine, *context, *a1, *a2;
+	struct kd_obj t, d;
+	int queued;
+
+	kd_KeInitializeTimerEx(&t, 0);
+	kd_KeInitializeDpc(&d, &routine_a, &ctx_a);
+	kd_KeSetTimerEx(&t, 1000, 250, &d);
+	CHECK(kd_timer_expire(&t, 1, &queued) == 250);
+	CHECK(queued == 1);
+	/* the DPC not run yet: the next expiry does not queue it twice */
+	CHECK(kd_timer_expire(&t, 2, &queued) == 250);
+	CHECK(queued == 0);
+	CHECK(kd_dpc_take(&routine, &context, &a1, &a2) == &d);
+	CHECK(kd_dpc_take(&routine, &context, &a1, &a2) == NULL);
+	CHECK(kd_KeCancelTimer(&t) == 1);
+	CHECK(kd_KeCancelTimer(&t) == 0);
+	/* an expiry racing the cancel does nothing */
+	kd_KeSetTimerEx(&t, 1000, 0, &d);
+	kd_KeCancelTimer(&t);
+	CHECK(kd_timer_expire(&t, 3, &queued) == 0);
+	CHECK(queued == 0);
+	CHECK(kd_KeReadState(&t) == 0);
+	CHECK(kd_dpc_take(&routine, &context, &a1, &a2) == NULL);
+}
+
 int main(void)
 {
 	TEST(test_event_state);
@@ -393,5 +511,8 @@ int main(void)
 	TEST(test_lists);
 	TEST(test_slist);
 	TEST(test_counters);
+	TEST(test_dpc_queue);
+	TEST(test_timer_one_shot);
+	TEST(test_timer_periodic_cancel);
 	return tap_done();
 }
