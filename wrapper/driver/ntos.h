@@ -27,4 +27,8 @@ bool win_timeout_jiffies(const s64 *timeout, long *jiffies);
 struct ndis_driver;
 void win_timers_release(struct ndis_driver *drv);
 
+/* ntos_thread.c: ZwClose of a handle PsCreateSystemThread gave (false:
+ * not one of those) */
+bool win_object_close(void *handle);
+
 #endif /* NDIS_NTOS_H */

@@ -36,6 +36,7 @@
 /* DISPATCHER_HEADER.Type (the WDK's KOBJECTS). */
 #define WIN_MUTANT_OBJECT		2
 #define WIN_SEMAPHORE_OBJECT		5
+#define WIN_THREAD_OBJECT		6
 #define WIN_NOTIFICATION_TIMER		8
 #define WIN_SYNCHRONIZATION_TIMER	9
 
@@ -122,6 +123,7 @@ static inline bool win_dispatch_known(const struct win_dispatcher_header *h)
 	case WIN_SEMAPHORE_OBJECT:
 	case WIN_NOTIFICATION_TIMER:
 	case WIN_SYNCHRONIZATION_TIMER:
+	case WIN_THREAD_OBJECT:
 		return true;
 	}
 	return false;

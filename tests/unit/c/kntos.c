@@ -8,6 +8,8 @@
 #include "ntos_dispatch.h"
 #include "ntos_list.h"
 #include "ntos_timer.h"
+#include "ntos_pool.h"
+#include "ntos_thread.h"
 #include "kntos.h"
 
 DEFINE_SPINLOCK(win_dispatch_lock);
@@ -239,4 +241,81 @@ struct kd_obj *kd_dpc_take(void **routine, void **context, void **arg1,
 		*arg2 = dpc->system_argument2;
 	}
 	return (struct kd_obj *)dpc;
+}
+
+static_assert(sizeof(struct kd_lookaside) >=
+	      sizeof(struct win_general_lookaside));
+static_assert(sizeof(struct kd_obj) >= sizeof(struct win_thread_object));
+
+void kd_ExInitializeNPagedLookasideList(struct kd_lookaside *l, void *allocate,
+					void *free, unsigned int size,
+					unsigned int tag, void *def_alloc,
+					void *def_free)
+{
+	win_lookaside_init((struct win_general_lookaside *)l, allocate, free,
+			   size, tag, def_alloc, def_free);
+}
+
+void *kd_lookaside_drain(struct kd_lookaside *l)
+{
+	return win_lookaside_drain((struct win_general_lookaside *)l);
+}
+
+void kd_PsCreateSystemThread(struct kd_obj *t)
+{
+	win_thread_object_init((struct win_thread_object *)t);
+}
+
+void kd_PsTerminateSystemThread(struct kd_obj *t, int status)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&win_dispatch_lock, flags);
+	win_thread_object_exit((struct win_thread_object *)t, status);
+	spin_unlock_irqrestore(&win_dispatch_lock, flags);
+	win_dispatch_wake();
+}
+
+int kd_thread_exit_status(struct kd_obj *t)
+{
+	return ((struct win_thread_object *)t)->exit_status;
+}
+
+int kd_ObfReferenceObject(struct kd_obj *t, int delta)
+{
+	return win_object_ref((struct win_thread_object *)t, delta);
+}
+
+int kd_priority_to_nice(int priority)
+{
+	return win_priority_to_nice(priority);
+}
+
+int kd_nice_to_priority(int nice)
+{
+	return win_nice_to_priority(nice);
+}
+
+static struct win_list_entry kd_work_items = { &kd_work_items,
+					       &kd_work_items };
+
+void kd_ExQueueWorkItem(void *item, void *routine, void *parameter)
+{
+	struct win_work_queue_item *w = item;
+
+	w->worker_routine = routine;		/* ExInitializeWorkItem */
+	w->parameter = parameter;
+	win_list_insert_tail(&kd_work_items, &w->list);
+}
+
+void *kd_work_take(void **routine, void **parameter)
+{
+	struct win_work_queue_item *w;
+
+	w = (struct win_work_queue_item *)win_list_remove_head(&kd_work_items);
+	if (w) {
+		*routine = w->worker_routine;
+		*parameter = w->parameter;
+	}
+	return w;
 }

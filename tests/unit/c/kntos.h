@@ -78,4 +78,26 @@ int kd_KeRemoveQueueDpc(struct kd_obj *dpc);
 struct kd_obj *kd_dpc_take(void **routine, void **context, void **arg1,
 			   void **arg2);
 
+/* ntos_pool.h: NPAGED_LOOKASIDE_LIST (its bytes) */
+struct kd_lookaside {
+	unsigned long long q[16];
+};
+
+void kd_ExInitializeNPagedLookasideList(struct kd_lookaside *l, void *allocate,
+					void *free, unsigned int size,
+					unsigned int tag, void *def_alloc,
+					void *def_free);
+void *kd_lookaside_drain(struct kd_lookaside *l);
+
+/* ntos_thread.h: thread objects, references, priorities, work items */
+void kd_PsCreateSystemThread(struct kd_obj *t);	/* the object's state */
+void kd_PsTerminateSystemThread(struct kd_obj *t, int status);
+int kd_thread_exit_status(struct kd_obj *t);
+int kd_ObfReferenceObject(struct kd_obj *t, int delta);
+int kd_priority_to_nice(int priority);
+int kd_nice_to_priority(int nice);
+void kd_ExQueueWorkItem(void *item, void *routine, void *parameter);
+/* The next queued work item, dequeued, and its routine and parameter. */
+void *kd_work_take(void **routine, void **parameter);
+
 #endif

@@ -495,6 +495,128 @@ static void test_timer_periodic_cancel(void)
 	CHECK(kd_dpc_take(&routine, &context, &a1, &a2) == NULL);
 }
 
+/* -- lookaside lists ------------------------------------------------------ */
+
+static int def_alloc, def_free, drv_alloc, drv_free;
+
+/* The WDK's GENERAL_LOOKASIDE offsets (amd64), read as the DDK's inline
+ * ExAllocateFromNPagedLookasideList does. */
+#define LA_DEPTH	0x10
+#define LA_SIZE		0x2c
+#define LA_ALLOCATE	0x30
+#define LA_FREE		0x38
+
+static void *field_ptr(struct kd_lookaside *l, unsigned int off)
+{
+	void *p;
+
+	memcpy(&p, (char *)l + off, sizeof(p));
+	return p;
+}
+
+static void test_lookaside(void)
+{
+	struct kd_slist_entry e[3];
+	struct kd_lookaside l;
+	unsigned short depth;
+	unsigned int size;
+	int i;
+
+	memset(&l, 0xa5, sizeof(l));
+	kd_ExInitializeNPagedLookasideList(&l, NULL, NULL, 200, 0x41424344,
+					   &def_alloc, &def_free);
+	CHECK(field_ptr(&l, LA_ALLOCATE) == &def_alloc);
+	CHECK(field_ptr(&l, LA_FREE) == &def_free);
+	memcpy(&size, (char *)&l + LA_SIZE, 4);
+	memcpy(&depth, (char *)&l + LA_DEPTH, 2);
+	CHECK(size == 200);
+	CHECK(depth > 0);	/* the inline free caches up to it */
+	CHECK(kd_ExQueryDepthSList((struct kd_slist_header *)&l) == 0);
+	kd_ExInitializeNPagedLookasideList(&l, &drv_alloc, &drv_free, 64, 0,
+					   &def_alloc, &def_free);
+	CHECK(field_ptr(&l, LA_ALLOCATE) == &drv_alloc);
+	CHECK(field_ptr(&l, LA_FREE) == &drv_free);
+	/* what the inline free cached, the delete hands back */
+	for (i = 0; i < 3; i++)
+		kd_InterlockedPushEntrySList((struct kd_slist_header *)&l,
+					     &e[i]);
+	CHECK(kd_lookaside_drain(&l) == &e[2]);
+	CHECK(kd_lookaside_drain(&l) == &e[1]);
+	CHECK(kd_lookaside_drain(&l) == &e[0]);
+	CHECK(kd_lookaside_drain(&l) == NULL);
+}
+
+/* -- threads, references, work items ------------------------------------ */
+
+struct terminate_later {
+	struct kd_obj *t;
+	pthread_t tid;
+};
+
+static void *terminate_run(void *arg)
+{
+	struct terminate_later *l = arg;
+
+	usleep(100 * 1000);
+	kd_PsTerminateSystemThread(l->t, 0x1234);
+	return NULL;
+}
+
+static void test_thread_object(void)
+{
+	struct terminate_later l;
+	struct kd_obj t;
+	long long t0, took;
+	int st;
+
+	kd_PsCreateSystemThread(&t);
+	CHECK(wait1(&t, &thread_a, 20) == KD_STATUS_TIMEOUT);
+	l.t = &t;
+	t0 = now_ms();
+	pthread_create(&l.tid, NULL, terminate_run, &l);
+	st = wait1(&t, &thread_a, 2000);
+	took = now_ms() - t0;
+	pthread_join(l.tid, NULL);
+	CHECK(st == 0);
+	CHECK(took >= 90 && took < 2000);
+	CHECK(kd_thread_exit_status(&t) == 0x1234);
+	/* an ended thread stays signalled for every waiter */
+	CHECK(wait1(&t, &thread_b, 0) == 0);
+	/* the handle's and the thread's references, one more taken */
+	CHECK(kd_ObfReferenceObject(&t, 1) == 3);
+	CHECK(kd_ObfReferenceObject(&t, -1) == 2);
+	CHECK(kd_ObfReferenceObject(&t, -1) == 1);
+	CHECK(kd_ObfReferenceObject(&t, -1) == 0);
+}
+
+static void test_priorities(void)
+{
+	CHECK(kd_priority_to_nice(8) == 0);
+	CHECK(kd_priority_to_nice(9) == -2);
+	CHECK(kd_priority_to_nice(15) == -14);
+	CHECK(kd_priority_to_nice(1) == 14);
+	CHECK(kd_priority_to_nice(16) == -20);	/* real time */
+	CHECK(kd_priority_to_nice(31) == -20);
+	CHECK(kd_nice_to_priority(0) == 8);
+	CHECK(kd_nice_to_priority(-14) == 15);
+	CHECK(kd_nice_to_priority(-20) == 15);
+	CHECK(kd_nice_to_priority(19) == 1);
+	CHECK(kd_nice_to_priority(kd_priority_to_nice(12)) == 12);
+}
+
+static void test_work_items(void)
+{
+	void *items[2][4], *routine, *parameter;	/* WORK_QUEUE_ITEMs */
+
+	kd_ExQueueWorkItem(items[0], &routine_a, &ctx_a);
+	kd_ExQueueWorkItem(items[1], &routine_b, &ctx_b);
+	CHECK(kd_work_take(&routine, &parameter) == items[0]);
+	CHECK(routine == &routine_a && parameter == &ctx_a);
+	CHECK(kd_work_take(&routine, &parameter) == items[1]);
+	CHECK(routine == &routine_b && parameter == &ctx_b);
+	CHECK(kd_work_take(&routine, &parameter) == NULL);
+}
+
 int main(void)
 {
 	TEST(test_event_state);
@@ -514,5 +636,9 @@ int main(void)
 	TEST(test_dpc_queue);
 	TEST(test_timer_one_shot);
 	TEST(test_timer_periodic_cancel);
+	TEST(test_lookaside);
+	TEST(test_thread_object);
+	TEST(test_priorities);
+	TEST(test_work_items);
 	return tap_done();
 }
