@@ -32,6 +32,7 @@
 #include "ndis.h"
 #include "ntos.h"
 #include "ntos_dispatch.h"
+#include "ntos_time.h"
 #include "win_crt.h"
 #include "wincall.h"
 #include "winexport.h"
@@ -398,7 +399,6 @@ long win_sleep_outside_fpu(long (*sleep)(void *arg, long timeout),
  * store, which is what the amd64 macros read. NtMajorVersion and
  * NtMinorVersion say 5.2 (XP x64 / Server 2003), the NDIS 5.1 kernels.
  */
-#define WIN_TIME_INCREMENT	156250	/* 100 ns units: 15.625 ms */
 #define WIN_KUSER_PERIOD_MS	10
 #define KUSER_TICK_COUNT_LOW	0x000
 #define KUSER_TICK_MULTIPLIER	0x004
@@ -438,7 +438,7 @@ static void win_kuser_update(struct timer_list *timer)
 	u64 up, tick;
 
 	up = win_interrupt_time();
-	tick = div_u64(up, WIN_TIME_INCREMENT);
+	tick = win_tick_count(up);
 	win_ksystem_time_set(win_kuser, KUSER_INTERRUPT_TIME, up);
 	win_ksystem_time_set(win_kuser, KUSER_SYSTEM_TIME, win_system_time());
 	win_ksystem_time_set(win_kuser, KUSER_TICK_COUNT, tick);

@@ -10,6 +10,7 @@
 #include "ntos_timer.h"
 #include "ntos_pool.h"
 #include "ntos_thread.h"
+#include "ntos_time.h"
 #include "kntos.h"
 
 DEFINE_SPINLOCK(win_dispatch_lock);
@@ -318,4 +319,26 @@ void *kd_work_take(void **routine, void **parameter)
 		*parameter = w->parameter;
 	}
 	return w;
+}
+
+unsigned long long kd_KeQueryTickCount(unsigned long long interrupt_time)
+{
+	return win_tick_count(interrupt_time);
+}
+
+unsigned long long kd_KeQueryPerformanceCounter(unsigned long long ns,
+						long long *frequency)
+{
+	*frequency = WIN_PERFORMANCE_FREQUENCY;
+	return win_performance_count(ns);
+}
+
+long long kd_ExSystemTimeToLocalTime(long long system_time, int minutes_west)
+{
+	return win_local_time(system_time, minutes_west);
+}
+
+int kd_irql_change(int current_irql, int new_irql, int raise)
+{
+	return win_irql_change(current_irql, new_irql, raise);
 }

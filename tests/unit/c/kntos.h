@@ -100,4 +100,12 @@ void kd_ExQueueWorkItem(void *item, void *routine, void *parameter);
 /* The next queued work item, dequeued, and its routine and parameter. */
 void *kd_work_take(void **routine, void **parameter);
 
+/* ntos_time.h: KeQueryTickCount, KeQueryPerformanceCounter,
+ * ExSystemTimeToLocalTime, KeRaiseIrql/KeLowerIrql's rule */
+unsigned long long kd_KeQueryTickCount(unsigned long long interrupt_time);
+unsigned long long kd_KeQueryPerformanceCounter(unsigned long long ns,
+						long long *frequency);
+long long kd_ExSystemTimeToLocalTime(long long system_time, int minutes_west);
+int kd_irql_change(int current_irql, int new_irql, int raise);
+
 #endif

@@ -617,6 +617,35 @@ static void test_work_items(void)
 	CHECK(kd_work_take(&routine, &parameter) == NULL);
 }
 
+/* -- clocks and IRQL ------------------------------------------------------ */
+
+static void test_clocks(void)
+{
+	long long freq = 0;
+
+	/* 15.625 ms ticks (KeQueryTimeIncrement's 156250) */
+	CHECK(kd_KeQueryTickCount(0) == 0);
+	CHECK(kd_KeQueryTickCount(156249) == 0);
+	CHECK(kd_KeQueryTickCount(156250) == 1);
+	CHECK(kd_KeQueryTickCount(10000000ULL * 3600) == 230400);
+	/* 100 ns counts at 10 MHz */
+	CHECK(kd_KeQueryPerformanceCounter(1000000000ULL, &freq) == 10000000);
+	CHECK(freq == 10000000);
+	CHECK(kd_KeQueryPerformanceCounter(199, &freq) == 1);
+	/* UTC+1 (60 minutes east): an hour later locally */
+	CHECK(kd_ExSystemTimeToLocalTime(1000, -60) == 1000 + 36000000000LL);
+	CHECK(kd_ExSystemTimeToLocalTime(36000000000LL, 60) == 0);
+}
+
+static void test_irql_rule(void)
+{
+	CHECK(kd_irql_change(0, 2, 1) == 2);	/* raise */
+	CHECK(kd_irql_change(2, 2, 1) == 2);
+	CHECK(kd_irql_change(2, 0, 1) == -1);	/* a raise that lowers */
+	CHECK(kd_irql_change(2, 0, 0) == 0);	/* lower */
+	CHECK(kd_irql_change(0, 2, 0) == -1);	/* a lower that raises */
+}
+
 int main(void)
 {
 	TEST(test_event_state);
@@ -640,5 +669,7 @@ int main(void)
 	TEST(test_thread_object);
 	TEST(test_priorities);
 	TEST(test_work_items);
+	TEST(test_clocks);
+	TEST(test_irql_rule);
 	return tap_done();
 }
