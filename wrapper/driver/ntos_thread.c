@@ -4,8 +4,8 @@
  * PsCreateSystemThread (a kthread running the start routine at
  * PASSIVE_LEVEL), PsTerminateSystemThread, KeGetCurrentThread and
  * PsGetCurrentThread (the task), thread priorities, ExQueueWorkItem,
- * ObReferenceObjectByHandle, ObfReferenceObject, ObfDereferenceObject,
- * PsGetVersion. ntos_thread.h has the rules (unit-tested there).
+ * ObReferenceObjectByHandle, ObfReferenceObject, ObfDereferenceObject.
+ * ntos_thread.h has the rules (unit-tested there).
  *
  * A thread object is the wrapper's allocation, on win_thread_objects
  * while it lives; a handle or object the wrapper did not make is
@@ -187,22 +187,6 @@ static WIN_ABI s32 KeSetPriorityThread(void *thread, s32 priority)
 	return old;
 }
 WIN_FUNC(KeSetPriorityThread);
-
-/* Windows Server 2003 (5.2.3790), as the shared user data page says. */
-static WIN_ABI u8 PsGetVersion(u32 *major, u32 *minor, u32 *build,
-			       struct win_unicode_string *csd)
-{
-	if (major)
-		*major = 5;
-	if (minor)
-		*minor = 2;
-	if (build)
-		*build = 3790;
-	if (csd)
-		csd->length = 0;
-	return 0;			/* a free build, not a checked one */
-}
-WIN_FUNC(PsGetVersion);
 
 /* -- object references ------------------------------------------------ */
 
