@@ -36,6 +36,7 @@
 struct win_thread {
 	struct win_thread_object obj;	/* first: the handle is its address */
 	struct list_head link;		/* win_thread_objects */
+	struct task_struct *task;	/* set by the thread itself */
 	void *start;
 	void *context;
 };
@@ -85,7 +86,11 @@ static void win_thread_end(struct win_thread *t, s32 status)
 static int win_thread_main(void *arg)
 {
 	struct win_thread *t = arg;
+	unsigned long flags;
 
+	spin_lock_irqsave(&win_dispatch_lock, flags);
+	t->task = current;
+	spin_unlock_irqrestore(&win_dispatch_lock, flags);
 	LIN2WIN1(t->start, t->context);
 	win_thread_end(t, STATUS_SUCCESS);
 	return 0;
@@ -147,13 +152,21 @@ static WIN_ABI s32 PsTerminateSystemThread(s32 status)
 }
 WIN_FUNC(PsTerminateSystemThread);
 
-/* The thread object of the current kthread, if one of ours. */
+/*
+ * The thread object of the current task, if one of ours (found by its
+ * task: kthread_data() is a GPL-only export).
+ */
 static struct win_thread *win_current_thread_object(void)
 {
-	if (!(current->flags & PF_KTHREAD) ||
-	    kthread_func(current) != win_thread_main)
-		return NULL;
-	return kthread_data(current);
+	struct win_thread *t, *found = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&win_dispatch_lock, flags);
+	list_for_each_entry(t, &win_thread_objects, link)
+		if (t->task == current)
+			found = t;
+	spin_unlock_irqrestore(&win_dispatch_lock, flags);
+	return found;
 }
 
 /* The current thread: its task (a mutex's owner is the same). */
@@ -286,7 +299,10 @@ static void win_work_run(struct work_struct *work)
 }
 static DECLARE_WORK(win_work, win_work_run);
 
-/* Every queue type (critical, delayed, hyper critical) is the same one. */
+/*
+ * Every queue type (critical, delayed, hyper critical) is the same one,
+ * the kernel's system_wq (system_long_wq is a GPL-only export).
+ */
 static WIN_ABI void ExQueueWorkItem(struct win_work_queue_item *item,
 				   u32 queue_type)
 {
@@ -295,6 +311,6 @@ static WIN_ABI void ExQueueWorkItem(struct win_work_queue_item *item,
 	spin_lock_irqsave(&win_dispatch_lock, flags);
 	win_list_insert_tail(&win_work_items, &item->list);
 	spin_unlock_irqrestore(&win_dispatch_lock, flags);
-	queue_work(system_long_wq, &win_work);
+	queue_work(system_wq, &win_work);
 }
 WIN_FUNC(ExQueueWorkItem);

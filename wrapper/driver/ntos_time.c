@@ -37,11 +37,15 @@ static WIN_ABI void KeQueryTickCount(s64 *count)
 }
 WIN_FUNC(KeQueryTickCount);
 
+/* The raw monotonic clock: ktime_get() is a GPL-only export. */
 static WIN_ABI s64 KeQueryPerformanceCounter(s64 *frequency)
 {
+	struct timespec64 now;
+
 	if (frequency)
 		*frequency = WIN_PERFORMANCE_FREQUENCY;
-	return win_performance_count(ktime_get_ns());
+	ktime_get_raw_ts64(&now);
+	return win_performance_count(timespec64_to_ns(&now));
 }
 WIN_FUNC(KeQueryPerformanceCounter);
 

@@ -9,8 +9,8 @@
  * struct win_timer found by the KTIMER's address (a driver has a few);
  * the driver that initialized it owns it, and its unload cancels and
  * frees them (win_timers_release). Queued DPCs run in order from one
- * work item at DISPATCH_LEVEL (process context, as the NDIS timers'
- * DPCs do: Windows code may use the FPU there).
+ * work item on ndis_wq at DISPATCH_LEVEL (process context, as the NDIS
+ * timers' DPCs do: Windows code may use the FPU there).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -92,7 +92,7 @@ static void win_timer_fire(struct timer_list *timer)
 	spin_unlock_irqrestore(&win_dispatch_lock, flags);
 	win_dispatch_wake();
 	if (dpc_queued)
-		queue_work(system_highpri_wq, &win_dpc_work);
+		queue_work(ndis_wq, &win_dpc_work);
 }
 
 /* -- DPCs ------------------------------------------------------------- */
@@ -114,7 +114,7 @@ static WIN_ABI u8 KeInsertQueueDpc(struct win_kdpc *dpc, void *arg1,
 	queued = win_dpc_insert(&win_dpc_queue, dpc, arg1, arg2);
 	spin_unlock_irqrestore(&win_dispatch_lock, flags);
 	if (queued)
-		queue_work(system_highpri_wq, &win_dpc_work);
+		queue_work(ndis_wq, &win_dpc_work);
 	return queued;
 }
 WIN_FUNC(KeInsertQueueDpc);
