@@ -5,12 +5,13 @@
  * Every block handed to Windows code comes from win_alloc(), which keeps
  * it on its driver's list; whatever is still there when the driver is
  * unloaded is reported and freed (win_free_leaks()). Windows code runs
- * with preemption off (wincall.h), so nothing here sleeps, except
- * KeWaitForSingleObject, which leaves the FPU section to do so.
+ * with preemption off (wincall.h), so nothing here sleeps; the waits
+ * (ntos_sync.c) leave the FPU section to do so (win_sleep_outside_fpu).
  *
  * The I/O manager part: IRPs (allocation, IofCallDriver to the device
  * objects of an adapter, completion with IofCompleteRequest's semantics,
- * cancellation), dispatcher events and the wait, and pool memory.
+ * cancellation), and pool memory. Dispatcher objects and the waits on
+ * them: ntos_sync.c.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -29,6 +30,9 @@
 #include <asm/fpu/types.h>
 
 #include "ndis.h"
+#include "ntos.h"
+#include "ntos_dispatch.h"
+#include "ntos_time.h"
 #include "win_crt.h"
 #include "wincall.h"
 #include "winexport.h"
@@ -302,54 +306,6 @@ static WIN_ABI void WRITE_REGISTER_ULONG(u32 *reg, u32 v)
 WIN_FUNC_I386(WRITE_REGISTER_ULONG);
 #endif
 
-/* -- dispatcher events and the wait ------------------------------------- */
-
-/*
- * Event state lives in the KEVENT itself (SignalState); waiters sleep on
- * one wait queue for all events, woken by every KeSetEvent. A
- * synchronization event is consumed by the waiter that sees it set.
- */
-static DECLARE_WAIT_QUEUE_HEAD(win_event_wq);
-
-static WIN_ABI void KeInitializeEvent(struct win_kevent *ev, u32 type,
-				      u8 state)
-{
-	memset(ev, 0, sizeof(*ev));
-	ev->header.type = type;
-	ev->header.size = sizeof(*ev) / sizeof(u32);
-	ev->header.signal_state = state ? 1 : 0;
-	ev->header.wait_list_head.flink = &ev->header.wait_list_head;
-	ev->header.wait_list_head.blink = &ev->header.wait_list_head;
-}
-WIN_FUNC(KeInitializeEvent);
-
-static s32 win_set_event(struct win_kevent *ev)
-{
-	s32 old = xchg(&ev->header.signal_state, 1);
-
-	wake_up_all(&win_event_wq);
-	return old;
-}
-
-static WIN_ABI s32 KeSetEvent(struct win_kevent *ev, s32 increment, u8 wait)
-{
-	return win_set_event(ev);
-}
-WIN_FUNC(KeSetEvent);
-
-static WIN_ABI s32 KeResetEvent(struct win_kevent *ev)
-{
-	return xchg(&ev->header.signal_state, 0);
-}
-WIN_FUNC(KeResetEvent);
-
-static bool win_event_take(struct win_kevent *ev)
-{
-	if (ev->header.type == WIN_SYNCHRONIZATION_EVENT)
-		return cmpxchg(&ev->header.signal_state, 1, 0) == 1;
-	return READ_ONCE(ev->header.signal_state) != 0;
-}
-
 /*
  * Sleeping inside Windows code. The outermost call into Windows holds the
  * FPU (kernel_fpu_begin(): preemption off, the task's user FPU state
@@ -430,19 +386,6 @@ long win_sleep_outside_fpu(long (*sleep)(void *arg, long timeout),
 	return left;
 }
 
-static long win_event_sleep(void *ev, long timeout)
-{
-	return wait_event_timeout(win_event_wq, win_event_take(ev), timeout);
-}
-
-static long win_wait_event(struct win_kevent *ev, long timeout)
-{
-	return win_sleep_outside_fpu(win_event_sleep, ev, timeout);
-}
-
-/* 100 ns units since 1601 (Windows system time) at the Unix epoch. */
-#define WIN_EPOCH_OFFSET	116444736000000000LL
-
 /* -- the shared user data page ------------------------------------------- */
 
 /*
@@ -456,7 +399,6 @@ static long win_wait_event(struct win_kevent *ev, long timeout)
  * store, which is what the amd64 macros read. NtMajorVersion and
  * NtMinorVersion say 5.2 (XP x64 / Server 2003), the NDIS 5.1 kernels.
  */
-#define WIN_TIME_INCREMENT	156250	/* 100 ns units: 15.625 ms */
 #define WIN_KUSER_PERIOD_MS	10
 #define KUSER_TICK_COUNT_LOW	0x000
 #define KUSER_TICK_MULTIPLIER	0x004
@@ -485,7 +427,7 @@ static void win_ksystem_time_set(u8 *page, unsigned int off, u64 v)
 }
 
 /* InterruptTime: 100 ns units since boot, at the clock tick. */
-static u64 win_interrupt_time(void)
+u64 win_interrupt_time(void)
 {
 	return div_u64(jiffies64_to_nsecs(get_jiffies_64() - INITIAL_JIFFIES),
 		       100);
@@ -493,16 +435,12 @@ static u64 win_interrupt_time(void)
 
 static void win_kuser_update(struct timer_list *timer)
 {
-	struct timespec64 now;
 	u64 up, tick;
 
-	ktime_get_real_ts64(&now);
 	up = win_interrupt_time();
-	tick = div_u64(up, WIN_TIME_INCREMENT);
+	tick = win_tick_count(up);
 	win_ksystem_time_set(win_kuser, KUSER_INTERRUPT_TIME, up);
-	win_ksystem_time_set(win_kuser, KUSER_SYSTEM_TIME,
-			     now.tv_sec * 10000000ULL + now.tv_nsec / 100 +
-			     WIN_EPOCH_OFFSET);
+	win_ksystem_time_set(win_kuser, KUSER_SYSTEM_TIME, win_system_time());
 	win_ksystem_time_set(win_kuser, KUSER_TICK_COUNT, tick);
 	WRITE_ONCE(*(u32 *)(win_kuser + KUSER_TICK_COUNT_LOW), (u32)tick);
 	mod_timer(&win_kuser_timer,
@@ -553,48 +491,6 @@ static WIN_ABI u64 KeQueryInterruptTime(void)
 }
 WIN_FUNC_I386(KeQueryInterruptTime);
 #endif
-
-static WIN_ABI s32 KeWaitForSingleObject(void *object, u32 reason, u8 mode,
-					 u8 alertable, const s64 *timeout)
-{
-	struct win_kevent *ev = object;
-	long jiffies_left = MAX_SCHEDULE_TIMEOUT;
-	s64 t100;
-
-	if (ev->header.type != WIN_NOTIFICATION_EVENT &&
-	    ev->header.type != WIN_SYNCHRONIZATION_EVENT) {
-		pr_err("KeWaitForSingleObject: object type %u not supported\n",
-		       ev->header.type);
-		return STATUS_INVALID_PARAMETER;
-	}
-	if (win_event_take(ev))
-		return STATUS_SUCCESS;
-	if (timeout) {
-		t100 = *timeout;
-		if (t100 > 0) {		/* absolute: make it relative */
-			struct timespec64 now;
-
-			ktime_get_real_ts64(&now);
-			t100 = now.tv_sec * 10000000LL + now.tv_nsec / 100 +
-			       WIN_EPOCH_OFFSET - t100;
-		}
-		if (t100 >= 0)
-			return STATUS_TIMEOUT;
-		/* rounded up to milliseconds, at most U32_MAX of them */
-		jiffies_left = msecs_to_jiffies(min_t(u64, U32_MAX,
-						      div_u64(-t100 + 9999,
-							      10000))) + 1;
-	}
-	if (!win_may_sleep()) {
-		pr_err_ratelimited("KeWaitForSingleObject at IRQL %u: a wait that cannot sleep, failed with STATUS_TIMEOUT\n",
-				   win_current_irql());
-		return STATUS_TIMEOUT;
-	}
-	if (!win_wait_event(ev, jiffies_left))
-		return STATUS_TIMEOUT;
-	return STATUS_SUCCESS;
-}
-WIN_FUNC(KeWaitForSingleObject);
 
 /* -- IRPs --------------------------------------------------------------- */
 
@@ -696,7 +592,7 @@ void ndis_complete_irp(struct win_irp *irp, u8 irql)
 	if (irp->user_iosb)
 		*irp->user_iosb = irp->io_status;
 	if (irp->user_event)
-		win_set_event(irp->user_event);
+		win_dispatch_set_event(irp->user_event);
 }
 
 static WIN_FASTCALL void IofCompleteRequest(struct win_irp *irp, s8 boost)

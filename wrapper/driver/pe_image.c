@@ -36,6 +36,7 @@
 #include "../loader/kuser.h"
 
 #include "ndis.h"
+#include "ntos.h"
 #include "wincall.h"
 #include "winexport.h"
 
@@ -329,6 +330,7 @@ static void ndis_release_driver(struct kref *ref)
 	spin_lock_irq(&ndis_drivers_list_lock);
 	list_del(&drv->list);
 	spin_unlock_irq(&ndis_drivers_list_lock);
+	win_timers_release(drv);
 	win_free_leaks(drv);
 	ndis_unmap_image(drv);
 	kfree(drv->registry_path.buffer);
