@@ -29,6 +29,7 @@
 #include <asm/fpu/types.h>
 
 #include "ndis.h"
+#include "ntos.h"
 #include "win_crt.h"
 #include "wincall.h"
 #include "winexport.h"
@@ -193,6 +194,19 @@ static WIN_ABI void *ExAllocatePoolWithTag(u32 pool_type, size_t size,
 	return drv ? win_alloc(drv, size) : NULL;
 }
 WIN_FUNC(ExAllocatePoolWithTag);
+
+/* ntos.h: the pool of the files by concern (ntos_rtl.c, ...). */
+void *ntos_alloc(unsigned long caller, size_t size)
+{
+	struct ndis_driver *drv = ndis_driver_at(caller);
+
+	return drv ? win_alloc(drv, size) : NULL;
+}
+
+void ntos_free(void *ptr)
+{
+	win_free(ptr);
+}
 
 static WIN_ABI void ExFreePoolWithTag(void *ptr, u32 tag)
 {

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kmock's <linux/kernel.h> and what the ntoskrnl.exe export files use on
+ * top of it (min, min_t, SIZE_MAX, INT_MAX): searched before kmock/, for those files only.
+ */
+#ifndef KMOCK_NTOS_KERNEL_H
+#define KMOCK_NTOS_KERNEL_H
+#include_next <linux/kernel.h>
+#include <linux/stddef.h>
+#ifndef SIZE_MAX
+#define SIZE_MAX (~(size_t)0)
+#endif
+#ifndef INT_MAX
+#define INT_MAX 0x7fffffff
+#endif
+#ifndef min
+#define min(a, b) ((a) < (b) ? (a) : (b))
+#endif
+#ifndef min_t
+#define min_t(type, a, b) ((type)(a) < (type)(b) ? (type)(a) : (type)(b))
+#endif
+#endif
