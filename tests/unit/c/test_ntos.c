@@ -390,6 +390,173 @@ static void test_rtl_memory(void)
 	CHECK(FN(bswap16_fn, RtlUshortByteSwap)(0x1122) == 0x2211);
 }
 
+/* -- the C runtime (crt.c) ------------------------------------------------ */
+
+EXPORT(sprintf);
+EXPORT(vsprintf);
+EXPORT(snprintf);
+EXPORT(vsnprintf);
+EXPORT(_vsnwprintf);
+EXPORT(swprintf);
+EXPORT(stricmp);
+EXPORT(atoi);
+EXPORT(isdigit);
+EXPORT(isprint);
+EXPORT(rand);
+EXPORT(srand);
+EXPORT(towlower);
+EXPORT(towupper);
+EXPORT(wcscat);
+EXPORT(wcscmp);
+EXPORT(wcscpy);
+EXPORT(wcsncpy);
+EXPORT(wcsicmp);
+EXPORT(_wcsicmp);
+
+typedef WABI int (*sprintf_fn)(char *, const char *, ...);
+typedef WABI int (*vsprintf_fn)(char *, const char *,
+				__builtin_ms_va_list);
+typedef WABI int (*snprintf_fn)(char *, size_t, const char *, ...);
+typedef WABI int (*vsnprintf_fn)(char *, size_t, const char *,
+				 __builtin_ms_va_list);
+typedef WABI int (*vsnwprintf_fn)(char16_t *, size_t, const char16_t *,
+				  __builtin_ms_va_list);
+typedef WABI int (*swprintf_fn)(char16_t *, const char16_t *, ...);
+typedef WABI int (*int_fn)(int);
+typedef WABI int (*atoi_fn)(const char *);
+typedef WABI int (*rand_fn)(void);
+typedef WABI void (*srand_fn)(unsigned int);
+typedef WABI unsigned short (*wint_fn)(unsigned short);
+typedef WABI char16_t *(*wcpy_fn)(char16_t *, const char16_t *);
+typedef WABI char16_t *(*wncpy_fn)(char16_t *, const char16_t *, size_t);
+typedef WABI int (*wcmp_fn)(const char16_t *, const char16_t *);
+typedef WABI int (*cmp_fn)(const char *, const char *);
+
+static WABI int call_vsprintf(char *buf, const char *fmt, ...)
+{
+	__builtin_ms_va_list ap;
+	int n;
+
+	__builtin_ms_va_start(ap, fmt);
+	n = FN(vsprintf_fn, vsprintf)(buf, fmt, ap);
+	__builtin_ms_va_end(ap);
+	return n;
+}
+
+static WABI int call_vsnprintf(char *buf, size_t count, const char *fmt, ...)
+{
+	__builtin_ms_va_list ap;
+	int n;
+
+	__builtin_ms_va_start(ap, fmt);
+	n = FN(vsnprintf_fn, vsnprintf)(buf, count, fmt, ap);
+	__builtin_ms_va_end(ap);
+	return n;
+}
+
+static WABI int call_vsnwprintf(char16_t *buf, size_t count,
+				const char16_t *fmt, ...)
+{
+	__builtin_ms_va_list ap;
+	int n;
+
+	__builtin_ms_va_start(ap, fmt);
+	n = FN(vsnwprintf_fn, _vsnwprintf)(buf, count, fmt, ap);
+	__builtin_ms_va_end(ap);
+	return n;
+}
+
+static void test_crt_printf(void)
+{
+	char buf[16];
+
+	memset(buf, '#', sizeof(buf));
+	/* LLP64: %ld is 32 bits, %I64x 64 */
+	CHECK(FN(sprintf_fn, sprintf)(buf, "%ld/%I64x", -1L,
+				     0x123456789ull) == 12);
+	CHECK_STR(buf, "-1/123456789");
+	CHECK(call_vsprintf(buf, "<%-3s>", "ab") == 5);
+	CHECK_STR(buf, "<ab >");
+	/* C99's: always terminated, the whole length returned */
+	memset(buf, '#', sizeof(buf));
+	CHECK(FN(snprintf_fn, snprintf)(buf, 4, "%s", "abcdef") == 6);
+	CHECK(!memcmp(buf, "abc\0#", 5));
+	CHECK(call_vsnprintf(buf, 8, "%u", 42u) == 2);
+	CHECK_STR(buf, "42");
+	CHECK(call_vsnprintf(buf, 0, "%u", 42u) == 2);
+	CHECK_STR(buf, "42");
+}
+
+static void test_crt_wprintf(void)
+{
+	char16_t buf[12];
+
+	memset(buf, 0x55, sizeof(buf));
+	/*
+	 * In the wide forms %s is a wide string, %S and %hs narrow. Wide
+	 * text outside ASCII is '?', as in the narrow forms.
+	 */
+	CHECK(call_vsnwprintf(buf, 12, u"%s|%S|%hs|%c", u"w\xe9", "n", "h",
+			      (int)u'Z') == 8);
+	CHECK(!memcmp(buf, u"w?|n|h|Z", 18));
+	/* Microsoft's: no room for the NUL is fine, no room at all -1 */
+	memset(buf, 0x55, sizeof(buf));
+	CHECK(call_vsnwprintf(buf, 3, u"%d", 123) == 3);
+	CHECK(!memcmp(buf, u"123", 6) && buf[3] == 0x5555);
+	CHECK(call_vsnwprintf(buf, 3, u"%d", 1234) == -1);
+	CHECK(!memcmp(buf, u"123", 6) && buf[3] == 0x5555);
+	CHECK(FN(swprintf_fn, swprintf)(buf, u"%02x-%ws", 10, u"ok") == 5);
+	CHECK(!memcmp(buf, u"0a-ok", 12));
+}
+
+static void test_crt_chars(void)
+{
+	CHECK(FN(int_fn, isdigit)('7') && !FN(int_fn, isdigit)('a'));
+	CHECK(FN(int_fn, isprint)(' ') && FN(int_fn, isprint)('~'));
+	CHECK(!FN(int_fn, isprint)('\n') && !FN(int_fn, isprint)(0x7f));
+	CHECK(FN(wint_fn, towlower)('Q') == 'q');
+	CHECK(FN(wint_fn, towupper)('q') == 'Q');
+	CHECK(FN(wint_fn, towupper)(0x3b1) == 0x3b1);
+	CHECK(FN(atoi_fn, atoi)("  -123x") == -123);
+	CHECK(FN(atoi_fn, atoi)("+7") == 7);
+	CHECK(FN(atoi_fn, atoi)("x7") == 0);
+	CHECK(FN(cmp_fn, stricmp)("WLAN0", "wlan0") == 0);
+	CHECK(FN(cmp_fn, stricmp)("a", "B") < 0);
+}
+
+/* Microsoft's generator: the sequence a seed gives is fixed. */
+static void test_crt_rand(void)
+{
+	FN(srand_fn, srand)(1);
+	CHECK(FN(rand_fn, rand)() == 41);
+	CHECK(FN(rand_fn, rand)() == 18467);
+	CHECK(FN(rand_fn, rand)() == 6334);
+	FN(srand_fn, srand)(1);
+	CHECK(FN(rand_fn, rand)() == 41);
+}
+
+static void test_crt_wide_strings(void)
+{
+	char16_t buf[8];
+
+	memset(buf, 0x55, sizeof(buf));
+	CHECK(FN(wcpy_fn, wcscpy)(buf, u"ab") == buf);
+	CHECK(!memcmp(buf, u"ab", 6));
+	CHECK(FN(wcpy_fn, wcscat)(buf, u"cd") == buf);
+	CHECK(!memcmp(buf, u"abcd", 10));
+	/* wcsncpy pads with NULs to n and does not terminate a long source */
+	memset(buf, 0x55, sizeof(buf));
+	FN(wncpy_fn, wcsncpy)(buf, u"xy", 4);
+	CHECK(!memcmp(buf, u"xy\0", 8) && buf[4] == 0x5555);
+	FN(wncpy_fn, wcsncpy)(buf, u"longer", 3);
+	CHECK(!memcmp(buf, u"lon", 6) && buf[3] == 0);
+	CHECK(FN(wcmp_fn, wcscmp)(u"abc", u"abd") < 0);
+	CHECK(FN(wcmp_fn, wcscmp)(u"abc", u"abc") == 0);
+	CHECK(FN(wcmp_fn, wcscmp)(u"abcd", u"abc") > 0);
+	CHECK(FN(wcmp_fn, wcsicmp)(u"ABC", u"abc") == 0);
+	CHECK(FN(wcmp_fn, _wcsicmp)(u"ABD", u"abc") > 0);
+}
+
 int main(void)
 {
 	TEST(test_rtl_init);
@@ -399,5 +566,10 @@ int main(void)
 	TEST(test_rtl_integers);
 	TEST(test_rtl_guid);
 	TEST(test_rtl_memory);
+	TEST(test_crt_printf);
+	TEST(test_crt_wprintf);
+	TEST(test_crt_chars);
+	TEST(test_crt_rand);
+	TEST(test_crt_wide_strings);
 	return tap_done();
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * kmock's <linux/kernel.h> and what the ntoskrnl.exe export files use on
- * top of it (min, min_t, SIZE_MAX, INT_MAX): searched before kmock/, for those files only.
+ * top of it (min, min_t, SIZE_MAX, INT_MAX, READ_ONCE, WRITE_ONCE):
+ * searched before kmock/, for those files only.
  */
 #ifndef KMOCK_NTOS_KERNEL_H
 #define KMOCK_NTOS_KERNEL_H
@@ -12,6 +13,10 @@
 #endif
 #ifndef INT_MAX
 #define INT_MAX 0x7fffffff
+#endif
+#ifndef READ_ONCE
+#define READ_ONCE(x) (*(volatile __typeof__(x) *)&(x))
+#define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
 #endif
 #ifndef min
 #define min(a, b) ((a) < (b) ? (a) : (b))
