@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ndiswrapper: what the ntoskrnl.exe export files by concern (ntos_rtl.c,
- * ntos_io.c) share, kept free of kernel headers beyond wintypes.h and
+ * ntos_io.c) share with the rest of the module, kept free of kernel headers beyond wintypes.h and
  * wdm.h so the host unit tests build them as they are (kmock).
  */
 
@@ -42,5 +42,26 @@ static_assert(sizeof(struct win_guid) == 16);
  */
 void *ntos_alloc(unsigned long caller, size_t size);
 void ntos_free(void *ptr);
+
+/* The page frame number of the page at va; 0: no memory there. */
+unsigned long ntos_page_pfn(const void *va);
+
+/* A line in the kernel log, under the name of the driver at caller. */
+void ntos_log(unsigned long caller, const char *text);
+
+/* ntos_io.c: an IRP's initial state, stack_count locations free. */
+void ntos_init_irp(struct win_irp *irp, u16 size, s8 stack_count);
+
+/*
+ * What the I/O manager does when an IRP is completed past its top
+ * location, before the caller's event is set: the output of a buffered
+ * request copied to the caller's buffer, the I/O status block written,
+ * and an IRP IoBuild*Request made for the I/O manager to free (and its
+ * buffers) freed. True when the IRP is gone.
+ */
+bool ntos_irp_complete_top(struct win_irp *irp);
+
+/* ndis.c: an MDL NdisAllocateBuffer made, back to its pool. */
+void ndis_free_mdl(struct win_mdl *mdl);
 
 #endif /* NDIS_NTOS_H */

@@ -20,10 +20,12 @@
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
+#include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
 #include <linux/string.h>
+#include <linux/vmalloc.h>
 #include <linux/wait.h>
 #include <asm/cpufeature.h>
 #include <asm/fpu/types.h>
@@ -208,21 +210,25 @@ void ntos_free(void *ptr)
 	win_free(ptr);
 }
 
+unsigned long ntos_page_pfn(const void *va)
+{
+	if (is_vmalloc_addr(va))
+		return vmalloc_to_pfn(va);
+	return virt_addr_valid(va) ? PFN_DOWN(__pa(va)) : 0;
+}
+
+void ntos_log(unsigned long caller, const char *text)
+{
+	struct ndis_driver *drv = ndis_driver_at(caller);
+
+	pr_warn_ratelimited("%s: %s\n", drv ? drv->name : "?", text);
+}
+
 static WIN_ABI void ExFreePoolWithTag(void *ptr, u32 tag)
 {
 	win_free(ptr);
 }
 WIN_FUNC(ExFreePoolWithTag);
-
-/*
- * Only MDLs of NdisAllocateBuffer exist (the wrapper exports no
- * IoAllocateMdl): the DDK's NdisFreeBuffer is a macro for this.
- */
-static WIN_ABI void IoFreeMdl(struct win_mdl *mdl)
-{
-	ndis_free_mdl(mdl);
-}
-WIN_FUNC(IoFreeMdl);
 
 /* -- spin locks ---------------------------------------------------------- */
 
@@ -612,18 +618,6 @@ WIN_FUNC(KeWaitForSingleObject);
 
 /* -- IRPs --------------------------------------------------------------- */
 
-static void win_init_irp(struct win_irp *irp, u16 size, s8 stack_count)
-{
-	memset(irp, 0, size);
-	irp->type = WIN_IO_TYPE_IRP;
-	irp->size = size;
-	irp->stack_count = stack_count;
-	irp->current_location = stack_count + 1;
-	irp->current_stack_location = &irp->stack[stack_count];
-	irp->thread_list_entry.flink = &irp->thread_list_entry;
-	irp->thread_list_entry.blink = &irp->thread_list_entry;
-}
-
 static WIN_ABI struct win_irp *IoAllocateIrp(s8 stack_size, u8 charge_quota)
 {
 	struct ndis_driver *drv;
@@ -636,7 +630,7 @@ static WIN_ABI struct win_irp *IoAllocateIrp(s8 stack_size, u8 charge_quota)
 	size = struct_size(irp, stack, stack_size);
 	irp = win_alloc(drv, size);
 	if (irp)
-		win_init_irp(irp, size, stack_size);
+		ntos_init_irp(irp, size, stack_size);
 	return irp;
 }
 WIN_FUNC(IoAllocateIrp);
@@ -658,7 +652,7 @@ static WIN_ABI void IoReuseIrp(struct win_irp *irp, s32 status)
 {
 	u8 flags = irp->allocation_flags;
 
-	win_init_irp(irp, irp->size, irp->stack_count);
+	ntos_init_irp(irp, irp->size, irp->stack_count);
 	irp->allocation_flags = flags;
 	irp->io_status.status = status;
 }
@@ -666,6 +660,8 @@ WIN_FUNC(IoReuseIrp);
 
 void ndis_complete_irp(struct win_irp *irp, u8 irql)
 {
+	struct win_kevent *event;
+
 	while (irp->current_location <= irp->stack_count) {
 		struct win_io_stack_location *sl = irp->current_stack_location;
 		struct win_device_object *dev = NULL;
@@ -707,10 +703,10 @@ void ndis_complete_irp(struct win_irp *irp, u8 irql)
 		}
 	}
 	/* Past the top: what the I/O manager does for its own IRPs. */
-	if (irp->user_iosb)
-		*irp->user_iosb = irp->io_status;
-	if (irp->user_event)
-		win_set_event(irp->user_event);
+	event = irp->user_event;
+	ntos_irp_complete_top(irp);
+	if (event)
+		win_set_event(event);
 }
 
 static WIN_FASTCALL void IofCompleteRequest(struct win_irp *irp, s8 boost)

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of ntoskrnl.exe's exports by concern (wrapper/driver/
- * ntos_rtl.c, crt.c), built -nostdinc against kmock as the kernel builds
+ * ntos_rtl.c, crt.c, ntos_io.c), built -nostdinc against kmock as the kernel builds
  * them, and called here through their export entries (win_export_NAME)
  * with the Windows calling convention, as a driver calls them. The
  * pool they allocate from is this file's (ntos_alloc), which counts.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -557,6 +558,453 @@ static void test_crt_wide_strings(void)
 	CHECK(FN(wcmp_fn, _wcsicmp)(u"ABD", u"abc") > 0);
 }
 
+/* -- the I/O and memory managers (ntos_io.c) ------------------------------ */
+
+/* The amd64 layouts of wrapper/driver/wdm.h and wintypes.h. */
+struct list_entry {
+	void *flink, *blink;
+};
+
+struct mdl {
+	struct mdl *next;
+	short size, flags;
+	void *process, *mapped_va, *start_va;
+	unsigned int byte_count, byte_offset;
+	unsigned long pfn[];
+};
+_Static_assert(sizeof(struct mdl) == 48, "MDL");
+
+struct dev {
+	short type;
+	unsigned short size;
+	int reference_count;
+	void *driver_object;
+	struct dev *next_device, *attached_device;
+	void *current_irp, *timer;
+	unsigned int flags, characteristics;
+	void *vpb, *device_extension;
+	unsigned int device_type;
+	signed char stack_size;
+	unsigned char rest[0x150 - 0x4d];
+};
+_Static_assert(sizeof(struct dev) == 0x150, "DEVICE_OBJECT");
+
+struct iosb {
+	long long status;	/* NTSTATUS in the low half */
+	unsigned long information;
+};
+
+struct stack_loc {
+	unsigned char major, minor, flags, control;
+	unsigned int pad;
+	union {
+		struct {
+			unsigned long output_len, input_len, code;
+			void *type3_input;
+		} ioctl;
+		struct {
+			unsigned long length, key;
+			long long byte_offset;
+		} rw;
+	} p;
+	void *device_object, *file_object, *completion, *context;
+};
+_Static_assert(sizeof(struct stack_loc) == 0x48, "IO_STACK_LOCATION");
+
+struct irp {
+	short type;
+	unsigned short size;
+	struct mdl *mdl_address;
+	unsigned int flags;
+	void *system_buffer;
+	struct list_entry thread_list;
+	struct iosb io_status;
+	unsigned char requestor_mode, pending_returned;
+	signed char stack_count, current_location;
+	unsigned char cancel, cancel_irql, apc_environment, allocation_flags;
+	struct iosb *user_iosb;
+	void *user_event;
+	unsigned char overlay[16];
+	void *cancel_routine, *user_buffer;
+	void *driver_context[4], *thread;
+	char *auxiliary_buffer;
+	struct list_entry list_entry;
+	struct stack_loc *current_stack_location;
+	void *original_file_object;
+	unsigned char tail_rest[8];
+	struct stack_loc stack[];
+};
+_Static_assert(sizeof(struct irp) == 0xd0, "IRP");
+
+bool ntos_irp_complete_top(struct irp *irp);
+unsigned long ntos_page_pfn(const void *va);
+void ntos_log(unsigned long caller, const char *text);
+void ndis_free_mdl(struct mdl *mdl);
+
+/* A made-up frame for every page, 0 for the first page (no memory). */
+unsigned long ntos_page_pfn(const void *va)
+{
+	unsigned long page = (unsigned long)va >> 12;
+
+	return page ? page ^ 0x5000 : 0;
+}
+
+static char logged[256];
+
+void ntos_log(unsigned long caller, const char *text)
+{
+	(void)caller;
+	snprintf(logged, sizeof(logged), "%s", text);
+}
+
+static struct mdl *ndis_freed;
+
+void ndis_free_mdl(struct mdl *mdl)
+{
+	ndis_freed = mdl;
+}
+
+EXPORT(IoInitializeIrp);
+EXPORT(IoBuildDeviceIoControlRequest);
+EXPORT(IoBuildSynchronousFsdRequest);
+EXPORT(IoBuildAsynchronousFsdRequest);
+
+typedef WABI void (*init_irp_fn)(struct irp *, unsigned short, signed char);
+typedef WABI struct irp *(*ioctl_fn)(unsigned int, struct dev *, void *,
+				     unsigned int, void *, unsigned int,
+				     unsigned char, void *, struct iosb *);
+typedef WABI struct irp *(*sync_fsd_fn)(unsigned int, struct dev *, void *,
+					unsigned int, const long long *,
+					void *, struct iosb *);
+typedef WABI struct irp *(*async_fsd_fn)(unsigned int, struct dev *, void *,
+					 unsigned int, const long long *,
+					 struct iosb *);
+
+static void test_io_irp_init(void)
+{
+	size_t size = sizeof(struct irp) + 2 * sizeof(struct stack_loc);
+	struct irp *irp = malloc(size);
+
+	memset(irp, 0x55, size);
+	FN(init_irp_fn, IoInitializeIrp)(irp, size - 1, 2);
+	CHECK(irp->type == 0x5555);
+	FN(init_irp_fn, IoInitializeIrp)(irp, size, 2);
+	CHECK(irp->type == 6 && irp->size == size && irp->stack_count == 2);
+	CHECK(irp->current_location == 3);
+	CHECK(irp->current_stack_location == &irp->stack[2]);
+	CHECK(irp->stack[0].major == 0 && irp->user_iosb == NULL);
+	CHECK(irp->thread_list.flink == &irp->thread_list);
+	free(irp);
+}
+
+static void test_io_build_ioctl(void)
+{
+	ioctl_fn build = FN(ioctl_fn, IoBuildDeviceIoControlRequest);
+	struct dev dev = { .stack_size = 2 };
+	struct iosb iosb = { 0, 0 };
+	int event, urb, live = pool_live;
+	char out[8] = "-------";
+	struct irp *irp;
+
+	/* a USB driver's URB submission: METHOD_NEITHER, internal */
+	irp = build(0x220003, &dev, &urb, 0, NULL, 0, 1, &event, &iosb);
+	CHECK(irp && irp->stack_count == 2 && irp->current_location == 3);
+	if (!irp)
+		return;
+	CHECK(irp->stack[1].major == 0x0f);
+	CHECK(irp->stack[1].p.ioctl.code == 0x220003);
+	CHECK(irp->stack[1].p.ioctl.type3_input == &urb);
+	CHECK(irp->user_event == &event && irp->user_iosb == &iosb);
+	CHECK(pool_live == live + 1);
+	irp->io_status.status = 0;
+	irp->io_status.information = 5;
+	CHECK(ntos_irp_complete_top(irp));
+	CHECK(iosb.information == 5 && pool_live == live);
+
+	/* METHOD_BUFFERED: through a system buffer both ways */
+	irp = build(0x220000, &dev, "abc", 3, out, 6, 0, NULL, &iosb);
+	CHECK(irp && irp->stack[1].major == 0x0e);
+	if (!irp)
+		return;
+	CHECK(irp->stack[1].p.ioctl.input_len == 3);
+	CHECK(irp->stack[1].p.ioctl.output_len == 6);
+	CHECK(irp->flags == 0x70 && irp->user_buffer == out);
+	CHECK(!memcmp(irp->system_buffer, "abc", 3));
+	memcpy(irp->system_buffer, "wxyz", 4);
+	irp->io_status.status = 0;
+	irp->io_status.information = 4;
+	CHECK(ntos_irp_complete_top(irp));
+	CHECK(!memcmp(out, "wxyz---", 8) && pool_live == live);
+
+	/* a failed request copies nothing back */
+	irp = build(0x220000, &dev, "abc", 3, out, 6, 0, NULL, &iosb);
+	CHECK(irp != NULL);
+	if (!irp)
+		return;
+	memcpy(irp->system_buffer, "ABCD", 4);
+	irp->io_status.status = (int)0xC0000001;
+	irp->io_status.information = 4;
+	CHECK(ntos_irp_complete_top(irp));
+	CHECK(!memcmp(out, "wxyz---", 8) && pool_live == live);
+
+	/* METHOD_OUT_DIRECT: the output by an MDL */
+	irp = build(0x220002, &dev, "in", 2, out, 8, 0, NULL, NULL);
+	CHECK(irp && irp->mdl_address && irp->system_buffer);
+	if (!irp)
+		return;
+	CHECK(irp->mdl_address->byte_count == 8);
+	CHECK((char *)irp->mdl_address->start_va +
+	      irp->mdl_address->byte_offset == out);
+	CHECK(pool_live == live + 3);
+	CHECK(ntos_irp_complete_top(irp) && pool_live == live);
+
+	pool_fail = 1;
+	CHECK(build(0x220003, &dev, NULL, 0, NULL, 0, 1, NULL, NULL) == NULL);
+	CHECK(pool_live == live);
+	CHECK(build(0x220003, NULL, NULL, 0, NULL, 0, 1, NULL, NULL) == NULL);
+}
+
+static void test_io_build_fsd(void)
+{
+	struct dev dev = { .stack_size = 1, .flags = 0x4 /* buffered */ };
+	struct iosb iosb = { 0, 0 };
+	long long offset = 0x1234;
+	char buf[8] = "data";
+	int live = pool_live;
+	struct irp *irp;
+
+	irp = FN(sync_fsd_fn, IoBuildSynchronousFsdRequest)(4, &dev, buf, 4,
+							     &offset, NULL,
+							     &iosb);
+	CHECK(irp && irp->stack[0].major == 4);
+	if (!irp)
+		return;
+	CHECK(irp->stack[0].p.rw.length == 4);
+	CHECK(irp->stack[0].p.rw.byte_offset == 0x1234);
+	CHECK(irp->flags == 0x30 && !memcmp(irp->system_buffer, "data", 4));
+	CHECK(ntos_irp_complete_top(irp) && pool_live == live);
+
+	/* a read: the data comes back at completion */
+	irp = FN(sync_fsd_fn, IoBuildSynchronousFsdRequest)(3, &dev, buf, 8,
+							     NULL, NULL,
+							     &iosb);
+	CHECK(irp && irp->flags == 0x70 && irp->user_buffer == buf);
+	if (!irp)
+		return;
+	memcpy(irp->system_buffer, "READ", 4);
+	irp->io_status.status = 0;
+	irp->io_status.information = 4;
+	CHECK(ntos_irp_complete_top(irp));
+	CHECK(!memcmp(buf, "READ", 4) && iosb.information == 4);
+
+	/* neither buffered nor direct: the caller's address as it is */
+	dev.flags = 0;
+	irp = FN(async_fsd_fn, IoBuildAsynchronousFsdRequest)(3, &dev, buf, 8,
+							       NULL, &iosb);
+	CHECK(irp && irp->user_buffer == buf && !irp->system_buffer);
+	if (!irp)
+		return;
+	/* the caller frees an asynchronous request, not the I/O manager */
+	CHECK(!ntos_irp_complete_top(irp) && pool_live == live + 1);
+	ntos_free(irp);
+	CHECK(pool_live == live);
+}
+
+EXPORT(IoAllocateMdl);
+EXPORT(IoFreeMdl);
+EXPORT(MmSizeOfMdl);
+EXPORT(MmBuildMdlForNonPagedPool);
+EXPORT(MmProbeAndLockPages);
+EXPORT(MmUnlockPages);
+EXPORT(MmUnmapLockedPages);
+EXPORT(IoBuildPartialMdl);
+EXPORT(MmGetPhysicalAddress);
+EXPORT(MmIsAddressValid);
+
+typedef WABI struct mdl *(*alloc_mdl_fn)(void *, unsigned int,
+					 unsigned char, unsigned char,
+					 struct irp *);
+typedef WABI void (*mdl_fn)(struct mdl *);
+typedef WABI size_t (*size_mdl_fn)(void *, size_t);
+typedef WABI void (*lock_fn)(struct mdl *, unsigned char, unsigned int);
+typedef WABI void (*unmap_fn)(void *, struct mdl *);
+typedef WABI void (*partial_fn)(struct mdl *, struct mdl *, void *,
+				unsigned int);
+typedef WABI unsigned long long (*phys_fn)(void *);
+typedef WABI unsigned char (*valid_fn)(void *);
+
+static void test_io_mdl(void)
+{
+	alloc_mdl_fn alloc = FN(alloc_mdl_fn, IoAllocateMdl);
+	char *mem = aligned_alloc(4096, 4 * 4096);
+	struct irp irp = { .mdl_address = NULL };
+	struct mdl *m, *m2, *part, fake = { .flags = 4 };
+	unsigned long page = (unsigned long)mem >> 12;
+	int live = pool_live;
+
+	CHECK(FN(size_mdl_fn, MmSizeOfMdl)(mem + 100, 8192) == 48 + 3 * 8);
+	CHECK(FN(size_mdl_fn, MmSizeOfMdl)(mem, 4096) == 48 + 8);
+	m = alloc(mem + 100, 8192, 0, 0, &irp);
+	CHECK(m && irp.mdl_address == m && pool_live == live + 1);
+	if (!m)
+		return;
+	CHECK(m->size == 48 + 3 * 8 && m->start_va == mem);
+	CHECK(m->byte_offset == 100 && m->byte_count == 8192);
+	CHECK(m->mapped_va == NULL);
+	m2 = alloc(mem, 10, 1, 0, &irp);
+	CHECK(m2 && irp.mdl_address == m && m->next == m2);
+
+	FN(mdl_fn, MmBuildMdlForNonPagedPool)(m);
+	CHECK(m->mapped_va == mem + 100 && (m->flags & 4));
+	CHECK(m->pfn[0] == (page ^ 0x5000) && m->pfn[2] == ((page + 2) ^ 0x5000));
+
+	/* bytes 5000.. of the memory: the source's second page on */
+	part = alloc(mem + 5000, 100, 0, 0, NULL);
+	CHECK(part != NULL);
+	if (!part)
+		return;
+	FN(partial_fn, IoBuildPartialMdl)(m, part, mem + 5000, 100);
+	CHECK(part->start_va == mem + 4096 && part->byte_offset == 904);
+	CHECK(part->byte_count == 100 && part->pfn[0] == m->pfn[1]);
+	CHECK(part->mapped_va == mem + 5000 && (part->flags & 0x10));
+	/* length 0: to the end of the source */
+	FN(partial_fn, IoBuildPartialMdl)(m, part, mem + 5000, 0);
+	CHECK(part->byte_count == 8192 + 100 - 5000);
+
+	FN(lock_fn, MmProbeAndLockPages)(m2, 0, 0);
+	CHECK((m2->flags & 2) && m2->pfn[0] == (page ^ 0x5000));
+	m2->flags |= 1;
+	FN(unmap_fn, MmUnmapLockedPages)(mem, m2);
+	CHECK(!(m2->flags & 1) && (m2->flags & 2));
+	FN(mdl_fn, MmUnlockPages)(m2);
+	CHECK(!(m2->flags & 2));
+
+	CHECK(FN(phys_fn, MmGetPhysicalAddress)(mem + 4097) ==
+	      ((((page + 1) ^ 0x5000) << 12) | 1));
+	CHECK(FN(valid_fn, MmIsAddressValid)(mem) == 1);
+	CHECK(FN(valid_fn, MmIsAddressValid)((void *)16) == 0);
+
+	/* IoFreeMdl: ours back to the pool, NdisAllocateBuffer's to ndis.c */
+	FN(mdl_fn, IoFreeMdl)(part);
+	FN(mdl_fn, IoFreeMdl)(m2);
+	FN(mdl_fn, IoFreeMdl)(m);
+	CHECK(pool_live == live && ndis_freed == NULL);
+	FN(mdl_fn, IoFreeMdl)(&fake);
+	CHECK(ndis_freed == &fake);
+	free(mem);
+}
+
+EXPORT(IoGetAttachedDevice);
+EXPORT(IoGetAttachedDeviceReference);
+EXPORT(IoAttachDeviceToDeviceStack);
+EXPORT(IoDetachDevice);
+EXPORT(IoIsWdmVersionAvailable);
+EXPORT(IoWMIRegistrationControl);
+
+typedef WABI struct dev *(*dev_fn)(struct dev *);
+typedef WABI struct dev *(*attach_fn)(struct dev *, struct dev *);
+typedef WABI void (*detach_fn)(struct dev *);
+typedef WABI unsigned char (*wdm_fn)(unsigned char, unsigned char);
+typedef WABI int (*wmi_fn)(struct dev *, unsigned int);
+
+static void test_io_device_stack(void)
+{
+	attach_fn attach = FN(attach_fn, IoAttachDeviceToDeviceStack);
+	static struct dev a, b, c;
+
+	a.stack_size = 2;
+	CHECK(attach(&b, &a) == &a);
+	CHECK(a.attached_device == &b && b.stack_size == 3);
+	CHECK(attach(&c, &a) == &b && c.stack_size == 4);
+	CHECK(FN(dev_fn, IoGetAttachedDevice)(&a) == &c);
+	CHECK(attach(&c, &b) == NULL);
+	c.reference_count = 1;
+	CHECK(FN(dev_fn, IoGetAttachedDeviceReference)(&b) == &c);
+	CHECK(c.reference_count == 2);
+	FN(detach_fn, IoDetachDevice)(&b);
+	CHECK(b.attached_device == NULL);
+	CHECK(FN(dev_fn, IoGetAttachedDevice)(&a) == &b);
+}
+
+static void test_io_versions(void)
+{
+	wdm_fn wdm = FN(wdm_fn, IoIsWdmVersionAvailable);
+	struct dev d;
+
+	CHECK(wdm(1, 0x30) && wdm(1, 0x10) && wdm(0, 0x99));
+	CHECK(!wdm(1, 0x31) && !wdm(6, 0));
+	CHECK(FN(wmi_fn, IoWMIRegistrationControl)(&d, 1) == STATUS_SUCCESS);
+	CHECK(FN(wmi_fn, IoWMIRegistrationControl)(NULL, 1) ==
+	      STATUS_INVALID_PARAMETER);
+}
+
+EXPORT(IoAllocateErrorLogEntry);
+EXPORT(IoWriteErrorLogEntry);
+EXPORT(IoFreeErrorLogEntry);
+
+struct error_log_packet {
+	unsigned char major, retry;
+	unsigned short dump_data_size, number_of_strings, string_offset;
+	unsigned short event_category;
+	int error_code;
+	unsigned int unique_error_value;
+	int final_status;
+	unsigned int sequence_number, io_control_code;
+	long long device_offset;
+	unsigned int dump_data[];
+};
+_Static_assert(sizeof(struct error_log_packet) == 0x28, "IO_ERROR_LOG_PACKET");
+
+typedef WABI void *(*alloc_log_fn)(void *, unsigned char);
+typedef WABI void (*write_log_fn)(void *);
+
+static void test_io_error_log(void)
+{
+	alloc_log_fn alloc = FN(alloc_log_fn, IoAllocateErrorLogEntry);
+	size_t size = sizeof(struct error_log_packet) + 8 + sizeof(u"fw");
+	struct error_log_packet *p;
+	struct dev d;
+	int live = pool_live;
+
+	CHECK(alloc(&d, 241) == NULL);
+	CHECK(alloc(&d, 0x27) == NULL);
+	CHECK(alloc(NULL, 0x30) == NULL);
+	p = alloc(&d, size);
+	CHECK(p && pool_live == live + 1);
+	if (!p)
+		return;
+	CHECK(p->error_code == 0 && p->dump_data_size == 0);
+	p->error_code = (int)0xC0040001;
+	p->unique_error_value = 7;
+	p->final_status = (int)0xC0000001;
+	p->dump_data_size = 8;
+	p->dump_data[0] = 0xdead;
+	p->dump_data[1] = 0xbeef;
+	p->number_of_strings = 1;
+	p->string_offset = sizeof(*p) + 8;
+	memcpy((char *)p + p->string_offset, u"fw", sizeof(u"fw"));
+	FN(write_log_fn, IoWriteErrorLogEntry)(p);
+	CHECK_STR(logged, "error log: code 0xc0040001, unique value 0x7, "
+		  "status 0xc0000001, data 0xdead 0xbeef, \"fw\"");
+	CHECK(pool_live == live);
+
+	/* sizes and offsets past the entry are not read */
+	p = alloc(&d, sizeof(*p) + 4);
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	p->dump_data_size = 200;
+	p->dump_data[0] = 1;
+	p->number_of_strings = 1;
+	p->string_offset = 200;
+	FN(write_log_fn, IoWriteErrorLogEntry)(p);
+	CHECK_STR(logged, "error log: code 0, unique value 0, status 0, "
+		  "data 0x1");
+	p = alloc(&d, 0x30);
+	FN(write_log_fn, IoFreeErrorLogEntry)(p);
+	CHECK(pool_live == live);
+}
+
 int main(void)
 {
 	TEST(test_rtl_init);
@@ -571,5 +1019,12 @@ int main(void)
 	TEST(test_crt_chars);
 	TEST(test_crt_rand);
 	TEST(test_crt_wide_strings);
+	TEST(test_io_irp_init);
+	TEST(test_io_build_ioctl);
+	TEST(test_io_build_fsd);
+	TEST(test_io_mdl);
+	TEST(test_io_device_stack);
+	TEST(test_io_versions);
+	TEST(test_io_error_log);
 	return tap_done();
 }
