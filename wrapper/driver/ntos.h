@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ndiswrapper: what the ntoskrnl.exe export files by concern (ntos_rtl.c,
- * ntos_io.c) share with the rest of the module, kept free of kernel headers beyond wintypes.h and
+ * ntos_io.c, ntos_zw.c) share with the rest of the module, kept free of kernel headers beyond wintypes.h and
  * wdm.h so the host unit tests build them as they are (kmock).
  */
 
@@ -60,6 +60,19 @@ void ntos_init_irp(struct win_irp *irp, u16 size, s8 stack_count);
  * buffers) freed. True when the IRP is gone.
  */
 bool ntos_irp_complete_top(struct win_irp *irp);
+
+/*
+ * The file name the driver at caller has installed as name (ntos_zw.c
+ * says which), read whole: its bytes, their number and what
+ * ntos_firmware_put() takes to let them go. 0 or a negative errno.
+ */
+int ntos_firmware_get(unsigned long caller, const char *name,
+		      const u8 **data, size_t *size, void **cookie);
+void ntos_firmware_put(void *cookie);
+
+/* ntos_zw.c: the file a driver's path names, if it may have it. */
+int ntos_firmware_name(const struct win_unicode_string *path, char *name,
+		       size_t size);
 
 /* ndis.c: an MDL NdisAllocateBuffer made, back to its pool. */
 void ndis_free_mdl(struct win_mdl *mdl);

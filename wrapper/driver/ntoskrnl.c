@@ -15,6 +15,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/firmware.h>
 #include <linux/gfp.h>
 #include <linux/io.h>
 #include <linux/jiffies.h>
@@ -222,6 +223,69 @@ void ntos_log(unsigned long caller, const char *text)
 	struct ndis_driver *drv = ndis_driver_at(caller);
 
 	pr_warn_ratelimited("%s: %s\n", drv ? drv->name : "?", text);
+}
+
+/*
+ * ntos.h: the files ZwCreateFile opens, from the kernel's firmware loader
+ * (/lib/firmware/ndiswrapper/<driver>/<name>). Loading and releasing
+ * sleep: both leave the Windows FPU section (win_sleep_outside_fpu).
+ */
+struct ntos_firmware_req {
+	const char *path;
+	const struct firmware *fw;
+	int err;
+};
+
+static long ntos_firmware_request(void *arg, long timeout)
+{
+	struct ntos_firmware_req *r = arg;
+
+	r->err = request_firmware(&r->fw, r->path, NULL);
+	return 0;
+}
+
+int ntos_firmware_get(unsigned long caller, const char *name,
+		      const u8 **data, size_t *size, void **cookie)
+{
+	struct ndis_driver *drv = ndis_driver_at(caller);
+	struct ntos_firmware_req r = { };
+	char path[128];
+
+	if (!drv)
+		return -ENOENT;
+	if (!win_may_sleep()) {
+		pr_err_ratelimited("%s: ZwCreateFile at IRQL %u: files open at PASSIVE_LEVEL only\n",
+				   drv->name, win_current_irql());
+		return -EAGAIN;
+	}
+	if (snprintf(path, sizeof(path), "ndiswrapper/%s/%s", drv->name,
+		     name) >= sizeof(path))
+		return -ENAMETOOLONG;
+	r.path = path;
+	win_sleep_outside_fpu(ntos_firmware_request, &r, 0);
+	if (r.err)
+		return r.err;
+	*data = r.fw->data;
+	*size = r.fw->size;
+	*cookie = (void *)r.fw;
+	return 0;
+}
+
+static long ntos_firmware_release(void *fw, long timeout)
+{
+	release_firmware(fw);
+	return 0;
+}
+
+/* A driver closing at raised IRQL (a bug) leaks the copy, and is told. */
+void ntos_firmware_put(void *cookie)
+{
+	if (!win_may_sleep()) {
+		pr_err_ratelimited("ZwClose at IRQL %u: the file's memory is leaked\n",
+				   win_current_irql());
+		return;
+	}
+	win_sleep_outside_fpu(ntos_firmware_release, cookie, 0);
 }
 
 static WIN_ABI void ExFreePoolWithTag(void *ptr, u32 tag)

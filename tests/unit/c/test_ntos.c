@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of ntoskrnl.exe's exports by concern (wrapper/driver/
- * ntos_rtl.c, crt.c, ntos_io.c), built -nostdinc against kmock as the kernel builds
+ * ntos_rtl.c, crt.c, ntos_io.c, ntos_zw.c), built -nostdinc against kmock as the kernel builds
  * them, and called here through their export entries (win_export_NAME)
  * with the Windows calling convention, as a driver calls them. The
  * pool they allocate from is this file's (ntos_alloc), which counts.
@@ -1005,6 +1005,198 @@ static void test_io_error_log(void)
 	CHECK(pool_live == live);
 }
 
+/* -- files (ntos_zw.c) ---------------------------------------------------- */
+
+struct object_attributes {
+	unsigned int length;
+	void *root_directory;
+	struct ustr *object_name;
+	unsigned int attributes;
+	void *security_descriptor, *security_qos;
+};
+
+static const char fw_data[] = "0123456789";
+static char fw_asked[80];
+static int fw_open;
+
+int ntos_firmware_get(unsigned long caller, const char *name,
+		      const unsigned char **data, size_t *size, void **cookie);
+void ntos_firmware_put(void *cookie);
+int ntos_firmware_name(const struct ustr *path, char *name, size_t size);
+
+/* One file is installed, fw.bin. */
+int ntos_firmware_get(unsigned long caller, const char *name,
+		      const unsigned char **data, size_t *size, void **cookie)
+{
+	(void)caller;
+	snprintf(fw_asked, sizeof(fw_asked), "%s", name);
+	if (strcmp(name, "fw.bin"))
+		return -2;	/* ENOENT */
+	*data = (const unsigned char *)fw_data;
+	*size = 10;
+	*cookie = (void *)fw_data;
+	fw_open++;
+	return 0;
+}
+
+void ntos_firmware_put(void *cookie)
+{
+	if (cookie == fw_data)
+		fw_open--;
+}
+
+EXPORT(ZwCreateFile);
+EXPORT(ZwOpenFile);
+EXPORT(ZwReadFile);
+EXPORT(ZwQueryInformationFile);
+EXPORT(ZwClose);
+
+typedef WABI int (*create_fn)(void **, unsigned int,
+			      const struct object_attributes *, struct iosb *,
+			      const long long *, unsigned int, unsigned int,
+			      unsigned int, unsigned int, void *,
+			      unsigned int);
+typedef WABI int (*open_fn)(void **, unsigned int,
+			    const struct object_attributes *, struct iosb *,
+			    unsigned int, unsigned int);
+typedef WABI int (*read_fn)(void *, void *, void *, void *, struct iosb *,
+			    void *, unsigned int, const long long *,
+			    const unsigned int *);
+typedef WABI int (*query_fn)(void *, struct iosb *, void *, unsigned int,
+			     unsigned int);
+typedef WABI int (*close_fn)(void *);
+
+#define GENERIC_READ		0x80000000u
+#define GENERIC_WRITE		0x40000000u
+#define STATUS_INVALID_HANDLE	((int)0xC0000008)
+#define STATUS_END_OF_FILE	((int)0xC0000011)
+#define STATUS_ACCESS_DENIED	((int)0xC0000022)
+#define STATUS_NOT_FOUND	((int)0xC0000034)
+
+/* The answer to a path, with the name put to the firmware loader. */
+static int zw_open_path(const char16_t *path, unsigned int access,
+			unsigned int disposition, void **h)
+{
+	struct ustr name = { 0, 0, (char16_t *)path };
+	struct object_attributes oa = { sizeof(oa), NULL, &name, 0x40, 0, 0 };
+	struct iosb iosb = { 0, 0 };
+
+	while (path[name.length / 2])
+		name.length += 2;
+	fw_asked[0] = '\0';
+	return FN(create_fn, ZwCreateFile)(h, access, &oa, &iosb, NULL, 0, 1,
+					   disposition, 0, NULL, 0);
+}
+
+static void test_zw_paths(void)
+{
+	static const char16_t *const refused[] = {
+		u"\\SystemRoot\\system32\\drivers\\..",
+		u"\\SystemRoot\\system32\\drivers\\.",
+		u"\\SystemRoot\\system32\\drivers\\",
+		u"\\SystemRoot\\system32\\drivers\\sub\\fw.bin",
+		u"\\SystemRoot\\system32\\drivers\\../../etc/passwd",
+		u"\\SystemRoot\\system32\\drivers\\..\\config\\SAM",
+		u"\\SystemRoot\\system32\\config\\SAM",
+		u"\\??\\C:\\Windows\\fw.bin",
+		u"\\??\\D:\\Windows\\system32\\drivers\\fw.bin",
+		u"fw.bin",
+		u"/lib/firmware/fw.bin",
+		u"\\SystemRoot\\system32\\drivers\\fw\x0101.bin",
+		u"\\SystemRoot\\system32\\drivers\\C:fw.bin",
+	};
+	void *h = (void *)1;
+	unsigned int i;
+	char name[16];
+	struct ustr s = { 0, 0, (char16_t *)u"\\SystemRoot\\system32\\drivers\\toolong.bin" };
+
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		int st = zw_open_path(refused[i], GENERIC_READ, 1, &h);
+
+		if (st != STATUS_ACCESS_DENIED || fw_asked[0])
+			printf("#   path %u: %#x, asked for '%s'\n", i,
+			       (unsigned int)st, fw_asked);
+		CHECK(st == STATUS_ACCESS_DENIED && !fw_asked[0]);
+		CHECK(h == NULL);
+	}
+	/* the three spellings of the driver's folder, case-blind */
+	CHECK(zw_open_path(u"\\systemroot\\System32\\DRIVERS\\nofw.bin",
+			   GENERIC_READ, 1, &h) == STATUS_NOT_FOUND);
+	CHECK_STR(fw_asked, "nofw.bin");
+	CHECK(zw_open_path(u"\\??\\C:\\WINDOWS\\system32\\drivers\\fw.bin",
+			   GENERIC_READ, 1, &h) == STATUS_SUCCESS);
+	CHECK(FN(close_fn, ZwClose)(h) == STATUS_SUCCESS);
+	CHECK(zw_open_path(u"\\DosDevices\\C:\\Windows\\system32\\drivers\\fw.bin",
+			   GENERIC_READ, 3, &h) == STATUS_SUCCESS);
+	CHECK(FN(close_fn, ZwClose)(h) == STATUS_SUCCESS);
+	/* reading only: no writing, creating or replacing */
+	CHECK(zw_open_path(u"\\SystemRoot\\system32\\drivers\\fw.bin",
+			   GENERIC_READ | GENERIC_WRITE, 1, &h) ==
+	      STATUS_ACCESS_DENIED);
+	CHECK(zw_open_path(u"\\SystemRoot\\system32\\drivers\\fw.bin",
+			   GENERIC_READ, 2, &h) == STATUS_ACCESS_DENIED);
+	CHECK(zw_open_path(u"\\SystemRoot\\system32\\drivers\\fw.bin",
+			   GENERIC_READ, 5, &h) == STATUS_ACCESS_DENIED);
+	CHECK(!fw_asked[0] && fw_open == 0);
+	/* a name longer than the room for it */
+	while (s.buffer[s.length / 2])
+		s.length += 2;
+	CHECK(ntos_firmware_name(&s, name, 11) == -1);
+	CHECK(ntos_firmware_name(&s, name, 12) == 0);
+	CHECK_STR(name, "toolong.bin");
+}
+
+static void test_zw_read(void)
+{
+	struct ustr name = { 0, 0,
+		(char16_t *)u"\\SystemRoot\\system32\\drivers\\fw.bin" };
+	struct object_attributes oa = { sizeof(oa), NULL, &name, 0x40, 0, 0 };
+	struct iosb iosb = { 0, 0 };
+	unsigned char info[24];
+	long long off = 8, size;
+	int live = pool_live;
+	char buf[8];
+	void *h;
+
+	while (name.buffer[name.length / 2])
+		name.length += 2;
+	CHECK(FN(open_fn, ZwOpenFile)(&h, GENERIC_READ, &oa, &iosb, 1, 0) ==
+	      STATUS_SUCCESS);
+	CHECK(h && iosb.information == 1 && fw_open == 1);
+	CHECK(FN(query_fn, ZwQueryInformationFile)(h, &iosb, info, 24, 5) ==
+	      STATUS_SUCCESS);
+	memcpy(&size, info + 8, 8);
+	CHECK(size == 10 && iosb.information == 24);
+	CHECK(FN(query_fn, ZwQueryInformationFile)(h, &iosb, info, 23, 5) ==
+	      (int)0xC0000004);
+	CHECK(FN(query_fn, ZwQueryInformationFile)(h, &iosb, info, 24, 99) ==
+	      (int)0xC0000003);
+
+	CHECK(FN(read_fn, ZwReadFile)(h, NULL, NULL, NULL, &iosb, buf, 4,
+				      NULL, NULL) == STATUS_SUCCESS);
+	CHECK(iosb.information == 4 && !memcmp(buf, "0123", 4));
+	CHECK(FN(read_fn, ZwReadFile)(h, NULL, NULL, NULL, &iosb, buf, 4,
+				      NULL, NULL) == STATUS_SUCCESS);
+	CHECK(!memcmp(buf, "4567", 4));
+	CHECK(FN(read_fn, ZwReadFile)(h, NULL, NULL, NULL, &iosb, buf, 8,
+				      &off, NULL) == STATUS_SUCCESS);
+	CHECK(iosb.information == 2 && !memcmp(buf, "89", 2));
+	CHECK(FN(query_fn, ZwQueryInformationFile)(h, &iosb, info, 8, 14) ==
+	      STATUS_SUCCESS);
+	memcpy(&size, info, 8);
+	CHECK(size == 10);
+	CHECK(FN(read_fn, ZwReadFile)(h, NULL, NULL, NULL, &iosb, buf, 8,
+				      NULL, NULL) == STATUS_END_OF_FILE);
+	CHECK(iosb.information == 0);
+
+	CHECK(FN(close_fn, ZwClose)(h) == STATUS_SUCCESS);
+	CHECK(fw_open == 0 && pool_live == live);
+	/* a handle that is not an open file */
+	CHECK(FN(close_fn, ZwClose)(buf) == STATUS_INVALID_HANDLE);
+	CHECK(FN(read_fn, ZwReadFile)(NULL, NULL, NULL, NULL, &iosb, buf, 8,
+				      NULL, NULL) == STATUS_INVALID_HANDLE);
+}
+
 int main(void)
 {
 	TEST(test_rtl_init);
@@ -1026,5 +1218,7 @@ int main(void)
 	TEST(test_io_device_stack);
 	TEST(test_io_versions);
 	TEST(test_io_error_log);
+	TEST(test_zw_paths);
+	TEST(test_zw_read);
 	return tap_done();
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * kmock's <linux/kernel.h> and what the ntoskrnl.exe export files use on
- * top of it (min, max, min_t, SIZE_MAX, INT_MAX, READ_ONCE, WRITE_ONCE):
+ * top of it (min, max, min_t, ARRAY_SIZE, SIZE_MAX, INT_MAX, READ_ONCE, WRITE_ONCE):
  * searched before kmock/, for those files only.
  */
 #ifndef KMOCK_NTOS_KERNEL_H
@@ -23,6 +23,9 @@
 #endif
 #ifndef max
 #define max(a, b) ((a) > (b) ? (a) : (b))
+#endif
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #endif
 #ifndef min_t
 #define min_t(type, a, b) ((type)(a) < (type)(b) ? (type)(a) : (type)(b))
