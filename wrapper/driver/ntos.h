@@ -49,6 +49,14 @@ unsigned long ntos_page_pfn(const void *va);
 /* A line in the kernel log, under the name of the driver at caller. */
 void ntos_log(unsigned long caller, const char *text);
 
+/* Device memory mapped (uncached unless cached), and unmapped. */
+void *ntos_map_io(u64 phys, size_t size, bool cached);
+void ntos_unmap_io(void *va);
+
+/* Zeroed, physically contiguous memory below highest; and its free. */
+void *ntos_alloc_contiguous(size_t size, u64 highest);
+void ntos_free_contiguous(void *va, size_t size);
+
 /* ntos_io.c: an IRP's initial state, stack_count locations free. */
 void ntos_init_irp(struct win_irp *irp, u16 size, s8 stack_count);
 

@@ -630,3 +630,69 @@ static WIN_ABI void IoWriteErrorLogEntry(void *entry)
 	ntos_free(e);
 }
 WIN_FUNC(IoWriteErrorLogEntry);
+
+/* -- I/O space and contiguous memory --------------------------------------- */
+
+#define MM_CACHED		1
+
+/* Device memory: uncached unless MmCached is asked for. */
+static WIN_ABI void *MmMapIoSpace(u64 phys, size_t size, u32 cache_type)
+{
+	if (!size)
+		return NULL;
+	return ntos_map_io(phys, size, cache_type == MM_CACHED);
+}
+WIN_FUNC(MmMapIoSpace);
+
+static WIN_ABI void MmUnmapIoSpace(void *va, size_t size)
+{
+	ntos_unmap_io(va);
+}
+WIN_FUNC(MmUnmapIoSpace);
+
+/*
+ * Physically contiguous memory below highest. A boundary (a power of two
+ * the block may not cross) is honoured when the block's own alignment
+ * (the kernel's pages come aligned to their rounded-up size) implies it:
+ * a block no bigger than the boundary. Memory is cached whatever the
+ * cache type (x86 DMA is coherent).
+ */
+static WIN_ABI void *
+MmAllocateContiguousMemorySpecifyCache(size_t size, u64 lowest, u64 highest,
+				       u64 boundary, u32 cache_type)
+{
+	if (!size || (boundary && size > boundary))
+		return NULL;
+	return ntos_alloc_contiguous(size, highest);
+}
+WIN_FUNC(MmAllocateContiguousMemorySpecifyCache);
+
+static WIN_ABI void MmFreeContiguousMemorySpecifyCache(void *va, size_t size,
+						       u32 cache_type)
+{
+	ntos_free_contiguous(va, size);
+}
+WIN_FUNC(MmFreeContiguousMemorySpecifyCache);
+
+/*
+ * A driver's pageable sections are as resident as the rest of its image
+ * here: locking one returns a handle (the address) and unlocking it has
+ * nothing to undo.
+ */
+static WIN_ABI void *MmLockPagableDataSection(void *address)
+{
+	return address;
+}
+WIN_FUNC(MmLockPagableDataSection);
+
+static WIN_ABI void MmUnlockPagableImageSection(void *handle)
+{
+}
+WIN_FUNC(MmUnlockPagableImageSection);
+
+/* There are no user processes here, 32-bit or other. */
+static WIN_ABI u8 IoIs32bitProcess(struct win_irp *irp)
+{
+	return 0;
+}
+WIN_FUNC(IoIs32bitProcess);

@@ -548,3 +548,22 @@ static WIN_FASTCALL u16 RtlUshortByteSwap(u16 v)
 	return __builtin_bswap16(v);
 }
 WIN_FUNC(RtlUshortByteSwap);
+
+/* -- RtlAssert ------------------------------------------------------------- */
+
+/*
+ * A checked build's failed ASSERT: with no debugger to break into, the
+ * assertion is logged and the driver goes on, as Windows does when the
+ * debugger lets it.
+ */
+static WIN_ABI void RtlAssert(const char *assertion, const char *file,
+			      u32 line, const char *message)
+{
+	char text[200];
+
+	snprintf(text, sizeof(text), "RtlAssert: %s failed at %s:%u%s%s",
+		 assertion ? assertion : "?", file ? file : "?", line,
+		 message ? ": " : "", message ? message : "");
+	ntos_log((unsigned long)__builtin_return_address(0), text);
+}
+WIN_FUNC(RtlAssert);

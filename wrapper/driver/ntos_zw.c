@@ -9,9 +9,9 @@
  * or \DosDevices\C:\Windows), a plain file name there: any other path,
  * a "." or ".." or any separator in the name, or a request to write or
  * create is refused. A driver is code we do not trust; it gets no way
- * to name anything else. The file itself comes from the kernel's
- * firmware loader (ntos_firmware_get) as ndiswrapper/<driver>/<name>,
- * that is /lib/firmware/ndiswrapper/<driver>/<name>.
+ * to name anything else. The file itself is read whole by
+ * ntos_firmware_get (ntoskrnl.c) from
+ * /lib/firmware/ndiswrapper/<driver>/<name>.
  *
  * Written from the WDK reference (ZwCreateFile, ZwReadFile,
  * FILE_STANDARD_INFORMATION, FILE_POSITION_INFORMATION).

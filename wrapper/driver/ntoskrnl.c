@@ -15,7 +15,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/firmware.h>
+#include <linux/fs.h>
 #include <linux/gfp.h>
 #include <linux/io.h>
 #include <linux/jiffies.h>
@@ -226,21 +226,53 @@ void ntos_log(unsigned long caller, const char *text)
 }
 
 /*
- * ntos.h: the files ZwCreateFile opens, from the kernel's firmware loader
- * (/lib/firmware/ndiswrapper/<driver>/<name>). Loading and releasing
- * sleep: both leave the Windows FPU section (win_sleep_outside_fpu).
+ * ntos.h: the files ZwCreateFile opens, read whole from
+ * /lib/firmware/ndiswrapper/<driver>/<name> (NTOS_FIRMWARE_MAX at most).
+ * Not through request_firmware(): that is a GPL-only export, and the
+ * module's GPL-only imports are a fixed list (tests/e2e/expectations.toml).
+ * Opening and reading sleep: they leave the Windows FPU section
+ * (win_sleep_outside_fpu).
  */
+#define NTOS_FIRMWARE_DIR	"/lib/firmware/ndiswrapper"
+#define NTOS_FIRMWARE_MAX	(16 << 20)
+
 struct ntos_firmware_req {
 	const char *path;
-	const struct firmware *fw;
+	void *data;
+	size_t size;
 	int err;
 };
 
-static long ntos_firmware_request(void *arg, long timeout)
+static long ntos_firmware_read(void *arg, long timeout)
 {
 	struct ntos_firmware_req *r = arg;
+	struct file *f;
+	loff_t size, pos = 0;
+	ssize_t n;
 
-	r->err = request_firmware(&r->fw, r->path, NULL);
+	f = filp_open(r->path, O_RDONLY, 0);
+	if (IS_ERR(f)) {
+		r->err = PTR_ERR(f);
+		return 0;
+	}
+	size = i_size_read(file_inode(f));
+	if (!S_ISREG(file_inode(f)->i_mode) || size > NTOS_FIRMWARE_MAX) {
+		r->err = -EINVAL;
+		goto out;
+	}
+	r->data = kvmalloc(size ? size : 1, GFP_KERNEL);
+	if (!r->data) {
+		r->err = -ENOMEM;
+		goto out;
+	}
+	while (pos < size) {
+		n = kernel_read(f, (u8 *)r->data + pos, size - pos, &pos);
+		if (n <= 0)
+			break;
+	}
+	r->size = pos;
+out:
+	filp_close(f, NULL);
 	return 0;
 }
 
@@ -249,7 +281,7 @@ int ntos_firmware_get(unsigned long caller, const char *name,
 {
 	struct ndis_driver *drv = ndis_driver_at(caller);
 	struct ntos_firmware_req r = { };
-	char path[128];
+	char path[160];
 
 	if (!drv)
 		return -ENOENT;
@@ -258,26 +290,26 @@ int ntos_firmware_get(unsigned long caller, const char *name,
 				   drv->name, win_current_irql());
 		return -EAGAIN;
 	}
-	if (snprintf(path, sizeof(path), "ndiswrapper/%s/%s", drv->name,
+	if (snprintf(path, sizeof(path), NTOS_FIRMWARE_DIR "/%s/%s", drv->name,
 		     name) >= sizeof(path))
 		return -ENAMETOOLONG;
 	r.path = path;
-	win_sleep_outside_fpu(ntos_firmware_request, &r, 0);
+	win_sleep_outside_fpu(ntos_firmware_read, &r, 0);
 	if (r.err)
 		return r.err;
-	*data = r.fw->data;
-	*size = r.fw->size;
-	*cookie = (void *)r.fw;
+	*data = r.data;
+	*size = r.size;
+	*cookie = r.data;
 	return 0;
 }
 
-static long ntos_firmware_release(void *fw, long timeout)
+static long ntos_firmware_free(void *data, long timeout)
 {
-	release_firmware(fw);
+	kvfree(data);
 	return 0;
 }
 
-/* A driver closing at raised IRQL (a bug) leaks the copy, and is told. */
+/* vfree may sleep: a driver closing at raised IRQL (a bug) leaks it. */
 void ntos_firmware_put(void *cookie)
 {
 	if (!win_may_sleep()) {
@@ -285,7 +317,46 @@ void ntos_firmware_put(void *cookie)
 				   win_current_irql());
 		return;
 	}
-	win_sleep_outside_fpu(ntos_firmware_release, cookie, 0);
+	win_sleep_outside_fpu(ntos_firmware_free, cookie, 0);
+}
+
+void *ntos_map_io(u64 phys, size_t size, bool cached)
+{
+	return (void __force *)(cached ? ioremap_cache(phys, size) :
+					 ioremap(phys, size));
+}
+
+void ntos_unmap_io(void *va)
+{
+	iounmap((void __iomem *)va);
+}
+
+/*
+ * Whole pages from the page allocator, from ZONE_DMA32 when highest is
+ * 4 GiB - 1, checked against highest (a limit below 4 GiB is not
+ * offered); GFP_ATOMIC: callers may be at DISPATCH_LEVEL.
+ */
+void *ntos_alloc_contiguous(size_t size, u64 highest)
+{
+	gfp_t gfp = GFP_ATOMIC | __GFP_ZERO | __GFP_NOWARN;
+	void *va;
+
+	if (highest < U32_MAX)
+		return NULL;
+	if (highest == U32_MAX)
+		gfp |= GFP_DMA32;
+	va = alloc_pages_exact(size, gfp);
+	if (va && virt_to_phys(va) + size - 1 > highest) {
+		free_pages_exact(va, size);
+		return NULL;
+	}
+	return va;
+}
+
+void ntos_free_contiguous(void *va, size_t size)
+{
+	if (va)
+		free_pages_exact(va, size);
 }
 
 static WIN_ABI void ExFreePoolWithTag(void *ptr, u32 tag)

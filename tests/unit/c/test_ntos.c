@@ -1197,6 +1197,109 @@ static void test_zw_read(void)
 				      NULL, NULL) == STATUS_INVALID_HANDLE);
 }
 
+/* -- more of the memory manager, and RtlAssert ---------------------------- */
+
+void *ntos_map_io(unsigned long long phys, size_t size, bool cached);
+void ntos_unmap_io(void *va);
+void *ntos_alloc_contiguous(size_t size, unsigned long long highest);
+void ntos_free_contiguous(void *va, size_t size);
+
+static unsigned long long io_phys;
+static size_t io_size;
+static bool io_cached;
+static void *io_unmapped;
+static char io_space[64];
+
+void *ntos_map_io(unsigned long long phys, size_t size, bool cached)
+{
+	io_phys = phys;
+	io_size = size;
+	io_cached = cached;
+	return io_space;
+}
+
+void ntos_unmap_io(void *va)
+{
+	io_unmapped = va;
+}
+
+static unsigned long long contig_highest;
+static int contig_live;
+
+void *ntos_alloc_contiguous(size_t size, unsigned long long highest)
+{
+	contig_highest = highest;
+	contig_live++;
+	return calloc(1, size);
+}
+
+void ntos_free_contiguous(void *va, size_t size)
+{
+	(void)size;
+	contig_live--;
+	free(va);
+}
+
+EXPORT(MmMapIoSpace);
+EXPORT(MmUnmapIoSpace);
+EXPORT(MmAllocateContiguousMemorySpecifyCache);
+EXPORT(MmFreeContiguousMemorySpecifyCache);
+EXPORT(MmLockPagableDataSection);
+EXPORT(MmUnlockPagableImageSection);
+EXPORT(IoIs32bitProcess);
+EXPORT(RtlAssert);
+
+typedef WABI void *(*map_io_fn)(unsigned long long, size_t, unsigned int);
+typedef WABI void (*unmap_io_fn)(void *, size_t);
+typedef WABI void *(*contig_fn)(size_t, unsigned long long,
+				unsigned long long, unsigned long long,
+				unsigned int);
+typedef WABI void (*free_contig_fn)(void *, size_t, unsigned int);
+typedef WABI void *(*lock_section_fn)(void *);
+typedef WABI void (*unlock_section_fn)(void *);
+typedef WABI unsigned char (*is32_fn)(void *);
+typedef WABI void (*assert_fn)(void *, void *, unsigned int, char *);
+
+static void test_mm_io_space(void)
+{
+	map_io_fn map = FN(map_io_fn, MmMapIoSpace);
+	contig_fn contig = FN(contig_fn, MmAllocateContiguousMemorySpecifyCache);
+	void *p;
+
+	/* MmNonCached 0, MmCached 1, MmWriteCombined 2 */
+	CHECK(map(0xfebf0000ull, 256, 0) == io_space);
+	CHECK(io_phys == 0xfebf0000ull && io_size == 256 && !io_cached);
+	CHECK(map(0x1000, 16, 1) == io_space && io_cached);
+	CHECK(map(0x1000, 0, 0) == NULL);
+	FN(unmap_io_fn, MmUnmapIoSpace)(io_space, 256);
+	CHECK(io_unmapped == io_space);
+
+	p = contig(8192, 0, 0xffffffffull, 0, 1);
+	CHECK(p && contig_live == 1 && contig_highest == 0xffffffffull);
+	FN(free_contig_fn, MmFreeContiguousMemorySpecifyCache)(p, 8192, 1);
+	CHECK(contig_live == 0);
+	/* a boundary the allocation must not cross is more than is offered */
+	CHECK(contig(8192, 0, ~0ull, 4096, 1) == NULL);
+	CHECK(contig(0, 0, ~0ull, 0, 1) == NULL);
+	CHECK(contig_live == 0);
+}
+
+static void test_mm_sections(void)
+{
+	static int in_section;
+	void *h = FN(lock_section_fn, MmLockPagableDataSection)(&in_section);
+
+	/* nothing is paged: the handle is good for the unlock, no more */
+	CHECK(h != NULL);
+	FN(unlock_section_fn, MmUnlockPagableImageSection)(h);
+	CHECK(FN(is32_fn, IoIs32bitProcess)(NULL) == 0);
+	logged[0] = '\0';
+	FN(assert_fn, RtlAssert)("len > 0", "recv.c", 42, NULL);
+	CHECK_STR(logged, "RtlAssert: len > 0 failed at recv.c:42");
+	FN(assert_fn, RtlAssert)("x", "a.c", 7, "bad length");
+	CHECK_STR(logged, "RtlAssert: x failed at a.c:7: bad length");
+}
+
 int main(void)
 {
 	TEST(test_rtl_init);
@@ -1220,5 +1323,7 @@ int main(void)
 	TEST(test_io_error_log);
 	TEST(test_zw_paths);
 	TEST(test_zw_read);
+	TEST(test_mm_io_space);
+	TEST(test_mm_sections);
 	return tap_done();
 }
