@@ -57,6 +57,23 @@ void ntos_unmap_io(void *va);
 void *ntos_alloc_contiguous(size_t size, u64 highest);
 void ntos_free_contiguous(void *va, size_t size);
 
+/*
+ * An IO_WORKITEM (opaque to drivers), and the kernel's part of it:
+ * ntos_work_new() makes it, ntos_work_queue() runs routine(dev, context)
+ * at PASSIVE_LEVEL once, ntos_work_free() lets it go (from the routine
+ * too).
+ */
+struct ntos_work_item {
+	struct win_device_object *dev;
+	void *routine;
+	void *context;
+	void *work;
+};
+
+void *ntos_work_new(struct ntos_work_item *item);
+void ntos_work_queue(void *work);
+void ntos_work_free(void *work);
+
 /* ntos_io.c: an IRP's initial state, stack_count locations free. */
 void ntos_init_irp(struct win_irp *irp, u16 size, s8 stack_count);
 

@@ -696,3 +696,48 @@ static WIN_ABI u8 IoIs32bitProcess(struct win_irp *irp)
 	return 0;
 }
 WIN_FUNC(IoIs32bitProcess);
+
+/* -- work items ------------------------------------------------------------ */
+
+/*
+ * IoAllocateWorkItem: the routine IoQueueWorkItem names runs at
+ * PASSIVE_LEVEL, in the same queue as NDIS's work items whatever queue
+ * type is asked for (ntos_work_queue). The routine may free its own item.
+ */
+static WIN_ABI struct ntos_work_item *
+IoAllocateWorkItem(struct win_device_object *dev)
+{
+	struct ntos_work_item *item;
+
+	if (!dev)
+		return NULL;
+	item = ntos_alloc((unsigned long)__builtin_return_address(0),
+			  sizeof(*item));
+	if (!item)
+		return NULL;
+	item->dev = dev;
+	item->work = ntos_work_new(item);
+	if (!item->work) {
+		ntos_free(item);
+		return NULL;
+	}
+	return item;
+}
+WIN_FUNC(IoAllocateWorkItem);
+
+static WIN_ABI void IoQueueWorkItem(struct ntos_work_item *item,
+				    void *routine, u32 queue_type,
+				    void *context)
+{
+	WRITE_ONCE(item->routine, routine);
+	WRITE_ONCE(item->context, context);
+	ntos_work_queue(item->work);
+}
+WIN_FUNC(IoQueueWorkItem);
+
+static WIN_ABI void IoFreeWorkItem(struct ntos_work_item *item)
+{
+	ntos_work_free(item->work);
+	ntos_free(item);
+}
+WIN_FUNC(IoFreeWorkItem);

@@ -28,6 +28,7 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <asm/cpufeature.h>
 #include <asm/fpu/types.h>
 
@@ -357,6 +358,45 @@ void ntos_free_contiguous(void *va, size_t size)
 {
 	if (va)
 		free_pages_exact(va, size);
+}
+
+/*
+ * ntos.h: IO_WORKITEMs run on ndis_work_wq, where NDIS's work items run
+ * and which MiniportHalt's flush waits for (ndis_flush_work_items).
+ */
+struct ntos_work {
+	struct work_struct work;
+	struct ntos_work_item *item;
+};
+
+static void ntos_work_run(struct work_struct *work)
+{
+	struct ntos_work_item *item = container_of(work, struct ntos_work,
+						   work)->item;
+
+	/* The routine may free the item (and this work): hands off after. */
+	LIN2WIN2(READ_ONCE(item->routine), item->dev, READ_ONCE(item->context));
+}
+
+void *ntos_work_new(struct ntos_work_item *item)
+{
+	struct ntos_work *w = kzalloc(sizeof(*w), GFP_ATOMIC);
+
+	if (!w)
+		return NULL;
+	INIT_WORK(&w->work, ntos_work_run);
+	w->item = item;
+	return w;
+}
+
+void ntos_work_queue(void *work)
+{
+	queue_work(ndis_work_wq, &((struct ntos_work *)work)->work);
+}
+
+void ntos_work_free(void *work)
+{
+	kfree(work);
 }
 
 static WIN_ABI void ExFreePoolWithTag(void *ptr, u32 tag)

@@ -1300,6 +1300,76 @@ static void test_mm_sections(void)
 	CHECK_STR(logged, "RtlAssert: x failed at a.c:7: bad length");
 }
 
+/* -- work items ------------------------------------------------------------- */
+
+struct work_item {
+	struct dev *dev;
+	void *routine, *context;
+	void *work;
+};
+
+void *ntos_work_new(struct work_item *item);
+void ntos_work_queue(void *work);
+void ntos_work_free(void *work);
+
+static struct work_item *work_of;
+static int work_live, work_queued, work_fail;
+
+void *ntos_work_new(struct work_item *item)
+{
+	if (work_fail)
+		return NULL;
+	work_of = item;
+	work_live++;
+	return &work_live;
+}
+
+void ntos_work_queue(void *work)
+{
+	if (work == &work_live)
+		work_queued++;
+}
+
+void ntos_work_free(void *work)
+{
+	if (work == &work_live)
+		work_live--;
+}
+
+EXPORT(IoAllocateWorkItem);
+EXPORT(IoQueueWorkItem);
+EXPORT(IoFreeWorkItem);
+
+typedef WABI struct work_item *(*alloc_work_fn)(struct dev *);
+typedef WABI void (*queue_work_fn)(struct work_item *, void *, int, void *);
+typedef WABI void (*free_work_fn)(struct work_item *);
+
+static void test_io_work_items(void)
+{
+	alloc_work_fn alloc = FN(alloc_work_fn, IoAllocateWorkItem);
+	struct dev d;
+	int ctx, live = pool_live;
+	struct work_item *w = alloc(&d);
+
+	CHECK(w && work_of == w && w->dev == &d && work_live == 1);
+	CHECK(pool_live == live + 1);
+	if (!w)
+		return;
+	/* DelayedWorkQueue 1: one queue for all types */
+	FN(queue_work_fn, IoQueueWorkItem)(w, (void *)test_io_work_items, 1,
+					   &ctx);
+	CHECK(w->routine == (void *)test_io_work_items && w->context == &ctx);
+	CHECK(work_queued == 1);
+	FN(free_work_fn, IoFreeWorkItem)(w);
+	CHECK(work_live == 0 && pool_live == live);
+	CHECK(alloc(NULL) == NULL);
+	work_fail = 1;
+	CHECK(alloc(&d) == NULL && pool_live == live);
+	work_fail = 0;
+	pool_fail = 1;
+	CHECK(alloc(&d) == NULL && work_live == 0);
+}
+
 int main(void)
 {
 	TEST(test_rtl_init);
@@ -1325,5 +1395,6 @@ int main(void)
 	TEST(test_zw_read);
 	TEST(test_mm_io_space);
 	TEST(test_mm_sections);
+	TEST(test_io_work_items);
 	return tap_done();
 }
