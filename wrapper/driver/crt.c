@@ -16,6 +16,7 @@
 #include <linux/kernel.h>
 #include <linux/string.h>
 
+#include "ntos.h"
 #include "win_crt.h"
 #include "winexport.h"
 
@@ -461,3 +462,45 @@ static WIN_CDECL int win_wcsicmp(const u16 *a, const u16 *b)
 }
 WIN_FUNC_NAMED(_wcsicmp, win_wcsicmp);
 WIN_FUNC_NAMED(wcsicmp, win_wcsicmp);
+
+/* -- debug output ------------------------------------------------------------ */
+
+/*
+ * DbgPrint with a component and a level, filtered as Windows filters by
+ * default: only the error level (DPFLTR_ERROR_LEVEL, 0) is shown; a level
+ * above 31 is a mask, whose bit 0 is the error level.
+ */
+static WIN_CDECL u32 win_dbg_print_ex(u32 component, u32 level,
+				      const char *fmt, ...)
+{
+	unsigned long caller = (unsigned long)__builtin_return_address(0);
+	win_va_list ap;
+	char buf[256];
+	size_t pos;
+
+	if (level > 31 ? !(level & 1) : level != 0)
+		return STATUS_SUCCESS;
+	win_va_start(ap, fmt);
+	win_vsnprintf(buf, sizeof(buf) - 1, fmt, &ap);
+	win_va_end(ap);
+	buf[sizeof(buf) - 1] = '\0';
+	pos = strlen(buf);
+	while (pos && buf[pos - 1] == '\n')
+		pos--;
+	buf[pos] = '\0';
+	ntos_log(caller, buf);
+	return STATUS_SUCCESS;
+}
+WIN_FUNC_NAMED(DbgPrintEx, win_dbg_print_ex);
+
+/*
+ * A call through a C++ object's pure virtual slot: a driver bug Windows
+ * stops the machine for. Here it is logged, and the call returns.
+ */
+static WIN_CDECL int win_purecall(void)
+{
+	ntos_log((unsigned long)__builtin_return_address(0),
+		 "_purecall: a pure virtual function was called");
+	return 0;
+}
+WIN_FUNC_NAMED(_purecall, win_purecall);

@@ -1370,6 +1370,35 @@ static void test_io_work_items(void)
 	CHECK(alloc(&d) == NULL && work_live == 0);
 }
 
+/* -- debug output ----------------------------------------------------------- */
+
+EXPORT(DbgPrintEx);
+EXPORT(_purecall);
+
+typedef WABI unsigned int (*dbgex_fn)(unsigned int, unsigned int,
+				      const char *, ...);
+typedef WABI int (*purecall_fn)(void);
+
+static void test_dbg_print_ex(void)
+{
+	dbgex_fn dbg = FN(dbgex_fn, DbgPrintEx);
+
+	logged[0] = '\0';
+	/* DPFLTR_ERROR_LEVEL is shown; trace and info are filtered */
+	CHECK(dbg(77, 0, "rx %d of %ws\n", 3, u"wl0") == STATUS_SUCCESS);
+	CHECK_STR(logged, "rx 3 of wl0");
+	CHECK(dbg(77, 2, "trace %d", 1) == STATUS_SUCCESS);
+	CHECK(dbg(77, 3, "info %d", 1) == STATUS_SUCCESS);
+	CHECK_STR(logged, "rx 3 of wl0");
+	/* a level above 31 is a mask: bit 0 is the error level */
+	CHECK(dbg(77, 0x80000001u, "mask %s", "ok") == STATUS_SUCCESS);
+	CHECK_STR(logged, "mask ok");
+	CHECK(dbg(77, 0x80000004u, "masked") == STATUS_SUCCESS);
+	CHECK_STR(logged, "mask ok");
+	FN(purecall_fn, _purecall)();
+	CHECK_STR(logged, "_purecall: a pure virtual function was called");
+}
+
 int main(void)
 {
 	TEST(test_rtl_init);
@@ -1396,5 +1425,6 @@ int main(void)
 	TEST(test_mm_io_space);
 	TEST(test_mm_sections);
 	TEST(test_io_work_items);
+	TEST(test_dbg_print_ex);
 	return tap_done();
 }
