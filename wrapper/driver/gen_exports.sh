@@ -20,7 +20,7 @@ fi
 src=$1
 
 # table:Windows module name:source files
-dlls="ntoskrnl:ntoskrnl.exe:ntoskrnl.c,crt.c,ntos_sync.c,ntos_list.c,ntos_timer.c,ntos_pool.c,ntos_thread.c,ntos_time.c hal:HAL.dll:hal.c
+dlls="ntoskrnl:ntoskrnl.exe:ntoskrnl.c,crt.c,ntos_rtl.c,ntos_io.c,ntos_zw.c,ntos_sync.c,ntos_list.c,ntos_timer.c,ntos_pool.c,ntos_thread.c,ntos_time.c hal:HAL.dll:hal.c
 ndis:NDIS.SYS:ndis.c,ndis_hw.c usbd:USBD.SYS:usbd.c"
 
 names() {

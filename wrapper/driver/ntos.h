@@ -1,12 +1,107 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ndiswrapper: what the ntoskrnl.exe files (ntoskrnl.c, ntos_*.c) share.
+ * ndiswrapper: what the ntoskrnl.exe export files by concern (ntoskrnl.c,
+ * ntos_*.c) share with the rest of the module, kept free of kernel
+ * headers beyond wintypes.h and wdm.h so the host unit tests build them
+ * as they are (kmock).
  */
 
 #ifndef NDIS_NTOS_H
 #define NDIS_NTOS_H
 
-#include <linux/types.h>
+#include "wdm.h"
+#include "wintypes.h"
+
+#define STATUS_BUFFER_OVERFLOW		0x80000005
+#define STATUS_ACCESS_VIOLATION		0xC0000005
+#define STATUS_NO_MEMORY		0xC0000017
+#define STATUS_BUFFER_TOO_SMALL		0xC0000023
+#define STATUS_OBJECT_NAME_COLLISION	0xC0000035
+#define STATUS_INVALID_PARAMETER_2	0xC00000F0
+
+/* STRING and ANSI_STRING: UNICODE_STRING's layout with 8-bit characters. */
+struct win_ansi_string {
+	u16 length;			/* bytes, no terminating NUL */
+	u16 max_length;			/* bytes */
+	char *buffer;
+};
+static_assert(sizeof(struct win_ansi_string) == WIN_LAYOUT(16, 8));
+
+struct win_guid {
+	u32 data1;
+	u16 data2;
+	u16 data3;
+	u8 data4[8];
+};
+static_assert(sizeof(struct win_guid) == 16);
+
+/*
+ * Pool memory for a Windows caller, charged to the driver whose code is
+ * at caller (a return address), as ExAllocatePoolWithTag's; NULL when
+ * no driver is there or memory is short. ntos_free() takes it back.
+ * ntoskrnl.c has them in the module, the unit tests their own.
+ */
+void *ntos_alloc(unsigned long caller, size_t size);
+void ntos_free(void *ptr);
+
+/* The page frame number of the page at va; 0: no memory there. */
+unsigned long ntos_page_pfn(const void *va);
+
+/* A line in the kernel log, under the name of the driver at caller. */
+void ntos_log(unsigned long caller, const char *text);
+
+/* Device memory mapped (uncached unless cached), and unmapped. */
+void *ntos_map_io(u64 phys, size_t size, bool cached);
+void ntos_unmap_io(void *va);
+
+/* Zeroed, physically contiguous memory below highest; and its free. */
+void *ntos_alloc_contiguous(size_t size, u64 highest);
+void ntos_free_contiguous(void *va, size_t size);
+
+/*
+ * An IO_WORKITEM (opaque to drivers), and the kernel's part of it:
+ * ntos_work_new() makes it, ntos_work_queue() runs routine(dev, context)
+ * at PASSIVE_LEVEL once, ntos_work_free() lets it go (from the routine
+ * too).
+ */
+struct ntos_work_item {
+	struct win_device_object *dev;
+	void *routine;
+	void *context;
+	void *work;
+};
+
+void *ntos_work_new(struct ntos_work_item *item);
+void ntos_work_queue(void *work);
+void ntos_work_free(void *work);
+
+/* ntos_io.c: an IRP's initial state, stack_count locations free. */
+void ntos_init_irp(struct win_irp *irp, u16 size, s8 stack_count);
+
+/*
+ * What the I/O manager does when an IRP is completed past its top
+ * location, before the caller's event is set: the output of a buffered
+ * request copied to the caller's buffer, the I/O status block written,
+ * and an IRP IoBuild*Request made for the I/O manager to free (and its
+ * buffers) freed. True when the IRP is gone.
+ */
+bool ntos_irp_complete_top(struct win_irp *irp);
+
+/*
+ * The file name the driver at caller has installed as name (ntos_zw.c
+ * says which), read whole: its bytes, their number and what
+ * ntos_firmware_put() takes to let them go. 0 or a negative errno.
+ */
+int ntos_firmware_get(unsigned long caller, const char *name,
+		      const u8 **data, size_t *size, void **cookie);
+void ntos_firmware_put(void *cookie);
+
+/* ntos_zw.c: the file a driver's path names, if it may have it. */
+int ntos_firmware_name(const struct win_unicode_string *path, char *name,
+		       size_t size);
+
+/* ndis.c: an MDL NdisAllocateBuffer made, back to its pool. */
+void ndis_free_mdl(struct win_mdl *mdl);
 
 /* 100 ns units since 1601 (Windows system time) at the Unix epoch. */
 #define WIN_EPOCH_OFFSET	116444736000000000LL

@@ -16,16 +16,20 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/fs.h>
 #include <linux/gfp.h>
 #include <linux/io.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
+#include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
 #include <linux/string.h>
+#include <linux/vmalloc.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <asm/cpufeature.h>
 #include <asm/fpu/types.h>
 
@@ -198,21 +202,211 @@ static WIN_ABI void *ExAllocatePoolWithTag(u32 pool_type, size_t size,
 }
 WIN_FUNC(ExAllocatePoolWithTag);
 
+/* ntos.h: the pool of the files by concern (ntos_rtl.c, ...). */
+void *ntos_alloc(unsigned long caller, size_t size)
+{
+	struct ndis_driver *drv = ndis_driver_at(caller);
+
+	return drv ? win_alloc(drv, size) : NULL;
+}
+
+void ntos_free(void *ptr)
+{
+	win_free(ptr);
+}
+
+unsigned long ntos_page_pfn(const void *va)
+{
+	if (is_vmalloc_addr(va))
+		return vmalloc_to_pfn(va);
+	return virt_addr_valid(va) ? PFN_DOWN(__pa(va)) : 0;
+}
+
+void ntos_log(unsigned long caller, const char *text)
+{
+	struct ndis_driver *drv = ndis_driver_at(caller);
+
+	pr_warn_ratelimited("%s: %s\n", drv ? drv->name : "?", text);
+}
+
+/*
+ * ntos.h: the files ZwCreateFile opens, read whole from
+ * /lib/firmware/ndiswrapper/<driver>/<name> (NTOS_FIRMWARE_MAX at most).
+ * Not through request_firmware(): that is a GPL-only export, and the
+ * module's GPL-only imports are a fixed list (tests/e2e/expectations.toml).
+ * Opening and reading sleep: they leave the Windows FPU section
+ * (win_sleep_outside_fpu).
+ */
+#define NTOS_FIRMWARE_DIR	"/lib/firmware/ndiswrapper"
+#define NTOS_FIRMWARE_MAX	(16 << 20)
+
+struct ntos_firmware_req {
+	const char *path;
+	void *data;
+	size_t size;
+	int err;
+};
+
+static long ntos_firmware_read(void *arg, long timeout)
+{
+	struct ntos_firmware_req *r = arg;
+	struct file *f;
+	loff_t size, pos = 0;
+	ssize_t n;
+
+	f = filp_open(r->path, O_RDONLY, 0);
+	if (IS_ERR(f)) {
+		r->err = PTR_ERR(f);
+		return 0;
+	}
+	size = i_size_read(file_inode(f));
+	if (!S_ISREG(file_inode(f)->i_mode) || size > NTOS_FIRMWARE_MAX) {
+		r->err = -EINVAL;
+		goto out;
+	}
+	r->data = kvmalloc(size ? size : 1, GFP_KERNEL);
+	if (!r->data) {
+		r->err = -ENOMEM;
+		goto out;
+	}
+	while (pos < size) {
+		n = kernel_read(f, (u8 *)r->data + pos, size - pos, &pos);
+		if (n <= 0)
+			break;
+	}
+	r->size = pos;
+out:
+	filp_close(f, NULL);
+	return 0;
+}
+
+int ntos_firmware_get(unsigned long caller, const char *name,
+		      const u8 **data, size_t *size, void **cookie)
+{
+	struct ndis_driver *drv = ndis_driver_at(caller);
+	struct ntos_firmware_req r = { };
+	char path[160];
+
+	if (!drv)
+		return -ENOENT;
+	if (!win_may_sleep()) {
+		pr_err_ratelimited("%s: ZwCreateFile at IRQL %u: files open at PASSIVE_LEVEL only\n",
+				   drv->name, win_current_irql());
+		return -EAGAIN;
+	}
+	if (snprintf(path, sizeof(path), NTOS_FIRMWARE_DIR "/%s/%s", drv->name,
+		     name) >= sizeof(path))
+		return -ENAMETOOLONG;
+	r.path = path;
+	win_sleep_outside_fpu(ntos_firmware_read, &r, 0);
+	if (r.err)
+		return r.err;
+	*data = r.data;
+	*size = r.size;
+	*cookie = r.data;
+	return 0;
+}
+
+static long ntos_firmware_free(void *data, long timeout)
+{
+	kvfree(data);
+	return 0;
+}
+
+/* vfree may sleep: a driver closing at raised IRQL (a bug) leaks it. */
+void ntos_firmware_put(void *cookie)
+{
+	if (!win_may_sleep()) {
+		pr_err_ratelimited("ZwClose at IRQL %u: the file's memory is leaked\n",
+				   win_current_irql());
+		return;
+	}
+	win_sleep_outside_fpu(ntos_firmware_free, cookie, 0);
+}
+
+void *ntos_map_io(u64 phys, size_t size, bool cached)
+{
+	return (void __force *)(cached ? ioremap_cache(phys, size) :
+					 ioremap(phys, size));
+}
+
+void ntos_unmap_io(void *va)
+{
+	iounmap((void __iomem *)va);
+}
+
+/*
+ * Whole pages from the page allocator, from ZONE_DMA32 when highest is
+ * 4 GiB - 1, checked against highest (a limit below 4 GiB is not
+ * offered); GFP_ATOMIC: callers may be at DISPATCH_LEVEL.
+ */
+void *ntos_alloc_contiguous(size_t size, u64 highest)
+{
+	gfp_t gfp = GFP_ATOMIC | __GFP_ZERO | __GFP_NOWARN;
+	void *va;
+
+	if (highest < U32_MAX)
+		return NULL;
+	if (highest == U32_MAX)
+		gfp |= GFP_DMA32;
+	va = alloc_pages_exact(size, gfp);
+	if (va && virt_to_phys(va) + size - 1 > highest) {
+		free_pages_exact(va, size);
+		return NULL;
+	}
+	return va;
+}
+
+void ntos_free_contiguous(void *va, size_t size)
+{
+	if (va)
+		free_pages_exact(va, size);
+}
+
+/*
+ * ntos.h: IO_WORKITEMs run on ndis_work_wq, where NDIS's work items run
+ * and which MiniportHalt's flush waits for (ndis_flush_work_items).
+ */
+struct ntos_work {
+	struct work_struct work;
+	struct ntos_work_item *item;
+};
+
+static void ntos_work_run(struct work_struct *work)
+{
+	struct ntos_work_item *item = container_of(work, struct ntos_work,
+						   work)->item;
+
+	/* The routine may free the item (and this work): hands off after. */
+	LIN2WIN2(READ_ONCE(item->routine), item->dev, READ_ONCE(item->context));
+}
+
+void *ntos_work_new(struct ntos_work_item *item)
+{
+	struct ntos_work *w = kzalloc(sizeof(*w), GFP_ATOMIC);
+
+	if (!w)
+		return NULL;
+	INIT_WORK(&w->work, ntos_work_run);
+	w->item = item;
+	return w;
+}
+
+void ntos_work_queue(void *work)
+{
+	queue_work(ndis_work_wq, &((struct ntos_work *)work)->work);
+}
+
+void ntos_work_free(void *work)
+{
+	kfree(work);
+}
+
 static WIN_ABI void ExFreePoolWithTag(void *ptr, u32 tag)
 {
 	win_free(ptr);
 }
 WIN_FUNC(ExFreePoolWithTag);
-
-/*
- * Only MDLs of NdisAllocateBuffer exist (the wrapper exports no
- * IoAllocateMdl): the DDK's NdisFreeBuffer is a macro for this.
- */
-static WIN_ABI void IoFreeMdl(struct win_mdl *mdl)
-{
-	ndis_free_mdl(mdl);
-}
-WIN_FUNC(IoFreeMdl);
 
 /* -- spin locks ---------------------------------------------------------- */
 
@@ -494,18 +688,6 @@ WIN_FUNC_I386(KeQueryInterruptTime);
 
 /* -- IRPs --------------------------------------------------------------- */
 
-static void win_init_irp(struct win_irp *irp, u16 size, s8 stack_count)
-{
-	memset(irp, 0, size);
-	irp->type = WIN_IO_TYPE_IRP;
-	irp->size = size;
-	irp->stack_count = stack_count;
-	irp->current_location = stack_count + 1;
-	irp->current_stack_location = &irp->stack[stack_count];
-	irp->thread_list_entry.flink = &irp->thread_list_entry;
-	irp->thread_list_entry.blink = &irp->thread_list_entry;
-}
-
 static WIN_ABI struct win_irp *IoAllocateIrp(s8 stack_size, u8 charge_quota)
 {
 	struct ndis_driver *drv;
@@ -518,7 +700,7 @@ static WIN_ABI struct win_irp *IoAllocateIrp(s8 stack_size, u8 charge_quota)
 	size = struct_size(irp, stack, stack_size);
 	irp = win_alloc(drv, size);
 	if (irp)
-		win_init_irp(irp, size, stack_size);
+		ntos_init_irp(irp, size, stack_size);
 	return irp;
 }
 WIN_FUNC(IoAllocateIrp);
@@ -540,7 +722,7 @@ static WIN_ABI void IoReuseIrp(struct win_irp *irp, s32 status)
 {
 	u8 flags = irp->allocation_flags;
 
-	win_init_irp(irp, irp->size, irp->stack_count);
+	ntos_init_irp(irp, irp->size, irp->stack_count);
 	irp->allocation_flags = flags;
 	irp->io_status.status = status;
 }
@@ -548,6 +730,8 @@ WIN_FUNC(IoReuseIrp);
 
 void ndis_complete_irp(struct win_irp *irp, u8 irql)
 {
+	struct win_kevent *event;
+
 	while (irp->current_location <= irp->stack_count) {
 		struct win_io_stack_location *sl = irp->current_stack_location;
 		struct win_device_object *dev = NULL;
@@ -589,10 +773,10 @@ void ndis_complete_irp(struct win_irp *irp, u8 irql)
 		}
 	}
 	/* Past the top: what the I/O manager does for its own IRPs. */
-	if (irp->user_iosb)
-		*irp->user_iosb = irp->io_status;
-	if (irp->user_event)
-		win_dispatch_set_event(irp->user_event);
+	event = irp->user_event;
+	ntos_irp_complete_top(irp);
+	if (event)
+		win_dispatch_set_event(event);
 }
 
 static WIN_FASTCALL void IofCompleteRequest(struct win_irp *irp, s8 boost)

@@ -137,6 +137,11 @@ struct win_io_stack_location {
 			u32 io_control_code __aligned(sizeof(void *));
 			void *type3_input_buffer;
 		} device_io_control;
+		struct {		/* Read and Write */
+			u32 length __aligned(sizeof(void *));
+			u32 key __aligned(sizeof(void *));
+			s64 byte_offset;
+		} read_write;
 		struct {
 			void *argument1;
 			void *argument2;
@@ -160,6 +165,9 @@ static_assert(offsetof(struct win_io_stack_location,
 	      WIN_LAYOUT(0x18, 0xc));
 static_assert(offsetof(struct win_io_stack_location,
 		       parameters.others.argument4) == WIN_LAYOUT(0x20, 0x10));
+static_assert(offsetof(struct win_io_stack_location,
+		       parameters.read_write.byte_offset) ==
+	      WIN_LAYOUT(0x18, 0xc));
 static_assert(offsetof(struct win_io_stack_location, device_object) ==
 	      WIN_LAYOUT(0x28, 0x14));
 static_assert(offsetof(struct win_io_stack_location, file_object) ==

@@ -31,10 +31,12 @@
 typedef __builtin_ms_va_list win_va_list;
 #define win_va_start(ap, last)	__builtin_ms_va_start(ap, last)
 #define win_va_end(ap)		__builtin_ms_va_end(ap)
+#define win_va_copy(d, s)	__builtin_ms_va_copy(d, s)
 #else
 typedef __builtin_va_list win_va_list;
 #define win_va_start(ap, last)	__builtin_va_start(ap, last)
 #define win_va_end(ap)		__builtin_va_end(ap)
+#define win_va_copy(d, s)	__builtin_va_copy(d, s)
 #endif
 
 /* Bits of a pointer, size_t and the I size prefix. */

@@ -1,0 +1,1438 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of ntoskrnl.exe's exports by concern (wrapper/driver/
+ * ntos_rtl.c, crt.c, ntos_io.c, ntos_zw.c), built -nostdinc against
+ * kmock as the kernel builds them, and called here through their export entries (win_export_NAME)
+ * with the Windows calling convention, as a driver calls them. The
+ * pool they allocate from is this file's (ntos_alloc), which counts.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uchar.h>
+
+#include "tap.h"
+
+#define WABI __attribute__((ms_abi))
+
+struct win_export {
+	const char *name;
+	void *func;
+};
+
+/* The export's function as a pointer of type t. */
+#define EXPORT(name) extern const struct win_export win_export_##name
+#define FN(t, name) ((t)win_export_##name.func)
+
+struct ustr {
+	unsigned short length, max_length;
+	char16_t *buffer;
+};
+
+struct astr {
+	unsigned short length, max_length;
+	char *buffer;
+};
+
+struct guid {
+	unsigned int data1;
+	unsigned short data2, data3;
+	unsigned char data4[8];
+};
+
+#define STATUS_SUCCESS			0x00000000
+#define STATUS_BUFFER_OVERFLOW		((int)0x80000005)
+#define STATUS_ACCESS_VIOLATION		((int)0xC0000005)
+#define STATUS_INVALID_PARAMETER	((int)0xC000000D)
+#define STATUS_NO_MEMORY		((int)0xC0000017)
+#define STATUS_BUFFER_TOO_SMALL		((int)0xC0000023)
+
+/* -- the pool ntos_alloc draws from --------------------------------------- */
+
+static int pool_live;		/* blocks allocated and not freed */
+static int pool_fail;		/* the next allocation fails */
+static unsigned long pool_caller;
+
+void *ntos_alloc(unsigned long caller, size_t size);
+void ntos_free(void *ptr);
+
+void *ntos_alloc(unsigned long caller, size_t size)
+{
+	void *p;
+
+	pool_caller = caller;
+	if (pool_fail) {
+		pool_fail = 0;
+		return NULL;
+	}
+	p = calloc(1, size ? size : 1);
+	if (p)
+		pool_live++;
+	return p;
+}
+
+void ntos_free(void *ptr)
+{
+	if (ptr)
+		pool_live--;
+	free(ptr);
+}
+
+/* -- Rtl strings -------------------------------------------------------- */
+
+EXPORT(RtlInitAnsiString);
+EXPORT(RtlInitString);
+EXPORT(RtlInitUnicodeString);
+EXPORT(RtlxAnsiStringToUnicodeSize);
+EXPORT(RtlxUnicodeStringToAnsiSize);
+EXPORT(RtlAnsiStringToUnicodeString);
+EXPORT(RtlUnicodeStringToAnsiString);
+EXPORT(RtlFreeUnicodeString);
+EXPORT(RtlFreeAnsiString);
+EXPORT(RtlCopyString);
+EXPORT(RtlCopyUnicodeString);
+EXPORT(RtlAppendUnicodeStringToString);
+EXPORT(RtlAppendUnicodeToString);
+EXPORT(RtlUpcaseUnicodeString);
+EXPORT(RtlCompareString);
+EXPORT(RtlCompareUnicodeString);
+EXPORT(RtlEqualString);
+EXPORT(RtlEqualUnicodeString);
+
+typedef WABI void (*init_a_fn)(struct astr *, const char *);
+typedef WABI void (*init_u_fn)(struct ustr *, const char16_t *);
+typedef WABI unsigned int (*size_a_fn)(const struct astr *);
+typedef WABI unsigned int (*size_u_fn)(const struct ustr *);
+typedef WABI int (*a2u_fn)(struct ustr *, const struct astr *, unsigned char);
+typedef WABI int (*u2a_fn)(struct astr *, const struct ustr *, unsigned char);
+typedef WABI int (*uu_fn)(struct ustr *, const struct ustr *, unsigned char);
+typedef WABI void (*free_u_fn)(struct ustr *);
+typedef WABI void (*free_a_fn)(struct astr *);
+typedef WABI void (*copy_a_fn)(struct astr *, const struct astr *);
+typedef WABI void (*copy_u_fn)(struct ustr *, const struct ustr *);
+typedef WABI int (*append_us_fn)(struct ustr *, const struct ustr *);
+typedef WABI int (*append_u_fn)(struct ustr *, const char16_t *);
+typedef WABI int (*cmp_a_fn)(const struct astr *, const struct astr *,
+			     unsigned char);
+typedef WABI int (*cmp_u_fn)(const struct ustr *, const struct ustr *,
+			     unsigned char);
+typedef WABI unsigned char (*eq_a_fn)(const struct astr *,
+				      const struct astr *, unsigned char);
+typedef WABI unsigned char (*eq_u_fn)(const struct ustr *,
+				      const struct ustr *, unsigned char);
+
+static void test_rtl_init(void)
+{
+	static const char16_t w[] = u"Wlan";
+	struct astr a = { 7, 7, (char *)1 };
+	struct ustr u;
+
+	FN(init_a_fn, RtlInitAnsiString)(&a, "hello");
+	CHECK(a.length == 5 && a.max_length == 6);
+	CHECK(!strcmp(a.buffer, "hello"));
+	FN(init_a_fn, RtlInitString)(&a, NULL);
+	CHECK(a.length == 0 && a.max_length == 0 && a.buffer == NULL);
+	FN(init_u_fn, RtlInitUnicodeString)(&u, w);
+	CHECK(u.length == 8 && u.max_length == 10 && u.buffer == w);
+	FN(init_u_fn, RtlInitUnicodeString)(&u, NULL);
+	CHECK(u.length == 0 && u.max_length == 0 && u.buffer == NULL);
+}
+
+static void test_rtl_convert(void)
+{
+	char16_t wbuf[8];
+	char abuf[4];
+	struct astr a = { 3, 4, "abc" };
+	struct astr hi = { 2, 3, "\xe9z" };
+	struct ustr u = { 0, sizeof(wbuf), wbuf };
+	struct ustr wide = { 8, 10, (char16_t *)u"a\x20acz\xff" };
+	struct astr out = { 0, sizeof(abuf), abuf };
+	int live = pool_live;
+
+	CHECK(FN(size_a_fn, RtlxAnsiStringToUnicodeSize)(&a) == 8);
+	CHECK(FN(size_u_fn, RtlxUnicodeStringToAnsiSize)(&wide) == 5);
+
+	memset(wbuf, 0x55, sizeof(wbuf));
+	CHECK(FN(a2u_fn, RtlAnsiStringToUnicodeString)(&u, &a, 0) ==
+	      STATUS_SUCCESS);
+	CHECK(u.length == 6 && !memcmp(wbuf, u"abc", 8));
+	/* bytes are Latin-1 code points */
+	CHECK(FN(a2u_fn, RtlAnsiStringToUnicodeString)(&u, &hi, 0) ==
+	      STATUS_SUCCESS);
+	CHECK(u.length == 4 && wbuf[0] == 0xe9 && wbuf[1] == 'z' && !wbuf[2]);
+	/* too short for the characters: refused, nothing written */
+	u.max_length = 4;
+	wbuf[0] = 0;
+	CHECK(FN(a2u_fn, RtlAnsiStringToUnicodeString)(&u, &a, 0) ==
+	      STATUS_BUFFER_OVERFLOW);
+	CHECK(wbuf[0] == 0);
+
+	/* allocated: the driver frees it with RtlFreeUnicodeString */
+	u.buffer = NULL;
+	CHECK(FN(a2u_fn, RtlAnsiStringToUnicodeString)(&u, &a, 1) ==
+	      STATUS_SUCCESS);
+	CHECK(pool_live == live + 1 && u.buffer && u.max_length == 8);
+	CHECK(u.length == 6 && !memcmp(u.buffer, u"abc", 8));
+	CHECK(pool_caller != 0);
+	FN(free_u_fn, RtlFreeUnicodeString)(&u);
+	CHECK(pool_live == live && !u.buffer && !u.length && !u.max_length);
+	pool_fail = 1;
+	CHECK(FN(a2u_fn, RtlAnsiStringToUnicodeString)(&u, &a, 1) ==
+	      STATUS_NO_MEMORY);
+
+	/* back: above 0xff is '?', the rest Latin-1 */
+	CHECK(FN(u2a_fn, RtlUnicodeStringToAnsiString)(&out, &wide, 1) ==
+	      STATUS_SUCCESS);
+	CHECK(pool_live == live + 1 && out.length == 4 &&
+	      !memcmp(out.buffer, "a?z\xff", 5));
+	FN(free_a_fn, RtlFreeAnsiString)(&out);
+	CHECK(pool_live == live && !out.buffer);
+	/* a short buffer takes what fits, NUL-terminated, and says so */
+	out.buffer = abuf;
+	out.max_length = 3;
+	CHECK(FN(u2a_fn, RtlUnicodeStringToAnsiString)(&out, &wide, 0) ==
+	      STATUS_BUFFER_OVERFLOW);
+	CHECK(out.length == 2 && !memcmp(abuf, "a?", 3));
+}
+
+static void test_rtl_copy_append(void)
+{
+	char abuf[4] = "xxx";
+	char16_t wbuf[5];
+	struct astr src = { 5, 6, "hello" };
+	struct astr dst = { 0, 4, abuf };
+	struct ustr us = { 4, 6, (char16_t *)u"ab" };
+	struct ustr ud = { 0, sizeof(wbuf), wbuf };
+
+	FN(copy_a_fn, RtlCopyString)(&dst, &src);
+	CHECK(dst.length == 4 && !memcmp(abuf, "hell", 4));
+	src.length = 2;
+	FN(copy_a_fn, RtlCopyString)(&dst, &src);
+	CHECK(dst.length == 2 && !memcmp(abuf, "he\0l", 4));
+	FN(copy_a_fn, RtlCopyString)(&dst, NULL);
+	CHECK(dst.length == 0);
+
+	memset(wbuf, 0x55, sizeof(wbuf));
+	FN(copy_u_fn, RtlCopyUnicodeString)(&ud, &us);
+	CHECK(ud.length == 4 && !memcmp(wbuf, u"ab", 6));
+	ud.max_length = 8;
+	CHECK(FN(append_us_fn, RtlAppendUnicodeStringToString)(&ud, &us) ==
+	      STATUS_SUCCESS);
+	/* exactly full: no room for a NUL, none written */
+	CHECK(ud.length == 8 && !memcmp(wbuf, u"abab", 8));
+	CHECK(wbuf[4] == 0x5555);
+	CHECK(FN(append_u_fn, RtlAppendUnicodeToString)(&ud, u"c") ==
+	      STATUS_BUFFER_TOO_SMALL);
+	CHECK(ud.length == 8 && wbuf[4] == 0x5555);
+	ud.max_length = sizeof(wbuf);
+	ud.length = 6;
+	wbuf[4] = 0x5555;
+	CHECK(FN(append_u_fn, RtlAppendUnicodeToString)(&ud, u"c") ==
+	      STATUS_SUCCESS);
+	CHECK(ud.length == 8 && wbuf[3] == 'c' && wbuf[4] == 0);
+}
+
+static void test_rtl_compare(void)
+{
+	struct astr a = { 3, 3, "abc" }, b = { 3, 3, "ABC" },
+		    c = { 2, 2, "ab" };
+	struct ustr ua = { 6, 6, (char16_t *)u"ab\xe9" },
+		    ub = { 6, 6, (char16_t *)u"AB\xc9" },
+		    uc = { 4, 4, (char16_t *)u"ab" };
+	char16_t wbuf[3];
+	struct ustr up = { 0, sizeof(wbuf), wbuf };
+	int live = pool_live;
+
+	CHECK(FN(cmp_a_fn, RtlCompareString)(&a, &b, 0) > 0);
+	CHECK(FN(cmp_a_fn, RtlCompareString)(&a, &b, 1) == 0);
+	CHECK(FN(cmp_a_fn, RtlCompareString)(&c, &a, 1) < 0);
+	CHECK(FN(eq_a_fn, RtlEqualString)(&a, &b, 1) == 1);
+	CHECK(FN(eq_a_fn, RtlEqualString)(&a, &b, 0) == 0);
+	CHECK(FN(eq_a_fn, RtlEqualString)(&a, &c, 1) == 0);
+	CHECK(FN(cmp_u_fn, RtlCompareUnicodeString)(&ua, &ub, 0) > 0);
+	CHECK(FN(cmp_u_fn, RtlCompareUnicodeString)(&ua, &ub, 1) == 0);
+	CHECK(FN(cmp_u_fn, RtlCompareUnicodeString)(&uc, &ua, 0) < 0);
+	CHECK(FN(eq_u_fn, RtlEqualUnicodeString)(&ua, &ub, 1) == 1);
+	CHECK(FN(eq_u_fn, RtlEqualUnicodeString)(&ua, &uc, 1) == 0);
+
+	CHECK(FN(uu_fn, RtlUpcaseUnicodeString)(&up, &ua, 0) ==
+	      STATUS_SUCCESS);
+	CHECK(up.length == 6 && !memcmp(wbuf, u"AB\xc9", 6));
+	up.max_length = 4;
+	CHECK(FN(uu_fn, RtlUpcaseUnicodeString)(&up, &ua, 0) ==
+	      STATUS_BUFFER_OVERFLOW);
+	CHECK(FN(uu_fn, RtlUpcaseUnicodeString)(&up, &uc, 1) ==
+	      STATUS_SUCCESS);
+	CHECK(pool_live == live + 1 && up.length == 4 &&
+	      !memcmp(up.buffer, u"AB", 4));
+	FN(free_u_fn, RtlFreeUnicodeString)(&up);
+	CHECK(pool_live == live);
+}
+
+/* -- Rtl integers, GUIDs, memory ----------------------------------------- */
+
+EXPORT(RtlCharToInteger);
+EXPORT(RtlUnicodeStringToInteger);
+EXPORT(RtlIntegerToUnicodeString);
+EXPORT(RtlConvertUlongToLargeInteger);
+EXPORT(RtlGUIDFromString);
+EXPORT(RtlCompareMemory);
+EXPORT(RtlCopyMemory);
+EXPORT(RtlMoveMemory);
+EXPORT(RtlFillMemory);
+EXPORT(RtlZeroMemory);
+EXPORT(RtlSecureZeroMemory);
+EXPORT(RtlUlongByteSwap);
+EXPORT(RtlUshortByteSwap);
+
+typedef WABI int (*c2i_fn)(const char *, unsigned int, unsigned int *);
+typedef WABI int (*u2i_fn)(const struct ustr *, unsigned int,
+			   unsigned int *);
+typedef WABI int (*i2u_fn)(unsigned int, unsigned int, struct ustr *);
+typedef WABI unsigned long long (*u2l_fn)(unsigned int);
+typedef WABI int (*guid_fn)(const struct ustr *, struct guid *);
+
+static void test_rtl_integers(void)
+{
+	c2i_fn c2i = FN(c2i_fn, RtlCharToInteger);
+	u2i_fn u2i = FN(u2i_fn, RtlUnicodeStringToInteger);
+	i2u_fn i2u = FN(i2u_fn, RtlIntegerToUnicodeString);
+	struct ustr s = { 10, 10, (char16_t *)u" 0x1fz" };
+	char16_t wbuf[6];
+	struct ustr out = { 0, sizeof(wbuf), wbuf };
+	unsigned int v = 7;
+
+	CHECK(c2i("  -42abc", 0, &v) == STATUS_SUCCESS && v == (unsigned)-42);
+	CHECK(c2i("0x1F", 0, &v) == STATUS_SUCCESS && v == 0x1f);
+	CHECK(c2i("0b101", 0, &v) == STATUS_SUCCESS && v == 5);
+	CHECK(c2i("0o17", 0, &v) == STATUS_SUCCESS && v == 15);
+	CHECK(c2i("777", 8, &v) == STATUS_SUCCESS && v == 0777);
+	CHECK(c2i("19", 8, &v) == STATUS_SUCCESS && v == 1);
+	CHECK(c2i("ff", 16, &v) == STATUS_SUCCESS && v == 255);
+	CHECK(c2i("xyz", 10, &v) == STATUS_SUCCESS && v == 0);
+	CHECK(c2i("12", 7, &v) == STATUS_INVALID_PARAMETER);
+	CHECK(c2i("12", 10, NULL) == STATUS_ACCESS_VIOLATION);
+	/* Length bounds the text, not a NUL */
+	CHECK(u2i(&s, 0, &v) == STATUS_SUCCESS && v == 0x1f);
+	s.length = 6;
+	CHECK(u2i(&s, 0, &v) == STATUS_SUCCESS && v == 0);
+	s.length = 8;
+	CHECK(u2i(&s, 0, &v) == STATUS_SUCCESS && v == 1);
+
+	CHECK(i2u(1234, 0, &out) == STATUS_SUCCESS);
+	CHECK(out.length == 8 && !memcmp(wbuf, u"1234", 10));
+	CHECK(i2u(0xbeef, 16, &out) == STATUS_SUCCESS);
+	CHECK(out.length == 8 && !memcmp(wbuf, u"BEEF", 10));
+	CHECK(i2u(5, 2, &out) == STATUS_SUCCESS && !memcmp(wbuf, u"101", 8));
+	CHECK(i2u(5, 3, &out) == STATUS_INVALID_PARAMETER);
+	/* five digits and the NUL do not fit in 10 bytes */
+	out.max_length = 10;
+	CHECK(i2u(12345, 10, &out) == STATUS_BUFFER_OVERFLOW);
+	out.max_length = 12;
+	CHECK(i2u(12345, 10, &out) == STATUS_SUCCESS && out.length == 10);
+	CHECK(FN(u2l_fn, RtlConvertUlongToLargeInteger)(0xffffffffu) ==
+	      0xffffffffull);
+}
+
+static void test_rtl_guid(void)
+{
+	static const char16_t text[] =
+		u"{6B29FC40-CA47-1067-B31D-00DD010662DA}";
+	static const unsigned char data4[8] = {
+		0xb3, 0x1d, 0x00, 0xdd, 0x01, 0x06, 0x62, 0xda };
+	char16_t bad[39];
+	struct ustr s = { 76, 78, (char16_t *)text };
+	struct guid g;
+
+	CHECK(FN(guid_fn, RtlGUIDFromString)(&s, &g) == STATUS_SUCCESS);
+	CHECK(g.data1 == 0x6b29fc40 && g.data2 == 0xca47 &&
+	      g.data3 == 0x1067 && !memcmp(g.data4, data4, 8));
+	memcpy(bad, text, sizeof(bad));
+	bad[9] = '_';
+	s.buffer = bad;
+	CHECK(FN(guid_fn, RtlGUIDFromString)(&s, &g) ==
+	      STATUS_INVALID_PARAMETER);
+	bad[9] = '-';
+	bad[1] = 'g';
+	CHECK(FN(guid_fn, RtlGUIDFromString)(&s, &g) ==
+	      STATUS_INVALID_PARAMETER);
+	s.buffer = (char16_t *)text;
+	s.length = 74;
+	CHECK(FN(guid_fn, RtlGUIDFromString)(&s, &g) ==
+	      STATUS_INVALID_PARAMETER);
+}
+
+typedef WABI size_t (*cmpmem_fn)(const void *, const void *, size_t);
+typedef WABI void (*copymem_fn)(void *, const void *, size_t);
+typedef WABI void (*fill_fn)(void *, size_t, unsigned char);
+typedef WABI void (*zero_fn)(void *, size_t);
+typedef WABI void *(*szero_fn)(void *, size_t);
+typedef WABI unsigned int (*bswap32_fn)(unsigned int);
+typedef WABI unsigned short (*bswap16_fn)(unsigned short);
+
+static void test_rtl_memory(void)
+{
+	char buf[8] = "abcdefg";
+
+	CHECK(FN(cmpmem_fn, RtlCompareMemory)("abcx", "abcy", 4) == 3);
+	CHECK(FN(cmpmem_fn, RtlCompareMemory)("abcx", "abcx", 4) == 4);
+	FN(copymem_fn, RtlMoveMemory)(buf + 1, buf, 4);
+	CHECK(!memcmp(buf, "aabcdfg", 8));
+	FN(copymem_fn, RtlCopyMemory)(buf, "XY", 2);
+	CHECK(!memcmp(buf, "XYbcdfg", 8));
+	FN(fill_fn, RtlFillMemory)(buf, 3, '*');
+	CHECK(!memcmp(buf, "***cdfg", 8));
+	FN(zero_fn, RtlZeroMemory)(buf + 5, 2);
+	CHECK(!memcmp(buf, "***cd\0\0", 8));
+	CHECK(FN(szero_fn, RtlSecureZeroMemory)(buf, 2) == buf);
+	CHECK(!memcmp(buf, "\0\0*cd\0\0", 8));
+	CHECK(FN(bswap32_fn, RtlUlongByteSwap)(0x11223344) == 0x44332211);
+	CHECK(FN(bswap16_fn, RtlUshortByteSwap)(0x1122) == 0x2211);
+}
+
+/* -- the C runtime (crt.c) ------------------------------------------------ */
+
+EXPORT(sprintf);
+EXPORT(vsprintf);
+EXPORT(snprintf);
+EXPORT(vsnprintf);
+EXPORT(_vsnwprintf);
+EXPORT(swprintf);
+EXPORT(stricmp);
+EXPORT(atoi);
+EXPORT(isdigit);
+EXPORT(isprint);
+EXPORT(rand);
+EXPORT(srand);
+EXPORT(towlower);
+EXPORT(towupper);
+EXPORT(wcscat);
+EXPORT(wcscmp);
+EXPORT(wcscpy);
+EXPORT(wcsncpy);
+EXPORT(wcsicmp);
+EXPORT(_wcsicmp);
+
+typedef WABI int (*sprintf_fn)(char *, const char *, ...);
+typedef WABI int (*vsprintf_fn)(char *, const char *,
+				__builtin_ms_va_list);
+typedef WABI int (*snprintf_fn)(char *, size_t, const char *, ...);
+typedef WABI int (*vsnprintf_fn)(char *, size_t, const char *,
+				 __builtin_ms_va_list);
+typedef WABI int (*vsnwprintf_fn)(char16_t *, size_t, const char16_t *,
+				  __builtin_ms_va_list);
+typedef WABI int (*swprintf_fn)(char16_t *, const char16_t *, ...);
+typedef WABI int (*int_fn)(int);
+typedef WABI int (*atoi_fn)(const char *);
+typedef WABI int (*rand_fn)(void);
+typedef WABI void (*srand_fn)(unsigned int);
+typedef WABI unsigned short (*wint_fn)(unsigned short);
+typedef WABI char16_t *(*wcpy_fn)(char16_t *, const char16_t *);
+typedef WABI char16_t *(*wncpy_fn)(char16_t *, const char16_t *, size_t);
+typedef WABI int (*wcmp_fn)(const char16_t *, const char16_t *);
+typedef WABI int (*cmp_fn)(const char *, const char *);
+
+static WABI int call_vsprintf(char *buf, const char *fmt, ...)
+{
+	__builtin_ms_va_list ap;
+	int n;
+
+	__builtin_ms_va_start(ap, fmt);
+	n = FN(vsprintf_fn, vsprintf)(buf, fmt, ap);
+	__builtin_ms_va_end(ap);
+	return n;
+}
+
+static WABI int call_vsnprintf(char *buf, size_t count, const char *fmt, ...)
+{
+	__builtin_ms_va_list ap;
+	int n;
+
+	__builtin_ms_va_start(ap, fmt);
+	n = FN(vsnprintf_fn, vsnprintf)(buf, count, fmt, ap);
+	__builtin_ms_va_end(ap);
+	return n;
+}
+
+static WABI int call_vsnwprintf(char16_t *buf, size_t count,
+				const char16_t *fmt, ...)
+{
+	__builtin_ms_va_list ap;
+	int n;
+
+	__builtin_ms_va_start(ap, fmt);
+	n = FN(vsnwprintf_fn, _vsnwprintf)(buf, count, fmt, ap);
+	__builtin_ms_va_end(ap);
+	return n;
+}
+
+static void test_crt_printf(void)
+{
+	char buf[16];
+
+	memset(buf, '#', sizeof(buf));
+	/* LLP64: %ld is 32 bits, %I64x 64 */
+	CHECK(FN(sprintf_fn, sprintf)(buf, "%ld/%I64x", -1L,
+				     0x123456789ull) == 12);
+	CHECK_STR(buf, "-1/123456789");
+	CHECK(call_vsprintf(buf, "<%-3s>", "ab") == 5);
+	CHECK_STR(buf, "<ab >");
+	/* C99's: always terminated, the whole length returned */
+	memset(buf, '#', sizeof(buf));
+	CHECK(FN(snprintf_fn, snprintf)(buf, 4, "%s", "abcdef") == 6);
+	CHECK(!memcmp(buf, "abc\0#", 5));
+	CHECK(call_vsnprintf(buf, 8, "%u", 42u) == 2);
+	CHECK_STR(buf, "42");
+	CHECK(call_vsnprintf(buf, 0, "%u", 42u) == 2);
+	CHECK_STR(buf, "42");
+}
+
+static void test_crt_wprintf(void)
+{
+	char16_t buf[12];
+
+	memset(buf, 0x55, sizeof(buf));
+	/*
+	 * In the wide forms %s is a wide string, %S and %hs narrow. Wide
+	 * text outside ASCII is '?', as in the narrow forms.
+	 */
+	CHECK(call_vsnwprintf(buf, 12, u"%s|%S|%hs|%c", u"w\xe9", "n", "h",
+			      (int)u'Z') == 8);
+	CHECK(!memcmp(buf, u"w?|n|h|Z", 18));
+	/* Microsoft's: no room for the NUL is fine, no room at all -1 */
+	memset(buf, 0x55, sizeof(buf));
+	CHECK(call_vsnwprintf(buf, 3, u"%d", 123) == 3);
+	CHECK(!memcmp(buf, u"123", 6) && buf[3] == 0x5555);
+	CHECK(call_vsnwprintf(buf, 3, u"%d", 1234) == -1);
+	CHECK(!memcmp(buf, u"123", 6) && buf[3] == 0x5555);
+	CHECK(FN(swprintf_fn, swprintf)(buf, u"%02x-%ws", 10, u"ok") == 5);
+	CHECK(!memcmp(buf, u"0a-ok", 12));
+}
+
+static void test_crt_chars(void)
+{
+	CHECK(FN(int_fn, isdigit)('7') && !FN(int_fn, isdigit)('a'));
+	CHECK(FN(int_fn, isprint)(' ') && FN(int_fn, isprint)('~'));
+	CHECK(!FN(int_fn, isprint)('\n') && !FN(int_fn, isprint)(0x7f));
+	CHECK(FN(wint_fn, towlower)('Q') == 'q');
+	CHECK(FN(wint_fn, towupper)('q') == 'Q');
+	CHECK(FN(wint_fn, towupper)(0x3b1) == 0x3b1);
+	CHECK(FN(atoi_fn, atoi)("  -123x") == -123);
+	CHECK(FN(atoi_fn, atoi)("+7") == 7);
+	CHECK(FN(atoi_fn, atoi)("x7") == 0);
+	CHECK(FN(cmp_fn, stricmp)("WLAN0", "wlan0") == 0);
+	CHECK(FN(cmp_fn, stricmp)("a", "B") < 0);
+}
+
+/* Microsoft's generator: the sequence a seed gives is fixed. */
+static void test_crt_rand(void)
+{
+	FN(srand_fn, srand)(1);
+	CHECK(FN(rand_fn, rand)() == 41);
+	CHECK(FN(rand_fn, rand)() == 18467);
+	CHECK(FN(rand_fn, rand)() == 6334);
+	FN(srand_fn, srand)(1);
+	CHECK(FN(rand_fn, rand)() == 41);
+}
+
+static void test_crt_wide_strings(void)
+{
+	char16_t buf[8];
+
+	memset(buf, 0x55, sizeof(buf));
+	CHECK(FN(wcpy_fn, wcscpy)(buf, u"ab") == buf);
+	CHECK(!memcmp(buf, u"ab", 6));
+	CHECK(FN(wcpy_fn, wcscat)(buf, u"cd") == buf);
+	CHECK(!memcmp(buf, u"abcd", 10));
+	/* wcsncpy pads with NULs to n and does not terminate a long source */
+	memset(buf, 0x55, sizeof(buf));
+	FN(wncpy_fn, wcsncpy)(buf, u"xy", 4);
+	CHECK(!memcmp(buf, u"xy\0", 8) && buf[4] == 0x5555);
+	FN(wncpy_fn, wcsncpy)(buf, u"longer", 3);
+	CHECK(!memcmp(buf, u"lon", 6) && buf[3] == 0);
+	CHECK(FN(wcmp_fn, wcscmp)(u"abc", u"abd") < 0);
+	CHECK(FN(wcmp_fn, wcscmp)(u"abc", u"abc") == 0);
+	CHECK(FN(wcmp_fn, wcscmp)(u"abcd", u"abc") > 0);
+	CHECK(FN(wcmp_fn, wcsicmp)(u"ABC", u"abc") == 0);
+	CHECK(FN(wcmp_fn, _wcsicmp)(u"ABD", u"abc") > 0);
+}
+
+/* -- the I/O and memory managers (ntos_io.c) ------------------------------ */
+
+/* The amd64 layouts of wrapper/driver/wdm.h and wintypes.h. */
+struct list_entry {
+	void *flink, *blink;
+};
+
+struct mdl {
+	struct mdl *next;
+	short size, flags;
+	void *process, *mapped_va, *start_va;
+	unsigned int byte_count, byte_offset;
+	unsigned long pfn[];
+};
+_Static_assert(sizeof(struct mdl) == 48, "MDL");
+
+struct dev {
+	short type;
+	unsigned short size;
+	int reference_count;
+	void *driver_object;
+	struct dev *next_device, *attached_device;
+	void *current_irp, *timer;
+	unsigned int flags, characteristics;
+	void *vpb, *device_extension;
+	unsigned int device_type;
+	signed char stack_size;
+	unsigned char rest[0x150 - 0x4d];
+};
+_Static_assert(sizeof(struct dev) == 0x150, "DEVICE_OBJECT");
+
+struct iosb {
+	long long status;	/* NTSTATUS in the low half */
+	unsigned long information;
+};
+
+struct stack_loc {
+	unsigned char major, minor, flags, control;
+	unsigned int pad;
+	union {
+		struct {
+			unsigned long output_len, input_len, code;
+			void *type3_input;
+		} ioctl;
+		struct {
+			unsigned long length, key;
+			long long byte_offset;
+		} rw;
+	} p;
+	void *device_object, *file_object, *completion, *context;
+};
+_Static_assert(sizeof(struct stack_loc) == 0x48, "IO_STACK_LOCATION");
+
+struct irp {
+	short type;
+	unsigned short size;
+	struct mdl *mdl_address;
+	unsigned int flags;
+	void *system_buffer;
+	struct list_entry thread_list;
+	struct iosb io_status;
+	unsigned char requestor_mode, pending_returned;
+	signed char stack_count, current_location;
+	unsigned char cancel, cancel_irql, apc_environment, allocation_flags;
+	struct iosb *user_iosb;
+	void *user_event;
+	unsigned char overlay[16];
+	void *cancel_routine, *user_buffer;
+	void *driver_context[4], *thread;
+	char *auxiliary_buffer;
+	struct list_entry list_entry;
+	struct stack_loc *current_stack_location;
+	void *original_file_object;
+	unsigned char tail_rest[8];
+	struct stack_loc stack[];
+};
+_Static_assert(sizeof(struct irp) == 0xd0, "IRP");
+
+bool ntos_irp_complete_top(struct irp *irp);
+unsigned long ntos_page_pfn(const void *va);
+void ntos_log(unsigned long caller, const char *text);
+void ndis_free_mdl(struct mdl *mdl);
+
+/* A made-up frame for every page, 0 for the first page (no memory). */
+unsigned long ntos_page_pfn(const void *va)
+{
+	unsigned long page = (unsigned long)va >> 12;
+
+	return page ? page ^ 0x5000 : 0;
+}
+
+static char logged[256];
+
+void ntos_log(unsigned long caller, const char *text)
+{
+	(void)caller;
+	snprintf(logged, sizeof(logged), "%s", text);
+}
+
+/* ntos_thread.c's side of ZwClose: no thread handles here. */
+bool win_object_close(void *handle);
+bool win_object_close(void *handle)
+{
+	(void)handle;
+	return false;
+}
+
+static struct mdl *ndis_freed;
+
+void ndis_free_mdl(struct mdl *mdl)
+{
+	ndis_freed = mdl;
+}
+
+EXPORT(IoInitializeIrp);
+EXPORT(IoBuildDeviceIoControlRequest);
+EXPORT(IoBuildSynchronousFsdRequest);
+EXPORT(IoBuildAsynchronousFsdRequest);
+
+typedef WABI void (*init_irp_fn)(struct irp *, unsigned short, signed char);
+typedef WABI struct irp *(*ioctl_fn)(unsigned int, struct dev *, void *,
+				     unsigned int, void *, unsigned int,
+				     unsigned char, void *, struct iosb *);
+typedef WABI struct irp *(*sync_fsd_fn)(unsigned int, struct dev *, void *,
+					unsigned int, const long long *,
+					void *, struct iosb *);
+typedef WABI struct irp *(*async_fsd_fn)(unsigned int, struct dev *, void *,
+					 unsigned int, const long long *,
+					 struct iosb *);
+
+static void test_io_irp_init(void)
+{
+	size_t size = sizeof(struct irp) + 2 * sizeof(struct stack_loc);
+	struct irp *irp = malloc(size);
+
+	memset(irp, 0x55, size);
+	FN(init_irp_fn, IoInitializeIrp)(irp, size - 1, 2);
+	CHECK(irp->type == 0x5555);
+	FN(init_irp_fn, IoInitializeIrp)(irp, size, 2);
+	CHECK(irp->type == 6 && irp->size == size && irp->stack_count == 2);
+	CHECK(irp->current_location == 3);
+	CHECK(irp->current_stack_location == &irp->stack[2]);
+	CHECK(irp->stack[0].major == 0 && irp->user_iosb == NULL);
+	CHECK(irp->thread_list.flink == &irp->thread_list);
+	free(irp);
+}
+
+static void test_io_build_ioctl(void)
+{
+	ioctl_fn build = FN(ioctl_fn, IoBuildDeviceIoControlRequest);
+	struct dev dev = { .stack_size = 2 };
+	struct iosb iosb = { 0, 0 };
+	int event, urb, live = pool_live;
+	char out[8] = "-------";
+	struct irp *irp;
+
+	/* a USB driver's URB submission: METHOD_NEITHER, internal */
+	irp = build(0x220003, &dev, &urb, 0, NULL, 0, 1, &event, &iosb);
+	CHECK(irp && irp->stack_count == 2 && irp->current_location == 3);
+	if (!irp)
+		return;
+	CHECK(irp->stack[1].major == 0x0f);
+	CHECK(irp->stack[1].p.ioctl.code == 0x220003);
+	CHECK(irp->stack[1].p.ioctl.type3_input == &urb);
+	CHECK(irp->user_event == &event && irp->user_iosb == &iosb);
+	CHECK(pool_live == live + 1);
+	irp->io_status.status = 0;
+	irp->io_status.information = 5;
+	CHECK(ntos_irp_complete_top(irp));
+	CHECK(iosb.information == 5 && pool_live == live);
+
+	/* METHOD_BUFFERED: through a system buffer both ways */
+	irp = build(0x220000, &dev, "abc", 3, out, 6, 0, NULL, &iosb);
+	CHECK(irp && irp->stack[1].major == 0x0e);
+	if (!irp)
+		return;
+	CHECK(irp->stack[1].p.ioctl.input_len == 3);
+	CHECK(irp->stack[1].p.ioctl.output_len == 6);
+	CHECK(irp->flags == 0x70 && irp->user_buffer == out);
+	CHECK(!memcmp(irp->system_buffer, "abc", 3));
+	memcpy(irp->system_buffer, "wxyz", 4);
+	irp->io_status.status = 0;
+	irp->io_status.information = 4;
+	CHECK(ntos_irp_complete_top(irp));
+	CHECK(!memcmp(out, "wxyz---", 8) && pool_live == live);
+
+	/* a failed request copies nothing back */
+	irp = build(0x220000, &dev, "abc", 3, out, 6, 0, NULL, &iosb);
+	CHECK(irp != NULL);
+	if (!irp)
+		return;
+	memcpy(irp->system_buffer, "ABCD", 4);
+	irp->io_status.status = (int)0xC0000001;
+	irp->io_status.information = 4;
+	CHECK(ntos_irp_complete_top(irp));
+	CHECK(!memcmp(out, "wxyz---", 8) && pool_live == live);
+
+	/* METHOD_OUT_DIRECT: the output by an MDL */
+	irp = build(0x220002, &dev, "in", 2, out, 8, 0, NULL, NULL);
+	CHECK(irp && irp->mdl_address && irp->system_buffer);
+	if (!irp)
+		return;
+	CHECK(irp->mdl_address->byte_count == 8);
+	CHECK((char *)irp->mdl_address->start_va +
+	      irp->mdl_address->byte_offset == out);
+	CHECK(pool_live == live + 3);
+	CHECK(ntos_irp_complete_top(irp) && pool_live == live);
+
+	pool_fail = 1;
+	CHECK(build(0x220003, &dev, NULL, 0, NULL, 0, 1, NULL, NULL) == NULL);
+	CHECK(pool_live == live);
+	CHECK(build(0x220003, NULL, NULL, 0, NULL, 0, 1, NULL, NULL) == NULL);
+}
+
+static void test_io_build_fsd(void)
+{
+	struct dev dev = { .stack_size = 1, .flags = 0x4 /* buffered */ };
+	struct iosb iosb = { 0, 0 };
+	long long offset = 0x1234;
+	char buf[8] = "data";
+	int live = pool_live;
+	struct irp *irp;
+
+	irp = FN(sync_fsd_fn, IoBuildSynchronousFsdRequest)(4, &dev, buf, 4,
+							     &offset, NULL,
+							     &iosb);
+	CHECK(irp && irp->stack[0].major == 4);
+	if (!irp)
+		return;
+	CHECK(irp->stack[0].p.rw.length == 4);
+	CHECK(irp->stack[0].p.rw.byte_offset == 0x1234);
+	CHECK(irp->flags == 0x30 && !memcmp(irp->system_buffer, "data", 4));
+	CHECK(ntos_irp_complete_top(irp) && pool_live == live);
+
+	/* a read: the data comes back at completion */
+	irp = FN(sync_fsd_fn, IoBuildSynchronousFsdRequest)(3, &dev, buf, 8,
+							     NULL, NULL,
+							     &iosb);
+	CHECK(irp && irp->flags == 0x70 && irp->user_buffer == buf);
+	if (!irp)
+		return;
+	memcpy(irp->system_buffer, "READ", 4);
+	irp->io_status.status = 0;
+	irp->io_status.information = 4;
+	CHECK(ntos_irp_complete_top(irp));
+	CHECK(!memcmp(buf, "READ", 4) && iosb.information == 4);
+
+	/* neither buffered nor direct: the caller's address as it is */
+	dev.flags = 0;
+	irp = FN(async_fsd_fn, IoBuildAsynchronousFsdRequest)(3, &dev, buf, 8,
+							       NULL, &iosb);
+	CHECK(irp && irp->user_buffer == buf && !irp->system_buffer);
+	if (!irp)
+		return;
+	/* the caller frees an asynchronous request, not the I/O manager */
+	CHECK(!ntos_irp_complete_top(irp) && pool_live == live + 1);
+	ntos_free(irp);
+	CHECK(pool_live == live);
+}
+
+EXPORT(IoAllocateMdl);
+EXPORT(IoFreeMdl);
+EXPORT(MmSizeOfMdl);
+EXPORT(MmBuildMdlForNonPagedPool);
+EXPORT(MmProbeAndLockPages);
+EXPORT(MmUnlockPages);
+EXPORT(MmUnmapLockedPages);
+EXPORT(IoBuildPartialMdl);
+EXPORT(MmGetPhysicalAddress);
+EXPORT(MmIsAddressValid);
+
+typedef WABI struct mdl *(*alloc_mdl_fn)(void *, unsigned int,
+					 unsigned char, unsigned char,
+					 struct irp *);
+typedef WABI void (*mdl_fn)(struct mdl *);
+typedef WABI size_t (*size_mdl_fn)(void *, size_t);
+typedef WABI void (*lock_fn)(struct mdl *, unsigned char, unsigned int);
+typedef WABI void (*unmap_fn)(void *, struct mdl *);
+typedef WABI void (*partial_fn)(struct mdl *, struct mdl *, void *,
+				unsigned int);
+typedef WABI unsigned long long (*phys_fn)(void *);
+typedef WABI unsigned char (*valid_fn)(void *);
+
+static void test_io_mdl(void)
+{
+	alloc_mdl_fn alloc = FN(alloc_mdl_fn, IoAllocateMdl);
+	char *mem = aligned_alloc(4096, 4 * 4096);
+	struct irp irp = { .mdl_address = NULL };
+	struct mdl *m, *m2, *part, fake = { .flags = 4 };
+	unsigned long page = (unsigned long)mem >> 12;
+	int live = pool_live;
+
+	CHECK(FN(size_mdl_fn, MmSizeOfMdl)(mem + 100, 8192) == 48 + 3 * 8);
+	CHECK(FN(size_mdl_fn, MmSizeOfMdl)(mem, 4096) == 48 + 8);
+	m = alloc(mem + 100, 8192, 0, 0, &irp);
+	CHECK(m && irp.mdl_address == m && pool_live == live + 1);
+	if (!m)
+		return;
+	CHECK(m->size == 48 + 3 * 8 && m->start_va == mem);
+	CHECK(m->byte_offset == 100 && m->byte_count == 8192);
+	CHECK(m->mapped_va == NULL);
+	m2 = alloc(mem, 10, 1, 0, &irp);
+	CHECK(m2 && irp.mdl_address == m && m->next == m2);
+
+	FN(mdl_fn, MmBuildMdlForNonPagedPool)(m);
+	CHECK(m->mapped_va == mem + 100 && (m->flags & 4));
+	CHECK(m->pfn[0] == (page ^ 0x5000) && m->pfn[2] == ((page + 2) ^ 0x5000));
+
+	/* bytes 5000.. of the memory: the source's second page on */
+	part = alloc(mem + 5000, 100, 0, 0, NULL);
+	CHECK(part != NULL);
+	if (!part)
+		return;
+	FN(partial_fn, IoBuildPartialMdl)(m, part, mem + 5000, 100);
+	CHECK(part->start_va == mem + 4096 && part->byte_offset == 904);
+	CHECK(part->byte_count == 100 && part->pfn[0] == m->pfn[1]);
+	CHECK(part->mapped_va == mem + 5000 && (part->flags & 0x10));
+	/* length 0: to the end of the source */
+	FN(partial_fn, IoBuildPartialMdl)(m, part, mem + 5000, 0);
+	CHECK(part->byte_count == 8192 + 100 - 5000);
+
+	FN(lock_fn, MmProbeAndLockPages)(m2, 0, 0);
+	CHECK((m2->flags & 2) && m2->pfn[0] == (page ^ 0x5000));
+	m2->flags |= 1;
+	FN(unmap_fn, MmUnmapLockedPages)(mem, m2);
+	CHECK(!(m2->flags & 1) && (m2->flags & 2));
+	FN(mdl_fn, MmUnlockPages)(m2);
+	CHECK(!(m2->flags & 2));
+
+	CHECK(FN(phys_fn, MmGetPhysicalAddress)(mem + 4097) ==
+	      ((((page + 1) ^ 0x5000) << 12) | 1));
+	CHECK(FN(valid_fn, MmIsAddressValid)(mem) == 1);
+	CHECK(FN(valid_fn, MmIsAddressValid)((void *)16) == 0);
+
+	/* IoFreeMdl: ours back to the pool, NdisAllocateBuffer's to ndis.c */
+	FN(mdl_fn, IoFreeMdl)(part);
+	FN(mdl_fn, IoFreeMdl)(m2);
+	FN(mdl_fn, IoFreeMdl)(m);
+	CHECK(pool_live == live && ndis_freed == NULL);
+	FN(mdl_fn, IoFreeMdl)(&fake);
+	CHECK(ndis_freed == &fake);
+	free(mem);
+}
+
+EXPORT(IoGetAttachedDevice);
+EXPORT(IoGetAttachedDeviceReference);
+EXPORT(IoAttachDeviceToDeviceStack);
+EXPORT(IoDetachDevice);
+EXPORT(IoIsWdmVersionAvailable);
+EXPORT(IoWMIRegistrationControl);
+
+typedef WABI struct dev *(*dev_fn)(struct dev *);
+typedef WABI struct dev *(*attach_fn)(struct dev *, struct dev *);
+typedef WABI void (*detach_fn)(struct dev *);
+typedef WABI unsigned char (*wdm_fn)(unsigned char, unsigned char);
+typedef WABI int (*wmi_fn)(struct dev *, unsigned int);
+
+static void test_io_device_stack(void)
+{
+	attach_fn attach = FN(attach_fn, IoAttachDeviceToDeviceStack);
+	static struct dev a, b, c;
+
+	a.stack_size = 2;
+	CHECK(attach(&b, &a) == &a);
+	CHECK(a.attached_device == &b && b.stack_size == 3);
+	CHECK(attach(&c, &a) == &b && c.stack_size == 4);
+	CHECK(FN(dev_fn, IoGetAttachedDevice)(&a) == &c);
+	CHECK(attach(&c, &b) == NULL);
+	c.reference_count = 1;
+	CHECK(FN(dev_fn, IoGetAttachedDeviceReference)(&b) == &c);
+	CHECK(c.reference_count == 2);
+	FN(detach_fn, IoDetachDevice)(&b);
+	CHECK(b.attached_device == NULL);
+	CHECK(FN(dev_fn, IoGetAttachedDevice)(&a) == &b);
+}
+
+static void test_io_versions(void)
+{
+	wdm_fn wdm = FN(wdm_fn, IoIsWdmVersionAvailable);
+	struct dev d;
+
+	CHECK(wdm(1, 0x30) && wdm(1, 0x10) && wdm(0, 0x99));
+	CHECK(!wdm(1, 0x31) && !wdm(6, 0));
+	CHECK(FN(wmi_fn, IoWMIRegistrationControl)(&d, 1) == STATUS_SUCCESS);
+	CHECK(FN(wmi_fn, IoWMIRegistrationControl)(NULL, 1) ==
+	      STATUS_INVALID_PARAMETER);
+}
+
+EXPORT(IoAllocateErrorLogEntry);
+EXPORT(IoWriteErrorLogEntry);
+EXPORT(IoFreeErrorLogEntry);
+
+struct error_log_packet {
+	unsigned char major, retry;
+	unsigned short dump_data_size, number_of_strings, string_offset;
+	unsigned short event_category;
+	int error_code;
+	unsigned int unique_error_value;
+	int final_status;
+	unsigned int sequence_number, io_control_code;
+	long long device_offset;
+	unsigned int dump_data[];
+};
+_Static_assert(sizeof(struct error_log_packet) == 0x28, "IO_ERROR_LOG_PACKET");
+
+typedef WABI void *(*alloc_log_fn)(void *, unsigned char);
+typedef WABI void (*write_log_fn)(void *);
+
+static void test_io_error_log(void)
+{
+	alloc_log_fn alloc = FN(alloc_log_fn, IoAllocateErrorLogEntry);
+	size_t size = sizeof(struct error_log_packet) + 8 + sizeof(u"fw");
+	struct error_log_packet *p;
+	struct dev d;
+	int live = pool_live;
+
+	CHECK(alloc(&d, 241) == NULL);
+	CHECK(alloc(&d, 0x27) == NULL);
+	CHECK(alloc(NULL, 0x30) == NULL);
+	p = alloc(&d, size);
+	CHECK(p && pool_live == live + 1);
+	if (!p)
+		return;
+	CHECK(p->error_code == 0 && p->dump_data_size == 0);
+	p->error_code = (int)0xC0040001;
+	p->unique_error_value = 7;
+	p->final_status = (int)0xC0000001;
+	p->dump_data_size = 8;
+	p->dump_data[0] = 0xdead;
+	p->dump_data[1] = 0xbeef;
+	p->number_of_strings = 1;
+	p->string_offset = sizeof(*p) + 8;
+	memcpy((char *)p + p->string_offset, u"fw", sizeof(u"fw"));
+	FN(write_log_fn, IoWriteErrorLogEntry)(p);
+	CHECK_STR(logged, "error log: code 0xc0040001, unique value 0x7, "
+		  "status 0xc0000001, data 0xdead 0xbeef, \"fw\"");
+	CHECK(pool_live == live);
+
+	/* sizes and offsets past the entry are not read */
+	p = alloc(&d, sizeof(*p) + 4);
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	p->dump_data_size = 200;
+	p->dump_data[0] = 1;
+	p->number_of_strings = 1;
+	p->string_offset = 200;
+	FN(write_log_fn, IoWriteErrorLogEntry)(p);
+	CHECK_STR(logged, "error log: code 0, unique value 0, status 0, "
+		  "data 0x1");
+	p = alloc(&d, 0x30);
+	FN(write_log_fn, IoFreeErrorLogEntry)(p);
+	CHECK(pool_live == live);
+}
+
+/* -- files (ntos_zw.c) ---------------------------------------------------- */
+
+struct object_attributes {
+	unsigned int length;
+	void *root_directory;
+	struct ustr *object_name;
+	unsigned int attributes;
+	void *security_descriptor, *security_qos;
+};
+
+static const char fw_data[] = "0123456789";
+static char fw_asked[80];
+static int fw_open;
+
+int ntos_firmware_get(unsigned long caller, const char *name,
+		      const unsigned char **data, size_t *size, void **cookie);
+void ntos_firmware_put(void *cookie);
+int ntos_firmware_name(const struct ustr *path, char *name, size_t size);
+
+/* One file is installed, fw.bin. */
+int ntos_firmware_get(unsigned long caller, const char *name,
+		      const unsigned char **data, size_t *size, void **cookie)
+{
+	(void)caller;
+	snprintf(fw_asked, sizeof(fw_asked), "%s", name);
+	if (strcmp(name, "fw.bin"))
+		return -2;	/* ENOENT */
+	*data = (const unsigned char *)fw_data;
+	*size = 10;
+	*cookie = (void *)fw_data;
+	fw_open++;
+	return 0;
+}
+
+void ntos_firmware_put(void *cookie)
+{
+	if (cookie == fw_data)
+		fw_open--;
+}
+
+EXPORT(ZwCreateFile);
+EXPORT(ZwOpenFile);
+EXPORT(ZwReadFile);
+EXPORT(ZwQueryInformationFile);
+EXPORT(ZwClose);
+
+typedef WABI int (*create_fn)(void **, unsigned int,
+			      const struct object_attributes *, struct iosb *,
+			      const long long *, unsigned int, unsigned int,
+			      unsigned int, unsigned int, void *,
+			      unsigned int);
+typedef WABI int (*open_fn)(void **, unsigned int,
+			    const struct object_attributes *, struct iosb *,
+			    unsigned int, unsigned int);
+typedef WABI int (*read_fn)(void *, void *, void *, void *, struct iosb *,
+			    void *, unsigned int, const long long *,
+			    const unsigned int *);
+typedef WABI int (*query_fn)(void *, struct iosb *, void *, unsigned int,
+			     unsigned int);
+typedef WABI int (*close_fn)(void *);
+
+#define GENERIC_READ		0x80000000u
+#define GENERIC_WRITE		0x40000000u
+#define STATUS_INVALID_HANDLE	((int)0xC0000008)
+#define STATUS_END_OF_FILE	((int)0xC0000011)
+#define STATUS_ACCESS_DENIED	((int)0xC0000022)
+#define STATUS_NOT_FOUND	((int)0xC0000034)
+
+/* The answer to a path, with the name put to the firmware loader. */
+static int zw_open_path(const char16_t *path, unsigned int access,
+			unsigned int disposition, void **h)
+{
+	struct ustr name = { 0, 0, (char16_t *)path };
+	struct object_attributes oa = { sizeof(oa), NULL, &name, 0x40, 0, 0 };
+	struct iosb iosb = { 0, 0 };
+
+	while (path[name.length / 2])
+		name.length += 2;
+	fw_asked[0] = '\0';
+	return FN(create_fn, ZwCreateFile)(h, access, &oa, &iosb, NULL, 0, 1,
+					   disposition, 0, NULL, 0);
+}
+
+static void test_zw_paths(void)
+{
+	static const char16_t *const refused[] = {
+		u"\\SystemRoot\\system32\\drivers\\..",
+		u"\\SystemRoot\\system32\\drivers\\.",
+		u"\\SystemRoot\\system32\\drivers\\",
+		u"\\SystemRoot\\system32\\drivers\\sub\\fw.bin",
+		u"\\SystemRoot\\system32\\drivers\\../../etc/passwd",
+		u"\\SystemRoot\\system32\\drivers\\..\\config\\SAM",
+		u"\\SystemRoot\\system32\\config\\SAM",
+		u"\\??\\C:\\Windows\\fw.bin",
+		u"\\??\\D:\\Windows\\system32\\drivers\\fw.bin",
+		u"fw.bin",
+		u"/lib/firmware/fw.bin",
+		u"\\SystemRoot\\system32\\drivers\\fw\x0101.bin",
+		u"\\SystemRoot\\system32\\drivers\\C:fw.bin",
+	};
+	void *h = (void *)1;
+	unsigned int i;
+	char name[16];
+	struct ustr s = { 0, 0, (char16_t *)u"\\SystemRoot\\system32\\drivers\\toolong.bin" };
+
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		int st = zw_open_path(refused[i], GENERIC_READ, 1, &h);
+
+		if (st != STATUS_ACCESS_DENIED || fw_asked[0])
+			printf("#   path %u: %#x, asked for '%s'\n", i,
+			       (unsigned int)st, fw_asked);
+		CHECK(st == STATUS_ACCESS_DENIED && !fw_asked[0]);
+		CHECK(h == NULL);
+	}
+	/* the three spellings of the driver's folder, case-blind */
+	CHECK(zw_open_path(u"\\systemroot\\System32\\DRIVERS\\nofw.bin",
+			   GENERIC_READ, 1, &h) == STATUS_NOT_FOUND);
+	CHECK_STR(fw_asked, "nofw.bin");
+	CHECK(zw_open_path(u"\\??\\C:\\WINDOWS\\system32\\drivers\\fw.bin",
+			   GENERIC_READ, 1, &h) == STATUS_SUCCESS);
+	CHECK(FN(close_fn, ZwClose)(h) == STATUS_SUCCESS);
+	CHECK(zw_open_path(u"\\DosDevices\\C:\\Windows\\system32\\drivers\\fw.bin",
+			   GENERIC_READ, 3, &h) == STATUS_SUCCESS);
+	CHECK(FN(close_fn, ZwClose)(h) == STATUS_SUCCESS);
+	/* reading only: no writing, creating or replacing */
+	CHECK(zw_open_path(u"\\SystemRoot\\system32\\drivers\\fw.bin",
+			   GENERIC_READ | GENERIC_WRITE, 1, &h) ==
+	      STATUS_ACCESS_DENIED);
+	CHECK(zw_open_path(u"\\SystemRoot\\system32\\drivers\\fw.bin",
+			   GENERIC_READ, 2, &h) == STATUS_ACCESS_DENIED);
+	CHECK(zw_open_path(u"\\SystemRoot\\system32\\drivers\\fw.bin",
+			   GENERIC_READ, 5, &h) == STATUS_ACCESS_DENIED);
+	CHECK(!fw_asked[0] && fw_open == 0);
+	/* a name longer than the room for it */
+	while (s.buffer[s.length / 2])
+		s.length += 2;
+	CHECK(ntos_firmware_name(&s, name, 11) == -1);
+	CHECK(ntos_firmware_name(&s, name, 12) == 0);
+	CHECK_STR(name, "toolong.bin");
+}
+
+static void test_zw_read(void)
+{
+	struct ustr name = { 0, 0,
+		(char16_t *)u"\\SystemRoot\\system32\\drivers\\fw.bin" };
+	struct object_attributes oa = { sizeof(oa), NULL, &name, 0x40, 0, 0 };
+	struct iosb iosb = { 0, 0 };
+	unsigned char info[24];
+	long long off = 8, size;
+	int live = pool_live;
+	char buf[8];
+	void *h;
+
+	while (name.buffer[name.length / 2])
+		name.length += 2;
+	CHECK(FN(open_fn, ZwOpenFile)(&h, GENERIC_READ, &oa, &iosb, 1, 0) ==
+	      STATUS_SUCCESS);
+	CHECK(h && iosb.information == 1 && fw_open == 1);
+	CHECK(FN(query_fn, ZwQueryInformationFile)(h, &iosb, info, 24, 5) ==
+	      STATUS_SUCCESS);
+	memcpy(&size, info + 8, 8);
+	CHECK(size == 10 && iosb.information == 24);
+	CHECK(FN(query_fn, ZwQueryInformationFile)(h, &iosb, info, 23, 5) ==
+	      (int)0xC0000004);
+	CHECK(FN(query_fn, ZwQueryInformationFile)(h, &iosb, info, 24, 99) ==
+	      (int)0xC0000003);
+
+	CHECK(FN(read_fn, ZwReadFile)(h, NULL, NULL, NULL, &iosb, buf, 4,
+				      NULL, NULL) == STATUS_SUCCESS);
+	CHECK(iosb.information == 4 && !memcmp(buf, "0123", 4));
+	CHECK(FN(read_fn, ZwReadFile)(h, NULL, NULL, NULL, &iosb, buf, 4,
+				      NULL, NULL) == STATUS_SUCCESS);
+	CHECK(!memcmp(buf, "4567", 4));
+	CHECK(FN(read_fn, ZwReadFile)(h, NULL, NULL, NULL, &iosb, buf, 8,
+				      &off, NULL) == STATUS_SUCCESS);
+	CHECK(iosb.information == 2 && !memcmp(buf, "89", 2));
+	CHECK(FN(query_fn, ZwQueryInformationFile)(h, &iosb, info, 8, 14) ==
+	      STATUS_SUCCESS);
+	memcpy(&size, info, 8);
+	CHECK(size == 10);
+	CHECK(FN(read_fn, ZwReadFile)(h, NULL, NULL, NULL, &iosb, buf, 8,
+				      NULL, NULL) == STATUS_END_OF_FILE);
+	CHECK(iosb.information == 0);
+
+	CHECK(FN(close_fn, ZwClose)(h) == STATUS_SUCCESS);
+	CHECK(fw_open == 0 && pool_live == live);
+	/* a handle that is not an open file */
+	CHECK(FN(close_fn, ZwClose)(buf) == STATUS_INVALID_HANDLE);
+	CHECK(FN(read_fn, ZwReadFile)(NULL, NULL, NULL, NULL, &iosb, buf, 8,
+				      NULL, NULL) == STATUS_INVALID_HANDLE);
+}
+
+/* -- more of the memory manager, and RtlAssert ---------------------------- */
+
+void *ntos_map_io(unsigned long long phys, size_t size, bool cached);
+void ntos_unmap_io(void *va);
+void *ntos_alloc_contiguous(size_t size, unsigned long long highest);
+void ntos_free_contiguous(void *va, size_t size);
+
+static unsigned long long io_phys;
+static size_t io_size;
+static bool io_cached;
+static void *io_unmapped;
+static char io_space[64];
+
+void *ntos_map_io(unsigned long long phys, size_t size, bool cached)
+{
+	io_phys = phys;
+	io_size = size;
+	io_cached = cached;
+	return io_space;
+}
+
+void ntos_unmap_io(void *va)
+{
+	io_unmapped = va;
+}
+
+static unsigned long long contig_highest;
+static int contig_live;
+
+void *ntos_alloc_contiguous(size_t size, unsigned long long highest)
+{
+	contig_highest = highest;
+	contig_live++;
+	return calloc(1, size);
+}
+
+void ntos_free_contiguous(void *va, size_t size)
+{
+	(void)size;
+	contig_live--;
+	free(va);
+}
+
+EXPORT(MmMapIoSpace);
+EXPORT(MmUnmapIoSpace);
+EXPORT(MmAllocateContiguousMemorySpecifyCache);
+EXPORT(MmFreeContiguousMemorySpecifyCache);
+EXPORT(MmLockPagableDataSection);
+EXPORT(MmUnlockPagableImageSection);
+EXPORT(IoIs32bitProcess);
+EXPORT(RtlAssert);
+
+typedef WABI void *(*map_io_fn)(unsigned long long, size_t, unsigned int);
+typedef WABI void (*unmap_io_fn)(void *, size_t);
+typedef WABI void *(*contig_fn)(size_t, unsigned long long,
+				unsigned long long, unsigned long long,
+				unsigned int);
+typedef WABI void (*free_contig_fn)(void *, size_t, unsigned int);
+typedef WABI void *(*lock_section_fn)(void *);
+typedef WABI void (*unlock_section_fn)(void *);
+typedef WABI unsigned char (*is32_fn)(void *);
+typedef WABI void (*assert_fn)(void *, void *, unsigned int, char *);
+
+static void test_mm_io_space(void)
+{
+	map_io_fn map = FN(map_io_fn, MmMapIoSpace);
+	contig_fn contig = FN(contig_fn, MmAllocateContiguousMemorySpecifyCache);
+	void *p;
+
+	/* MmNonCached 0, MmCached 1, MmWriteCombined 2 */
+	CHECK(map(0xfebf0000ull, 256, 0) == io_space);
+	CHECK(io_phys == 0xfebf0000ull && io_size == 256 && !io_cached);
+	CHECK(map(0x1000, 16, 1) == io_space && io_cached);
+	CHECK(map(0x1000, 0, 0) == NULL);
+	FN(unmap_io_fn, MmUnmapIoSpace)(io_space, 256);
+	CHECK(io_unmapped == io_space);
+
+	p = contig(8192, 0, 0xffffffffull, 0, 1);
+	CHECK(p && contig_live == 1 && contig_highest == 0xffffffffull);
+	FN(free_contig_fn, MmFreeContiguousMemorySpecifyCache)(p, 8192, 1);
+	CHECK(contig_live == 0);
+	/* a boundary the allocation must not cross is more than is offered */
+	CHECK(contig(8192, 0, ~0ull, 4096, 1) == NULL);
+	CHECK(contig(0, 0, ~0ull, 0, 1) == NULL);
+	CHECK(contig_live == 0);
+}
+
+static void test_mm_sections(void)
+{
+	static int in_section;
+	void *h = FN(lock_section_fn, MmLockPagableDataSection)(&in_section);
+
+	/* nothing is paged: the handle is good for the unlock, no more */
+	CHECK(h != NULL);
+	FN(unlock_section_fn, MmUnlockPagableImageSection)(h);
+	CHECK(FN(is32_fn, IoIs32bitProcess)(NULL) == 0);
+	logged[0] = '\0';
+	FN(assert_fn, RtlAssert)("len > 0", "recv.c", 42, NULL);
+	CHECK_STR(logged, "RtlAssert: len > 0 failed at recv.c:42");
+	FN(assert_fn, RtlAssert)("x", "a.c", 7, "bad length");
+	CHECK_STR(logged, "RtlAssert: x failed at a.c:7: bad length");
+}
+
+/* -- work items ------------------------------------------------------------- */
+
+struct work_item {
+	struct dev *dev;
+	void *routine, *context;
+	void *work;
+};
+
+void *ntos_work_new(struct work_item *item);
+void ntos_work_queue(void *work);
+void ntos_work_free(void *work);
+
+static struct work_item *work_of;
+static int work_live, work_queued, work_fail;
+
+void *ntos_work_new(struct work_item *item)
+{
+	if (work_fail)
+		return NULL;
+	work_of = item;
+	work_live++;
+	return &work_live;
+}
+
+void ntos_work_queue(void *work)
+{
+	if (work == &work_live)
+		work_queued++;
+}
+
+void ntos_work_free(void *work)
+{
+	if (work == &work_live)
+		work_live--;
+}
+
+EXPORT(IoAllocateWorkItem);
+EXPORT(IoQueueWorkItem);
+EXPORT(IoFreeWorkItem);
+
+typedef WABI struct work_item *(*alloc_work_fn)(struct dev *);
+typedef WABI void (*queue_work_fn)(struct work_item *, void *, int, void *);
+typedef WABI void (*free_work_fn)(struct work_item *);
+
+static void test_io_work_items(void)
+{
+	alloc_work_fn alloc = FN(alloc_work_fn, IoAllocateWorkItem);
+	struct dev d;
+	int ctx, live = pool_live;
+	struct work_item *w = alloc(&d);
+
+	CHECK(w && work_of == w && w->dev == &d && work_live == 1);
+	CHECK(pool_live == live + 1);
+	if (!w)
+		return;
+	/* DelayedWorkQueue 1: one queue for all types */
+	FN(queue_work_fn, IoQueueWorkItem)(w, (void *)test_io_work_items, 1,
+					   &ctx);
+	CHECK(w->routine == (void *)test_io_work_items && w->context == &ctx);
+	CHECK(work_queued == 1);
+	FN(free_work_fn, IoFreeWorkItem)(w);
+	CHECK(work_live == 0 && pool_live == live);
+	CHECK(alloc(NULL) == NULL);
+	work_fail = 1;
+	CHECK(alloc(&d) == NULL && pool_live == live);
+	work_fail = 0;
+	pool_fail = 1;
+	CHECK(alloc(&d) == NULL && work_live == 0);
+}
+
+/* -- debug output ----------------------------------------------------------- */
+
+EXPORT(DbgPrintEx);
+EXPORT(_purecall);
+
+typedef WABI unsigned int (*dbgex_fn)(unsigned int, unsigned int,
+				      const char *, ...);
+typedef WABI int (*purecall_fn)(void);
+
+static void test_dbg_print_ex(void)
+{
+	dbgex_fn dbg = FN(dbgex_fn, DbgPrintEx);
+
+	logged[0] = '\0';
+	/* DPFLTR_ERROR_LEVEL is shown; trace and info are filtered */
+	CHECK(dbg(77, 0, "rx %d of %ws\n", 3, u"wl0") == STATUS_SUCCESS);
+	CHECK_STR(logged, "rx 3 of wl0");
+	CHECK(dbg(77, 2, "trace %d", 1) == STATUS_SUCCESS);
+	CHECK(dbg(77, 3, "info %d", 1) == STATUS_SUCCESS);
+	CHECK_STR(logged, "rx 3 of wl0");
+	/* a level above 31 is a mask: bit 0 is the error level */
+	CHECK(dbg(77, 0x80000001u, "mask %s", "ok") == STATUS_SUCCESS);
+	CHECK_STR(logged, "mask ok");
+	CHECK(dbg(77, 0x80000004u, "masked") == STATUS_SUCCESS);
+	CHECK_STR(logged, "mask ok");
+	FN(purecall_fn, _purecall)();
+	CHECK_STR(logged, "_purecall: a pure virtual function was called");
+}
+
+int main(void)
+{
+	TEST(test_rtl_init);
+	TEST(test_rtl_convert);
+	TEST(test_rtl_copy_append);
+	TEST(test_rtl_compare);
+	TEST(test_rtl_integers);
+	TEST(test_rtl_guid);
+	TEST(test_rtl_memory);
+	TEST(test_crt_printf);
+	TEST(test_crt_wprintf);
+	TEST(test_crt_chars);
+	TEST(test_crt_rand);
+	TEST(test_crt_wide_strings);
+	TEST(test_io_irp_init);
+	TEST(test_io_build_ioctl);
+	TEST(test_io_build_fsd);
+	TEST(test_io_mdl);
+	TEST(test_io_device_stack);
+	TEST(test_io_versions);
+	TEST(test_io_error_log);
+	TEST(test_zw_paths);
+	TEST(test_zw_read);
+	TEST(test_mm_io_space);
+	TEST(test_mm_sections);
+	TEST(test_io_work_items);
+	TEST(test_dbg_print_ex);
+	return tap_done();
+}
