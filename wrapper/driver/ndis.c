@@ -22,6 +22,7 @@
 
 #include "../parse/ndiscfg.h"
 #include "ndis.h"
+#include "ndis_spinlock.h"
 #include "wincall.h"
 #include "winexport.h"
 
@@ -497,16 +498,26 @@ static WIN_ABI void NdisFreeSpinLock(struct ndis_spin_lock *sl)
 }
 WIN_FUNC(NdisFreeSpinLock);
 
-/* Raises to DISPATCH_LEVEL, as on Windows; Release goes back. */
-static WIN_ABI void NdisAcquireSpinLock(struct ndis_spin_lock *sl)
+/* Raises to DISPATCH_LEVEL, as on Windows; release goes back. */
+void ndis_spin_lock_acquire(struct ndis_spin_lock *sl)
 {
 	sl->old_irql = win_spin_acquire_raise(&sl->lock);
+}
+
+void ndis_spin_lock_release(struct ndis_spin_lock *sl)
+{
+	win_spin_release_lower(&sl->lock, sl->old_irql);
+}
+
+static WIN_ABI void NdisAcquireSpinLock(struct ndis_spin_lock *sl)
+{
+	ndis_spin_lock_acquire(sl);
 }
 WIN_FUNC(NdisAcquireSpinLock);
 
 static WIN_ABI void NdisReleaseSpinLock(struct ndis_spin_lock *sl)
 {
-	win_spin_release_lower(&sl->lock, sl->old_irql);
+	ndis_spin_lock_release(sl);
 }
 WIN_FUNC(NdisReleaseSpinLock);
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ndiswrapper: USBD.SYS, the helpers an NDIS-WDM USB driver links against
- * to build its configuration request. Descriptor walking only: the
- * requests themselves go down as IRPs (usb.c).
+ * to build its configuration request (the descriptor walks are in
+ * usbd_desc.c). The requests themselves go down as IRPs (usb.c).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -13,38 +13,6 @@
 #include "ndis.h"
 #include "usbd.h"
 #include "winexport.h"
-
-/*
- * Finds an interface descriptor in a configuration descriptor, from start
- * on; -1 in any of the criteria matches anything.
- */
-static WIN_ABI struct usb_interface_descriptor *
-USBD_ParseConfigurationDescriptorEx(struct usb_config_descriptor *cd,
-				    void *start, s32 number, s32 alternate,
-				    s32 class, s32 subclass, s32 protocol)
-{
-	u8 *end = (u8 *)cd + le16_to_cpu(cd->wTotalLength);
-	u8 *p = start;
-
-	if (p < (u8 *)cd || p >= end)
-		return NULL;
-	while (end - p >= 2) {
-		struct usb_interface_descriptor *d = (void *)p;
-
-		if (p[0] < 2 || p[0] > end - p)
-			break;
-		if (p[1] == USB_DT_INTERFACE && p[0] >= USB_DT_INTERFACE_SIZE &&
-		    (number == -1 || d->bInterfaceNumber == number) &&
-		    (alternate == -1 || d->bAlternateSetting == alternate) &&
-		    (class == -1 || d->bInterfaceClass == class) &&
-		    (subclass == -1 || d->bInterfaceSubClass == subclass) &&
-		    (protocol == -1 || d->bInterfaceProtocol == protocol))
-			return d;
-		p += p[0];
-	}
-	return NULL;
-}
-WIN_FUNC(USBD_ParseConfigurationDescriptorEx);
 
 /*
  * Builds the URB that selects a configuration with the listed interfaces:

@@ -1,0 +1,680 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the wrapper's NDIS.SYS and USBD.SYS exports that need no
+ * kernel (wrapper/driver/ndis_string.c, ndis_buffer.c, ndis_list.c,
+ * ndis_event.c, ndis_misc.c, usbd_desc.c), built -nostdinc against kmock
+ * as the kernel builds them (kexports in meson.build). Each export is
+ * reached through its win_export_<name> entry, the one gen_exports.sh puts
+ * in the import table, and called as a driver calls it (ms_abi): a missing
+ * export fails the link, a wrong name or behaviour a check.
+ *
+ * The kernel and wrapper services the files call are this program's
+ * (below): the NDIS spin lock pair, the ntoskrnl event exports, the
+ * export tables, the CPU count and the wall clock.
+ */
+#include <stdint.h>
+#include <string.h>
+#include <strings.h>
+
+#include "tap.h"
+
+#define WIN __attribute__((ms_abi))
+
+struct kx_export {
+	const char *name;
+	void *func;
+};
+
+/* win_export_<name>'s function, after checking the entry's name */
+#define EXPORT(fn)							\
+	extern const struct kx_export win_export_##fn;			\
+	static void *export_##fn(void)					\
+	{								\
+		CHECK_STR(win_export_##fn.name, #fn);			\
+		return win_export_##fn.func;				\
+	}
+
+/* -- amd64 layouts (wintypes.h, wdm.h) -------------------------------------- */
+
+struct kx_ustring {
+	uint16_t length, max_length;
+	uint16_t *buffer;
+};
+
+struct kx_astring {
+	uint16_t length, max_length;
+	char *buffer;
+};
+
+struct kx_mdl {
+	struct kx_mdl *next;
+	int16_t size, flags;
+	void *process;
+	void *mapped_va;
+	void *start_va;
+	uint32_t byte_count, byte_offset;
+};
+
+#define MDL_MAPPED_TO_SYSTEM_VA		0x0001
+#define MDL_SOURCE_IS_NONPAGED_POOL	0x0004
+
+struct kx_packet {
+	uint32_t physical_count, total_length;
+	struct kx_mdl *head, *tail;
+	void *pool;
+	uint32_t count, flags;
+	uint8_t valid_counts, packet_flags;
+	uint16_t oob_offset;
+	uint8_t rest[64];
+};
+
+struct kx_list {
+	struct kx_list *flink, *blink;
+};
+
+struct kx_spin_lock {
+	unsigned long lock;
+	uint8_t old_irql;
+};
+
+struct kx_kevent {
+	uint8_t type, signalling, size, reserved;
+	int32_t signal_state;
+	struct kx_list wait_list_head;
+};
+
+struct kx_win_dll {
+	const char *name;
+	const struct kx_export *const *exports;
+	unsigned int count;
+};
+
+/* -- the services the exports call ------------------------------------------- */
+
+/* ndis_spin_lock.h: NdisAcquireSpinLock/NdisReleaseSpinLock */
+static int lock_acquires, lock_releases;
+
+void ndis_spin_lock_acquire(struct kx_spin_lock *sl);
+void ndis_spin_lock_release(struct kx_spin_lock *sl);
+
+void ndis_spin_lock_acquire(struct kx_spin_lock *sl)
+{
+	CHECK(sl->lock == 0);
+	sl->lock = 1;
+	lock_acquires++;
+}
+
+void ndis_spin_lock_release(struct kx_spin_lock *sl)
+{
+	CHECK(sl->lock == 1);
+	sl->lock = 0;
+	lock_releases++;
+}
+
+/* ntoskrnl.c's event exports, as NDIS_EVENT delegates to them */
+static struct {
+	void *event;
+	uint32_t type;
+	uint8_t state;
+	int64_t timeout;	/* 1: none given (wait forever) */
+	int calls;
+} ke;
+static int32_t ke_wait_status;
+
+static WIN void fake_KeInitializeEvent(void *ev, uint32_t type, uint8_t state)
+{
+	ke.event = ev;
+	ke.type = type;
+	ke.state = state;
+	ke.calls++;
+}
+
+static WIN int32_t fake_KeSetEvent(void *ev, int32_t incr, uint8_t wait)
+{
+	ke.event = ev;
+	ke.calls++;
+	return incr + wait;	/* 0 for NdisSetEvent's call */
+}
+
+static WIN int32_t fake_KeResetEvent(void *ev)
+{
+	ke.event = ev;
+	ke.calls++;
+	return 1;
+}
+
+static WIN int32_t fake_KeWaitForSingleObject(void *obj, uint32_t reason,
+					       uint8_t mode, uint8_t alertable,
+					       int64_t *timeout)
+{
+	ke.event = obj;
+	ke.timeout = timeout ? *timeout : 1;
+	ke.calls++;
+	CHECK(reason == 0 && mode == 0 && alertable == 0);
+	return ke_wait_status;
+}
+
+const struct kx_export win_export_KeInitializeEvent = {
+	"KeInitializeEvent", (void *)fake_KeInitializeEvent };
+const struct kx_export win_export_KeSetEvent = {
+	"KeSetEvent", (void *)fake_KeSetEvent };
+const struct kx_export win_export_KeResetEvent = {
+	"KeResetEvent", (void *)fake_KeResetEvent };
+const struct kx_export win_export_KeWaitForSingleObject = {
+	"KeWaitForSingleObject", (void *)fake_KeWaitForSingleObject };
+
+/* gen_exports.sh's tables: NdisGetRoutineAddress looks in NDIS.SYS's */
+static char routine_a, routine_b, ke_routine;
+static const struct kx_export ndis_a = { "NdisAllocateMemoryWithTag",
+					 &routine_a };
+static const struct kx_export ndis_b = { "NdisMSleep", &routine_b };
+static const struct kx_export ke_a = { "KeSetEvent", &ke_routine };
+static const struct kx_export *const ntos_table[] = { &ke_a };
+static const struct kx_export *const ndis_table[] = { &ndis_a, &ndis_b };
+const struct kx_win_dll win_dlls[] = {
+	{ "ntoskrnl.exe", ntos_table, 1 },
+	{ "NDIS.SYS", ndis_table, 2 },
+};
+const unsigned int win_num_dlls = 2;
+
+/* kmock's linux/cpumask.h and linux/timekeeping.h */
+unsigned int num_online_cpus(void);
+unsigned int num_online_cpus(void)
+{
+	return 3;
+}
+
+struct kx_timespec64 {
+	int64_t tv_sec;
+	long tv_nsec;
+};
+
+void ktime_get_real_ts64(struct kx_timespec64 *ts);
+void ktime_get_real_ts64(struct kx_timespec64 *ts)
+{
+	ts->tv_sec = 1700000000;	/* 2023-11-14 22:13:20 UTC */
+	ts->tv_nsec = 123456789;
+}
+
+/* -- ndis_string.c ------------------------------------------------------------ */
+
+EXPORT(NdisInitUnicodeString)
+EXPORT(NdisInitAnsiString)
+EXPORT(NdisAnsiStringToUnicodeString)
+EXPORT(NdisUnicodeStringToAnsiString)
+EXPORT(NdisUpcaseUnicodeString)
+
+#define NDIS_STATUS_SUCCESS		0
+#define NDIS_STATUS_BUFFER_OVERFLOW	((int32_t)0x80000005)
+
+static void test_init_strings(void)
+{
+	WIN void (*init_u)(struct kx_ustring *, const uint16_t *) =
+		export_NdisInitUnicodeString();
+	WIN void (*init_a)(struct kx_astring *, const char *) =
+		export_NdisInitAnsiString();
+	static const uint16_t name[] = { 'e', 't', 'h', 0 };
+	struct kx_ustring u;
+	struct kx_astring a;
+
+	memset(&u, 0xa5, sizeof(u));
+	init_u(&u, name);
+	CHECK(u.length == 6 && u.max_length == 8 && u.buffer == name);
+	init_u(&u, NULL);
+	CHECK(u.length == 0 && u.max_length == 0 && !u.buffer);
+
+	memset(&a, 0xa5, sizeof(a));
+	init_a(&a, "wlan0");
+	CHECK(a.length == 5 && a.max_length == 6 && !strcmp(a.buffer, "wlan0"));
+	init_a(&a, NULL);
+	CHECK(a.length == 0 && a.max_length == 0 && !a.buffer);
+}
+
+static void test_convert_strings(void)
+{
+	WIN int32_t (*a2u)(struct kx_ustring *, const struct kx_astring *) =
+		export_NdisAnsiStringToUnicodeString();
+	WIN int32_t (*u2a)(struct kx_astring *, const struct kx_ustring *) =
+		export_NdisUnicodeStringToAnsiString();
+	char text[] = "Ab\xe9z";	/* Latin-1 e-acute */
+	struct kx_astring a = { 4, 5, text };
+	uint16_t wide[8], small[3];
+	static const uint16_t src[] = { 'N', 'i', 0x00fc, 0x4e2d };
+	struct kx_ustring u = { 0, sizeof(wide), wide };
+	struct kx_ustring us = { 0, sizeof(small), small };
+	struct kx_ustring from = { sizeof(src), sizeof(src), (uint16_t *)src };
+	char out[8], tiny[3];
+	struct kx_astring ao = { 0, sizeof(out), out };
+	struct kx_astring at = { 0, sizeof(tiny), tiny };
+
+	memset(wide, 0, sizeof(wide));
+	CHECK(a2u(&u, &a) == NDIS_STATUS_SUCCESS);
+	CHECK(u.length == 8 && u.max_length == sizeof(wide));
+	CHECK(wide[0] == 'A' && wide[1] == 'b' && wide[2] == 0xe9 &&
+	      wide[3] == 'z' && wide[4] == 0);
+	/* too small: left as it was */
+	memset(small, 0x11, sizeof(small));
+	CHECK(a2u(&us, &a) == NDIS_STATUS_BUFFER_OVERFLOW);
+	CHECK(us.length == 0 && small[0] == 0x1111);
+
+	memset(out, 0x7f, sizeof(out));
+	CHECK(u2a(&ao, &from) == NDIS_STATUS_SUCCESS);
+	/* what Latin-1 has not becomes '?' */
+	CHECK(ao.length == 4 && !memcmp(out, "Ni\xfc?", 4) && out[4] == 0);
+	CHECK(u2a(&at, &from) == NDIS_STATUS_BUFFER_OVERFLOW);
+	CHECK(at.length == 0);
+}
+
+static void test_upcase_string(void)
+{
+	WIN int32_t (*upcase)(struct kx_ustring *, const struct kx_ustring *) =
+		export_NdisUpcaseUnicodeString();
+	static const uint16_t src[] = { 'n', 'd', 'i', 's', '-', '5', 0xe9,
+					0xf7, 0xff };
+	uint16_t buf[16], small[4];
+	struct kx_ustring from = { sizeof(src), sizeof(src), (uint16_t *)src };
+	struct kx_ustring to = { 0, sizeof(buf), buf };
+	struct kx_ustring to_small = { 0, sizeof(small), small };
+
+	CHECK(upcase(&to, &from) == NDIS_STATUS_SUCCESS);
+	CHECK(to.length == sizeof(src));
+	CHECK(buf[0] == 'N' && buf[1] == 'D' && buf[2] == 'I' &&
+	      buf[3] == 'S' && buf[4] == '-' && buf[5] == '5');
+	/* Latin-1 letters too; the division sign and y-diaeresis stay */
+	CHECK(buf[6] == 0xc9 && buf[7] == 0xf7 && buf[8] == 0xff);
+	CHECK(upcase(&to_small, &from) == NDIS_STATUS_BUFFER_OVERFLOW);
+	CHECK(to_small.length == 0);
+}
+
+/* -- ndis_buffer.c ------------------------------------------------------------- */
+
+EXPORT(NdisQueryBuffer)
+EXPORT(NdisQueryBufferSafe)
+EXPORT(NdisQueryBufferOffset)
+EXPORT(NdisBufferLength)
+EXPORT(NdisBufferVirtualAddress)
+EXPORT(NdisAdjustBufferLength)
+EXPORT(NdisGetBufferPhysicalArraySize)
+EXPORT(NdisGetFirstBufferFromPacket)
+EXPORT(NdisGetFirstBufferFromPacketSafe)
+EXPORT(NdisUnchainBufferAtBack)
+EXPORT(NdisCopyFromPacketToPacket)
+EXPORT(NdisCopyFromPacketToPacketSafe)
+
+/* as ndis_mdl_init (ndis.h) describes driver memory */
+static void mdl_init(struct kx_mdl *mdl, void *va, uint32_t len)
+{
+	memset(mdl, 0, sizeof(*mdl));
+	mdl->size = sizeof(*mdl);
+	mdl->flags = MDL_SOURCE_IS_NONPAGED_POOL;
+	mdl->mapped_va = va;
+	mdl->start_va = (void *)((uintptr_t)va & ~(uintptr_t)4095);
+	mdl->byte_offset = (uintptr_t)va & 4095;
+	mdl->byte_count = len;
+}
+
+static void chain(struct kx_packet *pkt, struct kx_mdl *mdls, int n)
+{
+	int i;
+
+	memset(pkt, 0, sizeof(*pkt));
+	for (i = 0; i < n; i++)
+		mdls[i].next = i + 1 < n ? &mdls[i + 1] : NULL;
+	pkt->head = n ? &mdls[0] : NULL;
+	pkt->tail = n ? &mdls[n - 1] : NULL;
+	pkt->valid_counts = 1;
+}
+
+static void test_query_buffer(void)
+{
+	WIN void (*query)(struct kx_mdl *, void **, uint32_t *) =
+		export_NdisQueryBuffer();
+	WIN void (*query_safe)(struct kx_mdl *, void **, uint32_t *, int) =
+		export_NdisQueryBufferSafe();
+	WIN void (*query_offset)(struct kx_mdl *, uint32_t *, uint32_t *) =
+		export_NdisQueryBufferOffset();
+	WIN uint32_t (*length)(struct kx_mdl *) = export_NdisBufferLength();
+	WIN void *(*vaddr)(struct kx_mdl *) = export_NdisBufferVirtualAddress();
+	WIN void (*adjust)(struct kx_mdl *, uint32_t) =
+		export_NdisAdjustBufferLength();
+	WIN void (*span)(struct kx_mdl *, uint32_t *) =
+		export_NdisGetBufferPhysicalArraySize();
+	static unsigned char mem[3 * 4096] __attribute__((aligned(4096)));
+	struct kx_mdl mdl, unmapped;
+	void *va = NULL;
+	uint32_t len = 0, off = 0, pages = 0;
+
+	mdl_init(&mdl, mem + 4000, 200);
+	query(&mdl, &va, &len);
+	CHECK(va == mem + 4000 && len == 200);
+	len = 0;
+	query(&mdl, NULL, &len);	/* VirtualAddress is optional */
+	CHECK(len == 200);
+	va = NULL;
+	query_safe(&mdl, &va, &len, 16);
+	CHECK(va == mem + 4000 && len == 200);
+	query_offset(&mdl, &off, &len);
+	CHECK(off == 4000 && len == 200);
+	CHECK(length(&mdl) == 200);
+	CHECK(vaddr(&mdl) == mem + 4000);
+	span(&mdl, &pages);
+	CHECK(pages == 2);		/* 4000..4199 crosses a page */
+	adjust(&mdl, 50);
+	CHECK(length(&mdl) == 50 && mdl.byte_offset == 4000);
+	span(&mdl, &pages);
+	CHECK(pages == 1);
+	adjust(&mdl, 0);
+	span(&mdl, &pages);
+	CHECK(pages == 1);		/* an empty buffer counts one page */
+
+	/* not yet mapped: the address from its page and offset */
+	memset(&unmapped, 0, sizeof(unmapped));
+	unmapped.start_va = mem + 4096;
+	unmapped.byte_offset = 10;
+	unmapped.byte_count = 5;
+	CHECK(vaddr(&unmapped) == mem + 4106);
+	va = NULL;
+	query_safe(&unmapped, &va, &len, 32);
+	CHECK(va == mem + 4106 && len == 5);
+}
+
+static void test_first_buffer(void)
+{
+	WIN void (*first)(struct kx_packet *, struct kx_mdl **, void **,
+			  uint32_t *, uint32_t *) =
+		export_NdisGetFirstBufferFromPacket();
+	WIN void (*first_safe)(struct kx_packet *, struct kx_mdl **, void **,
+			       uint32_t *, uint32_t *, int) =
+		export_NdisGetFirstBufferFromPacketSafe();
+	unsigned char a[10], b[20], c[30];
+	struct kx_mdl mdls[3], *buf = NULL;
+	struct kx_packet pkt;
+	void *va = NULL;
+	uint32_t len = 0, total = 0;
+
+	mdl_init(&mdls[0], a, sizeof(a));
+	mdl_init(&mdls[1], b, sizeof(b));
+	mdl_init(&mdls[2], c, sizeof(c));
+	chain(&pkt, mdls, 3);
+	first(&pkt, &buf, &va, &len, &total);
+	CHECK(buf == &mdls[0] && va == a && len == 10 && total == 60);
+	buf = NULL;
+	first_safe(&pkt, &buf, &va, &len, &total, 16);
+	CHECK(buf == &mdls[0] && va == a && len == 10 && total == 60);
+
+	chain(&pkt, mdls, 0);
+	va = a;
+	len = total = 7;
+	first(&pkt, &buf, &va, &len, &total);
+	CHECK(!buf && !va && len == 0 && total == 0);
+}
+
+static void test_unchain_at_back(void)
+{
+	WIN void (*unchain)(struct kx_packet *, struct kx_mdl **) =
+		export_NdisUnchainBufferAtBack();
+	unsigned char a[4], b[4];
+	struct kx_mdl mdls[2], *got = NULL;
+	struct kx_packet pkt;
+
+	mdl_init(&mdls[0], a, 4);
+	mdl_init(&mdls[1], b, 4);
+	chain(&pkt, mdls, 2);
+	unchain(&pkt, &got);
+	CHECK(got == &mdls[1] && !got->next);
+	CHECK(pkt.head == &mdls[0] && pkt.tail == &mdls[0] && !mdls[0].next);
+	CHECK(pkt.valid_counts == 0);
+	unchain(&pkt, &got);
+	CHECK(got == &mdls[0] && !pkt.head && !pkt.tail);
+	got = &mdls[1];
+	unchain(&pkt, &got);
+	CHECK(!got);
+}
+
+static void test_copy_packet(void)
+{
+	WIN void (*copy)(struct kx_packet *, uint32_t, uint32_t,
+			 struct kx_packet *, uint32_t, uint32_t *) =
+		export_NdisCopyFromPacketToPacket();
+	WIN void (*copy_safe)(struct kx_packet *, uint32_t, uint32_t,
+			      struct kx_packet *, uint32_t, uint32_t *, int) =
+		export_NdisCopyFromPacketToPacketSafe();
+	unsigned char s1[5] = "abcde", s2[3] = "fgh", s3[4] = "ijkl";
+	unsigned char d1[4], d2[6], d3[2];
+	struct kx_mdl src_mdls[3], dst_mdls[3];
+	struct kx_packet src, dst;
+	uint32_t copied = 99;
+
+	mdl_init(&src_mdls[0], s1, 5);
+	mdl_init(&src_mdls[1], s2, 3);
+	mdl_init(&src_mdls[2], s3, 4);
+	mdl_init(&dst_mdls[0], d1, 4);
+	mdl_init(&dst_mdls[1], d2, 6);
+	mdl_init(&dst_mdls[2], d3, 2);
+	chain(&src, src_mdls, 3);
+	chain(&dst, dst_mdls, 3);
+
+	/* source bytes 3..9 ("defghij") to destination offset 2 */
+	memset(d1, '.', 4);
+	memset(d2, '.', 6);
+	memset(d3, '.', 2);
+	copy(&dst, 2, 7, &src, 3, &copied);
+	CHECK(copied == 7);
+	CHECK(!memcmp(d1, "..de", 4) && !memcmp(d2, "fghij.", 6) &&
+	      !memcmp(d3, "..", 2));
+
+	/* more than the source holds from there: what it has */
+	copy_safe(&dst, 0, 100, &src, 10, &copied, 16);
+	CHECK(copied == 2 && !memcmp(d1, "klde", 4));
+	/* more than the destination has room for */
+	copy(&dst, 9, 100, &src, 0, &copied);
+	CHECK(copied == 3 && !memcmp(d2 + 5, "a", 1) && !memcmp(d3, "bc", 2));
+	/* an offset past either end copies nothing */
+	copy(&dst, 12, 5, &src, 0, &copied);
+	CHECK(copied == 0);
+	copy(&dst, 0, 5, &src, 12, &copied);
+	CHECK(copied == 0);
+}
+
+/* -- ndis_list.c ------------------------------------------------------------- */
+
+EXPORT(NdisInterlockedIncrement)
+EXPORT(NdisInterlockedDecrement)
+EXPORT(NdisInterlockedInsertHeadList)
+EXPORT(NdisInterlockedInsertTailList)
+EXPORT(NdisInterlockedRemoveHeadList)
+
+static void test_interlocked_counts(void)
+{
+	WIN int32_t (*inc)(int32_t *) = export_NdisInterlockedIncrement();
+	WIN int32_t (*dec)(int32_t *) = export_NdisInterlockedDecrement();
+	int32_t v = -1;
+
+	CHECK(inc(&v) == 0 && v == 0);
+	CHECK(inc(&v) == 1 && v == 1);
+	CHECK(dec(&v) == 0 && dec(&v) == -1 && v == -1);
+	v = INT32_MAX;
+	CHECK(inc(&v) == INT32_MIN);	/* wraps, as LONG arithmetic does */
+}
+
+static void test_interlocked_lists(void)
+{
+	typedef WIN struct kx_list *(*insert_fn)(struct kx_list *,
+						 struct kx_list *,
+						 struct kx_spin_lock *);
+	insert_fn head_ins = export_NdisInterlockedInsertHeadList();
+	insert_fn tail_ins = export_NdisInterlockedInsertTailList();
+	WIN struct kx_list *(*remove)(struct kx_list *, struct kx_spin_lock *) =
+		export_NdisInterlockedRemoveHeadList();
+	struct kx_spin_lock sl = { 0, 0 };
+	struct kx_list list = { &list, &list }, e1, e2, e3, e4;
+
+	lock_acquires = lock_releases = 0;
+	CHECK(!remove(&list, &sl));
+	CHECK(!tail_ins(&list, &e1, &sl));		/* was empty */
+	CHECK(tail_ins(&list, &e2, &sl) == &e1);
+	/* the head insert returns the old first entry, the tail one the
+	 * old last */
+	CHECK(head_ins(&list, &e3, &sl) == &e1);
+	CHECK(tail_ins(&list, &e4, &sl) == &e2);
+	/* e3 e1 e2 e4, both ways round */
+	CHECK(list.flink == &e3 && e3.flink == &e1 && e1.flink == &e2 &&
+	      e2.flink == &e4 && e4.flink == &list);
+	CHECK(list.blink == &e4 && e4.blink == &e2 && e2.blink == &e1 &&
+	      e1.blink == &e3 && e3.blink == &list);
+	CHECK(remove(&list, &sl) == &e3);
+	CHECK(remove(&list, &sl) == &e1);
+	CHECK(remove(&list, &sl) == &e2);
+	CHECK(remove(&list, &sl) == &e4);
+	CHECK(!remove(&list, &sl));
+	CHECK(list.flink == &list && list.blink == &list);
+	/* every call under the caller's lock, released again */
+	CHECK(lock_acquires == 10 && lock_releases == 10 && sl.lock == 0);
+}
+
+/* -- ndis_event.c ------------------------------------------------------------ */
+
+EXPORT(NdisInitializeEvent)
+EXPORT(NdisSetEvent)
+EXPORT(NdisResetEvent)
+EXPORT(NdisWaitEvent)
+
+static void test_events(void)
+{
+	WIN void (*init)(struct kx_kevent *) = export_NdisInitializeEvent();
+	WIN void (*set)(struct kx_kevent *) = export_NdisSetEvent();
+	WIN void (*reset)(struct kx_kevent *) = export_NdisResetEvent();
+	WIN uint8_t (*wait)(struct kx_kevent *, uint32_t) =
+		export_NdisWaitEvent();
+	struct kx_kevent ev;
+
+	memset(&ke, 0, sizeof(ke));
+	init(&ev);
+	/* a notification event, not signalled */
+	CHECK(ke.event == &ev && ke.type == 0 && ke.state == 0 &&
+	      ke.calls == 1);
+	set(&ev);
+	CHECK(ke.event == &ev && ke.calls == 2);
+	reset(&ev);
+	CHECK(ke.event == &ev && ke.calls == 3);
+
+	ke_wait_status = 0;			/* STATUS_SUCCESS */
+	CHECK(wait(&ev, 0) == 1);
+	CHECK(ke.timeout == 1);			/* 0 ms: no timeout */
+	ke_wait_status = 0x102;			/* STATUS_TIMEOUT */
+	CHECK(wait(&ev, 250) == 0);
+	CHECK(ke.timeout == -2500000);		/* relative, 100 ns units */
+	CHECK(ke.calls == 5);
+}
+
+/* -- ndis_misc.c ------------------------------------------------------------- */
+
+EXPORT(NdisGetVersion)
+EXPORT(NdisSystemProcessorCount)
+EXPORT(NdisGetCurrentSystemTime)
+EXPORT(NdisGetRoutineAddress)
+
+static void test_misc(void)
+{
+	WIN uint32_t (*version)(void) = export_NdisGetVersion();
+	WIN int8_t (*cpus)(void) = export_NdisSystemProcessorCount();
+	WIN void (*now)(int64_t *) = export_NdisGetCurrentSystemTime();
+	int64_t t = 0;
+
+	CHECK(version() == 0x00050001);		/* NDIS 5.1 */
+	CHECK(cpus() == 3);
+	now(&t);
+	/* 100 ns units since 1601-01-01 */
+	CHECK(t == (1700000000LL + 11644473600LL) * 10000000LL + 1234567);
+}
+
+static void test_routine_address(void)
+{
+	WIN void *(*lookup)(struct kx_ustring *) =
+		export_NdisGetRoutineAddress();
+	static const uint16_t sleep_name[] = { 'N', 'd', 'i', 's', 'M', 'S',
+					       'l', 'e', 'e', 'p' };
+	static const uint16_t ke_name[] = { 'K', 'e', 'S', 'e', 't', 'E',
+					    'v', 'e', 'n', 't' };
+	struct kx_ustring name = { sizeof(sleep_name), sizeof(sleep_name),
+				   (uint16_t *)sleep_name };
+
+	CHECK(lookup(&name) == &routine_b);
+	name.length -= 2;			/* "NdisMSlee" */
+	CHECK(!lookup(&name));
+	/* NDIS.SYS's own exports only */
+	name.buffer = (uint16_t *)ke_name;
+	name.length = name.max_length = sizeof(ke_name);
+	CHECK(!lookup(&name));
+}
+
+/* -- usbd_desc.c --------------------------------------------------------------- */
+
+EXPORT(USBD_GetUSBDIVersion)
+EXPORT(USBD_ParseDescriptors)
+EXPORT(USBD_ParseConfigurationDescriptor)
+
+/* a configuration: interface 0 (alt 0, alt 1 with two endpoints) */
+static const unsigned char config[] = {
+	9, 2, 41, 0, 1, 1, 0, 0x80, 50,			/* configuration */
+	9, 4, 0, 0, 0, 0xff, 0, 0, 0,			/* interface 0/0 */
+	9, 4, 0, 1, 2, 0xff, 0xff, 0xff, 0,		/* interface 0/1 */
+	7, 5, 0x81, 2, 0, 2, 0,				/* endpoint */
+	7, 5, 0x02, 2, 0, 2, 0,				/* endpoint */
+};
+
+static void test_usbd(void)
+{
+	struct { uint32_t usbdi, usb; } info = { 0, 0 };
+	WIN void (*version)(void *) = export_USBD_GetUSBDIVersion();
+	WIN const unsigned char *(*parse)(const void *, uint32_t, const void *,
+					  int32_t) =
+		export_USBD_ParseDescriptors();
+	WIN const unsigned char *(*parse_cfg)(const void *, uint8_t, uint8_t) =
+		export_USBD_ParseConfigurationDescriptor();
+
+	CHECK(sizeof(config) == 41);
+	version(&info);
+	CHECK(info.usbdi == 0x500 && info.usb == 0x200);
+
+	CHECK(parse(config, sizeof(config), config, 4) == config + 9);
+	/* at or after the start (a descriptor boundary) */
+	CHECK(parse(config, sizeof(config), config + 18, 4) == config + 18);
+	CHECK(!parse(config, sizeof(config), config + 27, 4));
+	CHECK(parse(config, sizeof(config), config, 5) == config + 27);
+	CHECK(parse(config, sizeof(config), config + 34, 5) == config + 34);
+	CHECK(!parse(config, sizeof(config), config, 0x21));
+	/* a descriptor running past the end is not returned */
+	CHECK(!parse(config, sizeof(config) - 1, config + 34, 5));
+	/* a start outside the buffer finds nothing */
+	CHECK(!parse(config, sizeof(config), config + 41, 5));
+	/* a zero length stops the walk */
+	{
+		unsigned char bad[] = { 9, 2, 20, 0, 0, 0, 0, 0, 0,
+					0, 4, 9, 4, 0, 0, 0, 0, 0, 0, 0 };
+
+		CHECK(!parse(bad, sizeof(bad), bad, 4));
+	}
+
+	CHECK(parse_cfg(config, 0, 1) == config + 18);
+	CHECK(parse_cfg(config, 0, 0) == config + 9);
+	CHECK(!parse_cfg(config, 1, 0));
+}
+
+int main(void)
+{
+	TEST(test_init_strings);
+	TEST(test_convert_strings);
+	TEST(test_upcase_string);
+	TEST(test_query_buffer);
+	TEST(test_first_buffer);
+	TEST(test_unchain_at_back);
+	TEST(test_copy_packet);
+	TEST(test_interlocked_counts);
+	TEST(test_interlocked_lists);
+	TEST(test_events);
+	TEST(test_misc);
+	TEST(test_routine_address);
+	TEST(test_usbd);
+	return tap_done();
+}
