@@ -5,8 +5,8 @@
  */
 
 #include <linux/cpumask.h>
+#include <linux/ktime.h>
 #include <linux/string.h>
-#include <linux/timekeeping.h>
 #include <linux/types.h>
 
 #include "winexport.h"

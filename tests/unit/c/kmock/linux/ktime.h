@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#ifndef KMOCK_TIMEKEEPING_H
-#define KMOCK_TIMEKEEPING_H
+#ifndef KMOCK_KTIME_H
+#define KMOCK_KTIME_H
 #include <linux/types.h>
 struct timespec64 {
 	s64 tv_sec;
