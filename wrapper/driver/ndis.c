@@ -214,6 +214,11 @@ WIN_FUNC(NdisCloseConfiguration);
 
 /* -- memory ------------------------------------------------------------- */
 
+const char *ndis_handle_name(void *handle)
+{
+	return dev_name(ndis_handle_adapter(handle)->dev);
+}
+
 static WIN_ABI ndis_status NdisAllocateMemoryWithTag(void **addr, u32 len,
 						     u32 tag)
 {

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ndiswrapper: NDIS.SYS's questions about the host: its version, the
- * processors, the wall clock, and its own exports by name.
+ * processors, the wall clock, DMA alignment, and its own exports by name.
  */
 
 #include <linux/cpumask.h>
+#include <linux/dma-mapping.h>
 #include <linux/ktime.h>
 #include <linux/string.h>
 #include <linux/types.h>
@@ -75,3 +76,10 @@ static WIN_ABI void *NdisGetRoutineAddress(struct win_unicode_string *name)
 	return NULL;
 }
 WIN_FUNC(NdisGetRoutineAddress);
+
+/* The alignment DMA buffers need for the CPU caches' sake. */
+static WIN_ABI u32 NdisMGetDmaAlignment(void *handle)
+{
+	return dma_get_cache_alignment();
+}
+WIN_FUNC(NdisMGetDmaAlignment);

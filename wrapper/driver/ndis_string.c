@@ -2,7 +2,7 @@
 /*
  * ndiswrapper: NDIS.SYS's counted string helpers (NDIS_STRING is a
  * UNICODE_STRING, NDIS_ANSI_STRING an ANSI_STRING). The caller owns every
- * buffer; nothing here allocates. The wrapper's ANSI code page is
+ * buffer but NdisInitializeString's. The wrapper's ANSI code page is
  * Latin-1: its 256 characters are the first 256 of Unicode, and what it
  * lacks becomes '?', as Windows' conversion does for an unmappable one.
  */
@@ -11,6 +11,7 @@
 #include <linux/string.h>
 #include <linux/types.h>
 
+#include "ndis_core.h"
 #include "winexport.h"
 
 /* Points at a NUL-terminated string; NULL gives the empty one. */
@@ -112,3 +113,29 @@ NdisUpcaseUnicodeString(struct win_unicode_string *dst,
 	return NDIS_STATUS_SUCCESS;
 }
 WIN_FUNC(NdisUpcaseUnicodeString);
+
+/*
+ * A Unicode copy of an ANSI string in memory of the driver's, which it
+ * frees with NdisFreeString (a DDK macro for NdisFreeMemory). Out of
+ * memory gives the empty string without a buffer.
+ */
+static WIN_ABI void NdisInitializeString(struct win_unicode_string *dst,
+					 const char *src)
+{
+	struct ndis_driver *drv;
+	size_t i, n = src ? strnlen(src, U16_MAX / 2 - 1) : 0;
+
+	dst->buffer = NULL;
+	dst->length = dst->max_length = 0;
+	drv = ndis_driver_at((unsigned long)__builtin_return_address(0));
+	if (drv)
+		dst->buffer = win_alloc(drv, (n + 1) * 2);
+	if (!dst->buffer)
+		return;
+	for (i = 0; i < n; i++)
+		dst->buffer[i] = (u8)src[i];
+	dst->buffer[n] = 0;
+	dst->length = n * 2;
+	dst->max_length = (n + 1) * 2;
+}
+WIN_FUNC(NdisInitializeString);

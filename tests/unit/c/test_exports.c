@@ -2,7 +2,7 @@
 /*
  * Unit tests of the wrapper's NDIS.SYS and USBD.SYS exports that need no
  * kernel (wrapper/driver/ndis_string.c, ndis_buffer.c, ndis_list.c,
- * ndis_event.c, ndis_misc.c, usbd_desc.c), built -nostdinc against kmock
+ * ndis_event.c, ndis_misc.c, ndis_mem.c, ndis_log.c, usbd_desc.c), built -nostdinc against kmock
  * as the kernel builds them (kexports in meson.build). Each export is
  * reached through its win_export_<name> entry, the one gen_exports.sh puts
  * in the import table, and called as a driver calls it (ms_abi): a missing
@@ -10,9 +10,11 @@
  *
  * The kernel and wrapper services the files call are this program's
  * (below): the NDIS spin lock pair, the ntoskrnl event exports, the
- * export tables, the CPU count and the wall clock.
+ * export tables, the driver of a caller and its allocations, the kernel
+ * log, the CPU count, the DMA alignment and the wall clock.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -177,7 +179,72 @@ const struct kx_win_dll win_dlls[] = {
 };
 const unsigned int win_num_dlls = 2;
 
-/* kmock's linux/cpumask.h and linux/timekeeping.h */
+/* ndis_core.h: the driver a return address lies in, its allocations */
+static char fake_driver;
+static int driver_known = 1, allocs, frees;
+static unsigned long last_caller;
+static unsigned long long phys_base;	/* virt_to_phys: base + offset */
+
+void *ndis_driver_at(unsigned long addr);
+void *win_alloc(void *drv, unsigned long size);
+void win_free(void *ptr);
+const char *ndis_handle_name(void *handle);
+unsigned long long virt_to_phys(volatile void *address);
+
+void *ndis_driver_at(unsigned long addr)
+{
+	last_caller = addr;
+	return driver_known ? &fake_driver : NULL;
+}
+
+void *win_alloc(void *drv, unsigned long size)
+{
+	CHECK(drv == &fake_driver);
+	allocs++;
+	return calloc(1, size);
+}
+
+void win_free(void *ptr)
+{
+	frees++;
+	free(ptr);
+}
+
+static char adapter_handle;
+
+const char *ndis_handle_name(void *handle)
+{
+	CHECK(handle == &adapter_handle);
+	return "0000:00:04.0";
+}
+
+unsigned long long virt_to_phys(volatile void *address)
+{
+	return phys_base + ((uintptr_t)address & 0xfff);
+}
+
+/* kmock's linux/printk.h: the last line logged */
+static char logged[512];
+
+int printk(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(logged, sizeof(logged), fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+/* kmock's linux/dma-mapping.h */
+int dma_get_cache_alignment(void);
+int dma_get_cache_alignment(void)
+{
+	return 64;
+}
+
+/* kmock's linux/cpumask.h and linux/ktime.h */
 unsigned int num_online_cpus(void);
 unsigned int num_online_cpus(void)
 {
@@ -284,6 +351,83 @@ static void test_upcase_string(void)
 	CHECK(buf[6] == 0xc9 && buf[7] == 0xf7 && buf[8] == 0xff);
 	CHECK(upcase(&to_small, &from) == NDIS_STATUS_BUFFER_OVERFLOW);
 	CHECK(to_small.length == 0);
+}
+
+EXPORT(NdisInitializeString)
+
+static void test_initialize_string(void)
+{
+	WIN void (*init)(struct kx_ustring *, const char *) =
+		export_NdisInitializeString();
+	struct kx_ustring u;
+
+	allocs = frees = 0;
+	driver_known = 1;
+	last_caller = 0;
+	init(&u, "Ndis\xe9");
+	CHECK(last_caller != 0);	/* charged to the caller's driver */
+	CHECK(allocs == 1 && u.buffer);
+	CHECK(u.length == 10 && u.max_length == 12);
+	CHECK(u.buffer && u.buffer[0] == 'N' && u.buffer[3] == 's' &&
+	      u.buffer[4] == 0xe9 && u.buffer[5] == 0);
+	free(u.buffer);
+	/* a caller outside any driver gets nothing */
+	driver_known = 0;
+	init(&u, "x");
+	CHECK(!u.buffer && u.length == 0 && u.max_length == 0 && allocs == 1);
+	driver_known = 1;
+}
+
+/* -- ndis_mem.c ------------------------------------------------------------ */
+
+EXPORT(NdisAllocateMemory)
+
+#define NDIS_STATUS_FAILURE	((int32_t)0xc0000001)
+
+static void test_allocate_memory(void)
+{
+	WIN int32_t (*alloc)(void **, uint32_t, uint32_t, int64_t) =
+		export_NdisAllocateMemory();
+	void *p = NULL;
+
+	allocs = frees = 0;
+	driver_known = 1;
+	phys_base = 0x12345000;
+	CHECK(alloc(&p, 100, 0, -1) == NDIS_STATUS_SUCCESS && p);
+	CHECK(allocs == 1 && frees == 0);
+	free(p);
+	/* contiguous, noncached, below 4 GB: phys_base fits */
+	CHECK(alloc(&p, 4096, 3, 0xffffffffLL) == NDIS_STATUS_SUCCESS && p);
+	free(p);
+	/* memory above the highest acceptable address is given back */
+	phys_base = 0x100000000ULL;
+	p = &p;
+	CHECK(alloc(&p, 64, 1, 0xffffffffLL) == NDIS_STATUS_FAILURE);
+	CHECK(!p && allocs == 3 && frees == 1);
+	driver_known = 0;
+	p = &p;
+	CHECK(alloc(&p, 64, 0, -1) == NDIS_STATUS_FAILURE && !p);
+	CHECK(allocs == 3);
+	driver_known = 1;
+}
+
+/* -- ndis_log.c ------------------------------------------------------------ */
+
+EXPORT(NdisWriteErrorLogEntry)
+
+static void test_error_log(void)
+{
+	WIN void (*log)(void *, uint32_t, uint32_t, ...) =
+		export_NdisWriteErrorLogEntry();
+
+	logged[0] = 0;
+	log(&adapter_handle, 0xc0001386, 2, 0x11u, 0xdeadbeefu);
+	CHECK_STR(logged, "\0014" "ndiswrapper: 0000:00:04.0: driver error log entry 0xc0001386, 2 value(s): 0x00000011 0xdeadbeef\n");
+	log(&adapter_handle, 5, 0);
+	CHECK_STR(logged, "\0014" "ndiswrapper: 0000:00:04.0: driver error log entry 0x00000005, 0 value(s):\n");
+	/* at most 8 values printed; the count says how many there were */
+	log(&adapter_handle, 7, 9, 1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 9u);
+	CHECK_CONTAINS(logged, "9 value(s): 0x00000001 0x00000002 0x00000003 0x00000004 0x00000005 0x00000006 0x00000007 0x00000008\n");
 }
 
 /* -- ndis_buffer.c ------------------------------------------------------------- */
@@ -573,15 +717,18 @@ EXPORT(NdisGetVersion)
 EXPORT(NdisSystemProcessorCount)
 EXPORT(NdisGetCurrentSystemTime)
 EXPORT(NdisGetRoutineAddress)
+EXPORT(NdisMGetDmaAlignment)
 
 static void test_misc(void)
 {
 	WIN uint32_t (*version)(void) = export_NdisGetVersion();
+	WIN uint32_t (*dma_align)(void *) = export_NdisMGetDmaAlignment();
 	WIN int8_t (*cpus)(void) = export_NdisSystemProcessorCount();
 	WIN void (*now)(int64_t *) = export_NdisGetCurrentSystemTime();
 	int64_t t = 0;
 
 	CHECK(version() == 0x00050001);		/* NDIS 5.1 */
+	CHECK(dma_align(&adapter_handle) == 64);
 	CHECK(cpus() == 3);
 	now(&t);
 	/* 100 ns units since 1601-01-01 */
@@ -666,6 +813,9 @@ int main(void)
 	TEST(test_init_strings);
 	TEST(test_convert_strings);
 	TEST(test_upcase_string);
+	TEST(test_initialize_string);
+	TEST(test_allocate_memory);
+	TEST(test_error_log);
 	TEST(test_query_buffer);
 	TEST(test_first_buffer);
 	TEST(test_unchain_at_back);

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ndiswrapper: what the export files by concern (ndis_string.c,
+ * ndis_mem.c, ndis_log.c, ...) ask of the wrapper's core, kept apart from
+ * ndis.h so those files build without the rest of the kernel (and on the
+ * host, against kmock: tests/unit/c/test_exports.c).
+ */
+
+#ifndef NDIS_CORE_H
+#define NDIS_CORE_H
+
+#include <linux/types.h>
+
+struct ndis_driver;
+
+/* pe_image.c: the loaded driver whose image holds addr (a return
+ * address), or NULL. */
+struct ndis_driver *ndis_driver_at(unsigned long addr);
+
+/* ntoskrnl.c: zeroed, physically contiguous, counted on the driver until
+ * freed. */
+void *win_alloc(struct ndis_driver *drv, size_t size);
+void win_free(void *ptr);
+
+/* ndis.c: the device of an adapter a driver names by its
+ * MiniportAdapterHandle, for messages. */
+const char *ndis_handle_name(void *handle);
+
+#endif /* NDIS_CORE_H */
