@@ -3,9 +3,13 @@
  * ndiswrapper: HAL.dll.
  */
 
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/delay.h>
 #include <linux/io.h>
+#include <linux/printk.h>
 
+#include "ndis_core.h"
 #include "wincall.h"
 #include "winexport.h"
 
@@ -21,6 +25,25 @@ static WIN_ABI void KeStallExecutionProcessor(u32 usecs)
 WIN_FUNC(KeStallExecutionProcessor);
 
 #ifdef CONFIG_X86_32
+/* For hal_port.c's IRQL calls (ndis_core.h). */
+u8 hal_irql(void)
+{
+	return win_current_irql();
+}
+
+/*
+ * Only inside Windows code: outside it the level is PASSIVE_LEVEL by
+ * definition (wincall.h).
+ */
+void hal_set_irql(u8 irql, const char *wrong_way)
+{
+	if (wrong_way)
+		pr_err_ratelimited("%s to IRQL %u from %u: the wrong way (a bug check on Windows)\n",
+				   wrong_way, irql, win_current_irql());
+	if (this_cpu_read(win_depth))
+		this_cpu_write(win_irql, irql);
+}
+
 /*
  * i386's HAL exports what amd64's DDK does inline: the raising spin lock
  * pair behind KeAcquireSpinLock/KeReleaseSpinLock and NdisAcquireSpinLock

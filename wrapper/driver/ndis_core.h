@@ -26,4 +26,12 @@ void win_free(void *ptr);
  * MiniportAdapterHandle, for messages. */
 const char *ndis_handle_name(void *handle);
 
+/*
+ * hal.c: the IRQL the Windows code on this CPU runs at, and setting it;
+ * misuse names the call that went the wrong way (logged, the level set
+ * all the same), NULL when the move is the right way.
+ */
+u8 hal_irql(void);
+void hal_set_irql(u8 irql, const char *wrong_way);
+
 #endif /* NDIS_CORE_H */

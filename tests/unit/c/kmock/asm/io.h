@@ -2,6 +2,12 @@
 #ifndef KMOCK_ASM_IO_H
 #define KMOCK_ASM_IO_H
 #include <linux/types.h>
-/* the test program's physical addresses */
+/* the test program's physical addresses and I/O ports */
 u64 virt_to_phys(volatile void *address);
+void insb(unsigned long port, void *addr, unsigned long count);
+void insw(unsigned long port, void *addr, unsigned long count);
+void insl(unsigned long port, void *addr, unsigned long count);
+void outsb(unsigned long port, const void *addr, unsigned long count);
+void outsw(unsigned long port, const void *addr, unsigned long count);
+void outsl(unsigned long port, const void *addr, unsigned long count);
 #endif
