@@ -284,19 +284,38 @@ static void ndis_pool_put(struct ndis_pool *pool)
 	spin_unlock(&pool->lock);
 }
 
-static WIN_ABI void NdisAllocatePacketPoolEx(ndis_status *status,
-					     void **handle, u32 num,
-					     u32 overflow, u32 proto_reserved)
+/* caller: as ndis_new_pool's (NdisAllocatePacketPool: ndis_pool.c) */
+void ndis_packet_pool_alloc(void *caller, ndis_status *status, void **handle,
+			    u32 num, u32 overflow, u32 proto_reserved)
 {
 	struct ndis_pool *pool = NULL;
 
 	if (proto_reserved <= 4096 && num <= U32_MAX - overflow)
-		pool = ndis_new_pool(__builtin_return_address(0),
-				     num + overflow, proto_reserved);
+		pool = ndis_new_pool(caller, num + overflow, proto_reserved);
 	*handle = pool;
 	*status = pool ? NDIS_STATUS_SUCCESS : NDIS_STATUS_RESOURCES;
 }
+
+static WIN_ABI void NdisAllocatePacketPoolEx(ndis_status *status,
+					     void **handle, u32 num,
+					     u32 overflow, u32 proto_reserved)
+{
+	ndis_packet_pool_alloc(__builtin_return_address(0), status, handle,
+			       num, overflow, proto_reserved);
+}
 WIN_FUNC(NdisAllocatePacketPoolEx);
+
+/* The descriptors of the pool now allocated (NdisPacketPoolUsage). */
+u32 ndis_packet_pool_in_use(void *handle)
+{
+	struct ndis_pool *pool = handle;
+	u32 used;
+
+	spin_lock(&pool->lock);
+	used = pool->used;
+	spin_unlock(&pool->lock);
+	return used;
+}
 
 static WIN_ABI void NdisFreePacketPool(void *handle)
 {

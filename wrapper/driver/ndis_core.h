@@ -11,6 +11,8 @@
 
 #include <linux/types.h>
 
+#include "wintypes.h"
+
 struct ndis_driver;
 
 /* pe_image.c: the loaded driver whose image holds addr (a return
@@ -25,6 +27,15 @@ void win_free(void *ptr);
 /* ndis.c: the device of an adapter a driver names by its
  * MiniportAdapterHandle, for messages. */
 const char *ndis_handle_name(void *handle);
+
+/*
+ * ndis.c: a packet pool charged to the driver caller (a return address)
+ * lies in, as NdisAllocatePacketPoolEx makes it; the descriptors of one
+ * now allocated.
+ */
+void ndis_packet_pool_alloc(void *caller, ndis_status *status, void **handle,
+			    u32 num, u32 overflow, u32 proto_reserved);
+u32 ndis_packet_pool_in_use(void *handle);
 
 /*
  * hal.c: the IRQL the Windows code on this CPU runs at, and setting it;

@@ -139,3 +139,30 @@ static WIN_ABI void NdisInitializeString(struct win_unicode_string *dst,
 	dst->max_length = (n + 1) * 2;
 }
 WIN_FUNC(NdisInitializeString);
+
+/*
+ * The adapter's instance name in memory of the driver's (freed with
+ * NdisFreeString): the wrapper names an adapter by its device (the PCI
+ * address or USB path), which is what identifies it to the user.
+ */
+static WIN_ABI ndis_status
+NdisMQueryAdapterInstanceName(struct win_unicode_string *name, void *handle)
+{
+	const char *dev = ndis_handle_name(handle);
+	size_t i, n = strnlen(dev, U16_MAX / 2 - 1);
+	struct ndis_driver *drv;
+
+	name->buffer = NULL;
+	name->length = name->max_length = 0;
+	drv = ndis_driver_at((unsigned long)__builtin_return_address(0));
+	if (drv)
+		name->buffer = win_alloc(drv, (n + 1) * 2);
+	if (!name->buffer)
+		return NDIS_STATUS_RESOURCES;
+	for (i = 0; i <= n; i++)
+		name->buffer[i] = (u8)dev[i];
+	name->length = n * 2;
+	name->max_length = (n + 1) * 2;
+	return NDIS_STATUS_SUCCESS;
+}
+WIN_FUNC(NdisMQueryAdapterInstanceName);

@@ -2,7 +2,8 @@
 /*
  * Unit tests of the wrapper's NDIS.SYS and USBD.SYS exports that need no
  * kernel (wrapper/driver/ndis_string.c, ndis_buffer.c, ndis_list.c,
- * ndis_event.c, ndis_misc.c, ndis_mem.c, ndis_log.c, usbd_desc.c), built -nostdinc against kmock
+ * ndis_event.c, ndis_misc.c, ndis_mem.c, ndis_log.c, ndis_pool.c,
+ * ndis_port.c, usbd_desc.c), built -nostdinc against kmock
  * as the kernel builds them (kexports in meson.build). Each export is
  * reached through its win_export_<name> entry, the one gen_exports.sh puts
  * in the import table, and called as a driver calls it (ms_abi): a missing
@@ -10,8 +11,9 @@
  *
  * The kernel and wrapper services the files call are this program's
  * (below): the NDIS spin lock pair, the ntoskrnl event exports, the
- * export tables, the driver of a caller and its allocations, the kernel
- * log, the CPU count, the DMA alignment and the wall clock.
+ * export tables, the driver of a caller and its allocations, the packet
+ * pools, I/O ports, the kernel log, the CPU count, the DMA alignment and
+ * the wall clock.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -223,6 +225,75 @@ unsigned long long virt_to_phys(volatile void *address)
 	return phys_base + ((uintptr_t)address & 0xfff);
 }
 
+/* ndis_core.h: ndis.c's packet pools */
+static struct {
+	void *caller;
+	uint32_t num, overflow, proto_reserved;
+	int calls;
+} pool_alloc;
+
+void ndis_packet_pool_alloc(void *caller, int32_t *status, void **handle,
+			    uint32_t num, uint32_t overflow,
+			    uint32_t proto_reserved);
+uint32_t ndis_packet_pool_in_use(void *handle);
+
+void ndis_packet_pool_alloc(void *caller, int32_t *status, void **handle,
+			    uint32_t num, uint32_t overflow,
+			    uint32_t proto_reserved)
+{
+	pool_alloc.caller = caller;
+	pool_alloc.num = num;
+	pool_alloc.overflow = overflow;
+	pool_alloc.proto_reserved = proto_reserved;
+	pool_alloc.calls++;
+	*handle = &pool_alloc;
+	*status = 0;
+}
+
+uint32_t ndis_packet_pool_in_use(void *handle)
+{
+	CHECK(handle == &pool_alloc);
+	return 7;
+}
+
+/* ndis.c's NdisAllocatePacket, which NdisDprAllocatePacket is */
+static struct {
+	void *pool;
+	int calls;
+} packet_alloc;
+static char fake_packet;
+
+static WIN void fake_NdisAllocatePacket(int32_t *status, void **packet,
+					void *pool)
+{
+	packet_alloc.pool = pool;
+	packet_alloc.calls++;
+	*packet = &fake_packet;
+	*status = 0;
+}
+
+const struct kx_export win_export_NdisAllocatePacket = {
+	"NdisAllocatePacket", (void *)fake_NdisAllocatePacket };
+
+/* kmock's asm/io.h: one byte-wide port */
+static unsigned long port_seen;
+static unsigned char port_value;
+
+unsigned char inb(unsigned long port);
+void outb(unsigned char value, unsigned long port);
+
+unsigned char inb(unsigned long port)
+{
+	port_seen = port;
+	return port_value;
+}
+
+void outb(unsigned char value, unsigned long port)
+{
+	port_seen = port;
+	port_value = value;
+}
+
 /* kmock's linux/printk.h: the last line logged */
 static char logged[512];
 
@@ -273,6 +344,8 @@ EXPORT(NdisUpcaseUnicodeString)
 
 #define NDIS_STATUS_SUCCESS		0
 #define NDIS_STATUS_BUFFER_OVERFLOW	((int32_t)0x80000005)
+#define NDIS_STATUS_FAILURE		((int32_t)0xc0000001)
+#define NDIS_STATUS_RESOURCES		((int32_t)0xc000009a)
 
 static void test_init_strings(void)
 {
@@ -378,11 +451,97 @@ static void test_initialize_string(void)
 	driver_known = 1;
 }
 
+EXPORT(NdisMQueryAdapterInstanceName)
+
+static void test_adapter_instance_name(void)
+{
+	WIN int32_t (*query)(struct kx_ustring *, void *) =
+		export_NdisMQueryAdapterInstanceName();
+	struct kx_ustring u;
+	static const char want[] = "0000:00:04.0";
+	unsigned int i;
+
+	allocs = 0;
+	driver_known = 1;
+	memset(&u, 0xa5, sizeof(u));
+	CHECK(query(&u, &adapter_handle) == NDIS_STATUS_SUCCESS);
+	CHECK(allocs == 1 && u.buffer);
+	CHECK(u.length == 2 * strlen(want) && u.max_length == u.length + 2);
+	for (i = 0; u.buffer && i <= strlen(want); i++)
+		CHECK(u.buffer[i] == (unsigned char)want[i]);
+	free(u.buffer);
+	driver_known = 0;
+	CHECK(query(&u, &adapter_handle) == NDIS_STATUS_RESOURCES);
+	CHECK(!u.buffer && u.length == 0);
+	driver_known = 1;
+}
+
+/* -- ndis_pool.c ------------------------------------------------------------ */
+
+EXPORT(NdisAllocatePacketPool)
+EXPORT(NdisDprAllocatePacket)
+EXPORT(NdisPacketPoolUsage)
+
+static void test_packet_pool(void)
+{
+	WIN void (*pool)(int32_t *, void **, uint32_t, uint32_t) =
+		export_NdisAllocatePacketPool();
+	WIN void (*dpr_alloc)(int32_t *, void **, void *) =
+		export_NdisDprAllocatePacket();
+	WIN uint32_t (*usage)(void *) = export_NdisPacketPoolUsage();
+	int32_t status = -1;
+	void *handle = NULL, *pkt = NULL;
+
+	memset(&pool_alloc, 0, sizeof(pool_alloc));
+	pool(&status, &handle, 32, 16);
+	/* the Ex form without overflow descriptors, charged to the caller */
+	CHECK(pool_alloc.calls == 1 && pool_alloc.caller);
+	CHECK(pool_alloc.num == 32 && pool_alloc.overflow == 0 &&
+	      pool_alloc.proto_reserved == 16);
+	CHECK(status == 0 && handle == &pool_alloc);
+	CHECK(usage(handle) == 7);
+
+	memset(&packet_alloc, 0, sizeof(packet_alloc));
+	status = -1;
+	dpr_alloc(&status, &pkt, handle);
+	CHECK(packet_alloc.calls == 1 && packet_alloc.pool == handle);
+	CHECK(status == 0 && pkt == &fake_packet);
+}
+
+/* -- ndis_port.c ------------------------------------------------------------ */
+
+EXPORT(NdisReadPortUchar)
+EXPORT(NdisWritePortUchar)
+EXPORT(NdisImmediateReadPortUchar)
+EXPORT(NdisImmediateWritePortUchar)
+
+static void test_ports(void)
+{
+	typedef WIN void (*read_fn)(void *, uint32_t, unsigned char *);
+	typedef WIN void (*write_fn)(void *, uint32_t, unsigned char);
+	read_fn reads[] = { export_NdisReadPortUchar(),
+			    export_NdisImmediateReadPortUchar() };
+	write_fn writes[] = { export_NdisWritePortUchar(),
+			      export_NdisImmediateWritePortUchar() };
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		unsigned char v = 0;
+
+		port_value = 0x5a + i;
+		port_seen = 0;
+		reads[i](&adapter_handle, 0xc000 + i, &v);
+		CHECK(port_seen == 0xc000 + i && v == 0x5a + i);
+		port_seen = 0;
+		writes[i](&adapter_handle, 0xd000 + i, 0x33 + i);
+		CHECK(port_seen == 0xd000 + i && port_value == 0x33 + i);
+	}
+}
+
 /* -- ndis_mem.c ------------------------------------------------------------ */
 
 EXPORT(NdisAllocateMemory)
 
-#define NDIS_STATUS_FAILURE	((int32_t)0xc0000001)
 
 static void test_allocate_memory(void)
 {
@@ -816,6 +975,9 @@ int main(void)
 	TEST(test_initialize_string);
 	TEST(test_allocate_memory);
 	TEST(test_error_log);
+	TEST(test_adapter_instance_name);
+	TEST(test_packet_pool);
+	TEST(test_ports);
 	TEST(test_query_buffer);
 	TEST(test_first_buffer);
 	TEST(test_unchain_at_back);

@@ -4,6 +4,8 @@
 #include <linux/types.h>
 /* the test program's physical addresses and I/O ports */
 u64 virt_to_phys(volatile void *address);
+u8 inb(unsigned long port);
+void outb(u8 value, unsigned long port);
 void insb(unsigned long port, void *addr, unsigned long count);
 void insw(unsigned long port, void *addr, unsigned long count);
 void insl(unsigned long port, void *addr, unsigned long count);
