@@ -41,3 +41,49 @@ static WIN_CDECL void NdisWriteErrorLogEntry(void *handle, u32 code,
 		ndis_handle_name(handle), code, count, values);
 }
 WIN_FUNC(NdisWriteErrorLogEntry);
+
+/* at most this much of an event's strings is printed */
+#define NDIS_LOG_TEXT		128
+#define NDIS_LOG_MAX_STRING	64
+
+/*
+ * NdisWriteEventLogEntry(LogHandle, EventCode, UniqueEventValue,
+ * NumStrings, StringsList, DataSize, Data): the strings are NUL-terminated
+ * UTF-16, one after the other; printed as ASCII ('?' for the rest), the
+ * data by its size only. The handle is a driver or device object, which
+ * names no adapter.
+ */
+static WIN_ABI ndis_status NdisWriteEventLogEntry(void *log_handle, u32 code,
+						  u32 unique, u16 num_strings,
+						  const u16 *strings,
+						  u32 data_size, void *data)
+{
+	char text[NDIS_LOG_TEXT];
+	size_t len = 0;
+	u16 i;
+
+	text[0] = 0;
+	for (i = 0; strings && i < num_strings; i++) {
+		unsigned int n;
+
+		if (len + 4 > sizeof(text))
+			break;
+		text[len++] = ' ';
+		text[len++] = '"';
+		for (n = 0; *strings && n < NDIS_LOG_MAX_STRING; n++) {
+			u16 c = *strings++;
+
+			if (len + 2 < sizeof(text))
+				text[len++] = c >= 0x20 && c < 0x7f ? c : '?';
+		}
+		while (*strings)	/* past what was not printed */
+			strings++;
+		strings++;
+		text[len++] = '"';
+		text[len] = 0;
+	}
+	pr_warn("driver event log entry 0x%08x (%u):%s, %u data bytes\n",
+		code, unique, text, data_size);
+	return NDIS_STATUS_SUCCESS;
+}
+WIN_FUNC(NdisWriteEventLogEntry);

@@ -3,7 +3,7 @@
  * Unit tests of the wrapper's NDIS.SYS and USBD.SYS exports that need no
  * kernel (wrapper/driver/ndis_string.c, ndis_buffer.c, ndis_list.c,
  * ndis_event.c, ndis_misc.c, ndis_mem.c, ndis_log.c, ndis_pool.c,
- * ndis_port.c, usbd_desc.c), built -nostdinc against kmock
+ * ndis_port.c, ndis_status.c, usbd_desc.c), built -nostdinc against kmock
  * as the kernel builds them (kexports in meson.build). Each export is
  * reached through its win_export_<name> entry, the one gen_exports.sh puts
  * in the import table, and called as a driver calls it (ms_abi): a missing
@@ -476,6 +476,59 @@ static void test_adapter_instance_name(void)
 	driver_known = 1;
 }
 
+/* -- ndis_status.c ------------------------------------------------------------ */
+
+EXPORT(NdisMIndicateStatus)
+EXPORT(NdisMIndicateStatusComplete)
+
+/* NDIS_MINIPORT_BLOCK's StatusHandler and StatusCompleteHandler (amd64) */
+#define MB_STATUS		0x2b0
+#define MB_STATUS_COMPLETE	0x2b8
+#define MB_SIZE			0x2f0
+
+static struct {
+	void *handle, *buf;
+	int32_t status;
+	uint32_t len;
+	int calls, completes;
+} indicated;
+
+static WIN void fake_status(void *handle, int32_t status, void *buf,
+			    uint32_t len)
+{
+	indicated.handle = handle;
+	indicated.status = status;
+	indicated.buf = buf;
+	indicated.len = len;
+	indicated.calls++;
+}
+
+static WIN void fake_status_complete(void *handle)
+{
+	indicated.handle = handle;
+	indicated.completes++;
+}
+
+static void test_indicate_status(void)
+{
+	WIN void (*status)(void *, int32_t, void *, uint32_t) =
+		export_NdisMIndicateStatus();
+	WIN void (*complete)(void *) = export_NdisMIndicateStatusComplete();
+	static unsigned char block[MB_SIZE] __attribute__((aligned(8)));
+	void *handler = (void *)fake_status, *done = (void *)fake_status_complete;
+	char payload[4];
+
+	memset(&indicated, 0, sizeof(indicated));
+	memcpy(block + MB_STATUS, &handler, sizeof(handler));
+	memcpy(block + MB_STATUS_COMPLETE, &done, sizeof(done));
+	status(block, 0x4001000b, payload, sizeof(payload));
+	CHECK(indicated.calls == 1 && indicated.handle == block);
+	CHECK(indicated.status == 0x4001000b && indicated.buf == payload &&
+	      indicated.len == 4);
+	complete(block);
+	CHECK(indicated.completes == 1 && indicated.calls == 1);
+}
+
 /* -- ndis_pool.c ------------------------------------------------------------ */
 
 EXPORT(NdisAllocatePacketPool)
@@ -587,6 +640,25 @@ static void test_error_log(void)
 	/* at most 8 values printed; the count says how many there were */
 	log(&adapter_handle, 7, 9, 1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 9u);
 	CHECK_CONTAINS(logged, "9 value(s): 0x00000001 0x00000002 0x00000003 0x00000004 0x00000005 0x00000006 0x00000007 0x00000008\n");
+}
+
+EXPORT(NdisWriteEventLogEntry)
+
+static void test_event_log(void)
+{
+	WIN int32_t (*log)(void *, int32_t, uint32_t, uint16_t, void *,
+			   uint32_t, void *) = export_NdisWriteEventLogEntry();
+	/* two NUL-terminated UTF-16 strings, one after the other */
+	static const uint16_t strings[] = { 'r', 'x', 0, 'c', 'h', '6', 0 };
+	unsigned char data[3] = { 1, 2, 3 };
+
+	logged[0] = 0;
+	CHECK(log(&adapter_handle, (int32_t)0xc0001390, 17, 2,
+		  (void *)strings, sizeof(data), data) == NDIS_STATUS_SUCCESS);
+	CHECK_STR(logged, "\0014" "ndiswrapper: driver event log entry 0xc0001390 (17): \"rx\" \"ch6\", 3 data bytes\n");
+	CHECK(log(&adapter_handle, 5, 0, 0, NULL, 0, NULL) ==
+	      NDIS_STATUS_SUCCESS);
+	CHECK_STR(logged, "\0014" "ndiswrapper: driver event log entry 0x00000005 (0):, 0 data bytes\n");
 }
 
 /* -- ndis_buffer.c ------------------------------------------------------------- */
@@ -975,6 +1047,8 @@ int main(void)
 	TEST(test_initialize_string);
 	TEST(test_allocate_memory);
 	TEST(test_error_log);
+	TEST(test_event_log);
+	TEST(test_indicate_status);
 	TEST(test_adapter_instance_name);
 	TEST(test_packet_pool);
 	TEST(test_ports);
