@@ -275,6 +275,43 @@ static WIN void fake_NdisAllocatePacket(int32_t *status, void **packet,
 const struct kx_export win_export_NdisAllocatePacket = {
 	"NdisAllocatePacket", (void *)fake_NdisAllocatePacket };
 
+/* ndis_hw.c's PCI configuration space calls, which the immediate ones
+ * are */
+static struct {
+	void *handle, *buf;
+	uint32_t slot, offset, len;
+	int reads, writes;
+} slot_io;
+
+static WIN uint32_t fake_slot_read(void *handle, uint32_t slot,
+				   uint32_t offset, void *buf, uint32_t len)
+{
+	slot_io.handle = handle;
+	slot_io.slot = slot;
+	slot_io.offset = offset;
+	slot_io.buf = buf;
+	slot_io.len = len;
+	slot_io.reads++;
+	return len - 1;
+}
+
+static WIN uint32_t fake_slot_write(void *handle, uint32_t slot,
+				    uint32_t offset, void *buf, uint32_t len)
+{
+	slot_io.handle = handle;
+	slot_io.slot = slot;
+	slot_io.offset = offset;
+	slot_io.buf = buf;
+	slot_io.len = len;
+	slot_io.writes++;
+	return len - 2;
+}
+
+const struct kx_export win_export_NdisReadPciSlotInformation = {
+	"NdisReadPciSlotInformation", (void *)fake_slot_read };
+const struct kx_export win_export_NdisWritePciSlotInformation = {
+	"NdisWritePciSlotInformation", (void *)fake_slot_write };
+
 /* kmock's asm/io.h: one byte-wide port */
 static unsigned long port_seen;
 static unsigned char port_value;
@@ -589,6 +626,28 @@ static void test_ports(void)
 		writes[i](&adapter_handle, 0xd000 + i, 0x33 + i);
 		CHECK(port_seen == 0xd000 + i && port_value == 0x33 + i);
 	}
+}
+
+EXPORT(NdisImmediateReadPciSlotInformation)
+EXPORT(NdisImmediateWritePciSlotInformation)
+
+static void test_immediate_pci(void)
+{
+	typedef WIN uint32_t (*slot_fn)(void *, uint32_t, uint32_t, void *,
+					uint32_t);
+	slot_fn rd = export_NdisImmediateReadPciSlotInformation();
+	slot_fn wr = export_NdisImmediateWritePciSlotInformation();
+	unsigned char buf[8];
+
+	memset(&slot_io, 0, sizeof(slot_io));
+	/* the configuration context is the adapter the handle names */
+	CHECK(rd(&adapter_handle, 3, 0x40, buf, 8) == 7);
+	CHECK(slot_io.reads == 1 && slot_io.handle == &adapter_handle &&
+	      slot_io.slot == 3 && slot_io.offset == 0x40 &&
+	      slot_io.buf == buf && slot_io.len == 8);
+	CHECK(wr(&adapter_handle, 4, 0x44, buf, 6) == 4);
+	CHECK(slot_io.writes == 1 && slot_io.slot == 4 &&
+	      slot_io.offset == 0x44 && slot_io.len == 6);
 }
 
 /* -- ndis_mem.c ------------------------------------------------------------ */
@@ -1052,6 +1111,7 @@ int main(void)
 	TEST(test_adapter_instance_name);
 	TEST(test_packet_pool);
 	TEST(test_ports);
+	TEST(test_immediate_pci);
 	TEST(test_query_buffer);
 	TEST(test_first_buffer);
 	TEST(test_unchain_at_back);
