@@ -13,19 +13,7 @@
 #include "wincall.h"
 #include "winexport.h"
 
-/* A busy wait, as on Windows; drivers use it for microseconds. */
-static WIN_ABI void KeStallExecutionProcessor(u32 usecs)
-{
-	while (usecs > 1000) {
-		udelay(1000);
-		usecs -= 1000;
-	}
-	udelay(usecs);
-}
-WIN_FUNC(KeStallExecutionProcessor);
-
-#ifdef CONFIG_X86_32
-/* For hal_port.c's IRQL calls (ndis_core.h). */
+/* For hal_port.c's IRQL calls and ndis_rwlock.c (ndis_core.h). */
 u8 hal_irql(void)
 {
 	return win_current_irql();
@@ -44,6 +32,18 @@ void hal_set_irql(u8 irql, const char *wrong_way)
 		this_cpu_write(win_irql, irql);
 }
 
+/* A busy wait, as on Windows; drivers use it for microseconds. */
+static WIN_ABI void KeStallExecutionProcessor(u32 usecs)
+{
+	while (usecs > 1000) {
+		udelay(1000);
+		usecs -= 1000;
+	}
+	udelay(usecs);
+}
+WIN_FUNC(KeStallExecutionProcessor);
+
+#ifdef CONFIG_X86_32
 /*
  * i386's HAL exports what amd64's DDK does inline: the raising spin lock
  * pair behind KeAcquireSpinLock/KeReleaseSpinLock and NdisAcquireSpinLock

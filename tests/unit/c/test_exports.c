@@ -3,14 +3,14 @@
  * Unit tests of the wrapper's NDIS.SYS and USBD.SYS exports that need no
  * kernel (wrapper/driver/ndis_string.c, ndis_buffer.c, ndis_list.c,
  * ndis_event.c, ndis_misc.c, ndis_mem.c, ndis_log.c, ndis_pool.c,
- * ndis_port.c, ndis_status.c, usbd_desc.c), built -nostdinc against kmock
+ * ndis_port.c, ndis_status.c, ndis_rwlock.c, usbd_desc.c), built -nostdinc against kmock
  * as the kernel builds them (kexports in meson.build). Each export is
  * reached through its win_export_<name> entry, the one gen_exports.sh puts
  * in the import table, and called as a driver calls it (ms_abi): a missing
  * export fails the link, a wrong name or behaviour a check.
  *
  * The kernel and wrapper services the files call are this program's
- * (below): the NDIS spin lock pair, the ntoskrnl event exports, the
+ * (below): the NDIS spin lock pair, the IRQL, the ntoskrnl event exports, the
  * export tables, the driver of a caller and its allocations, the packet
  * pools, I/O ports, the kernel log, the CPU count, the DMA alignment and
  * the wall clock.
@@ -95,6 +95,23 @@ struct kx_win_dll {
 
 /* -- the services the exports call ------------------------------------------- */
 
+/* hal.c's IRQL (ndis_core.h), which the fake spin lock raises too */
+static uint8_t irql_now;
+
+uint8_t hal_irql(void);
+void hal_set_irql(uint8_t level, const char *wrong_way);
+
+uint8_t hal_irql(void)
+{
+	return irql_now;
+}
+
+void hal_set_irql(uint8_t level, const char *wrong_way)
+{
+	CHECK(!wrong_way);
+	irql_now = level;
+}
+
 /* ndis_spin_lock.h: NdisAcquireSpinLock/NdisReleaseSpinLock */
 static int lock_acquires, lock_releases;
 
@@ -105,6 +122,8 @@ void ndis_spin_lock_acquire(struct kx_spin_lock *sl)
 {
 	CHECK(sl->lock == 0);
 	sl->lock = 1;
+	sl->old_irql = irql_now;	/* raised to DISPATCH_LEVEL */
+	irql_now = 2;
 	lock_acquires++;
 }
 
@@ -112,6 +131,7 @@ void ndis_spin_lock_release(struct kx_spin_lock *sl)
 {
 	CHECK(sl->lock == 1);
 	sl->lock = 0;
+	irql_now = sl->old_irql;
 	lock_releases++;
 }
 
@@ -966,6 +986,61 @@ static void test_interlocked_lists(void)
 	CHECK(lock_acquires == 10 && lock_releases == 10 && sl.lock == 0);
 }
 
+/* -- ndis_rwlock.c ----------------------------------------------------------- */
+
+EXPORT(NdisInitializeReadWriteLock)
+EXPORT(NdisAcquireReadWriteLock)
+EXPORT(NdisReleaseReadWriteLock)
+
+/* NDIS_RW_LOCK (amd64): the lock and context, 64 reference slots */
+struct kx_rw_lock {
+	struct kx_spin_lock sl;
+	uint32_t readers;		/* the first reference slot */
+	unsigned char rest[64 * 16 - 4];
+};
+
+struct kx_lock_state {
+	uint16_t state;
+	uint8_t old_irql;
+};
+
+static void test_rw_lock(void)
+{
+	WIN void (*init)(struct kx_rw_lock *) =
+		export_NdisInitializeReadWriteLock();
+	WIN void (*acquire)(struct kx_rw_lock *, uint8_t,
+			    struct kx_lock_state *) =
+		export_NdisAcquireReadWriteLock();
+	WIN void (*release)(struct kx_rw_lock *, struct kx_lock_state *) =
+		export_NdisReleaseReadWriteLock();
+	struct kx_rw_lock rw;
+	struct kx_lock_state outer, inner, w;
+
+	memset(&rw, 0xa5, sizeof(rw));
+	init(&rw);
+	CHECK(rw.sl.lock == 0 && rw.readers == 0 && rw.rest[sizeof(rw.rest) - 1] == 0);
+
+	irql_now = 0;
+	lock_acquires = lock_releases = 0;
+	/* readers share it, recursively too, at DISPATCH_LEVEL */
+	acquire(&rw, 0, &outer);
+	CHECK(rw.readers == 1 && rw.sl.lock == 0 && irql_now == 2);
+	CHECK(outer.old_irql == 0);
+	acquire(&rw, 0, &inner);
+	CHECK(rw.readers == 2 && rw.sl.lock == 0 && inner.old_irql == 2);
+	release(&rw, &inner);
+	CHECK(rw.readers == 1 && irql_now == 2);
+	release(&rw, &outer);
+	CHECK(rw.readers == 0 && irql_now == 0);
+
+	/* a writer holds the lock until it releases it */
+	acquire(&rw, 1, &w);
+	CHECK(rw.sl.lock == 1 && irql_now == 2 && w.old_irql == 0);
+	release(&rw, &w);
+	CHECK(rw.sl.lock == 0 && irql_now == 0);
+	CHECK(lock_acquires == lock_releases);
+}
+
 /* -- ndis_event.c ------------------------------------------------------------ */
 
 EXPORT(NdisInitializeEvent)
@@ -1118,6 +1193,7 @@ int main(void)
 	TEST(test_copy_packet);
 	TEST(test_interlocked_counts);
 	TEST(test_interlocked_lists);
+	TEST(test_rw_lock);
 	TEST(test_events);
 	TEST(test_misc);
 	TEST(test_routine_address);
