@@ -10,7 +10,7 @@
 #include <linux/kernel.h>
 #include <linux/usb/ch9.h>
 
-#include "ndis.h"
+#include "ndis_core.h"
 #include "usbd.h"
 #include "winexport.h"
 
@@ -20,17 +20,15 @@
  * the entry's Interface pointing at it. Pool memory the driver frees with
  * ExFreePoolWithTag.
  */
-static WIN_ABI union win_urb *
-USBD_CreateConfigurationRequestEx(struct usb_config_descriptor *cd,
-				  struct usbd_interface_list_entry *list)
+static union win_urb *usbd_config_request(struct ndis_driver *drv,
+					  struct usb_config_descriptor *cd,
+					  struct usbd_interface_list_entry *list)
 {
 	struct usbd_interface_list_entry *e;
-	struct ndis_driver *drv;
 	union win_urb *urb;
 	size_t size = sizeof(struct urb_select_configuration);
 	u8 *p;
 
-	drv = ndis_driver_at((unsigned long)__builtin_return_address(0));
 	if (!drv || !cd || !list)
 		return NULL;
 	for (e = list; e->interface_descriptor; e++) {
@@ -64,4 +62,45 @@ USBD_CreateConfigurationRequestEx(struct usb_config_descriptor *cd,
 	}
 	return urb;
 }
+
+static WIN_ABI union win_urb *
+USBD_CreateConfigurationRequestEx(struct usb_config_descriptor *cd,
+				  struct usbd_interface_list_entry *list)
+{
+	return usbd_config_request(ndis_driver_at((unsigned long)
+					  __builtin_return_address(0)),
+				   cd, list);
+}
 WIN_FUNC(USBD_CreateConfigurationRequestEx);
+
+extern const struct win_export win_export_USBD_ParseConfigurationDescriptorEx;
+
+typedef WIN_ABI struct usb_interface_descriptor *
+(*usbd_parse_config_fn)(struct usb_config_descriptor *cd, void *start,
+			s32 number, s32 alternate, s32 class, s32 subclass,
+			s32 protocol);
+
+/*
+ * The form before Windows 2000: Microsoft's documentation names no
+ * interface; the request selects the configuration with its first
+ * interface in alternate setting 0, what the one-interface devices of
+ * that time had. *size gets the URB's size (0 when there is none).
+ */
+static WIN_ABI union win_urb *
+USBD_CreateConfigurationRequest(struct usb_config_descriptor *cd, u16 *size)
+{
+	usbd_parse_config_fn parse =
+		win_export_USBD_ParseConfigurationDescriptorEx.func;
+	struct usbd_interface_list_entry list[2] = { };
+	union win_urb *urb = NULL;
+	struct ndis_driver *drv;
+
+	drv = ndis_driver_at((unsigned long)__builtin_return_address(0));
+	if (drv && cd)
+		list[0].interface_descriptor = parse(cd, cd, -1, 0, -1, -1, -1);
+	if (list[0].interface_descriptor)
+		urb = usbd_config_request(drv, cd, list);
+	*size = urb ? urb->hdr.length : 0;
+	return urb;
+}
+WIN_FUNC(USBD_CreateConfigurationRequest);

@@ -1173,6 +1173,79 @@ static void test_usbd(void)
 	CHECK(!parse_cfg(config, 1, 0));
 }
 
+EXPORT(USBD_CreateConfigurationRequestEx)
+EXPORT(USBD_CreateConfigurationRequest)
+
+/* _URB_SELECT_CONFIGURATION and USBD_INTERFACE_INFORMATION (amd64) */
+#define URB_SELECT_INTERFACE	0x28
+#define IF_SIZE(pipes)		(0x18 + (pipes) * 0x18)
+
+struct kx_list_entry {
+	const void *interface_descriptor;
+	void *interface;
+};
+
+static void check_interface(const unsigned char *info, int number, int alt,
+			    uint32_t pipes)
+{
+	uint32_t n, i, max;
+	uint16_t len;
+
+	memcpy(&len, info, 2);
+	memcpy(&n, info + 0x10, 4);
+	CHECK(len == IF_SIZE(pipes) && info[2] == number && info[3] == alt);
+	CHECK(n == pipes);
+	for (i = 0; i < n; i++) {
+		memcpy(&max, info + 0x18 + i * 0x18 + 0x10, 4);
+		CHECK(max == 4096);	/* USBD_DEFAULT_MAXIMUM_TRANSFER_SIZE */
+	}
+}
+
+static void test_usbd_config_request(void)
+{
+	WIN unsigned char *(*create_ex)(const void *, struct kx_list_entry *) =
+		export_USBD_CreateConfigurationRequestEx();
+	WIN unsigned char *(*create)(const void *, uint16_t *) =
+		export_USBD_CreateConfigurationRequest();
+	struct kx_list_entry list[2] = { { config + 18, NULL }, { NULL, NULL } };
+	unsigned char *urb;
+	uint16_t len, function, size = 0;
+	const void *cd;
+
+	allocs = 0;
+	driver_known = 1;
+	urb = create_ex(config, list);
+	CHECK(urb && allocs == 1);
+	if (urb) {
+		memcpy(&len, urb, 2);
+		memcpy(&function, urb + 2, 2);
+		memcpy(&cd, urb + 0x18, sizeof(cd));
+		CHECK(len == URB_SELECT_INTERFACE + IF_SIZE(2));
+		CHECK(function == 0 && cd == config);	/* SELECT_CONFIGURATION */
+		CHECK(list[0].interface == urb + URB_SELECT_INTERFACE);
+		check_interface(urb + URB_SELECT_INTERFACE, 0, 1, 2);
+		free(urb);
+	}
+
+	/* the older form: the first interface's setting 0, and the size */
+	urb = create(config, &size);
+	CHECK(urb && allocs == 2);
+	CHECK(size == URB_SELECT_INTERFACE + IF_SIZE(0));
+	if (urb) {
+		memcpy(&len, urb, 2);
+		CHECK(len == size);
+		check_interface(urb + URB_SELECT_INTERFACE, 0, 0, 0);
+		free(urb);
+	}
+
+	/* outside any driver: nothing */
+	driver_known = 0;
+	size = 7;
+	CHECK(!create_ex(config, list) && !create(config, &size));
+	CHECK(size == 0 && allocs == 2);
+	driver_known = 1;
+}
+
 int main(void)
 {
 	TEST(test_init_strings);
@@ -1198,5 +1271,6 @@ int main(void)
 	TEST(test_misc);
 	TEST(test_routine_address);
 	TEST(test_usbd);
+	TEST(test_usbd_config_request);
 	return tap_done();
 }
