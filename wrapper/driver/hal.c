@@ -3,11 +3,34 @@
  * ndiswrapper: HAL.dll.
  */
 
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/delay.h>
 #include <linux/io.h>
+#include <linux/printk.h>
 
+#include "ndis_core.h"
 #include "wincall.h"
 #include "winexport.h"
+
+/* For hal_port.c's IRQL calls and ndis_rwlock.c (ndis_core.h). */
+u8 hal_irql(void)
+{
+	return win_current_irql();
+}
+
+/*
+ * Only inside Windows code: outside it the level is PASSIVE_LEVEL by
+ * definition (wincall.h).
+ */
+void hal_set_irql(u8 irql, const char *wrong_way)
+{
+	if (wrong_way)
+		pr_err_ratelimited("%s to IRQL %u from %u: the wrong way (a bug check on Windows)\n",
+				   wrong_way, irql, win_current_irql());
+	if (this_cpu_read(win_depth))
+		this_cpu_write(win_irql, irql);
+}
 
 /* A busy wait, as on Windows; drivers use it for microseconds. */
 static WIN_ABI void KeStallExecutionProcessor(u32 usecs)

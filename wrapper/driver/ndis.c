@@ -22,6 +22,7 @@
 
 #include "../parse/ndiscfg.h"
 #include "ndis.h"
+#include "ndis_spinlock.h"
 #include "wincall.h"
 #include "winexport.h"
 
@@ -213,6 +214,11 @@ WIN_FUNC(NdisCloseConfiguration);
 
 /* -- memory ------------------------------------------------------------- */
 
+const char *ndis_handle_name(void *handle)
+{
+	return dev_name(ndis_handle_adapter(handle)->dev);
+}
+
 static WIN_ABI ndis_status NdisAllocateMemoryWithTag(void **addr, u32 len,
 						     u32 tag)
 {
@@ -278,19 +284,38 @@ static void ndis_pool_put(struct ndis_pool *pool)
 	spin_unlock(&pool->lock);
 }
 
-static WIN_ABI void NdisAllocatePacketPoolEx(ndis_status *status,
-					     void **handle, u32 num,
-					     u32 overflow, u32 proto_reserved)
+/* caller: as ndis_new_pool's (NdisAllocatePacketPool: ndis_pool.c) */
+void ndis_packet_pool_alloc(void *caller, ndis_status *status, void **handle,
+			    u32 num, u32 overflow, u32 proto_reserved)
 {
 	struct ndis_pool *pool = NULL;
 
 	if (proto_reserved <= 4096 && num <= U32_MAX - overflow)
-		pool = ndis_new_pool(__builtin_return_address(0),
-				     num + overflow, proto_reserved);
+		pool = ndis_new_pool(caller, num + overflow, proto_reserved);
 	*handle = pool;
 	*status = pool ? NDIS_STATUS_SUCCESS : NDIS_STATUS_RESOURCES;
 }
+
+static WIN_ABI void NdisAllocatePacketPoolEx(ndis_status *status,
+					     void **handle, u32 num,
+					     u32 overflow, u32 proto_reserved)
+{
+	ndis_packet_pool_alloc(__builtin_return_address(0), status, handle,
+			       num, overflow, proto_reserved);
+}
 WIN_FUNC(NdisAllocatePacketPoolEx);
+
+/* The descriptors of the pool now allocated (NdisPacketPoolUsage). */
+u32 ndis_packet_pool_in_use(void *handle)
+{
+	struct ndis_pool *pool = handle;
+	u32 used;
+
+	spin_lock(&pool->lock);
+	used = pool->used;
+	spin_unlock(&pool->lock);
+	return used;
+}
 
 static WIN_ABI void NdisFreePacketPool(void *handle)
 {
@@ -497,16 +522,26 @@ static WIN_ABI void NdisFreeSpinLock(struct ndis_spin_lock *sl)
 }
 WIN_FUNC(NdisFreeSpinLock);
 
-/* Raises to DISPATCH_LEVEL, as on Windows; Release goes back. */
-static WIN_ABI void NdisAcquireSpinLock(struct ndis_spin_lock *sl)
+/* Raises to DISPATCH_LEVEL, as on Windows; release goes back. */
+void ndis_spin_lock_acquire(struct ndis_spin_lock *sl)
 {
 	sl->old_irql = win_spin_acquire_raise(&sl->lock);
+}
+
+void ndis_spin_lock_release(struct ndis_spin_lock *sl)
+{
+	win_spin_release_lower(&sl->lock, sl->old_irql);
+}
+
+static WIN_ABI void NdisAcquireSpinLock(struct ndis_spin_lock *sl)
+{
+	ndis_spin_lock_acquire(sl);
 }
 WIN_FUNC(NdisAcquireSpinLock);
 
 static WIN_ABI void NdisReleaseSpinLock(struct ndis_spin_lock *sl)
 {
-	win_spin_release_lower(&sl->lock, sl->old_irql);
+	ndis_spin_lock_release(sl);
 }
 WIN_FUNC(NdisReleaseSpinLock);
 

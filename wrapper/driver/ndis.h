@@ -21,6 +21,7 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
+#include "ndis_core.h"
 #include "ndiswrapper.h"
 #include "wdm.h"
 #include "wintypes.h"
@@ -199,11 +200,8 @@ void ndis_reset(struct ndis_adapter *ad, const char *found_by);
 /* pe_image.c */
 struct ndis_driver *ndis_load_driver(struct ndis_load_req *req);
 void ndis_put_driver(struct ndis_driver *drv);
-struct ndis_driver *ndis_driver_at(unsigned long addr);
 
-/* ntoskrnl.c: Windows allocations, counted per driver. */
-void *win_alloc(struct ndis_driver *drv, size_t size);
-void win_free(void *ptr);
+/* ntoskrnl.c (win_alloc and win_free: ndis_core.h) */
 void win_free_leaks(struct ndis_driver *drv);
 u64 win_kuser_page(void);
 long win_sleep_outside_fpu(long (*sleep)(void *arg, long timeout),

@@ -19,14 +19,6 @@
 #define STATUS_OBJECT_NAME_COLLISION	0xC0000035
 #define STATUS_INVALID_PARAMETER_2	0xC00000F0
 
-/* STRING and ANSI_STRING: UNICODE_STRING's layout with 8-bit characters. */
-struct win_ansi_string {
-	u16 length;			/* bytes, no terminating NUL */
-	u16 max_length;			/* bytes */
-	char *buffer;
-};
-static_assert(sizeof(struct win_ansi_string) == WIN_LAYOUT(16, 8));
-
 struct win_guid {
 	u32 data1;
 	u16 data2;

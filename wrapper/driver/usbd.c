@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ndiswrapper: USBD.SYS, the helpers an NDIS-WDM USB driver links against
- * to build its configuration request. Descriptor walking only: the
- * requests themselves go down as IRPs (usb.c).
+ * to build its configuration request (the descriptor walks are in
+ * usbd_desc.c). The requests themselves go down as IRPs (usb.c).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -10,41 +10,9 @@
 #include <linux/kernel.h>
 #include <linux/usb/ch9.h>
 
-#include "ndis.h"
+#include "ndis_core.h"
 #include "usbd.h"
 #include "winexport.h"
-
-/*
- * Finds an interface descriptor in a configuration descriptor, from start
- * on; -1 in any of the criteria matches anything.
- */
-static WIN_ABI struct usb_interface_descriptor *
-USBD_ParseConfigurationDescriptorEx(struct usb_config_descriptor *cd,
-				    void *start, s32 number, s32 alternate,
-				    s32 class, s32 subclass, s32 protocol)
-{
-	u8 *end = (u8 *)cd + le16_to_cpu(cd->wTotalLength);
-	u8 *p = start;
-
-	if (p < (u8 *)cd || p >= end)
-		return NULL;
-	while (end - p >= 2) {
-		struct usb_interface_descriptor *d = (void *)p;
-
-		if (p[0] < 2 || p[0] > end - p)
-			break;
-		if (p[1] == USB_DT_INTERFACE && p[0] >= USB_DT_INTERFACE_SIZE &&
-		    (number == -1 || d->bInterfaceNumber == number) &&
-		    (alternate == -1 || d->bAlternateSetting == alternate) &&
-		    (class == -1 || d->bInterfaceClass == class) &&
-		    (subclass == -1 || d->bInterfaceSubClass == subclass) &&
-		    (protocol == -1 || d->bInterfaceProtocol == protocol))
-			return d;
-		p += p[0];
-	}
-	return NULL;
-}
-WIN_FUNC(USBD_ParseConfigurationDescriptorEx);
 
 /*
  * Builds the URB that selects a configuration with the listed interfaces:
@@ -52,17 +20,15 @@ WIN_FUNC(USBD_ParseConfigurationDescriptorEx);
  * the entry's Interface pointing at it. Pool memory the driver frees with
  * ExFreePoolWithTag.
  */
-static WIN_ABI union win_urb *
-USBD_CreateConfigurationRequestEx(struct usb_config_descriptor *cd,
-				  struct usbd_interface_list_entry *list)
+static union win_urb *usbd_config_request(struct ndis_driver *drv,
+					  struct usb_config_descriptor *cd,
+					  struct usbd_interface_list_entry *list)
 {
 	struct usbd_interface_list_entry *e;
-	struct ndis_driver *drv;
 	union win_urb *urb;
 	size_t size = sizeof(struct urb_select_configuration);
 	u8 *p;
 
-	drv = ndis_driver_at((unsigned long)__builtin_return_address(0));
 	if (!drv || !cd || !list)
 		return NULL;
 	for (e = list; e->interface_descriptor; e++) {
@@ -96,4 +62,45 @@ USBD_CreateConfigurationRequestEx(struct usb_config_descriptor *cd,
 	}
 	return urb;
 }
+
+static WIN_ABI union win_urb *
+USBD_CreateConfigurationRequestEx(struct usb_config_descriptor *cd,
+				  struct usbd_interface_list_entry *list)
+{
+	return usbd_config_request(ndis_driver_at((unsigned long)
+					  __builtin_return_address(0)),
+				   cd, list);
+}
 WIN_FUNC(USBD_CreateConfigurationRequestEx);
+
+extern const struct win_export win_export_USBD_ParseConfigurationDescriptorEx;
+
+typedef WIN_ABI struct usb_interface_descriptor *
+(*usbd_parse_config_fn)(struct usb_config_descriptor *cd, void *start,
+			s32 number, s32 alternate, s32 class, s32 subclass,
+			s32 protocol);
+
+/*
+ * The form before Windows 2000: Microsoft's documentation names no
+ * interface; the request selects the configuration with its first
+ * interface in alternate setting 0, what the one-interface devices of
+ * that time had. *size gets the URB's size (0 when there is none).
+ */
+static WIN_ABI union win_urb *
+USBD_CreateConfigurationRequest(struct usb_config_descriptor *cd, u16 *size)
+{
+	usbd_parse_config_fn parse =
+		win_export_USBD_ParseConfigurationDescriptorEx.func;
+	struct usbd_interface_list_entry list[2] = { };
+	union win_urb *urb = NULL;
+	struct ndis_driver *drv;
+
+	drv = ndis_driver_at((unsigned long)__builtin_return_address(0));
+	if (drv && cd)
+		list[0].interface_descriptor = parse(cd, cd, -1, 0, -1, -1, -1);
+	if (list[0].interface_descriptor)
+		urb = usbd_config_request(drv, cd, list);
+	*size = urb ? urb->hdr.length : 0;
+	return urb;
+}
+WIN_FUNC(USBD_CreateConfigurationRequest);

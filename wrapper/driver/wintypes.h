@@ -62,6 +62,7 @@ typedef s32 ndis_status;
 #define NDIS_STATUS_RESET_END		0x40010005
 #define NDIS_STATUS_MEDIA_SPECIFIC_INDICATION	0x40010012
 #define NDIS_STATUS_LINK_SPEED_CHANGE	0x40010013
+#define NDIS_STATUS_BUFFER_OVERFLOW	0x80000005
 #define NDIS_STATUS_FAILURE		0xC0000001
 #define NDIS_STATUS_RESOURCES		0xC000009A
 #define NDIS_STATUS_NOT_SUPPORTED	0xC00000BB
@@ -82,6 +83,14 @@ struct win_unicode_string {
 	u16 *buffer;
 };
 static_assert(sizeof(struct win_unicode_string) == WIN_LAYOUT(16, 8));
+
+/* ANSI_STRING = NDIS_ANSI_STRING: counted 8-bit characters. */
+struct win_ansi_string {
+	u16 length;			/* bytes, no terminating NUL */
+	u16 max_length;			/* bytes */
+	char *buffer;
+};
+static_assert(sizeof(struct win_ansi_string) == WIN_LAYOUT(16, 8));
 
 /* KDPC and KTIMER only matter by size: drivers embed them. */
 struct win_ktimer_kdpc {

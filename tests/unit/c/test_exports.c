@@ -1,0 +1,1276 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the wrapper's NDIS.SYS and USBD.SYS exports that need no
+ * kernel (wrapper/driver/ndis_string.c, ndis_buffer.c, ndis_list.c,
+ * ndis_event.c, ndis_misc.c, ndis_mem.c, ndis_log.c, ndis_pool.c,
+ * ndis_port.c, ndis_status.c, ndis_rwlock.c, usbd_desc.c), built -nostdinc against kmock
+ * as the kernel builds them (kexports in meson.build). Each export is
+ * reached through its win_export_<name> entry, the one gen_exports.sh puts
+ * in the import table, and called as a driver calls it (ms_abi): a missing
+ * export fails the link, a wrong name or behaviour a check.
+ *
+ * The kernel and wrapper services the files call are this program's
+ * (below): the NDIS spin lock pair, the IRQL, the ntoskrnl event exports, the
+ * export tables, the driver of a caller and its allocations, the packet
+ * pools, I/O ports, the kernel log, the CPU count, the DMA alignment and
+ * the wall clock.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "tap.h"
+
+#define WIN __attribute__((ms_abi))
+
+struct kx_export {
+	const char *name;
+	void *func;
+};
+
+/* win_export_<name>'s function, after checking the entry's name */
+#define EXPORT(fn)							\
+	extern const struct kx_export win_export_##fn;			\
+	static void *export_##fn(void)					\
+	{								\
+		CHECK_STR(win_export_##fn.name, #fn);			\
+		return win_export_##fn.func;				\
+	}
+
+/* -- amd64 layouts (wintypes.h, wdm.h) -------------------------------------- */
+
+struct kx_ustring {
+	uint16_t length, max_length;
+	uint16_t *buffer;
+};
+
+struct kx_astring {
+	uint16_t length, max_length;
+	char *buffer;
+};
+
+struct kx_mdl {
+	struct kx_mdl *next;
+	int16_t size, flags;
+	void *process;
+	void *mapped_va;
+	void *start_va;
+	uint32_t byte_count, byte_offset;
+};
+
+#define MDL_MAPPED_TO_SYSTEM_VA		0x0001
+#define MDL_SOURCE_IS_NONPAGED_POOL	0x0004
+
+struct kx_packet {
+	uint32_t physical_count, total_length;
+	struct kx_mdl *head, *tail;
+	void *pool;
+	uint32_t count, flags;
+	uint8_t valid_counts, packet_flags;
+	uint16_t oob_offset;
+	uint8_t rest[64];
+};
+
+struct kx_list {
+	struct kx_list *flink, *blink;
+};
+
+struct kx_spin_lock {
+	unsigned long lock;
+	uint8_t old_irql;
+};
+
+struct kx_kevent {
+	uint8_t type, signalling, size, reserved;
+	int32_t signal_state;
+	struct kx_list wait_list_head;
+};
+
+struct kx_win_dll {
+	const char *name;
+	const struct kx_export *const *exports;
+	unsigned int count;
+};
+
+/* -- the services the exports call ------------------------------------------- */
+
+/* hal.c's IRQL (ndis_core.h), which the fake spin lock raises too */
+static uint8_t irql_now;
+
+uint8_t hal_irql(void);
+void hal_set_irql(uint8_t level, const char *wrong_way);
+
+uint8_t hal_irql(void)
+{
+	return irql_now;
+}
+
+void hal_set_irql(uint8_t level, const char *wrong_way)
+{
+	CHECK(!wrong_way);
+	irql_now = level;
+}
+
+/* ndis_spin_lock.h: NdisAcquireSpinLock/NdisReleaseSpinLock */
+static int lock_acquires, lock_releases;
+
+void ndis_spin_lock_acquire(struct kx_spin_lock *sl);
+void ndis_spin_lock_release(struct kx_spin_lock *sl);
+
+void ndis_spin_lock_acquire(struct kx_spin_lock *sl)
+{
+	CHECK(sl->lock == 0);
+	sl->lock = 1;
+	sl->old_irql = irql_now;	/* raised to DISPATCH_LEVEL */
+	irql_now = 2;
+	lock_acquires++;
+}
+
+void ndis_spin_lock_release(struct kx_spin_lock *sl)
+{
+	CHECK(sl->lock == 1);
+	sl->lock = 0;
+	irql_now = sl->old_irql;
+	lock_releases++;
+}
+
+/* ntoskrnl.c's event exports, as NDIS_EVENT delegates to them */
+static struct {
+	void *event;
+	uint32_t type;
+	uint8_t state;
+	int64_t timeout;	/* 1: none given (wait forever) */
+	int calls;
+} ke;
+static int32_t ke_wait_status;
+
+static WIN void fake_KeInitializeEvent(void *ev, uint32_t type, uint8_t state)
+{
+	ke.event = ev;
+	ke.type = type;
+	ke.state = state;
+	ke.calls++;
+}
+
+static WIN int32_t fake_KeSetEvent(void *ev, int32_t incr, uint8_t wait)
+{
+	ke.event = ev;
+	ke.calls++;
+	return incr + wait;	/* 0 for NdisSetEvent's call */
+}
+
+static WIN int32_t fake_KeResetEvent(void *ev)
+{
+	ke.event = ev;
+	ke.calls++;
+	return 1;
+}
+
+static WIN int32_t fake_KeWaitForSingleObject(void *obj, uint32_t reason,
+					       uint8_t mode, uint8_t alertable,
+					       int64_t *timeout)
+{
+	ke.event = obj;
+	ke.timeout = timeout ? *timeout : 1;
+	ke.calls++;
+	CHECK(reason == 0 && mode == 0 && alertable == 0);
+	return ke_wait_status;
+}
+
+const struct kx_export win_export_KeInitializeEvent = {
+	"KeInitializeEvent", (void *)fake_KeInitializeEvent };
+const struct kx_export win_export_KeSetEvent = {
+	"KeSetEvent", (void *)fake_KeSetEvent };
+const struct kx_export win_export_KeResetEvent = {
+	"KeResetEvent", (void *)fake_KeResetEvent };
+const struct kx_export win_export_KeWaitForSingleObject = {
+	"KeWaitForSingleObject", (void *)fake_KeWaitForSingleObject };
+
+/* gen_exports.sh's tables: NdisGetRoutineAddress looks in NDIS.SYS's */
+static char routine_a, routine_b, ke_routine;
+static const struct kx_export ndis_a = { "NdisAllocateMemoryWithTag",
+					 &routine_a };
+static const struct kx_export ndis_b = { "NdisMSleep", &routine_b };
+static const struct kx_export ke_a = { "KeSetEvent", &ke_routine };
+static const struct kx_export *const ntos_table[] = { &ke_a };
+static const struct kx_export *const ndis_table[] = { &ndis_a, &ndis_b };
+const struct kx_win_dll win_dlls[] = {
+	{ "ntoskrnl.exe", ntos_table, 1 },
+	{ "NDIS.SYS", ndis_table, 2 },
+};
+const unsigned int win_num_dlls = 2;
+
+/* ndis_core.h: the driver a return address lies in, its allocations */
+static char fake_driver;
+static int driver_known = 1, allocs, frees;
+static unsigned long last_caller;
+static unsigned long long phys_base;	/* virt_to_phys: base + offset */
+
+void *ndis_driver_at(unsigned long addr);
+void *win_alloc(void *drv, unsigned long size);
+void win_free(void *ptr);
+const char *ndis_handle_name(void *handle);
+unsigned long long virt_to_phys(volatile void *address);
+
+void *ndis_driver_at(unsigned long addr)
+{
+	last_caller = addr;
+	return driver_known ? &fake_driver : NULL;
+}
+
+void *win_alloc(void *drv, unsigned long size)
+{
+	CHECK(drv == &fake_driver);
+	allocs++;
+	return calloc(1, size);
+}
+
+void win_free(void *ptr)
+{
+	frees++;
+	free(ptr);
+}
+
+static char adapter_handle;
+
+const char *ndis_handle_name(void *handle)
+{
+	CHECK(handle == &adapter_handle);
+	return "0000:00:04.0";
+}
+
+unsigned long long virt_to_phys(volatile void *address)
+{
+	return phys_base + ((uintptr_t)address & 0xfff);
+}
+
+/* ndis_core.h: ndis.c's packet pools */
+static struct {
+	void *caller;
+	uint32_t num, overflow, proto_reserved;
+	int calls;
+} pool_alloc;
+
+void ndis_packet_pool_alloc(void *caller, int32_t *status, void **handle,
+			    uint32_t num, uint32_t overflow,
+			    uint32_t proto_reserved);
+uint32_t ndis_packet_pool_in_use(void *handle);
+
+void ndis_packet_pool_alloc(void *caller, int32_t *status, void **handle,
+			    uint32_t num, uint32_t overflow,
+			    uint32_t proto_reserved)
+{
+	pool_alloc.caller = caller;
+	pool_alloc.num = num;
+	pool_alloc.overflow = overflow;
+	pool_alloc.proto_reserved = proto_reserved;
+	pool_alloc.calls++;
+	*handle = &pool_alloc;
+	*status = 0;
+}
+
+uint32_t ndis_packet_pool_in_use(void *handle)
+{
+	CHECK(handle == &pool_alloc);
+	return 7;
+}
+
+/* ndis.c's NdisAllocatePacket, which NdisDprAllocatePacket is */
+static struct {
+	void *pool;
+	int calls;
+} packet_alloc;
+static char fake_packet;
+
+static WIN void fake_NdisAllocatePacket(int32_t *status, void **packet,
+					void *pool)
+{
+	packet_alloc.pool = pool;
+	packet_alloc.calls++;
+	*packet = &fake_packet;
+	*status = 0;
+}
+
+const struct kx_export win_export_NdisAllocatePacket = {
+	"NdisAllocatePacket", (void *)fake_NdisAllocatePacket };
+
+/* ndis_hw.c's PCI configuration space calls, which the immediate ones
+ * are */
+static struct {
+	void *handle, *buf;
+	uint32_t slot, offset, len;
+	int reads, writes;
+} slot_io;
+
+static WIN uint32_t fake_slot_read(void *handle, uint32_t slot,
+				   uint32_t offset, void *buf, uint32_t len)
+{
+	slot_io.handle = handle;
+	slot_io.slot = slot;
+	slot_io.offset = offset;
+	slot_io.buf = buf;
+	slot_io.len = len;
+	slot_io.reads++;
+	return len - 1;
+}
+
+static WIN uint32_t fake_slot_write(void *handle, uint32_t slot,
+				    uint32_t offset, void *buf, uint32_t len)
+{
+	slot_io.handle = handle;
+	slot_io.slot = slot;
+	slot_io.offset = offset;
+	slot_io.buf = buf;
+	slot_io.len = len;
+	slot_io.writes++;
+	return len - 2;
+}
+
+const struct kx_export win_export_NdisReadPciSlotInformation = {
+	"NdisReadPciSlotInformation", (void *)fake_slot_read };
+const struct kx_export win_export_NdisWritePciSlotInformation = {
+	"NdisWritePciSlotInformation", (void *)fake_slot_write };
+
+/* kmock's asm/io.h: one byte-wide port */
+static unsigned long port_seen;
+static unsigned char port_value;
+
+unsigned char inb(unsigned long port);
+void outb(unsigned char value, unsigned long port);
+
+unsigned char inb(unsigned long port)
+{
+	port_seen = port;
+	return port_value;
+}
+
+void outb(unsigned char value, unsigned long port)
+{
+	port_seen = port;
+	port_value = value;
+}
+
+/* kmock's linux/printk.h: the last line logged */
+static char logged[512];
+
+int printk(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(logged, sizeof(logged), fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+/* kmock's linux/dma-mapping.h */
+int dma_get_cache_alignment(void);
+int dma_get_cache_alignment(void)
+{
+	return 64;
+}
+
+/* kmock's linux/cpumask.h and linux/ktime.h */
+unsigned int num_online_cpus(void);
+unsigned int num_online_cpus(void)
+{
+	return 3;
+}
+
+struct kx_timespec64 {
+	int64_t tv_sec;
+	long tv_nsec;
+};
+
+void ktime_get_real_ts64(struct kx_timespec64 *ts);
+void ktime_get_real_ts64(struct kx_timespec64 *ts)
+{
+	ts->tv_sec = 1700000000;	/* 2023-11-14 22:13:20 UTC */
+	ts->tv_nsec = 123456789;
+}
+
+/* -- ndis_string.c ------------------------------------------------------------ */
+
+EXPORT(NdisInitUnicodeString)
+EXPORT(NdisInitAnsiString)
+EXPORT(NdisAnsiStringToUnicodeString)
+EXPORT(NdisUnicodeStringToAnsiString)
+EXPORT(NdisUpcaseUnicodeString)
+
+#define NDIS_STATUS_SUCCESS		0
+#define NDIS_STATUS_BUFFER_OVERFLOW	((int32_t)0x80000005)
+#define NDIS_STATUS_FAILURE		((int32_t)0xc0000001)
+#define NDIS_STATUS_RESOURCES		((int32_t)0xc000009a)
+
+static void test_init_strings(void)
+{
+	WIN void (*init_u)(struct kx_ustring *, const uint16_t *) =
+		export_NdisInitUnicodeString();
+	WIN void (*init_a)(struct kx_astring *, const char *) =
+		export_NdisInitAnsiString();
+	static const uint16_t name[] = { 'e', 't', 'h', 0 };
+	struct kx_ustring u;
+	struct kx_astring a;
+
+	memset(&u, 0xa5, sizeof(u));
+	init_u(&u, name);
+	CHECK(u.length == 6 && u.max_length == 8 && u.buffer == name);
+	init_u(&u, NULL);
+	CHECK(u.length == 0 && u.max_length == 0 && !u.buffer);
+
+	memset(&a, 0xa5, sizeof(a));
+	init_a(&a, "wlan0");
+	CHECK(a.length == 5 && a.max_length == 6 && !strcmp(a.buffer, "wlan0"));
+	init_a(&a, NULL);
+	CHECK(a.length == 0 && a.max_length == 0 && !a.buffer);
+}
+
+static void test_convert_strings(void)
+{
+	WIN int32_t (*a2u)(struct kx_ustring *, const struct kx_astring *) =
+		export_NdisAnsiStringToUnicodeString();
+	WIN int32_t (*u2a)(struct kx_astring *, const struct kx_ustring *) =
+		export_NdisUnicodeStringToAnsiString();
+	char text[] = "Ab\xe9z";	/* Latin-1 e-acute */
+	struct kx_astring a = { 4, 5, text };
+	uint16_t wide[8], small[3];
+	static const uint16_t src[] = { 'N', 'i', 0x00fc, 0x4e2d };
+	struct kx_ustring u = { 0, sizeof(wide), wide };
+	struct kx_ustring us = { 0, sizeof(small), small };
+	struct kx_ustring from = { sizeof(src), sizeof(src), (uint16_t *)src };
+	char out[8], tiny[3];
+	struct kx_astring ao = { 0, sizeof(out), out };
+	struct kx_astring at = { 0, sizeof(tiny), tiny };
+
+	memset(wide, 0, sizeof(wide));
+	CHECK(a2u(&u, &a) == NDIS_STATUS_SUCCESS);
+	CHECK(u.length == 8 && u.max_length == sizeof(wide));
+	CHECK(wide[0] == 'A' && wide[1] == 'b' && wide[2] == 0xe9 &&
+	      wide[3] == 'z' && wide[4] == 0);
+	/* too small: left as it was */
+	memset(small, 0x11, sizeof(small));
+	CHECK(a2u(&us, &a) == NDIS_STATUS_BUFFER_OVERFLOW);
+	CHECK(us.length == 0 && small[0] == 0x1111);
+
+	memset(out, 0x7f, sizeof(out));
+	CHECK(u2a(&ao, &from) == NDIS_STATUS_SUCCESS);
+	/* what Latin-1 has not becomes '?' */
+	CHECK(ao.length == 4 && !memcmp(out, "Ni\xfc?", 4) && out[4] == 0);
+	CHECK(u2a(&at, &from) == NDIS_STATUS_BUFFER_OVERFLOW);
+	CHECK(at.length == 0);
+}
+
+static void test_upcase_string(void)
+{
+	WIN int32_t (*upcase)(struct kx_ustring *, const struct kx_ustring *) =
+		export_NdisUpcaseUnicodeString();
+	static const uint16_t src[] = { 'n', 'd', 'i', 's', '-', '5', 0xe9,
+					0xf7, 0xff };
+	uint16_t buf[16], small[4];
+	struct kx_ustring from = { sizeof(src), sizeof(src), (uint16_t *)src };
+	struct kx_ustring to = { 0, sizeof(buf), buf };
+	struct kx_ustring to_small = { 0, sizeof(small), small };
+
+	CHECK(upcase(&to, &from) == NDIS_STATUS_SUCCESS);
+	CHECK(to.length == sizeof(src));
+	CHECK(buf[0] == 'N' && buf[1] == 'D' && buf[2] == 'I' &&
+	      buf[3] == 'S' && buf[4] == '-' && buf[5] == '5');
+	/* Latin-1 letters too; the division sign and y-diaeresis stay */
+	CHECK(buf[6] == 0xc9 && buf[7] == 0xf7 && buf[8] == 0xff);
+	CHECK(upcase(&to_small, &from) == NDIS_STATUS_BUFFER_OVERFLOW);
+	CHECK(to_small.length == 0);
+}
+
+EXPORT(NdisInitializeString)
+
+static void test_initialize_string(void)
+{
+	WIN void (*init)(struct kx_ustring *, const char *) =
+		export_NdisInitializeString();
+	struct kx_ustring u;
+
+	allocs = frees = 0;
+	driver_known = 1;
+	last_caller = 0;
+	init(&u, "Ndis\xe9");
+	CHECK(last_caller != 0);	/* charged to the caller's driver */
+	CHECK(allocs == 1 && u.buffer);
+	CHECK(u.length == 10 && u.max_length == 12);
+	CHECK(u.buffer && u.buffer[0] == 'N' && u.buffer[3] == 's' &&
+	      u.buffer[4] == 0xe9 && u.buffer[5] == 0);
+	free(u.buffer);
+	/* a caller outside any driver gets nothing */
+	driver_known = 0;
+	init(&u, "x");
+	CHECK(!u.buffer && u.length == 0 && u.max_length == 0 && allocs == 1);
+	driver_known = 1;
+}
+
+EXPORT(NdisMQueryAdapterInstanceName)
+
+static void test_adapter_instance_name(void)
+{
+	WIN int32_t (*query)(struct kx_ustring *, void *) =
+		export_NdisMQueryAdapterInstanceName();
+	struct kx_ustring u;
+	static const char want[] = "0000:00:04.0";
+	unsigned int i;
+
+	allocs = 0;
+	driver_known = 1;
+	memset(&u, 0xa5, sizeof(u));
+	CHECK(query(&u, &adapter_handle) == NDIS_STATUS_SUCCESS);
+	CHECK(allocs == 1 && u.buffer);
+	CHECK(u.length == 2 * strlen(want) && u.max_length == u.length + 2);
+	for (i = 0; u.buffer && i <= strlen(want); i++)
+		CHECK(u.buffer[i] == (unsigned char)want[i]);
+	free(u.buffer);
+	driver_known = 0;
+	CHECK(query(&u, &adapter_handle) == NDIS_STATUS_RESOURCES);
+	CHECK(!u.buffer && u.length == 0);
+	driver_known = 1;
+}
+
+/* -- ndis_status.c ------------------------------------------------------------ */
+
+EXPORT(NdisMIndicateStatus)
+EXPORT(NdisMIndicateStatusComplete)
+
+/* NDIS_MINIPORT_BLOCK's StatusHandler and StatusCompleteHandler (amd64) */
+#define MB_STATUS		0x2b0
+#define MB_STATUS_COMPLETE	0x2b8
+#define MB_SIZE			0x2f0
+
+static struct {
+	void *handle, *buf;
+	int32_t status;
+	uint32_t len;
+	int calls, completes;
+} indicated;
+
+static WIN void fake_status(void *handle, int32_t status, void *buf,
+			    uint32_t len)
+{
+	indicated.handle = handle;
+	indicated.status = status;
+	indicated.buf = buf;
+	indicated.len = len;
+	indicated.calls++;
+}
+
+static WIN void fake_status_complete(void *handle)
+{
+	indicated.handle = handle;
+	indicated.completes++;
+}
+
+static void test_indicate_status(void)
+{
+	WIN void (*status)(void *, int32_t, void *, uint32_t) =
+		export_NdisMIndicateStatus();
+	WIN void (*complete)(void *) = export_NdisMIndicateStatusComplete();
+	static unsigned char block[MB_SIZE] __attribute__((aligned(8)));
+	void *handler = (void *)fake_status, *done = (void *)fake_status_complete;
+	char payload[4];
+
+	memset(&indicated, 0, sizeof(indicated));
+	memcpy(block + MB_STATUS, &handler, sizeof(handler));
+	memcpy(block + MB_STATUS_COMPLETE, &done, sizeof(done));
+	status(block, 0x4001000b, payload, sizeof(payload));
+	CHECK(indicated.calls == 1 && indicated.handle == block);
+	CHECK(indicated.status == 0x4001000b && indicated.buf == payload &&
+	      indicated.len == 4);
+	complete(block);
+	CHECK(indicated.completes == 1 && indicated.calls == 1);
+}
+
+/* -- ndis_pool.c ------------------------------------------------------------ */
+
+EXPORT(NdisAllocatePacketPool)
+EXPORT(NdisDprAllocatePacket)
+EXPORT(NdisPacketPoolUsage)
+
+static void test_packet_pool(void)
+{
+	WIN void (*pool)(int32_t *, void **, uint32_t, uint32_t) =
+		export_NdisAllocatePacketPool();
+	WIN void (*dpr_alloc)(int32_t *, void **, void *) =
+		export_NdisDprAllocatePacket();
+	WIN uint32_t (*usage)(void *) = export_NdisPacketPoolUsage();
+	int32_t status = -1;
+	void *handle = NULL, *pkt = NULL;
+
+	memset(&pool_alloc, 0, sizeof(pool_alloc));
+	pool(&status, &handle, 32, 16);
+	/* the Ex form without overflow descriptors, charged to the caller */
+	CHECK(pool_alloc.calls == 1 && pool_alloc.caller);
+	CHECK(pool_alloc.num == 32 && pool_alloc.overflow == 0 &&
+	      pool_alloc.proto_reserved == 16);
+	CHECK(status == 0 && handle == &pool_alloc);
+	CHECK(usage(handle) == 7);
+
+	memset(&packet_alloc, 0, sizeof(packet_alloc));
+	status = -1;
+	dpr_alloc(&status, &pkt, handle);
+	CHECK(packet_alloc.calls == 1 && packet_alloc.pool == handle);
+	CHECK(status == 0 && pkt == &fake_packet);
+}
+
+/* -- ndis_port.c ------------------------------------------------------------ */
+
+EXPORT(NdisReadPortUchar)
+EXPORT(NdisWritePortUchar)
+EXPORT(NdisImmediateReadPortUchar)
+EXPORT(NdisImmediateWritePortUchar)
+
+static void test_ports(void)
+{
+	typedef WIN void (*read_fn)(void *, uint32_t, unsigned char *);
+	typedef WIN void (*write_fn)(void *, uint32_t, unsigned char);
+	read_fn reads[] = { export_NdisReadPortUchar(),
+			    export_NdisImmediateReadPortUchar() };
+	write_fn writes[] = { export_NdisWritePortUchar(),
+			      export_NdisImmediateWritePortUchar() };
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		unsigned char v = 0;
+
+		port_value = 0x5a + i;
+		port_seen = 0;
+		reads[i](&adapter_handle, 0xc000 + i, &v);
+		CHECK(port_seen == 0xc000 + i && v == 0x5a + i);
+		port_seen = 0;
+		writes[i](&adapter_handle, 0xd000 + i, 0x33 + i);
+		CHECK(port_seen == 0xd000 + i && port_value == 0x33 + i);
+	}
+}
+
+EXPORT(NdisImmediateReadPciSlotInformation)
+EXPORT(NdisImmediateWritePciSlotInformation)
+
+static void test_immediate_pci(void)
+{
+	typedef WIN uint32_t (*slot_fn)(void *, uint32_t, uint32_t, void *,
+					uint32_t);
+	slot_fn rd = export_NdisImmediateReadPciSlotInformation();
+	slot_fn wr = export_NdisImmediateWritePciSlotInformation();
+	unsigned char buf[8];
+
+	memset(&slot_io, 0, sizeof(slot_io));
+	/* the configuration context is the adapter the handle names */
+	CHECK(rd(&adapter_handle, 3, 0x40, buf, 8) == 7);
+	CHECK(slot_io.reads == 1 && slot_io.handle == &adapter_handle &&
+	      slot_io.slot == 3 && slot_io.offset == 0x40 &&
+	      slot_io.buf == buf && slot_io.len == 8);
+	CHECK(wr(&adapter_handle, 4, 0x44, buf, 6) == 4);
+	CHECK(slot_io.writes == 1 && slot_io.slot == 4 &&
+	      slot_io.offset == 0x44 && slot_io.len == 6);
+}
+
+/* -- ndis_mem.c ------------------------------------------------------------ */
+
+EXPORT(NdisAllocateMemory)
+
+
+static void test_allocate_memory(void)
+{
+	WIN int32_t (*alloc)(void **, uint32_t, uint32_t, int64_t) =
+		export_NdisAllocateMemory();
+	void *p = NULL;
+
+	allocs = frees = 0;
+	driver_known = 1;
+	phys_base = 0x12345000;
+	CHECK(alloc(&p, 100, 0, -1) == NDIS_STATUS_SUCCESS && p);
+	CHECK(allocs == 1 && frees == 0);
+	free(p);
+	/* contiguous, noncached, below 4 GB: phys_base fits */
+	CHECK(alloc(&p, 4096, 3, 0xffffffffLL) == NDIS_STATUS_SUCCESS && p);
+	free(p);
+	/* memory above the highest acceptable address is given back */
+	phys_base = 0x100000000ULL;
+	p = &p;
+	CHECK(alloc(&p, 64, 1, 0xffffffffLL) == NDIS_STATUS_FAILURE);
+	CHECK(!p && allocs == 3 && frees == 1);
+	driver_known = 0;
+	p = &p;
+	CHECK(alloc(&p, 64, 0, -1) == NDIS_STATUS_FAILURE && !p);
+	CHECK(allocs == 3);
+	driver_known = 1;
+}
+
+/* -- ndis_log.c ------------------------------------------------------------ */
+
+EXPORT(NdisWriteErrorLogEntry)
+
+static void test_error_log(void)
+{
+	WIN void (*log)(void *, uint32_t, uint32_t, ...) =
+		export_NdisWriteErrorLogEntry();
+
+	logged[0] = 0;
+	log(&adapter_handle, 0xc0001386, 2, 0x11u, 0xdeadbeefu);
+	CHECK_STR(logged, "\0014" "ndiswrapper: 0000:00:04.0: driver error log entry 0xc0001386, 2 value(s): 0x00000011 0xdeadbeef\n");
+	log(&adapter_handle, 5, 0);
+	CHECK_STR(logged, "\0014" "ndiswrapper: 0000:00:04.0: driver error log entry 0x00000005, 0 value(s):\n");
+	/* at most 8 values printed; the count says how many there were */
+	log(&adapter_handle, 7, 9, 1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 9u);
+	CHECK_CONTAINS(logged, "9 value(s): 0x00000001 0x00000002 0x00000003 0x00000004 0x00000005 0x00000006 0x00000007 0x00000008\n");
+}
+
+EXPORT(NdisWriteEventLogEntry)
+
+static void test_event_log(void)
+{
+	WIN int32_t (*log)(void *, int32_t, uint32_t, uint16_t, void *,
+			   uint32_t, void *) = export_NdisWriteEventLogEntry();
+	/* two NUL-terminated UTF-16 strings, one after the other */
+	static const uint16_t strings[] = { 'r', 'x', 0, 'c', 'h', '6', 0 };
+	unsigned char data[3] = { 1, 2, 3 };
+
+	logged[0] = 0;
+	CHECK(log(&adapter_handle, (int32_t)0xc0001390, 17, 2,
+		  (void *)strings, sizeof(data), data) == NDIS_STATUS_SUCCESS);
+	CHECK_STR(logged, "\0014" "ndiswrapper: driver event log entry 0xc0001390 (17): \"rx\" \"ch6\", 3 data bytes\n");
+	CHECK(log(&adapter_handle, 5, 0, 0, NULL, 0, NULL) ==
+	      NDIS_STATUS_SUCCESS);
+	CHECK_STR(logged, "\0014" "ndiswrapper: driver event log entry 0x00000005 (0):, 0 data bytes\n");
+}
+
+/* -- ndis_buffer.c ------------------------------------------------------------- */
+
+EXPORT(NdisQueryBuffer)
+EXPORT(NdisQueryBufferSafe)
+EXPORT(NdisQueryBufferOffset)
+EXPORT(NdisBufferLength)
+EXPORT(NdisBufferVirtualAddress)
+EXPORT(NdisAdjustBufferLength)
+EXPORT(NdisGetBufferPhysicalArraySize)
+EXPORT(NdisGetFirstBufferFromPacket)
+EXPORT(NdisGetFirstBufferFromPacketSafe)
+EXPORT(NdisUnchainBufferAtBack)
+EXPORT(NdisCopyFromPacketToPacket)
+EXPORT(NdisCopyFromPacketToPacketSafe)
+
+/* as ndis_mdl_init (ndis.h) describes driver memory */
+static void mdl_init(struct kx_mdl *mdl, void *va, uint32_t len)
+{
+	memset(mdl, 0, sizeof(*mdl));
+	mdl->size = sizeof(*mdl);
+	mdl->flags = MDL_SOURCE_IS_NONPAGED_POOL;
+	mdl->mapped_va = va;
+	mdl->start_va = (void *)((uintptr_t)va & ~(uintptr_t)4095);
+	mdl->byte_offset = (uintptr_t)va & 4095;
+	mdl->byte_count = len;
+}
+
+static void chain(struct kx_packet *pkt, struct kx_mdl *mdls, int n)
+{
+	int i;
+
+	memset(pkt, 0, sizeof(*pkt));
+	for (i = 0; i < n; i++)
+		mdls[i].next = i + 1 < n ? &mdls[i + 1] : NULL;
+	pkt->head = n ? &mdls[0] : NULL;
+	pkt->tail = n ? &mdls[n - 1] : NULL;
+	pkt->valid_counts = 1;
+}
+
+static void test_query_buffer(void)
+{
+	WIN void (*query)(struct kx_mdl *, void **, uint32_t *) =
+		export_NdisQueryBuffer();
+	WIN void (*query_safe)(struct kx_mdl *, void **, uint32_t *, int) =
+		export_NdisQueryBufferSafe();
+	WIN void (*query_offset)(struct kx_mdl *, uint32_t *, uint32_t *) =
+		export_NdisQueryBufferOffset();
+	WIN uint32_t (*length)(struct kx_mdl *) = export_NdisBufferLength();
+	WIN void *(*vaddr)(struct kx_mdl *) = export_NdisBufferVirtualAddress();
+	WIN void (*adjust)(struct kx_mdl *, uint32_t) =
+		export_NdisAdjustBufferLength();
+	WIN void (*span)(struct kx_mdl *, uint32_t *) =
+		export_NdisGetBufferPhysicalArraySize();
+	static unsigned char mem[3 * 4096] __attribute__((aligned(4096)));
+	struct kx_mdl mdl, unmapped;
+	void *va = NULL;
+	uint32_t len = 0, off = 0, pages = 0;
+
+	mdl_init(&mdl, mem + 4000, 200);
+	query(&mdl, &va, &len);
+	CHECK(va == mem + 4000 && len == 200);
+	len = 0;
+	query(&mdl, NULL, &len);	/* VirtualAddress is optional */
+	CHECK(len == 200);
+	va = NULL;
+	query_safe(&mdl, &va, &len, 16);
+	CHECK(va == mem + 4000 && len == 200);
+	query_offset(&mdl, &off, &len);
+	CHECK(off == 4000 && len == 200);
+	CHECK(length(&mdl) == 200);
+	CHECK(vaddr(&mdl) == mem + 4000);
+	span(&mdl, &pages);
+	CHECK(pages == 2);		/* 4000..4199 crosses a page */
+	adjust(&mdl, 50);
+	CHECK(length(&mdl) == 50 && mdl.byte_offset == 4000);
+	span(&mdl, &pages);
+	CHECK(pages == 1);
+	adjust(&mdl, 0);
+	span(&mdl, &pages);
+	CHECK(pages == 1);		/* an empty buffer counts one page */
+
+	/* not yet mapped: the address from its page and offset */
+	memset(&unmapped, 0, sizeof(unmapped));
+	unmapped.start_va = mem + 4096;
+	unmapped.byte_offset = 10;
+	unmapped.byte_count = 5;
+	CHECK(vaddr(&unmapped) == mem + 4106);
+	va = NULL;
+	query_safe(&unmapped, &va, &len, 32);
+	CHECK(va == mem + 4106 && len == 5);
+}
+
+static void test_first_buffer(void)
+{
+	WIN void (*first)(struct kx_packet *, struct kx_mdl **, void **,
+			  uint32_t *, uint32_t *) =
+		export_NdisGetFirstBufferFromPacket();
+	WIN void (*first_safe)(struct kx_packet *, struct kx_mdl **, void **,
+			       uint32_t *, uint32_t *, int) =
+		export_NdisGetFirstBufferFromPacketSafe();
+	unsigned char a[10], b[20], c[30];
+	struct kx_mdl mdls[3], *buf = NULL;
+	struct kx_packet pkt;
+	void *va = NULL;
+	uint32_t len = 0, total = 0;
+
+	mdl_init(&mdls[0], a, sizeof(a));
+	mdl_init(&mdls[1], b, sizeof(b));
+	mdl_init(&mdls[2], c, sizeof(c));
+	chain(&pkt, mdls, 3);
+	first(&pkt, &buf, &va, &len, &total);
+	CHECK(buf == &mdls[0] && va == a && len == 10 && total == 60);
+	buf = NULL;
+	first_safe(&pkt, &buf, &va, &len, &total, 16);
+	CHECK(buf == &mdls[0] && va == a && len == 10 && total == 60);
+
+	chain(&pkt, mdls, 0);
+	va = a;
+	len = total = 7;
+	first(&pkt, &buf, &va, &len, &total);
+	CHECK(!buf && !va && len == 0 && total == 0);
+}
+
+static void test_unchain_at_back(void)
+{
+	WIN void (*unchain)(struct kx_packet *, struct kx_mdl **) =
+		export_NdisUnchainBufferAtBack();
+	unsigned char a[4], b[4];
+	struct kx_mdl mdls[2], *got = NULL;
+	struct kx_packet pkt;
+
+	mdl_init(&mdls[0], a, 4);
+	mdl_init(&mdls[1], b, 4);
+	chain(&pkt, mdls, 2);
+	unchain(&pkt, &got);
+	CHECK(got == &mdls[1] && !got->next);
+	CHECK(pkt.head == &mdls[0] && pkt.tail == &mdls[0] && !mdls[0].next);
+	CHECK(pkt.valid_counts == 0);
+	unchain(&pkt, &got);
+	CHECK(got == &mdls[0] && !pkt.head && !pkt.tail);
+	got = &mdls[1];
+	unchain(&pkt, &got);
+	CHECK(!got);
+}
+
+static void test_copy_packet(void)
+{
+	WIN void (*copy)(struct kx_packet *, uint32_t, uint32_t,
+			 struct kx_packet *, uint32_t, uint32_t *) =
+		export_NdisCopyFromPacketToPacket();
+	WIN void (*copy_safe)(struct kx_packet *, uint32_t, uint32_t,
+			      struct kx_packet *, uint32_t, uint32_t *, int) =
+		export_NdisCopyFromPacketToPacketSafe();
+	unsigned char s1[5] = "abcde", s2[3] = "fgh", s3[4] = "ijkl";
+	unsigned char d1[4], d2[6], d3[2];
+	struct kx_mdl src_mdls[3], dst_mdls[3];
+	struct kx_packet src, dst;
+	uint32_t copied = 99;
+
+	mdl_init(&src_mdls[0], s1, 5);
+	mdl_init(&src_mdls[1], s2, 3);
+	mdl_init(&src_mdls[2], s3, 4);
+	mdl_init(&dst_mdls[0], d1, 4);
+	mdl_init(&dst_mdls[1], d2, 6);
+	mdl_init(&dst_mdls[2], d3, 2);
+	chain(&src, src_mdls, 3);
+	chain(&dst, dst_mdls, 3);
+
+	/* source bytes 3..9 ("defghij") to destination offset 2 */
+	memset(d1, '.', 4);
+	memset(d2, '.', 6);
+	memset(d3, '.', 2);
+	copy(&dst, 2, 7, &src, 3, &copied);
+	CHECK(copied == 7);
+	CHECK(!memcmp(d1, "..de", 4) && !memcmp(d2, "fghij.", 6) &&
+	      !memcmp(d3, "..", 2));
+
+	/* more than the source holds from there: what it has */
+	copy_safe(&dst, 0, 100, &src, 10, &copied, 16);
+	CHECK(copied == 2 && !memcmp(d1, "klde", 4));
+	/* more than the destination has room for */
+	copy(&dst, 9, 100, &src, 0, &copied);
+	CHECK(copied == 3 && !memcmp(d2 + 5, "a", 1) && !memcmp(d3, "bc", 2));
+	/* an offset past either end copies nothing */
+	copy(&dst, 12, 5, &src, 0, &copied);
+	CHECK(copied == 0);
+	copy(&dst, 0, 5, &src, 12, &copied);
+	CHECK(copied == 0);
+}
+
+/* -- ndis_list.c ------------------------------------------------------------- */
+
+EXPORT(NdisInterlockedIncrement)
+EXPORT(NdisInterlockedDecrement)
+EXPORT(NdisInterlockedInsertHeadList)
+EXPORT(NdisInterlockedInsertTailList)
+EXPORT(NdisInterlockedRemoveHeadList)
+
+static void test_interlocked_counts(void)
+{
+	WIN int32_t (*inc)(int32_t *) = export_NdisInterlockedIncrement();
+	WIN int32_t (*dec)(int32_t *) = export_NdisInterlockedDecrement();
+	int32_t v = -1;
+
+	CHECK(inc(&v) == 0 && v == 0);
+	CHECK(inc(&v) == 1 && v == 1);
+	CHECK(dec(&v) == 0 && dec(&v) == -1 && v == -1);
+	v = INT32_MAX;
+	CHECK(inc(&v) == INT32_MIN);	/* wraps, as LONG arithmetic does */
+}
+
+static void test_interlocked_lists(void)
+{
+	typedef WIN struct kx_list *(*insert_fn)(struct kx_list *,
+						 struct kx_list *,
+						 struct kx_spin_lock *);
+	insert_fn head_ins = export_NdisInterlockedInsertHeadList();
+	insert_fn tail_ins = export_NdisInterlockedInsertTailList();
+	WIN struct kx_list *(*remove)(struct kx_list *, struct kx_spin_lock *) =
+		export_NdisInterlockedRemoveHeadList();
+	struct kx_spin_lock sl = { 0, 0 };
+	struct kx_list list = { &list, &list }, e1, e2, e3, e4;
+
+	lock_acquires = lock_releases = 0;
+	CHECK(!remove(&list, &sl));
+	CHECK(!tail_ins(&list, &e1, &sl));		/* was empty */
+	CHECK(tail_ins(&list, &e2, &sl) == &e1);
+	/* the head insert returns the old first entry, the tail one the
+	 * old last */
+	CHECK(head_ins(&list, &e3, &sl) == &e1);
+	CHECK(tail_ins(&list, &e4, &sl) == &e2);
+	/* e3 e1 e2 e4, both ways round */
+	CHECK(list.flink == &e3 && e3.flink == &e1 && e1.flink == &e2 &&
+	      e2.flink == &e4 && e4.flink == &list);
+	CHECK(list.blink == &e4 && e4.blink == &e2 && e2.blink == &e1 &&
+	      e1.blink == &e3 && e3.blink == &list);
+	CHECK(remove(&list, &sl) == &e3);
+	CHECK(remove(&list, &sl) == &e1);
+	CHECK(remove(&list, &sl) == &e2);
+	CHECK(remove(&list, &sl) == &e4);
+	CHECK(!remove(&list, &sl));
+	CHECK(list.flink == &list && list.blink == &list);
+	/* every call under the caller's lock, released again */
+	CHECK(lock_acquires == 10 && lock_releases == 10 && sl.lock == 0);
+}
+
+/* -- ndis_rwlock.c ----------------------------------------------------------- */
+
+EXPORT(NdisInitializeReadWriteLock)
+EXPORT(NdisAcquireReadWriteLock)
+EXPORT(NdisReleaseReadWriteLock)
+
+/* NDIS_RW_LOCK (amd64): the lock and context, 64 reference slots */
+struct kx_rw_lock {
+	struct kx_spin_lock sl;
+	uint32_t readers;		/* the first reference slot */
+	unsigned char rest[64 * 16 - 4];
+};
+
+struct kx_lock_state {
+	uint16_t state;
+	uint8_t old_irql;
+};
+
+static void test_rw_lock(void)
+{
+	WIN void (*init)(struct kx_rw_lock *) =
+		export_NdisInitializeReadWriteLock();
+	WIN void (*acquire)(struct kx_rw_lock *, uint8_t,
+			    struct kx_lock_state *) =
+		export_NdisAcquireReadWriteLock();
+	WIN void (*release)(struct kx_rw_lock *, struct kx_lock_state *) =
+		export_NdisReleaseReadWriteLock();
+	struct kx_rw_lock rw;
+	struct kx_lock_state outer, inner, w;
+
+	memset(&rw, 0xa5, sizeof(rw));
+	init(&rw);
+	CHECK(rw.sl.lock == 0 && rw.readers == 0 && rw.rest[sizeof(rw.rest) - 1] == 0);
+
+	irql_now = 0;
+	lock_acquires = lock_releases = 0;
+	/* readers share it, recursively too, at DISPATCH_LEVEL */
+	acquire(&rw, 0, &outer);
+	CHECK(rw.readers == 1 && rw.sl.lock == 0 && irql_now == 2);
+	CHECK(outer.old_irql == 0);
+	acquire(&rw, 0, &inner);
+	CHECK(rw.readers == 2 && rw.sl.lock == 0 && inner.old_irql == 2);
+	release(&rw, &inner);
+	CHECK(rw.readers == 1 && irql_now == 2);
+	release(&rw, &outer);
+	CHECK(rw.readers == 0 && irql_now == 0);
+
+	/* a writer holds the lock until it releases it */
+	acquire(&rw, 1, &w);
+	CHECK(rw.sl.lock == 1 && irql_now == 2 && w.old_irql == 0);
+	release(&rw, &w);
+	CHECK(rw.sl.lock == 0 && irql_now == 0);
+	CHECK(lock_acquires == lock_releases);
+}
+
+/* -- ndis_event.c ------------------------------------------------------------ */
+
+EXPORT(NdisInitializeEvent)
+EXPORT(NdisSetEvent)
+EXPORT(NdisResetEvent)
+EXPORT(NdisWaitEvent)
+
+static void test_events(void)
+{
+	WIN void (*init)(struct kx_kevent *) = export_NdisInitializeEvent();
+	WIN void (*set)(struct kx_kevent *) = export_NdisSetEvent();
+	WIN void (*reset)(struct kx_kevent *) = export_NdisResetEvent();
+	WIN uint8_t (*wait)(struct kx_kevent *, uint32_t) =
+		export_NdisWaitEvent();
+	struct kx_kevent ev;
+
+	memset(&ke, 0, sizeof(ke));
+	init(&ev);
+	/* a notification event, not signalled */
+	CHECK(ke.event == &ev && ke.type == 0 && ke.state == 0 &&
+	      ke.calls == 1);
+	set(&ev);
+	CHECK(ke.event == &ev && ke.calls == 2);
+	reset(&ev);
+	CHECK(ke.event == &ev && ke.calls == 3);
+
+	ke_wait_status = 0;			/* STATUS_SUCCESS */
+	CHECK(wait(&ev, 0) == 1);
+	CHECK(ke.timeout == 1);			/* 0 ms: no timeout */
+	ke_wait_status = 0x102;			/* STATUS_TIMEOUT */
+	CHECK(wait(&ev, 250) == 0);
+	CHECK(ke.timeout == -2500000);		/* relative, 100 ns units */
+	CHECK(ke.calls == 5);
+}
+
+/* -- ndis_misc.c ------------------------------------------------------------- */
+
+EXPORT(NdisGetVersion)
+EXPORT(NdisSystemProcessorCount)
+EXPORT(NdisGetCurrentSystemTime)
+EXPORT(NdisGetRoutineAddress)
+EXPORT(NdisMGetDmaAlignment)
+
+static void test_misc(void)
+{
+	WIN uint32_t (*version)(void) = export_NdisGetVersion();
+	WIN uint32_t (*dma_align)(void *) = export_NdisMGetDmaAlignment();
+	WIN int8_t (*cpus)(void) = export_NdisSystemProcessorCount();
+	WIN void (*now)(int64_t *) = export_NdisGetCurrentSystemTime();
+	int64_t t = 0;
+
+	CHECK(version() == 0x00050001);		/* NDIS 5.1 */
+	CHECK(dma_align(&adapter_handle) == 64);
+	CHECK(cpus() == 3);
+	now(&t);
+	/* 100 ns units since 1601-01-01 */
+	CHECK(t == (1700000000LL + 11644473600LL) * 10000000LL + 1234567);
+}
+
+static void test_routine_address(void)
+{
+	WIN void *(*lookup)(struct kx_ustring *) =
+		export_NdisGetRoutineAddress();
+	static const uint16_t sleep_name[] = { 'N', 'd', 'i', 's', 'M', 'S',
+					       'l', 'e', 'e', 'p' };
+	static const uint16_t ke_name[] = { 'K', 'e', 'S', 'e', 't', 'E',
+					    'v', 'e', 'n', 't' };
+	struct kx_ustring name = { sizeof(sleep_name), sizeof(sleep_name),
+				   (uint16_t *)sleep_name };
+
+	CHECK(lookup(&name) == &routine_b);
+	name.length -= 2;			/* "NdisMSlee" */
+	CHECK(!lookup(&name));
+	/* NDIS.SYS's own exports only */
+	name.buffer = (uint16_t *)ke_name;
+	name.length = name.max_length = sizeof(ke_name);
+	CHECK(!lookup(&name));
+}
+
+/* -- usbd_desc.c --------------------------------------------------------------- */
+
+EXPORT(USBD_GetUSBDIVersion)
+EXPORT(USBD_ParseDescriptors)
+EXPORT(USBD_ParseConfigurationDescriptor)
+
+/* a configuration: interface 0 (alt 0, alt 1 with two endpoints) */
+static const unsigned char config[] = {
+	9, 2, 41, 0, 1, 1, 0, 0x80, 50,			/* configuration */
+	9, 4, 0, 0, 0, 0xff, 0, 0, 0,			/* interface 0/0 */
+	9, 4, 0, 1, 2, 0xff, 0xff, 0xff, 0,		/* interface 0/1 */
+	7, 5, 0x81, 2, 0, 2, 0,				/* endpoint */
+	7, 5, 0x02, 2, 0, 2, 0,				/* endpoint */
+};
+
+static void test_usbd(void)
+{
+	struct { uint32_t usbdi, usb; } info = { 0, 0 };
+	WIN void (*version)(void *) = export_USBD_GetUSBDIVersion();
+	WIN const unsigned char *(*parse)(const void *, uint32_t, const void *,
+					  int32_t) =
+		export_USBD_ParseDescriptors();
+	WIN const unsigned char *(*parse_cfg)(const void *, uint8_t, uint8_t) =
+		export_USBD_ParseConfigurationDescriptor();
+
+	CHECK(sizeof(config) == 41);
+	version(&info);
+	CHECK(info.usbdi == 0x500 && info.usb == 0x200);
+
+	CHECK(parse(config, sizeof(config), config, 4) == config + 9);
+	/* at or after the start (a descriptor boundary) */
+	CHECK(parse(config, sizeof(config), config + 18, 4) == config + 18);
+	CHECK(!parse(config, sizeof(config), config + 27, 4));
+	CHECK(parse(config, sizeof(config), config, 5) == config + 27);
+	CHECK(parse(config, sizeof(config), config + 34, 5) == config + 34);
+	CHECK(!parse(config, sizeof(config), config, 0x21));
+	/* a descriptor running past the end is not returned */
+	CHECK(!parse(config, sizeof(config) - 1, config + 34, 5));
+	/* a start outside the buffer finds nothing */
+	CHECK(!parse(config, sizeof(config), config + 41, 5));
+	/* a zero length stops the walk */
+	{
+		unsigned char bad[] = { 9, 2, 20, 0, 0, 0, 0, 0, 0,
+					0, 4, 9, 4, 0, 0, 0, 0, 0, 0, 0 };
+
+		CHECK(!parse(bad, sizeof(bad), bad, 4));
+	}
+
+	CHECK(parse_cfg(config, 0, 1) == config + 18);
+	CHECK(parse_cfg(config, 0, 0) == config + 9);
+	CHECK(!parse_cfg(config, 1, 0));
+}
+
+EXPORT(USBD_CreateConfigurationRequestEx)
+EXPORT(USBD_CreateConfigurationRequest)
+
+/* _URB_SELECT_CONFIGURATION and USBD_INTERFACE_INFORMATION (amd64) */
+#define URB_SELECT_INTERFACE	0x28
+#define IF_SIZE(pipes)		(0x18 + (pipes) * 0x18)
+
+struct kx_list_entry {
+	const void *interface_descriptor;
+	void *interface;
+};
+
+static void check_interface(const unsigned char *info, int number, int alt,
+			    uint32_t pipes)
+{
+	uint32_t n, i, max;
+	uint16_t len;
+
+	memcpy(&len, info, 2);
+	memcpy(&n, info + 0x10, 4);
+	CHECK(len == IF_SIZE(pipes) && info[2] == number && info[3] == alt);
+	CHECK(n == pipes);
+	for (i = 0; i < n; i++) {
+		memcpy(&max, info + 0x18 + i * 0x18 + 0x10, 4);
+		CHECK(max == 4096);	/* USBD_DEFAULT_MAXIMUM_TRANSFER_SIZE */
+	}
+}
+
+static void test_usbd_config_request(void)
+{
+	WIN unsigned char *(*create_ex)(const void *, struct kx_list_entry *) =
+		export_USBD_CreateConfigurationRequestEx();
+	WIN unsigned char *(*create)(const void *, uint16_t *) =
+		export_USBD_CreateConfigurationRequest();
+	struct kx_list_entry list[2] = { { config + 18, NULL }, { NULL, NULL } };
+	unsigned char *urb;
+	uint16_t len, function, size = 0;
+	const void *cd;
+
+	allocs = 0;
+	driver_known = 1;
+	urb = create_ex(config, list);
+	CHECK(urb && allocs == 1);
+	if (urb) {
+		memcpy(&len, urb, 2);
+		memcpy(&function, urb + 2, 2);
+		memcpy(&cd, urb + 0x18, sizeof(cd));
+		CHECK(len == URB_SELECT_INTERFACE + IF_SIZE(2));
+		CHECK(function == 0 && cd == config);	/* SELECT_CONFIGURATION */
+		CHECK(list[0].interface == urb + URB_SELECT_INTERFACE);
+		check_interface(urb + URB_SELECT_INTERFACE, 0, 1, 2);
+		free(urb);
+	}
+
+	/* the older form: the first interface's setting 0, and the size */
+	urb = create(config, &size);
+	CHECK(urb && allocs == 2);
+	CHECK(size == URB_SELECT_INTERFACE + IF_SIZE(0));
+	if (urb) {
+		memcpy(&len, urb, 2);
+		CHECK(len == size);
+		check_interface(urb + URB_SELECT_INTERFACE, 0, 0, 0);
+		free(urb);
+	}
+
+	/* outside any driver: nothing */
+	driver_known = 0;
+	size = 7;
+	CHECK(!create_ex(config, list) && !create(config, &size));
+	CHECK(size == 0 && allocs == 2);
+	driver_known = 1;
+}
+
+int main(void)
+{
+	TEST(test_init_strings);
+	TEST(test_convert_strings);
+	TEST(test_upcase_string);
+	TEST(test_initialize_string);
+	TEST(test_allocate_memory);
+	TEST(test_error_log);
+	TEST(test_event_log);
+	TEST(test_indicate_status);
+	TEST(test_adapter_instance_name);
+	TEST(test_packet_pool);
+	TEST(test_ports);
+	TEST(test_immediate_pci);
+	TEST(test_query_buffer);
+	TEST(test_first_buffer);
+	TEST(test_unchain_at_back);
+	TEST(test_copy_packet);
+	TEST(test_interlocked_counts);
+	TEST(test_interlocked_lists);
+	TEST(test_rw_lock);
+	TEST(test_events);
+	TEST(test_misc);
+	TEST(test_routine_address);
+	TEST(test_usbd);
+	TEST(test_usbd_config_request);
+	return tap_done();
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ndiswrapper: what the export files by concern (ndis_string.c,
+ * ndis_mem.c, ndis_log.c, ...) ask of the wrapper's core, kept apart from
+ * ndis.h so those files build without the rest of the kernel (and on the
+ * host, against kmock: tests/unit/c/test_exports.c).
+ */
+
+#ifndef NDIS_CORE_H
+#define NDIS_CORE_H
+
+#include <linux/types.h>
+
+#include "wintypes.h"
+
+struct ndis_driver;
+
+/* pe_image.c: the loaded driver whose image holds addr (a return
+ * address), or NULL. */
+struct ndis_driver *ndis_driver_at(unsigned long addr);
+
+/* ntoskrnl.c: zeroed, physically contiguous, counted on the driver until
+ * freed. */
+void *win_alloc(struct ndis_driver *drv, size_t size);
+void win_free(void *ptr);
+
+/* ndis.c: the device of an adapter a driver names by its
+ * MiniportAdapterHandle, for messages. */
+const char *ndis_handle_name(void *handle);
+
+/*
+ * ndis.c: a packet pool charged to the driver caller (a return address)
+ * lies in, as NdisAllocatePacketPoolEx makes it; the descriptors of one
+ * now allocated.
+ */
+void ndis_packet_pool_alloc(void *caller, ndis_status *status, void **handle,
+			    u32 num, u32 overflow, u32 proto_reserved);
+u32 ndis_packet_pool_in_use(void *handle);
+
+/*
+ * hal.c: the IRQL the Windows code on this CPU runs at, and setting it;
+ * misuse names the call that went the wrong way (logged, the level set
+ * all the same), NULL when the move is the right way.
+ */
+u8 hal_irql(void);
+void hal_set_irql(u8 irql, const char *wrong_way);
+
+#endif /* NDIS_CORE_H */

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ndiswrapper: NDIS.SYS's questions about the host: its version, the
+ * processors, the wall clock, DMA alignment, and its own exports by name.
+ */
+
+#include <linux/cpumask.h>
+#include <linux/dma-mapping.h>
+#include <linux/ktime.h>
+#include <linux/string.h>
+#include <linux/types.h>
+
+#include "winexport.h"
+
+/* NDIS 5.1: the major version in the high word. */
+static WIN_ABI u32 NdisGetVersion(void)
+{
+	return 0x00050001;
+}
+WIN_FUNC(NdisGetVersion);
+
+/* A CCHAR: more than 127 processors are reported as 127. */
+static WIN_ABI s8 NdisSystemProcessorCount(void)
+{
+	unsigned int n = num_online_cpus();
+
+	return n > 127 ? 127 : n;
+}
+WIN_FUNC(NdisSystemProcessorCount);
+
+/* 100 ns units from 1601-01-01 to 1970-01-01 */
+#define NDIS_EPOCH_OFFSET_100NS	116444736000000000LL
+
+/* UTC in Windows' units (100 ns since 1601-01-01), from the real clock. */
+static WIN_ABI void NdisGetCurrentSystemTime(s64 *time)
+{
+	struct timespec64 now;
+
+	ktime_get_real_ts64(&now);
+	*time = now.tv_sec * 10000000LL + now.tv_nsec / 100 +
+		NDIS_EPOCH_OFFSET_100NS;
+}
+WIN_FUNC(NdisGetCurrentSystemTime);
+
+/* Does the counted UTF-16 name spell the ASCII one exactly? */
+static bool ndis_name_is(const struct win_unicode_string *name,
+			 const char *ascii)
+{
+	unsigned int i, n = name->length / 2;
+
+	if (strlen(ascii) != n)
+		return false;
+	for (i = 0; i < n; i++)
+		if (name->buffer[i] != (u8)ascii[i])
+			return false;
+	return true;
+}
+
+/*
+ * An NDIS.SYS export by its exact name, from the table the import
+ * resolver uses; NULL for a name the wrapper does not export.
+ */
+static WIN_ABI void *NdisGetRoutineAddress(struct win_unicode_string *name)
+{
+	unsigned int d, i;
+
+	for (d = 0; d < win_num_dlls; d++) {
+		const struct win_dll *dll = &win_dlls[d];
+
+		if (strcasecmp(dll->name, "NDIS.SYS"))
+			continue;
+		for (i = 0; i < dll->count; i++)
+			if (ndis_name_is(name, dll->exports[i]->name))
+				return dll->exports[i]->func;
+	}
+	return NULL;
+}
+WIN_FUNC(NdisGetRoutineAddress);
+
+/* The alignment DMA buffers need for the CPU caches' sake. */
+static WIN_ABI u32 NdisMGetDmaAlignment(void *handle)
+{
+	return dma_get_cache_alignment();
+}
+WIN_FUNC(NdisMGetDmaAlignment);
