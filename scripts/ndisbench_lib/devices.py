@@ -22,6 +22,9 @@ says itself (checks/*.py, `devices`), by the groups named below.
   native: the same NIC driven by Linux's 8139cp (QEMU's chip is an
   RTL8139C+, which 8139too refuses), its reference (on the kernels that
   ship 8139cp: Debian's).
+- `virtio-net` / native: QEMU's virtio-net as a legacy device driven by
+  Linux's virtio_net (Debian's kernels), not in the default matrix: the
+  reference of a user's virtio-net driver (NetKVM, docs/netkvm.md).
 - A user's driver (`run --driver PATH.inf`, userdriver.py) is a row made
   at run time on the NIC its .inf names, running the checks of the
   matrix row it is `like`.
@@ -59,6 +62,10 @@ class Model:
     radio: bool = False     # on the air: a WLAN interface (wlan0)
     native: str = ""        # Linux's in-tree driver for it
     native_sources: Tuple[str, ...] = ()   # kernels that have it; (): all
+    # in-tree modules its native driver needs first that are not that
+    # driver's module dependencies (a bus driver: virtio_pci)
+    native_needs: Tuple[str, ...] = ()
+    props: str = ""         # more -device properties every row gives it
     host_id: str = ""       # usb-host: its id= (xhci.0 is its bus)
     host_module: str = ""   # usb-host: its guest module on Debian's kernels
     # usb: the host controllers it is fuzzed behind (the first also carries
@@ -83,6 +90,15 @@ MODELS: Tuple[Model, ...] = (
           native="e1000"),
     Model("ne2k_pci", "NE2000_PCI", row="ne2k_pci", ids=("10ec:8029",),
           mac="52:54:00:12:34:5c"),
+    # virtio-net as a legacy device (1af4:1000, subsystem 1af4:0001, the
+    # I/O BAR), the one NetKVM's NDIS 5 miniport drives; legacy kept on
+    # whatever bus QEMU puts it, no modern interface. The source kernels
+    # have no virtio: the reference runs on Debian's (virtio_pci takes the
+    # PCI device, virtio_net the virtio device it makes).
+    Model("virtio-net-pci", "VIRTIO_NET", row="virtio-net",
+          ids=("1af4:1000",), mac="52:54:00:12:34:5d",
+          props="disable-legacy=off,disable-modern=on", native="virtio_net",
+          native_sources=("debian",), native_needs=("virtio_pci",)),
     # Our radios; bcm43xx answers to the four ids bcmwl.inf names.
     Model("bcm43xx", "BCM43XX", row="bcm43xx", own=True,
           ids=("14e4:4318", "14e4:4311", "14e4:4312", "14e4:4320"),
@@ -121,8 +137,9 @@ SSID = "ndisbench"          # the air's SSID the rows join
 
 def wired_args(model: Model, mac: str = "") -> Tuple[str, ...]:
     """A stock Ethernet NIC on the slirp network."""
+    props = f",{model.props}" if model.props else ""
     return ("-netdev", "user,id=net0", "-device",
-            f"{model.qemu},netdev=net0,mac={mac or model.mac}")
+            f"{model.qemu},netdev=net0,mac={mac or model.mac}{props}")
 
 
 def usb_device(model: Model) -> str:
@@ -150,7 +167,8 @@ def guest_modules(model: Model, native: bool) -> Tuple[str, ...]:
     """The in-tree modules a guest loads for the model: its USB host
     controller's, and its own driver when that drives it."""
     hosts = [MODEL[model.hosts[0]].host_module] if model.hosts else []
-    return tuple(m for m in hosts + [model.native if native else ""] if m)
+    own = [*model.native_needs, model.native] if native else []
+    return tuple(m for m in hosts + own if m)
 
 
 # The fuzzing QEMU's air (build/qemu_fuzz.py): one access point on slirp,
@@ -350,6 +368,10 @@ TARGETS: Tuple[Device, ...] = (
         "offering IPv4 transmit checksum offload (its INF's TaskOffload) and "
         "checking each send's TcpIpChecksumPacketInfo against what was set",
         variant="offload", fixture="rtl8139ndoffload"),
+    row("virtio-net-pci", "native", "QEMU's virtio-net (legacy) driven by "
+        "Linux's in-tree virtio_net: the reference of a user's NetKVM "
+        "(run --driver; Debian's kernels, the source kernels have no "
+        "virtio)", default=False),
 )
 
 

@@ -58,6 +58,7 @@ class QemuDevicesTest(unittest.TestCase):
         for nic in userdriver.NICS.values():
             names |= device_names(list(nic.qemu_args))
         self.assertIn("rtl8139", names)
+        self.assertIn("virtio-net-pci", names)
         for name in sorted(names - OUR_MODELS):
             self.assertIn(name, KCONFIG, f"{name}: which Kconfig symbol?")
             self.assertIn(KCONFIG[name], qemu_build.BASE_DEVICES,

@@ -108,6 +108,9 @@ class UserDriverTest(unittest.TestCase):
                                        "", "wlan0"),
             r"USB\VID_0BDA&PID_8187": ("rtl8187", "usb-rtl8187,", "",
                                        "wlan0"),
+            # NetKVM's NDIS 5 .inf: the legacy (transitional) virtio-net id
+            r"PCI\VEN_1AF4&DEV_1000&SUBSYS_00011AF4": (
+                "virtio-net", "virtio-net-pci,", "1af4:1000", "eth0"),
         }
         for hwid, (nic, arg, unbind, ifname) in table.items():
             with self.subTest(hwid=hwid):
@@ -471,6 +474,45 @@ class WiredRowsTest(unittest.TestCase):
         self.assertTrue(runner.runs_on(table["debian-6.1"], native))
         self.assertFalse(runner.runs_on(table["src-6.1"], native))
         self.assertTrue(runner.runs_on(table["src-6.1"], wrapped))
+
+    def test_virtio_net_is_legacy_and_virtio_net_its_reference(self):
+        # NetKVM's NDIS 5 miniport drives the legacy virtio interface (the
+        # I/O BAR): the device must keep it whatever bus QEMU puts it on,
+        # and offer nothing else, as the device NetKVM was written for.
+        native = devices.DEVICES["virtio-net/native"]
+        self.assertIn("virtio-net-pci,netdev=net0,mac=52:54:00:12:34:5d,"
+                      "disable-legacy=off,disable-modern=on",
+                      native.qemu_args)
+        self.assertEqual(native.native_driver, "virtio_net")
+        # virtio_pci takes the PCI device, virtio_net the virtio one;
+        # modprobe's dependencies of virtio_net do not bring virtio_pci
+        self.assertEqual(native.guest_modules, ("virtio_pci", "virtio_net"))
+        self.assertFalse(native.default)
+        self.assertIn("virtio-net/native", devices.WIRED_NATIVE)
+        table = {k.name: k for k in kernels.load_kernels(exp=EXP)}
+        # the source kernels' config has no virtio
+        self.assertTrue(runner.runs_on(table["debian-6.1"], native))
+        self.assertFalse(runner.runs_on(table["src-6.1"], native))
+        self.assertEqual(registry.for_device(native, registry.names()),
+                         ["build", "bind", "dhcp", "ping", "mtu", "tcp",
+                          "sandbox"])
+
+    def test_a_netkvm_inf_runs_beside_virtio_net(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            inf = pathlib.Path(tmp) / "netkvm.inf"
+            inf.write_text(INF.format(
+                hwid=r"PCI\VEN_1AF4&DEV_1000&SUBSYS_00011AF4",
+                sys="netkvm.sys"))
+            (pathlib.Path(tmp) / "netkvm.sys").write_bytes(pe_image())
+            row = userdriver.device(inf)
+        self.assertEqual(row.name, "netkvm@virtio-net")
+        self.assertEqual(row.like, "rtl8139/ndiswrapper")
+        self.assertEqual(row.unbind, "1af4:1000")
+        self.assertEqual(row.native_first, "")
+        self.assertIn("virtio-net-pci,netdev=net0,mac=52:54:00:12:34:5d,"
+                      "disable-legacy=off,disable-modern=on", row.qemu_args)
+        self.assertEqual(userdriver.reference(row).label,
+                         "virtio-net/native")
 
     def test_bind_names_the_sys(self):
         from helpers import judge
