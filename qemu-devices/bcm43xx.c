@@ -906,6 +906,8 @@ static void bcm43xx_realize(PCIDevice *pdev, Error **errp)
     s->radio.receive = bcm43xx_receive;
     s->radio.opaque = s;
     s->radio.guard = &DEVICE(s)->mem_reentrancy_guard;
+    /* RX and TX share no state; the TX loop re-reads its registers. */
+    s->radio.rx_while_tx = true;
 
     memory_region_init_io(&s->mmio, OBJECT(s), &bcm43xx_mmio_ops, s,
                           "bcm43xx-mmio", BCM43XX_MMIO_SIZE);

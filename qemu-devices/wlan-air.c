@@ -13,10 +13,13 @@
  * wlan_air_transmit() copies a frame into a bounded queue and hands it to
  * every other radio tuned to the sender's channel, with the sender's
  * rssi_dbm and the FCS it sent: at once when it is due (no delay) and
- * nothing is queued ahead of it, else from a bottom half (a frame a
- * receiver transmits while it receives one waits for it, and so does a
- * frame while a receiver's reentrancy guard is engaged; each receive()
- * runs with the receiver's guard engaged: wlan-air.h). With pcap=FILE
+ * nothing is queued ahead of it, else from a bottom half. A frame a
+ * receiver transmits while it receives one waits until that receive has
+ * returned, then goes out in the same run; a frame waits for the bottom
+ * half while a receiver's reentrancy guard is engaged, unless that
+ * receiver is the sender whose transmission is being delivered and it
+ * allows it (rx_while_tx); each receive() runs with the receiver's guard
+ * engaged: wlan-air.h. With pcap=FILE
  * every transmitted frame is also written there (radiotap + 802.11,
  * QEMU_CLOCK_VIRTUAL timestamps), as sent, before any fault, until the
  * file would pass pcap-max bytes (default 64 MiB): then the capture stops
@@ -37,7 +40,8 @@
  * Five PRNG draws are made for every frame whatever the rates, so changing
  * one rate does not shift the decisions of the others. The counters
  * (frames, lost, corrupted, duplicated, delayed; dropped counts frames
- * the queue could not take) are read-only properties; every rate can also
+ * the queue could not take; deferred those the bottom half delivered,
+ * not the transmit call) are read-only properties; every rate can also
  * be changed at run time with qom-set.
  *
  * The air is an object, not a device: it has no guest-visible state and
@@ -128,6 +132,7 @@ struct WlanAir {
     QEMUBH *bh;
     QEMUTimer *timer;           /* the head of the queue is delayed */
     bool delivering;            /* inside wlan_air_run(): no nesting */
+    WlanRadio *transmitting;    /* its wlan_air_transmit() delivers now */
     QTAILQ_HEAD(, WlanRadio) radios;
     QSIMPLEQ_HEAD(, WlanAirFrame) queue;
     unsigned queued;
@@ -149,6 +154,7 @@ struct WlanAir {
     uint64_t corrupted;
     uint64_t duplicated;
     uint64_t delayed;
+    uint64_t deferred;          /* delivered by the bottom half */
 
     /* The link to another air (see the top of this file) */
     uint16_t link_listen;       /* port to bind, or 0 */
@@ -312,14 +318,19 @@ static void wlan_air_link_send(WlanAir *air, const WlanAirFrame *f)
 /*
  * Is a radio other than @sender inside one of its own handlers right now
  * (its reentrancy guard engaged)? Then nothing is delivered to it until
- * it has returned: the frame waits for the bottom half.
+ * it has returned: the frame waits for the bottom half. Except the radio
+ * whose transmission is being delivered right now, when it says it can
+ * receive there (rx_while_tx, wlan-air.h): an answer to its frame (an
+ * access point's bridge replying at once) reaches it in the same call,
+ * as a wired NIC model's answer from the net backend does.
  */
 static bool wlan_air_receiver_busy(WlanAir *air, const WlanRadio *sender)
 {
     WlanRadio *radio;
 
     QTAILQ_FOREACH(radio, &air->radios, link) {
-        if (radio != sender && radio->guard && radio->guard->engaged_in_io) {
+        if (radio != sender && radio->guard && radio->guard->engaged_in_io &&
+            !(radio == air->transmitting && radio->rx_while_tx)) {
             return true;
         }
     }
@@ -359,13 +370,16 @@ static void wlan_air_deliver(WlanAir *air, WlanAirFrame *f)
 
 /*
  * Deliver the frames that are due, in order. Receivers may transmit (an
- * access point answering a probe): their frames go to the tail and wait
- * for the next run of the bottom half, so a radio is never re-entered
- * from its own receive or transmit path.
+ * access point answering a probe, its bridge answering a data frame):
+ * their frames go to the tail and are delivered after the receive that
+ * sent them has returned, so a radio is never re-entered from its own
+ * receive or transmit path. A run delivers what was queued when it
+ * started and at most WLAN_AIR_QUEUE_MAX frames more (radios answering
+ * each other without end); the rest waits for the bottom half.
  */
-static void wlan_air_run(WlanAir *air)
+static void wlan_air_run(WlanAir *air, bool from_bh)
 {
-    unsigned budget = air->queued;
+    unsigned budget = air->queued + WLAN_AIR_QUEUE_MAX;
     int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
 
     air->delivering = true;
@@ -385,6 +399,9 @@ static void wlan_air_run(WlanAir *air)
         QSIMPLEQ_REMOVE_HEAD(&air->queue, next);
         air->queued--;
         wlan_air_deliver(air, f);
+        if (from_bh) {
+            air->deferred++;
+        }
         g_free(f);
     }
     air->delivering = false;
@@ -395,7 +412,7 @@ static void wlan_air_run(WlanAir *air)
 
 static void wlan_air_bh(void *opaque)
 {
-    wlan_air_run(opaque);
+    wlan_air_run(opaque, true);
 }
 
 static void wlan_air_timer(void *opaque)
@@ -568,7 +585,11 @@ void wlan_air_transmit(WlanRadio *radio, const uint8_t *frame, size_t len)
      */
     if (!air->delivering && due <= now && QSIMPLEQ_FIRST(&air->queue) == f &&
         !wlan_air_receiver_busy(air, radio)) {
-        wlan_air_run(air);
+        WlanRadio *outer = air->transmitting;
+
+        air->transmitting = radio;
+        wlan_air_run(air, false);
+        air->transmitting = outer;
     } else {
         qemu_bh_schedule(air->bh);
     }
@@ -995,6 +1016,7 @@ static const struct {
     { "corrupted", offsetof(WlanAir, corrupted) },
     { "duplicated", offsetof(WlanAir, duplicated) },
     { "delayed", offsetof(WlanAir, delayed) },
+    { "deferred", offsetof(WlanAir, deferred) },
     { "link-tx", offsetof(WlanAir, link_tx) },
     { "link-rx", offsetof(WlanAir, link_rx) },
     { "link-bad", offsetof(WlanAir, link_bad) },

@@ -21,9 +21,11 @@
  * MSI or DMA of the receiver that comes back to its own registers is
  * refused; and a frame waits for the bottom half while a receiver's guard
  * is engaged (one of its handlers is on the stack: its MSI rang the
- * sender's doorbell, say), so a radio never receives inside itself. A
- * frame a receiver transmits while it receives waits for the bottom half
- * too.
+ * sender's doorbell, say), so a radio never receives inside itself; the
+ * one exception is an answer to a radio's own frame while its transmit
+ * is being delivered, when the radio sets rx_while_tx. A frame a
+ * receiver transmits while it receives goes out once that receive has
+ * returned.
  *
  * The air can be faulty (drop=, corrupt=, duplicate=, delay-us=,
  * jitter-us=, seed=; see wlan-air.c): a corrupted frame arrives with bit
@@ -63,6 +65,13 @@ struct WlanRadio {
     void *opaque;
     /* The owner's reentrancy guard (its DeviceState's), or NULL */
     MemReentrancyGuard *guard;
+    /*
+     * receive() may run inside this radio's own wlan_air_transmit() call
+     * (its TX path re-reads its state after transmitting): an answer to
+     * the frame, sent at once by the receiver, then arrives before the
+     * transmit returns instead of from the bottom half.
+     */
+    bool rx_while_tx;
 
     /* Private to wlan-air. */
     WlanAir *air;

@@ -1541,6 +1541,35 @@ static void test_ap_bad_fcs(void)
     ap_teardown(&e);
 }
 
+/*
+ * The AP answers a probe inside its receive, which runs inside the
+ * station's TX doorbell write: the answer reaches the station once the
+ * AP's receive has returned, still inside that write (the station allows
+ * it: rx_while_tx), not from the air's bottom half.
+ */
+static void test_ap_answer_in_tx(void)
+{
+    uint8_t f[64], got[BCM43XX_MAX_FRAME];
+    uint64_t deferred;
+    ApEnv e;
+    size_t n;
+
+    ap_setup(&e);
+    g_assert_true(ap_scan(&e));
+    n = mk_hdr(f, 0x40, 0, bcast, mac_a, bcast);
+    f[n++] = 0;                 /* wildcard SSID */
+    f[n++] = 0;
+    f[n++] = 1;                 /* rates */
+    f[n++] = 1;
+    f[n++] = 0x82;
+    deferred = qom_u64(e.qts, "/objects/air0", "deferred");
+    bcm_tx(&e.b, f, n);
+    g_assert_cmpint(ap_mgmt_reply(&e, 0x50, got), >=, 24);
+    g_assert_cmpuint(qom_u64(e.qts, "/objects/air0", "deferred"), ==,
+                     deferred);
+    ap_teardown(&e);
+}
+
 static void test_migration(void)
 {
     char *dir = stream_dir_new();
@@ -1725,6 +1754,8 @@ int main(int argc, char **argv)
         qtest_add_func("/ndisbench/bcm43xx/ap-beacons", test_ap_beacons);
         qtest_add_func("/ndisbench/bcm43xx/ap-data", test_ap_data);
         qtest_add_func("/ndisbench/bcm43xx/ap-bad-fcs", test_ap_bad_fcs);
+        qtest_add_func("/ndisbench/bcm43xx/ap-answer-in-tx",
+                       test_ap_answer_in_tx);
         qtest_add_func("/ndisbench/bcm43xx/ap-duplicates",
                        test_ap_duplicates);
         qtest_add_func("/ndisbench/bcm43xx/ap-station-table",
