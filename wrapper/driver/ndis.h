@@ -105,6 +105,8 @@ struct ndis_adapter {
 	struct ndis_packet *return_list;	/* received, to give back */
 	struct work_struct return_work;
 	bool returns_off;		/* halting: the driver takes no more */
+	unsigned int returns_held;	/* DPCs that give back after they run */
+	unsigned int returning;		/* give-backs running */
 	spinlock_t rx_lock;		/* rx_on against unregistering */
 	bool rx_on;			/* registered: indications go up */
 	bool net_gone;			/* unregistering: no more indications */
@@ -231,6 +233,8 @@ int ndis_netdev_alloc(struct ndis_adapter *ad);
 int ndis_netdev_register(struct ndis_adapter *ad);
 void ndis_netdev_unregister(struct ndis_adapter *ad);
 void ndis_netdev_quiesce(struct ndis_adapter *ad, bool give_back);
+void ndis_rx_returns_hold(struct ndis_adapter *ad);
+void ndis_rx_returns_release(struct ndis_adapter *ad);
 void ndis_netdev_free(struct ndis_adapter *ad);
 int ndis_query_oid(struct ndis_adapter *ad, u32 oid, void *buf, u32 len,
 		   u32 *written);

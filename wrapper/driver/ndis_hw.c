@@ -13,7 +13,11 @@
  * hard interrupt context cannot always give; it runs in the threaded
  * handler of a oneshot interrupt (the line stays masked until it returns),
  * under the interrupt's spin lock that NdisMSynchronizeWithInterrupt takes
- * too. HandleInterrupt then runs as a DPC on the module's workqueue.
+ * too. HandleInterrupt then runs as the DPC in the same thread, once the
+ * ISR has returned and the lock is dropped (a DPC runs after its ISR, at
+ * DISPATCH_LEVEL, never beside itself: the oneshot thread runs one at a
+ * time), so an interrupt costs one thread wakeup, not two; the packets it
+ * indicated go back to the driver right after it (netdev.c).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -37,7 +41,6 @@ struct ndis_irq {
 	bool active;			/* NdisMRegisterInterrupt called */
 	bool request_isr;
 	bool dpc_running;
-	struct work_struct dpc;
 };
 
 struct ndis_shared {
@@ -47,9 +50,8 @@ struct ndis_shared {
 	size_t size;
 };
 
-static void ndis_irq_dpc(struct work_struct *work)
+static void ndis_irq_dpc(struct ndis_irq *ni)
 {
-	struct ndis_irq *ni = container_of(work, struct ndis_irq, dpc);
 	struct ndis_driver *drv = ni->ad->driver;
 	void *ctx = ni->ad->ctx;
 
@@ -58,11 +60,13 @@ static void ndis_irq_dpc(struct work_struct *work)
 	spin_unlock(&ni->lock);
 	if (!ni->dpc_running)
 		return;
+	ndis_rx_returns_hold(ni->ad);
 	ndis_serialize(ni->ad);
 	DPC2WIN1(drv->chars.handle_interrupt, ctx);
 	if (!ni->request_isr && drv->chars.enable_interrupt)
 		DPC2WIN1(drv->chars.enable_interrupt, ctx);
 	ndis_unserialize(ni->ad);
+	ndis_rx_returns_release(ni->ad);
 	WRITE_ONCE(ni->dpc_running, false);
 }
 
@@ -84,7 +88,7 @@ static irqreturn_t ndis_irq_thread(int irq, void *data)
 	}
 	spin_unlock(&ni->lock);
 	if (queue_dpc)
-		queue_work(ndis_wq, &ni->dpc);
+		ndis_irq_dpc(ni);
 	return recognized ? IRQ_HANDLED : IRQ_NONE;
 }
 
@@ -592,7 +596,6 @@ int ndis_hw_setup(struct ndis_adapter *ad)
 	ni->ad = ad;
 	ni->irq = pci_irq_vector(pdev, 0);
 	spin_lock_init(&ni->lock);
-	INIT_WORK(&ni->dpc, ndis_irq_dpc);
 	err = request_threaded_irq(ni->irq, NULL, ndis_irq_thread,
 				   IRQF_ONESHOT |
 				   (pdev->msi_enabled || pdev->msix_enabled ?
@@ -628,7 +631,6 @@ void ndis_hw_teardown(struct ndis_adapter *ad)
 
 	ndis_irq_deactivate(ad->irq);
 	free_irq(ad->irq->irq, ad->irq);
-	cancel_work_sync(&ad->irq->dpc);
 	kfree(ad->irq);
 	ad->irq = NULL;
 	pci_free_irq_vectors(ad->pdev);

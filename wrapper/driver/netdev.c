@@ -18,6 +18,7 @@
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/netdevice.h>
 #include <linux/overflow.h>
 #include <linux/refcount.h>
@@ -608,19 +609,20 @@ static WIN_ABI void ndis_send_resources(void *handle)
 		netif_wake_queue(ad->net);
 }
 
-static void ndis_return_work(struct work_struct *work)
+/* Gives the received packets back; return_lock held, dropped. */
+static void ndis_return_unlock(struct ndis_adapter *ad)
 {
-	struct ndis_adapter *ad = container_of(work, struct ndis_adapter,
-					       return_work);
-	struct ndis_packet *pkt;
+	struct ndis_packet *pkt = NULL;
 
-	spin_lock_bh(&ad->return_lock);
-	pkt = ad->return_list;
-	if (!ad->returns_off)
+	if (!ad->returns_off) {		/* halting: the driver frees them */
+		pkt = ad->return_list;
 		ad->return_list = NULL;
-	else
-		pkt = NULL;		/* halting: the driver frees them */
+	}
+	if (pkt)
+		ad->returning++;
 	spin_unlock_bh(&ad->return_lock);
+	if (!pkt)
+		return;
 	while (pkt) {
 		struct ndis_packet *next = *ndis_next_return(pkt);
 
@@ -629,6 +631,41 @@ static void ndis_return_work(struct work_struct *work)
 		ndis_unserialize(ad);
 		pkt = next;
 	}
+	spin_lock_bh(&ad->return_lock);
+	ad->returning--;
+	spin_unlock_bh(&ad->return_lock);
+}
+
+static void ndis_return_work(struct work_struct *work)
+{
+	struct ndis_adapter *ad = container_of(work, struct ndis_adapter,
+					       return_work);
+
+	spin_lock_bh(&ad->return_lock);
+	ndis_return_unlock(ad);
+}
+
+/*
+ * Around a DPC (ndis_hw.c): the packets it indicates are given back when
+ * it has returned, in its thread, instead of by return_work (a second
+ * thread wakeup per interrupt). Never inside the indication: the driver
+ * is not re-entered from its own NdisMIndicateReceivePacket.
+ */
+void ndis_rx_returns_hold(struct ndis_adapter *ad)
+{
+	spin_lock_bh(&ad->return_lock);
+	ad->returns_held++;
+	spin_unlock_bh(&ad->return_lock);
+}
+
+void ndis_rx_returns_release(struct ndis_adapter *ad)
+{
+	spin_lock_bh(&ad->return_lock);
+	if (--ad->returns_held) {
+		spin_unlock_bh(&ad->return_lock);
+		return;
+	}
+	ndis_return_unlock(ad);
 }
 
 /* An skb received (len bytes from the Ethernet header on) goes up. */
@@ -809,8 +846,10 @@ static WIN_ABI void ndis_indicate_packets(void *handle,
 		spin_lock_bh(&ad->return_lock);
 		*ndis_next_return(pkt) = ad->return_list;
 		ad->return_list = pkt;
+		/* a DPC that holds the returns gives them back after it */
+		if (!ad->returns_held)
+			queued = true;
 		spin_unlock_bh(&ad->return_lock);
-		queued = true;
 	}
 	if (queued)
 		queue_work(ndis_wq, &ad->return_work);
@@ -1204,6 +1243,9 @@ void ndis_netdev_quiesce(struct ndis_adapter *ad, bool give_back)
 	ad->returns_off = true;
 	spin_unlock_bh(&ad->return_lock);
 	flush_work(&ad->return_work);
+	/* a DPC's give-back that started before returns_off */
+	while (READ_ONCE(ad->returning))
+		msleep(1);
 }
 
 /* After MiniportHalt. */
