@@ -386,7 +386,9 @@ static void wlan_air_run(WlanAir *air, bool from_bh)
     while (budget-- && !QSIMPLEQ_EMPTY(&air->queue)) {
         WlanAirFrame *f = QSIMPLEQ_FIRST(&air->queue);
 
-        if (f->due_ns > now) {
+        /* (the clock moves on while receivers run: a frame they sent) */
+        if (f->due_ns > now &&
+            f->due_ns > (now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL))) {
             /* Delayed: the queue is in delivery order, wait for it. */
             timer_mod(air->timer, f->due_ns);
             air->delivering = false;
@@ -590,9 +592,14 @@ void wlan_air_transmit(WlanRadio *radio, const uint8_t *frame, size_t len)
         air->transmitting = radio;
         wlan_air_run(air, false);
         air->transmitting = outer;
-    } else {
+    } else if (!air->delivering) {
         qemu_bh_schedule(air->bh);
     }
+    /*
+     * Else the run under way takes it once the receive that sent it has
+     * returned, or schedules the bottom half when it stops early: no
+     * main-loop wakeup per answer here.
+     */
 }
 
 /* -- the link ------------------------------------------------------------ */
