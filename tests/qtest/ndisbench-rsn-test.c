@@ -932,8 +932,8 @@ static uint64_t ap_counter(QTestState *qts, const char *name)
 }
 
 /*
- * The AP's next frame to sta_mac other than a beacon or probe response:
- * the whole 802.11 frame; 0 if none came within a second.
+ * The AP's next frame to sta_mac or to all, beacons aside: the whole
+ * 802.11 frame; 0 if none came within a second.
  */
 static size_t link_recv_to_sta(int fd, uint8_t *frame)
 {
@@ -945,7 +945,9 @@ static size_t link_recv_to_sta(int fd, uint8_t *frame)
            (n = recv(fd, buf, sizeof(buf), 0)) > 0) {
         const uint8_t *f = buf + LINK_HDR_LEN;
 
-        if (n >= LINK_HDR_LEN + 24 && !memcmp(f + 4, sta_mac, 6) &&
+        if (n >= LINK_HDR_LEN + 24 && f[0] != 0x80 &&
+            (!memcmp(f + 4, sta_mac, 6) ||
+             !memcmp(f + 4, "\xff\xff\xff\xff\xff\xff", 6)) &&
             !memcmp(f + 10, ap_bssid, 6)) {
             memcpy(frame, f, n - LINK_HDR_LEN);
             return n - LINK_HDR_LEN;
