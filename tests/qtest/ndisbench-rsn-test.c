@@ -956,6 +956,24 @@ static size_t link_recv_to_sta(int fd, uint8_t *frame)
     return 0;
 }
 
+/*
+ * Wait until the AP has taken every datagram sent on the link so far: a
+ * probe request goes after them, in order, and its response comes back.
+ * (QMP and the netdev's socket are other file descriptors, which QEMU's
+ * main loop may serve first.)
+ */
+static void link_sync(int fd)
+{
+    static const uint8_t ssid[] = { 0, 10, 'q', 't', 'e', 's', 't', '-',
+                                    'w', 'p', 'a', '2' };
+    uint8_t f[64], body[2400];
+    size_t n = mgmt_hdr(f, 4);
+
+    memcpy(f + n, ssid, sizeof(ssid));
+    link_send(fd, 0, f, n + sizeof(ssid));
+    link_recv_mgmt(fd, 5, body);
+}
+
 /* The next frame to sta_mac, which must be a data frame: its length. */
 static size_t recv_data(Sta *s, uint8_t *frame)
 {
@@ -1194,6 +1212,7 @@ static void sta_connect(Sta *s)
     g_assert_cmpuint(ap_counter(s->qts, "handshakes-completed"), ==, 0);
     send_eapol(s, KI_VER2 | KI_PAIRWISE | KI_MIC | KI_SECURE, s->replay,
                NULL, NULL, 0, s->ptk.kck, false);
+    link_sync(s->fd);
     g_assert(wlan_ccmp_key_init(&s->ptk_key, s->ptk.tk, 0, &error_abort));
     g_assert_cmpuint(ap_counter(s->qts, "handshakes-completed"), ==, 1);
 }
@@ -1271,6 +1290,7 @@ static void test_ap_4way(void)
     recv_msg3(&s);
     send_eapol(&s, KI_VER2 | KI_PAIRWISE | KI_MIC | KI_SECURE, s.replay,
                NULL, NULL, 0, s.ptk.kck, false);
+    link_sync(s.fd);
     g_assert(wlan_ccmp_key_init(&s.ptk_key, s.ptk.tk, 0, &error_abort));
     g_assert_cmpuint(ap_counter(s.qts, "handshakes-completed"), ==, 1);
     g_assert_cmpuint(ap_counter(s.qts, "handshake-failures"), ==, 0);
@@ -1374,6 +1394,7 @@ static void test_ap_wrong_passphrase(void)
         }
         last = s.replay;
         send_msg2(&s, wrong);
+        link_sync(s.fd);
         g_assert_cmpuint(ap_counter(s.qts, "rx-eapol-mic-errors"), ==, i + 1);
         /* just short of the timeout: nothing yet */
         qtest_clock_step(s.qts, (wait_ms[i] - 1) * 1000000);
@@ -1419,9 +1440,104 @@ static void test_ap_group_rekey(void)
     g_assert_cmpuint(ap_counter(s.qts, "group-rekeys"), ==, 1);
     send_eapol(&s, KI_VER2 | KI_MIC | KI_SECURE, s.replay, NULL, NULL, 0,
                s.ptk.kck, true);
+    link_sync(s.fd);
     eth_send(&s, (const uint8_t *)"\xff\xff\xff\xff\xff\xff", "new key");
     assert_payload(&s, &s.gtk_key, (const uint8_t *)"\xff\xff\xff\xff\xff"
                    "\xff", "new key");
+    sta_stop(&s);
+}
+
+/*
+ * Message 3 unanswered for 100 ms goes out again with the next replay
+ * counter; a message 4 answering the first copy still completes the
+ * handshake (the supplicant may have been slow, not the AP's copy lost).
+ */
+static void test_ap_msg3_retry(void)
+{
+    uint64_t first;
+    Sta s;
+
+    sta_start(&s, "");
+    g_assert_cmpuint(associate(s.fd, good_rsn_ie, sizeof(good_rsn_ie)), ==,
+                     0);
+    recv_msg1(&s);
+    send_msg2(&s, s.pmk);
+    recv_msg3(&s);
+    first = s.replay;
+    qtest_clock_step(s.qts, 100 * 1000000);
+    recv_msg3(&s);
+    g_assert_cmpuint(s.replay, ==, first + 1);
+    send_eapol(&s, KI_VER2 | KI_PAIRWISE | KI_MIC | KI_SECURE, first, NULL,
+               NULL, 0, s.ptk.kck, false);
+    link_sync(s.fd);
+    g_assert_cmpuint(ap_counter(s.qts, "handshakes-completed"), ==, 1);
+    /* and no third copy comes */
+    qtest_clock_step(s.qts, 2000 * 1000000LL);
+    g_assert_cmpuint(link_recv_to_sta(s.fd, (uint8_t[2400]) { 0 }), ==, 0);
+    sta_stop(&s);
+}
+
+/*
+ * A message 2 whose RSN element is not the association request's (here:
+ * other RSN capabilities), with a good MIC: deauthenticated at once with
+ * reason 17 (802.11-2012 table 8-36).
+ */
+static void test_ap_msg2_rsn_differs(void)
+{
+    uint8_t other_ie[sizeof(good_rsn_ie)], f[2400];
+    size_t n;
+    Sta s;
+
+    memcpy(other_ie, good_rsn_ie, sizeof(other_ie));
+    other_ie[sizeof(other_ie) - 2] = 0x0c;
+    sta_start(&s, "");
+    g_assert_cmpuint(associate(s.fd, good_rsn_ie, sizeof(good_rsn_ie)), ==,
+                     0);
+    recv_msg1(&s);
+    memset(s.snonce, 0x33, sizeof(s.snonce));
+    g_assert(wlan_rsn_ptk(s.pmk, sta_mac, ap_bssid, s.snonce, s.anonce,
+                          &s.ptk, &error_abort));
+    send_eapol(&s, KI_VER2 | KI_PAIRWISE | KI_MIC, s.replay, s.snonce,
+               other_ie, sizeof(other_ie), s.ptk.kck, false);
+    n = link_recv_to_sta(s.fd, f);
+    g_assert_cmpuint(n, ==, 26);
+    g_assert_cmphex(f[0], ==, 0xc0);
+    g_assert_cmpuint(lduw_le_p(f + 24), ==, 17);
+    g_assert_cmpuint(ap_counter(s.qts, "handshake-failures"), ==, 1);
+    g_assert_cmpuint(ap_counter(s.qts, "rx-eapol-mic-errors"), ==, 0);
+    sta_stop(&s);
+}
+
+/*
+ * A station that never answers group message 1 gets it four times (500
+ * ms, then 1 s apart) and is then deauthenticated with reason 16 (group
+ * key handshake timeout); that is no 4-way handshake failure.
+ */
+static void test_ap_group_timeout(void)
+{
+    static const int64_t wait_ms[] = { 500, 1000, 1000, 1000 };
+    uint8_t e[2400], f[2400];
+    uint64_t last = 0;
+    size_t n;
+    Sta s;
+
+    sta_start(&s, ",group-rekey=5");
+    sta_connect(&s);
+    qtest_clock_step(s.qts, 5000000000LL);
+    for (int i = 0; i < 4; i++) {
+        recv_eapol(&s, e, true);
+        g_assert_cmpuint(ldq_be_p(e + 9), >, last);
+        last = ldq_be_p(e + 9);
+        qtest_clock_step(s.qts, (wait_ms[i] - 1) * 1000000);
+        g_assert_cmpuint(link_recv_to_sta(s.fd, f), ==, 0);
+        qtest_clock_step(s.qts, 1000000);
+    }
+    n = link_recv_to_sta(s.fd, f);
+    g_assert_cmpuint(n, ==, 26);
+    g_assert_cmphex(f[0], ==, 0xc0);
+    g_assert_cmpuint(lduw_le_p(f + 24), ==, 16);
+    g_assert_cmpuint(ap_counter(s.qts, "handshake-failures"), ==, 0);
+    g_assert_cmpuint(ap_stations(s.qts), ==, 0);
     sta_stop(&s);
 }
 
@@ -1448,5 +1564,9 @@ int main(int argc, char **argv)
     qtest_add_func("/ndisbench/rsn/ap-wrong-passphrase",
                    test_ap_wrong_passphrase);
     qtest_add_func("/ndisbench/rsn/ap-group-rekey", test_ap_group_rekey);
+    qtest_add_func("/ndisbench/rsn/ap-msg3-retry", test_ap_msg3_retry);
+    qtest_add_func("/ndisbench/rsn/ap-msg2-rsn-differs",
+                   test_ap_msg2_rsn_differs);
+    qtest_add_func("/ndisbench/rsn/ap-group-timeout", test_ap_group_timeout);
     return g_test_run();
 }
