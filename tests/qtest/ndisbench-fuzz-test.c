@@ -200,12 +200,60 @@ static size_t random_eapol(Fuzz *f, uint8_t *buf, size_t room)
     stw_be_p(e + 2, chance(f, 80) ? 95 + kd_len : value32(f));
     k[0] = chance(f, 90) ? 2 : rnd(f);
     stw_be_p(k + 1, chance(f, 80) ? key_infos[below(f, 4)] : value32(f));
-    stq_be_p(k + 5, chance(f, 80) ? below(f, 12) : rnd(f));
+    stq_be_p(k + 5, chance(f, 80) ? 1 + below(f, 4) : rnd(f));
     stw_be_p(k + 93, chance(f, 80) ? kd_len : value32(f));
     if (kd_len == 22) {
         random_rsn(f, k + 95);
     }
     return len;
+}
+
+/*
+ * A station's way into the WPA2 AP's authenticator, one step at random:
+ * open authentication, an association request with the right RSN element
+ * (mostly), or a data frame with EAPOL or a CCMP header. Random frames
+ * alone seldom get a station that far. 0 when max has no room.
+ */
+static size_t wpa2_step(Fuzz *f, uint8_t *buf, size_t max,
+                        const uint8_t *self)
+{
+    static const uint8_t ssid[] = { 0, 9, 'n', 'd', 'i', 's', 'b', 'e', 'n',
+                                    'c', 'h' };
+    size_t len = 24;
+
+    if (max < 24 + 4 + sizeof(ssid) + 22) {
+        return 0;
+    }
+    memset(buf, 0, 24);
+    memcpy(buf + 4, wpa2_bssid, 6);
+    memcpy(buf + 10, self, 6);
+    memcpy(buf + 16, wpa2_bssid, 6);
+    stw_le_p(buf + 22, below(f, 4096) << 4);
+    switch (below(f, 4)) {
+    case 0:                                     /* open, seq 1 */
+        buf[0] = 0xb0;
+        memcpy(buf + 24, "\0\0\1\0\0\0", 6);
+        return 30;
+    case 1:
+        buf[0] = 0x00;
+        memcpy(buf + 24, "\x11\0\x0a\0", 4);
+        memcpy(buf + 28, ssid, sizeof(ssid));
+        random_rsn(f, buf + 28 + sizeof(ssid));
+        return 28 + sizeof(ssid) + 22;     /* whatever its length says */
+    default:
+        buf[0] = 0x08;
+        buf[1] = 0x01;                          /* ToDS */
+        if (chance(f, 75)) {
+            return len + random_eapol(f, buf + len, max - len);
+        }
+        len = MIN(max, len + 8 + 16 + below(f, 200));
+        for (size_t i = 24; i < len; i++) {
+            buf[i] = rnd(f);
+        }
+        buf[1] |= 0x40;                         /* Protected */
+        buf[24 + 3] = 0x20;                     /* Ext IV, key id 0 */
+        return len;
+    }
 }
 
 static size_t random_frame(Fuzz *f, uint8_t *buf, size_t max,
@@ -218,6 +266,9 @@ static size_t random_frame(Fuzz *f, uint8_t *buf, size_t max,
     const uint8_t *bssid;
     size_t len, off;
 
+    if (chance(f, 15) && (len = wpa2_step(f, buf, max, self))) {
+        return len;
+    }
     len = chance(f, 10) ? below(f, max + 1) : MIN(max, 24 + below(f, 300));
     for (off = 0; off < len; off++) {
         buf[off] = rnd(f);
