@@ -9,7 +9,7 @@
  *   -object wlan-air,id=air0
  *   -object wlan-ap,id=ap0,air=air0,netdev=net0,ssid=ndisbench,
  *           bssid=02:00:00:00:01:00,channel=6[,rssi=-40][,hidden=off]
- *           [,passphrase=WPA2-PASSPHRASE]
+ *           [,passphrase=WPA2-PASSPHRASE][,group-rekey=SECONDS]
  *
  * The AP is a radio on the air. It beacons every 100 TU on
  * QEMU_CLOCK_VIRTUAL, answers probe requests, accepts open-system
