@@ -9,7 +9,7 @@
  *   -object wlan-air,id=air0
  *   -object wlan-ap,id=ap0,air=air0,netdev=net0,ssid=ndisbench,
  *           bssid=02:00:00:00:01:00,channel=6[,rssi=-40][,hidden=off]
- *           [,passphrase=WPA2-PASSPHRASE]
+ *           [,passphrase=WPA2-PASSPHRASE][,group-rekey=SECONDS]
  *
  * The AP is a radio on the air. It beacons every 100 TU on
  * QEMU_CLOCK_VIRTUAL, answers probe requests, accepts open-system
@@ -35,7 +35,21 @@
  * the Privacy bit and the RSN element, the PMK is derived from the
  * passphrase and SSID, and a station must offer that suite in its
  * association request. Its port stays closed (no data either way but
- * EAPOL) until the 4-way handshake, which is not written yet, opens it.
+ * EAPOL) until the 4-way handshake opens it: the AP is the authenticator
+ * (802.11-2012 11.6.6), sends message 1 right after the association
+ * response, checks message 2's MIC and RSN element, sends message 3 with
+ * the GTK wrapped with the KEK, and installs the PTK on message 4. From
+ * then on every data frame of that station is CCMP: unicast under its
+ * PTK, group-addressed under the GTK; frames that fail the replay or MIC
+ * check, and plaintext other than EAPOL, are dropped and counted
+ * (read-only properties). Timeouts and retries are hostapd's: a message
+ * 1 or 3 is sent at most 4 times, 100 ms then 1 s apart, then the
+ * station is deauthenticated (reason 15, 4-way handshake timeout); a
+ * message 2 with a bad MIC (a wrong passphrase) is dropped, so it ends
+ * the same way. With group-rekey=N a new GTK goes out every N seconds in
+ * the group key handshake (500 ms, then 1 s apart, 4 times, then reason
+ * 16); the AP sends group frames under the new key once every keyed
+ * station has answered or left.
  */
 
 #include "qemu/osdep.h"
@@ -43,6 +57,7 @@
 #include "qapi/visitor.h"
 #include "qemu/cutils.h"
 #include "qemu/error-report.h"
+#include "qemu/guest-random.h"
 #include "qemu/module.h"
 #include "qemu/timer.h"
 #include "qom/object_interfaces.h"
@@ -86,6 +101,22 @@ OBJECT_DECLARE_SIMPLE_TYPE(WlanApState, WLAN_AP)
 #define WLAN_REASON_INACTIVITY  4
 #define WLAN_REASON_CLASS2      6
 #define WLAN_REASON_CLASS3      7
+#define WLAN_REASON_4WAY_TIMEOUT 15
+#define WLAN_REASON_GROUP_TIMEOUT 16
+#define WLAN_REASON_IE_DIFFERS  17
+
+/*
+ * The authenticator's retries (hostapd's dot11RSNAConfigPairwiseUpdateCount
+ * and GroupUpdateCount: each message at most 4 times) and timeouts.
+ */
+#define WLAN_AP_EAPOL_SENDS     4
+#define WLAN_AP_EAPOL_FIRST_MS  100
+#define WLAN_AP_GROUP_FIRST_MS  500
+#define WLAN_AP_EAPOL_NEXT_MS   1000
+#define WLAN_EAPOL_VERSION      2       /* 802.1X-2004, as hostapd sends */
+#define WLAN_KDE_GTK_LEN        (2 + 4 + 2 + WLAN_GTK_LEN)
+/* the key data of message 3: RSN element, GTK KDE, padding, wrap block */
+#define WLAN_AP_KEY_DATA_MAX    64
 
 #define ETH_HLEN_II             14
 #define ETH_TYPE_MIN            0x0600
@@ -121,6 +152,14 @@ typedef enum WlanApStaState {
     WLAN_AP_STA_ASSOC,
 } WlanApStaState;
 
+/* Where a station is in the 4-way handshake (WPA2 only). */
+typedef enum WlanApKeyState {
+    WLAN_AP_KEY_NONE = 0,
+    WLAN_AP_KEY_MSG1,           /* message 1 sent: waiting for 2 */
+    WLAN_AP_KEY_MSG3,           /* message 3 sent: waiting for 4 */
+    WLAN_AP_KEY_DONE,           /* PTK installed, port open */
+} WlanApKeyState;
+
 typedef struct WlanApStation {
     WlanApStaState state;
     uint8_t mac[ETH_ALEN];
@@ -132,6 +171,15 @@ typedef struct WlanApStation {
     uint8_t rsn_ie[2 + 255];
     uint8_t rsn_ie_len;
     bool authorized;            /* WPA2: the 802.1X port is open */
+    WlanApKeyState key_state;
+    uint8_t anonce[WLAN_NONCE_LEN];
+    WlanPtk ptk;                /* from message 2, installed on message 4 */
+    WlanCcmpKey ptk_key;        /* valid in WLAN_AP_KEY_DONE */
+    uint64_t replay;            /* the replay counter last sent */
+    uint64_t replay_first;      /* the first of the outstanding message */
+    unsigned sends;             /* times the outstanding message went out */
+    bool group_pending;         /* group message 1 sent: waiting for 2 */
+    int64_t eapol_deadline_ns;  /* its timeout, 0 when nothing is due */
 } WlanApStation;
 
 struct WlanApState {
@@ -150,6 +198,24 @@ struct WlanApState {
     bool complete;
     bool wpa2;
     uint8_t pmk[WLAN_PMK_LEN];
+    uint32_t group_rekey_s;     /* 0: the GTK never changes */
+    uint8_t gtk[WLAN_GTK_LEN];  /* the group key frames go out under */
+    WlanCcmpKey gtk_key;
+    bool rekeying;              /* gtk_next is being handed out */
+    uint8_t gtk_next[WLAN_GTK_LEN];
+    uint8_t gtk_next_id;
+    QEMUTimer *eapol_timer;     /* the earliest station deadline */
+    QEMUTimer *rekey_timer;
+
+    /* counters (read-only properties) */
+    uint64_t rx_ccmp_mic_errors;
+    uint64_t rx_ccmp_replays;
+    uint64_t rx_unprotected_dropped;
+    uint64_t rx_eapol_mic_errors;
+    uint64_t handshakes_completed;
+    uint64_t handshake_failures;
+    uint64_t group_rekeys;
+
     WlanRadio radio;
     QEMUTimer *beacon_timer;
     int64_t next_beacon_ns;
@@ -187,6 +253,29 @@ static WlanApStation *wlan_ap_find_sta(WlanApState *ap, const uint8_t *mac)
 
 static void wlan_ap_deauth(WlanApState *ap, const uint8_t *da,
                            uint16_t reason);
+static void wlan_ap_rekey_check(WlanApState *ap);
+static void wlan_ap_4way_start(WlanApState *ap, WlanApStation *sta);
+
+/*
+ * Forget a station's keys and handshake (it left, or starts over): its
+ * port closes; a group key handshake waiting for it waits no more.
+ */
+static void wlan_ap_sta_keys_reset(WlanApState *ap, WlanApStation *sta)
+{
+    bool group_pending = sta->group_pending;
+
+    wlan_ccmp_key_clear(&sta->ptk_key);
+    memset(&sta->ptk, 0, sizeof(sta->ptk));
+    memset(sta->anonce, 0, sizeof(sta->anonce));
+    sta->key_state = WLAN_AP_KEY_NONE;
+    sta->authorized = false;
+    sta->group_pending = false;
+    sta->sends = 0;
+    sta->eapol_deadline_ns = 0;
+    if (group_pending) {
+        wlan_ap_rekey_check(ap);
+    }
+}
 
 /* A frame of this station to the BSS: it is alive. */
 static void wlan_ap_heard(WlanApStation *sta)
@@ -223,6 +312,7 @@ static WlanApStation *wlan_ap_evict(WlanApState *ap)
         trace_wlan_ap_sta_evict(wlan_ap_name(ap), auth->mac[0], auth->mac[1],
                                 auth->mac[2], auth->mac[3], auth->mac[4],
                                 auth->mac[5], "authenticated only");
+        wlan_ap_sta_keys_reset(ap, auth);
         auth->state = WLAN_AP_STA_FREE;
         return auth;
     }
@@ -256,7 +346,7 @@ static WlanApStation *wlan_ap_new_sta(WlanApState *ap, const uint8_t *mac)
     sta->aid = 0;
     sta->rx_seq_valid = false;
     sta->rsn_ie_len = 0;
-    sta->authorized = false;
+    wlan_ap_sta_keys_reset(ap, sta);
     wlan_ap_heard(sta);
     return sta;
 }
@@ -397,6 +487,7 @@ static void wlan_ap_deauth(WlanApState *ap, const uint8_t *da,
     WlanApStation *sta = wlan_ap_find_sta(ap, da);
 
     if (sta) {
+        wlan_ap_sta_keys_reset(ap, sta);
         sta->state = WLAN_AP_STA_FREE;
     }
     trace_wlan_ap_sta_deauth(wlan_ap_name(ap), da[0], da[1], da[2], da[3],
@@ -460,6 +551,7 @@ static void wlan_ap_auth(WlanApState *ap, const WlanFrame *fr)
     if (fr->auth_alg != WLAN_AUTH_OPEN) {
         status = WLAN_STATUS_AUTH_ALG;
     } else if (sta) {
+        wlan_ap_sta_keys_reset(ap, sta);
         sta->state = WLAN_AP_STA_AUTH;  /* re-authentication drops assoc */
     } else if (!wlan_ap_new_sta(ap, sa)) {
         status = WLAN_STATUS_AP_FULL;
@@ -534,7 +626,7 @@ static void wlan_ap_assoc(WlanApState *ap, const WlanFrame *fr)
         return;
     }
     /* a new association starts with the port closed */
-    sta->authorized = false;
+    wlan_ap_sta_keys_reset(ap, sta);
     if (!fr->has_ssid || !wlan_ap_ssid_matches(ap, fr->ssid, fr->ssid_len)) {
         status = WLAN_STATUS_FAILURE;
     } else if (ap->wpa2) {
@@ -557,6 +649,9 @@ static void wlan_ap_assoc(WlanApState *ap, const WlanFrame *fr)
     wlan_ap_put_rates(&f);
     wlan_ap_send(ap, &f, reassoc ? "reassociation response" :
                  "association response");
+    if (ap->wpa2 && status == WLAN_STATUS_SUCCESS) {
+        wlan_ap_4way_start(ap, sta);
+    }
 }
 
 static void wlan_ap_rx_mgmt(WlanApState *ap, const WlanFrame *fr)
@@ -604,6 +699,7 @@ static void wlan_ap_rx_mgmt(WlanApState *ap, const WlanFrame *fr)
         trace_wlan_ap_sta_leave(wlan_ap_name(ap), sa[0], sa[1], sa[2], sa[3],
                                 sa[4], sa[5], fr->reason);
         if (sta) {
+            wlan_ap_sta_keys_reset(ap, sta);
             sta->state = fr->subtype == WLAN_MGMT_DEAUTH ? WLAN_AP_STA_FREE :
                          WLAN_AP_STA_AUTH;
         }
@@ -620,17 +716,39 @@ static void wlan_ap_rx_mgmt(WlanApState *ap, const WlanFrame *fr)
 /*
  * One data frame on the air from the distribution system: FromDS,
  * addr1 = DA, addr2 = BSSID, addr3 = SA, LLC/SNAP + ethertype + payload.
+ * In a WPA2 BSS it goes out CCMP-protected: group-addressed under the
+ * GTK, to a station under its PTK once that is installed (before, only
+ * the handshake's EAPOL frames are sent to it, in the clear).
  */
 static void wlan_ap_send_data(WlanApState *ap, const uint8_t *da,
                               const uint8_t *sa, uint16_t ethertype,
                               const uint8_t *payload, size_t len)
 {
-    WlanApFrame f;
+    WlanApFrame f, sealed;
+    WlanCcmpKey *key = NULL;
+    WlanCcmpError err;
+    WlanApStation *sta;
+    size_t room = ap->wpa2 ? WLAN_CCMP_OVERHEAD : 0;
 
-    if (WLAN_HDR_LEN + sizeof(wlan_llc_snap) + 2 + len > WLAN_MAX_FRAME) {
+    if (WLAN_HDR_LEN + sizeof(wlan_llc_snap) + 2 + len + room >
+        WLAN_MAX_FRAME) {
         trace_wlan_ap_drop(wlan_ap_name(ap), "frame too long for 802.11",
                            len);
         return;
+    }
+    if (ap->wpa2) {
+        if (wlan_ap_is_group(da)) {
+            key = &ap->gtk_key;
+        } else {
+            sta = wlan_ap_find_sta(ap, da);
+            if (sta && sta->key_state == WLAN_AP_KEY_DONE) {
+                key = &sta->ptk_key;
+            } else if (ethertype != WLAN_ETHERTYPE_EAPOL) {
+                trace_wlan_ap_drop(wlan_ap_name(ap), "to a station without "
+                                   "a PTK", len);
+                return;
+            }
+        }
     }
     wlan_ap_frame_hdr(ap, &f, WLAN_TYPE_DATA, 0, WLAN_FC1_FROMDS, da,
                       ap->bssid, sa);
@@ -638,15 +756,531 @@ static void wlan_ap_send_data(WlanApState *ap, const uint8_t *da,
     f.buf[f.len++] = ethertype >> 8;
     f.buf[f.len++] = ethertype;
     wlan_ap_put(&f, payload, len);
-    wlan_ap_send(ap, &f, "data");
+    if (!key) {
+        wlan_ap_send(ap, &f, "data");
+        return;
+    }
+    err = wlan_ccmp_encap(key, f.buf, f.len, sealed.buf, sizeof(sealed.buf),
+                          &sealed.len);
+    if (err != WLAN_CCMP_OK) {
+        trace_wlan_ap_drop(wlan_ap_name(ap), wlan_ccmp_error_str(err), len);
+        return;
+    }
+    wlan_ap_send(ap, &sealed, "protected data");
 }
 
-static void wlan_ap_rx_data(WlanApState *ap, const WlanFrame *fr)
+/* -- WPA2: the authenticator ---------------------------------------------- */
+
+static void wlan_ap_trace_eapol(WlanApState *ap, const WlanApStation *sta,
+                                const char *what)
+{
+    const uint8_t *m = sta->mac;
+
+    trace_wlan_ap_eapol(wlan_ap_name(ap), m[0], m[1], m[2], m[3], m[4], m[5],
+                        what);
+}
+
+static void wlan_ap_eapol_drop(WlanApState *ap, const WlanApStation *sta,
+                               const char *why)
+{
+    const uint8_t *m = sta->mac;
+
+    trace_wlan_ap_eapol_drop(wlan_ap_name(ap), m[0], m[1], m[2], m[3], m[4],
+                             m[5], why);
+}
+
+/* Arm the AP's EAPOL timer for the earliest deadline of any station. */
+static void wlan_ap_eapol_rearm(WlanApState *ap)
+{
+    int64_t next = INT64_MAX;
+
+    for (int i = 0; i < WLAN_AP_MAX_STATIONS; i++) {
+        if (ap->sta[i].eapol_deadline_ns) {
+            next = MIN(next, ap->sta[i].eapol_deadline_ns);
+        }
+    }
+    if (next == INT64_MAX) {
+        timer_del(ap->eapol_timer);
+    } else {
+        timer_mod(ap->eapol_timer, next);
+    }
+}
+
+static void wlan_ap_eapol_wait(WlanApState *ap, WlanApStation *sta,
+                               unsigned first_ms)
+{
+    unsigned ms = sta->sends == 1 ? first_ms : WLAN_AP_EAPOL_NEXT_MS;
+
+    sta->eapol_deadline_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                             (int64_t)ms * SCALE_MS;
+    wlan_ap_eapol_rearm(ap);
+}
+
+/* The GTK KDE (802.11-2012 table 11-6): key id, Tx bit clear, the GTK. */
+static size_t wlan_ap_put_gtk_kde(uint8_t *p, uint8_t key_id,
+                                  const uint8_t *gtk)
+{
+    p[0] = 0xdd;
+    p[1] = WLAN_KDE_GTK_LEN - 2;
+    p[2] = 0x00;
+    p[3] = 0x0f;
+    p[4] = 0xac;
+    p[5] = 1;                   /* GTK KDE */
+    p[6] = key_id & 3;
+    p[7] = 0;
+    memcpy(p + 8, gtk, WLAN_GTK_LEN);
+    return WLAN_KDE_GTK_LEN;
+}
+
+/*
+ * Send an EAPOL-Key frame to a station (key descriptor version 2): the
+ * next replay counter, nonce and RSC as given, key data wrapped with the
+ * KEK (padded first as 802.11-2012 11.6.2 says: 0xdd then zeros to a
+ * multiple of 8, at least 16), the MIC when key_info asks for it.
+ */
+static void wlan_ap_send_eapol(WlanApState *ap, WlanApStation *sta,
+                               uint16_t key_info, const uint8_t *nonce,
+                               uint64_t rsc, const uint8_t *key_data,
+                               size_t key_data_len, const char *what)
+{
+    uint8_t e[WLAN_EAPOL_HDR_LEN + WLAN_EAPOL_KEY_FIXED +
+              WLAN_AP_KEY_DATA_MAX + WLAN_KEYWRAP_BLOCK] = { 0 };
+    uint8_t plain[WLAN_AP_KEY_DATA_MAX] = { 0 };
+    uint8_t mic[WLAN_EAPOL_MIC_LEN];
+    uint8_t *k = e + WLAN_EAPOL_HDR_LEN;
+    size_t padded = 0, len;
+
+    if (key_data_len) {
+        assert(key_data_len <= sizeof(plain));
+        memcpy(plain, key_data, key_data_len);
+        padded = QEMU_ALIGN_UP(MAX(key_data_len, 16), WLAN_KEYWRAP_BLOCK);
+        if (padded > key_data_len) {
+            plain[key_data_len] = 0xdd;
+        }
+        assert(padded <= sizeof(plain));
+        if (!wlan_rsn_aes_wrap(sta->ptk.kek, plain, padded,
+                               k + WLAN_EAPOL_KEY_FIXED, NULL)) {
+            wlan_ap_eapol_drop(ap, sta, "key wrap failed");
+            return;
+        }
+        padded += WLAN_KEYWRAP_BLOCK;
+    }
+    len = WLAN_EAPOL_HDR_LEN + WLAN_EAPOL_KEY_FIXED + padded;
+    sta->replay++;
+    e[0] = WLAN_EAPOL_VERSION;
+    e[1] = WLAN_EAPOL_TYPE_KEY;
+    stw_be_p(e + 2, len - WLAN_EAPOL_HDR_LEN);
+    k[0] = WLAN_EAPOL_KEY_RSN;
+    stw_be_p(k + 1, key_info);
+    stw_be_p(k + 3, key_info & WLAN_KEY_INFO_PAIRWISE ? WLAN_TK_LEN : 0);
+    stq_be_p(k + 5, sta->replay);
+    if (nonce) {
+        memcpy(k + 13, nonce, WLAN_NONCE_LEN);
+    }
+    stq_le_p(k + 61, rsc);
+    stw_be_p(k + 93, padded);
+    if (key_info & WLAN_KEY_INFO_MIC) {
+        if (!wlan_rsn_eapol_mic(sta->ptk.kck, e, len, mic, NULL)) {
+            wlan_ap_eapol_drop(ap, sta, "MIC computation failed");
+            return;
+        }
+        memcpy(e + WLAN_EAPOL_KEY_MIC_AT, mic, sizeof(mic));
+    }
+    wlan_ap_trace_eapol(ap, sta, what);
+    wlan_ap_send_data(ap, sta->mac, ap->bssid, WLAN_ETHERTYPE_EAPOL, e, len);
+}
+
+static void wlan_ap_send_msg1(WlanApState *ap, WlanApStation *sta)
+{
+    sta->sends++;
+    wlan_ap_send_eapol(ap, sta, 2 | WLAN_KEY_INFO_PAIRWISE |
+                       WLAN_KEY_INFO_ACK, sta->anonce, 0, NULL, 0,
+                       "4-way message 1 sent");
+    if (sta->sends == 1) {
+        sta->replay_first = sta->replay;
+    }
+    wlan_ap_eapol_wait(ap, sta, WLAN_AP_EAPOL_FIRST_MS);
+}
+
+/* Message 3: install, the AP's RSN element and the GTK in use, wrapped. */
+static void wlan_ap_send_msg3(WlanApState *ap, WlanApStation *sta)
+{
+    uint8_t kd[sizeof(wlan_ap_rsn_psk_ccmp) + WLAN_KDE_GTK_LEN];
+
+    memcpy(kd, wlan_ap_rsn_psk_ccmp, sizeof(wlan_ap_rsn_psk_ccmp));
+    wlan_ap_put_gtk_kde(kd + sizeof(wlan_ap_rsn_psk_ccmp),
+                        ap->gtk_key.key_id, ap->gtk);
+    sta->sends++;
+    wlan_ap_send_eapol(ap, sta, 2 | WLAN_KEY_INFO_PAIRWISE |
+                       WLAN_KEY_INFO_INSTALL | WLAN_KEY_INFO_ACK |
+                       WLAN_KEY_INFO_MIC | WLAN_KEY_INFO_SECURE |
+                       WLAN_KEY_INFO_ENC_DATA, sta->anonce,
+                       ap->gtk_key.tx_pn, kd, sizeof(kd),
+                       "4-way message 3 sent");
+    if (sta->sends == 1) {
+        sta->replay_first = sta->replay;
+    }
+    wlan_ap_eapol_wait(ap, sta, WLAN_AP_EAPOL_FIRST_MS);
+}
+
+/* Group message 1: the next GTK, under the station's PTK. */
+static void wlan_ap_send_group1(WlanApState *ap, WlanApStation *sta)
+{
+    uint8_t kd[WLAN_KDE_GTK_LEN];
+
+    wlan_ap_put_gtk_kde(kd, ap->gtk_next_id, ap->gtk_next);
+    sta->sends++;
+    wlan_ap_send_eapol(ap, sta, 2 | WLAN_KEY_INFO_ACK | WLAN_KEY_INFO_MIC |
+                       WLAN_KEY_INFO_SECURE | WLAN_KEY_INFO_ENC_DATA, NULL,
+                       0, kd, sizeof(kd), "group message 1 sent");
+    if (sta->sends == 1) {
+        sta->replay_first = sta->replay;
+    }
+    wlan_ap_eapol_wait(ap, sta, WLAN_AP_GROUP_FIRST_MS);
+}
+
+/* Just associated: a fresh ANonce, message 1. */
+static void wlan_ap_4way_start(WlanApState *ap, WlanApStation *sta)
+{
+    wlan_ap_sta_keys_reset(ap, sta);
+    qemu_guest_getrandom_nofail(sta->anonce, sizeof(sta->anonce));
+    sta->key_state = WLAN_AP_KEY_MSG1;
+    wlan_ap_send_msg1(ap, sta);
+}
+
+static void wlan_ap_group_start(WlanApState *ap, WlanApStation *sta)
+{
+    sta->group_pending = true;
+    sta->sends = 0;
+    wlan_ap_send_group1(ap, sta);
+}
+
+/*
+ * A rekey is over when no keyed station still has to answer: from now on
+ * group frames go out under the new GTK.
+ */
+static void wlan_ap_rekey_check(WlanApState *ap)
+{
+    WlanCcmpKey key;
+
+    if (!ap->rekeying) {
+        return;
+    }
+    for (int i = 0; i < WLAN_AP_MAX_STATIONS; i++) {
+        if (ap->sta[i].group_pending) {
+            return;
+        }
+    }
+    if (!wlan_ccmp_key_init(&key, ap->gtk_next, ap->gtk_next_id, NULL)) {
+        return;     /* the cipher exists for the old key: cannot happen */
+    }
+    wlan_ccmp_key_clear(&ap->gtk_key);
+    ap->gtk_key = key;
+    memcpy(ap->gtk, ap->gtk_next, WLAN_GTK_LEN);
+    ap->rekeying = false;
+    trace_wlan_ap_gtk(wlan_ap_name(ap), ap->gtk_key.key_id, "in use");
+}
+
+/* Every group-rekey seconds: a new GTK, the other key id, to every keyed
+ * station. */
+static void wlan_ap_rekey(void *opaque)
+{
+    WlanApState *ap = opaque;
+
+    timer_mod(ap->rekey_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+              (int64_t)ap->group_rekey_s * NANOSECONDS_PER_SECOND);
+    if (ap->rekeying) {
+        return;     /* the last one is still going out */
+    }
+    qemu_guest_getrandom_nofail(ap->gtk_next, sizeof(ap->gtk_next));
+    ap->gtk_next_id = ap->gtk_key.key_id == 1 ? 2 : 1;
+    ap->rekeying = true;
+    ap->group_rekeys++;
+    trace_wlan_ap_gtk(wlan_ap_name(ap), ap->gtk_next_id, "handed out");
+    for (int i = 0; i < WLAN_AP_MAX_STATIONS; i++) {
+        if (ap->sta[i].state == WLAN_AP_STA_ASSOC &&
+            ap->sta[i].key_state == WLAN_AP_KEY_DONE) {
+            wlan_ap_group_start(ap, &ap->sta[i]);
+        }
+    }
+    wlan_ap_rekey_check(ap);
+}
+
+/* A station's deadline passed: send again, or give up on it. */
+static void wlan_ap_sta_timeout(WlanApState *ap, WlanApStation *sta)
+{
+    const uint8_t *m = sta->mac;
+    bool pairwise = sta->key_state == WLAN_AP_KEY_MSG1 ||
+                    sta->key_state == WLAN_AP_KEY_MSG3;
+
+    if (!pairwise && !sta->group_pending) {
+        return;
+    }
+    if (sta->sends >= WLAN_AP_EAPOL_SENDS) {
+        trace_wlan_ap_handshake_failed(wlan_ap_name(ap), m[0], m[1], m[2],
+                                       m[3], m[4], m[5], pairwise ?
+                                       "4-way handshake timeout" :
+                                       "group key handshake timeout");
+        if (pairwise) {
+            ap->handshake_failures++;
+        }
+        wlan_ap_deauth(ap, sta->mac, pairwise ? WLAN_REASON_4WAY_TIMEOUT
+                                              : WLAN_REASON_GROUP_TIMEOUT);
+        return;
+    }
+    if (sta->key_state == WLAN_AP_KEY_MSG1) {
+        wlan_ap_send_msg1(ap, sta);
+    } else if (sta->key_state == WLAN_AP_KEY_MSG3) {
+        wlan_ap_send_msg3(ap, sta);
+    } else {
+        wlan_ap_send_group1(ap, sta);
+    }
+}
+
+static void wlan_ap_eapol_timeout(void *opaque)
+{
+    WlanApState *ap = opaque;
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+
+    for (int i = 0; i < WLAN_AP_MAX_STATIONS; i++) {
+        WlanApStation *sta = &ap->sta[i];
+
+        if (sta->eapol_deadline_ns && sta->eapol_deadline_ns <= now) {
+            sta->eapol_deadline_ns = 0;
+            wlan_ap_sta_timeout(ap, sta);
+        }
+    }
+    wlan_ap_eapol_rearm(ap);
+}
+
+/*
+ * Does the frame's MIC check with this KCK? Computed over a copy with the
+ * MIC field zero; every byte compared.
+ */
+static bool wlan_ap_eapol_mic_ok(const uint8_t kck[WLAN_KCK_LEN],
+                                 const uint8_t *frame,
+                                 const WlanEapolKey *key)
+{
+    uint8_t copy[WLAN_MAX_FRAME], mic[WLAN_EAPOL_MIC_LEN], diff = 0;
+
+    if (key->frame_len > sizeof(copy)) {
+        return false;
+    }
+    memcpy(copy, frame, key->frame_len);
+    memset(copy + WLAN_EAPOL_KEY_MIC_AT, 0, WLAN_EAPOL_MIC_LEN);
+    if (!wlan_rsn_eapol_mic(kck, copy, key->frame_len, mic, NULL)) {
+        return false;
+    }
+    for (int i = 0; i < WLAN_EAPOL_MIC_LEN; i++) {
+        diff |= mic[i] ^ key->mic[i];
+    }
+    return !diff;
+}
+
+/* A message 2 in reply to message 1: the PTK from its SNonce, checked. */
+static void wlan_ap_rx_msg2(WlanApState *ap, WlanApStation *sta,
+                            const uint8_t *frame, const WlanEapolKey *key)
+{
+    const uint8_t *ie;
+    uint8_t ie_len;
+    WlanPtk ptk;
+
+    if (!wlan_rsn_ptk(ap->pmk, ap->bssid, sta->mac, sta->anonce, key->nonce,
+                      &ptk, NULL)) {
+        wlan_ap_eapol_drop(ap, sta, "PTK derivation failed");
+        return;
+    }
+    if (!wlan_ap_eapol_mic_ok(ptk.kck, frame, key)) {
+        /* a wrong passphrase: the retries run out, as in hostapd */
+        ap->rx_eapol_mic_errors++;
+        wlan_ap_eapol_drop(ap, sta, "message 2 MIC mismatch");
+        memset(&ptk, 0, sizeof(ptk));
+        return;
+    }
+    ie = wlan_frame_find_ie(key->key_data, key->key_data_len, WLAN_EID_RSN,
+                            &ie_len);
+    if (!ie || 2 + ie_len != sta->rsn_ie_len ||
+        memcmp(ie - 2, sta->rsn_ie, sta->rsn_ie_len)) {
+        /* a downgrade attempt, or a station confused about the BSS */
+        wlan_ap_eapol_drop(ap, sta, "message 2 RSN element differs from "
+                           "the association request's");
+        ap->handshake_failures++;
+        wlan_ap_deauth(ap, sta->mac, WLAN_REASON_IE_DIFFERS);
+        return;
+    }
+    wlan_ap_trace_eapol(ap, sta, "4-way message 2 received");
+    sta->ptk = ptk;
+    sta->key_state = WLAN_AP_KEY_MSG3;
+    sta->sends = 0;
+    wlan_ap_send_msg3(ap, sta);
+}
+
+static void wlan_ap_rx_msg4(WlanApState *ap, WlanApStation *sta,
+                            const uint8_t *frame, const WlanEapolKey *key)
+{
+    const uint8_t *m = sta->mac;
+
+    if (!wlan_ap_eapol_mic_ok(sta->ptk.kck, frame, key)) {
+        ap->rx_eapol_mic_errors++;
+        wlan_ap_eapol_drop(ap, sta, "message 4 MIC mismatch");
+        return;
+    }
+    if (!wlan_ccmp_key_init(&sta->ptk_key, sta->ptk.tk, 0, NULL)) {
+        wlan_ap_eapol_drop(ap, sta, "cannot install the PTK");
+        return;
+    }
+    sta->key_state = WLAN_AP_KEY_DONE;
+    sta->authorized = true;
+    sta->sends = 0;
+    sta->eapol_deadline_ns = 0;
+    ap->handshakes_completed++;
+    trace_wlan_ap_handshake_done(wlan_ap_name(ap), m[0], m[1], m[2], m[3],
+                                 m[4], m[5]);
+    if (ap->rekeying) {
+        /* message 3 carried the old GTK: hand it the new one too */
+        wlan_ap_group_start(ap, sta);
+    }
+}
+
+static void wlan_ap_rx_group2(WlanApState *ap, WlanApStation *sta,
+                              const uint8_t *frame, const WlanEapolKey *key)
+{
+    if (!wlan_ap_eapol_mic_ok(sta->ptk.kck, frame, key)) {
+        ap->rx_eapol_mic_errors++;
+        wlan_ap_eapol_drop(ap, sta, "group message 2 MIC mismatch");
+        return;
+    }
+    wlan_ap_trace_eapol(ap, sta, "group message 2 received");
+    sta->group_pending = false;
+    sta->sends = 0;
+    sta->eapol_deadline_ns = 0;
+    wlan_ap_rekey_check(ap);
+}
+
+/*
+ * An EAPOL frame from an associated station of a WPA2 BSS (in the clear
+ * before its PTK is installed, or opened from CCMP after). Only the
+ * supplicant's answers the authenticator waits for are taken: a key
+ * descriptor version 2 EAPOL-Key frame with a MIC, no Ack, a replay
+ * counter of one of the outstanding message's copies.
+ */
+static void wlan_ap_rx_eapol(WlanApState *ap, WlanApStation *sta,
+                             const uint8_t *frame, size_t len)
+{
+    WlanFrameError err;
+    WlanEapolKey key;
+    uint16_t ki;
+
+    err = wlan_eapol_key_parse(frame, len, &key);
+    if (err != WLAN_FRAME_OK) {
+        wlan_ap_eapol_drop(ap, sta, wlan_frame_error_str(err));
+        return;
+    }
+    ki = key.key_info;
+    if ((ki & WLAN_KEY_INFO_VERSION) != 2) {
+        wlan_ap_eapol_drop(ap, sta, "key descriptor version not 2");
+        return;
+    }
+    if (ki & (WLAN_KEY_INFO_REQUEST | WLAN_KEY_INFO_ERROR)) {
+        wlan_ap_eapol_drop(ap, sta, "EAPOL-Key request (not served)");
+        return;
+    }
+    if (!(ki & WLAN_KEY_INFO_MIC) || (ki & (WLAN_KEY_INFO_ACK |
+                                             WLAN_KEY_INFO_INSTALL))) {
+        wlan_ap_eapol_drop(ap, sta, "not a supplicant's answer");
+        return;
+    }
+    if (key.replay_counter < sta->replay_first ||
+        key.replay_counter > sta->replay) {
+        wlan_ap_eapol_drop(ap, sta, "replay counter of no message sent");
+        return;
+    }
+    if (ki & WLAN_KEY_INFO_PAIRWISE) {
+        /* message 4 has Secure set, message 2 not (802.11-2012 11.6.6) */
+        if (sta->key_state == WLAN_AP_KEY_MSG1 &&
+            !(ki & WLAN_KEY_INFO_SECURE)) {
+            wlan_ap_rx_msg2(ap, sta, frame, &key);
+        } else if (sta->key_state == WLAN_AP_KEY_MSG3 &&
+                   (ki & WLAN_KEY_INFO_SECURE)) {
+            wlan_ap_rx_msg4(ap, sta, frame, &key);
+        } else {
+            wlan_ap_eapol_drop(ap, sta, "pairwise message out of turn");
+        }
+    } else if (sta->group_pending && (ki & WLAN_KEY_INFO_SECURE)) {
+        wlan_ap_rx_group2(ap, sta, frame, &key);
+    } else {
+        wlan_ap_eapol_drop(ap, sta, "group message out of turn");
+    }
+}
+
+/*
+ * A data frame of a station in a WPA2 BSS: a protected one is opened with
+ * its PTK and decoded again into *plain_fr (the plaintext in plain);
+ * EAPOL goes to the authenticator. True when the (opened) frame is data
+ * for the bridge.
+ */
+static bool wlan_ap_rx_wpa2(WlanApState *ap, WlanApStation *sta,
+                            const uint8_t *frame, size_t len,
+                            const WlanFrame *fr, uint8_t *plain,
+                            WlanFrame *plain_fr)
+{
+    const uint8_t *m = sta->mac;
+    WlanCcmpError err;
+    WlanFrameError perr;
+    size_t plain_len;
+
+    if (!fr->protected_frame) {
+        if (fr->snap && fr->ethertype == WLAN_ETHERTYPE_EAPOL) {
+            /* as mac80211 does, EAPOL in the clear is taken at any time */
+            wlan_ap_rx_eapol(ap, sta, fr->payload, fr->payload_len);
+            return false;
+        }
+        ap->rx_unprotected_dropped++;
+        trace_wlan_ap_ccmp_drop(wlan_ap_name(ap), m[0], m[1], m[2], m[3],
+                                m[4], m[5], sta->key_state ==
+                                WLAN_AP_KEY_DONE ? "unprotected data" :
+                                "data before the 802.1X port opened");
+        return false;
+    }
+    if (sta->key_state != WLAN_AP_KEY_DONE) {
+        ap->rx_unprotected_dropped++;
+        trace_wlan_ap_ccmp_drop(wlan_ap_name(ap), m[0], m[1], m[2], m[3],
+                                m[4], m[5], "protected before the PTK");
+        return false;
+    }
+    err = wlan_ccmp_decap(&sta->ptk_key, frame, len, plain, &plain_len);
+    if (err != WLAN_CCMP_OK) {
+        if (err == WLAN_CCMP_ERR_REPLAY) {
+            ap->rx_ccmp_replays++;
+        } else if (err == WLAN_CCMP_ERR_MIC) {
+            ap->rx_ccmp_mic_errors++;
+        }
+        trace_wlan_ap_ccmp_drop(wlan_ap_name(ap), m[0], m[1], m[2], m[3],
+                                m[4], m[5], wlan_ccmp_error_str(err));
+        return false;
+    }
+    perr = wlan_frame_parse(plain, plain_len, plain_fr);
+    if (perr != WLAN_FRAME_OK) {
+        trace_wlan_ap_drop(wlan_ap_name(ap), wlan_frame_error_str(perr),
+                           plain_len);
+        return false;
+    }
+    if (plain_fr->snap && plain_fr->ethertype == WLAN_ETHERTYPE_EAPOL) {
+        wlan_ap_rx_eapol(ap, sta, plain_fr->payload, plain_fr->payload_len);
+        return false;
+    }
+    return true;
+}
+
+static void wlan_ap_rx_data(WlanApState *ap, const uint8_t *frame,
+                            size_t frame_len, const WlanFrame *fr)
 {
     const uint8_t *bssid = fr->addr1, *sa = fr->addr2, *da = fr->addr3;
     size_t len = WLAN_HDR_LEN + fr->body_len;
     WlanApStation *sta, *dst;
     uint8_t eth[ETH_HLEN_II + WLAN_MAX_FRAME];
+    uint8_t plain[WLAN_MAX_FRAME];
+    WlanFrame plain_fr;
 
     if ((fr->fc1 & (WLAN_FC1_TODS | WLAN_FC1_FROMDS)) != WLAN_FC1_TODS ||
         memcmp(bssid, ap->bssid, ETH_ALEN)) {
@@ -672,12 +1306,16 @@ static void wlan_ap_rx_data(WlanApState *ap, const WlanFrame *fr)
     if (fr->nodata) {
         return;     /* (QoS) null function: power management only */
     }
+    if (ap->wpa2) {
+        if (!wlan_ap_rx_wpa2(ap, sta, frame, frame_len, fr, plain,
+                             &plain_fr)) {
+            return;
+        }
+        fr = &plain_fr;
+        len = WLAN_HDR_LEN + fr->body_len;
+    }
     if (!wlan_ap_port_open(ap, sta)) {
-        /* WPA2 before the 4-way handshake: EAPOL only (not handled yet) */
-        trace_wlan_ap_drop(wlan_ap_name(ap), fr->snap &&
-                           fr->ethertype == WLAN_ETHERTYPE_EAPOL ?
-                           "EAPOL (no 4-way handshake yet)" :
-                           "802.1X port closed", len);
+        trace_wlan_ap_drop(wlan_ap_name(ap), "802.1X port closed", len);
         return;
     }
     if (fr->protected_frame) {
@@ -743,7 +1381,7 @@ static void wlan_ap_radio_receive(WlanRadio *radio, const uint8_t *frame,
         wlan_ap_rx_mgmt(ap, &fr);
         break;
     case WLAN_TYPE_DATA:
-        wlan_ap_rx_data(ap, &fr);
+        wlan_ap_rx_data(ap, frame, len, &fr);
         break;
     default:
         break;      /* control: no ACKs or RTS/CTS on the emulated air */
@@ -1026,6 +1664,44 @@ static void wlan_ap_get_stations(Object *obj, Visitor *v, const char *name,
     visit_type_uint32(v, name, &value, errp);
 }
 
+static void wlan_ap_get_group_rekey(Object *obj, Visitor *v,
+                                    const char *name, void *opaque,
+                                    Error **errp)
+{
+    uint32_t value = WLAN_AP(obj)->group_rekey_s;
+
+    visit_type_uint32(v, name, &value, errp);
+}
+
+static void wlan_ap_set_group_rekey(Object *obj, Visitor *v,
+                                    const char *name, void *opaque,
+                                    Error **errp)
+{
+    WlanApState *ap = WLAN_AP(obj);
+    uint32_t value;
+
+    if (!wlan_ap_check_unset(ap, "group-rekey", errp) ||
+        !visit_type_uint32(v, name, &value, errp)) {
+        return;
+    }
+    if (value > 86400 * 365) {
+        error_setg(errp, "wlan-ap: group-rekey must be 0 to %u seconds, "
+                   "not %u", 86400 * 365, value);
+        return;
+    }
+    ap->group_rekey_s = value;
+}
+
+/* A counter: opaque is its offset in WlanApState. */
+static void wlan_ap_get_counter(Object *obj, Visitor *v, const char *name,
+                                void *opaque, Error **errp)
+{
+    uint64_t value = *(uint64_t *)((uint8_t *)WLAN_AP(obj) +
+                                   (uintptr_t)opaque);
+
+    visit_type_uint64(v, name, &value, errp);
+}
+
 /* -- migration ------------------------------------------------------------ */
 
 /*
@@ -1106,6 +1782,11 @@ static void wlan_ap_complete(UserCreatable *uc, Error **errp)
             return;
         }
         ap->wpa2 = true;
+        qemu_guest_getrandom_nofail(ap->gtk, sizeof(ap->gtk));
+        if (!wlan_ccmp_key_init(&ap->gtk_key, ap->gtk, 1, errp)) {
+            error_prepend(errp, "wlan-ap '%s': ", wlan_ap_name(ap));
+            return;
+        }
     }
     if (ap->netdev_id && !wlan_ap_connect(ap, errp)) {
         return;
@@ -1121,6 +1802,10 @@ static void wlan_ap_complete(UserCreatable *uc, Error **errp)
     ap->next_beacon_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
                          WLAN_AP_BEACON_NS;
     timer_mod(ap->beacon_timer, ap->next_beacon_ns);
+    if (ap->wpa2 && ap->group_rekey_s) {
+        timer_mod(ap->rekey_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                  (int64_t)ap->group_rekey_s * NANOSECONDS_PER_SECOND);
+    }
 }
 
 static void wlan_ap_init(Object *obj)
@@ -1139,6 +1824,9 @@ static void wlan_ap_init(Object *obj)
     ap->radio.receive = wlan_ap_radio_receive;
     ap->radio.opaque = ap;
     ap->beacon_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, wlan_ap_beacon, ap);
+    ap->eapol_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, wlan_ap_eapol_timeout,
+                                   ap);
+    ap->rekey_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, wlan_ap_rekey, ap);
 }
 
 static void wlan_ap_finalize(Object *obj)
@@ -1149,6 +1837,16 @@ static void wlan_ap_finalize(Object *obj)
         vmstate_unregister(VMSTATE_IF(ap), &vmstate_wlan_ap, ap);
     }
     timer_free(ap->beacon_timer);
+    timer_free(ap->eapol_timer);
+    timer_free(ap->rekey_timer);
+    for (int i = 0; i < WLAN_AP_MAX_STATIONS; i++) {
+        wlan_ccmp_key_clear(&ap->sta[i].ptk_key);
+    }
+    memset(ap->sta, 0, sizeof(ap->sta));
+    wlan_ccmp_key_clear(&ap->gtk_key);
+    memset(ap->gtk, 0, sizeof(ap->gtk));
+    memset(ap->gtk_next, 0, sizeof(ap->gtk_next));
+    memset(ap->pmk, 0, sizeof(ap->pmk));
     wlan_air_detach(&ap->radio);
     if (ap->nic) {
         qemu_del_nic(ap->nic);
@@ -1162,6 +1860,30 @@ static void wlan_ap_finalize(Object *obj)
         g_free(ap->passphrase);
     }
 }
+
+/* The WPA2 counters, read-only properties (0 on an open AP). */
+static const struct {
+    const char *name;
+    uintptr_t offset;
+    const char *desc;
+} wlan_ap_counters[] = {
+    { "rx-ccmp-mic-errors", offsetof(WlanApState, rx_ccmp_mic_errors),
+      "protected frames dropped: CCMP MIC mismatch (read only)" },
+    { "rx-ccmp-replays", offsetof(WlanApState, rx_ccmp_replays),
+      "protected frames dropped: PN not above the last (read only)" },
+    { "rx-unprotected-dropped", offsetof(WlanApState, rx_unprotected_dropped),
+      "data frames dropped: in the clear and not EAPOL, or before the "
+      "PTK (read only)" },
+    { "rx-eapol-mic-errors", offsetof(WlanApState, rx_eapol_mic_errors),
+      "EAPOL-Key frames dropped: MIC mismatch, e.g. a wrong passphrase "
+      "(read only)" },
+    { "handshakes-completed", offsetof(WlanApState, handshakes_completed),
+      "4-way handshakes completed (read only)" },
+    { "handshake-failures", offsetof(WlanApState, handshake_failures),
+      "4-way handshakes given up, the station deauthenticated (read only)" },
+    { "group-rekeys", offsetof(WlanApState, group_rekeys),
+      "group keys handed out after the first (read only)" },
+};
 
 static void wlan_ap_class_init(ObjectClass *oc, void *data)
 {
@@ -1211,6 +1933,18 @@ static void wlan_ap_class_init(ObjectClass *oc, void *data)
                               NULL, NULL, NULL);
     object_class_property_set_description(oc, "stations",
         "number of associated stations (read only)");
+    object_class_property_add(oc, "group-rekey", "uint32",
+                              wlan_ap_get_group_rekey,
+                              wlan_ap_set_group_rekey, NULL, NULL);
+    object_class_property_set_description(oc, "group-rekey",
+        "WPA2: seconds between group key changes, 0 never (default 0)");
+    for (size_t i = 0; i < ARRAY_SIZE(wlan_ap_counters); i++) {
+        object_class_property_add(oc, wlan_ap_counters[i].name, "uint64",
+                                  wlan_ap_get_counter, NULL, NULL,
+                                  (void *)wlan_ap_counters[i].offset);
+        object_class_property_set_description(oc, wlan_ap_counters[i].name,
+                                              wlan_ap_counters[i].desc);
+    }
 }
 
 static const TypeInfo wlan_ap_info = {

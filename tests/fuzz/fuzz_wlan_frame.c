@@ -57,6 +57,20 @@ static void check_rsn(const uint8_t *body, size_t len)
 	       (wlan_rsn_ie_has(rsn.akm, rsn.akm_count, WLAN_AKM_PSK) ? 1 : 0);
 }
 
+/* What the element finder returns lies inside [ies, ies + len). */
+static void check_ie(const uint8_t *ies, size_t len, uint8_t id)
+{
+	uint8_t ie_len = 0;
+	const uint8_t *ie = wlan_frame_find_ie(ies, len, id, &ie_len);
+
+	if (!ie)
+		return;
+	if (ie < ies + 2 || ie[-2] != id || ie[-1] != ie_len ||
+	    ie + ie_len > ies + len)
+		abort();
+	inside(ie, ie_len);
+}
+
 static void check_eapol(const uint8_t *data, size_t size)
 {
 	WlanEapolKey key;
@@ -79,6 +93,8 @@ static void check_eapol(const uint8_t *data, size_t size)
 	if (key.key_data + key.key_data_len > data + key.frame_len)
 		abort();
 	check_rsn(key.key_data, key.key_data_len);
+	/* the authenticator looks for message 2's RSN element this way */
+	check_ie(key.key_data, key.key_data_len, WLAN_EID_RSN);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

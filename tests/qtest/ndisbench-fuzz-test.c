@@ -31,7 +31,10 @@
  *   cut short or padded, a wrong token, a bad FCS or channel, or from
  *   another local port;
  * - wlan-ap: beside the radios an open AP and a WPA2 one (random frames
- *   to either, association requests with RSN elements, right or not);
+ *   to either, association requests with RSN elements, right or not,
+ *   EAPOL-Key frames shaped like a supplicant's to its authenticator,
+ *   data frames with a CCMP header; it changes its group key every
+ *   second);
  *   alone on the air, its clock stepped, its channel and SSID
  *   visibility changed;
  * - migration: every seed ends with the VM saved, the device model's
@@ -150,7 +153,8 @@ static uint64_t env_u64(const char *name, uint64_t dflt)
 static const uint8_t ap_bssid[6] = { 0x02, 0x00, 0x00, 0x00, 0x01, 0x00 };
 static const uint8_t wpa2_bssid[6] = { 0x02, 0x00, 0x00, 0x00, 0x01, 0x01 };
 #define WPA2_AP "-object wlan-ap,id=ap1,air=air0,channel=1," \
-                "bssid=02:00:00:00:01:01,passphrase=fuzzing-wpa2 "
+                "bssid=02:00:00:00:01:01,passphrase=fuzzing-wpa2," \
+                "group-rekey=1 "
 
 /* An RSN element at buf (room for 2 + 20 bytes): the right suite, or not. */
 static void random_rsn(Fuzz *f, uint8_t *buf)
@@ -167,6 +171,91 @@ static void random_rsn(Fuzz *f, uint8_t *buf)
     }
 }
 
+/*
+ * The body of a data frame to the WPA2 AP's authenticator, at buf (room
+ * bytes): LLC/SNAP, EAPOL and an EAPOL-Key descriptor shaped like a
+ * supplicant's message 2 or 4 or group message 2 (or any key info), its
+ * lengths mostly right, its key data an RSN element or garbage; the MIC
+ * cannot be right, so the AP's MIC checks and the paths before them run.
+ * Returns the length written.
+ */
+static size_t random_eapol(Fuzz *f, uint8_t *buf, size_t room)
+{
+    static const uint16_t key_infos[] = { 0x010a, 0x030a, 0x0302, 0x008a };
+    static const uint8_t snap[] = { 0xaa, 0xaa, 0x03, 0x00, 0x00, 0x00,
+                                    0x88, 0x8e };
+    uint8_t *e = buf + sizeof(snap), *k = e + 4;
+    size_t kd_len = chance(f, 50) ? 22 : below(f, 64);
+    size_t len = sizeof(snap) + 4 + 95 + kd_len, i;
+
+    if (room < len) {
+        return 0;
+    }
+    memcpy(buf, snap, sizeof(snap));
+    for (i = sizeof(snap); i < len; i++) {
+        buf[i] = rnd(f);
+    }
+    e[0] = 1 + below(f, 2);
+    e[1] = chance(f, 90) ? 3 : rnd(f);
+    stw_be_p(e + 2, chance(f, 80) ? 95 + kd_len : value32(f));
+    k[0] = chance(f, 90) ? 2 : rnd(f);
+    stw_be_p(k + 1, chance(f, 80) ? key_infos[below(f, 4)] : value32(f));
+    stq_be_p(k + 5, chance(f, 80) ? 1 + below(f, 4) : rnd(f));
+    stw_be_p(k + 93, chance(f, 80) ? kd_len : value32(f));
+    if (kd_len == 22) {
+        random_rsn(f, k + 95);
+    }
+    return len;
+}
+
+/*
+ * A station's way into the WPA2 AP's authenticator, one step at random:
+ * open authentication, an association request with the right RSN element
+ * (mostly), or a data frame with EAPOL or a CCMP header. Random frames
+ * alone seldom get a station that far. 0 when max has no room.
+ */
+static size_t wpa2_step(Fuzz *f, uint8_t *buf, size_t max,
+                        const uint8_t *self)
+{
+    static const uint8_t ssid[] = { 0, 9, 'n', 'd', 'i', 's', 'b', 'e', 'n',
+                                    'c', 'h' };
+    size_t len = 24;
+
+    if (max < 24 + 4 + sizeof(ssid) + 22) {
+        return 0;
+    }
+    memset(buf, 0, 24);
+    memcpy(buf + 4, wpa2_bssid, 6);
+    memcpy(buf + 10, self, 6);
+    memcpy(buf + 16, wpa2_bssid, 6);
+    stw_le_p(buf + 22, below(f, 4096) << 4);
+    switch (below(f, 4)) {
+    case 0:                                     /* open, seq 1 */
+        buf[0] = 0xb0;
+        memcpy(buf + 24, "\0\0\1\0\0\0", 6);
+        return 30;
+    case 1:
+        buf[0] = 0x00;
+        memcpy(buf + 24, "\x11\0\x0a\0", 4);
+        memcpy(buf + 28, ssid, sizeof(ssid));
+        random_rsn(f, buf + 28 + sizeof(ssid));
+        return 28 + sizeof(ssid) + 22;     /* whatever its length says */
+    default:
+        buf[0] = 0x08;
+        buf[1] = 0x01;                          /* ToDS */
+        if (chance(f, 75)) {
+            return len + random_eapol(f, buf + len, max - len);
+        }
+        len = MIN(max, len + 8 + 16 + below(f, 200));
+        for (size_t i = 24; i < len; i++) {
+            buf[i] = rnd(f);
+        }
+        buf[1] |= 0x40;                         /* Protected */
+        buf[24 + 3] = 0x20;                     /* Ext IV, key id 0 */
+        return len;
+    }
+}
+
 static size_t random_frame(Fuzz *f, uint8_t *buf, size_t max,
                            const uint8_t *self)
 {
@@ -177,6 +266,9 @@ static size_t random_frame(Fuzz *f, uint8_t *buf, size_t max,
     const uint8_t *bssid;
     size_t len, off;
 
+    if (chance(f, 15) && (len = wpa2_step(f, buf, max, self))) {
+        return len;
+    }
     len = chance(f, 10) ? below(f, max + 1) : MIN(max, 24 + below(f, 300));
     for (off = 0; off < len; off++) {
         buf[off] = rnd(f);
@@ -218,6 +310,16 @@ static size_t random_frame(Fuzz *f, uint8_t *buf, size_t max,
             ie_len = buf[off + 1];
         }
         off += 2 + ie_len;
+    }
+    if ((buf[0] == 0x08 || buf[0] == 0x88) && len >= 26 && chance(f, 40)) {
+        /* a data frame: EAPOL for the authenticator, or a CCMP header */
+        off = buf[0] == 0x88 ? 26 : 24;
+        if (chance(f, 70)) {
+            len = MAX(len, off + random_eapol(f, buf + off, max - off));
+        } else if (off + 16 <= len) {
+            buf[1] |= 0x40;                     /* Protected */
+            buf[off + 3] = 0x20 | (chance(f, 80) ? 0 : rnd(f) & 0xc0);
+        }
     }
     return len;
 }

@@ -874,6 +874,673 @@ static void test_ap_assoc_rsn(void)
     qtest_quit(qts);
 }
 
+/* -- the 4-way handshake, the CCMP data path and the group rekey ---------- */
+
+/*
+ * The test plays a WPA2 station on the link (the crypto is wlan-rsn.c's,
+ * as the AP's is, but the frames are built here from 802.11-2012 11.6:
+ * EAPOL-Key layout, key information bits, KDEs) and the netdev's other
+ * end on a UDP socket (-netdev socket,udp=), so it sees what the AP
+ * bridges and feeds it Ethernet frames.
+ */
+#define KI_VER2         0x0002
+#define KI_PAIRWISE     0x0008
+#define KI_INSTALL      0x0040
+#define KI_ACK          0x0080
+#define KI_MIC          0x0100
+#define KI_SECURE       0x0200
+#define KI_ENC          0x1000
+#define EAPOL_MIC_AT    (4 + 77)
+#define SNAP_LEN        8
+
+static const uint8_t good_rsn_ie[] = {
+    48, 20, 1, 0, 0x00, 0x0f, 0xac, 4, 1, 0, 0x00, 0x0f, 0xac, 4,
+    1, 0, 0x00, 0x0f, 0xac, 2, 0, 0,
+};
+static const uint8_t snap_eapol[SNAP_LEN] = {
+    0xaa, 0xaa, 0x03, 0x00, 0x00, 0x00, 0x88, 0x8e,
+};
+static const uint8_t eth_host[6] = { 0x52, 0x55, 0x0a, 0x00, 0x02, 0x02 };
+
+typedef struct Sta {
+    QTestState *qts;
+    int fd;                     /* the link: the station's radio */
+    int eth;                    /* the netdev's other end */
+    uint8_t pmk[WLAN_PMK_LEN];
+    uint8_t anonce[WLAN_NONCE_LEN];
+    uint8_t snonce[WLAN_NONCE_LEN];
+    WlanPtk ptk;
+    WlanCcmpKey ptk_key;        /* PTK: both directions */
+    WlanCcmpKey gtk_key;        /* the AP's group key: receive only */
+    uint8_t gtk[WLAN_GTK_LEN];
+    uint8_t gtk_id;
+    uint64_t replay;            /* the last replay counter of the AP */
+    uint16_t seq;
+} Sta;
+
+static uint64_t ap_counter(QTestState *qts, const char *name)
+{
+    QDict *resp = qtest_qmp(qts, "{'execute': 'qom-get', 'arguments': "
+                            "{'path': '/objects/ap0', 'property': %s}}",
+                            name);
+    uint64_t n;
+
+    g_assert(qdict_haskey(resp, "return"));
+    n = qdict_get_int(resp, "return");
+    qobject_unref(resp);
+    return n;
+}
+
+/*
+ * The AP's next frame to sta_mac or to all, beacons aside: the whole
+ * 802.11 frame; 0 if none came within a second.
+ */
+static size_t link_recv_to_sta(int fd, uint8_t *frame)
+{
+    uint8_t buf[LINK_HDR_LEN + 2400];
+    struct pollfd pfd = { .fd = fd, .events = POLLIN };
+    ssize_t n;
+
+    while (poll(&pfd, 1, 1000) > 0 &&
+           (n = recv(fd, buf, sizeof(buf), 0)) > 0) {
+        const uint8_t *f = buf + LINK_HDR_LEN;
+
+        if (n >= LINK_HDR_LEN + 24 && f[0] != 0x80 &&
+            (!memcmp(f + 4, sta_mac, 6) ||
+             !memcmp(f + 4, "\xff\xff\xff\xff\xff\xff", 6)) &&
+            !memcmp(f + 10, ap_bssid, 6)) {
+            memcpy(frame, f, n - LINK_HDR_LEN);
+            return n - LINK_HDR_LEN;
+        }
+    }
+    return 0;
+}
+
+/*
+ * Wait until the AP has taken every datagram sent on the link so far: a
+ * probe request goes after them, in order, and its response comes back.
+ * (QMP and the netdev's socket are other file descriptors, which QEMU's
+ * main loop may serve first.)
+ */
+static void link_sync(int fd)
+{
+    static const uint8_t ssid[] = { 0, 10, 'q', 't', 'e', 's', 't', '-',
+                                    'w', 'p', 'a', '2' };
+    uint8_t f[64], body[2400];
+    size_t n = mgmt_hdr(f, 4);
+
+    memcpy(f + n, ssid, sizeof(ssid));
+    link_send(fd, 0, f, n + sizeof(ssid));
+    link_recv_mgmt(fd, 5, body);
+}
+
+/* The next frame to sta_mac, which must be a data frame: its length. */
+static size_t recv_data(Sta *s, uint8_t *frame)
+{
+    size_t n = link_recv_to_sta(s->fd, frame);
+
+    if (!n) {
+        g_error("no data frame from the AP");
+    }
+    g_assert_cmphex(frame[0], ==, 0x08);
+    g_assert_cmphex(frame[1] & 0x03, ==, 0x02);         /* FromDS */
+    return n;
+}
+
+/*
+ * The next EAPOL-Key frame to the station, opened with the PTK when it
+ * came protected: the EAPOL frame at eapol, its length returned.
+ */
+static size_t recv_eapol(Sta *s, uint8_t *eapol, bool protected)
+{
+    uint8_t f[2400], plain[2400];
+    size_t n = recv_data(s, f), len;
+    const uint8_t *p = f;
+
+    g_assert_cmpint(!!(f[1] & 0x40), ==, protected);
+    if (protected) {
+        g_assert_cmpint(wlan_ccmp_decap(&s->ptk_key, f, n, plain, &len), ==,
+                        WLAN_CCMP_OK);
+        p = plain;
+        n = len;
+    }
+    g_assert_cmpuint(n, >=, 24 + SNAP_LEN + 4 + 95);
+    g_assert_cmpmem(p + 24, SNAP_LEN, snap_eapol, SNAP_LEN);
+    memcpy(eapol, p + 24 + SNAP_LEN, n - 24 - SNAP_LEN);
+    g_assert_cmphex(eapol[1], ==, 3);                   /* EAPOL-Key */
+    g_assert_cmphex(eapol[4], ==, 2);                   /* RSN descriptor */
+    g_assert_cmpuint(4 + lduw_be_p(eapol + 2), <=, n - 24 - SNAP_LEN);
+    return 4 + lduw_be_p(eapol + 2);
+}
+
+/* The MIC of an EAPOL-Key frame received checks with the KCK. */
+static void assert_eapol_mic(Sta *s, uint8_t *eapol, size_t len)
+{
+    uint8_t mic[WLAN_EAPOL_MIC_LEN], got[WLAN_EAPOL_MIC_LEN];
+
+    memcpy(got, eapol + EAPOL_MIC_AT, sizeof(got));
+    memset(eapol + EAPOL_MIC_AT, 0, sizeof(got));
+    g_assert(wlan_rsn_eapol_mic(s->ptk.kck, eapol, len, mic, &error_abort));
+    g_assert_cmpmem(mic, sizeof(mic), got, sizeof(got));
+    memcpy(eapol + EAPOL_MIC_AT, got, sizeof(got));
+}
+
+/* Send an 802.11 data frame body (after the header) ToDS, protected or not. */
+static void send_data(Sta *s, const uint8_t *da, const uint8_t *body,
+                      size_t len, bool protect)
+{
+    uint8_t f[256], sealed[256 + WLAN_CCMP_OVERHEAD];
+    size_t n;
+
+    g_assert_cmpuint(24 + len, <=, 256 - WLAN_CCMP_OVERHEAD);
+    memset(f, 0, 24);
+    f[0] = 0x08;
+    f[1] = 0x01;                                        /* ToDS */
+    memcpy(f + 4, ap_bssid, 6);
+    memcpy(f + 10, sta_mac, 6);
+    memcpy(f + 16, da, 6);
+    stw_le_p(f + 22, s->seq++ << 4);
+    memcpy(f + 24, body, len);
+    if (!protect) {
+        link_send(s->fd, 0, f, 24 + len);
+        return;
+    }
+    g_assert_cmpint(wlan_ccmp_encap(&s->ptk_key, f, 24 + len, sealed,
+                                    sizeof(sealed), &n), ==, WLAN_CCMP_OK);
+    link_send(s->fd, 0, sealed, n);
+}
+
+/* An EAPOL-Key frame from the station, MIC computed with kck. */
+static void send_eapol(Sta *s, uint16_t key_info, uint64_t replay,
+                       const uint8_t *nonce, const uint8_t *key_data,
+                       size_t key_data_len, const uint8_t *kck,
+                       bool protect)
+{
+    uint8_t body[SNAP_LEN + 4 + 95 + 64], mic[WLAN_EAPOL_MIC_LEN];
+    uint8_t *e = body + SNAP_LEN;
+    size_t len = 4 + 95 + key_data_len;
+
+    g_assert_cmpuint(key_data_len, <=, 64);
+    memset(body, 0, sizeof(body));
+    memcpy(body, snap_eapol, SNAP_LEN);
+    e[0] = 1;                                           /* 802.1X-2001 */
+    e[1] = 3;
+    stw_be_p(e + 2, len - 4);
+    e[4] = 2;
+    stw_be_p(e + 5, key_info);
+    stq_be_p(e + 9, replay);
+    if (nonce) {
+        memcpy(e + 17, nonce, WLAN_NONCE_LEN);
+    }
+    stw_be_p(e + 4 + 93, key_data_len);
+    if (key_data_len) {
+        memcpy(e + 4 + 95, key_data, key_data_len);
+    }
+    g_assert(wlan_rsn_eapol_mic(kck, e, len, mic, &error_abort));
+    memcpy(e + EAPOL_MIC_AT, mic, sizeof(mic));
+    send_data(s, ap_bssid, body, SNAP_LEN + len, protect);
+}
+
+/* Message 1 of the 4-way handshake: ANonce and replay counter kept. */
+static void recv_msg1(Sta *s)
+{
+    uint8_t e[2400];
+
+    recv_eapol(s, e, false);
+    g_assert_cmphex(lduw_be_p(e + 5), ==, KI_VER2 | KI_PAIRWISE | KI_ACK);
+    g_assert_cmpuint(lduw_be_p(e + 7), ==, 16);         /* key length */
+    s->replay = ldq_be_p(e + 9);
+    memcpy(s->anonce, e + 17, WLAN_NONCE_LEN);
+    g_assert_cmpmem(e + EAPOL_MIC_AT, 16, (uint8_t[16]) { 0 }, 16);
+}
+
+static void send_msg2(Sta *s, const uint8_t *pmk)
+{
+    memset(s->snonce, 0x5a, sizeof(s->snonce));
+    s->snonce[0] = s->replay;
+    g_assert(wlan_rsn_ptk(pmk, sta_mac, ap_bssid, s->snonce, s->anonce,
+                          &s->ptk, &error_abort));
+    send_eapol(s, KI_VER2 | KI_PAIRWISE | KI_MIC, s->replay, s->snonce,
+               good_rsn_ie, sizeof(good_rsn_ie), s->ptk.kck, false);
+}
+
+/*
+ * Key data of a message 3 or group message 1, unwrapped with the KEK:
+ * the GTK KDE's key taken (and the RSN element checked in message 3).
+ */
+static void take_gtk(Sta *s, const uint8_t *e, bool with_rsn)
+{
+    size_t len = lduw_be_p(e + 4 + 93);
+    uint8_t data[256];
+    const uint8_t *kd = data, *end;
+    bool rsn = false, gtk = false;
+
+    g_assert_cmpuint(len, >=, 24);
+    g_assert_cmpuint(len % 8, ==, 0);
+    g_assert_cmpuint(len, <=, sizeof(data) + 8);
+    g_assert(wlan_rsn_aes_unwrap(s->ptk.kek, e + 4 + 95, len, data,
+                                 &error_abort));
+    end = data + len - 8;
+    while (kd + 2 <= end) {
+        if (kd[0] == 0xdd && kd[1] == 0) {
+            break;                                      /* padding */
+        }
+        g_assert_cmpuint(kd + 2 + kd[1], <=, end);
+        if (kd[0] == 48) {
+            g_assert_cmpmem(kd, 2 + kd[1], good_rsn_ie, sizeof(good_rsn_ie));
+            rsn = true;
+        } else if (kd[0] == 0xdd && kd[1] == 22 && kd[2] == 0x00 &&
+                   kd[3] == 0x0f && kd[4] == 0xac && kd[5] == 1) {
+            s->gtk_id = kd[6] & 3;
+            memcpy(s->gtk, kd + 8, WLAN_GTK_LEN);
+            gtk = true;
+        }
+        kd += 2 + kd[1];
+    }
+    g_assert(gtk);
+    g_assert_cmpint(rsn, ==, with_rsn);
+    g_assert_cmpuint(s->gtk_id, >=, 1);
+    g_assert_cmpuint(s->gtk_id, <=, 2);
+    wlan_ccmp_key_clear(&s->gtk_key);
+    g_assert(wlan_ccmp_key_init(&s->gtk_key, s->gtk, s->gtk_id,
+                                &error_abort));
+}
+
+static void recv_msg3(Sta *s)
+{
+    uint8_t e[2400];
+    size_t len = recv_eapol(s, e, false);
+
+    g_assert_cmphex(lduw_be_p(e + 5), ==, KI_VER2 | KI_PAIRWISE |
+                    KI_INSTALL | KI_ACK | KI_MIC | KI_SECURE | KI_ENC);
+    g_assert_cmpuint(ldq_be_p(e + 9), >, s->replay);
+    s->replay = ldq_be_p(e + 9);
+    g_assert_cmpmem(e + 17, WLAN_NONCE_LEN, s->anonce, WLAN_NONCE_LEN);
+    assert_eapol_mic(s, e, len);
+    take_gtk(s, e, true);
+}
+
+/* A QEMU with a WPA2 AP bridged to a UDP socket, and the station. */
+static void sta_start(Sta *s, const char *extra)
+{
+    uint16_t port = free_udp_port(), eth_port = free_udp_port();
+    uint16_t qemu_eth_port = free_udp_port();
+    struct sockaddr_in a = { .sin_family = AF_INET,
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+
+    memset(s, 0, sizeof(*s));
+    s->qts = qtest_initf("-machine none -object wlan-air,id=air0,"
+                         "link-listen=%u,link-token=" TOKEN_HEX
+                         " -netdev socket,id=n0,udp=127.0.0.1:%u,"
+                         "localaddr=127.0.0.1:%u"
+                         " -object wlan-ap,id=ap0,air=air0,netdev=n0,"
+                         "ssid=qtest-wpa2,passphrase=password%s",
+                         port, eth_port, qemu_eth_port, extra);
+    s->fd = socket(AF_INET, SOCK_DGRAM, 0);
+    g_assert(s->fd >= 0);
+    a.sin_port = htons(port);
+    g_assert(connect(s->fd, (struct sockaddr *)&a, sizeof(a)) == 0);
+    link_send(s->fd, 1, NULL, 0);                       /* hello */
+
+    s->eth = socket(AF_INET, SOCK_DGRAM, 0);
+    g_assert(s->eth >= 0);
+    a.sin_port = htons(eth_port);
+    g_assert(bind(s->eth, (struct sockaddr *)&a, sizeof(a)) == 0);
+    a.sin_port = htons(qemu_eth_port);
+    g_assert(connect(s->eth, (struct sockaddr *)&a, sizeof(a)) == 0);
+    g_assert(wlan_rsn_pmk("password", (const uint8_t *)"qtest-wpa2", 10,
+                          s->pmk, &error_abort));
+}
+
+static void sta_stop(Sta *s)
+{
+    wlan_ccmp_key_clear(&s->ptk_key);
+    wlan_ccmp_key_clear(&s->gtk_key);
+    close(s->fd);
+    close(s->eth);
+    qtest_quit(s->qts);
+}
+
+/* Association and the whole 4-way handshake with the right passphrase. */
+static void sta_connect(Sta *s)
+{
+    g_assert_cmpuint(associate(s->fd, good_rsn_ie, sizeof(good_rsn_ie)), ==,
+                     0);
+    recv_msg1(s);
+    send_msg2(s, s->pmk);
+    recv_msg3(s);
+    g_assert_cmpuint(ap_counter(s->qts, "handshakes-completed"), ==, 0);
+    send_eapol(s, KI_VER2 | KI_PAIRWISE | KI_MIC | KI_SECURE, s->replay,
+               NULL, NULL, 0, s->ptk.kck, false);
+    link_sync(s->fd);
+    g_assert(wlan_ccmp_key_init(&s->ptk_key, s->ptk.tk, 0, &error_abort));
+    g_assert_cmpuint(ap_counter(s->qts, "handshakes-completed"), ==, 1);
+}
+
+/* The next Ethernet frame the AP bridged to the netdev, or 0. */
+static size_t eth_recv(Sta *s, uint8_t *buf, size_t size)
+{
+    struct pollfd pfd = { .fd = s->eth, .events = POLLIN };
+    ssize_t n;
+
+    if (poll(&pfd, 1, 500) <= 0) {
+        return 0;
+    }
+    n = recv(s->eth, buf, size, 0);
+    g_assert_cmpint(n, >, 0);
+    return n;
+}
+
+/* An Ethernet frame into the AP from the netdev side. */
+static void eth_send(Sta *s, const uint8_t *da, const char *payload)
+{
+    uint8_t buf[256];
+    size_t len = strlen(payload);
+
+    memcpy(buf, da, 6);
+    memcpy(buf + 6, eth_host, 6);
+    stw_be_p(buf + 12, 0x88b5);                 /* local experimental */
+    memcpy(buf + 14, payload, len);
+    g_assert_cmpint(send(s->eth, buf, 14 + len, 0), ==, 14 + len);
+}
+
+/* The payload of a protected frame the AP sent, opened with key. */
+static void assert_payload(Sta *s, WlanCcmpKey *key, const uint8_t *da,
+                           const char *payload)
+{
+    uint8_t f[2400], plain[2400];
+    size_t n = recv_data(s, f), len;
+
+    g_assert_cmphex(f[1] & 0x40, ==, 0x40);
+    g_assert_cmphex(f[24 + 3], ==, 0x20 | key->key_id << 6);
+    g_assert_cmpint(wlan_ccmp_decap(key, f, n, plain, &len), ==,
+                    WLAN_CCMP_OK);
+    g_assert_cmpmem(plain + 4, 6, da, 6);
+    g_assert_cmpuint(len, ==, 24 + SNAP_LEN + strlen(payload));
+    g_assert_cmphex(lduw_be_p(plain + 24 + 6), ==, 0x88b5);
+    g_assert_cmpmem(plain + 24 + SNAP_LEN, len - 24 - SNAP_LEN, payload,
+                    strlen(payload));
+}
+
+/*
+ * The whole handshake, then CCMP both ways: the station's protected
+ * frame reaches the netdev as plain Ethernet; the netdev's unicast
+ * comes to the station under the PTK, its broadcast under the GTK of
+ * message 3. Before message 4 nothing but EAPOL passes.
+ */
+static void test_ap_4way(void)
+{
+    static const uint8_t body[] = {
+        0xaa, 0xaa, 0x03, 0x00, 0x00, 0x00, 0x88, 0xb5, 'u', 'p', 'l', 'i',
+        'n', 'k',
+    };
+    uint8_t buf[2400];
+    Sta s;
+    size_t n;
+
+    sta_start(&s, "");
+    g_assert_cmpuint(associate(s.fd, good_rsn_ie, sizeof(good_rsn_ie)), ==,
+                     0);
+    recv_msg1(&s);
+    /* the port is closed: data from the station is dropped */
+    send_data(&s, eth_host, body, sizeof(body), false);
+    g_assert_cmpuint(eth_recv(&s, buf, sizeof(buf)), ==, 0);
+    g_assert_cmpuint(ap_counter(s.qts, "rx-unprotected-dropped"), ==, 1);
+    send_msg2(&s, s.pmk);
+    recv_msg3(&s);
+    send_eapol(&s, KI_VER2 | KI_PAIRWISE | KI_MIC | KI_SECURE, s.replay,
+               NULL, NULL, 0, s.ptk.kck, false);
+    link_sync(s.fd);
+    g_assert(wlan_ccmp_key_init(&s.ptk_key, s.ptk.tk, 0, &error_abort));
+    g_assert_cmpuint(ap_counter(s.qts, "handshakes-completed"), ==, 1);
+    g_assert_cmpuint(ap_counter(s.qts, "handshake-failures"), ==, 0);
+
+    send_data(&s, eth_host, body, sizeof(body), true);
+    n = eth_recv(&s, buf, sizeof(buf));
+    g_assert_cmpuint(n, ==, 14 + 6);
+    g_assert_cmpmem(buf, 6, eth_host, 6);
+    g_assert_cmpmem(buf + 6, 6, sta_mac, 6);
+    g_assert_cmphex(lduw_be_p(buf + 12), ==, 0x88b5);
+    g_assert_cmpmem(buf + 14, 6, "uplink", 6);
+
+    eth_send(&s, sta_mac, "to the station");
+    assert_payload(&s, &s.ptk_key, sta_mac, "to the station");
+    eth_send(&s, (const uint8_t *)"\xff\xff\xff\xff\xff\xff", "to all");
+    assert_payload(&s, &s.gtk_key, (const uint8_t *)"\xff\xff\xff\xff\xff"
+                   "\xff", "to all");
+    g_assert_cmpuint(ap_counter(s.qts, "rx-ccmp-mic-errors"), ==, 0);
+    g_assert_cmpuint(ap_counter(s.qts, "rx-ccmp-replays"), ==, 0);
+    sta_stop(&s);
+}
+
+/*
+ * Replays, forgeries and plaintext after the keys are in: each dropped
+ * (nothing reaches the netdev) and counted in its own counter.
+ */
+static void test_ap_ccmp_drops(void)
+{
+    static const uint8_t body[] = {
+        0xaa, 0xaa, 0x03, 0x00, 0x00, 0x00, 0x88, 0xb5, 'o', 'n', 'c', 'e',
+    };
+    uint8_t f[64], sealed[128], buf[2400];
+    size_t n;
+    Sta s;
+
+    sta_start(&s, "");
+    sta_connect(&s);
+    memset(f, 0, 24);
+    f[0] = 0x08;
+    f[1] = 0x01;
+    memcpy(f + 4, ap_bssid, 6);
+    memcpy(f + 10, sta_mac, 6);
+    memcpy(f + 16, eth_host, 6);
+    memcpy(f + 24, body, sizeof(body));
+    g_assert_cmpint(wlan_ccmp_encap(&s.ptk_key, f, 24 + sizeof(body), sealed,
+                                    sizeof(sealed), &n), ==, WLAN_CCMP_OK);
+    link_send(s.fd, 0, sealed, n);
+    g_assert_cmpuint(eth_recv(&s, buf, sizeof(buf)), ==, 14 + 4);
+    link_send(s.fd, 0, sealed, n);                      /* replayed */
+    g_assert_cmpuint(eth_recv(&s, buf, sizeof(buf)), ==, 0);
+    g_assert_cmpuint(ap_counter(s.qts, "rx-ccmp-replays"), ==, 1);
+
+    stw_le_p(f + 22, 1 << 4);
+    g_assert_cmpint(wlan_ccmp_encap(&s.ptk_key, f, 24 + sizeof(body), sealed,
+                                    sizeof(sealed), &n), ==, WLAN_CCMP_OK);
+    sealed[24 + 8 + 9] ^= 0x10;                         /* flipped byte */
+    link_send(s.fd, 0, sealed, n);
+    g_assert_cmpuint(eth_recv(&s, buf, sizeof(buf)), ==, 0);
+    g_assert_cmpuint(ap_counter(s.qts, "rx-ccmp-mic-errors"), ==, 1);
+    g_assert_cmpuint(ap_counter(s.qts, "rx-ccmp-replays"), ==, 1);
+    /* the forged frame did not move the counter: the next PN passes */
+    sealed[24 + 8 + 9] ^= 0x10;
+    link_send(s.fd, 0, sealed, n);
+    g_assert_cmpuint(eth_recv(&s, buf, sizeof(buf)), ==, 14 + 4);
+
+    g_assert_cmpuint(ap_counter(s.qts, "rx-unprotected-dropped"), ==, 0);
+    send_data(&s, eth_host, body, sizeof(body), false);
+    g_assert_cmpuint(eth_recv(&s, buf, sizeof(buf)), ==, 0);
+    g_assert_cmpuint(ap_counter(s.qts, "rx-unprotected-dropped"), ==, 1);
+    g_assert_cmpuint(ap_counter(s.qts, "rx-ccmp-mic-errors"), ==, 1);
+    sta_stop(&s);
+}
+
+/*
+ * A wrong passphrase: every message 2 fails the AP's MIC check and is
+ * dropped and counted; message 1 comes four times (100 ms, then 1 s
+ * apart: hostapd's timing), with one ANonce and rising replay counters,
+ * and after the last timeout the station is deauthenticated with reason
+ * 15 (4-way handshake timeout, 802.11-2012 table 8-36).
+ */
+static void test_ap_wrong_passphrase(void)
+{
+    static const int64_t wait_ms[] = { 100, 1000, 1000, 1000 };
+    uint8_t wrong[WLAN_PMK_LEN], anonce[WLAN_NONCE_LEN], f[2400];
+    uint64_t last = 0;
+    size_t n;
+    Sta s;
+
+    sta_start(&s, "");
+    g_assert(wlan_rsn_pmk("passw0rd", (const uint8_t *)"qtest-wpa2", 10,
+                          wrong, &error_abort));
+    g_assert_cmpuint(associate(s.fd, good_rsn_ie, sizeof(good_rsn_ie)), ==,
+                     0);
+    for (int i = 0; i < 4; i++) {
+        recv_msg1(&s);
+        if (i == 0) {
+            memcpy(anonce, s.anonce, sizeof(anonce));
+        } else {
+            g_assert_cmpmem(s.anonce, sizeof(anonce), anonce, sizeof(anonce));
+            g_assert_cmpuint(s.replay, >, last);
+        }
+        last = s.replay;
+        send_msg2(&s, wrong);
+        link_sync(s.fd);
+        g_assert_cmpuint(ap_counter(s.qts, "rx-eapol-mic-errors"), ==, i + 1);
+        /* just short of the timeout: nothing yet */
+        qtest_clock_step(s.qts, (wait_ms[i] - 1) * 1000000);
+        g_assert_cmpuint(link_recv_to_sta(s.fd, f), ==, 0);
+        qtest_clock_step(s.qts, 1000000);
+    }
+    n = link_recv_to_sta(s.fd, f);
+    g_assert_cmpuint(n, ==, 26);
+    g_assert_cmphex(f[0], ==, 0xc0);                    /* deauth */
+    g_assert_cmpuint(lduw_le_p(f + 24), ==, 15);
+    g_assert_cmpuint(ap_counter(s.qts, "handshake-failures"), ==, 1);
+    g_assert_cmpuint(ap_counter(s.qts, "handshakes-completed"), ==, 0);
+    g_assert_cmpuint(ap_stations(s.qts), ==, 0);
+    sta_stop(&s);
+}
+
+/*
+ * group-rekey=5: five seconds on, a new GTK (the other key id) comes in
+ * group message 1, under the PTK, wrapped with the KEK; once the station
+ * answered with message 2, broadcast data is under the new key.
+ */
+static void test_ap_group_rekey(void)
+{
+    uint8_t e[2400], old_gtk[WLAN_GTK_LEN], old_id;
+    size_t len;
+    Sta s;
+
+    sta_start(&s, ",group-rekey=5");
+    sta_connect(&s);
+    memcpy(old_gtk, s.gtk, sizeof(old_gtk));
+    old_id = s.gtk_id;
+    g_assert_cmpuint(ap_counter(s.qts, "group-rekeys"), ==, 0);
+    qtest_clock_step(s.qts, 5000000000LL);
+    len = recv_eapol(&s, e, true);
+    g_assert_cmphex(lduw_be_p(e + 5), ==, KI_VER2 | KI_ACK | KI_MIC |
+                    KI_SECURE | KI_ENC);
+    g_assert_cmpuint(ldq_be_p(e + 9), >, s.replay);
+    s.replay = ldq_be_p(e + 9);
+    assert_eapol_mic(&s, e, len);
+    take_gtk(&s, e, false);
+    g_assert_cmpuint(s.gtk_id, ==, 3 - old_id);
+    g_assert(memcmp(s.gtk, old_gtk, sizeof(old_gtk)));
+    g_assert_cmpuint(ap_counter(s.qts, "group-rekeys"), ==, 1);
+    send_eapol(&s, KI_VER2 | KI_MIC | KI_SECURE, s.replay, NULL, NULL, 0,
+               s.ptk.kck, true);
+    link_sync(s.fd);
+    eth_send(&s, (const uint8_t *)"\xff\xff\xff\xff\xff\xff", "new key");
+    assert_payload(&s, &s.gtk_key, (const uint8_t *)"\xff\xff\xff\xff\xff"
+                   "\xff", "new key");
+    sta_stop(&s);
+}
+
+/*
+ * Message 3 unanswered for 100 ms goes out again with the next replay
+ * counter; a message 4 answering the first copy still completes the
+ * handshake (the supplicant may have been slow, not the AP's copy lost).
+ */
+static void test_ap_msg3_retry(void)
+{
+    uint64_t first;
+    Sta s;
+
+    sta_start(&s, "");
+    g_assert_cmpuint(associate(s.fd, good_rsn_ie, sizeof(good_rsn_ie)), ==,
+                     0);
+    recv_msg1(&s);
+    send_msg2(&s, s.pmk);
+    recv_msg3(&s);
+    first = s.replay;
+    qtest_clock_step(s.qts, 100 * 1000000);
+    recv_msg3(&s);
+    g_assert_cmpuint(s.replay, ==, first + 1);
+    send_eapol(&s, KI_VER2 | KI_PAIRWISE | KI_MIC | KI_SECURE, first, NULL,
+               NULL, 0, s.ptk.kck, false);
+    link_sync(s.fd);
+    g_assert_cmpuint(ap_counter(s.qts, "handshakes-completed"), ==, 1);
+    /* and no third copy comes */
+    qtest_clock_step(s.qts, 2000 * 1000000LL);
+    g_assert_cmpuint(link_recv_to_sta(s.fd, (uint8_t[2400]) { 0 }), ==, 0);
+    sta_stop(&s);
+}
+
+/*
+ * A message 2 whose RSN element is not the association request's (here:
+ * other RSN capabilities), with a good MIC: deauthenticated at once with
+ * reason 17 (802.11-2012 table 8-36).
+ */
+static void test_ap_msg2_rsn_differs(void)
+{
+    uint8_t other_ie[sizeof(good_rsn_ie)], f[2400];
+    size_t n;
+    Sta s;
+
+    memcpy(other_ie, good_rsn_ie, sizeof(other_ie));
+    other_ie[sizeof(other_ie) - 2] = 0x0c;
+    sta_start(&s, "");
+    g_assert_cmpuint(associate(s.fd, good_rsn_ie, sizeof(good_rsn_ie)), ==,
+                     0);
+    recv_msg1(&s);
+    memset(s.snonce, 0x33, sizeof(s.snonce));
+    g_assert(wlan_rsn_ptk(s.pmk, sta_mac, ap_bssid, s.snonce, s.anonce,
+                          &s.ptk, &error_abort));
+    send_eapol(&s, KI_VER2 | KI_PAIRWISE | KI_MIC, s.replay, s.snonce,
+               other_ie, sizeof(other_ie), s.ptk.kck, false);
+    n = link_recv_to_sta(s.fd, f);
+    g_assert_cmpuint(n, ==, 26);
+    g_assert_cmphex(f[0], ==, 0xc0);
+    g_assert_cmpuint(lduw_le_p(f + 24), ==, 17);
+    g_assert_cmpuint(ap_counter(s.qts, "handshake-failures"), ==, 1);
+    g_assert_cmpuint(ap_counter(s.qts, "rx-eapol-mic-errors"), ==, 0);
+    sta_stop(&s);
+}
+
+/*
+ * A station that never answers group message 1 gets it four times (500
+ * ms, then 1 s apart) and is then deauthenticated with reason 16 (group
+ * key handshake timeout); that is no 4-way handshake failure.
+ */
+static void test_ap_group_timeout(void)
+{
+    static const int64_t wait_ms[] = { 500, 1000, 1000, 1000 };
+    uint8_t e[2400], f[2400];
+    uint64_t last = 0;
+    size_t n;
+    Sta s;
+
+    sta_start(&s, ",group-rekey=5");
+    sta_connect(&s);
+    qtest_clock_step(s.qts, 5000000000LL);
+    for (int i = 0; i < 4; i++) {
+        recv_eapol(&s, e, true);
+        g_assert_cmpuint(ldq_be_p(e + 9), >, last);
+        last = ldq_be_p(e + 9);
+        qtest_clock_step(s.qts, (wait_ms[i] - 1) * 1000000);
+        g_assert_cmpuint(link_recv_to_sta(s.fd, f), ==, 0);
+        qtest_clock_step(s.qts, 1000000);
+    }
+    n = link_recv_to_sta(s.fd, f);
+    g_assert_cmpuint(n, ==, 26);
+    g_assert_cmphex(f[0], ==, 0xc0);
+    g_assert_cmpuint(lduw_le_p(f + 24), ==, 16);
+    g_assert_cmpuint(ap_counter(s.qts, "handshake-failures"), ==, 0);
+    g_assert_cmpuint(ap_stations(s.qts), ==, 0);
+    sta_stop(&s);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -892,5 +1559,14 @@ int main(int argc, char **argv)
     qtest_add_func("/ndisbench/rsn/ap-beacons", test_ap_beacons);
     qtest_add_func("/ndisbench/rsn/ap-passphrase", test_ap_passphrase_property);
     qtest_add_func("/ndisbench/rsn/ap-assoc-rsn", test_ap_assoc_rsn);
+    qtest_add_func("/ndisbench/rsn/ap-4way", test_ap_4way);
+    qtest_add_func("/ndisbench/rsn/ap-ccmp-drops", test_ap_ccmp_drops);
+    qtest_add_func("/ndisbench/rsn/ap-wrong-passphrase",
+                   test_ap_wrong_passphrase);
+    qtest_add_func("/ndisbench/rsn/ap-group-rekey", test_ap_group_rekey);
+    qtest_add_func("/ndisbench/rsn/ap-msg3-retry", test_ap_msg3_retry);
+    qtest_add_func("/ndisbench/rsn/ap-msg2-rsn-differs",
+                   test_ap_msg2_rsn_differs);
+    qtest_add_func("/ndisbench/rsn/ap-group-timeout", test_ap_group_timeout);
     return g_test_run();
 }
