@@ -68,6 +68,47 @@ static void module_cell(void)
     CHECK(planned_tests(&o) == 5);
 }
 
+/* The WPA2 checks on the native row: the network, then wpa2-badkey, wpa2
+ * and rekey after the open network's tests (cell/compose.py). */
+static void wpa_cell(void)
+{
+    struct agent_opts o;
+    const char *value = NULL;
+
+    CHECK(parse("console=ttyS0 ndisbench.net=wlan0 "
+                "ndisbench.connect=ndisbench "
+                "ndisbench.wpa=nl80211:ndisbench-wpa2 "
+                "ndisbench.wpa2_badkey=not-the-passphrase "
+                "ndisbench.wpa2=ndisbench-wpa2-secret:40000:1048576 "
+                "ndisbench.rekey=ndisbench-wpa2-secret:40001:4194304",
+                &o) == 0);
+    CHECK(o.bad_param == NULL);
+    CHECK(agent_param(&o, "ndisbench.wpa", &value));
+    CHECK_STR(value, "nl80211:ndisbench-wpa2");
+    CHECK(agent_param(&o, "ndisbench.wpa2", &value));
+    CHECK_STR(value, "ndisbench-wpa2-secret:40000:1048576");
+    /* boot, bind, associate, dhcp, wpa2-badkey, wpa2, rekey, unload */
+    CHECK(planned_tests(&o) == 8);
+    CHECK(parse("ndisbench.wpa=wext:ndisbench-wpa2", &o) == 0);
+    CHECK(o.bad_param == NULL);
+    /* without an interface nothing of it runs */
+    CHECK(parse("ndisbench.wpa=nl80211:x ndisbench.wpa2=abcdefgh:1:2",
+                &o) == 0);
+    CHECK(planned_tests(&o) == 2);
+    /* a driver wpa_supplicant is not asked for, no SSID */
+    CHECK(parse("ndisbench.wpa=madwifi:ndisbench-wpa2", &o) == 0);
+    CHECK_STR(o.bad_param, "ndisbench.wpa");
+    CHECK(parse("ndisbench.wpa=nl80211:", &o) == 0);
+    CHECK_STR(o.bad_param, "ndisbench.wpa");
+    /* a passphrase of 8 to 63 characters; a port and a size */
+    CHECK(parse("ndisbench.wpa2_badkey=short", &o) == 0);
+    CHECK_STR(o.bad_param, "ndisbench.wpa2_badkey");
+    CHECK(parse("ndisbench.wpa2=abcdefgh:0:100", &o) == 0);
+    CHECK_STR(o.bad_param, "ndisbench.wpa2");
+    CHECK(parse("ndisbench.rekey=abcdefgh:40000", &o) == 0);
+    CHECK_STR(o.bad_param, "ndisbench.rekey");
+}
+
 static void nothing_asked(void)
 {
     struct agent_opts o;
@@ -374,6 +415,7 @@ int main(void)
     TEST(full_wrapped_cell);
     TEST(module_cell);
     TEST(nothing_asked);
+    TEST(wpa_cell);
     TEST(kernel_rules);
     TEST(wired_user_driver_cell);
     TEST(bools);
