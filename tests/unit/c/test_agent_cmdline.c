@@ -77,35 +77,38 @@ static void wpa_cell(void)
 
     CHECK(parse("console=ttyS0 ndisbench.net=wlan0 "
                 "ndisbench.connect=ndisbench "
-                "ndisbench.wpa=nl80211:ndisbench-wpa2 "
-                "ndisbench.wpa2_badkey=not-the-passphrase "
-                "ndisbench.wpa2=ndisbench-wpa2-secret:40000:1048576 "
-                "ndisbench.rekey=ndisbench-wpa2-secret:40001:4194304",
-                &o) == 0);
+                "ndisbench.wpa2_badkey=nl80211:ndisbench-wpa2:not-the-key "
+                "ndisbench.wpa2=nl80211:ndisbench-wpa2:ndisbench-wpa2-secret"
+                ":40000:1048576 "
+                "ndisbench.rekey=nl80211:ndisbench-wpa2:ndisbench-wpa2-secret"
+                ":40001:4194304", &o) == 0);
     CHECK(o.bad_param == NULL);
-    CHECK(agent_param(&o, "ndisbench.wpa", &value));
-    CHECK_STR(value, "nl80211:ndisbench-wpa2");
     CHECK(agent_param(&o, "ndisbench.wpa2", &value));
-    CHECK_STR(value, "ndisbench-wpa2-secret:40000:1048576");
+    CHECK_STR(value, "nl80211:ndisbench-wpa2:ndisbench-wpa2-secret:40000:"
+                     "1048576");
     /* boot, bind, associate, dhcp, wpa2-badkey, wpa2, rekey, unload */
     CHECK(planned_tests(&o) == 8);
-    CHECK(parse("ndisbench.wpa=wext:ndisbench-wpa2", &o) == 0);
+    CHECK(parse("ndisbench.wpa2_badkey=wext:ndisbench-wpa2:not-the-key",
+                &o) == 0);
     CHECK(o.bad_param == NULL);
     /* without an interface nothing of it runs */
-    CHECK(parse("ndisbench.wpa=nl80211:x ndisbench.wpa2=abcdefgh:1:2",
-                &o) == 0);
+    CHECK(parse("ndisbench.wpa2=nl80211:x:abcdefgh:1:2", &o) == 0);
+    CHECK(o.bad_param == NULL);
     CHECK(planned_tests(&o) == 2);
-    /* a driver wpa_supplicant is not asked for, no SSID */
-    CHECK(parse("ndisbench.wpa=madwifi:ndisbench-wpa2", &o) == 0);
-    CHECK_STR(o.bad_param, "ndisbench.wpa");
-    CHECK(parse("ndisbench.wpa=nl80211:", &o) == 0);
-    CHECK_STR(o.bad_param, "ndisbench.wpa");
-    /* a passphrase of 8 to 63 characters; a port and a size */
-    CHECK(parse("ndisbench.wpa2_badkey=short", &o) == 0);
+    /* a driver wpa_supplicant is not asked for; no SSID */
+    CHECK(parse("ndisbench.wpa2_badkey=madwifi:ndisbench-wpa2:abcdefgh",
+                &o) == 0);
     CHECK_STR(o.bad_param, "ndisbench.wpa2_badkey");
-    CHECK(parse("ndisbench.wpa2=abcdefgh:0:100", &o) == 0);
+    CHECK(parse("ndisbench.wpa2_badkey=nl80211::abcdefgh", &o) == 0);
+    CHECK_STR(o.bad_param, "ndisbench.wpa2_badkey");
+    /* a passphrase of 8 to 63 characters; a port and a size, or none */
+    CHECK(parse("ndisbench.wpa2_badkey=nl80211:n:short", &o) == 0);
+    CHECK_STR(o.bad_param, "ndisbench.wpa2_badkey");
+    CHECK(parse("ndisbench.wpa2_badkey=nl80211:n:abcdefgh:1:2", &o) == 0);
+    CHECK_STR(o.bad_param, "ndisbench.wpa2_badkey");
+    CHECK(parse("ndisbench.wpa2=nl80211:n:abcdefgh:0:100", &o) == 0);
     CHECK_STR(o.bad_param, "ndisbench.wpa2");
-    CHECK(parse("ndisbench.rekey=abcdefgh:40000", &o) == 0);
+    CHECK(parse("ndisbench.rekey=nl80211:n:abcdefgh:40000", &o) == 0);
     CHECK_STR(o.bad_param, "ndisbench.rekey");
 }
 
