@@ -11,10 +11,13 @@
  * STATUS at the end. Then the usual DHCP, ping and TCP over the protected
  * link. Facts only: the host judges them, and the air's capture.
  *
- *   ndisbench.wpa=<driver>:<ssid>          the network and the driver
- *   ndisbench.wpa2_badkey=<passphrase>     a wrong one: the join must fail
- *   ndisbench.wpa2=<passphrase>:<port>:<bytes>   join, dhcp, ping, tcp
- *   ndisbench.rekey=<passphrase>:<port>:<bytes>  a stream across rekeys
+ * Each parameter names the driver and the network first (no ':' in
+ * the SSID or the passphrase):
+ *   ndisbench.wpa2_badkey=<driver>:<ssid>:<passphrase>   a wrong one
+ *   ndisbench.wpa2=<driver>:<ssid>:<passphrase>:<port>:<bytes>
+ *                                      join, then dhcp, ping, tcp
+ *   ndisbench.rekey=<driver>:<ssid>:<passphrase>:<port>:<bytes>
+ *                                      a stream across group rekeys
  */
 #define _GNU_SOURCE
 
@@ -39,7 +42,6 @@
 #define WPA_CONF           "/tmp/wpa_supplicant.conf"
 #define WPA_LOG            "/tmp/wpa_supplicant.log"
 #define WPA_CTRL_DIR       "/tmp/wpa_ctrl"
-#define WPA_PARAM          "ndisbench.wpa"
 #define WPA2_PARAM         "ndisbench.wpa2"
 #define BADKEY_PARAM       "ndisbench.wpa2_badkey"
 #define REKEY_PARAM        "ndisbench.rekey"
@@ -90,22 +92,27 @@ struct wpa_link {
 
 /* ---- the parameters ---- */
 
-static bool parse_network(const char *value, struct wpa_network *net)
+/* "<driver>:<ssid>:<rest>": the network, and where the rest begins. */
+static const char *parse_network(const char *value, struct wpa_network *net)
 {
-    const char *colon = value ? strchr(value, ':') : NULL;
+    const char *c1 = value ? strchr(value, ':') : NULL;
+    const char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
     size_t dlen, slen;
 
-    if (!colon)
-        return false;
-    dlen = (size_t)(colon - value);
-    slen = strlen(colon + 1);
+    if (!c2)
+        return NULL;
+    dlen = (size_t)(c1 - value);
+    slen = (size_t)(c2 - c1 - 1);
     if (dlen >= sizeof(net->driver) || slen == 0 || slen > SSID_MAX)
-        return false;
+        return NULL;
     memcpy(net->driver, value, dlen);
     net->driver[dlen] = '\0';
-    memcpy(net->ssid, colon + 1, slen + 1);
-    return strcmp(net->driver, "nl80211") == 0 ||
-           strcmp(net->driver, "wext") == 0;
+    memcpy(net->ssid, c1 + 1, slen);
+    net->ssid[slen] = '\0';
+    if (strcmp(net->driver, "nl80211") != 0 &&
+        strcmp(net->driver, "wext") != 0)
+        return NULL;
+    return c2 + 1;
 }
 
 /* A passphrase the agent can write into the configuration as it is. */
@@ -121,17 +128,19 @@ static bool passphrase_ok(const char *p, size_t len)
     return true;
 }
 
-/* "<passphrase>[:<port>:<bytes>]" */
-static bool parse_run(const char *value, struct wpa_run *run, bool stream)
+/* "<driver>:<ssid>:<passphrase>[:<port>:<bytes>]" */
+static bool parse_run(const char *value, struct wpa_network *net,
+                      struct wpa_run *run, bool stream)
 {
-    const char *colon = value ? strchr(value, ':') : NULL;
-    size_t len = colon ? (size_t)(colon - value) : (value ? strlen(value) : 0);
+    const char *pass = parse_network(value, net);
+    const char *colon = pass ? strchr(pass, ':') : NULL;
+    size_t len = colon ? (size_t)(colon - pass) : (pass ? strlen(pass) : 0);
     struct net_opts tcp = { 0 };
 
     memset(run, 0, sizeof(*run));
-    if (!value || !passphrase_ok(value, len) || (colon != NULL) != stream)
+    if (!pass || !passphrase_ok(pass, len) || (colon != NULL) != stream)
         return false;
-    memcpy(run->passphrase, value, len);
+    memcpy(run->passphrase, pass, len);
     run->passphrase[len] = '\0';
     if (!stream)
         return true;
@@ -142,28 +151,22 @@ static bool parse_run(const char *value, struct wpa_run *run, bool stream)
     return true;
 }
 
-static int parse_wpa(char *value, struct agent_opts *opts)
-{
-    struct wpa_network net;
-
-    (void)opts;
-    return parse_network(value, &net) ? 0 : bad_value();
-}
-
 static int parse_stream_run(char *value, struct agent_opts *opts)
 {
+    struct wpa_network net;
     struct wpa_run run;
 
     (void)opts;
-    return parse_run(value, &run, true) ? 0 : bad_value();
+    return parse_run(value, &net, &run, true) ? 0 : bad_value();
 }
 
 static int parse_badkey(char *value, struct agent_opts *opts)
 {
+    struct wpa_network net;
     struct wpa_run run;
 
     (void)opts;
-    return parse_run(value, &run, false) ? 0 : bad_value();
+    return parse_run(value, &net, &run, false) ? 0 : bad_value();
 }
 
 /* ---- wpa_supplicant and its control interface ---- */
@@ -471,19 +474,6 @@ static bool wpa_attach(const struct net_opts *opts, struct wpa_link *link)
     return true;
 }
 
-static bool network_of(const struct agent_opts *opts,
-                       struct wpa_network *net)
-{
-    const char *value = NULL;
-
-    if (!agent_param(opts, WPA_PARAM, &value) ||
-        !parse_network(value, net)) {
-        say("# error: no network (%s=<driver>:<ssid>)", WPA_PARAM);
-        return false;
-    }
-    return true;
-}
-
 /* ---- the tests ---- */
 
 /* A wrong passphrase: no COMPLETED, the failure reported, then stopped. */
@@ -497,7 +487,7 @@ static bool test_badkey(const struct agent_opts *opts, int number)
     bool ok = false;
 
     agent_param(opts, BADKEY_PARAM, &value);
-    if (!network_of(opts, &net) || !parse_run(value, &run, false))
+    if (!parse_run(value, &net, &run, false))
         goto out;
     if (wpa_start(&opts->net, &net, run.passphrase, &link)) {
         wait_join(&link, net_slow(BADKEY_WAIT_MS), true);
@@ -523,7 +513,7 @@ static bool test_wpa2(const struct agent_opts *opts, int number)
     unsigned int replies;
 
     agent_param(opts, WPA2_PARAM, &value);
-    if (!network_of(opts, &net) || !parse_run(value, &run, true))
+    if (!parse_run(value, &net, &run, true))
         goto out;
     if (!wpa_start(&opts->net, &net, run.passphrase, &link)) {
         wpa_close(&link, true);
@@ -556,7 +546,7 @@ static bool test_rekey(const struct agent_opts *opts, int number)
     bool ok = false, answered = false, sent;
 
     agent_param(opts, REKEY_PARAM, &value);
-    if (!network_of(opts, &net) || !parse_run(value, &run, true))
+    if (!parse_run(value, &net, &run, true))
         goto out;
     if (wpa_attach(&opts->net, &link)) {
         say("# wpa_joined_before: 1");
@@ -628,7 +618,6 @@ static void run_rekey(struct agent_opts *opts, struct agent_state *state)
 }
 
 const struct agent_test wpa_tests[] = {
-    { 7, "wpa", WPA_PARAM, parse_wpa, NULL, NULL, NULL },
     { 161, "wpa2-badkey", BADKEY_PARAM, parse_badkey, planned_badkey,
       run_badkey, NULL },
     { 162, "wpa2", WPA2_PARAM, parse_stream_run, planned_wpa2, run_wpa2,
