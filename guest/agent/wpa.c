@@ -264,7 +264,7 @@ static bool wpa_start(const struct net_opts *opts,
     char *argv[] = { "wpa_supplicant", "-i", (char *)opts->ifname, "-D",
                      (char *)net->driver, "-c", WPA_CONF, NULL };
     char *envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
-    struct host_wait wait;
+    long long deadline;
     char reply[64];
 
     memset(link, 0, sizeof(*link));
@@ -296,7 +296,7 @@ static bool wpa_start(const struct net_opts *opts,
         execve(WPA_SUPPLICANT, argv, envp);
         _exit(127);
     }
-    host_wait_start(&wait, net_slow(CTRL_WAIT_MS));
+    deadline = monotonic_us() + net_slow(CTRL_WAIT_MS) * 1000LL;
     while (link->req < 0 || link->mon < 0) {
         int status;
 
@@ -307,7 +307,7 @@ static bool wpa_start(const struct net_opts *opts,
             say_log();
             return false;
         }
-        if (host_wait_over(&wait)) {
+        if (monotonic_us() > deadline) {
             say("# error: no control interface %s/%s", WPA_CTRL_DIR,
                 opts->ifname);
             say_log();
@@ -371,14 +371,18 @@ static void drain_events(struct wpa_link *link, int wait_ms)
     }
 }
 
-/* Until the handshake completed, failed (stop_on_fail), or limit_ms. */
+/*
+ * Until the handshake completed, failed (stop_on_fail), or limit_ms of the
+ * guest's clock: wpa_supplicant's own timeouts (authentication, the
+ * temporary disabling of a network) run on it, and the guest's clock may
+ * run ahead of the host's while the guest idles.
+ */
 static void wait_join(struct wpa_link *link, int limit_ms, bool stop_on_fail)
 {
-    struct host_wait wait;
+    long long deadline = monotonic_us() + limit_ms * 1000LL;
 
-    host_wait_start(&wait, limit_ms);
     while (!link->connected_us && !(stop_on_fail && link->failed) &&
-           !host_wait_over(&wait))
+           monotonic_us() < deadline)
         drain_events(link, 200);
     if (link->connected_us) {
         say("# connect_ms: %lld",
@@ -454,10 +458,11 @@ static void wpa_close(struct wpa_link *link, bool stop)
     }
 }
 
-/* An earlier row's wpa_supplicant, still joined: reuse it. */
+/* An earlier row's wpa_supplicant, still joined (COMPLETED): reuse it;
+ * one that is not is stopped. */
 static bool wpa_attach(const struct net_opts *opts, struct wpa_link *link)
 {
-    char reply[64];
+    char reply[2048];
 
     memset(link, 0, sizeof(*link));
     link->start_us = monotonic_us();
@@ -469,6 +474,20 @@ static bool wpa_attach(const struct net_opts *opts, struct wpa_link *link)
         !ctrl_request(link->mon, "ATTACH", reply, sizeof(reply))) {
         wpa_close(link, false);
         link->req = link->mon = -1;
+        return false;
+    }
+    if (!ctrl_request(link->req, "STATUS", reply, sizeof(reply)) ||
+        !strstr(reply, "wpa_state=COMPLETED\n")) {
+        char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+        long long deadline = monotonic_us() + STOP_WAIT_MS * 1000LL;
+
+        say("# wpa_earlier_not_joined: 1");
+        wpa_close(link, true);
+        link->req = link->mon = -1;
+        /* not our child: gone when its control socket is */
+        snprintf(path, sizeof(path), "%s/%s", WPA_CTRL_DIR, opts->ifname);
+        while (access(path, F_OK) == 0 && monotonic_us() < deadline)
+            usleep(20000);
         return false;
     }
     return true;
