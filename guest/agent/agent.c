@@ -198,6 +198,7 @@ static const struct {
     { install_tests, &install_tests_count },
     { net_tests, &net_tests_count },
     { wireless_tests, &wireless_tests_count },
+    { wpa_tests, &wpa_tests_count },
     { soak_tests, &soak_tests_count },
 };
 

@@ -7,7 +7,8 @@
  * exports its rows of the test table (struct agent_test): load.c (boot,
  * insmod, rmmod), install.c (the wrapper's user tool), net.c (the
  * device's interface), wireless.c (scan, roam, the join: iw, or
- * wireless-tools without a wiphy), soak.c. A new test is
+ * wireless-tools without a wiphy), wpa.c (WPA2 with wpa_supplicant),
+ * soak.c. A new test is
  * one row and its functions in its family's file.
  */
 #ifndef NDISBENCH_AGENT_H
@@ -186,10 +187,11 @@ void row_death(const struct row_end *end, int limit_ms, char *buf,
 
 /* The families' rows. */
 extern const struct agent_test agent_settings[], load_tests[],
-    install_tests[], net_tests[], wireless_tests[], soak_tests[];
+    install_tests[], net_tests[], wireless_tests[], wpa_tests[],
+    soak_tests[];
 extern const size_t agent_settings_count, load_tests_count,
     install_tests_count, net_tests_count, wireless_tests_count,
-    soak_tests_count;
+    wpa_tests_count, soak_tests_count;
 
 /* Row helpers: one KTAP result whenever the network tests run. */
 int planned_once(const struct agent_opts *opts);
@@ -369,6 +371,10 @@ struct ping_ledger {
 int ping_ledger_take(struct ping_ledger *l, const uint8_t *buf, size_t n,
                      long long now);
 unsigned int net_ping_gateway(unsigned int count);
+/* A TCP stream of bytes to 10.0.2.2:port and the sink's answer (facts of
+ * the tcp test): every byte sent; *answered: the sink replied. */
+bool net_tcp_stream(unsigned int port, unsigned long long bytes,
+                    bool *answered);
 /* Bring the interface up; 0 or -errno. */
 int net_set_up(const char *ifname);
 

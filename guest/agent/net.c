@@ -695,11 +695,16 @@ static bool test_ping(const struct net_opts *opts, int number)
     return ok;
 }
 
-/* Send opts->tcp_bytes, half-close, read the sink's "received=<n>" line. */
-static bool test_tcp(const struct net_opts *opts, int number)
+/*
+ * Send bytes to the gateway's port, half-close, read the sink's
+ * "received=<n>" line: facts target, host_clock, bytes_sent, seconds,
+ * sink_reply. True when every byte went out; *answered: the sink replied.
+ */
+bool net_tcp_stream(unsigned int port, unsigned long long bytes,
+                    bool *answered)
 {
     struct sockaddr_in dst = { .sin_family = AF_INET,
-                               .sin_port = htons((uint16_t)opts->tcp_port) };
+                               .sin_port = htons((uint16_t)port) };
     static uint8_t block[65536];
     unsigned long long sent = 0;
     long long start = monotonic_us();
@@ -712,7 +717,7 @@ static bool test_tcp(const struct net_opts *opts, int number)
     for (i = 0; i < sizeof(block); i++)
         block[i] = (uint8_t)(i * 7 + 3);
     inet_pton(AF_INET, GATEWAY, &dst.sin_addr);
-    say("# target: %s:%u", GATEWAY, opts->tcp_port);
+    say("# target: %s:%u", GATEWAY, port);
     fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0 || connect(fd, (struct sockaddr *)&dst, sizeof(dst)) < 0) {
         say("# error: connect: %s", strerror(errno));
@@ -722,12 +727,12 @@ static bool test_tcp(const struct net_opts *opts, int number)
     host_wait_start(&host, SLOW(TCP_TIMEOUT_MS));
     /* rtc: host waits bounded by the RTC; guest: by CLOCK_MONOTONIC. */
     say("# host_clock: %s", host.start_s >= 0 ? "rtc" : "guest");
-    while (sent < opts->tcp_bytes && !host_wait_over(&host)) {
+    while (sent < bytes && !host_wait_over(&host)) {
         size_t chunk = sizeof(block);
         ssize_t n;
 
-        if (opts->tcp_bytes - sent < chunk)
-            chunk = (size_t)(opts->tcp_bytes - sent);
+        if (bytes - sent < chunk)
+            chunk = (size_t)(bytes - sent);
         n = write(fd, block, chunk);
         if (n < 0) {
             say("# error: write: %s", strerror(errno));
@@ -765,8 +770,17 @@ out:
     say("# sink_reply: %s", got ? reply : "-");
     if (fd >= 0)
         close(fd);
-    say_result(sent == opts->tcp_bytes && got > 0, number, "tcp");
-    return sent == opts->tcp_bytes;
+    *answered = got > 0;
+    return sent == bytes;
+}
+
+static bool test_tcp(const struct net_opts *opts, int number)
+{
+    bool answered = false;
+    bool sent = net_tcp_stream(opts->tcp_port, opts->tcp_bytes, &answered);
+
+    say_result(sent && answered, number, "tcp");
+    return sent;
 }
 
 /*

@@ -22,6 +22,10 @@ from ..proc import capture
 
 # busybox-static: /bin/busybox; the others: initramfs.HOST_PROGRAMS.
 PACKAGES = ("busybox-static", "iw", "iproute2", "ethtool", "wireless-tools")
+# Debian's wpasupplicant for the cells that join a WPA2 network: a cache
+# entry of its own (initramfs.WPA_PROGRAMS), so that the one above, and
+# every other cell's initramfs, stays as it is.
+WPA_PACKAGES = ("wpasupplicant",)
 # What of the packages' dependencies is unpacked: the shared libraries
 # (zlib's package is the one not named lib*: iproute2's libelf needs it).
 LIBRARY_PACKAGE_RE = re.compile(r"^(lib|zlib1g$)")
@@ -42,13 +46,15 @@ class Userland:
         return self.root / "bin" / "busybox"
 
 
-def userland(cache: Cache, arch: str) -> Userland:
+def userland(cache: Cache, arch: str,
+             packages: Sequence[str] = PACKAGES) -> Userland:
     """The unpacked packages of arch (a cache entry keyed by their
-    versions)."""
+    versions): busybox and initramfs.HOST_PROGRAMS, or the packages
+    named (WPA_PACKAGES)."""
     who = f"the {arch} guest userland"
     env = debian.suite_apt(cache, debian.host_suite(), arch=arch)
     pkgs: Dict[str, debian.Package] = {}
-    for name in PACKAGES:
+    for name in packages:
         root_pkg = debian.show(name, who, env)
         for pkg in debian.closure(root_pkg, LIBRARY_PACKAGE_RE, who, env):
             pkgs[pkg.name] = pkg
@@ -65,7 +71,7 @@ def userland(cache: Cache, arch: str) -> Userland:
                                                   env), tmp / "root", who)
         entry = cache.path("userland", key)
     land = Userland(arch, entry / "root")
-    if not land.busybox.is_file():
+    if tuple(packages) == PACKAGES and not land.busybox.is_file():
         raise BenchError(f"{who}: busybox-static has no /bin/busybox")
     return land
 

@@ -76,6 +76,9 @@ def busybox_applets() -> List[str]:
 # libraries they link (installed by `ndisbench setup`).
 HOST_PROGRAMS = ("/usr/sbin/iw", "/usr/sbin/ip", "/usr/sbin/ethtool",
                  "/usr/sbin/iwconfig", "/usr/sbin/iwlist")
+# Debian's wpasupplicant (the supplicant and its control tool), only in
+# the initramfs of a cell that joins a WPA2 network.
+WPA_PROGRAMS = ("/usr/sbin/wpa_supplicant", "/usr/sbin/wpa_cli")
 LDD_LINE_RE = re.compile(r"(?:=>\s*)?(/\S+)\s+\(0x")
 
 

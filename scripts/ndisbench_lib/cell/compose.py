@@ -5,7 +5,7 @@ import pathlib
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .. import devices
-from ..build import initramfs, modules
+from ..build import guestarch, initramfs, modules
 from ..build.hostbuild import fixture_root
 from ..checks.check import GuestContext
 from ..devices import Device
@@ -73,11 +73,30 @@ def kernel_cmdline(plan: CellPlan,
     return " ".join(words)
 
 
+def joins_wpa2(plan: CellPlan) -> bool:
+    """One of the cell's checks joins the WPA2 network (air.WPA2_AP)."""
+    return any(c.wpa2_network for c in plan.units)
+
+
+def wpa_files(plan: CellPlan, parts: HostParts
+              ) -> Dict[str, Tuple[bytes, int]]:
+    """wpa_supplicant, wpa_cli and their libraries where a check of the
+    cell joins the WPA2 network; nothing otherwise (every other cell's
+    initramfs stays byte for byte as it was)."""
+    if not joins_wpa2(plan):
+        return {}
+    arch = plan.kernel.arch
+    if arch == "amd64":
+        return initramfs.host_program_files(initramfs.WPA_PROGRAMS)
+    land = guestarch.userland(parts.cache, arch, guestarch.WPA_PACKAGES)
+    return guestarch.program_files(land, initramfs.WPA_PROGRAMS)
+
+
 def cell_extra_files(plan: CellPlan, parts: HostParts
                      ) -> Dict[str, Tuple[bytes, int]]:
     """The Windows driver a wrapped device uses, the drivers its checks
     need and the wrapper's tools; iw and its libraries where the guest
-    connects with iw."""
+    connects with iw; wpa_supplicant where it joins the WPA2 network."""
     device = plan.device
     arch = plan.kernel.arch
     _agent, tools, _busybox = parts_for(parts, arch)
@@ -85,6 +104,7 @@ def cell_extra_files(plan: CellPlan, parts: HostParts
     if device.connect_ssid:
         iw = initramfs.host_program_files() if arch == "amd64" else \
             parts.arches[arch].programs
+    iw.update(wpa_files(plan, parts))
     if not device.fixture:
         return iw
     if parts.fixtures is None and not device.driver_files:
@@ -168,10 +188,11 @@ def guest_command(plan: CellPlan, prep: Prepared, parts: HostParts,
             raise parts.qemu_error or BootError("QEMU not built")
         qemu = str(parts.qemu)
     capture_air = plan.keep_air or any(c.air_capture for c in plan.units)
+    wpa2 = list(air.wpa2_qemu_args()) if joins_wpa2(plan) else []
     return machine.qemu_command(prep.art.boot_image, initrd, append,
                                 plan.accel, MEMORY_MB, cell_qemu_args(
                                     plan.device_args, plan.folder,
-                                    capture_air) + list(extra_args) +
+                                    capture_air) + wpa2 + list(extra_args) +
                                 list(plan.extra_qemu_args) +
                                 list(guest_clock.qemu_args(plan.clock)),
                                 qemu)

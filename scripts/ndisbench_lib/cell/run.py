@@ -9,7 +9,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 from ..checks import known, registry
 from ..checks.check import CellFacts
 from ..errors import BenchError
-from ..guest import capture, machine, sandbox
+from ..guest import air, capture, machine, sandbox
 from ..progress import say
 from ..report import ktap
 from ..report.report import CellResult
@@ -93,8 +93,10 @@ def run_guest(plan: CellPlan, prep: Prepared, parts: HostParts,
                         f"peer(s) other than the cell's QEMU")
         start.close()
     pcap = plan.folder / "air.pcap"
-    air_read = capture.read(pcap) if any(c.air_capture for c in checks) \
-        else None
+    wpa_network = (air.WPA2_AP.ssid, air.WPA2_AP.passphrase) \
+        if any(c.wpa2_network for c in checks) else None
+    air_read = capture.read(pcap, wpa_network) \
+        if any(c.air_capture for c in checks) else None
     if air_read is None and pcap.exists():
         capture.compress(pcap)
     serial = read_serial(boot.serial)

@@ -142,6 +142,10 @@ class Check:
     sink: str = ""              # STREAM, CUT_STREAM, DATAGRAMS or ""
     qmp: str = ""               # QMP_HOTPLUG, QMP_ROAM or ""
     air_capture: bool = False   # the air writes air.pcap for it
+    # The air has the WPA2 access point (guest/air.py WPA2_AP) and the
+    # guest image wpa_supplicant and wpa_cli: only in the cells of such
+    # checks, so that no other cell's initramfs or saved boot changes.
+    wpa2_network: bool = False
     # fixtures/ drivers (folder, name) it needs in the guest.
     guest_files: Callable[[Expectations],
                           Sequence[Tuple[str, str]]] = no_files

@@ -38,6 +38,8 @@ REQUIREMENTS = (
     Requirement("ethtool", ("ethtool",), "guest image: driver info"),
     Requirement("wireless-tools", ("iwconfig", "iwlist"),
                 "guest image: the wireless-extensions view and way"),
+    Requirement("wpasupplicant", ("wpa_supplicant", "wpa_cli"),
+                "guest image of the WPA2 checks' cells: joins the WPA2 AP"),
     Requirement("perl", ("perl", "/usr/share/perl/5.*/File/Copy.pm",
                          "/usr/lib/x86_64-linux-gnu/perl/5.*/Time/HiRes.pm"),
                 "guest image, for a --wrapper-src tree whose installer is a "
@@ -158,7 +160,7 @@ REQUIREMENTS = (
     Requirement("chromium", ("chromium",),
                 "a unit test renders report.html headless"),
     Requirement("tshark", ("tshark",), "the capture check reads the "
-                "air's pcap"),
+                "air's pcap; the WPA2 checks decrypt it"),
     Requirement("yamllint", ("yamllint",), "a unit test checks the CI "
                 "files (.github/workflows/, .gitlab-ci.yml) as YAML"),
 )

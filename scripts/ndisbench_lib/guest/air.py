@@ -7,8 +7,11 @@ ap_* values (a unit test keeps them equal). The last has the same SSID,
 a weaker signal and its own slirp: the roam check removes the first and
 the station must move there. The others have no uplink: one on another
 channel with a weaker signal, one hidden (empty SSID in its beacons, silent
-to wildcard probe requests). None is encrypted: the AP model does open
-authentication only (no WEP, no WPA2).
+to wildcard probe requests). None of them is encrypted.
+
+The WPA2 checks add one more AP (WPA2_AP: WPA2-PSK with its passphrase,
+its own SSID and slirp), and only to their own cells: every other cell's
+QEMU command, and so the key of its saved boot, stays as it was.
 """
 import dataclasses
 from typing import List, Tuple
@@ -23,6 +26,7 @@ class AccessPoint:
     rssi_dbm: int
     hidden: bool = False
     uplink: str = ""                # id of the -netdev user it bridges to
+    passphrase: str = ""            # WPA2-PSK when set; "": open
 
     @property
     def freq_mhz(self) -> int:
@@ -36,6 +40,8 @@ class AccessPoint:
             opts.append(f"netdev={self.uplink}")
         if self.hidden:
             opts.append("hidden=on")
+        if self.passphrase:
+            opts.append(f"passphrase={self.passphrase}")
         return ",".join(opts)
 
 
@@ -68,3 +74,18 @@ def qemu_args() -> Tuple[str, ...]:
     for ap in ACCESS_POINTS:
         args += ["-object", ap.qemu_object()]
     return tuple(args)
+
+
+# The WPA2-PSK network of the wpa2 checks: the station joins it with
+# wpa_supplicant and the passphrase; tshark decrypts the air's capture
+# with the same passphrase and SSID. Neither has a ':' or a space (the
+# agent's parameter separates with ':').
+WPA2_AP = AccessPoint("ap4", "ndisbench-wpa2", "02:00:00:00:05:00", 6, -45,
+                      uplink="net2", passphrase="ndisbench-wpa2-secret")
+
+
+def wpa2_qemu_args() -> Tuple[str, ...]:
+    """The WPA2 AP and its slirp, after the air (qemu_args) they join."""
+    assert WPA2_AP.uplink
+    return ("-netdev", f"user,id={WPA2_AP.uplink}",
+            "-object", WPA2_AP.qemu_object())

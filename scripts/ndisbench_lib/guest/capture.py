@@ -168,6 +168,72 @@ def sequence_problems(frames: List[Frame], station: str, ap: str
     return []
 
 
+# -- a WPA2 network's data frames, decrypted with its passphrase ---------
+
+WPA_FIELDS = ("frame.number", "wlan.fc.type_subtype", "wlan.bssid", "wlan.sa",
+              "wlan.da", "wlan.fc.protected", "wlan_rsna_eapol.keydes.msgnr",
+              "frame.protocols")
+DATA_TYPE_FILTER = "wlan.fc.type == 2"
+
+
+@dataclasses.dataclass(frozen=True)
+class DataFrame:
+    """A data frame of the capture as tshark shows it with the network's
+    key: the Protected bit as sent, and the layers it found inside
+    (frame.protocols: "...:wlan:llc:ip:icmp:data" once decrypted; an
+    EAPOL-Key frame's message number of the 4-way handshake, 0 if none)."""
+    number: int
+    subtype: int
+    bssid: str
+    sa: str
+    da: str
+    protected: bool
+    eapol_msg: int
+    layers: Tuple[str, ...]
+
+    @property
+    def eapol(self) -> bool:
+        return "eapol" in self.layers
+
+
+def decryption_options(ssid: str, passphrase: str) -> List[str]:
+    """tshark's preferences for decrypting a WPA2-PSK network: its IEEE
+    802.11 dissector's decryption on, and one key of type wpa-pwd
+    ("passphrase:SSID") in its 80211_keys table."""
+    return ["-o", "wlan.enable_decryption:TRUE",
+            "-o", f'uat:80211_keys:"wpa-pwd","{passphrase}:{ssid}"']
+
+
+def _data_frame(line: str) -> Optional[DataFrame]:
+    """One row of `-T fields` (WPA_FIELDS, tab-separated), or None."""
+    cols = line.split("\t")
+    if len(cols) != len(WPA_FIELDS) or not cols[0].isdigit():
+        return None
+    try:
+        subtype = int(cols[1], 16)
+    except ValueError:
+        return None
+    protected = cols[5].strip().lower() in ("1", "true")
+    msg = int(cols[6]) if cols[6].strip().isdigit() else 0
+    return DataFrame(int(cols[0]), subtype, cols[2].lower(), cols[3].lower(),
+                     cols[4].lower(), protected, msg,
+                     tuple(cols[7].strip().split(":")))
+
+
+def read_wpa_frames(pcap: pathlib.Path, ssid: str, passphrase: str
+                    ) -> Tuple[List[DataFrame], List[str]]:
+    """The capture's data frames, decrypted where tshark has the keys (the
+    passphrase and SSID, and the 4-way handshake in the capture), and
+    tshark's complaints."""
+    args = ["-Y", DATA_TYPE_FILTER, "-T", "fields", "-E", "separator=/t"] + \
+        decryption_options(ssid, passphrase) + list(TCP_AS_DATA)
+    for field in WPA_FIELDS:
+        args += ["-e", field]
+    out, problems = _tshark(pcap, args)
+    frames = [f for f in map(_data_frame, out.splitlines()) if f]
+    return frames, problems
+
+
 def compress(pcap: pathlib.Path) -> pathlib.Path:
     """air.pcap -> air.pcap.gz (the TCP payloads compress well)."""
     dest = pcap.with_name(pcap.name + ".gz")
@@ -184,15 +250,25 @@ class AirCapture:
     file_problems: Sequence[str] = ()
     error: str = ""
     path: str = ""
+    # A WPA2 network's data frames, read with its passphrase (read_wpa_frames)
+    wpa_frames: Sequence[DataFrame] = ()
+    wpa_problems: Sequence[str] = ()
 
 
-def read(pcap: pathlib.Path) -> AirCapture:
-    """Read the air's capture with tshark, then keep it gzipped."""
+def read(pcap: pathlib.Path, wpa_network: Optional[Tuple[str, str]] = None
+         ) -> AirCapture:
+    """Read the air's capture with tshark, then keep it gzipped.
+    wpa_network: (SSID, passphrase) of a WPA2 network whose data frames
+    are read again, decrypted."""
     if not pcap.exists():
         return AirCapture(error=f"QEMU wrote no {pcap.name}")
     try:
         frames, problems = read_tshark(pcap)
         air = AirCapture(frames, problems, path=pcap.name + ".gz")
+        if wpa_network:
+            wpa, wpa_problems = read_wpa_frames(pcap, *wpa_network)
+            air = dataclasses.replace(air, wpa_frames=wpa,
+                                      wpa_problems=wpa_problems)
     except BenchError as exc:
         air = AirCapture(error=str(exc))
     compress(pcap)

@@ -68,6 +68,50 @@ static void module_cell(void)
     CHECK(planned_tests(&o) == 5);
 }
 
+/* The WPA2 checks on the native row: the network, then wpa2-badkey, wpa2
+ * and rekey after the open network's tests (cell/compose.py). */
+static void wpa_cell(void)
+{
+    struct agent_opts o;
+    const char *value = NULL;
+
+    CHECK(parse("console=ttyS0 ndisbench.net=wlan0 "
+                "ndisbench.connect=ndisbench "
+                "ndisbench.wpa2_badkey=nl80211:ndisbench-wpa2:not-the-key "
+                "ndisbench.wpa2=nl80211:ndisbench-wpa2:ndisbench-wpa2-secret"
+                ":40000:1048576 "
+                "ndisbench.rekey=nl80211:ndisbench-wpa2:ndisbench-wpa2-secret"
+                ":40001:4194304", &o) == 0);
+    CHECK(o.bad_param == NULL);
+    CHECK(agent_param(&o, "ndisbench.wpa2", &value));
+    CHECK_STR(value, "nl80211:ndisbench-wpa2:ndisbench-wpa2-secret:40000:"
+                     "1048576");
+    /* boot, bind, associate, dhcp, wpa2-badkey, wpa2, rekey, unload */
+    CHECK(planned_tests(&o) == 8);
+    CHECK(parse("ndisbench.wpa2_badkey=wext:ndisbench-wpa2:not-the-key",
+                &o) == 0);
+    CHECK(o.bad_param == NULL);
+    /* without an interface nothing of it runs */
+    CHECK(parse("ndisbench.wpa2=nl80211:x:abcdefgh:1:2", &o) == 0);
+    CHECK(o.bad_param == NULL);
+    CHECK(planned_tests(&o) == 2);
+    /* a driver wpa_supplicant is not asked for; no SSID */
+    CHECK(parse("ndisbench.wpa2_badkey=madwifi:ndisbench-wpa2:abcdefgh",
+                &o) == 0);
+    CHECK_STR(o.bad_param, "ndisbench.wpa2_badkey");
+    CHECK(parse("ndisbench.wpa2_badkey=nl80211::abcdefgh", &o) == 0);
+    CHECK_STR(o.bad_param, "ndisbench.wpa2_badkey");
+    /* a passphrase of 8 to 63 characters; a port and a size, or none */
+    CHECK(parse("ndisbench.wpa2_badkey=nl80211:n:short", &o) == 0);
+    CHECK_STR(o.bad_param, "ndisbench.wpa2_badkey");
+    CHECK(parse("ndisbench.wpa2_badkey=nl80211:n:abcdefgh:1:2", &o) == 0);
+    CHECK_STR(o.bad_param, "ndisbench.wpa2_badkey");
+    CHECK(parse("ndisbench.wpa2=nl80211:n:abcdefgh:0:100", &o) == 0);
+    CHECK_STR(o.bad_param, "ndisbench.wpa2");
+    CHECK(parse("ndisbench.rekey=nl80211:n:abcdefgh:40000", &o) == 0);
+    CHECK_STR(o.bad_param, "ndisbench.rekey");
+}
+
 static void nothing_asked(void)
 {
     struct agent_opts o;
@@ -374,6 +418,7 @@ int main(void)
     TEST(full_wrapped_cell);
     TEST(module_cell);
     TEST(nothing_asked);
+    TEST(wpa_cell);
     TEST(kernel_rules);
     TEST(wired_user_driver_cell);
     TEST(bools);

@@ -189,6 +189,15 @@ class RequirementTable(unittest.TestCase):
             self.assertTrue(r.why, r.package)
         self.assertEqual(setup.PACKAGES, tuple(names))
 
+    def test_guest_programs_from_the_host_have_a_package(self) -> None:
+        """What the initramfs copies from the host (iw, ..., and
+        wpa_supplicant for the WPA2 cells) is installed by setup."""
+        from ndisbench_lib.build import initramfs
+        provided = {pathlib.PurePath(p).name
+                    for r in setup.REQUIREMENTS for p in r.provides}
+        for path in initramfs.HOST_PROGRAMS + initramfs.WPA_PROGRAMS:
+            self.assertIn(pathlib.PurePath(path).name, provided, path)
+
     def test_every_program_the_code_runs_has_a_package(self) -> None:
         provided = {pathlib.PurePath(p).name
                     for r in setup.REQUIREMENTS for p in r.provides}

@@ -1,0 +1,58 @@
+"""The air capture read with a WPA2 network's passphrase
+(capture.read_wpa_frames): tshark's decryption preferences as Debian 12's
+tshark takes them, and its rows as data frames."""
+import pathlib
+import shutil
+import unittest
+
+import helpers  # noqa: F401  (import path)
+from ndisbench_lib.guest import air, capture
+
+DATA = pathlib.Path(__file__).resolve().parents[1] / "data"
+PCAP = DATA / "air-tcp-port-34980.pcap"
+
+
+class DataFrameRowTest(unittest.TestCase):
+    def test_a_decrypted_row(self):
+        row = "\t".join(["42", "0x0028", "02:00:00:00:05:00",
+                         "52:54:00:12:34:58", "52:55:0A:00:02:02", "True",
+                         "", "radiotap:wlan_radio:wlan:llc:ip:icmp:data"])
+        f = capture._data_frame(row)
+        self.assertEqual((f.number, f.subtype, f.bssid, f.da, f.protected,
+                          f.eapol_msg, f.eapol),
+                         (42, 0x28, "02:00:00:00:05:00", "52:55:0a:00:02:02",
+                          True, 0, False))
+        self.assertIn("icmp", f.layers)
+
+    def test_an_eapol_row(self):
+        row = "\t".join(["7", "0x0020", "02:00:00:00:05:00",
+                         "02:00:00:00:05:00", "52:54:00:12:34:58", "False",
+                         "3", "radiotap:wlan_radio:wlan:llc:eapol"])
+        f = capture._data_frame(row)
+        self.assertEqual((f.eapol_msg, f.eapol, f.protected), (3, True,
+                                                               False))
+
+    def test_other_rows_are_none(self):
+        self.assertIsNone(capture._data_frame("Running as user root"))
+        self.assertIsNone(capture._data_frame("1\t2\t3"))
+
+
+@unittest.skipIf(shutil.which(capture.TSHARK) is None,
+                 "tshark not installed (scripts/ndisbench setup)")
+class TsharkTakesTheKeyTest(unittest.TestCase):
+    def test_the_networks_key_is_taken(self):
+        frames, problems = capture.read_wpa_frames(
+            PCAP, air.WPA2_AP.ssid, air.WPA2_AP.passphrase)
+        self.assertEqual(problems, [])
+        self.assertTrue(frames)
+        self.assertTrue(all(not f.protected for f in frames))
+
+    def test_a_key_tshark_refuses_is_a_problem(self):
+        # wpa-pwd passphrases have 8 to 63 characters
+        _frames, problems = capture.read_wpa_frames(PCAP, "ssid", "short")
+        self.assertTrue(any("Invalid key format" in p for p in problems),
+                        problems)
+
+
+if __name__ == "__main__":
+    unittest.main()
