@@ -139,6 +139,14 @@ def cell_extra_files(plan: CellPlan, parts: HostParts
     return extra
 
 
+def check_modules(plan: CellPlan) -> List[str]:
+    """The in-tree modules the cell's checks ask for, in order, once."""
+    names: List[str] = []
+    for check in plan.units:
+        names += [m for m in check.kernel_modules if m not in names]
+    return names
+
+
 def cell_initrd(plan: CellPlan, prep: Prepared, parts: HostParts
                 ) -> pathlib.Path:
     """The initramfs of one cell: its test modules, the in-tree modules
@@ -156,7 +164,8 @@ def cell_initrd(plan: CellPlan, prep: Prepared, parts: HostParts
     if first and modules.kernel_has(prep.art.modules_dir, first) != "module":
         first = ""                  # built in: bound at boot already
     for name in [d for r in roles for d in prep.built[r].depends] + \
-            list(plan.device.guest_modules) + ([first] if first else []):
+            list(plan.device.guest_modules) + check_modules(plan) + \
+            ([first] if first else []):
         if name not in wanted:
             wanted.append(name)
     deps = [(modules.modfile(p), modules.module_bytes(p))

@@ -150,6 +150,10 @@ class Check:
     guest_files: Callable[[Expectations],
                           Sequence[Tuple[str, str]]] = no_files
     extra_modules: Tuple[str, ...] = ()     # loaded after the test modules
+    # In-tree modules its guest needs that nothing loads by itself (the
+    # guest has no modprobe for the kernel's request_module): loaded with
+    # the device's, where the kernel builds them as modules.
+    kernel_modules: Tuple[str, ...] = ()
     # The agent tests it reads, as the agent names them: a name or its
     # first word ("insmod ndiswrapper", "broken": every "broken <x>"). An
     # agent test that is a check's own has the check's name and order;

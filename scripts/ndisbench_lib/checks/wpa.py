@@ -19,6 +19,9 @@ from .check import CellFacts, GuestContext
 from .facts import compare, iface_test
 
 ROWS = devices.NATIVE
+# mac80211 asks the crypto API for ccm(aes) when a CCMP key is installed;
+# Debian builds the ccm and ctr templates as modules.
+CCMP_MODULES = ("ctr", "ccm")
 NL80211, WEXT = "nl80211", "wext"
 # From association to CTRL-EVENT-CONNECTED (the 4-way handshake), guest
 # time; the handshake is four frames and two key derivations.

@@ -77,4 +77,5 @@ CHECK = Check(
     doc="a wrong passphrase fails at message 2's MIC; the station says so "
         "and sends nothing unprotected",
     devices=wpa.ROWS, judge=judge, params=params, needs_iface=True,
-    air_capture=True, wpa2_network=True, seconds=5)
+    air_capture=True, wpa2_network=True,
+    kernel_modules=wpa.CCMP_MODULES, seconds=5)

@@ -71,4 +71,5 @@ CHECK = Check(
     doc="wpa_supplicant joins the WPA2-PSK AP; dhcp, ping, tcp over it; "
         "tshark decrypts the capture",
     devices=wpa.ROWS, judge=judge, params=params, needs_iface=True,
-    sink=STREAM, air_capture=True, wpa2_network=True, seconds=5)
+    sink=STREAM, air_capture=True, wpa2_network=True,
+    kernel_modules=wpa.CCMP_MODULES, seconds=5)

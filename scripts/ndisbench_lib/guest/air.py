@@ -27,6 +27,7 @@ class AccessPoint:
     hidden: bool = False
     uplink: str = ""                # id of the -netdev user it bridges to
     passphrase: str = ""            # WPA2-PSK when set; "": open
+    group_rekey_s: int = 0          # a new group key this often; 0: never
 
     @property
     def freq_mhz(self) -> int:
@@ -42,6 +43,8 @@ class AccessPoint:
             opts.append("hidden=on")
         if self.passphrase:
             opts.append(f"passphrase={self.passphrase}")
+        if self.group_rekey_s:
+            opts.append(f"group-rekey={self.group_rekey_s}")
         return ",".join(opts)
 
 
@@ -81,7 +84,8 @@ def qemu_args() -> Tuple[str, ...]:
 # with the same passphrase and SSID. Neither has a ':' or a space (the
 # agent's parameter separates with ':').
 WPA2_AP = AccessPoint("ap4", "ndisbench-wpa2", "02:00:00:00:05:00", 6, -45,
-                      uplink="net2", passphrase="ndisbench-wpa2-secret")
+                      uplink="net2", passphrase="ndisbench-wpa2-secret",
+                      group_rekey_s=1)
 
 
 def wpa2_qemu_args() -> Tuple[str, ...]:

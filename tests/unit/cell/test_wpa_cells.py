@@ -66,14 +66,25 @@ class WpaCellsTest(unittest.TestCase):
         self.assertIn(air.WPA2_AP.qemu_object(), with_wpa)
         self.assertIn("wlan-ap,id=ap4,air=air0,ssid=ndisbench-wpa2,"
                       "bssid=02:00:00:00:05:00,channel=6,rssi=-45,"
-                      "netdev=net2,passphrase=ndisbench-wpa2-secret",
-                      with_wpa)
+                      "netdev=net2,passphrase=ndisbench-wpa2-secret,"
+                      "group-rekey=1", with_wpa)
         # the rest of the command is the other cell's, the AP's
         # arguments added after the air it joins
         extra = [w for w in with_wpa if w not in without]
         self.assertEqual(extra, ["user,id=net2", air.WPA2_AP.qemu_object()])
         self.assertLess(with_wpa.index("-object"),
                         with_wpa.index(air.WPA2_AP.qemu_object()))
+
+    def test_wpa_cells_load_the_ccmp_crypto(self):
+        # mac80211 asks the crypto API for ccm(aes) when the PTK is
+        # installed; the guest has no modprobe, so a kernel that builds
+        # ctr and ccm as modules (Debian's) needs them loaded first
+        self.assertEqual(compose.check_modules(plan(("ping", "scan"))), [])
+        for check in WPA_CHECKS:
+            with self.subTest(check):
+                self.assertEqual(
+                    compose.check_modules(plan(("ping", check))),
+                    ["ctr", "ccm"])
 
     def test_i386_userland_of_its_own(self):
         from ndisbench_lib.build import guestarch

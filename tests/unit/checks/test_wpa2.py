@@ -18,7 +18,7 @@ AP = air.WPA2_AP.bssid
 OPEN_AP = "02:00:00:00:01:00"
 GW = "52:55:0a:00:02:02"
 WPA2_BYTES = 1048576
-REKEY_BYTES = 4194304
+REKEY_BYTES = 16 << 20
 
 
 def frame(number, sa, da, protected, layers, msg=0, bssid=AP):
