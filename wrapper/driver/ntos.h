@@ -42,6 +42,9 @@ unsigned long ntos_page_pfn(const void *va);
 /* A line in the kernel log, under the name of the driver at caller. */
 void ntos_log(unsigned long caller, const char *text);
 
+/* The ntoskrnl.exe or HAL.dll export of that name, or NULL. */
+void *ntos_system_routine(const char *name);
+
 /* Device memory mapped (uncached unless cached), and unmapped. */
 void *ntos_map_io(u64 phys, size_t size, bool cached);
 void ntos_unmap_io(void *va);

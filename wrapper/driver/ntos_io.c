@@ -463,6 +463,35 @@ static WIN_ABI u8 MmIsAddressValid(void *va)
 }
 WIN_FUNC(MmIsAddressValid);
 
+/* Longer than any name ntoskrnl.exe or HAL.dll exports. */
+#define NTOS_ROUTINE_NAME_MAX	64
+
+/*
+ * A kernel or HAL export by name, NULL when there is none: drivers use it
+ * to find a routine a newer Windows has without importing it. Export names
+ * are ASCII; anything else cannot name one.
+ */
+static WIN_ABI void *
+MmGetSystemRoutineAddress(const struct win_unicode_string *name)
+{
+	char ascii[NTOS_ROUTINE_NAME_MAX + 1];
+	unsigned int i, n;
+
+	if (!name || !name->buffer || (name->length & 1))
+		return NULL;
+	n = name->length / 2;
+	if (!n || n > NTOS_ROUTINE_NAME_MAX)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if (!name->buffer[i] || name->buffer[i] > 0x7e)
+			return NULL;
+		ascii[i] = (char)name->buffer[i];
+	}
+	ascii[n] = '\0';
+	return ntos_system_routine(ascii);
+}
+WIN_FUNC(MmGetSystemRoutineAddress);
+
 /* -- device stacks ----------------------------------------------------- */
 
 static WIN_ABI struct win_device_object *

@@ -83,6 +83,17 @@ static int ndis_resolve(void *ctx, const char *dll, const char *name,
 	return -ENOENT;
 }
 
+/* MmGetSystemRoutineAddress (ntos.h): the kernel's and the HAL's only. */
+void *ntos_system_routine(const char *name)
+{
+	u64 addr;
+
+	if (!ndis_resolve(NULL, "ntoskrnl.exe", name, &addr) ||
+	    !ndis_resolve(NULL, "HAL.dll", name, &addr))
+		return (void *)(uintptr_t)addr;
+	return NULL;
+}
+
 /* drv->image and the writable alias the loader fills (see the top). */
 static int ndis_map_image(struct ndis_driver *drv, size_t size, void **alias)
 {

@@ -1407,6 +1407,65 @@ static void test_dbg_print_ex(void)
 	CHECK_STR(logged, "_purecall: a pure virtual function was called");
 }
 
+EXPORT(MmGetSystemRoutineAddress);
+
+typedef WABI void *(*routine_fn)(struct ustr *);
+
+/* ntoskrnl.c's side: a made-up table of two kernel exports. */
+static char routine_asked[80];
+static int routine_a, routine_b;
+
+void *ntos_system_routine(const char *name);
+void *ntos_system_routine(const char *name)
+{
+	snprintf(routine_asked, sizeof(routine_asked), "%s", name);
+	if (!strcmp(name, "KeSetEvent"))
+		return &routine_a;
+	if (!strcmp(name, "HalGetBusData"))
+		return &routine_b;
+	return NULL;
+}
+
+static void test_mm_system_routine(void)
+{
+	routine_fn get = FN(routine_fn, MmGetSystemRoutineAddress);
+	char16_t name[] = u"KeSetEvent", hal[] = u"HalGetBusData";
+	char16_t odd[] = u"Ke\u00e9Set", unknown[] = u"NdisMSendComplete";
+	char16_t nul[] = u"KeSet\0Event";
+	char16_t longname[100];
+	struct ustr s = { sizeof(name) - 2, sizeof(name), name };
+	int i;
+
+	CHECK(get(&s) == &routine_a);
+	CHECK_STR(routine_asked, "KeSetEvent");
+	s = (struct ustr){ sizeof(hal) - 2, sizeof(hal), hal };
+	CHECK(get(&s) == &routine_b);
+	s = (struct ustr){ sizeof(unknown) - 2, sizeof(unknown), unknown };
+	CHECK(get(&s) == NULL);
+	CHECK_STR(routine_asked, "NdisMSendComplete");
+	/* the counted length, not a terminator, ends the name */
+	s = (struct ustr){ 4, sizeof(name), name };
+	CHECK(get(&s) == NULL);
+	CHECK_STR(routine_asked, "Ke");
+	/* no export has a character past ASCII, a NUL, an odd length or a
+	 * name longer than 64: refused without a lookup */
+	routine_asked[0] = '\0';
+	s = (struct ustr){ sizeof(odd) - 2, sizeof(odd), odd };
+	CHECK(get(&s) == NULL);
+	s = (struct ustr){ sizeof(nul) - 2, sizeof(nul), nul };
+	CHECK(get(&s) == NULL);
+	s = (struct ustr){ 3, sizeof(name), name };
+	CHECK(get(&s) == NULL);
+	for (i = 0; i < 100; i++)
+		longname[i] = 'A';
+	s = (struct ustr){ 2 * 65, sizeof(longname), longname };
+	CHECK(get(&s) == NULL);
+	CHECK(get(NULL) == NULL);
+	s = (struct ustr){ 0, 0, NULL };
+	CHECK(get(&s) == NULL);
+	CHECK_STR(routine_asked, "");
+}
+
 int main(void)
 {
 	TEST(test_rtl_init);
@@ -1434,5 +1493,6 @@ int main(void)
 	TEST(test_mm_sections);
 	TEST(test_io_work_items);
 	TEST(test_dbg_print_ex);
+	TEST(test_mm_system_routine);
 	return tap_done();
 }
