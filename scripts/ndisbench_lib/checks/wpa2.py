@@ -6,8 +6,9 @@ WPA-PSK over RSN, CCMP pairwise and group). The 4-way handshake completes
 within 10 s of the association, the station reports the keys installed
 (`Key negotiation completed ... [PTK=CCMP GTK=CCMP]`) and STATUS says
 COMPLETED, WPA2-PSK, CCMP/CCMP, on the AP's BSSID; then a DHCP lease,
-20/20 echoes to the gateway and a 1 MiB TCP stream whose every byte the
-host's sink counts, over the protected link. On the air: every data frame
+20/20 echoes to the gateway and the cell's TCP stream (the tcp check's
+size: the table's 4 MiB, the bench's 64) whose every byte the host's sink
+counts, over the protected link. On the air: every data frame
 of the network to or from the station but the handshake's EAPOL ones has
 the Protected bit, and tshark, given the passphrase and SSID, decrypts
 the capture and finds the DHCP, ICMP and TCP traffic in the protected
@@ -21,12 +22,12 @@ from .facts import compare, net_test, to_int, verdict
 from . import wpa
 
 PINGS = 20                      # the agent's WPA2_PINGS
-STREAM_BYTES = 1 << 20
 
 
 def params(ctx: GuestContext) -> Sequence[str]:
     return [f"ndisbench.wpa2={wpa.network_words(ctx)}:"
-            f"{WPA2_AP.passphrase}:{ctx.port}:{STREAM_BYTES}"]
+            f"{WPA2_AP.passphrase}:{ctx.port}:"
+            f"{ctx.tcp_bytes or int(ctx.exp.network['tcp_bytes'])}"]
 
 
 def judge(facts: CellFacts) -> Verdict:
@@ -47,7 +48,7 @@ def judge(facts: CellFacts) -> Verdict:
     wpa.status_problems(test, problems)
     compare("address", facts.address, test.fact("address"), problems)
     compare("echo replies", PINGS, to_int(test.fact("received")), problems)
-    wpa.stream_problems(facts, "wpa2", test, STREAM_BYTES, problems)
+    wpa.stream_problems(facts, "wpa2", test, facts.stream_bytes, problems)
     if not test.ok and not problems:
         problems.append(test.fact("error") or "the agent's wpa2 test failed")
     error = wpa.capture_error(facts.air)
@@ -59,7 +60,7 @@ def judge(facts: CellFacts) -> Verdict:
     problems += wpa.unprotected(frames, wpa.station(facts), False)
     problems += wpa.decrypted_problems(frames)
     return verdict(problems, f"handshake {handshake} ms, CCMP/CCMP, "
-                             f"{PINGS}/{PINGS} pings and {STREAM_BYTES} TCP "
+                             f"{PINGS}/{PINGS} pings and {facts.stream_bytes} TCP "
                              f"bytes over the protected link; every data "
                              f"frame protected; tshark decrypted DHCP, ICMP "
                              f"and TCP")

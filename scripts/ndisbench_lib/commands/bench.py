@@ -37,8 +37,9 @@ from .benchresult import (METRICS, TARGETS, BenchResult,  # noqa: F401
 
 DEVICES = ("e1000", "bcm43xx/ndiswrapper", "rtl8187/ndiswrapper",
            "rtl8187/native")
+# wpa2 where the row has it: the same stream over the WPA2 network.
 CHECKS = ("load", "bind", "associate", "dhcp", "ping", "tcp", "udp",
-          "sandbox")
+          "wpa2", "sandbox")
 # At least 64 MiB or 5 s a figure: a shorter stream measures its start,
 # not the path.
 TCP_BYTES = 64 << 20
@@ -79,6 +80,12 @@ def cell_metrics(run_dir: pathlib.Path, cell: report.CellResult,
     seconds = _num(tcp.fact("seconds")) if tcp else None
     if "tcp" in ok and seconds:
         out["tcp_mbps"] = tcp_bytes / seconds / 1e6
+    wpa2 = log.test("wpa2")
+    # its last `seconds` is the stream's (the first, its pings')
+    wpa2_secs = _num(list(wpa2.all("seconds"))[-1]) \
+        if wpa2 and list(wpa2.all("seconds")) else None
+    if "wpa2" in ok and wpa2_secs:
+        out["wpa2_tcp_mbps"] = tcp_bytes / wpa2_secs / 1e6
     udp = log.test("udp")
     udp_secs = _num(udp.fact("seconds")) if udp else None
     if "udp" in ok and udp_secs and cell.sinks.get("udp"):
@@ -111,6 +118,16 @@ def markdown(res: BenchResult) -> str:
         out.append(f"| {r['what']} ({r['device']} / {r['reference']}, "
                    f"{r['metric']}) | {fmt_figure(ratio)} | "
                    f"{r['target']} | {met} |")
+    protected = res.protected()
+    if protected:
+        out += ["", "| radio row | open TCP MB/s | WPA2 TCP MB/s | "
+                "protected/open |", "|---|---:|---:|---:|"]
+        for r in protected:
+            ratio = r["ratio"] if isinstance(r["ratio"], float) else None
+            out.append(f"| {r['device']} | {fmt_figure(r['open'])} | "  # type: ignore
+                       f"{fmt_figure(r['wpa2'])} | "  # type: ignore
+                       + (fmt_figure(ratio) if ratio is not None
+                          else "no wpa2 figure") + " |")
     for line in notes(res):
         out += ["", line]
     out += matrices_table(res)

@@ -38,7 +38,8 @@ SVG_NS = "http://www.w3.org/2000/svg"
 CHARTS = (("tcp_mbps", "TCP MB/s (more is better)"),
           ("rtt_p50_us", "RTT p50 us (less is better)"),
           ("udp_pps", "64 B pkt/s (more is better)"))
-TRAFFIC = ("tcp_mbps", "rtt_p50_us", "rtt_p99_us", "udp_pps")
+TRAFFIC = ("tcp_mbps", "wpa2_tcp_mbps", "rtt_p50_us", "rtt_p99_us",
+           "udp_pps")
 
 # Tables and charts side by side where the window is wide enough: the
 # chart box takes what the table leaves (two 330 px charts a row beside

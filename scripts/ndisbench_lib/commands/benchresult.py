@@ -5,6 +5,7 @@ import dataclasses
 import statistics
 from typing import Dict, List, Optional
 
+from .. import devices
 from ..progress import fmt_secs
 
 # (what, device, reference, metric, comparison, target): the bench's speed
@@ -22,7 +23,8 @@ TARGETS = (
 ON = " on "
 # Column order and headings of the per-device table.
 METRICS = (
-    ("tcp_mbps", "TCP MB/s"), ("rtt_p50_us", "RTT p50 us"),
+    ("tcp_mbps", "TCP MB/s"), ("wpa2_tcp_mbps", "WPA2 TCP MB/s"),
+    ("rtt_p50_us", "RTT p50 us"),
     ("rtt_p99_us", "RTT p99 us"), ("udp_pps", "64 B pkt/s"),
     ("boot_s", "boot s"), ("load_ms", "load ms"), ("bind_ms", "bind ms"),
     ("assoc_ms", "assoc ms"), ("dhcp_ms", "dhcp ms"),
@@ -91,6 +93,20 @@ class BenchResult:
                              "reference": ref, "metric": metric,
                              "ratio": ratio, "target": f"{op} {target}",
                              "met": met})
+        return rows
+
+    def protected(self) -> List[Dict[str, object]]:
+        """Each radio row's TCP over the WPA2 network against over the
+        open one (no goal: what CCMP costs on that path); a row without a
+        wpa2 figure (no such check on it, or it failed) has ratio None."""
+        rows = []
+        for row in self.samples:
+            if self.device_of(row) not in devices.RADIOS:
+                continue
+            open_, wpa2 = (self.median(row, "tcp_mbps"),
+                           self.median(row, "wpa2_tcp_mbps"))
+            rows.append({"device": row, "open": open_, "wpa2": wpa2,
+                         "ratio": wpa2 / open_ if wpa2 and open_ else None})
         return rows
 
 

@@ -17,7 +17,7 @@ STA = "52:54:00:12:34:57"
 AP = air.WPA2_AP.bssid
 OPEN_AP = "02:00:00:00:01:00"
 GW = "52:55:0a:00:02:02"
-WPA2_BYTES = 1048576
+WPA2_BYTES = 4194304           # the table's tcp_bytes: the cell's stream
 REKEY_BYTES = 16 << 20
 
 

@@ -30,6 +30,11 @@ ok 6 ping
 ok 7 tcp
 # seconds: 2.000
 ok 8 udp
+# wpa_state: COMPLETED
+# seconds: 0.200
+# bytes_sent: 16777216
+# seconds: {wpa2_secs}
+ok 9 wpa2
 # ndisbench-agent: done
 """
 
@@ -41,15 +46,17 @@ class CellMetricsTest(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.run)
 
-    def cell(self, label, p50=1000, tcp_secs=2.0, tcp=PASS):
+    def cell(self, label, p50=1000, tcp_secs=2.0, tcp=PASS, wpa2=None):
         device, _, wrapper = label.partition("/")
         folder = f"cells/k__{label.replace('/', '__')}"
         (self.run / folder).mkdir(parents=True, exist_ok=True)
         (self.run / folder / "ktap.txt").write_text(
-            KTAP.format(p50=p50, tcp_secs=tcp_secs))
+            KTAP.format(p50=p50, tcp_secs=tcp_secs, wpa2_secs=4.0))
         verdicts = {c: Verdict(PASS, "") for c in
                     ("load", "bind", "associate", "dhcp", "ping", "udp")}
         verdicts["tcp"] = Verdict(tcp, "")
+        if wpa2:
+            verdicts["wpa2"] = Verdict(wpa2, "")
         return report.CellResult("k", "p", device, folder,
                                  boot_seconds=9.0, first_ktap_seconds=2.5,
                                  verdicts=verdicts, wrapper=wrapper,
@@ -65,6 +72,35 @@ class CellMetricsTest(unittest.TestCase):
         self.assertEqual(m["rtt_p50_us"], 1000)
         self.assertAlmostEqual(m["traffic_s"], 1.5 + 2.0 + 2.0)
         self.assertEqual(m["boot_s"], 2.5)
+
+    def test_protected_throughput_from_the_wpa2_stream(self):
+        # the stream's time is the test's last `seconds` (the first is
+        # its pings')
+        m = bench.cell_metrics(self.run, self.cell("rtl8187/native",
+                                                   wpa2=PASS), 16 << 20)
+        self.assertAlmostEqual(m["wpa2_tcp_mbps"], (16 << 20) / 4.0 / 1e6)
+        m = bench.cell_metrics(self.run, self.cell("rtl8187/native",
+                                                   wpa2=FAIL), 16 << 20)
+        self.assertNotIn("wpa2_tcp_mbps", m)
+        self.assertNotIn("wpa2_tcp_mbps", bench.cell_metrics(
+            self.run, self.cell("e1000"), 16 << 20))
+
+    def test_protected_against_open_per_wlan_row(self):
+        res = bench.BenchResult("b", "k", 3)
+        res.samples = {
+            "e1000": {"tcp_mbps": [20]},
+            "rtl8187/native": {"tcp_mbps": [10, 12], "wpa2_tcp_mbps": [8]},
+            "rtl8187/ndiswrapper": {"tcp_mbps": [9]},
+        }
+        rows = {r["device"]: r for r in res.protected()}
+        self.assertEqual(set(rows), {"rtl8187/native",
+                                     "rtl8187/ndiswrapper"})
+        self.assertAlmostEqual(rows["rtl8187/native"]["ratio"], 8 / 11)
+        self.assertIsNone(rows["rtl8187/ndiswrapper"]["ratio"])
+        text = bench.markdown(res)
+        self.assertIn("| rtl8187/native | 11.00 | 8.00 | 0.73 |", text)
+        self.assertIn("| rtl8187/ndiswrapper | 9.00 | - | no wpa2 "
+                      "figure |", text)
 
     def test_a_failed_check_gives_no_number(self):
         m = bench.cell_metrics(self.run, self.cell("e1000", tcp=FAIL),
