@@ -175,14 +175,29 @@ def cell_initrd(plan: CellPlan, prep: Prepared, parts: HostParts
                            cell_extra_files(plan, parts), busybox)
 
 
+def capture_max(plan: CellPlan) -> int:
+    """The air capture's cap: the model's default, or room for the cell's
+    open and protected streams and the rekey's where a WPA2 check reads
+    the capture after them (the bench's 64 MiB streams)."""
+    if not joins_wpa2(plan):
+        return air.PCAP_MAX
+    return max(air.PCAP_MAX, 3 * plan.stream_bytes + (32 << 20))
+
+
 def cell_qemu_args(args: Sequence[str], cdir: Optional[pathlib.Path],
-                   capture_air: bool) -> List[str]:
+                   capture_air: bool, pcap_max: int = air.PCAP_MAX
+                   ) -> List[str]:
     """A device's QEMU arguments for one cell: "{cell}" is its folder; the
-    air writes air.pcap only when asked to."""
+    air writes air.pcap only when asked to, up to pcap_max bytes (the
+    option only where it is not the model's default)."""
     out = []
+    option = air.PCAP_OPTION if pcap_max == air.PCAP_MAX else \
+        f"{air.PCAP_OPTION},pcap-max={pcap_max}"
     for arg in args:
         if not capture_air or cdir is None:
             arg = arg.replace(air.PCAP_OPTION, "")
+        else:
+            arg = arg.replace(air.PCAP_OPTION, option)
         out.append(arg.replace("{cell}", str(cdir)))
     return out
 
@@ -201,7 +216,7 @@ def guest_command(plan: CellPlan, prep: Prepared, parts: HostParts,
     return machine.qemu_command(prep.art.boot_image, initrd, append,
                                 plan.accel, MEMORY_MB, cell_qemu_args(
                                     plan.device_args, plan.folder,
-                                    capture_air) + wpa2 + list(extra_args) +
+                                    capture_air, capture_max(plan)) + wpa2 + list(extra_args) +
                                 list(plan.extra_qemu_args) +
                                 list(guest_clock.qemu_args(plan.clock)),
                                 qemu)

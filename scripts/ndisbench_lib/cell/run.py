@@ -14,7 +14,7 @@ from ..progress import say
 from ..report import ktap
 from ..report.report import CellResult
 from ..report.verdict import ERROR, NOT_RUN, Verdict
-from .compose import cell_initrd, kernel_cmdline
+from .compose import capture_max, cell_initrd, kernel_cmdline
 from .judge import ParsedSerial, judge_cell, read_serial
 from .parts import HostParts
 from .plan import CellPlan, Prepared, cell_builds, blocked_checks
@@ -95,7 +95,7 @@ def run_guest(plan: CellPlan, prep: Prepared, parts: HostParts,
     pcap = plan.folder / "air.pcap"
     wpa_network = (air.WPA2_AP.ssid, air.WPA2_AP.passphrase) \
         if any(c.wpa2_network for c in checks) else None
-    air_read = capture.read(pcap, wpa_network) \
+    air_read = capture.read(pcap, wpa_network, capture_max(plan)) \
         if any(c.air_capture for c in checks) else None
     if air_read is None and pcap.exists():
         capture.compress(pcap)

@@ -57,4 +57,4 @@ CHECK = Check(
     doc="the AP changes the group key during a stream: nothing is lost",
     devices=wpa.ROWS, judge=judge, params=params, needs_iface=True,
     sink=STREAM, air_capture=True, wpa2_network=True,
-    kernel_modules=wpa.CCMP_MODULES, seconds=8)
+    kernel_modules=wpa.CCMP_MODULES, seconds=4)

@@ -38,8 +38,9 @@ SVG_NS = "http://www.w3.org/2000/svg"
 CHARTS = (("tcp_mbps", "TCP MB/s (more is better)"),
           ("rtt_p50_us", "RTT p50 us (less is better)"),
           ("udp_pps", "64 B pkt/s (more is better)"))
-TRAFFIC = ("tcp_mbps", "wpa2_tcp_mbps", "rtt_p50_us", "rtt_p99_us",
-           "udp_pps")
+TRAFFIC = ("tcp_mbps", "rtt_p50_us", "rtt_p99_us", "udp_pps")
+# Protected against open, a table of its own under the goals.
+PROTECTED = "wpa2_tcp_mbps"
 
 # Tables and charts side by side where the window is wide enough: the
 # chart box takes what the table leaves (two 330 px charts a row beside
@@ -172,6 +173,23 @@ def goals_table(res: benchresult.BenchResult) -> str:
     return "\n".join(rows + ["</tbody></table>"])
 
 
+def protected_table(res: benchresult.BenchResult) -> str:
+    rows = ["<table><thead><tr><th>radio row</th><th>open TCP MB/s</th>"
+            "<th>WPA2 TCP MB/s</th><th>protected/open</th></tr></thead>"
+            "<tbody>"]
+    for row in res.protected():
+        ratio = row["ratio"] if isinstance(row["ratio"], float) else None
+        rows.append(
+            f"<tr><th>{esc(str(row['device']))}</th>" + "".join(
+                f'<td class="num">{esc(benchresult.fmt_figure(v))}</td>'
+                for v in (row["open"], row["wpa2"]))  # type: ignore
+            + '<td class="num">' + esc(benchresult.fmt_figure(ratio)
+                                       if ratio is not None
+                                       else "no wpa2 figure")
+            + "</td></tr>")
+    return "\n".join(rows + ["</tbody></table>"])
+
+
 def paragraph(line: str) -> str:
     """A benchresult.notes() line: escaped, its `code spans` as <code>."""
     return "<p>" + re.sub(r"`([^`]*)`", r"<code>\1</code>", esc(line)) + \
@@ -194,7 +212,8 @@ def header(res: benchresult.BenchResult) -> List[str]:
 
 
 def page(res: benchresult.BenchResult) -> str:
-    phases = [m for m, _ in benchresult.METRICS if m not in TRAFFIC]
+    phases = [m for m, _ in benchresult.METRICS
+              if m not in TRAFFIC and m != PROTECTED]
     body = [f"<h1>ndisbench bench {esc(res.bench_id)}</h1>", *header(res),
             "<h2>Traffic</h2>", '<div class="figs">',
             figures_table(res, TRAFFIC), '<div class="charts">',
@@ -204,6 +223,8 @@ def page(res: benchresult.BenchResult) -> str:
             "</div>", "</div>",
             "<h2>Goals</h2>", '<div class="figs">', goals_table(res),
             goals_chart(res), "</div>",
+            *(["<h2>Protected against open</h2>", protected_table(res)]
+              if res.protected() else []),
             "<h2>Where the time goes</h2>", figures_table(res, phases),
             *[paragraph(line) for line in benchresult.notes(res)]]
     return html_page(f"ndisbench bench {res.bench_id}", body, CSS)

@@ -66,6 +66,12 @@ ROAM_TO = ACCESS_POINTS[3]
 # The medium's capture option: "{cell}" is the cell folder; the runner
 # fills it in, or drops the option where no check reads the capture.
 PCAP_OPTION = ",pcap={cell}/air.pcap"
+# wlan-air's pcap-max default: past it the capture stops (whole records
+# only), so a file within one record of its cap may have lost frames: a
+# record is at most its 16-byte header, the radiotap header (under 64
+# bytes) and WLAN_MAX_FRAME (2346).
+PCAP_MAX = 64 << 20
+PCAP_RECORD_MAX = 16 + 64 + 2346
 
 
 def qemu_args() -> Tuple[str, ...]:

@@ -14,6 +14,7 @@ import subprocess
 from typing import List, Optional, Sequence, Tuple
 
 from . import sandbox
+from .air import PCAP_MAX, PCAP_RECORD_MAX
 from .. import proc as children
 from ..errors import BenchError
 
@@ -234,6 +235,19 @@ def read_wpa_frames(pcap: pathlib.Path, ssid: str, passphrase: str
     return frames, problems
 
 
+def truncation(pcap: pathlib.Path, pcap_max: int) -> Optional[str]:
+    """Why the capture may lack frames: it reached its cap (the air wrote
+    no more); None when it is whole."""
+    try:
+        size = pcap.stat().st_size
+    except OSError:
+        return None
+    if size + PCAP_RECORD_MAX <= pcap_max:
+        return None
+    return (f"the air capture stopped at its pcap-max of {pcap_max} bytes "
+            f"({pcap.name}): later frames are missing")
+
+
 def compress(pcap: pathlib.Path) -> pathlib.Path:
     """air.pcap -> air.pcap.gz (the TCP payloads compress well)."""
     dest = pcap.with_name(pcap.name + ".gz")
@@ -255,13 +269,18 @@ class AirCapture:
     wpa_problems: Sequence[str] = ()
 
 
-def read(pcap: pathlib.Path, wpa_network: Optional[Tuple[str, str]] = None
-         ) -> AirCapture:
+def read(pcap: pathlib.Path, wpa_network: Optional[Tuple[str, str]] = None,
+         pcap_max: int = PCAP_MAX) -> AirCapture:
     """Read the air's capture with tshark, then keep it gzipped.
     wpa_network: (SSID, passphrase) of a WPA2 network whose data frames
-    are read again, decrypted."""
+    are read again, decrypted. pcap_max: the air's cap; a capture that
+    reached it cannot be judged (its error)."""
     if not pcap.exists():
         return AirCapture(error=f"QEMU wrote no {pcap.name}")
+    cut = truncation(pcap, pcap_max)
+    if cut:
+        compress(pcap)
+        return AirCapture(error=cut, path=pcap.name + ".gz")
     try:
         frames, problems = read_tshark(pcap)
         air = AirCapture(frames, problems, path=pcap.name + ".gz")

@@ -86,6 +86,24 @@ class WpaCellsTest(unittest.TestCase):
                     compose.check_modules(plan(("ping", check))),
                     ["ctr", "ccm"])
 
+    def test_a_long_wpa2_stream_gets_room_in_the_capture(self):
+        # the bench's streams (64 MiB open, 64 MiB protected) would pass
+        # the air's default pcap-max before the WPA2 network's frames
+        default = plan(("ping", "wpa2"))
+        self.assertEqual(compose.capture_max(default), air.PCAP_MAX)
+        self.assertNotIn("pcap-max", " ".join(command(default)))
+        bench = CellPlan(default.kernel, NATIVE, ("tcp", "wpa2"), EXP,
+                         tcp_bytes=64 << 20, folder=pathlib.Path("/cell"))
+        self.assertEqual(compose.capture_max(bench),
+                         3 * (64 << 20) + (32 << 20))
+        p = types.SimpleNamespace(art=types.SimpleNamespace(
+            boot_image=pathlib.Path("/k/bzImage")))
+        words = compose.guest_command(bench, p, host_parts(),
+                                      pathlib.Path("/initrd"), "console",
+                                      ())
+        self.assertIn(f"pcap-max={3 * (64 << 20) + (32 << 20)}",
+                      " ".join(words))
+
     def test_i386_userland_of_its_own(self):
         from ndisbench_lib.build import guestarch
         self.assertNotIn("wpasupplicant", guestarch.PACKAGES)

@@ -101,6 +101,12 @@ class CellMetricsTest(unittest.TestCase):
         self.assertIn("| rtl8187/native | 11.00 | 8.00 | 0.73 |", text)
         self.assertIn("| rtl8187/ndiswrapper | 9.00 | - | no wpa2 "
                       "figure |", text)
+        from ndisbench_lib.commands import benchhtml
+        page = benchhtml.page(res)
+        self.assertIn("<h2>Protected against open</h2>", page)
+        self.assertIn('<th>rtl8187/native</th><td class="num">11.00</td>'
+                      '<td class="num">8.00</td><td class="num">0.73</td>',
+                      page)
 
     def test_a_failed_check_gives_no_number(self):
         m = bench.cell_metrics(self.run, self.cell("e1000", tcp=FAIL),

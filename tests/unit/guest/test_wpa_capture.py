@@ -56,3 +56,16 @@ class TsharkTakesTheKeyTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TruncatedCaptureTest(unittest.TestCase):
+    def test_a_capture_at_its_cap_is_an_error(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            pcap = pathlib.Path(d) / "air.pcap"
+            pcap.write_bytes(b"\0" * 5000)
+            self.assertEqual(capture.truncation(pcap, 6000),
+                             "the air capture stopped at its pcap-max of "
+                             "6000 bytes (air.pcap): later frames are "
+                             "missing")
+            self.assertIsNone(capture.truncation(pcap, 5000 + 3000))
