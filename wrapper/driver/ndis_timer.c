@@ -13,6 +13,7 @@
  * knows; anything else is a miniport timer.
  */
 
+#include <linux/sched.h>
 #include <linux/types.h>
 
 #include "ndis_core.h"
