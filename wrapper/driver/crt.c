@@ -470,28 +470,45 @@ WIN_FUNC_NAMED(wcsicmp, win_wcsicmp);
  * default: only the error level (DPFLTR_ERROR_LEVEL, 0) is shown; a level
  * above 31 is a mask, whose bit 0 is the error level.
  */
-static WIN_CDECL u32 win_dbg_print_ex(u32 component, u32 level,
-				      const char *fmt, ...)
+static void win_dbg_print_va(unsigned long caller, u32 level, const char *fmt,
+			     win_va_list *ap)
 {
-	unsigned long caller = (unsigned long)__builtin_return_address(0);
-	win_va_list ap;
 	char buf[256];
 	size_t pos;
 
 	if (level > 31 ? !(level & 1) : level != 0)
-		return STATUS_SUCCESS;
-	win_va_start(ap, fmt);
-	win_vsnprintf(buf, sizeof(buf) - 1, fmt, &ap);
-	win_va_end(ap);
+		return;
+	win_vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
 	buf[sizeof(buf) - 1] = '\0';
 	pos = strlen(buf);
 	while (pos && buf[pos - 1] == '\n')
 		pos--;
 	buf[pos] = '\0';
 	ntos_log(caller, buf);
+}
+
+static WIN_CDECL u32 win_dbg_print_ex(u32 component, u32 level,
+				      const char *fmt, ...)
+{
+	win_va_list ap;
+
+	win_va_start(ap, fmt);
+	win_dbg_print_va((unsigned long)__builtin_return_address(0), level,
+			 fmt, &ap);
+	win_va_end(ap);
 	return STATUS_SUCCESS;
 }
 WIN_FUNC_NAMED(DbgPrintEx, win_dbg_print_ex);
+
+/* DbgPrintEx with the driver's own va_list (a printf of its own). */
+static WIN_ABI u32 vDbgPrintEx(u32 component, u32 level, const char *fmt,
+			       win_va_list ap)
+{
+	win_dbg_print_va((unsigned long)__builtin_return_address(0), level,
+			 fmt, &ap);
+	return STATUS_SUCCESS;
+}
+WIN_FUNC(vDbgPrintEx);
 
 /*
  * A call through a C++ object's pure virtual slot: a driver bug Windows

@@ -664,6 +664,8 @@ static WIN_ABI void NdisMInitializeTimer(struct ndis_miniport_timer *storage,
 	struct ndis_adapter *ad = ndis_handle_adapter(handle);
 	struct ndis_timer *t;
 
+	/* the storage may have held an NDIS_TIMER of the driver's before */
+	win_timer_forget(storage->kernel.ktimer);
 	memset(storage, 0, sizeof(*storage));
 	t = win_alloc(ad->driver, sizeof(*t));
 	if (!t) {
@@ -710,17 +712,15 @@ static void ndis_arm_timer(struct ndis_miniport_timer *storage, u32 msecs,
 }
 
 /*
- * NdisSetTimer on the driver's NDIS_MINIPORT_TIMER: on amd64 the DDK's
- * NdisMSetTimer is a macro over it (NDIS.SYS exports no NdisMSetTimer
- * there), which works because both timer types begin with the same
- * KTIMER, where NdisMInitializeTimer left our pointer.
+ * NdisSetTimer (ndis_timer.c) on the driver's NDIS_MINIPORT_TIMER: on
+ * amd64 the DDK's NdisMSetTimer is a macro over it (NDIS.SYS exports no
+ * NdisMSetTimer there), which works because both timer types begin with
+ * the same KTIMER, where NdisMInitializeTimer left our pointer.
  */
-static WIN_ABI void NdisSetTimer(struct ndis_miniport_timer *storage,
-				 u32 msecs)
+void ndis_miniport_timer_set(void *storage, u32 msecs)
 {
 	ndis_arm_timer(storage, msecs, 0, "NdisSetTimer");
 }
-WIN_FUNC(NdisSetTimer);
 
 /* First expiry after msecs, then every msecs until NdisMCancelTimer. */
 static WIN_ABI void NdisMSetPeriodicTimer(struct ndis_miniport_timer *storage,

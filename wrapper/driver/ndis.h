@@ -40,6 +40,7 @@ struct ndis_driver {
 	u8 driver_object[NDIS_DRIVER_OBJECT_SIZE];	/* opaque to drivers */
 	struct win_unicode_string registry_path;
 	bool registered;		/* NdisMRegisterMiniport succeeded */
+	void *unload;			/* NdisMRegisterUnloadHandler's */
 	struct ndis_miniport_chars chars;
 	spinlock_t alloc_lock;
 	struct list_head allocs;	/* struct win_alloc: leak accounting */

@@ -45,4 +45,21 @@ u32 ndis_packet_pool_in_use(void *handle);
 u8 hal_irql(void);
 void hal_set_irql(u8 irql, const char *wrong_way);
 
+/*
+ * ntos_timer.c: KeInitializeTimer's work on @ktimer for the driver @drv
+ * (NdisInitializeTimer's caller, whose unload frees it); whether @ktimer
+ * is a KTIMER set up so; forgetting one whose storage now holds
+ * something else (an NDIS_MINIPORT_TIMER).
+ */
+void win_timer_init_for(void *ktimer, struct ndis_driver *drv);
+bool win_timer_known(const void *ktimer);
+void win_timer_forget(void *ktimer);
+
+/* ndis.c: NdisSetTimer on an NDIS_MINIPORT_TIMER */
+void ndis_miniport_timer_set(void *storage, u32 msecs);
+
+/* pe_image.c: the handler NdisMRegisterUnloadHandler names, called with
+ * the DRIVER_OBJECT when the driver unloads */
+void ndis_driver_set_unload(void *wrapper_handle, void *func);
+
 #endif /* NDIS_CORE_H */

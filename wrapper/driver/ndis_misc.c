@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ndiswrapper: NDIS.SYS's questions about the host: its version, the
- * processors, the wall clock, DMA alignment, and its own exports by name.
+ * processors, the wall clock, DMA alignment, and its own exports by name;
+ * and the driver's unload handler.
  */
 
 #include <linux/cpumask.h>
@@ -10,6 +11,7 @@
 #include <linux/string.h>
 #include <linux/types.h>
 
+#include "ndis_core.h"
 #include "winexport.h"
 
 /* NDIS 5.1: the major version in the high word. */
@@ -83,3 +85,11 @@ static WIN_ABI u32 NdisMGetDmaAlignment(void *handle)
 	return dma_get_cache_alignment();
 }
 WIN_FUNC(NdisMGetDmaAlignment);
+
+/* The driver's DriverUnload: run when the wrapper unloads the driver. */
+static WIN_ABI void NdisMRegisterUnloadHandler(void *wrapper_handle,
+					       void *unload)
+{
+	ndis_driver_set_unload(wrapper_handle, unload);
+}
+WIN_FUNC(NdisMRegisterUnloadHandler);

@@ -152,13 +152,13 @@ WIN_FUNC(KeFlushQueuedDpcs);
 
 /* -- timers ----------------------------------------------------------- */
 
-static WIN_ABI void KeInitializeTimerEx(struct win_ktimer *kt, u32 type)
+/* KeInitializeTimerEx for the driver @drv: a timer set up (again). */
+static void win_timer_setup(struct win_ktimer *kt, u32 type,
+			    struct ndis_driver *drv)
 {
-	struct ndis_driver *drv;
 	struct win_timer *t, *fresh;
 	unsigned long flags;
 
-	drv = ndis_driver_at((unsigned long)__builtin_return_address(0));
 	fresh = kzalloc(sizeof(*fresh), GFP_ATOMIC);
 	spin_lock_irqsave(&win_dispatch_lock, flags);
 	t = win_timer_find(kt);
@@ -177,24 +177,54 @@ static WIN_ABI void KeInitializeTimerEx(struct win_ktimer *kt, u32 type)
 	if (!t)
 		pr_err("KeInitializeTimerEx: no memory for timer %p\n", kt);
 }
+
+static WIN_ABI void KeInitializeTimerEx(struct win_ktimer *kt, u32 type)
+{
+	win_timer_setup(kt, type,
+			ndis_driver_at((unsigned long)__builtin_return_address(0)));
+}
 WIN_FUNC(KeInitializeTimerEx);
 
 static WIN_ABI void KeInitializeTimer(struct win_ktimer *kt)
 {
-	struct ndis_driver *drv;
+	win_timer_setup(kt, WIN_NOTIFICATION_TIMER_TYPE,
+			ndis_driver_at((unsigned long)__builtin_return_address(0)));
+}
+WIN_FUNC(KeInitializeTimer);
+
+/* NdisInitializeTimer's (ndis_timer.c): a notification timer. */
+void win_timer_init_for(void *ktimer, struct ndis_driver *drv)
+{
+	win_timer_setup(ktimer, WIN_NOTIFICATION_TIMER_TYPE, drv);
+}
+
+bool win_timer_known(const void *ktimer)
+{
+	unsigned long flags;
+	bool known;
+
+	spin_lock_irqsave(&win_dispatch_lock, flags);
+	known = win_timer_find((struct win_ktimer *)ktimer) != NULL;
+	spin_unlock_irqrestore(&win_dispatch_lock, flags);
+	return known;
+}
+
+/* The storage is no longer a KTIMER: its Linux timer stopped and freed. */
+void win_timer_forget(void *ktimer)
+{
 	struct win_timer *t;
 	unsigned long flags;
 
-	KeInitializeTimerEx(kt, WIN_NOTIFICATION_TIMER_TYPE);
-	/* the owner is our caller's driver, not ours */
-	drv = ndis_driver_at((unsigned long)__builtin_return_address(0));
 	spin_lock_irqsave(&win_dispatch_lock, flags);
-	t = win_timer_find(kt);
+	t = win_timer_find(ktimer);
 	if (t)
-		t->drv = drv;
+		list_del(&t->link);
 	spin_unlock_irqrestore(&win_dispatch_lock, flags);
+	if (!t)
+		return;
+	timer_delete_sync(&t->timer);
+	kfree(t);
 }
-WIN_FUNC(KeInitializeTimer);
 
 /*
  * Due time in 100 ns units (negative: relative; positive: absolute

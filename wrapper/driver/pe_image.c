@@ -341,12 +341,21 @@ static void ndis_release_driver(struct kref *ref)
 	spin_lock_irq(&ndis_drivers_list_lock);
 	list_del(&drv->list);
 	spin_unlock_irq(&ndis_drivers_list_lock);
+	if (drv->unload)
+		LIN2WIN1(drv->unload, drv->driver_object);
 	win_timers_release(drv);
 	win_free_leaks(drv);
 	ndis_unmap_image(drv);
 	kfree(drv->registry_path.buffer);
 	pr_info("%s: driver unloaded\n", drv->name);
 	kfree(drv);
+}
+
+void ndis_driver_set_unload(void *wrapper_handle, void *func)
+{
+	struct ndis_driver *drv = wrapper_handle;
+
+	drv->unload = func;
 }
 
 void ndis_put_driver(struct ndis_driver *drv)

@@ -3,7 +3,7 @@
  * Unit tests of the wrapper's NDIS.SYS and USBD.SYS exports that need no
  * kernel (wrapper/driver/ndis_string.c, ndis_buffer.c, ndis_list.c,
  * ndis_event.c, ndis_misc.c, ndis_mem.c, ndis_log.c, ndis_pool.c,
- * ndis_port.c, ndis_status.c, ndis_rwlock.c, usbd_desc.c), built -nostdinc against kmock
+ * ndis_port.c, ndis_status.c, ndis_rwlock.c, ndis_timer.c, usbd_desc.c), built -nostdinc against kmock
  * as the kernel builds them (kexports in meson.build). Each export is
  * reached through its win_export_<name> entry, the one gen_exports.sh puts
  * in the import table, and called as a driver calls it (ms_abi): a missing
@@ -15,6 +15,7 @@
  * pools, I/O ports, the kernel log, the CPU count, the DMA alignment and
  * the wall clock.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,6 +244,97 @@ const char *ndis_handle_name(void *handle)
 unsigned long long virt_to_phys(volatile void *address)
 {
 	return phys_base + ((uintptr_t)address & 0xfff);
+}
+
+/* ntos_timer.c's KTIMER bookkeeping, which NDIS_TIMER's calls use */
+static struct {
+	void *ktimer;		/* the one win_timer_init_for set up */
+	void *drv;
+	void *forgotten;
+	int inits;
+} ktimers;
+
+void win_timer_init_for(void *ktimer, void *drv);
+bool win_timer_known(const void *ktimer);
+void win_timer_forget(void *ktimer);
+
+void win_timer_init_for(void *ktimer, void *drv)
+{
+	ktimers.ktimer = ktimer;
+	ktimers.drv = drv;
+	ktimers.inits++;
+}
+
+bool win_timer_known(const void *ktimer)
+{
+	return ktimer && ktimer == ktimers.ktimer;
+}
+
+void win_timer_forget(void *ktimer)
+{
+	ktimers.forgotten = ktimer;
+	if (ktimer == ktimers.ktimer)
+		ktimers.ktimer = NULL;
+}
+
+/* ntoskrnl.c's KeSetTimer and KeCancelTimer, as NDIS_TIMER delegates */
+static struct {
+	void *ktimer, *dpc;
+	int64_t due;
+	int sets, cancels;
+	uint8_t was_set;
+} ke_timer;
+
+static WIN uint8_t fake_KeSetTimer(void *kt, int64_t due, void *dpc)
+{
+	ke_timer.ktimer = kt;
+	ke_timer.due = due;
+	ke_timer.dpc = dpc;
+	ke_timer.sets++;
+	return ke_timer.was_set;
+}
+
+static WIN uint8_t fake_KeCancelTimer(void *kt)
+{
+	ke_timer.ktimer = kt;
+	ke_timer.cancels++;
+	return ke_timer.was_set;
+}
+
+const struct kx_export win_export_KeSetTimer = {
+	"KeSetTimer", (void *)fake_KeSetTimer };
+const struct kx_export win_export_KeCancelTimer = {
+	"KeCancelTimer", (void *)fake_KeCancelTimer };
+
+/* ndis.c's NdisSetTimer on an NDIS_MINIPORT_TIMER */
+static struct {
+	void *storage;
+	uint32_t msecs;
+	int calls;
+} miniport_timer;
+
+void ndis_miniport_timer_set(void *storage, uint32_t msecs);
+
+void ndis_miniport_timer_set(void *storage, uint32_t msecs)
+{
+	miniport_timer.storage = storage;
+	miniport_timer.msecs = msecs;
+	miniport_timer.calls++;
+}
+
+/* pe_image.c: the driver's unload handler */
+static struct {
+	void *handle, *func;
+	int calls;
+} unload_handler;
+
+void ndis_driver_set_unload(void *wrapper_handle, void *func);
+
+void ndis_driver_set_unload(void *wrapper_handle, void *func)
+{
+	unload_handler.handle = wrapper_handle;
+	unload_handler.func = func;
+	unload_handler.calls++;
 }
 
 /* ndis_core.h: ndis.c's packet pools */
@@ -1076,6 +1168,87 @@ static void test_events(void)
 	CHECK(ke.calls == 5);
 }
 
+/* -- ndis_timer.c ------------------------------------------------------------ */
+
+EXPORT(NdisInitializeTimer)
+EXPORT(NdisSetTimer)
+EXPORT(NdisCancelTimer)
+EXPORT(NdisMRegisterUnloadHandler)
+
+/* NDIS_TIMER, amd64: a KTIMER (64 bytes) and its KDPC (64 bytes) */
+struct kx_ndis_timer {
+	uint8_t ktimer[64];
+	struct {
+		uint8_t type, importance;
+		uint16_t number;
+		struct kx_list dpc_list_entry;
+		void *routine, *context, *arg1, *arg2, *dpc_data;
+	} dpc;
+};
+
+/* only its address matters: the timer never fires here */
+static char timer_function;
+
+static void test_ndis_timer(void)
+{
+	WIN void (*init)(struct kx_ndis_timer *, void *, void *) =
+		export_NdisInitializeTimer();
+	WIN void (*set)(void *, uint32_t) = export_NdisSetTimer();
+	WIN void (*cancel)(struct kx_ndis_timer *, uint8_t *) =
+		export_NdisCancelTimer();
+	struct kx_ndis_timer t;
+	uint8_t miniport[160];
+	char context;
+	uint8_t cancelled = 7;
+
+	memset(&ktimers, 0, sizeof(ktimers));
+	memset(&ke_timer, 0, sizeof(ke_timer));
+	memset(&miniport_timer, 0, sizeof(miniport_timer));
+	memset(&t, 0xcc, sizeof(t));
+	init(&t, &timer_function, &context);
+	/* the KTIMER set up for the caller's driver, not the wrapper */
+	CHECK(ktimers.inits == 1 && ktimers.ktimer == t.ktimer &&
+	      ktimers.drv == &fake_driver);
+	/* the KDPC: DpcObject (19), medium importance, the timer function
+	 * and its context as the deferred routine, not queued */
+	CHECK(t.dpc.type == 19 && t.dpc.importance == 1 && t.dpc.number == 0);
+	CHECK(t.dpc.routine == &timer_function &&
+	      t.dpc.context == &context && t.dpc.dpc_data == NULL);
+
+	/* NdisSetTimer on it: KeSetTimer, relative, 100 ns units, its DPC */
+	set(&t, 10);
+	CHECK(ke_timer.sets == 1 && ke_timer.ktimer == t.ktimer &&
+	      ke_timer.due == -100000 && ke_timer.dpc == &t.dpc);
+	CHECK(miniport_timer.calls == 0);
+
+	/* NdisSetTimer on a miniport timer: ndis.c's */
+	set(miniport, 250);
+	CHECK(miniport_timer.calls == 1 && miniport_timer.storage == miniport &&
+	      miniport_timer.msecs == 250 && ke_timer.sets == 1);
+
+	/* NdisCancelTimer: whether KeCancelTimer found it set */
+	ke_timer.was_set = 1;
+	cancel(&t, &cancelled);
+	CHECK(ke_timer.cancels == 1 && ke_timer.ktimer == t.ktimer &&
+	      cancelled == 1);
+	ke_timer.was_set = 0;
+	cancel(&t, &cancelled);
+	CHECK(ke_timer.cancels == 2 && cancelled == 0);
+}
+
+static char unload;
+
+static void test_unload_handler(void)
+{
+	WIN void (*reg)(void *, void *) = export_NdisMRegisterUnloadHandler();
+	char handle;
+
+	memset(&unload_handler, 0, sizeof(unload_handler));
+	reg(&handle, &unload);
+	CHECK(unload_handler.calls == 1 && unload_handler.handle == &handle &&
+	      unload_handler.func == &unload);
+}
+
 /* -- ndis_misc.c ------------------------------------------------------------- */
 
 EXPORT(NdisGetVersion)
@@ -1268,6 +1441,8 @@ int main(void)
 	TEST(test_interlocked_lists);
 	TEST(test_rw_lock);
 	TEST(test_events);
+	TEST(test_ndis_timer);
+	TEST(test_unload_handler);
 	TEST(test_misc);
 	TEST(test_routine_address);
 	TEST(test_usbd);

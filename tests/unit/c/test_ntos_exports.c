@@ -1381,7 +1381,37 @@ static void test_io_work_items(void)
 /* -- debug output ----------------------------------------------------------- */
 
 EXPORT(DbgPrintEx);
+EXPORT(vDbgPrintEx);
 EXPORT(_purecall);
+
+typedef WABI unsigned int (*vdbgex_fn)(unsigned int, unsigned int,
+				       const char *, __builtin_ms_va_list);
+
+/* a driver's own printf over vDbgPrintEx, as NetKVM's DebugPrint is */
+static WABI unsigned int call_vdbg(unsigned int level, const char *fmt, ...)
+{
+	__builtin_ms_va_list ap;
+	unsigned int status;
+
+	__builtin_ms_va_start(ap, fmt);
+	status = FN(vdbgex_fn, vDbgPrintEx)(101, level, fmt, ap);
+	__builtin_ms_va_end(ap);
+	return status;
+}
+
+static void test_vdbg_print_ex(void)
+{
+	logged[0] = '\0';
+	/* the same filter as DbgPrintEx, the arguments from the va_list */
+	CHECK(call_vdbg(0x80000009u, "[%s]<=0x%X\n", "Init", 0x1fu) ==
+	      STATUS_SUCCESS);
+	CHECK_STR(logged, "[Init]<=0x1F");
+	CHECK(call_vdbg(2, "trace %d", 1) == STATUS_SUCCESS);
+	CHECK(call_vdbg(0x80000008u, "masked %d", 2) == STATUS_SUCCESS);
+	CHECK_STR(logged, "[Init]<=0x1F");
+	CHECK(call_vdbg(0, "rx %d of %ws", 3, u"wl0") == STATUS_SUCCESS);
+	CHECK_STR(logged, "rx 3 of wl0");
+}
 
 typedef WABI unsigned int (*dbgex_fn)(unsigned int, unsigned int,
 				      const char *, ...);
@@ -1493,6 +1523,7 @@ int main(void)
 	TEST(test_mm_sections);
 	TEST(test_io_work_items);
 	TEST(test_dbg_print_ex);
+	TEST(test_vdbg_print_ex);
 	TEST(test_mm_system_routine);
 	return tap_done();
 }

@@ -481,8 +481,13 @@ class WiredRowsTest(unittest.TestCase):
         # and offer nothing else, as the device NetKVM was written for.
         native = devices.DEVICES["virtio-net/native"]
         self.assertIn("virtio-net-pci,netdev=net0,mac=52:54:00:12:34:5d,"
-                      "disable-legacy=off,disable-modern=on",
+                      "disable-legacy=off,disable-modern=on,ioeventfd=off",
                       native.qemu_args)
+        # the queue notify handled in the vCPU's port write, as NetKVM's
+        # NDIS 5 control queue expects (it reads the answer right after
+        # the kick); QEMU's ioeventfd would answer later from its main loop
+        self.assertIn(",ioeventfd=off", native.qemu_args[
+            native.qemu_args.index("-device") + 1])
         self.assertEqual(native.native_driver, "virtio_net")
         # virtio_pci takes the PCI device, virtio_net the virtio one;
         # modprobe's dependencies of virtio_net do not bring virtio_pci
@@ -510,7 +515,8 @@ class WiredRowsTest(unittest.TestCase):
         self.assertEqual(row.unbind, "1af4:1000")
         self.assertEqual(row.native_first, "")
         self.assertIn("virtio-net-pci,netdev=net0,mac=52:54:00:12:34:5d,"
-                      "disable-legacy=off,disable-modern=on", row.qemu_args)
+                      "disable-legacy=off,disable-modern=on,ioeventfd=off",
+                      row.qemu_args)
         self.assertEqual(userdriver.reference(row).label,
                          "virtio-net/native")
 
