@@ -546,6 +546,29 @@ static WIN_ABI u8 IoIsWdmVersionAvailable(u8 major, u8 minor)
 WIN_FUNC(IoIsWdmVersionAvailable);
 
 /*
+ * The same Windows: XP x64 (5.2.3790) on a 64-bit guest, XP (5.1.2600)
+ * on a 32-bit one; a free build (FALSE), no service pack string. Drivers
+ * pick code paths by it (pgiri/ndiswrapper users met it as a missing
+ * import).
+ */
+static WIN_ABI u8 PsGetVersion(u32 *major, u32 *minor, u32 *build,
+			       struct win_unicode_string *csd)
+{
+	bool wide = sizeof(void *) == 8;
+
+	if (major)
+		*major = 5;
+	if (minor)
+		*minor = wide ? 2 : 1;
+	if (build)
+		*build = wide ? 3790 : 2600;
+	if (csd)
+		csd->length = 0;
+	return 0;
+}
+WIN_FUNC(PsGetVersion);
+
+/*
  * No WMI consumer exists here: a registration is accepted, and no
  * IRP_MJ_SYSTEM_CONTROL request will ever come of it, as on a system
  * where nobody queries the provider.

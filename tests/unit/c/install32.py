@@ -36,12 +36,12 @@ def brought(tool: list, tmpdir: pathlib.Path) -> int:
     # install() has stdout, then stderr
     unknown = ("installed x: 1 hardware id(s), 1 driver file(s)\n"
                "ndiswrapper: warning: {sys}: imports 2 functions this "
-               "wrapper does not provide: ntoskrnl.exe!PsGetVersion, "
+               "wrapper does not provide: ntoskrnl.exe!KeBugCheckEx, "
                "HAL.dll!HalGetBusData\n")
     cases = (
         ({"NDIS.SYS": ["NdisMSleep", "NdisMRegisterMiniportDriver"]}, 1,
          ndis6),
-        ({"ntoskrnl.exe": ["KefAcquireSpinLockAtDpcLevel", "PsGetVersion"],
+        ({"ntoskrnl.exe": ["KefAcquireSpinLockAtDpcLevel", "KeBugCheckEx"],
           "HAL.dll": ["KfAcquireSpinLock", "HalGetBusData"]}, 0, unknown))
     for n, (imports, want_rc, want) in enumerate(cases):
         src = tmpdir / f"brought{n}"

@@ -934,10 +934,26 @@ static void test_io_device_stack(void)
 	CHECK(FN(dev_fn, IoGetAttachedDevice)(&a) == &b);
 }
 
+EXPORT(PsGetVersion);
+
+typedef WABI unsigned char (*psver_fn)(unsigned int *, unsigned int *,
+				       unsigned int *, struct ustr *);
+
 static void test_io_versions(void)
 {
 	wdm_fn wdm = FN(wdm_fn, IoIsWdmVersionAvailable);
+	psver_fn psver = FN(psver_fn, PsGetVersion);
+	unsigned int major = 0, minor = 0, build = 0;
+	char16_t csd_buf[8] = u"x";
+	struct ustr csd = { 2, sizeof(csd_buf), csd_buf };
 	struct dev d;
+
+	/* Windows XP x64 (5.2.3790, the x64 XP) on a 64-bit build, as WDM
+	 * 1.30 says XP: a free build, no service pack string */
+	CHECK(psver(&major, &minor, &build, &csd) == 0);
+	CHECK(major == 5 && minor == 2 && build == 3790);
+	CHECK(csd.length == 0);
+	CHECK(psver(NULL, NULL, NULL, NULL) == 0);
 
 	CHECK(wdm(1, 0x30) && wdm(1, 0x10) && wdm(0, 0x99));
 	CHECK(!wdm(1, 0x31) && !wdm(6, 0));

@@ -284,18 +284,18 @@ class UserDriverTest(unittest.TestCase):
 
     def test_unknown_imports_are_named_all_at_once(self):
         img = pe_image(imports={
-            "ntoskrnl.exe": ["KeSetEvent", "PsGetVersion"],
+            "ntoskrnl.exe": ["KeSetEvent", "KeBugCheckEx"],
             "NDIS.SYS": ["NdisMSleep", "NdisBogusFunction"],
             "WDFLDR.SYS": ["WdfVersionBind"]})
         self.assertEqual(self.refusal(img),
                          "imports 3 functions this wrapper does not "
-                         "provide: ntoskrnl.exe!PsGetVersion, "
+                         "provide: ntoskrnl.exe!KeBugCheckEx, "
                          "NDIS.SYS!NdisBogusFunction, "
                          "WDFLDR.SYS!WdfVersionBind")
-        img = pe_image(imports={"ntoskrnl.exe": ["PsGetVersion"]})
+        img = pe_image(imports={"ntoskrnl.exe": ["KeBugCheckEx"]})
         self.assertEqual(self.refusal(img),
                          "imports 1 function this wrapper does not provide: "
-                         "ntoskrnl.exe!PsGetVersion")
+                         "ntoskrnl.exe!KeBugCheckEx")
         # the export tables are this tree's module's: a --wrapper-src
         # tree's module may have them, its own load says
         inf = self.driver(r"PCI\VEN_10EC&DEV_8139", sys_bytes=img)
@@ -339,7 +339,7 @@ class UserDriverTest(unittest.TestCase):
         """run --driver refuses before any build or boot, for the guest
         architectures of its --kernel list, and with --wrapper-src does
         not judge by this tree's export tables."""
-        img = pe_image(imports={"ntoskrnl.exe": ["PsGetVersion"]})
+        img = pe_image(imports={"ntoskrnl.exe": ["KeBugCheckEx"]})
         inf = self.driver(r"PCI\VEN_10EC&DEV_8139", sys_bytes=img,
                           text=INF_BOTH)
         args = cli.parser().parse_args(
@@ -347,7 +347,7 @@ class UserDriverTest(unittest.TestCase):
              "debian-6.1,debian-6.1-686"])
         with self.assertRaisesRegex(
                 BenchError, r"NIC\.SYS: imports 1 function this wrapper "
-                r"does not provide: ntoskrnl\.exe!PsGetVersion$"):
+                r"does not provide: ntoskrnl\.exe!KeBugCheckEx$"):
             cli._matrix(args)
         tree = self.dir / "tree"      # the classic layout, as checked
         for need in ("driver/Makefile", "utils/Makefile"):
