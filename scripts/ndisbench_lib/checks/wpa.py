@@ -20,8 +20,9 @@ from .facts import compare, iface_test
 
 ROWS = devices.NATIVE
 # mac80211 asks the crypto API for ccm(aes) when a CCMP key is installed;
-# Debian builds the ccm and ctr templates as modules.
-CCMP_MODULES = ("ctr", "ccm")
+# Debian builds the ccm and ctr templates as modules, and 5.10 the AES
+# cipher too (aes_generic; 6.1 builds it in).
+CCMP_MODULES = ("aes_generic", "ctr", "ccm")
 NL80211, WEXT = "nl80211", "wext"
 # From association to CTRL-EVENT-CONNECTED (the 4-way handshake), guest
 # time; the handshake is four frames and two key derivations.
