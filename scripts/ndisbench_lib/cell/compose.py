@@ -164,7 +164,9 @@ def cell_initrd(plan: CellPlan, prep: Prepared, parts: HostParts
     if first and modules.kernel_has(prep.art.modules_dir, first) != "module":
         first = ""                  # built in: bound at boot already
     for name in [d for r in roles for d in prep.built[r].depends] + \
-            list(plan.device.guest_modules) + check_modules(plan) + \
+            list(plan.device.guest_modules) + \
+            [m for m in check_modules(plan)
+             if modules.kernel_has(prep.art.modules_dir, m) == "module"] + \
             ([first] if first else []):
         if name not in wanted:
             wanted.append(name)

@@ -23,6 +23,9 @@ def params(ctx: GuestContext) -> Sequence[str]:
 
 
 def judge(facts: CellFacts) -> Verdict:
+    skip = wpa.cannot_run(facts)
+    if skip:
+        return skip
     test = net_test(facts, "rekey")
     if isinstance(test, Verdict):
         return test

@@ -15,6 +15,7 @@ from ..devices import Device
 from ..guest.air import WPA2_AP
 from ..guest.capture import AirCapture, DataFrame
 from ..report.ktap import KtapTest
+from ..report.verdict import NOT_RUN, Verdict
 from .check import CellFacts, GuestContext
 from .facts import compare, iface_test
 
@@ -65,6 +66,21 @@ def status_problems(test: KtapTest, problems: List[str]) -> None:
     bssid = (test.fact("wpa_bssid") or "-").lower()
     if bssid != WPA2_AP.bssid:
         problems.append(f"BSSID {bssid}, want {WPA2_AP.bssid}")
+
+
+def cannot_run(facts: CellFacts) -> Optional[Verdict]:
+    """NOT_RUN where the guest cannot run Debian's wpa_supplicant: a
+    32-bit kernel without CONFIG_COMPAT_32BIT_TIME has no 32-bit futex
+    call, which i386 glibc 2.36 makes (it aborts: "The futex facility
+    returned an unexpected error code"). Our i386 source kernels' config
+    (tinyconfig based) leaves it out."""
+    config = facts.config or {}
+    if config.get("CONFIG_X86_32") == "y" and \
+            config.get("CONFIG_COMPAT_32BIT_TIME") != "y":
+        return Verdict(NOT_RUN, "the kernel has no CONFIG_COMPAT_32BIT_TIME:"
+                                " i386 wpa_supplicant (glibc 2.36) needs the "
+                                "32-bit futex call")
+    return None
 
 
 def capture_error(air: Optional[AirCapture]) -> Optional[str]:

@@ -39,6 +39,9 @@ def message_2_problem(frames: Sequence[DataFrame], sta: str
 
 
 def judge(facts: CellFacts) -> Verdict:
+    skip = wpa.cannot_run(facts)
+    if skip:
+        return skip
     test = net_test(facts, "wpa2-badkey")
     if isinstance(test, Verdict):
         return test

@@ -31,6 +31,9 @@ def params(ctx: GuestContext) -> Sequence[str]:
 
 
 def judge(facts: CellFacts) -> Verdict:
+    skip = wpa.cannot_run(facts)
+    if skip:
+        return skip
     test = net_test(facts, "wpa2")
     if isinstance(test, Verdict):
         return test

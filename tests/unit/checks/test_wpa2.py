@@ -112,13 +112,37 @@ def rekey_test(rekeys=2, sent=REKEY_BYTES, state="COMPLETED", result="ok"):
             f"# wpa_state: {state}\n{result} 5 rekey\n")
 
 
-def judge(check, test, air_capture=None, sink=None):
+def judge(check, test, air_capture=None, sink=None, config=None):
     log = ktaplogs.net_cell_log(test, ifname="wlan0", mac=STA)
     from ndisbench_lib.report import ktap
     return helpers.judge(check, EXP.policies[POLICY], EXP,
                          ktap.parse(log), ["ndiswrapper"], 12288,
                          sink_bytes=sink, air=air_capture,
-                         iw_ssid="ndisbench")
+                         iw_ssid="ndisbench", config=config)
+
+
+class ThirtyTwoBitTimeTest(unittest.TestCase):
+    """Debian's i386 wpa_supplicant (glibc 2.36) calls the 32-bit futex;
+    a 32-bit kernel without CONFIG_COMPAT_32BIT_TIME (our i386 source
+    kernels' tinyconfig) cannot run it: not run, never FAIL."""
+
+    def test_not_run_without_32bit_time(self):
+        cfg = {"CONFIG_X86_32": "y"}
+        for check, log in (("wpa2", wpa2_test(result="not ok")),
+                           ("wpa2-badkey", badkey_test(result="not ok")),
+                           ("rekey", rekey_test(rekeys=0,
+                                                result="not ok"))):
+            with self.subTest(check):
+                v = judge(check, log, capture(), WPA2_BYTES, config=cfg)
+                self.assertEqual(v.status, "not run")
+                self.assertIn("CONFIG_COMPAT_32BIT_TIME", v.summary)
+
+    def test_runs_with_it_or_on_64_bit(self):
+        for cfg in ({"CONFIG_X86_32": "y", "CONFIG_COMPAT_32BIT_TIME": "y"},
+                    {"CONFIG_X86_64": "y"}, None):
+            v = judge("wpa2", wpa2_test(), capture(), WPA2_BYTES,
+                      config=cfg)
+            self.assertEqual(v.status, "pass", (cfg, v.summary))
 
 
 class Wpa2Test(unittest.TestCase):
