@@ -11,7 +11,7 @@ from typing import List, Sequence
 from ..guest.air import WPA2_AP
 from ..report.verdict import ERROR, Verdict
 from .check import STREAM, CellFacts, Check, GuestContext
-from .facts import net_test, to_int, verdict
+from .facts import to_int, verdict
 from . import wpa
 
 STREAM_BYTES = 16 << 20
@@ -23,10 +23,7 @@ def params(ctx: GuestContext) -> Sequence[str]:
 
 
 def judge(facts: CellFacts) -> Verdict:
-    skip = wpa.cannot_run(facts)
-    if skip:
-        return skip
-    test = net_test(facts, "rekey")
+    test = wpa.wpa_test(facts, "rekey")
     if isinstance(test, Verdict):
         return test
     problems: List[str] = []

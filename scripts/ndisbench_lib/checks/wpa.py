@@ -8,7 +8,7 @@ The checks run where the station's wrapper can take the keys: the native
 rtl8187 row (mac80211, `wpa_supplicant -Dnl80211`). Our wrapped rows do
 not yet (the wrapper has no OID_802_11_ADD_KEY and the other key OIDs), so
 they declare no WPA2 check rather than fail one."""
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Union
 
 from .. import devices
 from ..devices import Device
@@ -17,7 +17,7 @@ from ..guest.capture import AirCapture, DataFrame
 from ..report.ktap import KtapTest
 from ..report.verdict import NOT_RUN, Verdict
 from .check import CellFacts, GuestContext
-from .facts import compare, iface_test
+from .facts import compare, iface_test, net_test
 
 ROWS = devices.NATIVE
 # mac80211 asks the crypto API for ccm(aes) when a CCMP key is installed;
@@ -81,6 +81,13 @@ def cannot_run(facts: CellFacts) -> Optional[Verdict]:
                                 " i386 wpa_supplicant (glibc 2.36) needs the "
                                 "32-bit futex call")
     return None
+
+
+def wpa_test(facts: CellFacts, name: str) -> Union[KtapTest, Verdict]:
+    """A WPA2 check's agent test, or the verdict that comes first: not
+    run where the guest cannot run wpa_supplicant (cannot_run), else
+    net_test's."""
+    return cannot_run(facts) or net_test(facts, name)
 
 
 def capture_error(air: Optional[AirCapture]) -> Optional[str]:

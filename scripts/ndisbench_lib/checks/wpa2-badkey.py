@@ -11,7 +11,7 @@ from typing import List, Optional, Sequence
 from ..guest.capture import DataFrame
 from ..report.verdict import ERROR, Verdict
 from .check import CellFacts, Check, GuestContext
-from .facts import net_test, verdict
+from .facts import verdict
 from . import wpa
 
 WRONG_PASSPHRASE = "not-the-ndisbench-passphrase"
@@ -39,10 +39,7 @@ def message_2_problem(frames: Sequence[DataFrame], sta: str
 
 
 def judge(facts: CellFacts) -> Verdict:
-    skip = wpa.cannot_run(facts)
-    if skip:
-        return skip
-    test = net_test(facts, "wpa2-badkey")
+    test = wpa.wpa_test(facts, "wpa2-badkey")
     if isinstance(test, Verdict):
         return test
     problems: List[str] = []

@@ -18,7 +18,7 @@ from typing import List, Sequence
 from ..guest.air import WPA2_AP
 from ..report.verdict import ERROR, Verdict
 from .check import STREAM, CellFacts, Check, GuestContext
-from .facts import compare, net_test, to_int, verdict
+from .facts import compare, to_int, verdict
 from . import wpa
 
 PINGS = 20                      # the agent's WPA2_PINGS
@@ -31,10 +31,7 @@ def params(ctx: GuestContext) -> Sequence[str]:
 
 
 def judge(facts: CellFacts) -> Verdict:
-    skip = wpa.cannot_run(facts)
-    if skip:
-        return skip
-    test = net_test(facts, "wpa2")
+    test = wpa.wpa_test(facts, "wpa2")
     if isinstance(test, Verdict):
         return test
     problems: List[str] = []
