@@ -82,8 +82,8 @@ def cell_metrics(run_dir: pathlib.Path, cell: report.CellResult,
         out["tcp_mbps"] = tcp_bytes / seconds / 1e6
     wpa2 = log.test("wpa2")
     # its last `seconds` is the stream's (the first, its pings')
-    wpa2_secs = _num(list(wpa2.all("seconds"))[-1]) \
-        if wpa2 and list(wpa2.all("seconds")) else None
+    wpa2_times = list(wpa2.all("seconds")) if wpa2 else []
+    wpa2_secs = _num(wpa2_times[-1]) if wpa2_times else None
     if "wpa2" in ok and wpa2_secs:
         out["wpa2_tcp_mbps"] = tcp_bytes / wpa2_secs / 1e6
     udp = log.test("udp")
