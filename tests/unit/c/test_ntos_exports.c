@@ -413,6 +413,13 @@ EXPORT(wcscpy);
 EXPORT(wcsncpy);
 EXPORT(wcsicmp);
 EXPORT(_wcsicmp);
+EXPORT(strncpy);
+EXPORT(strncat);
+EXPORT(_stricmp);
+EXPORT(tolower);
+EXPORT(toupper);
+EXPORT(wcslen);
+EXPORT(_vsnprintf);
 
 typedef WABI int (*sprintf_fn)(char *, const char *, ...);
 typedef WABI int (*vsprintf_fn)(char *, const char *,
@@ -432,6 +439,8 @@ typedef WABI char16_t *(*wcpy_fn)(char16_t *, const char16_t *);
 typedef WABI char16_t *(*wncpy_fn)(char16_t *, const char16_t *, size_t);
 typedef WABI int (*wcmp_fn)(const char16_t *, const char16_t *);
 typedef WABI int (*cmp_fn)(const char *, const char *);
+typedef WABI char *(*ncpy_fn)(char *, const char *, size_t);
+typedef WABI size_t (*wlen_fn)(const char16_t *);
 
 static WABI int call_vsprintf(char *buf, const char *fmt, ...)
 {
@@ -451,6 +460,18 @@ static WABI int call_vsnprintf(char *buf, size_t count, const char *fmt, ...)
 
 	__builtin_ms_va_start(ap, fmt);
 	n = FN(vsnprintf_fn, vsnprintf)(buf, count, fmt, ap);
+	__builtin_ms_va_end(ap);
+	return n;
+}
+
+static WABI int call_ms_vsnprintf(char *buf, size_t count, const char *fmt,
+				  ...)
+{
+	__builtin_ms_va_list ap;
+	int n;
+
+	__builtin_ms_va_start(ap, fmt);
+	n = FN(vsnprintf_fn, _vsnprintf)(buf, count, fmt, ap);
 	__builtin_ms_va_end(ap);
 	return n;
 }
@@ -523,6 +544,59 @@ static void test_crt_chars(void)
 	CHECK(FN(atoi_fn, atoi)("x7") == 0);
 	CHECK(FN(cmp_fn, stricmp)("WLAN0", "wlan0") == 0);
 	CHECK(FN(cmp_fn, stricmp)("a", "B") < 0);
+}
+
+/* The narrow forms the other tests leave out: each through its entry. */
+static void test_crt_narrow_strings(void)
+{
+	char buf[12];
+
+	/* strncpy pads with NULs to n, and leaves a long source unterminated */
+	memset(buf, '#', sizeof(buf));
+	CHECK(FN(ncpy_fn, strncpy)(buf, "ab", 5) == buf);
+	CHECK(!memcmp(buf, "ab\0\0\0#", 6));
+	memset(buf, '#', sizeof(buf));
+	FN(ncpy_fn, strncpy)(buf, "wlan0", 3);
+	CHECK(!memcmp(buf, "wla#", 4));
+	/* strncat appends at most n characters and always terminates */
+	memset(buf, '#', sizeof(buf));
+	strcpy(buf, "ab");
+	CHECK(FN(ncpy_fn, strncat)(buf, "cdefg", 3) == buf);
+	CHECK(!memcmp(buf, "abcde\0#", 7));
+	FN(ncpy_fn, strncat)(buf, "xy", 9);
+	CHECK_STR(buf, "abcdexy");
+	/* _stricmp compares case-blind, ordered as lower case */
+	CHECK(FN(cmp_fn, _stricmp)("NDIS", "ndis") == 0);
+	CHECK(FN(cmp_fn, _stricmp)("abc", "ABD") < 0);
+	CHECK(FN(cmp_fn, _stricmp)("abcd", "ABC") > 0);
+	/* as lower case: '_' (0x5f) sorts before 'a', not after 'A' */
+	CHECK(FN(cmp_fn, _stricmp)("_", "A") < 0);
+	/* tolower/toupper: ASCII letters only */
+	CHECK(FN(int_fn, tolower)('Q') == 'q' && FN(int_fn, tolower)('q') == 'q');
+	CHECK(FN(int_fn, tolower)('@') == '@' && FN(int_fn, tolower)('[') == '[');
+	CHECK(FN(int_fn, toupper)('z') == 'Z' && FN(int_fn, toupper)('{') == '{');
+	CHECK(FN(int_fn, toupper)('5') == '5');
+	CHECK(FN(wlen_fn, wcslen)(u"wlan") == 4);
+	CHECK(FN(wlen_fn, wcslen)(u"") == 0);
+}
+
+/* Microsoft's _vsnprintf: no NUL when the text fills the buffer, -1 past */
+static void test_crt_ms_vsnprintf(void)
+{
+	char buf[8];
+
+	memset(buf, '#', sizeof(buf));
+	CHECK(call_ms_vsnprintf(buf, 8, "%d-%s", 12, "ab") == 5);
+	CHECK_STR(buf, "12-ab");
+	memset(buf, '#', sizeof(buf));
+	CHECK(call_ms_vsnprintf(buf, 4, "%d", 1234) == 4);
+	CHECK(!memcmp(buf, "1234#", 5));
+	memset(buf, '#', sizeof(buf));
+	CHECK(call_ms_vsnprintf(buf, 4, "%d", 12345) == -1);
+	CHECK(!memcmp(buf, "1234#", 5));
+	/* LLP64: %lx is 32 bits */
+	CHECK(call_ms_vsnprintf(buf, 8, "%lx", 0xabcdefL) == 6);
+	CHECK_STR(buf, "abcdef");
 }
 
 /* Microsoft's generator: the sequence a seed gives is fixed. */
@@ -1525,6 +1599,8 @@ int main(void)
 	TEST(test_crt_wprintf);
 	TEST(test_crt_chars);
 	TEST(test_crt_rand);
+	TEST(test_crt_narrow_strings);
+	TEST(test_crt_ms_vsnprintf);
 	TEST(test_crt_wide_strings);
 	TEST(test_io_irp_init);
 	TEST(test_io_build_ioctl);
