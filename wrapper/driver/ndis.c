@@ -22,6 +22,7 @@
 
 #include "../parse/ndiscfg.h"
 #include "ndis.h"
+#include "ntos.h"
 #include "ndis_spinlock.h"
 #include "wincall.h"
 #include "winexport.h"
