@@ -28,4 +28,11 @@ extern struct timezone sys_tz;
 int kmock_current_nice(void);
 void kmock_set_current_nice(int nice);
 
+/* kzalloc'd and not kfree'd */
+extern int kmock_slab_live;
+/* kthread_run fails (ERR_PTR(-ENOMEM)) while set */
+extern int kmock_kthread_fail;
+/* kernel threads started and not ended */
+extern int kmock_kthreads_running;
+
 #endif
