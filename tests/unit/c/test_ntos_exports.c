@@ -1968,6 +1968,67 @@ static void test_time_spin_lock(void)
 	CHECK(h.done == 2 && lock == 1);
 }
 
+/* The amd64 spin lock family NdisAcquireSpinLock and its kin expand to:
+ * the lock word, and the IRQL raised and given back (ntos_time.c). */
+EXPORT(KeAcquireSpinLockRaiseToDpc);
+EXPORT(KeReleaseSpinLock);
+EXPORT(KeAcquireSpinLockAtDpcLevel);
+EXPORT(KeReleaseSpinLockFromDpcLevel);
+
+typedef WABI unsigned char (*spin_raise_fn)(unsigned long *);
+typedef WABI void (*spin_release_fn)(unsigned long *, unsigned char);
+typedef WABI void (*spin_dpc_fn)(unsigned long *);
+
+static void *acquire_at_dpc_held(void *arg)
+{
+	struct lock_holder *h = arg;
+
+	FN(spin_dpc_fn, KeAcquireSpinLockAtDpcLevel)(h->lock);
+	h->done = 1;
+	return NULL;
+}
+
+static void test_time_spin_lock_family(void)
+{
+	struct lock_holder h = { 0 };
+	unsigned long lock = 0;
+	unsigned char old;
+	pthread_t t;
+
+	/* NdisAcquireSpinLock: taken at DISPATCH_LEVEL, the old level back */
+	enter_windows(WIN_PASSIVE_LEVEL);
+	old = FN(spin_raise_fn, KeAcquireSpinLockRaiseToDpc)(&lock);
+	CHECK(old == WIN_PASSIVE_LEVEL && lock == 1);
+	CHECK(win_irql == WIN_DISPATCH_LEVEL);
+	/* NdisReleaseSpinLock: free, and the caller back at its level */
+	FN(spin_release_fn, KeReleaseSpinLock)(&lock, old);
+	CHECK(lock == 0 && win_irql == WIN_PASSIVE_LEVEL);
+	/* the Dpr forms: the caller is at DISPATCH_LEVEL and stays there */
+	win_irql = WIN_DISPATCH_LEVEL;
+	FN(spin_dpc_fn, KeAcquireSpinLockAtDpcLevel)(&lock);
+	CHECK(lock == 1 && win_irql == WIN_DISPATCH_LEVEL);
+	FN(spin_dpc_fn, KeReleaseSpinLockFromDpcLevel)(&lock);
+	CHECK(lock == 0 && win_irql == WIN_DISPATCH_LEVEL);
+	/* a raise from DISPATCH_LEVEL returns it, the release keeps it */
+	old = FN(spin_raise_fn, KeAcquireSpinLockRaiseToDpc)(&lock);
+	CHECK(old == WIN_DISPATCH_LEVEL && win_irql == WIN_DISPATCH_LEVEL);
+	FN(spin_release_fn, KeReleaseSpinLock)(&lock, old);
+	CHECK(lock == 0 && win_irql == WIN_DISPATCH_LEVEL);
+	leave_windows();
+	/* outside Windows code the level stays PASSIVE */
+	old = FN(spin_raise_fn, KeAcquireSpinLockRaiseToDpc)(&lock);
+	CHECK(old == WIN_PASSIVE_LEVEL && lock == 1 && win_irql == 0);
+	/* held: another CPU's KeAcquireSpinLockAtDpcLevel spins till the release */
+	h.lock = &lock;
+	CHECK(!pthread_create(&t, NULL, acquire_at_dpc_held, &h));
+	usleep(50000);
+	CHECK(!h.done);
+	FN(spin_release_fn, KeReleaseSpinLock)(&lock, old);
+	pthread_join(t, NULL);
+	CHECK(h.done && lock == 1);
+}
+
+
 /* -- events and the delay (ntos_sync.c) ------------------------------------- */
 
 struct kevent {
@@ -2412,6 +2473,40 @@ static void test_dpc_importance_flush(void)
 	CHECK(dpc_runs == 11);
 }
 
+/* MmMapLockedPages*: the MDL's memory is the kernel's, mapped already
+ * (ntos_io.c). */
+EXPORT(MmMapLockedPages);
+EXPORT(MmMapLockedPagesSpecifyCache);
+
+typedef WABI void *(*map_locked_fn)(struct mdl *, unsigned int);
+typedef WABI void *(*map_locked_cache_fn)(struct mdl *, unsigned int,
+					  unsigned int, void *, unsigned int,
+					  unsigned int);
+
+static void test_mm_map_locked_pages(void)
+{
+	static char mem[8192] __attribute__((aligned(4096)));
+	struct mdl m = { .start_va = mem, .byte_offset = 300,
+			 .byte_count = 100 };
+	struct mdl pool = { .flags = 4, .mapped_va = mem + 8,
+			    .start_va = mem, .byte_offset = 8 };
+
+	/* a locked MDL: its address, now recorded as mapped */
+	CHECK(FN(map_locked_cache_fn, MmMapLockedPagesSpecifyCache)(&m, 0, 1,
+			NULL, 0, 16) == mem + 300);
+	CHECK(m.mapped_va == mem + 300 && (m.flags & 1));
+	/* mapped already: the same address again */
+	m.mapped_va = mem + 4096;
+	CHECK(FN(map_locked_fn, MmMapLockedPages)(&m, 0) == mem + 4096);
+	/* MmUnmapLockedPages clears the mark: MmMapLockedPages maps again */
+	m.flags = 0;
+	CHECK(FN(map_locked_fn, MmMapLockedPages)(&m, 0) == mem + 300);
+	CHECK(m.flags == 1);
+	/* nonpaged pool (MmBuildMdlForNonPagedPool): its mapped address */
+	CHECK(FN(map_locked_fn, MmMapLockedPages)(&pool, 0) == mem + 8);
+	CHECK(pool.flags == 4);
+}
+
 int main(void)
 {
 	TEST(test_rtl_init);
@@ -2443,11 +2538,13 @@ int main(void)
 	TEST(test_dbg_print_ex);
 	TEST(test_vdbg_print_ex);
 	TEST(test_mm_system_routine);
+	TEST(test_mm_map_locked_pages);
 	TEST(test_list_locked);
 	TEST(test_slist_ex);
 	TEST(test_time_clocks);
 	TEST(test_time_irql);
 	TEST(test_time_spin_lock);
+	TEST(test_time_spin_lock_family);
 	TEST(test_sync_event_state);
 	TEST(test_sync_delay);
 	TEST(test_pool_free);
