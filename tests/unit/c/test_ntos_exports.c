@@ -2507,6 +2507,31 @@ static void test_mm_map_locked_pages(void)
 	CHECK(pool.flags == 4);
 }
 
+/* HAL.dll's busy wait (hal.c): as long as it says, never sleeping. */
+EXPORT(KeStallExecutionProcessor);
+
+typedef WABI void (*stall_fn)(unsigned int);
+
+static void test_hal_stall(void)
+{
+	long long start;
+
+	start = now_ns();
+	FN(stall_fn, KeStallExecutionProcessor)(2500);
+	CHECK(now_ns() - start >= 2500000LL);
+	start = now_ns();
+	FN(stall_fn, KeStallExecutionProcessor)(40);
+	CHECK(now_ns() - start >= 40000LL);
+	/* at DISPATCH_LEVEL too: it does not leave the FPU section */
+	enter_windows(WIN_DISPATCH_LEVEL);
+	sleeps_outside = 0;
+	start = now_ns();
+	FN(stall_fn, KeStallExecutionProcessor)(1200);
+	CHECK(now_ns() - start >= 1200000LL);
+	CHECK(sleeps_outside == 0 && win_depth == 1);
+	leave_windows();
+}
+
 int main(void)
 {
 	TEST(test_rtl_init);
@@ -2553,5 +2578,6 @@ int main(void)
 	TEST(test_thread_handle_references);
 	TEST(test_timer_state);
 	TEST(test_dpc_importance_flush);
+	TEST(test_hal_stall);
 	return tap_done();
 }
