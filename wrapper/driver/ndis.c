@@ -457,16 +457,6 @@ WIN_FUNC(NDIS_BUFFER_TO_SPAN_PAGES);
 
 /* -- time ----------------------------------------------------------------- */
 
-/*
- * Milliseconds since boot, from jiffies (ktime_get_boottime() would add
- * the GPL-only ktime_get_with_offset to the module's imports).
- */
-static WIN_ABI void NdisGetSystemUpTime(u32 *msecs)
-{
-	*msecs = (u32)jiffies64_to_msecs(get_jiffies_64() - INITIAL_JIFFIES);
-}
-WIN_FUNC(NdisGetSystemUpTime);
-
 static long ndis_sleep_us(void *unused, long usecs)
 {
 	if (usecs <= 20 * USEC_PER_MSEC)
