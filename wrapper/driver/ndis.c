@@ -22,6 +22,7 @@
 
 #include "../parse/ndiscfg.h"
 #include "ndis.h"
+#include "ntos.h"
 #include "ndis_spinlock.h"
 #include "wincall.h"
 #include "winexport.h"
@@ -455,16 +456,6 @@ static WIN_ABI u32 NDIS_BUFFER_TO_SPAN_PAGES(struct win_mdl *mdl)
 WIN_FUNC(NDIS_BUFFER_TO_SPAN_PAGES);
 
 /* -- time ----------------------------------------------------------------- */
-
-/*
- * Milliseconds since boot, from jiffies (ktime_get_boottime() would add
- * the GPL-only ktime_get_with_offset to the module's imports).
- */
-static WIN_ABI void NdisGetSystemUpTime(u32 *msecs)
-{
-	*msecs = (u32)jiffies64_to_msecs(get_jiffies_64() - INITIAL_JIFFIES);
-}
-WIN_FUNC(NdisGetSystemUpTime);
 
 static long ndis_sleep_us(void *unused, long usecs)
 {

@@ -207,8 +207,6 @@ void ndis_put_driver(struct ndis_driver *drv);
 /* ntoskrnl.c (win_alloc and win_free: ndis_core.h) */
 void win_free_leaks(struct ndis_driver *drv);
 u64 win_kuser_page(void);
-long win_sleep_outside_fpu(long (*sleep)(void *arg, long timeout),
-			   void *arg, long timeout);
 
 /* ndis.c */
 const char *ndis_setting(struct ndis_adapter *ad, const char *name);

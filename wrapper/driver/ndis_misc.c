@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ndiswrapper: NDIS.SYS's questions about the host: its version, the
- * processors, the wall clock, DMA alignment, and its own exports by name;
- * and the driver's unload handler.
+ * processors, the wall clock and the time since boot, DMA alignment,
+ * and its own exports by name; and the driver's unload handler.
  */
 
 #include <linux/cpumask.h>
 #include <linux/dma-mapping.h>
+#include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/string.h>
 #include <linux/types.h>
@@ -43,6 +44,16 @@ static WIN_ABI void NdisGetCurrentSystemTime(s64 *time)
 		NDIS_EPOCH_OFFSET_100NS;
 }
 WIN_FUNC(NdisGetCurrentSystemTime);
+
+/*
+ * Milliseconds since boot, from jiffies (ktime_get_boottime() would add
+ * the GPL-only ktime_get_with_offset to the module's imports).
+ */
+static WIN_ABI void NdisGetSystemUpTime(u32 *msecs)
+{
+	*msecs = (u32)jiffies64_to_msecs(get_jiffies_64() - INITIAL_JIFFIES);
+}
+WIN_FUNC(NdisGetSystemUpTime);
 
 /* Does the counted UTF-16 name spell the ASCII one exactly? */
 static bool ndis_name_is(const struct win_unicode_string *name,

@@ -103,6 +103,14 @@ void ndis_free_mdl(struct win_mdl *mdl);
 
 /* ntoskrnl.c: InterruptTime, 100 ns units since boot at the clock tick */
 u64 win_interrupt_time(void);
+/*
+ * ntoskrnl.c: sleep(arg, timeout) run outside the FPU section of the
+ * Windows call chain (its IRQL and depth given back and taken along):
+ * what sleep returns.
+ */
+long win_sleep_outside_fpu(long (*sleep)(void *arg, long timeout),
+			   void *arg, long timeout);
+
 /* ntos_sync.c: SystemTime, 100 ns units since 1601 */
 u64 win_system_time(void);
 

@@ -413,6 +413,31 @@ static WIN_ABI void MmUnlockPages(struct win_mdl *mdl)
 }
 WIN_FUNC(MmUnlockPages);
 
+/*
+ * Every MDL the wrapper builds describes memory already mapped in the
+ * kernel, so the "mapping" is the address the MDL describes.
+ */
+static WIN_ABI void *MmMapLockedPagesSpecifyCache(struct win_mdl *mdl,
+						  u32 mode, u32 cache,
+						  void *addr, u32 bugcheck,
+						  u32 priority)
+{
+	if (mdl->flags & (MDL_MAPPED_TO_SYSTEM_VA |
+			  MDL_SOURCE_IS_NONPAGED_POOL))
+		return mdl->mapped_va;
+	mdl->mapped_va = (u8 *)mdl->start_va + mdl->byte_offset;
+	mdl->flags |= MDL_MAPPED_TO_SYSTEM_VA;
+	return mdl->mapped_va;
+}
+WIN_FUNC(MmMapLockedPagesSpecifyCache);
+
+/* The older form, which the DDK's MmGetSystemAddressForMdl calls. */
+static WIN_ABI void *MmMapLockedPages(struct win_mdl *mdl, u32 mode)
+{
+	return MmMapLockedPagesSpecifyCache(mdl, mode, 0, NULL, 1, 0);
+}
+WIN_FUNC(MmMapLockedPages);
+
 /* The mapping MmMapLockedPages* handed out is the memory's own address. */
 static WIN_ABI void MmUnmapLockedPages(void *va, struct win_mdl *mdl)
 {

@@ -7,7 +7,7 @@
 
 #include <linux/string.h>
 
-#include "ndis.h"
+#include "ndis_core.h"
 #include "ntos_pool.h"
 #include "wincall.h"
 #include "winexport.h"

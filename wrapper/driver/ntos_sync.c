@@ -20,7 +20,6 @@
 #include <linux/timekeeping.h>
 #include <linux/wait.h>
 
-#include "ndis.h"
 #include "ntos.h"
 #include "ntos_dispatch.h"
 #include "wincall.h"

@@ -23,7 +23,6 @@
 #include <linux/version.h>
 #include <linux/workqueue.h>
 
-#include "ndis.h"
 #include "ntos.h"
 #include "ntos_list.h"
 #include "ntos_thread.h"

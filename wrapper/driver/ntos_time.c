@@ -3,9 +3,11 @@
  * ndiswrapper: ntoskrnl.exe's clocks and IRQL: KeQuerySystemTime,
  * KeQueryTickCount, KeQueryPerformanceCounter, KeQueryActiveProcessors,
  * ExSystemTimeToLocalTime, ExSetTimerResolution, KeRaiseIrql,
- * KeRaiseIrqlToDpcLevel, KeLowerIrql, and the spin lock calls the amd64
- * DDK has as macros but older drivers import (KeInitializeSpinLock,
- * KeAcquireSpinLock). ntos_time.h has the arithmetic (unit-tested).
+ * KeRaiseIrqlToDpcLevel, KeLowerIrql, and the spin locks, which move
+ * the IRQL: the calls the amd64 DDK has as macros but older drivers
+ * import (KeInitializeSpinLock, KeAcquireSpinLock), the amd64 family
+ * the NDIS spin lock macros call and i386's fastcall twins. ntos_time.h
+ * has the arithmetic (unit-tested).
  *
  * The IRQL is the wrapper's per-CPU record of the running Windows call
  * chain (wincall.h): outside Windows code it is PASSIVE_LEVEL and stays
@@ -123,3 +125,53 @@ static WIN_ABI void KeAcquireSpinLock(unsigned long *lock, u8 *old_irql)
 	*old_irql = win_spin_acquire_raise(lock);
 }
 WIN_FUNC(KeAcquireSpinLock);
+
+/*
+ * The amd64 spin lock family, on a KSPIN_LOCK in the driver's storage
+ * (see win_spin_acquire in wincall.h). The DDK's NdisAcquireSpinLock,
+ * NdisReleaseSpinLock, NdisDprAcquireSpinLock and NdisDprReleaseSpinLock
+ * are macros over these four, KeAcquireSpinLock over the first.
+ */
+static WIN_ABI u8 KeAcquireSpinLockRaiseToDpc(unsigned long *lock)
+{
+	return win_spin_acquire_raise(lock);
+}
+WIN_FUNC(KeAcquireSpinLockRaiseToDpc);
+
+static WIN_ABI void KeReleaseSpinLock(unsigned long *lock, u8 new_irql)
+{
+	win_spin_release_lower(lock, new_irql);
+}
+WIN_FUNC(KeReleaseSpinLock);
+
+static WIN_ABI void KeAcquireSpinLockAtDpcLevel(unsigned long *lock)
+{
+	win_spin_acquire(lock);
+}
+WIN_FUNC(KeAcquireSpinLockAtDpcLevel);
+
+static WIN_ABI void KeReleaseSpinLockFromDpcLevel(unsigned long *lock)
+{
+	win_spin_release(lock);
+}
+WIN_FUNC(KeReleaseSpinLockFromDpcLevel);
+
+#ifdef CONFIG_X86_32
+/*
+ * On i386 the DDK's KeAcquireSpinLockAtDpcLevel and
+ * KeReleaseSpinLockFromDpcLevel (behind NdisDprAcquireSpinLock) call
+ * these fastcall twins (HAL's KfAcquireSpinLock/KfReleaseSpinLock do the
+ * raising ones, hal.c).
+ */
+static WIN_FASTCALL void KefAcquireSpinLockAtDpcLevel(unsigned long *lock)
+{
+	win_spin_acquire(lock);
+}
+WIN_FUNC_I386(KefAcquireSpinLockAtDpcLevel);
+
+static WIN_FASTCALL void KefReleaseSpinLockFromDpcLevel(unsigned long *lock)
+{
+	win_spin_release(lock);
+}
+WIN_FUNC_I386(KefReleaseSpinLockFromDpcLevel);
+#endif /* CONFIG_X86_32 */

@@ -23,7 +23,8 @@
 #include <linux/workqueue.h>
 
 #include "compat.h"
-#include "ndis.h"
+#include "ndis_core.h"
+#include "ndiswrapper.h"
 #include "ntos.h"
 #include "ntos_timer.h"
 #include "wincall.h"

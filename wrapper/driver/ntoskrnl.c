@@ -165,31 +165,6 @@ static WIN_ABI s32 C_specific_handler(void *record, void *frame,
 }
 WIN_FUNC_NAMED(__C_specific_handler, C_specific_handler);
 
-/*
- * Every MDL the wrapper builds describes memory already mapped in the
- * kernel, so the "mapping" is the address the MDL describes.
- */
-static WIN_ABI void *MmMapLockedPagesSpecifyCache(struct win_mdl *mdl,
-						  u32 mode, u32 cache,
-						  void *addr, u32 bugcheck,
-						  u32 priority)
-{
-	if (mdl->flags & (MDL_MAPPED_TO_SYSTEM_VA |
-			  MDL_SOURCE_IS_NONPAGED_POOL))
-		return mdl->mapped_va;
-	mdl->mapped_va = (u8 *)mdl->start_va + mdl->byte_offset;
-	mdl->flags |= MDL_MAPPED_TO_SYSTEM_VA;
-	return mdl->mapped_va;
-}
-WIN_FUNC(MmMapLockedPagesSpecifyCache);
-
-/* The older form, which the DDK's MmGetSystemAddressForMdl calls. */
-static WIN_ABI void *MmMapLockedPages(struct win_mdl *mdl, u32 mode)
-{
-	return MmMapLockedPagesSpecifyCache(mdl, mode, 0, NULL, 1, 0);
-}
-WIN_FUNC(MmMapLockedPages);
-
 /* -- pool ---------------------------------------------------------------- */
 
 static WIN_ABI void *ExAllocatePoolWithTag(u32 pool_type, size_t size,
@@ -408,57 +383,7 @@ static WIN_ABI void ExFreePoolWithTag(void *ptr, u32 tag)
 }
 WIN_FUNC(ExFreePoolWithTag);
 
-/* -- spin locks ---------------------------------------------------------- */
-
-/*
- * The amd64 spin lock family, on a KSPIN_LOCK in the driver's storage
- * (see win_spin_acquire in wincall.h). The DDK's NdisAcquireSpinLock,
- * NdisReleaseSpinLock, NdisDprAcquireSpinLock and NdisDprReleaseSpinLock
- * are macros over these four, KeAcquireSpinLock over the first.
- */
-static WIN_ABI u8 KeAcquireSpinLockRaiseToDpc(unsigned long *lock)
-{
-	return win_spin_acquire_raise(lock);
-}
-WIN_FUNC(KeAcquireSpinLockRaiseToDpc);
-
-static WIN_ABI void KeReleaseSpinLock(unsigned long *lock, u8 new_irql)
-{
-	win_spin_release_lower(lock, new_irql);
-}
-WIN_FUNC(KeReleaseSpinLock);
-
-static WIN_ABI void KeAcquireSpinLockAtDpcLevel(unsigned long *lock)
-{
-	win_spin_acquire(lock);
-}
-WIN_FUNC(KeAcquireSpinLockAtDpcLevel);
-
-static WIN_ABI void KeReleaseSpinLockFromDpcLevel(unsigned long *lock)
-{
-	win_spin_release(lock);
-}
-WIN_FUNC(KeReleaseSpinLockFromDpcLevel);
-
 #ifdef CONFIG_X86_32
-/*
- * On i386 the DDK's KeAcquireSpinLockAtDpcLevel and
- * KeReleaseSpinLockFromDpcLevel (behind NdisDprAcquireSpinLock) call
- * these fastcall twins (HAL's KfAcquireSpinLock/KfReleaseSpinLock do the
- * raising ones, hal.c).
- */
-static WIN_FASTCALL void KefAcquireSpinLockAtDpcLevel(unsigned long *lock)
-{
-	win_spin_acquire(lock);
-}
-WIN_FUNC_I386(KefAcquireSpinLockAtDpcLevel);
-
-static WIN_FASTCALL void KefReleaseSpinLockFromDpcLevel(unsigned long *lock)
-{
-	win_spin_release(lock);
-}
-WIN_FUNC_I386(KefReleaseSpinLockFromDpcLevel);
-
 /*
  * The register accessors, functions on i386 (inline volatile accesses on
  * amd64): the driver passes a mapped register's virtual address.

@@ -483,6 +483,15 @@ void ktime_get_real_ts64(struct kx_timespec64 *ts)
 	ts->tv_nsec = 123456789;
 }
 
+/* kmock's jiffies.h: the 64-bit tick count, KMOCK_HZ (1000) a second */
+static uint64_t jiffies_now;
+
+uint64_t get_jiffies_64(void);
+uint64_t get_jiffies_64(void)
+{
+	return jiffies_now;
+}
+
 /* -- ndis_string.c ------------------------------------------------------------ */
 
 EXPORT(NdisInitUnicodeString)
@@ -1256,6 +1265,7 @@ EXPORT(NdisSystemProcessorCount)
 EXPORT(NdisGetCurrentSystemTime)
 EXPORT(NdisGetRoutineAddress)
 EXPORT(NdisMGetDmaAlignment)
+EXPORT(NdisGetSystemUpTime)
 
 static void test_misc(void)
 {
@@ -1271,6 +1281,30 @@ static void test_misc(void)
 	now(&t);
 	/* 100 ns units since 1601-01-01 */
 	CHECK(t == (1700000000LL + 11644473600LL) * 10000000LL + 1234567);
+}
+
+/* Milliseconds since boot: jiffies count from 5 minutes before their
+ * 32-bit wrap, and the ULONG wraps after 49.7 days. */
+static void test_uptime(void)
+{
+	WIN void (*uptime)(uint32_t *) = export_NdisGetSystemUpTime();
+	const uint64_t initial = (uint32_t)(-300 * 1000);
+	uint32_t ms = 7;
+
+	jiffies_now = initial;
+	uptime(&ms);
+	CHECK(ms == 0);
+	jiffies_now = initial + 1234;
+	uptime(&ms);
+	CHECK(ms == 1234);
+	/* past the 32-bit jiffies wrap: still counted from boot */
+	jiffies_now = 0x100000000ULL + 5000;
+	uptime(&ms);
+	CHECK(ms == 300000 + 5000);
+	/* 50 days: the ULONG wrapped */
+	jiffies_now = initial + 50ULL * 86400 * 1000;
+	uptime(&ms);
+	CHECK(ms == (uint32_t)(50ULL * 86400 * 1000));
 }
 
 static void test_routine_address(void)
@@ -1444,6 +1478,7 @@ int main(void)
 	TEST(test_ndis_timer);
 	TEST(test_unload_handler);
 	TEST(test_misc);
+	TEST(test_uptime);
 	TEST(test_routine_address);
 	TEST(test_usbd);
 	TEST(test_usbd_config_request);

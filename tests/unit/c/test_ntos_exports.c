@@ -6,12 +6,16 @@
  * with the Windows calling convention, as a driver calls them. The
  * pool they allocate from is this file's (ntos_alloc), which counts.
  */
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <uchar.h>
+#include <unistd.h>
 
+#include "kmock_kernel.h"
 #include "tap.h"
 
 #define WABI __attribute__((ms_abi))
@@ -413,6 +417,13 @@ EXPORT(wcscpy);
 EXPORT(wcsncpy);
 EXPORT(wcsicmp);
 EXPORT(_wcsicmp);
+EXPORT(strncpy);
+EXPORT(strncat);
+EXPORT(_stricmp);
+EXPORT(tolower);
+EXPORT(toupper);
+EXPORT(wcslen);
+EXPORT(_vsnprintf);
 
 typedef WABI int (*sprintf_fn)(char *, const char *, ...);
 typedef WABI int (*vsprintf_fn)(char *, const char *,
@@ -432,6 +443,8 @@ typedef WABI char16_t *(*wcpy_fn)(char16_t *, const char16_t *);
 typedef WABI char16_t *(*wncpy_fn)(char16_t *, const char16_t *, size_t);
 typedef WABI int (*wcmp_fn)(const char16_t *, const char16_t *);
 typedef WABI int (*cmp_fn)(const char *, const char *);
+typedef WABI char *(*ncpy_fn)(char *, const char *, size_t);
+typedef WABI size_t (*wlen_fn)(const char16_t *);
 
 static WABI int call_vsprintf(char *buf, const char *fmt, ...)
 {
@@ -451,6 +464,18 @@ static WABI int call_vsnprintf(char *buf, size_t count, const char *fmt, ...)
 
 	__builtin_ms_va_start(ap, fmt);
 	n = FN(vsnprintf_fn, vsnprintf)(buf, count, fmt, ap);
+	__builtin_ms_va_end(ap);
+	return n;
+}
+
+static WABI int call_ms_vsnprintf(char *buf, size_t count, const char *fmt,
+				  ...)
+{
+	__builtin_ms_va_list ap;
+	int n;
+
+	__builtin_ms_va_start(ap, fmt);
+	n = FN(vsnprintf_fn, _vsnprintf)(buf, count, fmt, ap);
 	__builtin_ms_va_end(ap);
 	return n;
 }
@@ -523,6 +548,59 @@ static void test_crt_chars(void)
 	CHECK(FN(atoi_fn, atoi)("x7") == 0);
 	CHECK(FN(cmp_fn, stricmp)("WLAN0", "wlan0") == 0);
 	CHECK(FN(cmp_fn, stricmp)("a", "B") < 0);
+}
+
+/* The narrow forms the other tests leave out: each through its entry. */
+static void test_crt_narrow_strings(void)
+{
+	char buf[12];
+
+	/* strncpy pads with NULs to n, and leaves a long source unterminated */
+	memset(buf, '#', sizeof(buf));
+	CHECK(FN(ncpy_fn, strncpy)(buf, "ab", 5) == buf);
+	CHECK(!memcmp(buf, "ab\0\0\0#", 6));
+	memset(buf, '#', sizeof(buf));
+	FN(ncpy_fn, strncpy)(buf, "wlan0", 3);
+	CHECK(!memcmp(buf, "wla#", 4));
+	/* strncat appends at most n characters and always terminates */
+	memset(buf, '#', sizeof(buf));
+	strcpy(buf, "ab");
+	CHECK(FN(ncpy_fn, strncat)(buf, "cdefg", 3) == buf);
+	CHECK(!memcmp(buf, "abcde\0#", 7));
+	FN(ncpy_fn, strncat)(buf, "xy", 9);
+	CHECK_STR(buf, "abcdexy");
+	/* _stricmp compares case-blind, ordered as lower case */
+	CHECK(FN(cmp_fn, _stricmp)("NDIS", "ndis") == 0);
+	CHECK(FN(cmp_fn, _stricmp)("abc", "ABD") < 0);
+	CHECK(FN(cmp_fn, _stricmp)("abcd", "ABC") > 0);
+	/* as lower case: '_' (0x5f) sorts before 'a', not after 'A' */
+	CHECK(FN(cmp_fn, _stricmp)("_", "A") < 0);
+	/* tolower/toupper: ASCII letters only */
+	CHECK(FN(int_fn, tolower)('Q') == 'q' && FN(int_fn, tolower)('q') == 'q');
+	CHECK(FN(int_fn, tolower)('@') == '@' && FN(int_fn, tolower)('[') == '[');
+	CHECK(FN(int_fn, toupper)('z') == 'Z' && FN(int_fn, toupper)('{') == '{');
+	CHECK(FN(int_fn, toupper)('5') == '5');
+	CHECK(FN(wlen_fn, wcslen)(u"wlan") == 4);
+	CHECK(FN(wlen_fn, wcslen)(u"") == 0);
+}
+
+/* Microsoft's _vsnprintf: no NUL when the text fills the buffer, -1 past */
+static void test_crt_ms_vsnprintf(void)
+{
+	char buf[8];
+
+	memset(buf, '#', sizeof(buf));
+	CHECK(call_ms_vsnprintf(buf, 8, "%d-%s", 12, "ab") == 5);
+	CHECK_STR(buf, "12-ab");
+	memset(buf, '#', sizeof(buf));
+	CHECK(call_ms_vsnprintf(buf, 4, "%d", 1234) == 4);
+	CHECK(!memcmp(buf, "1234#", 5));
+	memset(buf, '#', sizeof(buf));
+	CHECK(call_ms_vsnprintf(buf, 4, "%d", 12345) == -1);
+	CHECK(!memcmp(buf, "1234#", 5));
+	/* LLP64: %lx is 32 bits */
+	CHECK(call_ms_vsnprintf(buf, 8, "%lx", 0xabcdefL) == 6);
+	CHECK_STR(buf, "abcdef");
 }
 
 /* Microsoft's generator: the sequence a seed gives is fixed. */
@@ -655,14 +733,6 @@ void ntos_log(unsigned long caller, const char *text)
 {
 	(void)caller;
 	snprintf(logged, sizeof(logged), "%s", text);
-}
-
-/* ntos_thread.c's side of ZwClose: no thread handles here. */
-bool win_object_close(void *handle);
-bool win_object_close(void *handle)
-{
-	(void)handle;
-	return false;
 }
 
 static struct mdl *ndis_freed;
@@ -1512,6 +1582,956 @@ static void test_mm_system_routine(void)
 	CHECK_STR(routine_asked, "");
 }
 
+/* -- the kernel side of ntos_list.c, ntos_time.c, ntos_sync.c, ntos_pool.c -- */
+
+/*
+ * What ntoskrnl.c gives those files in the module: the call chain's
+ * depth and IRQL (per CPU there, per thread here: kmock_ntos/linux/
+ * percpu.h), win_call (the thunk: a Windows-ABI call of up to six
+ * arguments), the interrupt time, and the sleep outside the FPU section.
+ */
+__thread unsigned int win_depth;
+__thread unsigned char win_irql;
+__thread bool win_caller_atomic;
+
+unsigned long long win_call(const void *fn, unsigned long nargs,
+			    const unsigned long long *args);
+unsigned long long win_interrupt_time(void);
+long win_sleep_outside_fpu(long (*sleep)(void *arg, long timeout),
+			   void *arg, long timeout);
+
+typedef WABI unsigned long long (*call6_fn)(unsigned long long,
+	unsigned long long, unsigned long long, unsigned long long,
+	unsigned long long, unsigned long long);
+
+unsigned long long win_call(const void *fn, unsigned long nargs,
+			    const unsigned long long *args)
+{
+	unsigned long long a[6] = { 0 };
+
+	memcpy(a, args, (nargs < 6 ? nargs : 6) * sizeof(a[0]));
+	return ((call6_fn)fn)(a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+unsigned long long win_interrupt_time(void)
+{
+	return 0;
+}
+
+/* ntoskrnl.c's, as it behaves: the chain's depth and IRQL given back
+ * for the sleep and taken along again. */
+static int sleeps_outside;	/* sleeps from inside Windows code */
+
+long win_sleep_outside_fpu(long (*sleep)(void *arg, long timeout),
+			   void *arg, long timeout)
+{
+	unsigned int depth = win_depth;
+	unsigned char irql = win_irql;
+	bool atomic = win_caller_atomic;
+	long left;
+
+	if (!depth)
+		return sleep(arg, timeout);
+	sleeps_outside++;
+	win_irql = 0;
+	win_depth = 0;
+	kernel_fpu_end();
+	left = sleep(arg, timeout);
+	kernel_fpu_begin();
+	win_depth = depth;
+	win_irql = irql;
+	win_caller_atomic = atomic;
+	return left;
+}
+
+/* The kernel log: the last line. */
+static char klog[256];
+
+int printk(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(klog, sizeof(klog), fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+/* The driver pool (ndis_core.h): one driver, blocks counted. */
+struct ndis_driver {
+	int id;
+};
+
+static struct ndis_driver the_driver = { 1 };
+static int drv_live;		/* win_alloc'd and not win_free'd */
+static unsigned long driver_asked;	/* ndis_driver_at's address */
+
+struct ndis_driver *ndis_driver_at(unsigned long addr);
+void *win_alloc(struct ndis_driver *drv, size_t size);
+void win_free(void *ptr);
+
+struct ndis_driver *ndis_driver_at(unsigned long addr)
+{
+	driver_asked = addr;
+	return &the_driver;
+}
+
+void *win_alloc(struct ndis_driver *drv, size_t size)
+{
+	void *p = drv == &the_driver ? calloc(1, size) : NULL;
+
+	if (p)
+		drv_live++;
+	return p;
+}
+
+void win_free(void *ptr)
+{
+	if (ptr)
+		drv_live--;
+	free(ptr);
+}
+
+#define WIN_PASSIVE_LEVEL	0
+#define WIN_DISPATCH_LEVEL	2
+
+/* Runs the rest of the test as if inside Windows code at @irql. */
+static void enter_windows(unsigned char irql)
+{
+	win_depth = 1;
+	win_irql = irql;
+	win_caller_atomic = false;
+}
+
+static void leave_windows(void)
+{
+	win_depth = 0;
+	win_irql = WIN_PASSIVE_LEVEL;
+}
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* -- lists under the caller's spin lock (ntos_list.c) ---------------------- */
+
+EXPORT(ExfInterlockedInsertHeadList);
+EXPORT(ExfInterlockedInsertTailList);
+EXPORT(ExfInterlockedRemoveHeadList);
+EXPORT(ExfInterlockedRemoveTailList);
+
+typedef WABI struct list_entry *(*list_insert_fn)(struct list_entry *,
+						  struct list_entry *,
+						  unsigned long *);
+typedef WABI struct list_entry *(*list_remove_fn)(struct list_entry *,
+						  unsigned long *);
+
+/* A thread that takes the list's lock, as another CPU would. */
+struct lock_holder {
+	unsigned long *lock;
+	struct list_entry *head, *e;
+	volatile int done;
+};
+
+static void *insert_under_held_lock(void *arg)
+{
+	struct lock_holder *h = arg;
+
+	FN(list_insert_fn, ExfInterlockedInsertTailList)(h->head, h->e, h->lock);
+	h->done = 1;
+	return NULL;
+}
+
+static void test_list_locked(void)
+{
+	struct list_entry head = { &head, &head }, a, b, c;
+	struct lock_holder h = { 0 };
+	unsigned long lock = 0;
+	pthread_t t;
+
+	/* into an empty list: NULL, the entry linked both ways */
+	CHECK(FN(list_insert_fn, ExfInterlockedInsertHeadList)(&head, &a,
+							       &lock) == NULL);
+	CHECK(head.flink == &a && head.blink == &a);
+	CHECK(a.flink == &head && a.blink == &head);
+	/* the first (last) entry before the insertion */
+	CHECK(FN(list_insert_fn, ExfInterlockedInsertHeadList)(&head, &b,
+							       &lock) == &a);
+	CHECK(FN(list_insert_fn, ExfInterlockedInsertTailList)(&head, &c,
+							       &lock) == &a);
+	/* head, b, a, c */
+	CHECK(head.flink == &b && b.flink == &a && a.flink == &c &&
+	      c.flink == &head);
+	CHECK(head.blink == &c && c.blink == &a && a.blink == &b &&
+	      b.blink == &head);
+	/* the lock given back, interrupts as they were */
+	CHECK(lock == 0 && kmock_irqs_off == 0);
+	CHECK(FN(list_remove_fn, ExfInterlockedRemoveTailList)(&head,
+							       &lock) == &c);
+	CHECK(FN(list_remove_fn, ExfInterlockedRemoveHeadList)(&head,
+							       &lock) == &b);
+	CHECK(head.flink == &a && head.blink == &a && a.flink == &head);
+	CHECK(FN(list_remove_fn, ExfInterlockedRemoveHeadList)(&head,
+							       &lock) == &a);
+	CHECK(head.flink == &head && head.blink == &head);
+	/* an empty list: NULL, the head untouched */
+	CHECK(FN(list_remove_fn, ExfInterlockedRemoveHeadList)(&head,
+							       &lock) == NULL);
+	CHECK(FN(list_remove_fn, ExfInterlockedRemoveTailList)(&head,
+							       &lock) == NULL);
+	CHECK(head.flink == &head && head.blink == &head && lock == 0);
+
+	/* a lock another CPU holds: the insertion waits for its release */
+	lock = 1;
+	h.lock = &lock;
+	h.head = &head;
+	h.e = &a;
+	CHECK(!pthread_create(&t, NULL, insert_under_held_lock, &h));
+	usleep(50000);
+	CHECK(!h.done && head.flink == &head);
+	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	CHECK(h.done && head.flink == &a && head.blink == &a && lock == 0);
+}
+
+/* -- SLists, the Ex and Exp forms (ntos_list.c) ----------------------------- */
+
+struct slist_entry {
+	struct slist_entry *next;
+} __attribute__((aligned(16)));
+
+struct slist_header {
+	unsigned long long words[2];
+} __attribute__((aligned(16)));
+
+EXPORT(ExInterlockedPushEntrySList);
+EXPORT(ExInterlockedPopEntrySList);
+EXPORT(ExpInterlockedPushEntrySList);
+EXPORT(ExpInterlockedPopEntrySList);
+EXPORT(ExQueryDepthSList);
+EXPORT(InterlockedPushEntrySList);
+
+typedef WABI struct slist_entry *(*ex_push_fn)(struct slist_header *,
+					       struct slist_entry *,
+					       unsigned long *);
+typedef WABI struct slist_entry *(*ex_pop_fn)(struct slist_header *,
+					      unsigned long *);
+typedef WABI struct slist_entry *(*exp_push_fn)(struct slist_header *,
+						struct slist_entry *);
+typedef WABI struct slist_entry *(*exp_pop_fn)(struct slist_header *);
+typedef WABI unsigned short (*depth_fn)(struct slist_header *);
+
+static void test_slist_ex(void)
+{
+	struct slist_header h = { { 0, 0 } };
+	struct slist_entry a, b, c;
+	/* SLists serialize on a lock of their own (ntos_list.c): the
+	 * caller's is not taken, so a held one does not stop them */
+	unsigned long lock = 1;
+
+	CHECK(FN(ex_push_fn, ExInterlockedPushEntrySList)(&h, &a,
+							  &lock) == NULL);
+	CHECK(FN(exp_push_fn, ExpInterlockedPushEntrySList)(&h, &b) == &a);
+	CHECK(FN(ex_push_fn, ExInterlockedPushEntrySList)(&h, &c,
+							  &lock) == &b);
+	CHECK(FN(depth_fn, ExQueryDepthSList)(&h) == 3);
+	/* last in, first out, linked through Next */
+	CHECK(c.next == &b && b.next == &a && a.next == NULL);
+	CHECK(FN(exp_pop_fn, ExpInterlockedPopEntrySList)(&h) == &c);
+	CHECK(FN(ex_pop_fn, ExInterlockedPopEntrySList)(&h, &lock) == &b);
+	CHECK(FN(depth_fn, ExQueryDepthSList)(&h) == 1);
+	CHECK(FN(exp_pop_fn, ExpInterlockedPopEntrySList)(&h) == &a);
+	CHECK(FN(ex_pop_fn, ExInterlockedPopEntrySList)(&h, &lock) == NULL);
+	CHECK(FN(exp_pop_fn, ExpInterlockedPopEntrySList)(&h) == NULL);
+	CHECK(FN(depth_fn, ExQueryDepthSList)(&h) == 0);
+	CHECK(lock == 1);
+}
+
+/* -- clocks, IRQL and spin locks (ntos_time.c) ------------------------------ */
+
+EXPORT(KeQuerySystemTime);
+EXPORT(ExSetTimerResolution);
+EXPORT(KeQueryActiveProcessors);
+EXPORT(KeRaiseIrqlToDpcLevel);
+EXPORT(KeLowerIrql);
+EXPORT(KeInitializeSpinLock);
+EXPORT(KeAcquireSpinLock);
+
+typedef WABI void (*time_fn)(long long *);
+typedef WABI unsigned int (*resolution_fn)(unsigned int, unsigned char);
+typedef WABI unsigned long (*affinity_fn)(void);
+typedef WABI unsigned char (*raise_dpc_fn)(void);
+typedef WABI void (*lower_fn)(unsigned char);
+typedef WABI void (*spin_init_fn)(unsigned long *);
+typedef WABI void (*spin_acquire_fn)(unsigned long *, unsigned char *);
+
+#define WIN_EPOCH_100NS		116444736000000000LL
+
+static long long host_system_time(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec * 10000000LL + ts.tv_nsec / 100 + WIN_EPOCH_100NS;
+}
+
+static void test_time_clocks(void)
+{
+	long long before, t = 0, after;
+
+	before = host_system_time();
+	FN(time_fn, KeQuerySystemTime)(&t);
+	after = host_system_time();
+	/* 100 ns units since 1601, the host's clock */
+	CHECK(t >= before && t <= after);
+	/* one resolution (15.625 ms) whatever is asked, set or cleared */
+	CHECK(FN(resolution_fn, ExSetTimerResolution)(10000, 1) == 156250);
+	CHECK(FN(resolution_fn, ExSetTimerResolution)(0, 0) == 156250);
+	/* a bit per online CPU */
+	nr_cpu_ids = 4;
+	kmock_online_mask = 0xb;
+	CHECK(FN(affinity_fn, KeQueryActiveProcessors)() == 0xb);
+	/* as many as KAFFINITY holds */
+	nr_cpu_ids = 80;
+	kmock_online_mask = ~0UL;
+	CHECK(FN(affinity_fn, KeQueryActiveProcessors)() == ~0UL);
+	nr_cpu_ids = 1;
+	kmock_online_mask = 1;
+	CHECK(FN(affinity_fn, KeQueryActiveProcessors)() == 1);
+}
+
+static void test_time_irql(void)
+{
+	/* outside Windows code the level is PASSIVE and stays so */
+	CHECK(FN(raise_dpc_fn, KeRaiseIrqlToDpcLevel)() == WIN_PASSIVE_LEVEL);
+	CHECK(win_irql == WIN_PASSIVE_LEVEL);
+	/* inside: raised, the old level returned for KeLowerIrql */
+	enter_windows(WIN_PASSIVE_LEVEL);
+	CHECK(FN(raise_dpc_fn, KeRaiseIrqlToDpcLevel)() == WIN_PASSIVE_LEVEL);
+	CHECK(win_irql == WIN_DISPATCH_LEVEL);
+	FN(lower_fn, KeLowerIrql)(WIN_PASSIVE_LEVEL);
+	CHECK(win_irql == WIN_PASSIVE_LEVEL);
+	/* from DIRQL "raising" to DISPATCH_LEVEL would lower: refused */
+	win_irql = 5;
+	klog[0] = '\0';
+	CHECK(FN(raise_dpc_fn, KeRaiseIrqlToDpcLevel)() == 5);
+	CHECK(win_irql == 5);
+	CHECK_CONTAINS(klog, "KeRaiseIrqlToDpcLevel from IRQL 5 to 2: the wrong way, ignored");
+	leave_windows();
+}
+
+static void *acquire_held_spin_lock(void *arg)
+{
+	struct lock_holder *h = arg;
+	unsigned char old = 0xff;
+
+	enter_windows(WIN_PASSIVE_LEVEL);
+	FN(spin_acquire_fn, KeAcquireSpinLock)(h->lock, &old);
+	h->done = 1 + (old == WIN_PASSIVE_LEVEL &&
+		       win_irql == WIN_DISPATCH_LEVEL);
+	leave_windows();
+	return NULL;
+}
+
+static void test_time_spin_lock(void)
+{
+	struct lock_holder h = { 0 };
+	unsigned long lock = 1;
+	unsigned char old = 0xff;
+	pthread_t t;
+
+	FN(spin_init_fn, KeInitializeSpinLock)(&lock);
+	CHECK(lock == 0);
+	/* taken, and the caller raised to DISPATCH_LEVEL: the old level back */
+	enter_windows(WIN_PASSIVE_LEVEL);
+	FN(spin_acquire_fn, KeAcquireSpinLock)(&lock, &old);
+	CHECK(lock == 1 && old == WIN_PASSIVE_LEVEL);
+	CHECK(win_irql == WIN_DISPATCH_LEVEL);
+	/* a caller at DISPATCH_LEVEL already stays there */
+	lock = 0;
+	FN(spin_acquire_fn, KeAcquireSpinLock)(&lock, &old);
+	CHECK(lock == 1 && old == WIN_DISPATCH_LEVEL &&
+	      win_irql == WIN_DISPATCH_LEVEL);
+	leave_windows();
+	/* another thread's acquisition spins until the holder lets go */
+	h.lock = &lock;
+	CHECK(!pthread_create(&t, NULL, acquire_held_spin_lock, &h));
+	usleep(50000);
+	CHECK(!h.done);
+	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	CHECK(h.done == 2 && lock == 1);
+}
+
+/* The amd64 spin lock family NdisAcquireSpinLock and its kin expand to:
+ * the lock word, and the IRQL raised and given back (ntos_time.c). */
+EXPORT(KeAcquireSpinLockRaiseToDpc);
+EXPORT(KeReleaseSpinLock);
+EXPORT(KeAcquireSpinLockAtDpcLevel);
+EXPORT(KeReleaseSpinLockFromDpcLevel);
+
+typedef WABI unsigned char (*spin_raise_fn)(unsigned long *);
+typedef WABI void (*spin_release_fn)(unsigned long *, unsigned char);
+typedef WABI void (*spin_dpc_fn)(unsigned long *);
+
+static void *acquire_at_dpc_held(void *arg)
+{
+	struct lock_holder *h = arg;
+
+	FN(spin_dpc_fn, KeAcquireSpinLockAtDpcLevel)(h->lock);
+	h->done = 1;
+	return NULL;
+}
+
+static void test_time_spin_lock_family(void)
+{
+	struct lock_holder h = { 0 };
+	unsigned long lock = 0;
+	unsigned char old;
+	pthread_t t;
+
+	/* NdisAcquireSpinLock: taken at DISPATCH_LEVEL, the old level back */
+	enter_windows(WIN_PASSIVE_LEVEL);
+	old = FN(spin_raise_fn, KeAcquireSpinLockRaiseToDpc)(&lock);
+	CHECK(old == WIN_PASSIVE_LEVEL && lock == 1);
+	CHECK(win_irql == WIN_DISPATCH_LEVEL);
+	/* NdisReleaseSpinLock: free, and the caller back at its level */
+	FN(spin_release_fn, KeReleaseSpinLock)(&lock, old);
+	CHECK(lock == 0 && win_irql == WIN_PASSIVE_LEVEL);
+	/* the Dpr forms: the caller is at DISPATCH_LEVEL and stays there */
+	win_irql = WIN_DISPATCH_LEVEL;
+	FN(spin_dpc_fn, KeAcquireSpinLockAtDpcLevel)(&lock);
+	CHECK(lock == 1 && win_irql == WIN_DISPATCH_LEVEL);
+	FN(spin_dpc_fn, KeReleaseSpinLockFromDpcLevel)(&lock);
+	CHECK(lock == 0 && win_irql == WIN_DISPATCH_LEVEL);
+	/* a raise from DISPATCH_LEVEL returns it, the release keeps it */
+	old = FN(spin_raise_fn, KeAcquireSpinLockRaiseToDpc)(&lock);
+	CHECK(old == WIN_DISPATCH_LEVEL && win_irql == WIN_DISPATCH_LEVEL);
+	FN(spin_release_fn, KeReleaseSpinLock)(&lock, old);
+	CHECK(lock == 0 && win_irql == WIN_DISPATCH_LEVEL);
+	leave_windows();
+	/* outside Windows code the level stays PASSIVE */
+	old = FN(spin_raise_fn, KeAcquireSpinLockRaiseToDpc)(&lock);
+	CHECK(old == WIN_PASSIVE_LEVEL && lock == 1 && win_irql == 0);
+	/* held: another CPU's KeAcquireSpinLockAtDpcLevel spins till the release */
+	h.lock = &lock;
+	CHECK(!pthread_create(&t, NULL, acquire_at_dpc_held, &h));
+	usleep(50000);
+	CHECK(!h.done);
+	FN(spin_release_fn, KeReleaseSpinLock)(&lock, old);
+	pthread_join(t, NULL);
+	CHECK(h.done && lock == 1);
+}
+
+
+/* -- events and the delay (ntos_sync.c) ------------------------------------- */
+
+struct kevent {
+	unsigned char type, signalling, size, reserved;
+	int signal_state;
+	struct list_entry wait_list_head;
+};
+
+EXPORT(KeInitializeEvent);
+EXPORT(KeSetEvent);
+EXPORT(KeClearEvent);
+EXPORT(KeReadStateEvent);
+EXPORT(KeDelayExecutionThread);
+
+typedef WABI void (*event_init_fn)(struct kevent *, unsigned int,
+				   unsigned char);
+typedef WABI int (*event_set_fn)(struct kevent *, int, unsigned char);
+typedef WABI void (*event_clear_fn)(struct kevent *);
+typedef WABI int (*event_read_fn)(struct kevent *);
+typedef WABI int (*delay_fn)(unsigned char, unsigned char,
+			     const long long *);
+
+#define STATUS_TIMEOUT		0x102
+
+static void test_sync_event_state(void)
+{
+	struct kevent ev;
+
+	memset(&ev, 0x55, sizeof(ev));
+	FN(event_init_fn, KeInitializeEvent)(&ev, 0, 1);	/* notification */
+	CHECK(FN(event_read_fn, KeReadStateEvent)(&ev) == 1);
+	FN(event_clear_fn, KeClearEvent)(&ev);
+	CHECK(ev.signal_state == 0);
+	CHECK(FN(event_read_fn, KeReadStateEvent)(&ev) == 0);
+	CHECK(FN(event_set_fn, KeSetEvent)(&ev, 0, 0) == 0);
+	CHECK(FN(event_read_fn, KeReadStateEvent)(&ev) == 1);
+	/* the state as the object holds it, whoever wrote it */
+	ev.signal_state = 0;
+	CHECK(FN(event_read_fn, KeReadStateEvent)(&ev) == 0);
+	/* a cleared event has no waiters to satisfy: still cleared */
+	FN(event_clear_fn, KeClearEvent)(&ev);
+	CHECK(FN(event_read_fn, KeReadStateEvent)(&ev) == 0);
+}
+
+static void test_sync_delay(void)
+{
+	long long interval, start, took;
+
+	CHECK(FN(delay_fn, KeDelayExecutionThread)(0, 0, NULL) ==
+	      STATUS_INVALID_PARAMETER);
+	/* relative, 50 ms: sleeps that long (the scheduler may add) */
+	interval = -500000;
+	start = now_ns();
+	CHECK(FN(delay_fn, KeDelayExecutionThread)(0, 0, &interval) ==
+	      STATUS_SUCCESS);
+	took = now_ns() - start;
+	CHECK(took >= 50000000LL && took < 2000000000LL);
+	/* an absolute time already past: at once */
+	interval = host_system_time() - 10000000;
+	start = now_ns();
+	CHECK(FN(delay_fn, KeDelayExecutionThread)(0, 0, &interval) ==
+	      STATUS_SUCCESS);
+	CHECK(now_ns() - start < 200000000LL);
+	/* absolute, 30 ms ahead */
+	interval = host_system_time() + 300000;
+	start = now_ns();
+	CHECK(FN(delay_fn, KeDelayExecutionThread)(0, 0, &interval) ==
+	      STATUS_SUCCESS);
+	took = now_ns() - start;
+	CHECK(took >= 29000000LL && took < 2000000000LL);
+	/* from Windows code at PASSIVE_LEVEL: the sleep leaves its FPU section */
+	enter_windows(WIN_PASSIVE_LEVEL);
+	sleeps_outside = 0;
+	interval = -100000;
+	start = now_ns();
+	CHECK(FN(delay_fn, KeDelayExecutionThread)(0, 0, &interval) ==
+	      STATUS_SUCCESS);
+	CHECK(now_ns() - start >= 10000000LL);
+	CHECK(sleeps_outside == 1 && win_depth == 1);
+	/* at DISPATCH_LEVEL: up to 1 ms busy-waits, longer is refused */
+	win_irql = WIN_DISPATCH_LEVEL;
+	interval = -5000;
+	start = now_ns();
+	CHECK(FN(delay_fn, KeDelayExecutionThread)(0, 0, &interval) ==
+	      STATUS_SUCCESS);
+	CHECK(now_ns() - start >= 500000LL);
+	CHECK(sleeps_outside == 1);
+	klog[0] = '\0';
+	interval = -20000;
+	CHECK(FN(delay_fn, KeDelayExecutionThread)(0, 0, &interval) ==
+	      STATUS_INVALID_PARAMETER);
+	CHECK_CONTAINS(klog, "KeDelayExecutionThread at IRQL 2: cannot sleep");
+	CHECK(sleeps_outside == 1 && win_irql == WIN_DISPATCH_LEVEL);
+	leave_windows();
+}
+
+/* -- the pool and lookaside lists (ntos_pool.c) ----------------------------- */
+
+struct lookaside {
+	struct slist_header list_head;
+	unsigned short depth, maximum_depth;
+	unsigned int total_allocates, allocate_misses, total_frees;
+	unsigned int free_misses, type, tag, size;
+	void *allocate;
+	void *free;
+	struct list_entry list_entry;
+	unsigned int last_total_allocates, last_allocate_misses;
+	unsigned int future[2];
+} __attribute__((aligned(16)));
+
+EXPORT(ExFreePool);
+EXPORT(ExInitializeNPagedLookasideList);
+EXPORT(ExDeleteNPagedLookasideList);
+
+typedef WABI void (*free_pool_fn)(void *);
+typedef WABI void (*la_init_fn)(struct lookaside *, void *, void *,
+				unsigned int, size_t, unsigned int,
+				unsigned short);
+typedef WABI void (*la_delete_fn)(struct lookaside *);
+typedef WABI void *(*la_alloc_fn)(unsigned int, size_t, unsigned int);
+
+/* A driver's own Free routine: what it was given. */
+static void *driver_freed[4];
+static int driver_frees;
+
+static WABI void driver_la_free(void *p)
+{
+	if (driver_frees < 4)
+		driver_freed[driver_frees] = p;
+	driver_frees++;
+	free(p);
+}
+
+static void test_pool_free(void)
+{
+	void *p = win_alloc(&the_driver, 32);
+
+	CHECK(p && drv_live == 1);
+	FN(free_pool_fn, ExFreePool)(p);
+	CHECK(drv_live == 0);
+	/* NULL is no block */
+	FN(free_pool_fn, ExFreePool)(NULL);
+	CHECK(drv_live == 0);
+}
+
+static void test_pool_lookaside(void)
+{
+	struct lookaside l;
+	void *e[3];
+	int i;
+
+	_Static_assert(sizeof(struct lookaside) == 0x60, "amd64 layout");
+	/* the pool's own Allocate and Free: blocks charged to the driver */
+	memset(&l, 0x55, sizeof(l));
+	FN(la_init_fn, ExInitializeNPagedLookasideList)(&l, NULL, NULL, 0,
+							48, 0x6b6f6f4c, 0);
+	CHECK(l.size == 48 && l.tag == 0x6b6f6f4c && l.depth == 4);
+	CHECK(l.allocate && l.free);
+	for (i = 0; i < 3; i++)
+		e[i] = ((la_alloc_fn)l.allocate)(0, l.size, l.tag);
+	CHECK(e[0] && e[1] && e[2] && drv_live == 3);
+	/* ExFreeToNPagedLookasideList (inline) caches them on the SList */
+	for (i = 0; i < 3; i++)
+		FN(exp_push_fn, InterlockedPushEntrySList)(&l.list_head, e[i]);
+	CHECK(FN(depth_fn, ExQueryDepthSList)(&l.list_head) == 3);
+	/* deleted: every cached entry back to the pool */
+	FN(la_delete_fn, ExDeleteNPagedLookasideList)(&l);
+	CHECK(drv_live == 0);
+	CHECK(FN(depth_fn, ExQueryDepthSList)(&l.list_head) == 0);
+	CHECK(kmock_fpu_depth == 0 && win_depth == 0);
+
+	/* the driver's own Free gets each cached entry, last cached first */
+	FN(la_init_fn, ExInitializeNPagedLookasideList)(&l, NULL,
+							(void *)driver_la_free,
+							0, 16, 1, 0);
+	CHECK(l.free == (void *)driver_la_free);
+	driver_frees = 0;
+	for (i = 0; i < 2; i++) {
+		e[i] = calloc(1, 16);
+		FN(exp_push_fn, InterlockedPushEntrySList)(&l.list_head, e[i]);
+	}
+	FN(la_delete_fn, ExDeleteNPagedLookasideList)(&l);
+	CHECK(driver_frees == 2 && driver_freed[0] == e[1] &&
+	      driver_freed[1] == e[0]);
+	/* an empty list: nothing to free */
+	FN(la_delete_fn, ExDeleteNPagedLookasideList)(&l);
+	CHECK(driver_frees == 2);
+}
+
+
+/* -- threads and object references (ntos_thread.c) -------------------------- */
+
+EXPORT(PsCreateSystemThread);
+EXPORT(KeGetCurrentThread);
+EXPORT(PsGetCurrentThread);
+EXPORT(KeQueryPriorityThread);
+EXPORT(KeSetPriorityThread);
+EXPORT(ObReferenceObjectByHandle);
+EXPORT(ObfDereferenceObject);
+EXPORT(KeWaitForSingleObject);
+
+typedef WABI int (*create_thread_fn)(void **, unsigned int, void *, void *,
+				     void *, void *, void *);
+typedef WABI void *(*current_thread_fn)(void);
+typedef WABI int (*query_prio_fn)(void *);
+typedef WABI int (*set_prio_fn)(void *, int);
+typedef WABI int (*ref_handle_fn)(void *, unsigned int, void *,
+				  unsigned char, void **, void *);
+typedef WABI long (*deref_fn)(void *);
+typedef WABI int (*close_fn)(void *);
+typedef WABI int (*wait1_fn)(void *, unsigned int, unsigned char,
+			     unsigned char, const long long *);
+
+#define STATUS_INVALID_HANDLE		((int)0xC0000008)
+#define STATUS_INSUFFICIENT_RESOURCES	((int)0xC000009A)
+
+/* What the system thread saw of itself. */
+struct thread_seen {
+	void *ke, *ps;
+	int prio_before, prio_after;
+	unsigned char irql;
+	int ran;
+};
+
+static WABI void system_thread_start(void *context)
+{
+	struct thread_seen *s = context;
+
+	usleep(30000);	/* the creator's wait has to wait */
+	s->ke = FN(current_thread_fn, KeGetCurrentThread)();
+	s->ps = FN(current_thread_fn, PsGetCurrentThread)();
+	s->prio_before = FN(query_prio_fn, KeQueryPriorityThread)(s->ke);
+	FN(set_prio_fn, KeSetPriorityThread)(s->ke, 10);
+	s->prio_after = FN(query_prio_fn, KeQueryPriorityThread)(s->ke);
+	s->irql = win_irql;
+	s->ran = 1;
+}
+
+static void test_thread_current_priority(void)
+{
+	void *me = FN(current_thread_fn, KeGetCurrentThread)();
+
+	/* the task: the same to both, and a mutex's owner is it too */
+	CHECK(me && me == FN(current_thread_fn, PsGetCurrentThread)());
+	kmock_set_current_nice(0);
+	CHECK(FN(query_prio_fn, KeQueryPriorityThread)(me) == 8);
+	/* 12 is nice -8; the old priority returned */
+	CHECK(FN(set_prio_fn, KeSetPriorityThread)(me, 12) == 8);
+	CHECK(kmock_current_nice() == -8);
+	CHECK(FN(query_prio_fn, KeQueryPriorityThread)(me) == 12);
+	/* real time (16 and up) is the highest nice level */
+	CHECK(FN(set_prio_fn, KeSetPriorityThread)(me, 20) == 12);
+	CHECK(kmock_current_nice() == -20);
+	/* read back as the variable range's top */
+	CHECK(FN(set_prio_fn, KeSetPriorityThread)(me, 2) == 15);
+	CHECK(kmock_current_nice() == 12);
+	/* another thread's is not known: normal, and left alone */
+	CHECK(FN(query_prio_fn, KeQueryPriorityThread)((void *)&me) == 8);
+	CHECK(FN(set_prio_fn, KeSetPriorityThread)((void *)&me, 15) == 8);
+	CHECK(kmock_current_nice() == 12);
+	kmock_set_current_nice(0);
+}
+
+static void test_thread_handle_references(void)
+{
+	struct thread_seen seen = { 0 };
+	long long timeout = -20000000;	/* 2 s */
+	int slabs = kmock_slab_live;
+	void *handle = NULL, *obj = NULL;
+	long long start;
+
+	CHECK(FN(create_thread_fn, PsCreateSystemThread)(&handle, 0, NULL,
+			NULL, NULL, (void *)system_thread_start, &seen) ==
+	      STATUS_SUCCESS);
+	CHECK(handle != NULL && kmock_slab_live == slabs + 1);
+	/* the handle referenced: the thread object itself */
+	CHECK(FN(ref_handle_fn, ObReferenceObjectByHandle)(handle, 0, NULL, 0,
+							   &obj, NULL) ==
+	      STATUS_SUCCESS);
+	CHECK(obj == handle);
+	/* waited on until the thread's routine returns */
+	start = now_ns();
+	CHECK(FN(wait1_fn, KeWaitForSingleObject)(obj, 0, 0, 0, &timeout) ==
+	      STATUS_SUCCESS);
+	CHECK(now_ns() - start >= 25000000LL);
+	CHECK(seen.ran == 1);
+	/* in it: its own task, at PASSIVE_LEVEL, its own priority */
+	CHECK(seen.ke && seen.ke == seen.ps);
+	CHECK(seen.ke != FN(current_thread_fn, KeGetCurrentThread)());
+	CHECK(seen.irql == WIN_PASSIVE_LEVEL);
+	CHECK(seen.prio_before == 8 && seen.prio_after == 10);
+	/* the ended thread's reference is gone: the handle's and ours left */
+	usleep(20000);
+	CHECK(kmock_kthreads_running == 0);
+	CHECK(FN(deref_fn, ObfDereferenceObject)(obj) == 1);
+	CHECK(kmock_slab_live == slabs + 1);
+	/* the handle closed: the last reference, the object freed */
+	CHECK(FN(close_fn, ZwClose)(handle) == STATUS_SUCCESS);
+	CHECK(kmock_slab_live == slabs);
+	/* a freed (or never given) handle is refused, said in the log */
+	klog[0] = '\0';
+	obj = (void *)1;
+	CHECK(FN(ref_handle_fn, ObReferenceObjectByHandle)(handle, 0, NULL, 0,
+							   &obj, NULL) ==
+	      STATUS_INVALID_HANDLE);
+	CHECK(obj == (void *)1);
+	CHECK_CONTAINS(klog, "is no handle the wrapper gave");
+	/* an object the wrapper did not make is left alone: 1 */
+	CHECK(FN(deref_fn, ObfDereferenceObject)(&seen) == 1);
+	/* no kernel thread: no object left behind */
+	kmock_kthread_fail = 1;
+	handle = NULL;
+	CHECK(FN(create_thread_fn, PsCreateSystemThread)(&handle, 0, NULL,
+			NULL, NULL, (void *)system_thread_start, &seen) ==
+	      STATUS_INSUFFICIENT_RESOURCES);
+	kmock_kthread_fail = 0;
+	CHECK(handle == NULL && kmock_slab_live == slabs);
+}
+
+/* -- timers and DPCs (ntos_timer.c) ----------------------------------------- */
+
+struct kdpc {
+	unsigned char type, importance;
+	unsigned short number;
+	struct list_entry dpc_list_entry;
+	void *deferred_routine, *deferred_context;
+	void *system_argument1, *system_argument2;
+	void *dpc_data;
+};
+
+struct ktimer {
+	struct kevent header;
+	unsigned long long due_time;
+	struct list_entry timer_list_entry;
+	struct kdpc *dpc;
+	int period;
+};
+
+/* ndiswrapper.h's: where DPCs run (kmock runs every queue alike) */
+struct workqueue_struct *ndis_wq;
+void win_timers_release(struct ndis_driver *drv);
+
+EXPORT(KeInitializeTimer);
+EXPORT(KeSetTimerEx);
+EXPORT(KeCancelTimer);
+EXPORT(KeReadStateTimer);
+EXPORT(KeInitializeDpc);
+EXPORT(KeInsertQueueDpc);
+EXPORT(KeSetImportanceDpc);
+EXPORT(KeFlushQueuedDpcs);
+
+typedef WABI void (*timer_init_fn)(struct ktimer *);
+typedef WABI unsigned char (*timer_set_fn)(struct ktimer *, long long, int,
+					   struct kdpc *);
+typedef WABI unsigned char (*timer_cancel_fn)(struct ktimer *);
+typedef WABI unsigned char (*timer_read_fn)(struct ktimer *);
+typedef WABI void (*dpc_init_fn)(struct kdpc *, void *, void *);
+typedef WABI unsigned char (*dpc_insert_fn)(struct kdpc *, void *, void *);
+typedef WABI void (*dpc_importance_fn)(struct kdpc *, unsigned int);
+typedef WABI void (*flush_dpcs_fn)(void);
+
+#define WIN_NOTIFICATION_TIMER	8
+
+static void test_timer_state(void)
+{
+	struct ktimer kt;
+	long long timeout = -20000000;	/* 2 s */
+	int slabs = kmock_slab_live;
+	long long start, took;
+
+	memset(&kt, 0x55, sizeof(kt));
+	driver_asked = 0;
+	FN(timer_init_fn, KeInitializeTimer)(&kt);
+	/* a notification timer, not set, charged to the caller's driver */
+	CHECK(kt.header.type == WIN_NOTIFICATION_TIMER);
+	CHECK(kt.header.signal_state == 0 && kt.dpc == NULL);
+	CHECK(driver_asked != 0 && kmock_slab_live == slabs + 1);
+	CHECK(FN(timer_read_fn, KeReadStateTimer)(&kt) == 0);
+	/* 30 ms from now: not signalled before, signalled after */
+	start = now_ns();
+	CHECK(FN(timer_set_fn, KeSetTimerEx)(&kt, -300000, 0, NULL) == 0);
+	CHECK(FN(timer_read_fn, KeReadStateTimer)(&kt) == 0);
+	CHECK(FN(wait1_fn, KeWaitForSingleObject)(&kt, 0, 0, 0, &timeout) ==
+	      STATUS_SUCCESS);
+	took = now_ns() - start;
+	CHECK(took >= 29000000LL && took < 2000000000LL);
+	CHECK(FN(timer_read_fn, KeReadStateTimer)(&kt) == 1);
+	/* a notification timer stays signalled after the wait */
+	CHECK(FN(timer_read_fn, KeReadStateTimer)(&kt) == 1);
+	/* set again: not signalled until it expires; cancelled, never */
+	CHECK(FN(timer_set_fn, KeSetTimerEx)(&kt, -200000, 0, NULL) == 0);
+	CHECK(FN(timer_read_fn, KeReadStateTimer)(&kt) == 0);
+	CHECK(FN(timer_cancel_fn, KeCancelTimer)(&kt) == 1);
+	usleep(50000);
+	CHECK(FN(timer_read_fn, KeReadStateTimer)(&kt) == 0);
+	/* the driver's unload frees its timers */
+	win_timers_release(&the_driver);
+	CHECK(kmock_slab_live == slabs);
+}
+
+static int dpc_runs;
+static unsigned char dpc_irql;
+
+static WABI void slow_dpc(struct kdpc *dpc, void *context, void *arg1,
+			  void *arg2)
+{
+	(void)dpc;
+	(void)arg1;
+	(void)arg2;
+	usleep(50000);
+	dpc_irql = win_irql;
+	__atomic_add_fetch(&dpc_runs, (int)(long)context, __ATOMIC_SEQ_CST);
+}
+
+static void test_dpc_importance_flush(void)
+{
+	struct kdpc dpc, other;
+
+	FN(dpc_init_fn, KeInitializeDpc)(&dpc, (void *)slow_dpc, (void *)1);
+	FN(dpc_init_fn, KeInitializeDpc)(&other, (void *)slow_dpc, (void *)10);
+	CHECK(dpc.importance == 1);	/* MediumImportance */
+	FN(dpc_importance_fn, KeSetImportanceDpc)(&dpc, 2);
+	CHECK(dpc.importance == 2);
+	FN(dpc_importance_fn, KeSetImportanceDpc)(&other, 0);
+	CHECK(other.importance == 0);
+	/* at DISPATCH_LEVEL it cannot wait: not flushed, said so */
+	dpc_runs = 0;
+	CHECK(FN(dpc_insert_fn, KeInsertQueueDpc)(&dpc, NULL, NULL) == 1);
+	CHECK(FN(dpc_insert_fn, KeInsertQueueDpc)(&other, NULL, NULL) == 1);
+	enter_windows(WIN_DISPATCH_LEVEL);
+	klog[0] = '\0';
+	FN(flush_dpcs_fn, KeFlushQueuedDpcs)();
+	leave_windows();
+	CHECK(__atomic_load_n(&dpc_runs, __ATOMIC_SEQ_CST) == 0);
+	CHECK_CONTAINS(klog, "KeFlushQueuedDpcs at IRQL 2: cannot wait, not flushed");
+	/* at PASSIVE_LEVEL: back once both have run, whatever importance */
+	FN(flush_dpcs_fn, KeFlushQueuedDpcs)();
+	CHECK(__atomic_load_n(&dpc_runs, __ATOMIC_SEQ_CST) == 11);
+	CHECK(dpc_irql == WIN_DISPATCH_LEVEL);
+	/* nothing queued: at once */
+	FN(flush_dpcs_fn, KeFlushQueuedDpcs)();
+	CHECK(dpc_runs == 11);
+}
+
+/* MmMapLockedPages*: the MDL's memory is the kernel's, mapped already
+ * (ntos_io.c). */
+EXPORT(MmMapLockedPages);
+EXPORT(MmMapLockedPagesSpecifyCache);
+
+typedef WABI void *(*map_locked_fn)(struct mdl *, unsigned int);
+typedef WABI void *(*map_locked_cache_fn)(struct mdl *, unsigned int,
+					  unsigned int, void *, unsigned int,
+					  unsigned int);
+
+static void test_mm_map_locked_pages(void)
+{
+	static char mem[8192] __attribute__((aligned(4096)));
+	struct mdl m = { .start_va = mem, .byte_offset = 300,
+			 .byte_count = 100 };
+	struct mdl pool = { .flags = 4, .mapped_va = mem + 8,
+			    .start_va = mem, .byte_offset = 8 };
+
+	/* a locked MDL: its address, now recorded as mapped */
+	CHECK(FN(map_locked_cache_fn, MmMapLockedPagesSpecifyCache)(&m, 0, 1,
+			NULL, 0, 16) == mem + 300);
+	CHECK(m.mapped_va == mem + 300 && (m.flags & 1));
+	/* mapped already: the same address again */
+	m.mapped_va = mem + 4096;
+	CHECK(FN(map_locked_fn, MmMapLockedPages)(&m, 0) == mem + 4096);
+	/* MmUnmapLockedPages clears the mark: MmMapLockedPages maps again */
+	m.flags = 0;
+	CHECK(FN(map_locked_fn, MmMapLockedPages)(&m, 0) == mem + 300);
+	CHECK(m.flags == 1);
+	/* nonpaged pool (MmBuildMdlForNonPagedPool): its mapped address */
+	CHECK(FN(map_locked_fn, MmMapLockedPages)(&pool, 0) == mem + 8);
+	CHECK(pool.flags == 4);
+}
+
+/* HAL.dll's busy wait (hal.c): as long as it says, never sleeping. */
+EXPORT(KeStallExecutionProcessor);
+
+typedef WABI void (*stall_fn)(unsigned int);
+
+static void test_hal_stall(void)
+{
+	long long start;
+
+	start = now_ns();
+	FN(stall_fn, KeStallExecutionProcessor)(2500);
+	CHECK(now_ns() - start >= 2500000LL);
+	start = now_ns();
+	FN(stall_fn, KeStallExecutionProcessor)(40);
+	CHECK(now_ns() - start >= 40000LL);
+	/* at DISPATCH_LEVEL too: it does not leave the FPU section */
+	enter_windows(WIN_DISPATCH_LEVEL);
+	sleeps_outside = 0;
+	start = now_ns();
+	FN(stall_fn, KeStallExecutionProcessor)(1200);
+	CHECK(now_ns() - start >= 1200000LL);
+	CHECK(sleeps_outside == 0 && win_depth == 1);
+	leave_windows();
+}
+
 int main(void)
 {
 	TEST(test_rtl_init);
@@ -1525,6 +2545,8 @@ int main(void)
 	TEST(test_crt_wprintf);
 	TEST(test_crt_chars);
 	TEST(test_crt_rand);
+	TEST(test_crt_narrow_strings);
+	TEST(test_crt_ms_vsnprintf);
 	TEST(test_crt_wide_strings);
 	TEST(test_io_irp_init);
 	TEST(test_io_build_ioctl);
@@ -1541,5 +2563,21 @@ int main(void)
 	TEST(test_dbg_print_ex);
 	TEST(test_vdbg_print_ex);
 	TEST(test_mm_system_routine);
+	TEST(test_mm_map_locked_pages);
+	TEST(test_list_locked);
+	TEST(test_slist_ex);
+	TEST(test_time_clocks);
+	TEST(test_time_irql);
+	TEST(test_time_spin_lock);
+	TEST(test_time_spin_lock_family);
+	TEST(test_sync_event_state);
+	TEST(test_sync_delay);
+	TEST(test_pool_free);
+	TEST(test_pool_lookaside);
+	TEST(test_thread_current_priority);
+	TEST(test_thread_handle_references);
+	TEST(test_timer_state);
+	TEST(test_dpc_importance_flush);
+	TEST(test_hal_stall);
 	return tap_done();
 }

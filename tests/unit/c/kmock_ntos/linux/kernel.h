@@ -8,6 +8,7 @@
 #define KMOCK_NTOS_KERNEL_H
 #include_next <linux/kernel.h>
 #include <linux/stddef.h>
+#include <linux/printk.h>
 #ifndef SIZE_MAX
 #define SIZE_MAX (~(size_t)0)
 #endif
