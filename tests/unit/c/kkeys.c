@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wrapper/driver/ndis_80211_keys.h built as the kernel builds it
+ * (-nostdinc, kmock's headers), behind kkeys.h's plain entry points.
+ */
+#include "ndis_80211_keys.h"
+#include "kkeys.h"
+
+const unsigned int kd_oid_add_key = OID_802_11_ADD_KEY;
+const unsigned int kd_oid_remove_key = OID_802_11_REMOVE_KEY;
+const unsigned int kd_oid_assoc_info = OID_802_11_ASSOCIATION_INFORMATION;
+
+int kd_crypto_modes(const struct kd_crypto *c, unsigned int *auth_mode,
+		    unsigned int *encryption)
+{
+	struct ndis_crypto_req r = {
+		.wpa_versions = c->wpa_versions,
+		.akm = c->akm, .n_akm = c->n_akm,
+		.pairwise = c->pairwise, .n_pairwise = c->n_pairwise,
+		.group = c->group, .privacy = c->privacy,
+		.wep_key_len = c->wep_key_len, .auth_open = c->auth_open,
+	};
+
+	return ndis_crypto_modes(&r, auth_mode, encryption);
+}
+
+int kd_key_add(unsigned char *buf, unsigned char idx, _Bool pairwise,
+	       const unsigned char *mac, unsigned int cipher,
+	       const unsigned char *key, int key_len,
+	       const unsigned char *seq, int seq_len)
+{
+	struct ndis_80211_key k;
+	int n = ndis_key_add(&k, idx, pairwise, mac, cipher, key, key_len,
+			     seq, seq_len);
+
+	if (n > 0)
+		memcpy(buf, &k, n);
+	return n;
+}
+
+int kd_key_remove(unsigned char *buf, unsigned char idx, _Bool pairwise,
+		  const unsigned char *mac)
+{
+	struct ndis_80211_remove_key r;
+	int n = ndis_key_remove(&r, idx, pairwise, mac);
+
+	if (n > 0)
+		memcpy(buf, &r, n);
+	return n;
+}
+
+int kd_assoc_ies(const unsigned char *buf, unsigned int len,
+		 const unsigned char **req, unsigned int *req_len,
+		 const unsigned char **resp, unsigned int *resp_len)
+{
+	struct ndis_assoc_ies ies;
+	int err = ndis_assoc_ies(buf, len, &ies);
+
+	if (err)
+		return err;
+	*req = ies.req;
+	*req_len = ies.req_len;
+	*resp = ies.resp;
+	*resp_len = ies.resp_len;
+	return 0;
+}

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of wrapper/driver/ndis_80211_keys.h (built -nostdinc by
+ * kkeys.c): which cfg80211 connections map onto which NDIS 5.1
+ * authentication mode and encryption status, and the bytes of
+ * OID_802_11_ADD_KEY, _REMOVE_KEY and the parse of
+ * _ASSOCIATION_INFORMATION, at the offsets Microsoft's NDIS 5.1
+ * documentation gives (amd64 and i386 alike: ULONGLONG is 8-aligned on
+ * both).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kkeys.h"
+#include "tap.h"
+
+#define CCMP	0x000fac04u
+#define TKIP	0x000fac02u
+#define PSK	0x000fac02u
+#define EAP	0x000fac01u
+#define WPA1	1u
+#define WPA2	2u
+
+static uint32_t rd32(const unsigned char *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t rd64(const unsigned char *p)
+{
+	return rd32(p) | (uint64_t)rd32(p + 4) << 32;
+}
+
+static void wr32(unsigned char *p, uint32_t v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+	p[2] = v >> 16;
+	p[3] = v >> 24;
+}
+
+static void test_crypto_modes(void)
+{
+	static const unsigned int psk[] = { PSK }, eap[] = { EAP };
+	static const unsigned int ccmp[] = { CCMP }, tkip[] = { TKIP };
+	static const unsigned int two[] = { CCMP, TKIP };
+	struct kd_crypto open = { .auth_open = 1 };
+	struct kd_crypto wpa2 = {
+		.wpa_versions = WPA2, .akm = psk, .n_akm = 1,
+		.pairwise = ccmp, .n_pairwise = 1, .group = CCMP,
+		.privacy = 1, .auth_open = 1,
+	};
+	struct kd_crypto c;
+	unsigned int auth = 99, encr = 99;
+
+	CHECK(kd_crypto_modes(&open, &auth, &encr) == 0);
+	CHECK(auth == 0 && encr == 1);	/* Open, EncryptionDisabled */
+	CHECK(kd_crypto_modes(&wpa2, &auth, &encr) == 0);
+	CHECK(auth == 7 && encr == 6);	/* WPA2PSK, Encryption3Enabled */
+
+	/* everything else is refused, the modes left alone */
+	auth = encr = 99;
+	c = wpa2;
+	c.akm = eap;			/* WPA2-Enterprise */
+	CHECK(kd_crypto_modes(&c, &auth, &encr) == -EOPNOTSUPP);
+	c = wpa2;
+	c.pairwise = tkip;
+	CHECK(kd_crypto_modes(&c, &auth, &encr) == -EOPNOTSUPP);
+	c = wpa2;
+	c.pairwise = two;
+	c.n_pairwise = 2;
+	CHECK(kd_crypto_modes(&c, &auth, &encr) == -EOPNOTSUPP);
+	c = wpa2;
+	c.group = TKIP;
+	CHECK(kd_crypto_modes(&c, &auth, &encr) == -EOPNOTSUPP);
+	c = wpa2;
+	c.wpa_versions = WPA1;
+	CHECK(kd_crypto_modes(&c, &auth, &encr) == -EOPNOTSUPP);
+	c = wpa2;
+	c.wpa_versions = WPA1 | WPA2;
+	CHECK(kd_crypto_modes(&c, &auth, &encr) == -EOPNOTSUPP);
+	c = wpa2;
+	c.n_akm = 0;
+	CHECK(kd_crypto_modes(&c, &auth, &encr) == -EOPNOTSUPP);
+	c = wpa2;
+	c.auth_open = 0;		/* shared key authentication */
+	CHECK(kd_crypto_modes(&c, &auth, &encr) == -EOPNOTSUPP);
+	c = open;
+	c.privacy = 1;			/* WEP */
+	CHECK(kd_crypto_modes(&c, &auth, &encr) == -EOPNOTSUPP);
+	c = open;
+	c.wep_key_len = 5;
+	CHECK(kd_crypto_modes(&c, &auth, &encr) == -EOPNOTSUPP);
+	CHECK(auth == 99 && encr == 99);
+}
+
+static const unsigned char ap[6] = { 0x02, 0x00, 0x00, 0x00, 0x01, 0x00 };
+static const unsigned char bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+static void test_key_add(void)
+{
+	unsigned char key[16], seq[6] = { 1, 2, 3, 4, 5, 6 };
+	unsigned char buf[64];
+	int i;
+
+	for (i = 0; i < 16; i++)
+		key[i] = 0xa0 + i;
+
+	/* pairwise: transmit and pairwise bits, index 0, the AP's BSSID */
+	memset(buf, 0xee, sizeof(buf));
+	CHECK(kd_key_add(buf, 0, 1, ap, CCMP, key, 16, NULL, 0) == 48);
+	CHECK(rd32(buf) == 48);
+	CHECK(rd32(buf + 4) == 0xc0000000u);
+	CHECK(rd32(buf + 8) == 16);
+	CHECK(!memcmp(buf + 12, ap, 6));
+	CHECK(rd64(buf + 24) == 0);
+	CHECK(!memcmp(buf + 32, key, 16));
+
+	/* group, index 2, with its receive sequence counter (bit 29) */
+	memset(buf, 0xee, sizeof(buf));
+	CHECK(kd_key_add(buf, 2, 0, ap, CCMP, key, 16, seq, 6) == 48);
+	CHECK(rd32(buf + 4) == 0x20000002u);
+	CHECK(!memcmp(buf + 12, bcast, 6));
+	CHECK(rd64(buf + 24) == 0x060504030201ull);
+	CHECK(!memcmp(buf + 32, key, 16));
+	/* and without a MAC address */
+	CHECK(kd_key_add(buf, 1, 0, NULL, CCMP, key, 16, NULL, 0) == 48);
+	CHECK(rd32(buf + 4) == 1 && !memcmp(buf + 12, bcast, 6));
+
+	/* refused: other ciphers, lengths, indexes; a pairwise key needs
+	 * its peer and index 0 */
+	CHECK(kd_key_add(buf, 0, 1, ap, TKIP, key, 16, NULL, 0) ==
+	      -EOPNOTSUPP);
+	CHECK(kd_key_add(buf, 0, 1, ap, CCMP, key, 15, NULL, 0) == -EINVAL);
+	CHECK(kd_key_add(buf, 4, 0, ap, CCMP, key, 16, NULL, 0) == -EINVAL);
+	CHECK(kd_key_add(buf, 1, 1, ap, CCMP, key, 16, NULL, 0) == -EINVAL);
+	CHECK(kd_key_add(buf, 0, 1, NULL, CCMP, key, 16, NULL, 0) == -EINVAL);
+	CHECK(kd_key_add(buf, 1, 0, ap, CCMP, key, 16, seq, 7) == -EINVAL);
+}
+
+static void test_key_remove(void)
+{
+	unsigned char buf[64];
+
+	memset(buf, 0xee, sizeof(buf));
+	CHECK(kd_key_remove(buf, 0, 1, ap) == 16);
+	CHECK(rd32(buf) == 16);
+	CHECK(rd32(buf + 4) == 0x40000000u);	/* pairwise, never bit 31 */
+	CHECK(!memcmp(buf + 8, ap, 6));
+	CHECK(kd_key_remove(buf, 3, 0, ap) == 16);
+	CHECK(rd32(buf + 4) == 3 && !memcmp(buf + 8, bcast, 6));
+	CHECK(kd_key_remove(buf, 4, 0, ap) == -EINVAL);
+	CHECK(kd_key_remove(buf, 0, 1, NULL) == -EINVAL);
+}
+
+static void test_assoc_ies(void)
+{
+	unsigned char buf[128] = { 0 };
+	const unsigned char *req, *resp;
+	unsigned int req_len, resp_len;
+
+	wr32(buf, 40);
+	wr32(buf + 16, 22);	/* RequestIELength */
+	wr32(buf + 20, 40);	/* OffsetRequestIEs */
+	wr32(buf + 32, 8);	/* ResponseIELength */
+	wr32(buf + 36, 62);	/* OffsetResponseIEs */
+	CHECK(kd_assoc_ies(buf, 70, &req, &req_len, &resp, &resp_len) == 0);
+	CHECK(req == buf + 40 && req_len == 22);
+	CHECK(resp == buf + 62 && resp_len == 8);
+
+	/* no response IEs */
+	wr32(buf + 32, 0);
+	wr32(buf + 36, 0);
+	CHECK(kd_assoc_ies(buf, 62, &req, &req_len, &resp, &resp_len) == 0);
+	CHECK(req_len == 22 && !resp && resp_len == 0);
+
+	/* every IE range inside the answer, past the fixed part */
+	CHECK(kd_assoc_ies(buf, 61, &req, &req_len, &resp, &resp_len) ==
+	      -EINVAL);
+	CHECK(kd_assoc_ies(buf, 39, &req, &req_len, &resp, &resp_len) ==
+	      -EINVAL);
+	wr32(buf + 20, 30);
+	CHECK(kd_assoc_ies(buf, 70, &req, &req_len, &resp, &resp_len) ==
+	      -EINVAL);
+	wr32(buf + 20, 0xfffffff0u);	/* offset + length wraps */
+	wr32(buf + 16, 0x20);
+	CHECK(kd_assoc_ies(buf, 70, &req, &req_len, &resp, &resp_len) ==
+	      -EINVAL);
+}
+
+static void test_oid_numbers(void)
+{
+	CHECK(kd_oid_add_key == 0x0d01011d);
+	CHECK(kd_oid_remove_key == 0x0d01011e);
+	CHECK(kd_oid_assoc_info == 0x0d01011f);
+}
+
+int main(void)
+{
+	TEST(test_crypto_modes);
+	TEST(test_key_add);
+	TEST(test_key_remove);
+	TEST(test_assoc_ies);
+	TEST(test_oid_numbers);
+	return tap_done();
+}

@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ndiswrapper: WPA2-PSK on the NDIS 5.1 802.11 OIDs, the part that needs
+ * no kernel (tests/unit/c/test_ndis_keys.c runs it on the host).
+ *
+ * A Windows XP station's supplicant tells the driver its policy with
+ * OID_802_11_AUTHENTICATION_MODE and OID_802_11_ENCRYPTION_STATUS before
+ * OID_802_11_SSID, and its keys with OID_802_11_ADD_KEY /
+ * OID_802_11_REMOVE_KEY. NDIS 5.1 has no way to hand the driver an RSN
+ * element: the driver writes its own from those two modes, and says which
+ * it sent in OID_802_11_ASSOCIATION_INFORMATION. So only what the modes
+ * can say is mapped: WPA2-PSK with CCMP for pairwise and group keys, or
+ * an open network. The numbers are Microsoft's NDIS 5.1 reference.
+ */
+
+#ifndef NDIS_80211_KEYS_H
+#define NDIS_80211_KEYS_H
+
+#include <linux/build_bug.h>
+#include <linux/errno.h>
+#include <linux/stddef.h>
+#include <linux/string.h>
+#include <linux/types.h>
+#include <asm/byteorder.h>
+
+#define OID_802_11_AUTHENTICATION_MODE		0x0D010118
+#define OID_802_11_ENCRYPTION_STATUS		0x0D01011B
+#define OID_802_11_ADD_KEY			0x0D01011D
+#define OID_802_11_REMOVE_KEY			0x0D01011E
+#define OID_802_11_ASSOCIATION_INFORMATION	0x0D01011F
+#define OID_802_11_CAPABILITY			0x0D010122
+#define OID_802_11_PMKID			0x0D010123
+
+/* NDIS_802_11_AUTHENTICATION_MODE */
+#define NDIS_802_11_AUTH_MODE_OPEN		0
+#define NDIS_802_11_AUTH_MODE_WPA2PSK		7
+/* NDIS_802_11_ENCRYPTION_STATUS: Encryption3 is AES-CCMP */
+#define NDIS_802_11_ENCRYPTION_DISABLED		1
+#define NDIS_802_11_ENCRYPTION3_ENABLED		6
+
+/* Suite selectors as IEEE 802.11 writes them (OUI 00-0F-AC, type), which
+ * is how cfg80211 numbers them too. */
+#define NDIS_SUITE_CCMP		0x000FAC04
+#define NDIS_SUITE_PSK		0x000FAC02
+#define NDIS_WPA_VERSION_2	2	/* NL80211_WPA_VERSION_2 */
+
+#define NDIS_ALEN		6
+#define NDIS_CCMP_KEY_LEN	16
+#define NDIS_KEY_RSC_LEN	6	/* CCMP's packet number */
+
+/* What a cfg80211 connect asks for, as plain numbers. */
+struct ndis_crypto_req {
+	u32 wpa_versions;
+	const u32 *akm;
+	int n_akm;
+	const u32 *pairwise;
+	int n_pairwise;
+	u32 group;
+	bool privacy;
+	int wep_key_len;
+	bool auth_open;		/* open system or automatic authentication */
+};
+
+/*
+ * The authentication mode and encryption status for a connect: open, or
+ * WPA2-PSK with CCMP only; -EOPNOTSUPP (the outputs untouched) for
+ * anything else.
+ */
+static inline int ndis_crypto_modes(const struct ndis_crypto_req *r,
+				    u32 *auth_mode, u32 *encryption)
+{
+	if (!r->auth_open || r->wep_key_len)
+		return -EOPNOTSUPP;
+	if (!r->wpa_versions && !r->n_akm && !r->n_pairwise && !r->group &&
+	    !r->privacy) {
+		*auth_mode = NDIS_802_11_AUTH_MODE_OPEN;
+		*encryption = NDIS_802_11_ENCRYPTION_DISABLED;
+		return 0;
+	}
+	if (r->wpa_versions != NDIS_WPA_VERSION_2 || r->n_akm != 1 ||
+	    r->akm[0] != NDIS_SUITE_PSK || r->n_pairwise != 1 ||
+	    r->pairwise[0] != NDIS_SUITE_CCMP || r->group != NDIS_SUITE_CCMP)
+		return -EOPNOTSUPP;
+	*auth_mode = NDIS_802_11_AUTH_MODE_WPA2PSK;
+	*encryption = NDIS_802_11_ENCRYPTION3_ENABLED;
+	return 0;
+}
+
+/*
+ * NDIS_802_11_KEY. KeyIndex: the key's index in bits 0-7; bit 31 it is
+ * the transmit key, bit 30 a pairwise key (BSSID: the peer; a group key
+ * names ff:ff:ff:ff:ff:ff), bit 29 KeyRSC holds the receive sequence
+ * counter to start from. KeyRSC is a ULONGLONG, 8-aligned on amd64 and
+ * i386 alike; Length counts the header and the key.
+ */
+#define NDIS_KEY_TRANSMIT	(1U << 31)
+#define NDIS_KEY_PAIRWISE	(1U << 30)
+#define NDIS_KEY_RSC_SET	(1U << 29)
+
+struct ndis_80211_key {
+	__le32 length;
+	__le32 index;
+	__le32 key_length;
+	u8 bssid[NDIS_ALEN];
+	u8 pad[6];
+	__le64 rsc;
+	u8 material[32];
+} __packed;
+static_assert(offsetof(struct ndis_80211_key, bssid) == 12);
+static_assert(offsetof(struct ndis_80211_key, rsc) == 24);
+static_assert(offsetof(struct ndis_80211_key, material) == 32);
+
+/* NDIS_802_11_REMOVE_KEY: bit 31 of KeyIndex must be clear. */
+struct ndis_80211_remove_key {
+	__le32 length;
+	__le32 index;
+	u8 bssid[NDIS_ALEN];
+	u8 pad[2];
+} __packed;
+static_assert(sizeof(struct ndis_80211_remove_key) == 16);
+
+/*
+ * cfg80211's add_key as OID_802_11_ADD_KEY: a CCMP key, pairwise (index
+ * 0, the peer's address, always the transmit key) or group (index 0-3).
+ * seq: the receive sequence counter, little-endian, up to 6 bytes.
+ * Returns the OID's length, -EOPNOTSUPP for another cipher, -EINVAL for
+ * a key the OID cannot carry.
+ */
+static inline int ndis_key_add(struct ndis_80211_key *k, u8 idx,
+			       bool pairwise, const u8 *mac, u32 cipher,
+			       const u8 *key, int key_len, const u8 *seq,
+			       int seq_len)
+{
+	u32 index = idx;
+	u64 rsc = 0;
+	int i;
+
+	if (cipher != NDIS_SUITE_CCMP)
+		return -EOPNOTSUPP;
+	if (key_len != NDIS_CCMP_KEY_LEN || idx > 3 ||
+	    seq_len < 0 || seq_len > NDIS_KEY_RSC_LEN ||
+	    (pairwise && (idx || !mac)))
+		return -EINVAL;
+	memset(k, 0, sizeof(*k));
+	if (pairwise) {
+		index |= NDIS_KEY_TRANSMIT | NDIS_KEY_PAIRWISE;
+		memcpy(k->bssid, mac, NDIS_ALEN);
+	} else {
+		memset(k->bssid, 0xff, NDIS_ALEN);
+	}
+	if (seq && seq_len) {
+		for (i = seq_len - 1; i >= 0; i--)
+			rsc = rsc << 8 | seq[i];
+		index |= NDIS_KEY_RSC_SET;
+	}
+	k->length = cpu_to_le32(offsetof(struct ndis_80211_key, material) +
+				key_len);
+	k->index = cpu_to_le32(index);
+	k->key_length = cpu_to_le32(key_len);
+	k->rsc = cpu_to_le64(rsc);
+	memcpy(k->material, key, key_len);
+	return offsetof(struct ndis_80211_key, material) + key_len;
+}
+
+/* cfg80211's del_key as OID_802_11_REMOVE_KEY; its length or -EINVAL. */
+static inline int ndis_key_remove(struct ndis_80211_remove_key *r, u8 idx,
+				  bool pairwise, const u8 *mac)
+{
+	if (idx > 3 || (pairwise && !mac))
+		return -EINVAL;
+	memset(r, 0, sizeof(*r));
+	r->length = cpu_to_le32(sizeof(*r));
+	r->index = cpu_to_le32(idx | (pairwise ? NDIS_KEY_PAIRWISE : 0));
+	if (pairwise)
+		memcpy(r->bssid, mac, NDIS_ALEN);
+	else
+		memset(r->bssid, 0xff, NDIS_ALEN);
+	return sizeof(*r);
+}
+
+/*
+ * NDIS_802_11_ASSOCIATION_INFORMATION: the fixed fields of the last
+ * association request and response, then where in the answer their IEs
+ * are (offsets from the structure's start).
+ */
+struct ndis_80211_assoc_info {
+	__le32 length;
+	__le16 req_fixed_available;
+	__le16 req_capabilities;
+	__le16 req_listen_interval;
+	u8 req_current_ap[NDIS_ALEN];
+	__le32 req_ie_length;
+	__le32 req_ie_offset;
+	__le16 resp_fixed_available;
+	__le16 resp_capabilities;
+	__le16 resp_status;
+	__le16 resp_aid;
+	__le32 resp_ie_length;
+	__le32 resp_ie_offset;
+} __packed;
+static_assert(offsetof(struct ndis_80211_assoc_info, req_ie_length) == 16);
+static_assert(offsetof(struct ndis_80211_assoc_info, resp_ie_length) == 32);
+static_assert(sizeof(struct ndis_80211_assoc_info) == 40);
+
+struct ndis_assoc_ies {
+	const u8 *req, *resp;	/* NULL when empty */
+	u32 req_len, resp_len;
+};
+
+static inline int ndis_assoc_range(const u8 *buf, u32 len, __le32 off_le,
+				   __le32 n_le, const u8 **ie, u32 *ie_len)
+{
+	u64 off = le32_to_cpu(off_le), n = le32_to_cpu(n_le);
+
+	*ie = NULL;
+	*ie_len = 0;
+	if (!n)
+		return 0;
+	if (off < sizeof(struct ndis_80211_assoc_info) || off + n > len)
+		return -EINVAL;
+	*ie = buf + off;
+	*ie_len = n;
+	return 0;
+}
+
+/* The IEs of an OID_802_11_ASSOCIATION_INFORMATION answer of len bytes,
+ * every range checked against it: -EINVAL when one is outside. */
+static inline int ndis_assoc_ies(const void *buf, u32 len,
+				 struct ndis_assoc_ies *out)
+{
+	const struct ndis_80211_assoc_info *ai = buf;
+
+	if (len < sizeof(*ai))
+		return -EINVAL;
+	if (ndis_assoc_range(buf, len, ai->req_ie_offset, ai->req_ie_length,
+			     &out->req, &out->req_len) ||
+	    ndis_assoc_range(buf, len, ai->resp_ie_offset,
+			     ai->resp_ie_length, &out->resp, &out->resp_len))
+		return -EINVAL;
+	return 0;
+}
+
+#endif /* NDIS_80211_KEYS_H */
