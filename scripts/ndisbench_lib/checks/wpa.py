@@ -4,10 +4,13 @@ words for the network, the supplicant's state as the agent reports it
 air capture read with the network's passphrase (guest/capture.py
 read_wpa_frames: every data frame, decrypted where tshark could).
 
-The checks run where the station's wrapper can take the keys: the native
-rtl8187 row (mac80211, `wpa_supplicant -Dnl80211`). Our wrapped rows do
-not yet (the wrapper has no OID_802_11_ADD_KEY and the other key OIDs), so
-they declare no WPA2 check rather than fail one."""
+The checks run where the station can take the keys: the native rtl8187
+row (mac80211) and rtl8187/ndiswrapper (our wrapper's cfg80211 maps the
+keys onto OID_802_11_ADD_KEY and the other key OIDs; rtlwl.sys does CCMP
+in the driver), both with `wpa_supplicant -Dnl80211`. bcmwl.sys has no
+CCMP yet (its chip's key table is not modelled), so the bcm43xx rows, and
+with them the wiphy=0 row that would run `-Dwext`, declare no WPA2 check
+rather than fail one. There is no rtl8187 row without a wiphy."""
 from typing import List, Optional, Sequence
 
 from .. import devices
@@ -18,7 +21,7 @@ from ..report.ktap import KtapTest
 from .check import CellFacts, GuestContext
 from .facts import compare, iface_test
 
-ROWS = devices.NATIVE
+ROWS = devices.NATIVE + ("rtl8187/ndiswrapper",)
 # mac80211 asks the crypto API for ccm(aes) when a CCMP key is installed;
 # Debian builds the ccm and ctr templates as modules.
 CCMP_MODULES = ("ctr", "ccm")
@@ -31,9 +34,9 @@ BROADCAST = "ff:ff:ff:ff:ff:ff"
 
 def supplicant_driver(device: Device) -> str:
     """wpa_supplicant's driver interface for the row: nl80211 where the
-    station has a cfg80211 wiphy (mac80211's rows), else the wireless
-    extensions."""
-    return NL80211 if device.wrapper == "native" else WEXT
+    station has a cfg80211 wiphy (mac80211's rows, our wrapper's by
+    default), the wireless extensions on the wrapper's wiphy=0 row."""
+    return WEXT if device.variant == "wext" else NL80211
 
 
 def network_words(ctx: GuestContext) -> str:

@@ -6,7 +6,7 @@ import unittest
 import helpers
 import ktaplogs
 from ndisbench_lib import cell, devices, kernels
-from ndisbench_lib.checks import registry
+from ndisbench_lib.checks import registry, wpa
 from ndisbench_lib.checks.check import GuestContext
 from ndisbench_lib.guest import air
 from ndisbench_lib.guest.capture import AirCapture, DataFrame
@@ -274,15 +274,31 @@ class RekeyTest(unittest.TestCase):
 class WhereTheyRunTest(unittest.TestCase):
     NAMES = ("wpa2", "wpa2-badkey", "rekey")
 
-    def test_native_row_only(self):
+    def test_native_and_the_wrapped_rtl8187(self):
+        """The native rows and rtl8187/ndiswrapper (rtlwl.sys does CCMP
+        in the driver); bcmwl.sys has no CCMP yet, so no bcm43xx row."""
         for name in self.NAMES:
             check = registry.get(name)
             with self.subTest(name):
-                self.assertEqual(check.devices, devices.NATIVE)
+                self.assertEqual(check.devices,
+                                 devices.NATIVE + ("rtl8187/ndiswrapper",))
                 self.assertTrue(check.wpa2_network and check.air_capture)
                 self.assertTrue(check.default)
                 for row in devices.WRAPPED:
-                    self.assertNotIn(row, check.devices)
+                    if row != "rtl8187/ndiswrapper":
+                        self.assertNotIn(row, check.devices)
+
+    def test_supplicant_driver(self):
+        """nl80211 wherever the station has a cfg80211 wiphy (native and
+        our wrapper's default), wext on the wiphy=0 row."""
+        by_label = {d.label: d for d in devices.TARGETS}
+        for label, want in (("rtl8187/native", "nl80211"),
+                            ("rtl8187/ndiswrapper", "nl80211"),
+                            ("bcm43xx/ndiswrapper", "nl80211"),
+                            (devices.WEXT_ROW, "wext")):
+            with self.subTest(label):
+                self.assertEqual(wpa.supplicant_driver(by_label[label]),
+                                 want)
 
     def test_params(self):
         dev = devices.DEVICES["rtl8187/native"] \
