@@ -21,6 +21,7 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
+#include "ndis_80211_keys.h"
 #include "ndis_core.h"
 #include "ndiswrapper.h"
 #include "wdm.h"
@@ -53,12 +54,13 @@ struct ndis_tx_packet;
 /* wext.c: an adapter's wireless extensions (wiphy=0), in the adapter. */
 struct ndis_wext {
 	bool on;			/* the handlers are the net device's */
-	struct mutex lock;		/* the scan fields */
+	struct mutex lock;		/* the scan fields, auth */
 	unsigned long scan_due;		/* jiffies: the requested list is ready */
 	bool scanning;			/* a SIOCSIWSCAN not yet read back */
 	spinlock_t queue_lock;		/* dead against the indications */
 	bool dead;			/* event_work is not queued any more */
 	struct work_struct event_work;	/* a media indication to tell */
+	struct ndis_wext_auth auth;	/* SIOCSIWAUTH, for the next join */
 };
 
 /*

@@ -37,6 +37,8 @@
  * 14 x 150 ms (rtlwl).
  */
 #define NDIS_SCAN_WAIT_MS		4000
+/* Room for OID_802_11_ASSOCIATION_INFORMATION: two frames' IEs. */
+#define NDIS_ASSOC_INFO_SIZE		1024
 /* Room for OID_802_11_BSSID_LIST: dozens of BSSs with their IEs. */
 #define NDIS_BSSID_LIST_SIZE		(64 * 1024)
 

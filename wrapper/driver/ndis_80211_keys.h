@@ -87,6 +87,59 @@ static inline int ndis_crypto_modes(const struct ndis_crypto_req *r,
 }
 
 /*
+ * The wireless extensions' IW_AUTH_* settings (linux/wireless.h numbers;
+ * wext.c asserts them), which wpa_supplicant -Dwext sets one by one before
+ * SIOCSIWESSID. All zero (nothing set, as iwconfig leaves them) is open.
+ */
+#define NDIS_IW_WPA_VERSION_WPA		0x2
+#define NDIS_IW_WPA_VERSION_WPA2	0x4
+#define NDIS_IW_CIPHER_NONE		0x1
+#define NDIS_IW_CIPHER_CCMP		0x8
+#define NDIS_IW_KEY_MGMT_802_1X		0x1
+#define NDIS_IW_KEY_MGMT_PSK		0x2
+#define NDIS_IW_AUTH_ALG_OPEN		0x1
+
+struct ndis_wext_auth {
+	u32 wpa_version, pairwise, group, key_mgmt, auth_alg;
+	bool privacy;
+};
+
+/* One IW_AUTH_CIPHER_* setting as a suite list: none, CCMP, or another. */
+static inline int ndis_wext_cipher(u32 iw, u32 *suite)
+{
+	if (!iw || iw == NDIS_IW_CIPHER_NONE)
+		return 0;
+	*suite = iw == NDIS_IW_CIPHER_CCMP ? NDIS_SUITE_CCMP : 0;
+	return 1;
+}
+
+/* The same choice as ndis_crypto_modes(), from the wext settings. */
+static inline int ndis_wext_crypto_modes(const struct ndis_wext_auth *a,
+					 u32 *auth_mode, u32 *encryption)
+{
+	u32 akm = 0, pairwise = 0, group = 0;
+	struct ndis_crypto_req r = {
+		.akm = &akm, .pairwise = &pairwise,
+		.privacy = a->privacy,
+		.auth_open = !a->auth_alg ||
+			     a->auth_alg == NDIS_IW_AUTH_ALG_OPEN,
+	};
+
+	if (a->wpa_version & NDIS_IW_WPA_VERSION_WPA)
+		r.wpa_versions |= 1;
+	if (a->wpa_version & NDIS_IW_WPA_VERSION_WPA2)
+		r.wpa_versions |= NDIS_WPA_VERSION_2;
+	if (a->key_mgmt) {
+		r.n_akm = 1;
+		akm = a->key_mgmt == NDIS_IW_KEY_MGMT_PSK ? NDIS_SUITE_PSK : 0;
+	}
+	r.n_pairwise = ndis_wext_cipher(a->pairwise, &pairwise);
+	if (ndis_wext_cipher(a->group, &group))
+		r.group = group ? group : ~0U;
+	return ndis_crypto_modes(&r, auth_mode, encryption);
+}
+
+/*
  * NDIS_802_11_KEY. KeyIndex: the key's index in bits 0-7; bit 31 it is
  * the transmit key, bit 30 a pairwise key (BSSID: the peer; a group key
  * names ff:ff:ff:ff:ff:ff), bit 29 KeyRSC holds the receive sequence

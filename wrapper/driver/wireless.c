@@ -64,9 +64,6 @@
 #include "ndis.h"
 #include "ndis_80211.h"
 
-/* Room for OID_802_11_ASSOCIATION_INFORMATION: two frames' IEs. */
-#define NDIS_ASSOC_INFO_SIZE		1024
-
 /* A connect the driver has not completed by then failed. */
 #define NDIS_CONNECT_TIMEOUT_MS		20000
 

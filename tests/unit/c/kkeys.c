@@ -24,6 +24,18 @@ int kd_crypto_modes(const struct kd_crypto *c, unsigned int *auth_mode,
 	return ndis_crypto_modes(&r, auth_mode, encryption);
 }
 
+int kd_wext_crypto_modes(const struct kd_wext_auth *a,
+			 unsigned int *auth_mode, unsigned int *encryption)
+{
+	struct ndis_wext_auth w = {
+		.wpa_version = a->wpa_version, .pairwise = a->pairwise,
+		.group = a->group, .key_mgmt = a->key_mgmt,
+		.auth_alg = a->auth_alg, .privacy = a->privacy,
+	};
+
+	return ndis_wext_crypto_modes(&w, auth_mode, encryption);
+}
+
 int kd_key_add(unsigned char *buf, unsigned char idx, _Bool pairwise,
 	       const unsigned char *mac, unsigned int cipher,
 	       const unsigned char *key, int key_len,

@@ -21,6 +21,13 @@ struct kd_crypto {
 };
 int kd_crypto_modes(const struct kd_crypto *c, unsigned int *auth_mode,
 		    unsigned int *encryption);
+/* the wireless extensions' IW_AUTH_* settings (their numbers) */
+struct kd_wext_auth {
+	unsigned int wpa_version, pairwise, group, key_mgmt, auth_alg;
+	_Bool privacy;
+};
+int kd_wext_crypto_modes(const struct kd_wext_auth *a,
+			 unsigned int *auth_mode, unsigned int *encryption);
 /* buf: at least 64 bytes; returns the OID's length or -errno */
 int kd_key_add(unsigned char *buf, unsigned char idx, _Bool pairwise,
 	       const unsigned char *mac, unsigned int cipher,

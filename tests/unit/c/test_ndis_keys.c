@@ -95,6 +95,65 @@ static void test_crypto_modes(void)
 	CHECK(auth == 99 && encr == 99);
 }
 
+/* IW_AUTH_* values of linux/wireless.h, as wpa_supplicant -Dwext sets them */
+#define IW_WPA_DISABLED	1u
+#define IW_WPA		2u
+#define IW_WPA2		4u
+#define IW_NONE		1u
+#define IW_TKIP		4u
+#define IW_CCMP		8u
+#define IW_MGMT_8021X	1u
+#define IW_MGMT_PSK	2u
+#define IW_ALG_OPEN	1u
+#define IW_ALG_SHARED	2u
+
+static void test_wext_crypto_modes(void)
+{
+	struct kd_wext_auth wpa2 = {
+		.wpa_version = IW_WPA2, .pairwise = IW_CCMP, .group = IW_CCMP,
+		.key_mgmt = IW_MGMT_PSK, .auth_alg = IW_ALG_OPEN, .privacy = 1,
+	};
+	struct kd_wext_auth open = {
+		.wpa_version = IW_WPA_DISABLED, .pairwise = IW_NONE,
+		.group = IW_NONE, .auth_alg = IW_ALG_OPEN,
+	};
+	struct kd_wext_auth none = { 0 };	/* nothing set: iwconfig */
+	struct kd_wext_auth a;
+	unsigned int auth = 99, encr = 99;
+
+	CHECK(kd_wext_crypto_modes(&wpa2, &auth, &encr) == 0);
+	CHECK(auth == 7 && encr == 6);
+	CHECK(kd_wext_crypto_modes(&open, &auth, &encr) == 0);
+	CHECK(auth == 0 && encr == 1);
+	auth = encr = 99;
+	CHECK(kd_wext_crypto_modes(&none, &auth, &encr) == 0);
+	CHECK(auth == 0 && encr == 1);
+
+	auth = encr = 99;
+	a = wpa2;
+	a.wpa_version = IW_WPA;
+	CHECK(kd_wext_crypto_modes(&a, &auth, &encr) == -EOPNOTSUPP);
+	a = wpa2;
+	a.pairwise = IW_TKIP;
+	CHECK(kd_wext_crypto_modes(&a, &auth, &encr) == -EOPNOTSUPP);
+	a = wpa2;
+	a.pairwise = IW_CCMP | IW_TKIP;
+	CHECK(kd_wext_crypto_modes(&a, &auth, &encr) == -EOPNOTSUPP);
+	a = wpa2;
+	a.group = IW_TKIP;
+	CHECK(kd_wext_crypto_modes(&a, &auth, &encr) == -EOPNOTSUPP);
+	a = wpa2;
+	a.key_mgmt = IW_MGMT_8021X;
+	CHECK(kd_wext_crypto_modes(&a, &auth, &encr) == -EOPNOTSUPP);
+	a = wpa2;
+	a.auth_alg = IW_ALG_SHARED;
+	CHECK(kd_wext_crypto_modes(&a, &auth, &encr) == -EOPNOTSUPP);
+	a = open;
+	a.privacy = 1;			/* static WEP */
+	CHECK(kd_wext_crypto_modes(&a, &auth, &encr) == -EOPNOTSUPP);
+	CHECK(auth == 99 && encr == 99);
+}
+
 static const unsigned char ap[6] = { 0x02, 0x00, 0x00, 0x00, 0x01, 0x00 };
 static const unsigned char bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 
@@ -199,6 +258,7 @@ static void test_oid_numbers(void)
 int main(void)
 {
 	TEST(test_crypto_modes);
+	TEST(test_wext_crypto_modes);
 	TEST(test_key_add);
 	TEST(test_key_remove);
 	TEST(test_assoc_ies);
