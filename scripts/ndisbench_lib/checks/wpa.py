@@ -5,12 +5,15 @@ air capture read with the network's passphrase (guest/capture.py
 read_wpa_frames: every data frame, decrypted where tshark could).
 
 The checks run where the station can take the keys: the native rtl8187
-row (mac80211) and rtl8187/ndiswrapper (our wrapper's cfg80211 maps the
-keys onto OID_802_11_ADD_KEY and the other key OIDs; rtlwl.sys does CCMP
-in the driver), both with `wpa_supplicant -Dnl80211`. bcmwl.sys has no
-CCMP yet (its chip's key table is not modelled), so the bcm43xx rows, and
-with them the wiphy=0 row that would run `-Dwext`, declare no WPA2 check
-rather than fail one. There is no rtl8187 row without a wiphy."""
+row (mac80211, `wpa_supplicant -Dnl80211`). rtl8187/ndiswrapper passes
+them too (our wrapper's cfg80211 maps the keys onto OID_802_11_ADD_KEY
+and the other key OIDs; rtlwl.sys does CCMP in the driver), but is not in
+ROWS yet: its default cell would ask 132 s of guest time, past the 120 s
+every default cell fits (checks/test_registry.py); WRAPPED_ROWS names it
+for when the shares allow. bcmwl.sys has no CCMP yet (its chip's key
+table is not modelled), so the bcm43xx rows, and with them the wiphy=0
+row that would run `-Dwext`, declare no WPA2 check rather than fail one.
+There is no rtl8187 row without a wiphy."""
 from typing import List, Optional, Sequence
 
 from .. import devices
@@ -21,7 +24,10 @@ from ..report.ktap import KtapTest
 from .check import CellFacts, GuestContext
 from .facts import compare, iface_test
 
-ROWS = devices.NATIVE + ("rtl8187/ndiswrapper",)
+ROWS = devices.NATIVE
+# Wrapped rows that pass the three checks (-Dnl80211 through the wrapper's
+# cfg80211), kept out of ROWS by the default cell's time budget only.
+WRAPPED_ROWS = ("rtl8187/ndiswrapper",)
 # mac80211 asks the crypto API for ccm(aes) when a CCMP key is installed;
 # Debian builds the ccm and ctr templates as modules.
 CCMP_MODULES = ("ctr", "ccm")
