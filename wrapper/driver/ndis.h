@@ -250,7 +250,9 @@ void ndis_wireless_unregister(struct ndis_adapter *ad);
 void ndis_wireless_free(struct ndis_adapter *ad);
 void ndis_wireless_open(struct ndis_adapter *ad);
 void ndis_wireless_stop(struct ndis_adapter *ad);
-void ndis_wireless_status(struct ndis_adapter *ad, ndis_status status);
+/* buf, len: the indication's data (802.11 media-specific events) */
+void ndis_wireless_status(struct ndis_adapter *ad, ndis_status status,
+			  const void *buf, u32 len);
 
 /*
  * wext.c: the wireless extensions of an adapter without a wiphy (see
@@ -260,7 +262,8 @@ void ndis_wireless_status(struct ndis_adapter *ad, ndis_status status);
 int ndis_wext_alloc(struct ndis_adapter *ad);
 void ndis_wext_quiesce(struct ndis_adapter *ad);
 void ndis_wext_free(struct ndis_adapter *ad);
-void ndis_wext_status(struct ndis_adapter *ad, ndis_status status);
+void ndis_wext_status(struct ndis_adapter *ad, ndis_status status,
+		      const void *buf, u32 len);
 #else
 static inline int ndis_wext_alloc(struct ndis_adapter *ad)
 {
@@ -270,7 +273,8 @@ static inline int ndis_wext_alloc(struct ndis_adapter *ad)
 static inline void ndis_wext_quiesce(struct ndis_adapter *ad) {}
 static inline void ndis_wext_free(struct ndis_adapter *ad) {}
 static inline void ndis_wext_status(struct ndis_adapter *ad,
-				    ndis_status status) {}
+				    ndis_status status, const void *buf,
+				    u32 len) {}
 #endif
 void ndis_tx_kick(struct ndis_adapter *ad);
 int ndis_restore_filter(struct ndis_adapter *ad);

@@ -293,4 +293,116 @@ static inline int ndis_assoc_ies(const void *buf, u32 len,
 	return 0;
 }
 
+/*
+ * NDIS_STATUS_MEDIA_SPECIFIC_INDICATION on an 802.11 adapter: an
+ * NDIS_802_11_STATUS_TYPE, then for Authentication a run of
+ * NDIS_802_11_AUTHENTICATION_REQUEST (each its own Length; Flags say a
+ * MIC failure of the pairwise or the group key, or a rekey request), for
+ * PMKID_CandidateList an NDIS_802_11_PMKID_CANDIDATE_LIST (Version 1,
+ * NumCandidates, then BSSID + Flags each, bit 0 pre-authentication).
+ */
+#define NDIS_802_11_STATUS_AUTHENTICATION	0
+#define NDIS_802_11_STATUS_PMKID_CANDIDATES	2
+#define NDIS_802_11_AUTH_REQUEST_PAIRWISE_ERROR	0x06
+#define NDIS_802_11_AUTH_REQUEST_GROUP_ERROR	0x0E
+#define NDIS_802_11_PMKID_CANDIDATE_PREAUTH	0x01
+
+struct ndis_80211_auth_request {
+	__le32 length;
+	u8 bssid[NDIS_ALEN];
+	u8 pad[2];
+	__le32 flags;
+} __packed;
+static_assert(sizeof(struct ndis_80211_auth_request) == 16);
+
+struct ndis_80211_pmkid_candidate {
+	u8 bssid[NDIS_ALEN];
+	u8 pad[2];
+	__le32 flags;
+} __packed;
+static_assert(sizeof(struct ndis_80211_pmkid_candidate) == 12);
+
+enum ndis_80211_event_kind {
+	NDIS_EV_MIC_FAILURE = 1,
+	NDIS_EV_PMKID_CANDIDATE,
+};
+
+struct ndis_80211_event {
+	enum ndis_80211_event_kind kind;
+	u8 bssid[NDIS_ALEN];
+	bool group;		/* MIC failure of the group key */
+	bool preauth;		/* candidate allows pre-authentication */
+	u32 index;		/* candidate's place in the list */
+};
+
+static inline u32 ndis_le32_at(const u8 *p)
+{
+	__le32 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le32_to_cpu(v);
+}
+
+/*
+ * The events of one indication of len bytes, at most max into ev; every
+ * entry checked against len (a cut one and what follows are left out).
+ * Returns how many.
+ */
+static inline int ndis_80211_indication(const void *buf, u32 len,
+					struct ndis_80211_event *ev, int max)
+{
+	const u8 *p = buf;
+	u32 off = 4, i, n;
+	int got = 0;
+
+	if (len < 4)
+		return 0;
+	switch (ndis_le32_at(p)) {
+	case NDIS_802_11_STATUS_AUTHENTICATION:
+		while (got < max &&
+		       len - off >= sizeof(struct ndis_80211_auth_request)) {
+			struct ndis_80211_auth_request r;
+			u32 flags;
+
+			memcpy(&r, p + off, sizeof(r));
+			if (le32_to_cpu(r.length) < sizeof(r) ||
+			    le32_to_cpu(r.length) > len - off)
+				break;
+			off += le32_to_cpu(r.length);
+			flags = le32_to_cpu(r.flags);
+			if (flags != NDIS_802_11_AUTH_REQUEST_PAIRWISE_ERROR &&
+			    flags != NDIS_802_11_AUTH_REQUEST_GROUP_ERROR)
+				continue;
+			memset(&ev[got], 0, sizeof(ev[got]));
+			ev[got].kind = NDIS_EV_MIC_FAILURE;
+			memcpy(ev[got].bssid, r.bssid, NDIS_ALEN);
+			ev[got].group =
+				flags == NDIS_802_11_AUTH_REQUEST_GROUP_ERROR;
+			got++;
+		}
+		break;
+	case NDIS_802_11_STATUS_PMKID_CANDIDATES:
+		if (len < 12 || ndis_le32_at(p + 4) != 1)
+			break;
+		n = ndis_le32_at(p + 8);
+		off = 12;
+		for (i = 0; i < n && got < max &&
+		     len - off >= sizeof(struct ndis_80211_pmkid_candidate);
+		     i++, off += sizeof(struct ndis_80211_pmkid_candidate)) {
+			struct ndis_80211_pmkid_candidate c;
+
+			memcpy(&c, p + off, sizeof(c));
+			memset(&ev[got], 0, sizeof(ev[got]));
+			ev[got].kind = NDIS_EV_PMKID_CANDIDATE;
+			memcpy(ev[got].bssid, c.bssid, NDIS_ALEN);
+			ev[got].preauth = le32_to_cpu(c.flags) &
+					  NDIS_802_11_PMKID_CANDIDATE_PREAUTH;
+			ev[got].index = i;
+			got++;
+		}
+		break;
+	}
+	return got;
+}
+
 #endif /* NDIS_80211_KEYS_H */

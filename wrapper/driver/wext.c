@@ -22,6 +22,8 @@
  *   SIOCSIWGENIE	taken: an NDIS 5.1 driver writes its own RSN
  *			element from the two modes.
  *   SIOCSIWMLME	OID_802_11_DISASSOCIATE.
+ *   NDIS_STATUS_MEDIA_SPECIFIC_INDICATION: MIC failures and PMKID
+ *			candidates as IWEVMICHAELMICFAILURE and IWEVPMKIDCAND.
  *   SIOCSIWAP		OID_802_11_BSSID (that BSS of the driver's list);
  *			"any" and "off" leave the choice to the driver.
  *   SIOCGIWAP, SIOCGIWESSID	OID_802_11_BSSID and _SSID while
@@ -130,6 +132,8 @@ static int ndis_wext_get_range(struct net_device *net,
 	IW_EVENT_CAPA_SET(range->event_capa, SIOCGIWAP);
 	IW_EVENT_CAPA_SET(range->event_capa, IWEVASSOCREQIE);
 	IW_EVENT_CAPA_SET(range->event_capa, IWEVASSOCRESPIE);
+	IW_EVENT_CAPA_SET(range->event_capa, IWEVMICHAELMICFAILURE);
+	IW_EVENT_CAPA_SET(range->event_capa, IWEVPMKIDCAND);
 	/* what ndis_80211_keys.h maps */
 	range->enc_capa = IW_ENC_CAPA_WPA2 | IW_ENC_CAPA_CIPHER_CCMP;
 	return 0;
@@ -685,18 +689,56 @@ void ndis_wext_free(struct ndis_adapter *ad)
 	ad->net->wireless_handlers = NULL;
 }
 
+/* MIC failures and PMKID candidates as their wireless events. */
+static void ndis_wext_media_specific(struct ndis_adapter *ad,
+				     const void *buf, u32 len)
+{
+	struct ndis_80211_event ev[8];
+	union iwreq_data wrqu = {};
+	int i, n;
+
+	n = ndis_80211_indication(buf, buf ? len : 0, ev, ARRAY_SIZE(ev));
+	for (i = 0; i < n; i++) {
+		if (ev[i].kind == NDIS_EV_MIC_FAILURE) {
+			struct iw_michaelmicfailure mic = {};
+
+			mic.flags = ev[i].group ? IW_MICFAILURE_GROUP :
+						  IW_MICFAILURE_PAIRWISE;
+			mic.src_addr.sa_family = ARPHRD_ETHER;
+			memcpy(mic.src_addr.sa_data, ev[i].bssid, ETH_ALEN);
+			wrqu.data.length = sizeof(mic);
+			wireless_send_event(ad->net, IWEVMICHAELMICFAILURE,
+					    &wrqu, (const char *)&mic);
+		} else {
+			struct iw_pmkid_cand cand = {};
+
+			cand.flags = ev[i].preauth ? IW_PMKID_CAND_PREAUTH : 0;
+			cand.index = ev[i].index;
+			cand.bssid.sa_family = ARPHRD_ETHER;
+			memcpy(cand.bssid.sa_data, ev[i].bssid, ETH_ALEN);
+			wrqu.data.length = sizeof(cand);
+			wireless_send_event(ad->net, IWEVPMKIDCAND, &wrqu,
+					    (const char *)&cand);
+		}
+	}
+}
+
 /* NdisMIndicateStatus, any context: event_work asks the driver. */
-void ndis_wext_status(struct ndis_adapter *ad, ndis_status status)
+void ndis_wext_status(struct ndis_adapter *ad, ndis_status status,
+		      const void *buf, u32 len)
 {
 	struct ndis_wext *wx = &ad->wext;
 	unsigned long flags;
 
 	if (!smp_load_acquire(&wx->on) ||
 	    (status != NDIS_STATUS_MEDIA_CONNECT &&
-	     status != NDIS_STATUS_MEDIA_DISCONNECT))
+	     status != NDIS_STATUS_MEDIA_DISCONNECT &&
+	     status != NDIS_STATUS_MEDIA_SPECIFIC_INDICATION))
 		return;
 	spin_lock_irqsave(&wx->queue_lock, flags);
-	if (!wx->dead)
+	if (!wx->dead && status == NDIS_STATUS_MEDIA_SPECIFIC_INDICATION)
+		ndis_wext_media_specific(ad, buf, len);
+	else if (!wx->dead)
 		queue_work(ndis_work_wq, &wx->event_work);
 	spin_unlock_irqrestore(&wx->queue_lock, flags);
 }

@@ -23,6 +23,9 @@
  *		 key; group: ff:ff:ff:ff:ff:ff, with its receive sequence
  *		 counter); del_key OID_802_11_REMOVE_KEY. The supplicant
  *		 runs the 4-way handshake over ordinary data frames.
+ *   NDIS_STATUS_MEDIA_SPECIFIC_INDICATION: MIC failures and PMKID
+ *		 candidates (ndis_80211_indication()) as cfg80211's
+ *		 michael_mic_failure and pmksa_candidate_notify events.
  *   disconnect  OID_802_11_DISASSOCIATE.
  *   get_station OID_802_11_RSSI (signal) and OID_GEN_LINK_SPEED (rate).
  *
@@ -764,7 +767,7 @@ void ndis_wireless_open(struct ndis_adapter *ad)
 	mutex_lock(&wl->lock);
 	wl->up = true;
 	mutex_unlock(&wl->lock);
-	ndis_wireless_status(ad, NDIS_STATUS_MEDIA_CONNECT);
+	ndis_wireless_status(ad, NDIS_STATUS_MEDIA_CONNECT, NULL, 0);
 }
 
 /*
@@ -797,18 +800,50 @@ void ndis_wireless_stop(struct ndis_adapter *ad)
 		cfg80211_scan_done(req, &info);
 }
 
+/*
+ * NDIS_STATUS_MEDIA_SPECIFIC_INDICATION, any context (queue_lock held):
+ * MIC failures and PMKID candidates to cfg80211, which sends them to the
+ * supplicant.
+ */
+static void ndis_wl_media_specific(struct ndis_wireless *wl, const void *buf,
+				   u32 len)
+{
+	struct ndis_80211_event ev[8];
+	int i, n;
+
+	n = ndis_80211_indication(buf, buf ? len : 0, ev, ARRAY_SIZE(ev));
+	for (i = 0; i < n; i++) {
+		if (ev[i].kind == NDIS_EV_MIC_FAILURE)
+			cfg80211_michael_mic_failure(wl->ad->net, ev[i].bssid,
+						     ev[i].group ?
+						     NL80211_KEYTYPE_GROUP :
+						     NL80211_KEYTYPE_PAIRWISE,
+						     -1, NULL, GFP_ATOMIC);
+		else
+			cfg80211_pmksa_candidate_notify(wl->ad->net,
+							ev[i].index,
+							ev[i].bssid,
+							ev[i].preauth,
+							GFP_ATOMIC);
+	}
+}
+
 /* NdisMIndicateStatus, any context: link_work asks the driver. */
-void ndis_wireless_status(struct ndis_adapter *ad, ndis_status status)
+void ndis_wireless_status(struct ndis_adapter *ad, ndis_status status,
+			  const void *buf, u32 len)
 {
 	struct ndis_wireless *wl = ndis_wl(ad);
 	unsigned long flags;
 
-	ndis_wext_status(ad, status);
+	ndis_wext_status(ad, status, buf, len);
 	if (!wl || (status != NDIS_STATUS_MEDIA_CONNECT &&
-		    status != NDIS_STATUS_MEDIA_DISCONNECT))
+		    status != NDIS_STATUS_MEDIA_DISCONNECT &&
+		    status != NDIS_STATUS_MEDIA_SPECIFIC_INDICATION))
 		return;
 	spin_lock_irqsave(&wl->queue_lock, flags);
-	if (!wl->dead)
+	if (!wl->dead && status == NDIS_STATUS_MEDIA_SPECIFIC_INDICATION)
+		ndis_wl_media_specific(wl, buf, len);
+	else if (!wl->dead)
 		queue_work(ndis_work_wq, &wl->link_work);
 	spin_unlock_irqrestore(&wl->queue_lock, flags);
 }

@@ -36,6 +36,23 @@ int kd_wext_crypto_modes(const struct kd_wext_auth *a,
 	return ndis_wext_crypto_modes(&w, auth_mode, encryption);
 }
 
+int kd_indication(const unsigned char *buf, unsigned int len,
+		  struct kd_event *ev, int max)
+{
+	struct ndis_80211_event e[8];
+	int n = ndis_80211_indication(buf, len, e, max < 8 ? max : 8), i;
+
+	for (i = 0; i < n; i++) {
+		ev[i].kind = e[i].kind == NDIS_EV_MIC_FAILURE ?
+			     KD_EV_MIC_FAILURE : KD_EV_PMKID_CANDIDATE;
+		memcpy(ev[i].bssid, e[i].bssid, 6);
+		ev[i].group = e[i].group;
+		ev[i].preauth = e[i].preauth;
+		ev[i].index = e[i].index;
+	}
+	return n;
+}
+
 int kd_key_add(unsigned char *buf, unsigned char idx, _Bool pairwise,
 	       const unsigned char *mac, unsigned int cipher,
 	       const unsigned char *key, int key_len,

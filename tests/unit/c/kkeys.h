@@ -40,6 +40,17 @@ int kd_key_remove(unsigned char *buf, unsigned char idx, _Bool pairwise,
 int kd_assoc_ies(const unsigned char *buf, unsigned int len,
 		 const unsigned char **req, unsigned int *req_len,
 		 const unsigned char **resp, unsigned int *resp_len);
+/* NDIS_STATUS_MEDIA_SPECIFIC_INDICATION's 802.11 events */
+enum { KD_EV_MIC_FAILURE = 1, KD_EV_PMKID_CANDIDATE = 2 };
+struct kd_event {
+	int kind;
+	unsigned char bssid[6];
+	_Bool group;		/* MIC failure: the group key's */
+	_Bool preauth;		/* candidate: pre-authentication enabled */
+	unsigned int index;	/* candidate: its place in the list */
+};
+int kd_indication(const unsigned char *buf, unsigned int len,
+		  struct kd_event *ev, int max);
 extern const unsigned int kd_oid_add_key, kd_oid_remove_key,
 	kd_oid_assoc_info;
 

@@ -248,6 +248,58 @@ static void test_assoc_ies(void)
 	      -EINVAL);
 }
 
+static void test_indication(void)
+{
+	unsigned char buf[96] = { 0 };
+	struct kd_event ev[4];
+
+	/* Authentication: a pairwise and a group MIC failure, then a key
+	 * update request (not a MIC failure: no event) */
+	wr32(buf, 0);			/* Ndis802_11StatusType_Authentication */
+	wr32(buf + 4, 16);
+	memcpy(buf + 8, ap, 6);
+	wr32(buf + 16, 0x06);		/* PAIRWISE_ERROR */
+	wr32(buf + 20, 16);
+	memcpy(buf + 24, bcast, 6);
+	wr32(buf + 32, 0x0e);		/* GROUP_ERROR */
+	wr32(buf + 36, 16);
+	memcpy(buf + 40, ap, 6);
+	wr32(buf + 48, 0x02);		/* KEYUPDATE */
+	CHECK(kd_indication(buf, 52, ev, 4) == 2);
+	CHECK(ev[0].kind == KD_EV_MIC_FAILURE && ev[0].group == 0 &&
+	      !memcmp(ev[0].bssid, ap, 6));
+	CHECK(ev[1].kind == KD_EV_MIC_FAILURE && ev[1].group == 1 &&
+	      !memcmp(ev[1].bssid, bcast, 6));
+	/* a request cut short, or one whose Length would not advance */
+	CHECK(kd_indication(buf, 30, ev, 4) == 1);
+	wr32(buf + 4, 0);
+	CHECK(kd_indication(buf, 52, ev, 4) == 0);
+
+	/* PMKID candidates: version 1, two of them, one pre-authenticating */
+	memset(buf, 0, sizeof(buf));
+	wr32(buf, 2);			/* Ndis802_11StatusType_PMKID_CandidateList */
+	wr32(buf + 4, 1);
+	wr32(buf + 8, 2);
+	memcpy(buf + 12, ap, 6);
+	wr32(buf + 20, 1);		/* PREAUTH_ENABLED */
+	memcpy(buf + 24, bcast, 6);
+	wr32(buf + 32, 0);
+	CHECK(kd_indication(buf, 36, ev, 4) == 2);
+	CHECK(ev[0].kind == KD_EV_PMKID_CANDIDATE && ev[0].index == 0 &&
+	      ev[0].preauth == 1 && !memcmp(ev[0].bssid, ap, 6));
+	CHECK(ev[1].kind == KD_EV_PMKID_CANDIDATE && ev[1].index == 1 &&
+	      ev[1].preauth == 0 && !memcmp(ev[1].bssid, bcast, 6));
+	CHECK(kd_indication(buf, 36, ev, 1) == 1);	/* room for one */
+	CHECK(kd_indication(buf, 35, ev, 4) == 1);	/* the second cut */
+	wr32(buf + 4, 2);				/* unknown version */
+	CHECK(kd_indication(buf, 36, ev, 4) == 0);
+
+	/* other types, and too short for a type */
+	wr32(buf, 1);			/* MediaStreamMode */
+	CHECK(kd_indication(buf, 36, ev, 4) == 0);
+	CHECK(kd_indication(buf, 3, ev, 4) == 0);
+}
+
 static void test_oid_numbers(void)
 {
 	CHECK(kd_oid_add_key == 0x0d01011d);
@@ -262,6 +314,7 @@ int main(void)
 	TEST(test_key_add);
 	TEST(test_key_remove);
 	TEST(test_assoc_ies);
+	TEST(test_indication);
 	TEST(test_oid_numbers);
 	return tap_done();
 }
