@@ -10,7 +10,8 @@
  *			until the driver had NDIS_SCAN_WAIT_MS to survey the
  *			channels, then OID_802_11_BSSID_LIST as scan events
  *			(BSSID, SSID as the driver gives it, mode, frequency
- *			from DSConfig, Rssi as a dBm level, privacy).
+ *			from DSConfig, Rssi as a dBm level, privacy, the
+ *			BSS's elements as IWEVGENIE).
  *   SIOCSIWESSID	an infrastructure setup (authentication mode and
  *			encryption status from the SIOCSIWAUTH settings:
  *			open, or WPA2-PSK with CCMP; ndis_80211_keys.h),
@@ -522,8 +523,17 @@ static char *ndis_wext_bss_events(struct iw_request_info *info, char *ev,
 	iwe.u.data.flags = le32_to_cpu(e->privacy) ?
 			   IW_ENCODE_ENABLED | IW_ENCODE_NOKEY :
 			   IW_ENCODE_DISABLED;
+	ev = iwe_stream_add_point_check(info, ev, end, &iwe,
+					(char *)e->ssid.ssid);
+	if (IS_ERR(ev) || !b->ie_len || b->ie_len > IW_GENERIC_IE_MAX)
+		return ev;
+
+	/* the BSS's elements: wpa_supplicant finds its RSN element here */
+	memset(&iwe, 0, sizeof(iwe));
+	iwe.cmd = IWEVGENIE;
+	iwe.u.data.length = b->ie_len;
 	return iwe_stream_add_point_check(info, ev, end, &iwe,
-					  (char *)e->ssid.ssid);
+					  (char *)b->ies);
 }
 
 static int ndis_wext_get_scan(struct net_device *net,
