@@ -294,6 +294,78 @@ static inline int ndis_assoc_ies(const void *buf, u32 len,
 }
 
 /*
+ * OID_802_11_PMKID: the driver's whole PMKID cache at once (Length,
+ * BSSIDInfoCount, then BSSID_INFO: BSSID and the 16-byte PMKID, 22 bytes
+ * each, unpadded); the driver says in OID_802_11_CAPABILITY's NoOfPMKIDs
+ * (offset 8) how many it keeps. The wrapper keeps cfg80211's PMKSAs in
+ * that many entries, the oldest giving way, and sets the list on every
+ * change.
+ */
+#define NDIS_PMKID_LEN		16
+#define NDIS_PMKID_MAX		16
+#define NDIS_CAPABILITY_NO_OF_PMKIDS	8
+
+struct ndis_pmkid_entry {
+	u8 bssid[NDIS_ALEN];
+	u8 pmkid[NDIS_PMKID_LEN];
+} __packed;
+static_assert(sizeof(struct ndis_pmkid_entry) == 22);
+
+struct ndis_pmkid_cache {
+	u32 max;		/* the driver's NoOfPMKIDs, at most NDIS_PMKID_MAX */
+	u32 n;
+	struct ndis_pmkid_entry list[NDIS_PMKID_MAX];
+};
+
+/* Room for OID_802_11_PMKID with a full cache. */
+#define NDIS_PMKID_OID_SIZE	(8 + NDIS_PMKID_MAX * 22)
+
+static inline int ndis_pmkid_del(struct ndis_pmkid_cache *c, const u8 *bssid);
+
+/* The BSSID's PMKID, newest last: a BSSID set again moves to the end. */
+static inline int ndis_pmkid_set(struct ndis_pmkid_cache *c, const u8 *bssid,
+				 const u8 *pmkid)
+{
+	if (!c->max)
+		return -EOPNOTSUPP;
+	if (ndis_pmkid_del(c, bssid) && c->n >= c->max) {
+		memmove(&c->list[0], &c->list[1],
+			(c->n - 1) * sizeof(c->list[0]));
+		c->n--;
+	}
+	memcpy(c->list[c->n].bssid, bssid, NDIS_ALEN);
+	memcpy(c->list[c->n].pmkid, pmkid, NDIS_PMKID_LEN);
+	c->n++;
+	return 0;
+}
+
+static inline int ndis_pmkid_del(struct ndis_pmkid_cache *c, const u8 *bssid)
+{
+	u32 i;
+
+	for (i = 0; i < c->n; i++) {
+		if (memcmp(c->list[i].bssid, bssid, NDIS_ALEN))
+			continue;
+		memmove(&c->list[i], &c->list[i + 1],
+			(c->n - i - 1) * sizeof(c->list[0]));
+		c->n--;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* The cache as OID_802_11_PMKID into buf (NDIS_PMKID_OID_SIZE); its length. */
+static inline u32 ndis_pmkid_oid(const struct ndis_pmkid_cache *c, void *buf)
+{
+	u32 len = 8 + c->n * sizeof(c->list[0]);
+	__le32 head[2] = { cpu_to_le32(len), cpu_to_le32(c->n) };
+
+	memcpy(buf, head, sizeof(head));
+	memcpy((u8 *)buf + 8, c->list, c->n * sizeof(c->list[0]));
+	return len;
+}
+
+/*
  * NDIS_STATUS_MEDIA_SPECIFIC_INDICATION on an 802.11 adapter: an
  * NDIS_802_11_STATUS_TYPE, then for Authentication a run of
  * NDIS_802_11_AUTHENTICATION_REQUEST (each its own Length; Flags say a

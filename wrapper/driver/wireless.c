@@ -23,6 +23,8 @@
  *		 key; group: ff:ff:ff:ff:ff:ff, with its receive sequence
  *		 counter); del_key OID_802_11_REMOVE_KEY. The supplicant
  *		 runs the 4-way handshake over ordinary data frames.
+ *   set/del/flush_pmksa  OID_802_11_PMKID, the whole list each time, as
+ *		 many as OID_802_11_CAPABILITY's NoOfPMKIDs (none: refused).
  *   NDIS_STATUS_MEDIA_SPECIFIC_INDICATION: MIC failures and PMKID
  *		 candidates (ndis_80211_indication()) as cfg80211's
  *		 michael_mic_failure and pmksa_candidate_notify events.
@@ -101,6 +103,7 @@ struct ndis_wireless {
 	bool up;			/* between ndo_open and ndo_stop */
 	bool gone;			/* unregistering: no more reports */
 	bool user;			/* cfg80211 asked for the connection */
+	struct ndis_pmkid_cache pmkids;	/* OID_802_11_PMKID's list */
 };
 
 static struct ndis_wireless *ndis_wl(struct ndis_adapter *ad)
@@ -546,6 +549,66 @@ out:
 	return err;
 }
 
+/* Lock held: the PMKID cache to the driver, whole. */
+static int ndis_wl_set_pmkids(struct ndis_wireless *wl)
+{
+	u8 *buf = kmalloc(NDIS_PMKID_OID_SIZE, GFP_KERNEL);
+	int err;
+
+	if (!buf)
+		return -ENOMEM;
+	err = ndis_set_oid(wl->ad, OID_802_11_PMKID, buf,
+			   ndis_pmkid_oid(&wl->pmkids, buf));
+	kfree_sensitive(buf);
+	return err;
+}
+
+static int ndis_wl_set_pmksa(struct wiphy *wiphy, struct net_device *net,
+			     struct cfg80211_pmksa *pmksa)
+{
+	struct ndis_wireless *wl = wiphy_priv(wiphy);
+	int err;
+
+	if (!pmksa->bssid || !pmksa->pmkid)
+		return -EINVAL;
+	mutex_lock(&wl->lock);
+	err = ndis_pmkid_set(&wl->pmkids, pmksa->bssid, pmksa->pmkid);
+	if (!err)
+		err = ndis_wl_set_pmkids(wl);
+	mutex_unlock(&wl->lock);
+	return err;
+}
+
+static int ndis_wl_del_pmksa(struct wiphy *wiphy, struct net_device *net,
+			     struct cfg80211_pmksa *pmksa)
+{
+	struct ndis_wireless *wl = wiphy_priv(wiphy);
+	int err;
+
+	if (!pmksa->bssid)
+		return -EINVAL;
+	mutex_lock(&wl->lock);
+	err = ndis_pmkid_del(&wl->pmkids, pmksa->bssid);
+	if (!err)
+		err = ndis_wl_set_pmkids(wl);
+	mutex_unlock(&wl->lock);
+	return err;
+}
+
+static int ndis_wl_flush_pmksa(struct wiphy *wiphy, struct net_device *net)
+{
+	struct ndis_wireless *wl = wiphy_priv(wiphy);
+	int err = -EOPNOTSUPP;
+
+	mutex_lock(&wl->lock);
+	if (wl->pmkids.max) {
+		wl->pmkids.n = 0;
+		err = ndis_wl_set_pmkids(wl);
+	}
+	mutex_unlock(&wl->lock);
+	return err;
+}
+
 static_assert(WLAN_CIPHER_SUITE_CCMP == NDIS_SUITE_CCMP);
 static_assert(WLAN_AKM_SUITE_PSK == NDIS_SUITE_PSK);
 static_assert(NL80211_WPA_VERSION_2 == NDIS_WPA_VERSION_2);
@@ -611,6 +674,9 @@ static const struct cfg80211_ops ndis_wl_ops = {
 	.add_key	= ndis_wl_add_key,
 	.del_key	= ndis_wl_del_key,
 	.set_default_key = ndis_wl_set_default_key,
+	.set_pmksa	= ndis_wl_set_pmksa,
+	.del_pmksa	= ndis_wl_del_pmksa,
+	.flush_pmksa	= ndis_wl_flush_pmksa,
 };
 
 /* What add_key maps (ndis_80211_keys.h). */
@@ -686,6 +752,20 @@ int ndis_wireless_alloc(struct ndis_adapter *ad)
 	return 0;
 }
 
+/* How many PMKIDs the driver keeps (OID_802_11_CAPABILITY); 0: none. */
+static u32 ndis_wl_max_pmkids(struct ndis_wireless *wl)
+{
+	__le32 cap[32] = {};	/* the header and a dozen auth/cipher pairs */
+	u32 written;
+
+	if (ndis_query_oid(wl->ad, OID_802_11_CAPABILITY, cap, sizeof(cap),
+			   &written) ||
+	    written < NDIS_CAPABILITY_NO_OF_PMKIDS + sizeof(cap[0]))
+		return 0;
+	return min_t(u32, le32_to_cpu(cap[NDIS_CAPABILITY_NO_OF_PMKIDS / 4]),
+		     NDIS_PMKID_MAX);
+}
+
 /* Before register_netdev(), once the driver gave its MAC address. */
 int ndis_wireless_register(struct ndis_adapter *ad)
 {
@@ -695,6 +775,8 @@ int ndis_wireless_register(struct ndis_adapter *ad)
 	if (!wl)
 		return 0;		/* a wired adapter */
 	memcpy(wl->wdev.wiphy->perm_addr, ad->net->dev_addr, ETH_ALEN);
+	wl->pmkids.max = ndis_wl_max_pmkids(wl);
+	wl->wdev.wiphy->max_num_pmkids = wl->pmkids.max;
 	err = wiphy_register(wl->wdev.wiphy);
 	if (err)
 		netdev_err(ad->net, "wiphy_register: %d\n", err);

@@ -53,6 +53,60 @@ int kd_indication(const unsigned char *buf, unsigned int len,
 	return n;
 }
 
+static void kd_to_cache(const struct kd_pmkids *c, struct ndis_pmkid_cache *n)
+{
+	unsigned int i;
+
+	n->max = c->max;
+	n->n = c->n;
+	for (i = 0; i < c->n; i++) {
+		memcpy(n->list[i].bssid, c->bssid[i], 6);
+		memcpy(n->list[i].pmkid, c->pmkid[i], 16);
+	}
+}
+
+static void kd_from_cache(const struct ndis_pmkid_cache *n, struct kd_pmkids *c)
+{
+	unsigned int i;
+
+	c->n = n->n;
+	for (i = 0; i < n->n; i++) {
+		memcpy(c->bssid[i], n->list[i].bssid, 6);
+		memcpy(c->pmkid[i], n->list[i].pmkid, 16);
+	}
+}
+
+int kd_pmkid_set(struct kd_pmkids *c, const unsigned char *bssid,
+		 const unsigned char *pmkid)
+{
+	struct ndis_pmkid_cache n;
+	int err;
+
+	kd_to_cache(c, &n);
+	err = ndis_pmkid_set(&n, bssid, pmkid);
+	kd_from_cache(&n, c);
+	return err;
+}
+
+int kd_pmkid_del(struct kd_pmkids *c, const unsigned char *bssid)
+{
+	struct ndis_pmkid_cache n;
+	int err;
+
+	kd_to_cache(c, &n);
+	err = ndis_pmkid_del(&n, bssid);
+	kd_from_cache(&n, c);
+	return err;
+}
+
+unsigned int kd_pmkid_oid(const struct kd_pmkids *c, unsigned char *buf)
+{
+	struct ndis_pmkid_cache n;
+
+	kd_to_cache(c, &n);
+	return ndis_pmkid_oid(&n, buf);
+}
+
 int kd_key_add(unsigned char *buf, unsigned char idx, _Bool pairwise,
 	       const unsigned char *mac, unsigned int cipher,
 	       const unsigned char *key, int key_len,

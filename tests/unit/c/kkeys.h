@@ -51,6 +51,16 @@ struct kd_event {
 };
 int kd_indication(const unsigned char *buf, unsigned int len,
 		  struct kd_event *ev, int max);
+/* a PMKSA cache as OID_802_11_PMKID carries it (max entries, n used) */
+struct kd_pmkids {
+	unsigned int max, n;
+	unsigned char bssid[16][6], pmkid[16][16];
+};
+int kd_pmkid_set(struct kd_pmkids *c, const unsigned char *bssid,
+		 const unsigned char *pmkid);
+int kd_pmkid_del(struct kd_pmkids *c, const unsigned char *bssid);
+/* buf: room for 8 + 16 x 22 bytes; returns the OID's length */
+unsigned int kd_pmkid_oid(const struct kd_pmkids *c, unsigned char *buf);
 extern const unsigned int kd_oid_add_key, kd_oid_remove_key,
 	kd_oid_assoc_info;
 

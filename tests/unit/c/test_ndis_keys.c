@@ -300,6 +300,38 @@ static void test_indication(void)
 	CHECK(kd_indication(buf, 3, ev, 4) == 0);
 }
 
+static void test_pmkid(void)
+{
+	unsigned char b1[6] = { 2, 0, 0, 0, 1, 0 }, b2[6] = { 2, 0, 0, 0, 2, 0 };
+	unsigned char b3[6] = { 2, 0, 0, 0, 3, 0 };
+	unsigned char p1[16], p2[16], p3[16], buf[128];
+	struct kd_pmkids c = { .max = 2 };
+
+	memset(p1, 0x11, 16);
+	memset(p2, 0x22, 16);
+	memset(p3, 0x33, 16);
+	CHECK(kd_pmkid_set(&c, b1, p1) == 0 && c.n == 1);
+	CHECK(kd_pmkid_set(&c, b2, p2) == 0 && c.n == 2);
+	/* the same BSSID again: replaced in place */
+	CHECK(kd_pmkid_set(&c, b1, p3) == 0 && c.n == 2);
+	/* full: the oldest makes room */
+	CHECK(kd_pmkid_set(&c, b3, p3) == 0 && c.n == 2);
+	/* OID_802_11_PMKID: Length, BSSIDInfoCount, 22-byte BSSID_INFOs */
+	memset(buf, 0xee, sizeof(buf));
+	CHECK(kd_pmkid_oid(&c, buf) == 8 + 2 * 22);
+	CHECK(rd32(buf) == 52 && rd32(buf + 4) == 2);
+	CHECK(!memcmp(buf + 8, b1, 6) && !memcmp(buf + 14, p3, 16));
+	CHECK(!memcmp(buf + 30, b3, 6) && !memcmp(buf + 36, p3, 16));
+	CHECK(kd_pmkid_del(&c, b2) == -ENOENT && c.n == 2);
+	CHECK(kd_pmkid_del(&c, b1) == 0 && c.n == 1);
+	CHECK(kd_pmkid_oid(&c, buf) == 30 && rd32(buf + 4) == 1 &&
+	      !memcmp(buf + 8, b3, 6));
+	c.n = 0;		/* flush */
+	CHECK(kd_pmkid_oid(&c, buf) == 8 && rd32(buf) == 8 && rd32(buf + 4) == 0);
+	c.max = 0;		/* the driver keeps none */
+	CHECK(kd_pmkid_set(&c, b1, p1) == -EOPNOTSUPP && c.n == 0);
+}
+
 static void test_oid_numbers(void)
 {
 	CHECK(kd_oid_add_key == 0x0d01011d);
@@ -315,6 +347,7 @@ int main(void)
 	TEST(test_key_remove);
 	TEST(test_assoc_ies);
 	TEST(test_indication);
+	TEST(test_pmkid);
 	TEST(test_oid_numbers);
 	return tap_done();
 }
