@@ -51,6 +51,20 @@ typedef struct wireless_dev ndis_station_dev;
 typedef struct net_device ndis_station_dev;
 #endif
 
+/*
+ * The key operations: an MLO link id since 6.1; add_key and del_key name
+ * a wireless_dev where get_station does (7.x; set_default_key keeps its
+ * net_device).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
+#define NDIS_KEY_LINK_ID	int link_id,
+#define NDIS_KEY_LINK_ID_UNUSED	(void)link_id
+#else
+#define NDIS_KEY_LINK_ID
+#define NDIS_KEY_LINK_ID_UNUSED	do { } while (0)
+#endif
+typedef ndis_station_dev ndis_key_dev;
+
 /* hex_to_bin(): linux/hex.h where the kernel has one (7.x's kernel.h no
  * longer brings it) */
 #if __has_include(<linux/hex.h>)

@@ -21,6 +21,7 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
+#include "ndis_80211_keys.h"
 #include "ndis_core.h"
 #include "ndiswrapper.h"
 #include "wdm.h"
@@ -54,12 +55,13 @@ struct ndis_tx_packet;
 /* wext.c: an adapter's wireless extensions (wiphy=0), in the adapter. */
 struct ndis_wext {
 	bool on;			/* the handlers are the net device's */
-	struct mutex lock;		/* the scan fields */
+	struct mutex lock;		/* the scan fields, auth */
 	unsigned long scan_due;		/* jiffies: the requested list is ready */
 	bool scanning;			/* a SIOCSIWSCAN not yet read back */
 	spinlock_t queue_lock;		/* dead against the indications */
 	bool dead;			/* event_work is not queued any more */
 	struct work_struct event_work;	/* a media indication to tell */
+	struct ndis_wext_auth auth;	/* SIOCSIWAUTH, for the next join */
 };
 
 /*
@@ -247,7 +249,9 @@ void ndis_wireless_unregister(struct ndis_adapter *ad);
 void ndis_wireless_free(struct ndis_adapter *ad);
 void ndis_wireless_open(struct ndis_adapter *ad);
 void ndis_wireless_stop(struct ndis_adapter *ad);
-void ndis_wireless_status(struct ndis_adapter *ad, ndis_status status);
+/* buf, len: the indication's data (802.11 media-specific events) */
+void ndis_wireless_status(struct ndis_adapter *ad, ndis_status status,
+			  const void *buf, u32 len);
 
 /*
  * wext.c: the wireless extensions of an adapter without a wiphy (see
@@ -257,7 +261,8 @@ void ndis_wireless_status(struct ndis_adapter *ad, ndis_status status);
 int ndis_wext_alloc(struct ndis_adapter *ad);
 void ndis_wext_quiesce(struct ndis_adapter *ad);
 void ndis_wext_free(struct ndis_adapter *ad);
-void ndis_wext_status(struct ndis_adapter *ad, ndis_status status);
+void ndis_wext_status(struct ndis_adapter *ad, ndis_status status,
+		      const void *buf, u32 len);
 #else
 static inline int ndis_wext_alloc(struct ndis_adapter *ad)
 {
@@ -267,7 +272,8 @@ static inline int ndis_wext_alloc(struct ndis_adapter *ad)
 static inline void ndis_wext_quiesce(struct ndis_adapter *ad) {}
 static inline void ndis_wext_free(struct ndis_adapter *ad) {}
 static inline void ndis_wext_status(struct ndis_adapter *ad,
-				    ndis_status status) {}
+				    ndis_status status, const void *buf,
+				    u32 len) {}
 #endif
 void ndis_tx_kick(struct ndis_adapter *ad);
 int ndis_restore_filter(struct ndis_adapter *ad);

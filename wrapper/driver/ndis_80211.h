@@ -13,6 +13,7 @@
 #include <linux/types.h>
 
 #include "ndis.h"
+#include "ndis_80211_keys.h"
 #include "../parse/bssid.h"
 
 #define OID_GEN_LINK_SPEED		0x00010107
@@ -21,17 +22,13 @@
 #define OID_802_11_SSID			0x0D010102
 #define OID_802_11_INFRASTRUCTURE_MODE	0x0D010108
 #define OID_802_11_DISASSOCIATE		0x0D010115
-#define OID_802_11_AUTHENTICATION_MODE	0x0D010118
 #define OID_802_11_BSSID_LIST_SCAN	0x0D01011A
-#define OID_802_11_ENCRYPTION_STATUS	0x0D01011B
 #define OID_802_11_RSSI			0x0D010206
 #define OID_802_11_CONFIGURATION	0x0D010211
 #define OID_802_11_BSSID_LIST		0x0D010217
 
 #define NDIS_MEDIA_STATE_CONNECTED	0
 #define NDIS_802_11_INFRASTRUCTURE	1
-#define NDIS_802_11_AUTH_MODE_OPEN	0
-#define NDIS_802_11_ENCRYPTION_DISABLED	1
 
 /*
  * NDIS has no "scan done" indication: the list is read this long after
@@ -40,6 +37,8 @@
  * 14 x 150 ms (rtlwl).
  */
 #define NDIS_SCAN_WAIT_MS		4000
+/* Room for OID_802_11_ASSOCIATION_INFORMATION: two frames' IEs. */
+#define NDIS_ASSOC_INFO_SIZE		1024
 /* Room for OID_802_11_BSSID_LIST: dozens of BSSs with their IEs. */
 #define NDIS_BSSID_LIST_SIZE		(64 * 1024)
 
@@ -49,13 +48,17 @@ static_assert(offsetof(struct ndis_bssid_ex, config) == 60);
 static_assert(offsetof(struct ndis_bssid_ex, ie_length) == 112);
 static_assert(offsetof(struct ndis_bssid_ex, ies) == 116);
 
-/* A station in an open infrastructure network: what both joins ask first. */
-static inline int ndis_80211_open_infra(struct ndis_adapter *ad)
+/*
+ * A station in an infrastructure network with the given authentication
+ * mode and encryption status (ndis_80211_keys.h): what a join asks first.
+ */
+static inline int ndis_80211_infra(struct ndis_adapter *ad, u32 auth_mode,
+				   u32 encryption)
 {
-	static const u32 setup[][2] = {
+	const u32 setup[][2] = {
 		{ OID_802_11_INFRASTRUCTURE_MODE, NDIS_802_11_INFRASTRUCTURE },
-		{ OID_802_11_AUTHENTICATION_MODE, NDIS_802_11_AUTH_MODE_OPEN },
-		{ OID_802_11_ENCRYPTION_STATUS, NDIS_802_11_ENCRYPTION_DISABLED },
+		{ OID_802_11_AUTHENTICATION_MODE, auth_mode },
+		{ OID_802_11_ENCRYPTION_STATUS, encryption },
 	};
 	int i, err;
 
@@ -67,6 +70,13 @@ static inline int ndis_80211_open_infra(struct ndis_adapter *ad)
 			return err;
 	}
 	return 0;
+}
+
+/* An open network: what wext's SIOCSIWESSID asks first. */
+static inline int ndis_80211_open_infra(struct ndis_adapter *ad)
+{
+	return ndis_80211_infra(ad, NDIS_802_11_AUTH_MODE_OPEN,
+				NDIS_802_11_ENCRYPTION_DISABLED);
 }
 
 #endif /* NDIS_80211_H */

@@ -890,7 +890,7 @@ static WIN_ABI void ndis_indicate_status(void *handle, ndis_status status,
 				    status, len);
 		break;
 	}
-	ndis_wireless_status(ad, status);
+	ndis_wireless_status(ad, status, buf, len);
 }
 
 static WIN_ABI void ndis_status_complete(void *handle)

@@ -10,9 +10,21 @@
  *			until the driver had NDIS_SCAN_WAIT_MS to survey the
  *			channels, then OID_802_11_BSSID_LIST as scan events
  *			(BSSID, SSID as the driver gives it, mode, frequency
- *			from DSConfig, Rssi as a dBm level, privacy).
- *   SIOCSIWESSID	an open infrastructure setup, then OID_802_11_SSID
- *			(the join; "essid any" is the empty SSID).
+ *			from DSConfig, Rssi as a dBm level, privacy, the
+ *			BSS's elements as IWEVGENIE).
+ *   SIOCSIWESSID	an infrastructure setup (authentication mode and
+ *			encryption status from the SIOCSIWAUTH settings:
+ *			open, or WPA2-PSK with CCMP; ndis_80211_keys.h),
+ *			then OID_802_11_SSID (the join; "essid any" is the
+ *			empty SSID).
+ *   SIOCSIWAUTH	the settings above, kept for the next join; the
+ *			ones NDIS 5.1 has no OID for are the driver's own.
+ *   SIOCSIWENCODEEXT	OID_802_11_ADD_KEY (CCMP) / _REMOVE_KEY.
+ *   SIOCSIWGENIE	taken: an NDIS 5.1 driver writes its own RSN
+ *			element from the two modes.
+ *   SIOCSIWMLME	OID_802_11_DISASSOCIATE.
+ *   NDIS_STATUS_MEDIA_SPECIFIC_INDICATION: MIC failures and PMKID
+ *			candidates as IWEVMICHAELMICFAILURE and IWEVPMKIDCAND.
  *   SIOCSIWAP		OID_802_11_BSSID (that BSS of the driver's list);
  *			"any" and "off" leave the choice to the driver.
  *   SIOCGIWAP, SIOCGIWESSID	OID_802_11_BSSID and _SSID while
@@ -23,7 +35,9 @@
  *			an 802.11b/g NDIS 5.1 driver covers (channels 1-14).
  *
  * A media indication sends SIOCGIWAP (the new AP, or none) to user space,
- * from a work item: the OIDs need process context. The carrier follows
+ * from a work item: the OIDs need process context; an association's IEs
+ * (OID_802_11_ASSOCIATION_INFORMATION) go first, as IWEVASSOCREQIE and
+ * IWEVASSOCRESPIE, which wpa_supplicant -Dwext needs for WPA2. The carrier follows
  * the driver as for every adapter (netdev.c). Built where the kernel has
  * CONFIG_WIRELESS_EXT (the net device's wireless_handlers exist only
  * there).
@@ -117,6 +131,12 @@ static int ndis_wext_get_range(struct net_device *net,
 		range->bitrate[i] = rates_100kbps[i] * 100000;
 	IW_EVENT_CAPA_SET_KERNEL(range->event_capa);
 	IW_EVENT_CAPA_SET(range->event_capa, SIOCGIWAP);
+	IW_EVENT_CAPA_SET(range->event_capa, IWEVASSOCREQIE);
+	IW_EVENT_CAPA_SET(range->event_capa, IWEVASSOCRESPIE);
+	IW_EVENT_CAPA_SET(range->event_capa, IWEVMICHAELMICFAILURE);
+	IW_EVENT_CAPA_SET(range->event_capa, IWEVPMKIDCAND);
+	/* what ndis_80211_keys.h maps */
+	range->enc_capa = IW_ENC_CAPA_WPA2 | IW_ENC_CAPA_CIPHER_CCMP;
 	return 0;
 }
 
@@ -223,6 +243,7 @@ static int ndis_wext_set_essid(struct net_device *net,
 	struct ndis_adapter *ad = ndis_wext_adapter(net);
 	struct ndis_ssid ssid = {};
 	u32 len = wrqu->essid.flags ? wrqu->essid.length : 0;
+	u32 auth_mode, encryption;
 	int err;
 
 	if (len > NDIS_SSID_MAX)
@@ -230,9 +251,17 @@ static int ndis_wext_set_essid(struct net_device *net,
 	/* tools older than WE 21 count the terminating NUL */
 	if (len && extra[len - 1] == '\0')
 		len--;
-	err = ndis_80211_open_infra(ad);
+	mutex_lock(&ad->wext.lock);
+	err = ndis_wext_crypto_modes(&ad->wext.auth, &auth_mode, &encryption);
+	mutex_unlock(&ad->wext.lock);
 	if (err) {
-		netdev_err(net, "the driver refused an open infrastructure setup\n");
+		netdev_info(net, "only open networks and WPA2-PSK with CCMP are supported\n");
+		return err;
+	}
+	err = ndis_80211_infra(ad, auth_mode, encryption);
+	if (err) {
+		netdev_err(net, "the driver refused the infrastructure setup (authentication mode %u, encryption %u)\n",
+			   auth_mode, encryption);
 		return err;
 	}
 	ssid.len = cpu_to_le32(len);
@@ -289,6 +318,125 @@ static int ndis_wext_get_ap(struct net_device *net,
 		eth_zero_addr(bssid);
 	memcpy(wrqu->ap_addr.sa_data, bssid, ETH_ALEN);
 	return 0;
+}
+
+/* -- WPA2-PSK: wpa_supplicant -Dwext --------------------------------------- */
+
+static_assert(IW_AUTH_WPA_VERSION_WPA == NDIS_IW_WPA_VERSION_WPA);
+static_assert(IW_AUTH_WPA_VERSION_WPA2 == NDIS_IW_WPA_VERSION_WPA2);
+static_assert(IW_AUTH_CIPHER_NONE == NDIS_IW_CIPHER_NONE);
+static_assert(IW_AUTH_CIPHER_CCMP == NDIS_IW_CIPHER_CCMP);
+static_assert(IW_AUTH_KEY_MGMT_802_1X == NDIS_IW_KEY_MGMT_802_1X);
+static_assert(IW_AUTH_KEY_MGMT_PSK == NDIS_IW_KEY_MGMT_PSK);
+static_assert(IW_AUTH_ALG_OPEN_SYSTEM == NDIS_IW_AUTH_ALG_OPEN);
+
+static int ndis_wext_set_auth(struct net_device *net,
+			      struct iw_request_info *info,
+			      union iwreq_data *wrqu, char *extra)
+{
+	struct ndis_wext *wx = &ndis_wext_adapter(net)->wext;
+	u32 value = wrqu->param.value;
+	int err = 0;
+
+	mutex_lock(&wx->lock);
+	switch (wrqu->param.flags & IW_AUTH_INDEX) {
+	case IW_AUTH_WPA_VERSION:
+		wx->auth.wpa_version = value;
+		break;
+	case IW_AUTH_CIPHER_PAIRWISE:
+		wx->auth.pairwise = value;
+		break;
+	case IW_AUTH_CIPHER_GROUP:
+		wx->auth.group = value;
+		break;
+	case IW_AUTH_KEY_MGMT:
+		wx->auth.key_mgmt = value;
+		break;
+	case IW_AUTH_80211_AUTH_ALG:
+		wx->auth.auth_alg = value;
+		break;
+	case IW_AUTH_PRIVACY_INVOKED:
+		wx->auth.privacy = value;
+		break;
+	/*
+	 * No OID for these: a WPA2 driver takes only EAPOL in the clear and
+	 * nothing else unprotected by itself, and roams by itself.
+	 */
+	case IW_AUTH_WPA_ENABLED:
+	case IW_AUTH_TKIP_COUNTERMEASURES:
+	case IW_AUTH_DROP_UNENCRYPTED:
+	case IW_AUTH_RX_UNENCRYPTED_EAPOL:
+	case IW_AUTH_ROAMING_CONTROL:
+		break;
+	case IW_AUTH_MFP:
+		if (value != IW_AUTH_MFP_DISABLED)
+			err = -EOPNOTSUPP;
+		break;
+	default:
+		err = -EOPNOTSUPP;
+		break;
+	}
+	mutex_unlock(&wx->lock);
+	return err;
+}
+
+/* NDIS 5.1 cannot be given an IE: the driver writes its own. */
+static int ndis_wext_set_genie(struct net_device *net,
+			       struct iw_request_info *info,
+			       union iwreq_data *wrqu, char *extra)
+{
+	return wrqu->data.length > IW_GENERIC_IE_MAX ? -E2BIG : 0;
+}
+
+static int ndis_wext_set_encodeext(struct net_device *net,
+				   struct iw_request_info *info,
+				   union iwreq_data *wrqu, char *extra)
+{
+	struct ndis_adapter *ad = ndis_wext_adapter(net);
+	struct iw_encode_ext *ext = (struct iw_encode_ext *)extra;
+	u32 idx = wrqu->encoding.flags & IW_ENCODE_INDEX;
+	const u8 *mac = (const u8 *)ext->addr.sa_data;
+	struct ndis_80211_remove_key rkey;
+	struct ndis_80211_key key;
+	bool pairwise;
+	int len, err;
+
+	if (wrqu->encoding.length < sizeof(*ext) || idx > 4)
+		return -EINVAL;
+	idx = idx ? idx - 1 : 0;	/* 0: the current key, index 0 here */
+	pairwise = !(ext->ext_flags & IW_ENCODE_EXT_GROUP_KEY) &&
+		   !is_broadcast_ether_addr(mac);
+	if ((wrqu->encoding.flags & IW_ENCODE_DISABLED) ||
+	    ext->alg == IW_ENCODE_ALG_NONE) {
+		len = ndis_key_remove(&rkey, idx, pairwise, mac);
+		return len < 0 ? len : ndis_set_oid(ad, OID_802_11_REMOVE_KEY,
+						    &rkey, len);
+	}
+	if (ext->alg != IW_ENCODE_ALG_CCMP)
+		return -EOPNOTSUPP;
+	if (ext->key_len > wrqu->encoding.length - sizeof(*ext))
+		return -EINVAL;
+	len = ndis_key_add(&key, idx, pairwise, mac, NDIS_SUITE_CCMP, ext->key,
+			   ext->key_len,
+			   ext->ext_flags & IW_ENCODE_EXT_RX_SEQ_VALID ?
+			   ext->rx_seq : NULL, NDIS_KEY_RSC_LEN);
+	if (len < 0)
+		return len;
+	err = ndis_set_oid(ad, OID_802_11_ADD_KEY, &key, len);
+	memzero_explicit(&key, sizeof(key));
+	return err;
+}
+
+static int ndis_wext_set_mlme(struct net_device *net,
+			      struct iw_request_info *info,
+			      union iwreq_data *wrqu, char *extra)
+{
+	struct iw_mlme *mlme = (struct iw_mlme *)extra;
+
+	if (mlme->cmd != IW_MLME_DEAUTH && mlme->cmd != IW_MLME_DISASSOC)
+		return -EOPNOTSUPP;
+	return ndis_set_oid(ndis_wext_adapter(net), OID_802_11_DISASSOCIATE,
+			    NULL, 0);
 }
 
 /* -- scanning -------------------------------------------------------------- */
@@ -375,8 +523,17 @@ static char *ndis_wext_bss_events(struct iw_request_info *info, char *ev,
 	iwe.u.data.flags = le32_to_cpu(e->privacy) ?
 			   IW_ENCODE_ENABLED | IW_ENCODE_NOKEY :
 			   IW_ENCODE_DISABLED;
+	ev = iwe_stream_add_point_check(info, ev, end, &iwe,
+					(char *)e->ssid.ssid);
+	if (IS_ERR(ev) || !b->ie_len || b->ie_len > IW_GENERIC_IE_MAX)
+		return ev;
+
+	/* the BSS's elements: wpa_supplicant finds its RSN element here */
+	memset(&iwe, 0, sizeof(iwe));
+	iwe.cmd = IWEVGENIE;
+	iwe.u.data.length = b->ie_len;
 	return iwe_stream_add_point_check(info, ev, end, &iwe,
-					  (char *)e->ssid.ssid);
+					  (char *)b->ies);
 }
 
 static int ndis_wext_get_scan(struct net_device *net,
@@ -440,6 +597,10 @@ static const iw_handler ndis_wext_handlers[] = {
 	IW_HANDLER(SIOCSIWESSID, ndis_wext_set_essid),
 	IW_HANDLER(SIOCGIWESSID, ndis_wext_get_essid),
 	IW_HANDLER(SIOCGIWRATE, ndis_wext_get_rate),
+	IW_HANDLER(SIOCSIWAUTH, ndis_wext_set_auth),
+	IW_HANDLER(SIOCSIWGENIE, ndis_wext_set_genie),
+	IW_HANDLER(SIOCSIWENCODEEXT, ndis_wext_set_encodeext),
+	IW_HANDLER(SIOCSIWMLME, ndis_wext_set_mlme),
 };
 
 static const struct iw_handler_def ndis_wext_handler_def = {
@@ -449,6 +610,35 @@ static const struct iw_handler_def ndis_wext_handler_def = {
 
 /* -- link events and the adapter's life ------------------------------------ */
 
+/* The association's request and response IEs, where the driver has them. */
+static void ndis_wext_assoc_events(struct ndis_adapter *ad)
+{
+	struct ndis_assoc_ies ies;
+	union iwreq_data wrqu = {};
+	u32 written;
+	u8 *buf;
+
+	buf = kzalloc(NDIS_ASSOC_INFO_SIZE, GFP_KERNEL);
+	if (!buf ||
+	    ndis_query_oid(ad, OID_802_11_ASSOCIATION_INFORMATION, buf,
+			   NDIS_ASSOC_INFO_SIZE, &written) ||
+	    ndis_assoc_ies(buf, min_t(u32, written, NDIS_ASSOC_INFO_SIZE),
+			   &ies))
+		goto out;
+	if (ies.req_len) {
+		wrqu.data.length = ies.req_len;
+		wireless_send_event(ad->net, IWEVASSOCREQIE, &wrqu,
+				    (const char *)ies.req);
+	}
+	if (ies.resp_len) {
+		wrqu.data.length = ies.resp_len;
+		wireless_send_event(ad->net, IWEVASSOCRESPIE, &wrqu,
+				    (const char *)ies.resp);
+	}
+out:
+	kfree(buf);
+}
+
 /* What the driver is associated to now, as SIOCGIWAP (zeros: none). */
 static void ndis_wext_event_work(struct work_struct *work)
 {
@@ -457,7 +647,9 @@ static void ndis_wext_event_work(struct work_struct *work)
 	union iwreq_data wrqu = {};
 	u8 bssid[ETH_ALEN];
 
-	if (!ndis_wext_associated(ad, bssid))
+	if (ndis_wext_associated(ad, bssid))
+		ndis_wext_assoc_events(ad);
+	else
 		eth_zero_addr(bssid);
 	wrqu.ap_addr.sa_family = ARPHRD_ETHER;
 	memcpy(wrqu.ap_addr.sa_data, bssid, ETH_ALEN);
@@ -477,6 +669,7 @@ int ndis_wext_alloc(struct ndis_adapter *ad)
 	spin_lock_init(&wx->queue_lock);
 	INIT_WORK(&wx->event_work, ndis_wext_event_work);
 	wx->dead = false;
+	memset(&wx->auth, 0, sizeof(wx->auth));	/* open until told */
 	ad->net->wireless_handlers = &ndis_wext_handler_def;
 	/* the fields above before an indication looks at them */
 	smp_store_release(&wx->on, true);
@@ -506,18 +699,56 @@ void ndis_wext_free(struct ndis_adapter *ad)
 	ad->net->wireless_handlers = NULL;
 }
 
+/* MIC failures and PMKID candidates as their wireless events. */
+static void ndis_wext_media_specific(struct ndis_adapter *ad,
+				     const void *buf, u32 len)
+{
+	struct ndis_80211_event ev[8];
+	union iwreq_data wrqu = {};
+	int i, n;
+
+	n = ndis_80211_indication(buf, buf ? len : 0, ev, ARRAY_SIZE(ev));
+	for (i = 0; i < n; i++) {
+		if (ev[i].kind == NDIS_EV_MIC_FAILURE) {
+			struct iw_michaelmicfailure mic = {};
+
+			mic.flags = ev[i].group ? IW_MICFAILURE_GROUP :
+						  IW_MICFAILURE_PAIRWISE;
+			mic.src_addr.sa_family = ARPHRD_ETHER;
+			memcpy(mic.src_addr.sa_data, ev[i].bssid, ETH_ALEN);
+			wrqu.data.length = sizeof(mic);
+			wireless_send_event(ad->net, IWEVMICHAELMICFAILURE,
+					    &wrqu, (const char *)&mic);
+		} else {
+			struct iw_pmkid_cand cand = {};
+
+			cand.flags = ev[i].preauth ? IW_PMKID_CAND_PREAUTH : 0;
+			cand.index = ev[i].index;
+			cand.bssid.sa_family = ARPHRD_ETHER;
+			memcpy(cand.bssid.sa_data, ev[i].bssid, ETH_ALEN);
+			wrqu.data.length = sizeof(cand);
+			wireless_send_event(ad->net, IWEVPMKIDCAND, &wrqu,
+					    (const char *)&cand);
+		}
+	}
+}
+
 /* NdisMIndicateStatus, any context: event_work asks the driver. */
-void ndis_wext_status(struct ndis_adapter *ad, ndis_status status)
+void ndis_wext_status(struct ndis_adapter *ad, ndis_status status,
+		      const void *buf, u32 len)
 {
 	struct ndis_wext *wx = &ad->wext;
 	unsigned long flags;
 
 	if (!smp_load_acquire(&wx->on) ||
 	    (status != NDIS_STATUS_MEDIA_CONNECT &&
-	     status != NDIS_STATUS_MEDIA_DISCONNECT))
+	     status != NDIS_STATUS_MEDIA_DISCONNECT &&
+	     status != NDIS_STATUS_MEDIA_SPECIFIC_INDICATION))
 		return;
 	spin_lock_irqsave(&wx->queue_lock, flags);
-	if (!wx->dead)
+	if (!wx->dead && status == NDIS_STATUS_MEDIA_SPECIFIC_INDICATION)
+		ndis_wext_media_specific(ad, buf, len);
+	else if (!wx->dead)
 		queue_work(ndis_work_wq, &wx->event_work);
 	spin_unlock_irqrestore(&wx->queue_lock, flags);
 }

@@ -8,12 +8,26 @@
  *		 NDIS_WLAN_BSSID_EX becomes a cfg80211 BSS (channel from
  *		 Configuration.DSConfig, signal from Rssi in dBm, the IEs as
  *		 the driver kept them, so a hidden network stays nameless).
- *   connect     OID_802_11_INFRASTRUCTURE_MODE, _AUTHENTICATION_MODE (open),
- *		 _ENCRYPTION_STATUS (disabled), then OID_802_11_SSID; the
- *		 result is the driver's NDIS_STATUS_MEDIA_CONNECT, with the
- *		 BSS from OID_802_11_BSSID. Only open networks: no WEP and no
- *		 WPA here (the keys OIDs are not mapped), so a connect that
- *		 asks for either is refused with -EOPNOTSUPP.
+ *   connect     OID_802_11_INFRASTRUCTURE_MODE, _AUTHENTICATION_MODE,
+ *		 _ENCRYPTION_STATUS (open and disabled, or WPA2PSK and
+ *		 Encryption3Enabled: ndis_80211_keys.h), then
+ *		 OID_802_11_SSID; the result is the driver's
+ *		 NDIS_STATUS_MEDIA_CONNECT, with the BSS from
+ *		 OID_802_11_BSSID and the IEs of the association from
+ *		 OID_802_11_ASSOCIATION_INFORMATION (the supplicant checks
+ *		 the RSN element the driver sent). Open networks and
+ *		 WPA2-PSK with CCMP only: anything else is refused with
+ *		 -EOPNOTSUPP. The driver writes its own RSN element from
+ *		 the two modes (NDIS 5.1 cannot be given sme->ie).
+ *   add_key     OID_802_11_ADD_KEY (pairwise: the AP's address, transmit
+ *		 key; group: ff:ff:ff:ff:ff:ff, with its receive sequence
+ *		 counter); del_key OID_802_11_REMOVE_KEY. The supplicant
+ *		 runs the 4-way handshake over ordinary data frames.
+ *   set/del/flush_pmksa  OID_802_11_PMKID, the whole list each time, as
+ *		 many as OID_802_11_CAPABILITY's NoOfPMKIDs (none: refused).
+ *   NDIS_STATUS_MEDIA_SPECIFIC_INDICATION: MIC failures and PMKID
+ *		 candidates (ndis_80211_indication()) as cfg80211's
+ *		 michael_mic_failure and pmksa_candidate_notify events.
  *   disconnect  OID_802_11_DISASSOCIATE.
  *   get_station OID_802_11_RSSI (signal) and OID_GEN_LINK_SPEED (rate).
  *
@@ -89,6 +103,7 @@ struct ndis_wireless {
 	bool up;			/* between ndo_open and ndo_stop */
 	bool gone;			/* unregistering: no more reports */
 	bool user;			/* cfg80211 asked for the connection */
+	struct ndis_pmkid_cache pmkids;	/* OID_802_11_PMKID's list */
 };
 
 static struct ndis_wireless *ndis_wl(struct ndis_adapter *ad)
@@ -254,11 +269,41 @@ static struct cfg80211_bss *ndis_wl_current_bss(struct ndis_wireless *wl,
 			      le32_to_cpu(config.ds_config), NULL, NULL, 0);
 }
 
+/*
+ * The request and response IEs of the association, from the driver;
+ * none when it keeps no such record (an open network needs none). *buf
+ * is the caller's to free.
+ */
+static void ndis_wl_assoc_ies(struct ndis_wireless *wl,
+			      struct cfg80211_connect_resp_params *cr,
+			      u8 **buf)
+{
+	struct ndis_assoc_ies ies;
+	u32 written;
+
+	*buf = kzalloc(NDIS_ASSOC_INFO_SIZE, GFP_KERNEL);
+	if (!*buf ||
+	    ndis_query_oid(wl->ad, OID_802_11_ASSOCIATION_INFORMATION, *buf,
+			   NDIS_ASSOC_INFO_SIZE, &written))
+		return;
+	if (ndis_assoc_ies(*buf, min_t(u32, written, NDIS_ASSOC_INFO_SIZE),
+			   &ies)) {
+		netdev_warn(wl->ad->net, "the driver's association information has IEs outside its %u bytes\n",
+			    written);
+		return;
+	}
+	cr->req_ie = ies.req;
+	cr->req_ie_len = ies.req_len;
+	cr->resp_ie = ies.resp;
+	cr->resp_ie_len = ies.resp_len;
+}
+
 /* Lock held: the driver is associated to bssid; cfg80211 hears of it. */
 static void ndis_wl_report_connect(struct ndis_wireless *wl, const u8 *bssid)
 {
 	struct cfg80211_connect_resp_params cr = {};
 	struct net_device *net = wl->ad->net;
+	u8 *ies;
 
 	ndis_cr_bss(&cr) = ndis_wl_current_bss(wl, bssid);
 	if (!ndis_cr_bss(&cr)) {
@@ -269,8 +314,10 @@ static void ndis_wl_report_connect(struct ndis_wireless *wl, const u8 *bssid)
 	}
 	ndis_cr_bssid(&cr) = bssid;
 	cr.status = WLAN_STATUS_SUCCESS;
+	ndis_wl_assoc_ies(wl, &cr, &ies);
 	cancel_delayed_work(&wl->connect_work);
 	cfg80211_connect_done(net, &cr, GFP_KERNEL);
+	kfree(ies);
 	ether_addr_copy(wl->bssid, bssid);
 	wl->state = NDIS_WL_CONNECTED;
 }
@@ -387,16 +434,25 @@ static int ndis_wl_connect(struct wiphy *wiphy, struct net_device *net,
 			   struct cfg80211_connect_params *sme)
 {
 	struct ndis_wireless *wl = wiphy_priv(wiphy);
+	struct ndis_crypto_req req = {
+		.wpa_versions = sme->crypto.wpa_versions,
+		.akm = sme->crypto.akm_suites,
+		.n_akm = sme->crypto.n_akm_suites,
+		.pairwise = sme->crypto.ciphers_pairwise,
+		.n_pairwise = sme->crypto.n_ciphers_pairwise,
+		.group = sme->crypto.cipher_group,
+		.privacy = sme->privacy,
+		.wep_key_len = sme->key_len,
+		.auth_open = sme->auth_type == NL80211_AUTHTYPE_OPEN_SYSTEM ||
+			     sme->auth_type == NL80211_AUTHTYPE_AUTOMATIC,
+	};
 	struct ndis_ssid ssid = {};
+	u32 auth_mode, encryption;
 	u8 cur[NDIS_SSID_MAX];
 	int err, len;
 
-	if (sme->privacy || sme->key_len || sme->crypto.wpa_versions ||
-	    sme->crypto.n_ciphers_pairwise || sme->crypto.cipher_group ||
-	    sme->crypto.n_akm_suites ||
-	    (sme->auth_type != NL80211_AUTHTYPE_OPEN_SYSTEM &&
-	     sme->auth_type != NL80211_AUTHTYPE_AUTOMATIC)) {
-		netdev_info(net, "only open networks: WEP and WPA are not supported\n");
+	if (ndis_crypto_modes(&req, &auth_mode, &encryption)) {
+		netdev_info(net, "only open networks and WPA2-PSK with CCMP are supported\n");
 		return -EOPNOTSUPP;
 	}
 	if (!sme->ssid_len || sme->ssid_len > NDIS_SSID_MAX)
@@ -405,10 +461,12 @@ static int ndis_wl_connect(struct wiphy *wiphy, struct net_device *net,
 	mutex_lock(&wl->lock);
 	wl->user = true;
 	/*
-	 * Already there (the driver joined this SSID by itself): this is the
-	 * result, no need to leave and rejoin.
+	 * Already there (the driver joined this open SSID by itself): this
+	 * is the result, no need to leave and rejoin. A protected network
+	 * is always joined afresh, the keys of this connection with it.
 	 */
 	if (wl->state == NDIS_WL_DRIVER &&
+	    auth_mode == NDIS_802_11_AUTH_MODE_OPEN &&
 	    (!sme->bssid || ether_addr_equal(sme->bssid, wl->bssid))) {
 		len = ndis_wl_query_ssid(wl, cur);
 		if (len == sme->ssid_len && !memcmp(cur, sme->ssid, len)) {
@@ -420,9 +478,10 @@ static int ndis_wl_connect(struct wiphy *wiphy, struct net_device *net,
 			goto out;
 		}
 	}
-	err = ndis_80211_open_infra(wl->ad);
+	err = ndis_80211_infra(wl->ad, auth_mode, encryption);
 	if (err) {
-		netdev_err(net, "the driver refused an open infrastructure setup\n");
+		netdev_err(net, "the driver refused the infrastructure setup (authentication mode %u, encryption %u)\n",
+			   auth_mode, encryption);
 		goto out;
 	}
 	ssid.len = cpu_to_le32(sme->ssid_len);
@@ -490,12 +549,138 @@ out:
 	return err;
 }
 
+/* Lock held: the PMKID cache to the driver, whole. */
+static int ndis_wl_set_pmkids(struct ndis_wireless *wl)
+{
+	u8 *buf = kmalloc(NDIS_PMKID_OID_SIZE, GFP_KERNEL);
+	int err;
+
+	if (!buf)
+		return -ENOMEM;
+	err = ndis_set_oid(wl->ad, OID_802_11_PMKID, buf,
+			   ndis_pmkid_oid(&wl->pmkids, buf));
+	kfree_sensitive(buf);
+	return err;
+}
+
+static int ndis_wl_set_pmksa(struct wiphy *wiphy, struct net_device *net,
+			     struct cfg80211_pmksa *pmksa)
+{
+	struct ndis_wireless *wl = wiphy_priv(wiphy);
+	int err;
+
+	if (!pmksa->bssid || !pmksa->pmkid)
+		return -EINVAL;
+	mutex_lock(&wl->lock);
+	err = ndis_pmkid_set(&wl->pmkids, pmksa->bssid, pmksa->pmkid);
+	if (!err)
+		err = ndis_wl_set_pmkids(wl);
+	mutex_unlock(&wl->lock);
+	return err;
+}
+
+static int ndis_wl_del_pmksa(struct wiphy *wiphy, struct net_device *net,
+			     struct cfg80211_pmksa *pmksa)
+{
+	struct ndis_wireless *wl = wiphy_priv(wiphy);
+	int err;
+
+	if (!pmksa->bssid)
+		return -EINVAL;
+	mutex_lock(&wl->lock);
+	err = ndis_pmkid_del(&wl->pmkids, pmksa->bssid);
+	if (!err)
+		err = ndis_wl_set_pmkids(wl);
+	mutex_unlock(&wl->lock);
+	return err;
+}
+
+static int ndis_wl_flush_pmksa(struct wiphy *wiphy, struct net_device *net)
+{
+	struct ndis_wireless *wl = wiphy_priv(wiphy);
+	int err = -EOPNOTSUPP;
+
+	mutex_lock(&wl->lock);
+	if (wl->pmkids.max) {
+		wl->pmkids.n = 0;
+		err = ndis_wl_set_pmkids(wl);
+	}
+	mutex_unlock(&wl->lock);
+	return err;
+}
+
+static_assert(WLAN_CIPHER_SUITE_CCMP == NDIS_SUITE_CCMP);
+static_assert(WLAN_AKM_SUITE_PSK == NDIS_SUITE_PSK);
+static_assert(NL80211_WPA_VERSION_2 == NDIS_WPA_VERSION_2);
+
+static int ndis_wl_add_key(struct wiphy *wiphy, ndis_key_dev *dev,
+			   NDIS_KEY_LINK_ID u8 idx, bool pairwise,
+			   const u8 *mac, struct key_params *params)
+{
+	struct ndis_wireless *wl = wiphy_priv(wiphy);
+	struct ndis_80211_key key;
+	int len, err;
+
+	NDIS_KEY_LINK_ID_UNUSED;
+	len = ndis_key_add(&key, idx, pairwise, mac, params->cipher,
+			   params->key, params->key_len, params->seq,
+			   params->seq_len);
+	if (len < 0)
+		return len;
+	mutex_lock(&wl->lock);
+	err = ndis_set_oid(wl->ad, OID_802_11_ADD_KEY, &key, len);
+	mutex_unlock(&wl->lock);
+	memzero_explicit(&key, sizeof(key));
+	return err;
+}
+
+static int ndis_wl_del_key(struct wiphy *wiphy, ndis_key_dev *dev,
+			   NDIS_KEY_LINK_ID u8 idx, bool pairwise,
+			   const u8 *mac)
+{
+	struct ndis_wireless *wl = wiphy_priv(wiphy);
+	struct ndis_80211_remove_key rkey;
+	int len, err;
+
+	NDIS_KEY_LINK_ID_UNUSED;
+	/* management frame keys (4, 5) are never given to the driver */
+	len = ndis_key_remove(&rkey, idx, pairwise, mac);
+	if (len < 0)
+		return idx > 3 ? -ENOENT : len;
+	mutex_lock(&wl->lock);
+	err = ndis_set_oid(wl->ad, OID_802_11_REMOVE_KEY, &rkey, len);
+	mutex_unlock(&wl->lock);
+	return err;
+}
+
+/*
+ * NDIS 5.1 has no separate default key: the pairwise key came with its
+ * transmit bit, and a station's group key only receives.
+ */
+static int ndis_wl_set_default_key(struct wiphy *wiphy,
+				   struct net_device *net,
+				   NDIS_KEY_LINK_ID u8 idx, bool unicast,
+				   bool multicast)
+{
+	NDIS_KEY_LINK_ID_UNUSED;
+	return idx > 3 ? -EINVAL : 0;
+}
+
 static const struct cfg80211_ops ndis_wl_ops = {
 	.scan		= ndis_wl_scan,
 	.connect	= ndis_wl_connect,
 	.disconnect	= ndis_wl_disconnect,
 	.get_station	= ndis_wl_get_station,
+	.add_key	= ndis_wl_add_key,
+	.del_key	= ndis_wl_del_key,
+	.set_default_key = ndis_wl_set_default_key,
+	.set_pmksa	= ndis_wl_set_pmksa,
+	.del_pmksa	= ndis_wl_del_pmksa,
+	.flush_pmksa	= ndis_wl_flush_pmksa,
 };
+
+/* What add_key maps (ndis_80211_keys.h). */
+static const u32 ndis_wl_ciphers[] = { WLAN_CIPHER_SUITE_CCMP };
 
 /* -- hooks from netdev.c ---------------------------------------------------- */
 
@@ -557,12 +742,28 @@ int ndis_wireless_alloc(struct ndis_adapter *ad)
 	wiphy->signal_type = CFG80211_SIGNAL_TYPE_MBM;
 	/* iw asks for the wildcard SSID; NDIS 5.1 scans only that way */
 	wiphy->max_scan_ssids = 1;
+	wiphy->cipher_suites = ndis_wl_ciphers;
+	wiphy->n_cipher_suites = ARRAY_SIZE(ndis_wl_ciphers);
 
 	wl->wdev.wiphy = wiphy;
 	wl->wdev.iftype = NL80211_IFTYPE_STATION;
 	wl->wdev.netdev = ad->net;
 	ad->net->ieee80211_ptr = &wl->wdev;
 	return 0;
+}
+
+/* How many PMKIDs the driver keeps (OID_802_11_CAPABILITY); 0: none. */
+static u32 ndis_wl_max_pmkids(struct ndis_wireless *wl)
+{
+	__le32 cap[32] = {};	/* the header and a dozen auth/cipher pairs */
+	u32 written;
+
+	if (ndis_query_oid(wl->ad, OID_802_11_CAPABILITY, cap, sizeof(cap),
+			   &written) ||
+	    written < NDIS_CAPABILITY_NO_OF_PMKIDS + sizeof(cap[0]))
+		return 0;
+	return min_t(u32, le32_to_cpu(cap[NDIS_CAPABILITY_NO_OF_PMKIDS / 4]),
+		     NDIS_PMKID_MAX);
 }
 
 /* Before register_netdev(), once the driver gave its MAC address. */
@@ -574,6 +775,8 @@ int ndis_wireless_register(struct ndis_adapter *ad)
 	if (!wl)
 		return 0;		/* a wired adapter */
 	memcpy(wl->wdev.wiphy->perm_addr, ad->net->dev_addr, ETH_ALEN);
+	wl->pmkids.max = ndis_wl_max_pmkids(wl);
+	wl->wdev.wiphy->max_num_pmkids = wl->pmkids.max;
 	err = wiphy_register(wl->wdev.wiphy);
 	if (err)
 		netdev_err(ad->net, "wiphy_register: %d\n", err);
@@ -646,7 +849,7 @@ void ndis_wireless_open(struct ndis_adapter *ad)
 	mutex_lock(&wl->lock);
 	wl->up = true;
 	mutex_unlock(&wl->lock);
-	ndis_wireless_status(ad, NDIS_STATUS_MEDIA_CONNECT);
+	ndis_wireless_status(ad, NDIS_STATUS_MEDIA_CONNECT, NULL, 0);
 }
 
 /*
@@ -679,18 +882,50 @@ void ndis_wireless_stop(struct ndis_adapter *ad)
 		cfg80211_scan_done(req, &info);
 }
 
+/*
+ * NDIS_STATUS_MEDIA_SPECIFIC_INDICATION, any context (queue_lock held):
+ * MIC failures and PMKID candidates to cfg80211, which sends them to the
+ * supplicant.
+ */
+static void ndis_wl_media_specific(struct ndis_wireless *wl, const void *buf,
+				   u32 len)
+{
+	struct ndis_80211_event ev[8];
+	int i, n;
+
+	n = ndis_80211_indication(buf, buf ? len : 0, ev, ARRAY_SIZE(ev));
+	for (i = 0; i < n; i++) {
+		if (ev[i].kind == NDIS_EV_MIC_FAILURE)
+			cfg80211_michael_mic_failure(wl->ad->net, ev[i].bssid,
+						     ev[i].group ?
+						     NL80211_KEYTYPE_GROUP :
+						     NL80211_KEYTYPE_PAIRWISE,
+						     -1, NULL, GFP_ATOMIC);
+		else
+			cfg80211_pmksa_candidate_notify(wl->ad->net,
+							ev[i].index,
+							ev[i].bssid,
+							ev[i].preauth,
+							GFP_ATOMIC);
+	}
+}
+
 /* NdisMIndicateStatus, any context: link_work asks the driver. */
-void ndis_wireless_status(struct ndis_adapter *ad, ndis_status status)
+void ndis_wireless_status(struct ndis_adapter *ad, ndis_status status,
+			  const void *buf, u32 len)
 {
 	struct ndis_wireless *wl = ndis_wl(ad);
 	unsigned long flags;
 
-	ndis_wext_status(ad, status);
+	ndis_wext_status(ad, status, buf, len);
 	if (!wl || (status != NDIS_STATUS_MEDIA_CONNECT &&
-		    status != NDIS_STATUS_MEDIA_DISCONNECT))
+		    status != NDIS_STATUS_MEDIA_DISCONNECT &&
+		    status != NDIS_STATUS_MEDIA_SPECIFIC_INDICATION))
 		return;
 	spin_lock_irqsave(&wl->queue_lock, flags);
-	if (!wl->dead)
+	if (!wl->dead && status == NDIS_STATUS_MEDIA_SPECIFIC_INDICATION)
+		ndis_wl_media_specific(wl, buf, len);
+	else if (!wl->dead)
 		queue_work(ndis_work_wq, &wl->link_work);
 	spin_unlock_irqrestore(&wl->queue_lock, flags);
 }

@@ -6,7 +6,7 @@ import unittest
 import helpers
 import ktaplogs
 from ndisbench_lib import cell, devices, kernels
-from ndisbench_lib.checks import registry
+from ndisbench_lib.checks import registry, wpa
 from ndisbench_lib.checks.check import GuestContext
 from ndisbench_lib.guest import air
 from ndisbench_lib.guest.capture import AirCapture, DataFrame
@@ -307,6 +307,28 @@ class WhereTheyRunTest(unittest.TestCase):
                 self.assertTrue(check.default)
                 for row in devices.WRAPPED:
                     self.assertNotIn(row, check.devices)
+
+    def test_wrapped_rows_waiting_for_the_budget(self):
+        """rtl8187/ndiswrapper passes the three checks but stays out of
+        ROWS while its default cell would ask more than 120 s."""
+        self.assertEqual(wpa.WRAPPED_ROWS, ("rtl8187/ndiswrapper",))
+        row = next(d for d in devices.TARGETS
+                   if d.label == "rtl8187/ndiswrapper")
+        names = registry.for_device(row, registry.default_names())
+        extra = sum(registry.get(n).seconds for n in self.NAMES)
+        self.assertGreater(registry.seconds(names) + extra, 120)
+
+    def test_supplicant_driver(self):
+        """nl80211 wherever the station has a cfg80211 wiphy (native and
+        our wrapper's default), wext on the wiphy=0 row."""
+        by_label = {d.label: d for d in devices.TARGETS}
+        for label, want in (("rtl8187/native", "nl80211"),
+                            ("rtl8187/ndiswrapper", "nl80211"),
+                            ("bcm43xx/ndiswrapper", "nl80211"),
+                            (devices.WEXT_ROW, "wext")):
+            with self.subTest(label):
+                self.assertEqual(wpa.supplicant_driver(by_label[label]),
+                                 want)
 
     def test_params(self):
         dev = devices.DEVICES["rtl8187/native"] \

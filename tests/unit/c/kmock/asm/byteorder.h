@@ -7,10 +7,14 @@
 #define le32_to_cpu(x) ((u32)(__le32)(x))
 #define cpu_to_le16(x) ((__le16)(u16)(x))
 #define cpu_to_le32(x) ((__le32)(u32)(x))
+#define le64_to_cpu(x) ((u64)(__le64)(x))
+#define cpu_to_le64(x) ((__le64)(u64)(x))
 #else
 #define le16_to_cpu(x) __builtin_bswap16(x)
 #define le32_to_cpu(x) __builtin_bswap32(x)
 #define cpu_to_le16(x) __builtin_bswap16(x)
 #define cpu_to_le32(x) __builtin_bswap32(x)
+#define le64_to_cpu(x) __builtin_bswap64(x)
+#define cpu_to_le64(x) __builtin_bswap64(x)
 #endif
 #endif

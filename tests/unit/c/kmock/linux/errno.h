@@ -9,5 +9,6 @@
 #define EINVAL 22
 #define EFBIG 27
 #define ERANGE 34
+#define EOPNOTSUPP 95
 #define ENOTCONN 107
 #endif

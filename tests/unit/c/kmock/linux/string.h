@@ -4,6 +4,7 @@
 #include <linux/types.h>
 void *memset(void *s, int c, size_t n);
 void *memcpy(void *d, const void *s, size_t n);
+void *memmove(void *d, const void *s, size_t n);
 int memcmp(const void *a, const void *b, size_t n);
 size_t strlen(const char *s);
 size_t strnlen(const char *s, size_t max);
