@@ -382,6 +382,8 @@ int net_set_up(const char *ifname);
  * interface has a cfg80211 wiphy, else `iwconfig essid`), and what
  * nl80211 or the wireless extensions and iwconfig say about the link. */
 void wireless_join(const struct net_opts *opts);
+/* The interface has a cfg80211 wiphy (sysfs phy80211). */
+bool wireless_has_wiphy(const char *ifname);
 void wireless_link_facts(const struct net_opts *opts);
 
 /* `ndiswrapper -i inf` and `ndiswrapper -l`: KTAP test `number`. */

@@ -40,7 +40,7 @@
  * can only offer wireless extensions. Asked afresh by every test (a
  * hotplug makes a new interface), and said as the test's fact.
  */
-static bool has_wiphy(const char *ifname)
+bool wireless_has_wiphy(const char *ifname)
 {
     char path[IFNAMSIZ + 32];
 
@@ -50,7 +50,7 @@ static bool has_wiphy(const char *ifname)
 
 static bool use_nl80211(const char *ifname)
 {
-    bool nl80211 = has_wiphy(ifname);
+    bool nl80211 = wireless_has_wiphy(ifname);
 
     say("# wireless_api: %s", nl80211 ? "nl80211" : "wext");
     return nl80211;
@@ -251,7 +251,7 @@ static bool test_roam(const struct net_opts *opts, int number)
         usleep(20000);
     }
     say("# lost_ms: %lld", (monotonic_us() - start) / 1000);
-    if (opts->connect_ssid && has_wiphy(opts->ifname)) {
+    if (opts->connect_ssid && wireless_has_wiphy(opts->ifname)) {
         /* As a supplicant would: forget the gone BSS (cfg80211 keeps
          * scan results for 30 s and would try it first), then join. A
          * wireless-extensions driver keeps its own list. */

@@ -5,7 +5,8 @@
  * open network's tests. The agent writes its configuration (the SSID, the
  * passphrase, WPA-PSK over RSN with CCMP pairwise and group), starts it
  * with the driver interface the host names (nl80211 for a cfg80211
- * wiphy, wext for a wireless-extensions driver), and reads its control
+ * wiphy, wext for a wireless-extensions driver, or auto: whichever the
+ * interface offers, for a user's wrapper tree), and reads its control
  * socket: the events it sends an attached monitor (association, the
  * handshake's completion or failure, group rekeys), each a fact, and its
  * STATUS at the end. Then the usual DHCP, ping and TCP over the protected
@@ -110,7 +111,8 @@ static const char *parse_network(const char *value, struct wpa_network *net)
     memcpy(net->ssid, c1 + 1, slen);
     net->ssid[slen] = '\0';
     if (strcmp(net->driver, "nl80211") != 0 &&
-        strcmp(net->driver, "wext") != 0)
+        strcmp(net->driver, "wext") != 0 &&
+        strcmp(net->driver, "auto") != 0)
         return NULL;
     return c2 + 1;
 }
@@ -261,17 +263,20 @@ static bool wpa_start(const struct net_opts *opts,
                       NULL };
     char *flush[] = { "ip", "-4", "addr", "flush", "dev",
                       (char *)opts->ifname, NULL };
+    /* auto: nl80211 where the interface has a wiphy, as scan does */
+    const char *driver = strcmp(net->driver, "auto") != 0 ? net->driver :
+        wireless_has_wiphy(opts->ifname) ? "nl80211" : "wext";
     char *argv[] = { "wpa_supplicant", "-i", (char *)opts->ifname, "-D",
-                     (char *)net->driver, "-c", WPA_CONF, NULL };
+                     (char *)driver, "-c", WPA_CONF, NULL };
     char *envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
     long long deadline;
     char reply[64];
 
     memset(link, 0, sizeof(*link));
     link->req = link->mon = -1;
-    say("# wpa_driver: %s", net->driver);
+    say("# wpa_driver: %s", driver);
     say("# wpa_ssid: %s", net->ssid);
-    if (strcmp(net->driver, "nl80211") == 0)
+    if (strcmp(driver, "nl80211") == 0)
         say("# iw_disconnect_status: %d",
             agent_run(IW, leave, "iw_disconnect", net_slow(TOOL_TIMEOUT_MS)));
     say("# addr_flush_status: %d",

@@ -336,6 +336,11 @@ TARGETS: Tuple[Device, ...] = (
         module_params=("ndiswrapper.wiphy=0",)),
     row("usb-rtl8187", "ndiswrapper", "our USB WLAN model on xHCI + AP, "
         "wrapped: rtlwl.sys (NDIS-WDM) in ndiswrapper", fixture="rtlwl"),
+    row("usb-rtl8187", "ndiswrapper", "rtl8187/ndiswrapper without a "
+        "cfg80211 wiphy (ndiswrapper.wiphy=0): the wrapper's own wireless "
+        "extensions (iwconfig, wpa_supplicant -Dwext)", variant="wext",
+        fixture="rtlwl", default=False,
+        module_params=("ndiswrapper.wiphy=0",)),
     row("usb-rtl8187", "native", "the same USB WLAN model driven by "
         "Linux's in-tree rtl8187 (mac80211, iw connect): the reference"),
     row("bcm43xx", "ndiswrapper", "bcm43xx/ndiswrapper on a faulty air "

@@ -65,7 +65,8 @@ def kernel_cmdline(plan: CellPlan,
         words.append(f"ndisbench.connect={device.connect_ssid}")
     for check in checks:
         words += check.params(GuestContext(exp, device, ports.get(check.name),
-                                           plan.stream_bytes, plan.peer))
+                                           plan.stream_bytes, plan.peer,
+                                           plan.wrapper_src is not None))
     if plan.kernel.slowdown > 1:
         words.append(f"ndisbench.slowdown={plan.kernel.slowdown}")
     if plan.probe and plan.probe.params:

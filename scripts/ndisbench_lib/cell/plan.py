@@ -26,6 +26,12 @@ from ..kernels import Expectations, Kernel
 from ..progress import say
 
 
+# The guest's timeout unless its checks' shares ask more (guest_timeout),
+# seconds: what a hung guest costs. Every default cell fits in it
+# (the longest, a USB radio wrapped with the WPA2 checks, asks 132 s).
+GUEST_TIMEOUT_FLOOR = 150.0
+
+
 @dataclasses.dataclass
 class Prepared:
     """Everything one kernel's cells need, or why it could not be built."""
@@ -282,7 +288,7 @@ class CellPlan:
     folder: Optional[pathlib.Path] = None   # serial.log, ktap.txt, air.pcap
     run_dir: Optional[pathlib.Path] = None  # the result's folder is relative
     accel: str = "tcg"          # QEMU's -accel, resolved (options allowed)
-    timeout: float = 120.0      # the floor of the guest's timeout, seconds
+    timeout: float = GUEST_TIMEOUT_FLOOR    # the floor of the guest's timeout, s
     wrapper_src: Optional[pathlib.Path] = None  # its ioctls are not ours
     # The guest clock (guest/clock.py): real time unless the command asks
     # (run does; pair, soak and the KVM probe do not).

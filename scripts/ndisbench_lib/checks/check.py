@@ -36,6 +36,9 @@ class GuestContext:
     port: Optional[int] = None      # its host sink's port, if it has one
     tcp_bytes: int = 0              # the cell's TCP stream size
     peer: str = ""                  # the other guest of a pair
+    # The wrapper is a user's tree (--wrapper-src), not ours: what it
+    # offers (a cfg80211 wiphy or not) is its own to decide.
+    users_wrapper: bool = False
 
 
 @dataclasses.dataclass(frozen=True)

@@ -5,15 +5,15 @@ air capture read with the network's passphrase (guest/capture.py
 read_wpa_frames: every data frame, decrypted where tshark could).
 
 The checks run where the station can take the keys: the native rtl8187
-row (mac80211, `wpa_supplicant -Dnl80211`). rtl8187/ndiswrapper passes
-them too (our wrapper's cfg80211 maps the keys onto OID_802_11_ADD_KEY
-and the other key OIDs; rtlwl.sys does CCMP in the driver), but is not in
-ROWS yet: its default cell would ask 132 s of guest time, past the 120 s
-every default cell fits (checks/test_registry.py); WRAPPED_ROWS names it
-for when the shares allow. bcmwl.sys has no CCMP yet (its chip's key
-table is not modelled), so the bcm43xx rows, and with them the wiphy=0
-row that would run `-Dwext`, declare no WPA2 check rather than fail one.
-There is no rtl8187 row without a wiphy."""
+row (mac80211, `wpa_supplicant -Dnl80211`), and our wrapper's rows whose
+fixture does WPA2-PSK (WPA2_FIXTURES): with a wiphy through the wrapper's
+cfg80211 (-Dnl80211), on the wiphy=0 row through its wireless extensions
+(-Dwext). The wrapper maps the keys onto OID_802_11_ADD_KEY and the other
+key OIDs; rtlwl.sys does CCMP in the driver. bcmwl.sys has no CCMP yet
+(its chip's key table is not modelled), so the bcm43xx rows declare no
+WPA2 check rather than fail one. A user's wrapper tree (--wrapper-src)
+gets the driver interface its interface asks: the agent picks nl80211
+where there is a wiphy, wext where not, as scan and associate do."""
 from typing import List, Optional, Sequence, Union
 
 from .. import devices
@@ -25,31 +25,36 @@ from ..report.verdict import NOT_RUN, Verdict
 from .check import CellFacts, GuestContext
 from .facts import compare, iface_test, net_test
 
-ROWS = devices.NATIVE
-# Wrapped rows that pass the three checks (-Dnl80211 through the wrapper's
-# cfg80211), kept out of ROWS by the default cell's time budget only.
-WRAPPED_ROWS = ("rtl8187/ndiswrapper",)
+# The fixtures that do WPA2-PSK (CCMP in the driver or the device).
+WPA2_FIXTURES = ("rtlwl",)
+ROWS = devices.NATIVE + devices.group(
+    lambda d: d.label in devices.WRAPPED and d.fixture in WPA2_FIXTURES)
 # mac80211 asks the crypto API for ccm(aes) when a CCMP key is installed;
 # Debian builds the ccm and ctr templates as modules, and 5.10 the AES
 # cipher too (aes_generic; 6.1 builds it in).
 CCMP_MODULES = ("aes_generic", "ctr", "ccm")
-NL80211, WEXT = "nl80211", "wext"
+# The agent's choice by the interface: nl80211 with a wiphy, else wext.
+NL80211, WEXT, AUTO = "nl80211", "wext", "auto"
 # From association to CTRL-EVENT-CONNECTED (the 4-way handshake), guest
 # time; the handshake is four frames and two key derivations.
 HANDSHAKE_BOUND_MS = 10000
 BROADCAST = "ff:ff:ff:ff:ff:ff"
 
 
-def supplicant_driver(device: Device) -> str:
+def supplicant_driver(device: Device, users_wrapper: bool = False) -> str:
     """wpa_supplicant's driver interface for the row: nl80211 where the
     station has a cfg80211 wiphy (mac80211's rows, our wrapper's by
-    default), the wireless extensions on the wrapper's wiphy=0 row."""
+    default), the wireless extensions on our wrapper's wiphy=0 row; for a
+    user's wrapper tree, the agent's choice by the interface (auto)."""
+    if users_wrapper and device.wrapper == "ndiswrapper":
+        return AUTO
     return WEXT if device.variant == "wext" else NL80211
 
 
 def network_words(ctx: GuestContext) -> str:
     """The start of each WPA2 parameter: <driver>:<ssid>."""
-    return f"{supplicant_driver(ctx.device)}:{WPA2_AP.ssid}"
+    return f"{supplicant_driver(ctx.device, ctx.users_wrapper)}:" \
+        f"{WPA2_AP.ssid}"
 
 
 def station(facts: CellFacts) -> str:

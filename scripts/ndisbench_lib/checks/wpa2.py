@@ -59,7 +59,8 @@ def judge(facts: CellFacts) -> Verdict:
     frames = wpa.network_frames(facts.air, wpa.station(facts))
     problems += wpa.unprotected(frames, wpa.station(facts), False)
     problems += wpa.decrypted_problems(frames)
-    return verdict(problems, f"handshake {handshake} ms, CCMP/CCMP, "
+    return verdict(problems, f"wpa_supplicant -D{test.fact('wpa_driver')}, "
+                             f"handshake {handshake} ms, CCMP/CCMP, "
                              f"{PINGS}/{PINGS} pings and {facts.stream_bytes} TCP "
                              f"bytes over the protected link; every data "
                              f"frame protected; tshark decrypted DHCP, ICMP "

@@ -21,7 +21,7 @@ from ..guest import clock
 from ..progress import say
 from ..report import report
 from ..cell import runner, shard
-from ..cell.plan import device_rows, prepare
+from ..cell.plan import GUEST_TIMEOUT_FLOOR, device_rows, prepare
 
 
 PATCHES = paths.REPO / "guest" / "patches"
@@ -477,8 +477,10 @@ def parser() -> argparse.ArgumentParser:
                             "with make) instead of wrapper/")
         p.add_argument("-j", "--jobs", type=int,
                        default=runner.default_jobs())
-        p.add_argument("--timeout", type=float, default=120.0,
-                       help="seconds before a guest is killed (default 120)")
+        p.add_argument("--timeout", type=float, default=GUEST_TIMEOUT_FLOOR,
+                       help="seconds before a guest is killed, unless its "
+                            "checks ask more (default "
+                            f"{GUEST_TIMEOUT_FLOOR:.0f})")
         p.add_argument("--accel", choices=("auto", "tcg", "kvm"),
                        default="auto")
         p.add_argument("--clock", choices=clock.CLOCKS, default=clock.DEFAULT,

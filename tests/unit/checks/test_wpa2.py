@@ -156,6 +156,7 @@ class Wpa2Test(unittest.TestCase):
         self.assertEqual(v.status, "pass", v.summary)
         self.assertIn("310 ms", v.summary)
         self.assertIn("tshark decrypted DHCP, ICMP and TCP", v.summary)
+        self.assertIn("wpa_supplicant -Dnl80211", v.summary)
 
     def test_each_fact_fails_alone(self):
         cases = {
@@ -298,25 +299,31 @@ class RekeyTest(unittest.TestCase):
 class WhereTheyRunTest(unittest.TestCase):
     NAMES = ("wpa2", "wpa2-badkey", "rekey")
 
-    def test_native_row_only(self):
+    def test_native_and_wrapped_rows_whose_fixture_does_wpa2(self):
+        """Linux's own driver, and our wrapper's rows whose fixture does
+        WPA2-PSK (rtlwl.sys, CCMP in the driver), with a wiphy and
+        without; not the recovery or send-rule variants."""
+        want = devices.NATIVE + ("rtl8187/ndiswrapper",
+                                 "rtl8187-wext/ndiswrapper")
         for name in self.NAMES:
             check = registry.get(name)
             with self.subTest(name):
-                self.assertEqual(check.devices, devices.NATIVE)
+                self.assertEqual(sorted(check.devices), sorted(want))
                 self.assertTrue(check.wpa2_network and check.air_capture)
                 self.assertTrue(check.default)
-                for row in devices.WRAPPED:
+                for row in devices.FAULTY:
                     self.assertNotIn(row, check.devices)
 
-    def test_wrapped_rows_waiting_for_the_budget(self):
-        """rtl8187/ndiswrapper passes the three checks but stays out of
-        ROWS while its default cell would ask more than 120 s."""
-        self.assertEqual(wpa.WRAPPED_ROWS, ("rtl8187/ndiswrapper",))
+    def test_wext_row_of_the_usb_radio(self):
+        """rtl8187-wext/ndiswrapper: rtlwl.sys in the wrapper without a
+        wiphy (ndiswrapper.wiphy=0), out of a plain run."""
         row = next(d for d in devices.TARGETS
-                   if d.label == "rtl8187/ndiswrapper")
-        names = registry.for_device(row, registry.default_names())
-        extra = sum(registry.get(n).seconds for n in self.NAMES)
-        self.assertGreater(registry.seconds(names) + extra, 120)
+                   if d.label == "rtl8187-wext/ndiswrapper")
+        self.assertEqual(row.variant, "wext")
+        self.assertEqual(row.fixture, "rtlwl")
+        self.assertFalse(row.default)
+        self.assertIn("ndiswrapper.wiphy=0", row.module_params)
+        self.assertIn(row.label, devices.WRAPPED)
 
     def test_supplicant_driver(self):
         """nl80211 wherever the station has a cfg80211 wiphy (native and
@@ -329,6 +336,19 @@ class WhereTheyRunTest(unittest.TestCase):
             with self.subTest(label):
                 self.assertEqual(wpa.supplicant_driver(by_label[label]),
                                  want)
+
+    def test_a_users_wrapper_tree_gets_the_driver_its_wiphy_asks(self):
+        """A user's tree (--wrapper-src; ndiswrapper 1.63 has no cfg80211)
+        decides itself: the agent takes nl80211 where the interface has a
+        wiphy, wext where not, as scan and associate do."""
+        dev = next(d for d in devices.TARGETS
+                   if d.label == "rtl8187/ndiswrapper")
+        self.assertEqual(wpa.supplicant_driver(dev, users_wrapper=True),
+                         "auto")
+        words = registry.get("wpa2").params(
+            GuestContext(EXP, dev, 40000, users_wrapper=True))
+        self.assertTrue(words[0].startswith(
+            f"ndisbench.wpa2=auto:{air.WPA2_AP.ssid}:"), words)
 
     def test_params(self):
         dev = devices.DEVICES["rtl8187/native"] \
