@@ -375,6 +375,12 @@ unsigned int net_ping_gateway(unsigned int count);
  * the tcp test): every byte sent; *answered: the sink replied. */
 bool net_tcp_stream(unsigned int port, unsigned long long bytes,
                     bool *answered);
+/* The same, stopping early once enough(ctx, bytes sent so far) is true
+ * (asked after each write): then true as well. */
+bool net_tcp_stream_until(unsigned int port, unsigned long long bytes,
+                          bool *answered,
+                          bool (*enough)(void *ctx, unsigned long long sent),
+                          void *ctx);
 /* Bring the interface up; 0 or -errno. */
 int net_set_up(const char *ifname);
 

@@ -698,11 +698,16 @@ static bool test_ping(const struct net_opts *opts, int number)
 /*
  * Send bytes to the gateway's port, half-close, read the sink's
  * "received=<n>" line: facts target, host_clock, bytes_sent, seconds,
- * sink_reply. True when every byte went out; *answered: the sink replied.
+ * sink_reply. True when every byte went out, or enough() (asked after
+ * each write, if given) said the stream may stop; *answered: the sink
+ * replied.
  */
-bool net_tcp_stream(unsigned int port, unsigned long long bytes,
-                    bool *answered)
+bool net_tcp_stream_until(unsigned int port, unsigned long long bytes,
+                          bool *answered,
+                          bool (*enough)(void *ctx, unsigned long long sent),
+                          void *ctx)
 {
+    bool stopped = false;
     struct sockaddr_in dst = { .sin_family = AF_INET,
                                .sin_port = htons((uint16_t)port) };
     static uint8_t block[65536];
@@ -739,6 +744,10 @@ bool net_tcp_stream(unsigned int port, unsigned long long bytes,
             break;
         }
         sent += (unsigned long long)n;
+        if (enough && enough(ctx, sent)) {
+            stopped = true;
+            break;
+        }
     }
     shutdown(fd, SHUT_WR);
     host_wait_start(&answer, TCP_REPLY_MS);
@@ -771,7 +780,13 @@ out:
     if (fd >= 0)
         close(fd);
     *answered = got > 0;
-    return sent == bytes;
+    return sent == bytes || stopped;
+}
+
+bool net_tcp_stream(unsigned int port, unsigned long long bytes,
+                    bool *answered)
+{
+    return net_tcp_stream_until(port, bytes, answered, NULL, NULL);
 }
 
 static bool test_tcp(const struct net_opts *opts, int number)

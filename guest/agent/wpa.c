@@ -64,6 +64,11 @@
 #define EV_HANDSHAKE_FAIL  "4-Way Handshake failed"
 #define EV_TEMP_DISABLED   "CTRL-EVENT-SSID-TEMP-DISABLED"
 #define EV_REKEYED         "Group rekeying completed"
+/* The rekey stream may stop once this many rekeys completed during it and
+ * this much went (checks/rekey.py judges the same floor): its length
+ * follows the AP's rekeys, not the host's speed. */
+#define REKEY_STOP_REKEYS  2
+#define REKEY_MIN_BYTES    (1ULL << 20)
 
 struct wpa_network {
     char driver[8];
@@ -558,6 +563,22 @@ out:
     return ok;
 }
 
+/* The rekey stream's progress: the link whose events are read between
+ * writes, and its rekey count when the stream began. */
+struct rekey_watch {
+    struct wpa_link *link;
+    unsigned int before;
+};
+
+static bool rekeyed_enough(void *ctx, unsigned long long sent)
+{
+    struct rekey_watch *watch = ctx;
+
+    drain_events(watch->link, 0);
+    return sent >= REKEY_MIN_BYTES &&
+           watch->link->rekeys - watch->before >= REKEY_STOP_REKEYS;
+}
+
 /* A stream over the protected link while the AP changes its group key:
  * every byte arrives, the rekeys are counted, the link stays. */
 static bool test_rekey(const struct agent_opts *opts, int number)
@@ -569,6 +590,7 @@ static bool test_rekey(const struct agent_opts *opts, int number)
     const char *value = NULL;
     bool ok = false, answered = false, sent;
     unsigned int before;
+    struct rekey_watch watch;
 
     agent_param(opts, REKEY_PARAM, &value);
     if (!parse_run(value, &net, &run, true))
@@ -590,7 +612,10 @@ static bool test_rekey(const struct agent_opts *opts, int number)
      * ran through the join and the wpa2 test. */
     drain_events(&link, 0);
     before = link.rekeys;
-    sent = net_tcp_stream(run.port, run.bytes, &answered);
+    watch.link = &link;
+    watch.before = before;
+    sent = net_tcp_stream_until(run.port, run.bytes, &answered,
+                                rekeyed_enough, &watch);
     drain_events(&link, 0);
     say("# group_rekeys: %u", link.rekeys - before);
     say_status(&link, state, sizeof(state));

@@ -273,10 +273,20 @@ class BadkeyTest(unittest.TestCase):
 
 
 class RekeyTest(unittest.TestCase):
+    """The agent streams until two group rekeys completed during the
+    stream (and at least REKEY_MIN_BYTES went), at most REKEY_BYTES: the
+    stream's length follows the rekeys, not the host's speed."""
+    SENT = 3 << 20
+
     def test_good_log_passes(self):
-        v = judge("rekey", rekey_test(), capture(), REKEY_BYTES)
+        v = judge("rekey", rekey_test(sent=self.SENT), capture(), self.SENT)
         self.assertEqual(v.status, "pass", v.summary)
-        self.assertIn("2 group rekeys", v.summary)
+        self.assertIn(f"2 group rekeys during a {self.SENT}-byte stream",
+                      v.summary)
+
+    def test_the_whole_cap_with_one_rekey_passes(self):
+        v = judge("rekey", rekey_test(rekeys=1), capture(), REKEY_BYTES)
+        self.assertEqual(v.status, "pass", v.summary)
 
     def test_no_rekey_fails(self):
         v = judge("rekey", rekey_test(rekeys=0), capture(), REKEY_BYTES)
@@ -284,10 +294,25 @@ class RekeyTest(unittest.TestCase):
         self.assertIn("no group rekey during the stream", v.summary)
 
     def test_bytes_lost_fails(self):
-        v = judge("rekey", rekey_test(), capture(), REKEY_BYTES - 1460)
+        v = judge("rekey", rekey_test(sent=self.SENT), capture(),
+                  self.SENT - 1460)
         self.assertEqual(v.status, "FAIL")
-        self.assertIn(f"bytes at the sink: expected {REKEY_BYTES}, got "
-                      f"{REKEY_BYTES - 1460}", v.summary)
+        self.assertIn(f"bytes at the sink: expected {self.SENT}, got "
+                      f"{self.SENT - 1460}", v.summary)
+
+    def test_short_stream_fails(self):
+        short = (1 << 20) - 1
+        v = judge("rekey", rekey_test(sent=short), capture(), short)
+        self.assertEqual(v.status, "FAIL")
+        self.assertIn(f"the stream stopped after {short} bytes, before "
+                      f"{1 << 20}", v.summary)
+
+    def test_more_than_the_cap_fails(self):
+        v = judge("rekey", rekey_test(sent=REKEY_BYTES + 1), capture(),
+                  REKEY_BYTES + 1)
+        self.assertEqual(v.status, "FAIL")
+        self.assertIn(f"{REKEY_BYTES + 1} bytes sent, more than the "
+                      f"{REKEY_BYTES} asked", v.summary)
 
     def test_link_lost_fails(self):
         v = judge("rekey", rekey_test(state="DISCONNECTED"), capture(),
