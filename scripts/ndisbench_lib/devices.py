@@ -14,7 +14,9 @@ says itself (checks/*.py, `devices`), by the groups named below.
 - `bcm43xx-wext` / ndiswrapper: bcm43xx/ndiswrapper with our wrapper
   asked for no cfg80211 wiphy (its `wiphy=0` parameter): the interface
   offers wireless extensions only, as ndiswrapper always did, and the agent
-  scans, joins and roams with iwlist and iwconfig.
+  scans, joins and roams with iwlist and iwconfig. `rtl8187-wext` /
+  ndiswrapper is the same for the USB radio, whose fixture does WPA2:
+  the WPA2 checks run `wpa_supplicant -Dwext` on it.
 - `rtl8187` / native: the same emulated device driven by Linux's in-tree
   rtl8187 (mac80211, connected with `iw`): the independent reference.
 - `rtl8139` / ndiswrapper: QEMU's stock RTL8139 on slirp, driven by our
