@@ -3,9 +3,9 @@ of its own), a TCP stream while the AP changes its group key every second
 (WPA2_AP.group_rekey_s). The agent streams until the station completed
 two group key handshakes during the stream (wpa_supplicant's `Group
 rekeying completed`) and at least MIN_BYTES went, or STREAM_BYTES went:
-the stream's length follows the rekeys, not the host's speed (a wrapped
-row doing CCMP in its driver under a loaded host's TCG sent 16 MiB in 40
-s of the host's time, and the host's time bounds a stream). At least one
+the stream's length follows the rekeys, not the host's speed (the host's
+time bounds a stream: a wrapped row doing CCMP in its driver, on a loaded
+host, sent 13.7 of a fixed 16 MiB in those 40 s). At least one
 rekey during it, every byte sent reaches the host's sink, STATUS still
 says COMPLETED afterwards, and every data frame of the network on the air
 stays protected."""
