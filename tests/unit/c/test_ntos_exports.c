@@ -1005,9 +1005,11 @@ static void test_io_device_stack(void)
 }
 
 EXPORT(PsGetVersion);
+EXPORT(RtlIsServicePackVersionInstalled);
 
 typedef WABI unsigned char (*psver_fn)(unsigned int *, unsigned int *,
 				       unsigned int *, struct ustr *);
+typedef WABI unsigned char (*spver_fn)(unsigned int);
 
 static void test_io_versions(void)
 {
@@ -1024,6 +1026,16 @@ static void test_io_versions(void)
 	CHECK(major == 5 && minor == 2 && build == 3790);
 	CHECK(csd.length == 0);
 	CHECK(psver(NULL, NULL, NULL, NULL) == 0);
+
+	/* NTDDI numbers (0xMMmmSSss): the same version, no service pack;
+	 * another major version is FALSE whatever its service pack */
+	spver_fn spver = FN(spver_fn, RtlIsServicePackVersionInstalled);
+	CHECK(spver(0x05020000) == 1);		/* NTDDI_WS03 */
+	CHECK(spver(0x05020100) == 0);		/* NTDDI_WS03SP1 */
+	CHECK(spver(0x05020001) == 0);
+	CHECK(spver(0x05010000) == 0);		/* NTDDI_WINXP */
+	CHECK(spver(0x05000400) == 0);		/* NTDDI_WIN2KSP4 */
+	CHECK(spver(0x06000000) == 0);		/* NTDDI_VISTA */
 
 	CHECK(wdm(1, 0x30) && wdm(1, 0x10) && wdm(0, 0x99));
 	CHECK(!wdm(1, 0x31) && !wdm(6, 0));
