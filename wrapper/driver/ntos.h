@@ -42,6 +42,9 @@ unsigned long ntos_page_pfn(const void *va);
 /* A line in the kernel log, under the name of the driver at caller. */
 void ntos_log(unsigned long caller, const char *text);
 
+/* Where caller is in its driver's image (0: in no driver). */
+unsigned long ntos_image_offset(unsigned long caller);
+
 /* The ntoskrnl.exe or HAL.dll export of that name, or NULL. */
 void *ntos_system_routine(const char *name);
 

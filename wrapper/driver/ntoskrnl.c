@@ -127,24 +127,6 @@ static WIN_CDECL u32 DbgPrint(const char *fmt, ...)
 WIN_FUNC(DbgPrint);
 
 /*
- * DbgBreakPoint: no kernel debugger is attached to a Windows driver here,
- * so the break is logged (with where it came from) and execution goes on,
- * as on Windows without a debugger when the driver catches the
- * breakpoint exception itself. DDK builds with gcc import it (ASSERT,
- * KdBreakPoint); MSVC builds inline int3 instead, which traps (BUG).
- */
-static WIN_ABI void DbgBreakPoint(void)
-{
-	void *ret = __builtin_return_address(0);
-	struct ndis_driver *drv = ndis_driver_at((unsigned long)ret);
-
-	pr_warn_ratelimited("%s: DbgBreakPoint at +%#lx: no debugger, ignored\n",
-			    drv ? drv->name : "?",
-			    drv ? (unsigned long)(ret - drv->image) : 0UL);
-}
-WIN_FUNC(DbgBreakPoint);
-
-/*
  * __C_specific_handler: the language handler the compiler names in the
  * unwind data of every function with __try/__except or __finally. The
  * Windows exception dispatcher calls it while it unwinds; nothing calls
@@ -195,6 +177,13 @@ unsigned long ntos_page_pfn(const void *va)
 	if (is_vmalloc_addr(va))
 		return vmalloc_to_pfn(va);
 	return virt_addr_valid(va) ? PFN_DOWN(__pa(va)) : 0;
+}
+
+unsigned long ntos_image_offset(unsigned long caller)
+{
+	struct ndis_driver *drv = ndis_driver_at(caller);
+
+	return drv ? caller - (unsigned long)drv->image : 0;
 }
 
 void ntos_log(unsigned long caller, const char *text)

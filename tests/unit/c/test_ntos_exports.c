@@ -1535,6 +1535,31 @@ static void test_dbg_print_ex(void)
 	CHECK_STR(logged, "_purecall: a pure virtual function was called");
 }
 
+EXPORT(DbgBreakPoint);
+
+typedef WABI void (*break_fn)(void);
+
+unsigned long ntos_image_offset(unsigned long caller);
+
+/* ntoskrnl.c's side: the caller's offset in its driver's image */
+static unsigned long offset_asked;
+
+unsigned long ntos_image_offset(unsigned long caller)
+{
+	offset_asked = caller;
+	return 0x1a2b;
+}
+
+static void test_dbg_break_point(void)
+{
+	/* no debugger: a log line naming where, and the call returns */
+	logged[0] = '\0';
+	offset_asked = 0;
+	FN(break_fn, DbgBreakPoint)();
+	CHECK_STR(logged, "DbgBreakPoint at +0x1a2b: no debugger, ignored");
+	CHECK(offset_asked != 0);
+}
+
 EXPORT(MmGetSystemRoutineAddress);
 
 typedef WABI void *(*routine_fn)(struct ustr *);
@@ -2574,6 +2599,7 @@ int main(void)
 	TEST(test_io_work_items);
 	TEST(test_dbg_print_ex);
 	TEST(test_vdbg_print_ex);
+	TEST(test_dbg_break_point);
 	TEST(test_mm_system_routine);
 	TEST(test_mm_map_locked_pages);
 	TEST(test_list_locked);
