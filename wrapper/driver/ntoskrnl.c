@@ -372,48 +372,6 @@ static WIN_ABI void ExFreePoolWithTag(void *ptr, u32 tag)
 }
 WIN_FUNC(ExFreePoolWithTag);
 
-#ifdef CONFIG_X86_32
-/*
- * The register accessors, functions on i386 (inline volatile accesses on
- * amd64): the driver passes a mapped register's virtual address.
- */
-static WIN_ABI u8 READ_REGISTER_UCHAR(u8 *reg)
-{
-	return readb((void __iomem *)reg);
-}
-WIN_FUNC_I386(READ_REGISTER_UCHAR);
-
-static WIN_ABI u16 READ_REGISTER_USHORT(u16 *reg)
-{
-	return readw((void __iomem *)reg);
-}
-WIN_FUNC_I386(READ_REGISTER_USHORT);
-
-static WIN_ABI u32 READ_REGISTER_ULONG(u32 *reg)
-{
-	return readl((void __iomem *)reg);
-}
-WIN_FUNC_I386(READ_REGISTER_ULONG);
-
-static WIN_ABI void WRITE_REGISTER_UCHAR(u8 *reg, u8 v)
-{
-	writeb(v, (void __iomem *)reg);
-}
-WIN_FUNC_I386(WRITE_REGISTER_UCHAR);
-
-static WIN_ABI void WRITE_REGISTER_USHORT(u16 *reg, u16 v)
-{
-	writew(v, (void __iomem *)reg);
-}
-WIN_FUNC_I386(WRITE_REGISTER_USHORT);
-
-static WIN_ABI void WRITE_REGISTER_ULONG(u32 *reg, u32 v)
-{
-	writel(v, (void __iomem *)reg);
-}
-WIN_FUNC_I386(WRITE_REGISTER_ULONG);
-#endif
-
 /*
  * Sleeping inside Windows code. The outermost call into Windows holds the
  * FPU (kernel_fpu_begin(): preemption off, the task's user FPU state
