@@ -86,6 +86,18 @@ void ntos_init_irp(struct win_irp *irp, u16 size, s8 stack_count);
 bool ntos_irp_complete_top(struct win_irp *irp);
 
 /*
+ * IoCallDriver (ntoskrnl.c): the IRP's next location given to dev, and
+ * dev's dispatch (the wrapper's own device objects only) called.
+ */
+s32 ntos_call_driver(struct win_device_object *dev, struct win_irp *irp);
+
+/*
+ * ntos_irp.c: an IRP_MJ_POWER request at the bottom of one of the
+ * wrapper's device stacks, completed as a bus driver does.
+ */
+s32 ntos_power_dispatch(struct win_irp *irp);
+
+/*
  * The file name the driver at caller has installed as name (ntos_zw.c
  * says which), read whole: its bytes, their number and what
  * ntos_firmware_put() takes to let them go. 0 or a negative errno.

@@ -600,63 +600,6 @@ static WIN_ABI void IoReuseIrp(struct win_irp *irp, s32 status)
 }
 WIN_FUNC(IoReuseIrp);
 
-void ndis_complete_irp(struct win_irp *irp, u8 irql)
-{
-	struct win_kevent *event;
-
-	while (irp->current_location <= irp->stack_count) {
-		struct win_io_stack_location *sl = irp->current_stack_location;
-		struct win_device_object *dev = NULL;
-		void *routine = sl->completion_routine;
-		void *context = sl->context;
-		u8 control = sl->control;
-		s32 status = irp->io_status.status;
-		bool invoke;
-
-		irp->pending_returned = !!(control & SL_PENDING_RETURNED);
-		irp->current_location++;
-		irp->current_stack_location++;
-		if (irp->current_location <= irp->stack_count)
-			dev = irp->current_stack_location->device_object;
-		sl->control = 0;
-		sl->completion_routine = NULL;
-		sl->context = NULL;
-
-		if (NT_SUCCESS(status))
-			invoke = control & SL_INVOKE_ON_SUCCESS;
-		else
-			invoke = control & SL_INVOKE_ON_ERROR;
-		if (irp->cancel && (control & SL_INVOKE_ON_CANCEL))
-			invoke = true;
-		if (!routine)
-			invoke = false;
-		if (invoke) {
-			s32 ret = win_callv_at(irql, routine, 3,
-					       (u64 [4]){ WARG(dev), WARG(irp),
-							  WARG(context) });
-
-			/* The routine owns the IRP again: hands off. */
-			if (ret == (s32)STATUS_MORE_PROCESSING_REQUIRED)
-				return;
-		} else if (irp->pending_returned &&
-			   irp->current_location <= irp->stack_count) {
-			irp->current_stack_location->control |=
-				SL_PENDING_RETURNED;
-		}
-	}
-	/* Past the top: what the I/O manager does for its own IRPs. */
-	event = irp->user_event;
-	ntos_irp_complete_top(irp);
-	if (event)
-		win_dispatch_set_event(event);
-}
-
-static WIN_FASTCALL void IofCompleteRequest(struct win_irp *irp, s8 boost)
-{
-	ndis_complete_irp(irp, WIN_PASSIVE_LEVEL);
-}
-WIN_FUNC(IofCompleteRequest);
-
 static bool ndis_our_device(struct win_device_object *dev,
 			    struct ndis_adapter **adp)
 {
@@ -671,8 +614,7 @@ static bool ndis_our_device(struct win_device_object *dev,
 	return true;
 }
 
-static WIN_FASTCALL s32 IofCallDriver(struct win_device_object *dev,
-				      struct win_irp *irp)
+s32 ntos_call_driver(struct win_device_object *dev, struct win_irp *irp)
 {
 	struct ndis_adapter *ad;
 
@@ -684,6 +626,10 @@ static WIN_FASTCALL s32 IofCallDriver(struct win_device_object *dev,
 	irp->current_location--;
 	irp->current_stack_location--;
 	irp->current_stack_location->device_object = dev;
+	/* the wrapper is the bus driver at the bottom of every stack */
+	if (ndis_our_device(dev, &ad) &&
+	    irp->current_stack_location->major_function == IRP_MJ_POWER)
+		return ntos_power_dispatch(irp);
 	if (!ndis_our_device(dev, &ad) || ad->bus != NDIS_BUS_USB) {
 		irp->io_status.status = STATUS_INVALID_DEVICE_REQUEST;
 		irp->io_status.information = 0;
@@ -691,6 +637,12 @@ static WIN_FASTCALL s32 IofCallDriver(struct win_device_object *dev,
 		return STATUS_INVALID_DEVICE_REQUEST;
 	}
 	return ndis_usb_dispatch(ad, irp);
+}
+
+static WIN_FASTCALL s32 IofCallDriver(struct win_device_object *dev,
+				      struct win_irp *irp)
+{
+	return ntos_call_driver(dev, irp);
 }
 WIN_FUNC(IofCallDriver);
 
@@ -741,6 +693,8 @@ void ndis_wdm_init_dev(struct ndis_adapter *ad)
 
 	ndis_init_devobj(&w->pdo, ad, 2);
 	ndis_init_devobj(&w->fdo, ad, 3);
+	ntos_init_devobj_ext(&w->pdo_ext, &w->pdo);
+	ntos_init_devobj_ext(&w->fdo_ext, &w->fdo);
 	w->fdo.driver_object = ad->driver->driver_object;
 	w->pdo.attached_device = &w->fdo;
 }

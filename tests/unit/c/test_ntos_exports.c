@@ -663,7 +663,19 @@ struct dev {
 	void *vpb, *device_extension;
 	unsigned int device_type;
 	signed char stack_size;
-	unsigned char rest[0x150 - 0x4d];
+	unsigned char rest[0x138 - 0x4d];
+	struct devobj_ext *device_object_extension;
+	unsigned char reserved[0x10];
+};
+_Static_assert(__builtin_offsetof(struct dev, device_object_extension) ==
+	       0x138, "DeviceObjectExtension");
+
+/* DEVOBJ_EXTENSION as the wrapper fills it (opaque to drivers) */
+struct devobj_ext {
+	short type;
+	unsigned short size;
+	struct dev *device_object;
+	unsigned int system_power_state, device_power_state;
 };
 _Static_assert(sizeof(struct dev) == 0x150, "DEVICE_OBJECT");
 
@@ -684,6 +696,13 @@ struct stack_loc {
 			unsigned long length, key;
 			long long byte_offset;
 		} rw;
+		struct {	/* POINTER_ALIGNMENT ULONGs */
+			unsigned int system_context, pad0, type, pad1;
+			unsigned int state, pad2, shutdown_type, pad3;
+		} power;
+		struct {
+			void *argument1, *argument2, *argument3, *argument4;
+		} others;
 	} p;
 	void *device_object, *file_object, *completion, *context;
 };
@@ -2569,6 +2588,298 @@ static void test_hal_stall(void)
 	leave_windows();
 }
 
+/* -- IRP completion and power (ntos_irp.c) ---------------------------------- */
+
+EXPORT(IofCompleteRequest);
+EXPORT(PoCallDriver);
+EXPORT(PoStartNextPowerIrp);
+EXPORT(PoSetPowerState);
+EXPORT(PoRequestPowerIrp);
+
+typedef WABI void (*complete_fn)(struct irp *, signed char);
+typedef WABI int (*po_call_fn)(struct dev *, struct irp *);
+typedef WABI void (*po_next_fn)(struct irp *);
+typedef WABI unsigned int (*po_set_fn)(struct dev *, unsigned int,
+				       unsigned int);
+typedef WABI int (*po_request_fn)(struct dev *, unsigned char, unsigned int,
+				  void *, void *, struct irp **);
+
+int ntos_call_driver(struct dev *dev, struct irp *irp);
+int ntos_power_dispatch(struct irp *irp);
+
+#define IRP_MJ_POWER		0x16
+#define IRP_MN_WAIT_WAKE	0x00
+#define IRP_MN_SET_POWER	0x02
+#define IRP_MN_QUERY_POWER	0x03
+#define STATUS_PENDING		0x00000103
+#define STATUS_NOT_SUPPORTED	((int)0xC00000BB)
+#define STATUS_MORE_PROCESSING	((int)0xC0000016)
+#define STATUS_INVALID_PARAMETER_2 ((int)0xC00000F0)
+
+/* what the lower driver does with an IRP sent down (ntoskrnl.c's
+ * IofCallDriver in the module): the next location taken, and here the
+ * IRP completed at once with lower_status, unless lower_keeps */
+static struct dev *lower_dev;
+static struct irp *lower_irp;
+static struct stack_loc lower_sl;
+static int lower_status, lower_keeps, lower_calls;
+
+int ntos_call_driver(struct dev *dev, struct irp *irp)
+{
+	lower_calls++;
+	lower_dev = dev;
+	lower_irp = irp;
+	irp->current_location--;
+	irp->current_stack_location--;
+	irp->current_stack_location->device_object = dev;
+	lower_sl = *irp->current_stack_location;
+	if (lower_keeps)
+		return STATUS_PENDING;
+	irp->io_status.status = lower_status;
+	irp->io_status.information = 0;
+	FN(complete_fn, IofCompleteRequest)(irp, 0);
+	return lower_status;
+}
+
+/* a driver's IoCompletion routine */
+static int completion_calls, completion_ret, completion_pending;
+static void *completion_dev, *completion_irp, *completion_ctx;
+
+static WABI int completion(void *dev, void *irp, void *ctx)
+{
+	completion_calls++;
+	completion_pending = ((struct irp *)irp)->pending_returned;
+	completion_dev = dev;
+	completion_irp = irp;
+	completion_ctx = ctx;
+	return completion_ret;
+}
+
+/* an IRP of two locations sent to upper, which sets completion in the
+ * lower's location (IoSetCompletionRoutine) and passes it to lower */
+static struct irp *two_level_irp(struct dev *upper, struct dev *lower,
+				 unsigned char control, void *iosb,
+				 void *event)
+{
+	size_t size = sizeof(struct irp) + 2 * sizeof(struct stack_loc);
+	struct irp *irp = calloc(1, size);
+
+	FN(init_irp_fn, IoInitializeIrp)(irp, size, 2);
+	irp->user_iosb = iosb;
+	irp->user_event = event;
+	irp->current_location--;		/* IoCallDriver(upper) */
+	irp->current_stack_location--;
+	irp->current_stack_location->device_object = upper;
+	irp->stack[0].completion = (void *)completion;
+	irp->stack[0].context = &completion_calls;
+	irp->stack[0].control = control;
+	irp->current_location--;		/* IoCallDriver(lower) */
+	irp->current_stack_location--;
+	irp->current_stack_location->device_object = lower;
+	return irp;
+}
+
+static void test_io_complete_request(void)
+{
+	complete_fn complete = FN(complete_fn, IofCompleteRequest);
+	struct dev upper = { .type = 3 }, lower = { .type = 3 };
+	struct iosb iosb = { -1, 9 };
+	struct kevent ev;
+	struct irp *irp;
+
+	FN(event_init_fn, KeInitializeEvent)(&ev, 0, 0);
+	/* invoked on success: the routine gets the upper device, the IRP
+	 * and its context; then the I/O manager's part (status block,
+	 * event) */
+	completion_calls = 0;
+	completion_ret = 0;
+	irp = two_level_irp(&upper, &lower, 0xe0, &iosb, &ev);
+	irp->io_status.status = 0;
+	irp->io_status.information = 42;
+	irp->stack[0].control |= 0x01;		/* SL_PENDING_RETURNED */
+	complete(irp, 0);
+	CHECK(completion_calls == 1 && completion_dev == &upper &&
+	      completion_irp == irp && completion_ctx == &completion_calls);
+	CHECK(completion_pending == 1);
+	CHECK(irp->current_location == 3);
+	CHECK(irp->stack[0].completion == NULL && irp->stack[0].control == 0);
+	CHECK((int)iosb.status == 0 && iosb.information == 42);
+	CHECK(ev.signal_state == 1);
+	free(irp);
+
+	/* STATUS_MORE_PROCESSING_REQUIRED: the routine owns the IRP again */
+	completion_ret = STATUS_MORE_PROCESSING;
+	iosb.status = -1;
+	FN(event_clear_fn, KeClearEvent)(&ev);
+	irp = two_level_irp(&upper, &lower, 0xe0, &iosb, &ev);
+	irp->io_status.status = 0;
+	complete(irp, 0);
+	CHECK(completion_calls == 2 && irp->current_location == 2);
+	CHECK(iosb.status == -1 && ev.signal_state == 0);
+	free(irp);
+
+	/* on success only, and the IRP failed: not invoked, pending passed
+	 * up to the upper location */
+	completion_ret = 0;
+	irp = two_level_irp(&upper, &lower, 0x40, &iosb, NULL);
+	irp->io_status.status = STATUS_NOT_SUPPORTED;
+	irp->stack[0].control |= 0x01;
+	complete(irp, 0);
+	CHECK(completion_calls == 2);
+	CHECK(irp->pending_returned == 1 && irp->stack[1].control == 0);
+	CHECK((int)iosb.status == STATUS_NOT_SUPPORTED);
+	free(irp);
+}
+
+/* a driver's PoRequestPowerIrp callback (REQUEST_POWER_COMPLETE) */
+static int power_done_calls;
+static void *power_done_dev, *power_done_ctx;
+static unsigned char power_done_minor;
+static unsigned int power_done_state;
+static int power_done_status;
+
+static WABI void power_done(void *dev, unsigned char minor,
+			    unsigned int state, void *ctx, struct iosb *iosb)
+{
+	power_done_calls++;
+	power_done_dev = dev;
+	power_done_minor = minor;
+	power_done_state = state;
+	power_done_ctx = ctx;
+	power_done_status = (int)iosb->status;
+}
+
+static void test_po_request_power_irp(void)
+{
+	po_request_fn request = FN(po_request_fn, PoRequestPowerIrp);
+	struct dev pdo = { .type = 3, .stack_size = 1 };
+	struct dev fdo = { .type = 3, .stack_size = 2 };
+	struct irp *irp = NULL;
+	int live = pool_live, ctx;
+
+	/* to the top of the stack, one location more for the callback;
+	 * the driver's callback gets the device it named */
+	pdo.attached_device = &fdo;
+	lower_calls = power_done_calls = 0;
+	lower_keeps = 0;
+	lower_status = 0;
+	CHECK(request(&pdo, IRP_MN_SET_POWER, 4, (void *)power_done, &ctx,
+		      &irp) == STATUS_PENDING);
+	CHECK(irp != NULL && irp == lower_irp);
+	CHECK(lower_calls == 1 && lower_dev == &fdo);
+	CHECK(lower_sl.major == IRP_MJ_POWER &&
+	      lower_sl.minor == IRP_MN_SET_POWER);
+	CHECK(lower_sl.p.power.type == 1 && lower_sl.p.power.state == 4);
+	CHECK(power_done_calls == 1 && power_done_dev == &pdo &&
+	      power_done_minor == IRP_MN_SET_POWER && power_done_state == 4 &&
+	      power_done_ctx == &ctx && power_done_status == 0);
+	CHECK(pool_live == live);		/* the IRP freed */
+
+	/* completed later, with an error; no IRP pointer wanted */
+	lower_keeps = 1;
+	CHECK(request(&fdo, IRP_MN_QUERY_POWER, 2, (void *)power_done, NULL,
+		      NULL) == STATUS_PENDING);
+	CHECK(lower_calls == 2 && lower_dev == &fdo && power_done_calls == 1);
+	CHECK(lower_irp->stack_count == 3 && pool_live == live + 1);
+	lower_irp->io_status.status = STATUS_NOT_SUPPORTED;
+	FN(complete_fn, IofCompleteRequest)(lower_irp, 0);
+	CHECK(power_done_calls == 2 && power_done_dev == &fdo &&
+	      power_done_minor == IRP_MN_QUERY_POWER &&
+	      power_done_status == STATUS_NOT_SUPPORTED);
+	CHECK(pool_live == live);
+
+	/* wait-wake: the system state in Parameters.WaitWake */
+	lower_keeps = 0;
+	CHECK(request(&fdo, IRP_MN_WAIT_WAKE, 3, (void *)power_done, NULL,
+		      NULL) == STATUS_PENDING);
+	CHECK(lower_sl.minor == IRP_MN_WAIT_WAKE &&
+	      lower_sl.p.power.system_context == 3);
+	CHECK(power_done_calls == 3 && pool_live == live);
+
+	/* not a power request a driver may ask for; no memory */
+	CHECK(request(&fdo, 7, 1, (void *)power_done, NULL, &irp) ==
+	      STATUS_INVALID_PARAMETER_2);
+	CHECK(lower_calls == 3);
+	pool_fail = 1;
+	CHECK(request(&fdo, IRP_MN_SET_POWER, 1, (void *)power_done, NULL,
+		      NULL) == (int)0xC000009A);
+	CHECK(lower_calls == 3 && pool_live == live);
+}
+
+static void test_po_call_and_state(void)
+{
+	struct devobj_ext ext = { .type = 13, .size = sizeof(ext),
+				  .system_power_state = 1,
+				  .device_power_state = 1 };
+	struct dev d = { .type = 3, .device_object_extension = &ext };
+	struct dev bare = { .type = 3 };
+	po_set_fn set = FN(po_set_fn, PoSetPowerState);
+	size_t size = sizeof(struct irp) + 2 * sizeof(struct stack_loc);
+	struct irp *irp = calloc(1, size);
+
+	ext.device_object = &d;
+	/* the previous state back, the new one kept per device and type */
+	CHECK(set(&d, 1, 4) == 1 && ext.device_power_state == 4);
+	CHECK(set(&d, 1, 1) == 4 && ext.device_power_state == 1);
+	CHECK(set(&d, 0, 2) == 1 && ext.system_power_state == 2);
+	CHECK(ext.device_power_state == 1);
+	/* a device object the wrapper did not make: nothing kept */
+	logged[0] = '\0';
+	CHECK(set(&bare, 1, 4) == 4);
+	CHECK_CONTAINS(logged, "PoSetPowerState");
+	CHECK(set(&d, 9, 1) == 0 && ext.system_power_state == 2);
+
+	/* PoCallDriver: IoCallDriver for a power IRP */
+	FN(init_irp_fn, IoInitializeIrp)(irp, size, 2);
+	irp->stack[1].major = IRP_MJ_POWER;
+	irp->stack[1].minor = IRP_MN_SET_POWER;
+	lower_calls = 0;
+	lower_status = 0;
+	lower_keeps = 1;
+	CHECK(FN(po_call_fn, PoCallDriver)(&d, irp) == STATUS_PENDING);
+	CHECK(lower_calls == 1 && lower_dev == &d && lower_irp == irp);
+	/* the next power IRP may come: nothing is queued here */
+	logged[0] = '\0';
+	FN(po_next_fn, PoStartNextPowerIrp)(irp);
+	CHECK(logged[0] == '\0');
+	irp->stack[1].major = 0x0e;
+	FN(po_next_fn, PoStartNextPowerIrp)(irp);
+	CHECK_CONTAINS(logged, "PoStartNextPowerIrp: not a power IRP");
+	lower_keeps = 0;
+	free(irp);
+}
+
+static void test_power_dispatch(void)
+{
+	size_t size = sizeof(struct irp) + sizeof(struct stack_loc);
+	struct irp *irp = calloc(1, size);
+	struct iosb iosb;
+	static const struct {
+		unsigned char minor;
+		int status;
+	} cases[] = {
+		{ IRP_MN_SET_POWER, 0 }, { IRP_MN_QUERY_POWER, 0 },
+		{ IRP_MN_WAIT_WAKE, STATUS_NOT_SUPPORTED },
+		{ 0x01, STATUS_NOT_SUPPORTED },	/* POWER_SEQUENCE */
+	};
+
+	/* the wrapper's own device objects as the bottom of the stack: a
+	 * set or query succeeds, nothing wakes the system */
+	for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		FN(init_irp_fn, IoInitializeIrp)(irp, size, 1);
+		irp->user_iosb = &iosb;
+		iosb.status = 1;
+		irp->current_location--;
+		irp->current_stack_location--;
+		irp->stack[0].major = IRP_MJ_POWER;
+		irp->stack[0].minor = cases[i].minor;
+		CHECK(ntos_power_dispatch(irp) == cases[i].status);
+		CHECK((int)iosb.status == cases[i].status);
+		CHECK(irp->current_location == 2);
+	}
+	free(irp);
+}
+
 int main(void)
 {
 	TEST(test_rtl_init);
@@ -2617,5 +2928,9 @@ int main(void)
 	TEST(test_timer_state);
 	TEST(test_dpc_importance_flush);
 	TEST(test_hal_stall);
+	TEST(test_io_complete_request);
+	TEST(test_po_request_power_irp);
+	TEST(test_po_call_and_state);
+	TEST(test_power_dispatch);
 	return tap_done();
 }
