@@ -98,6 +98,39 @@ s32 ntos_call_driver(struct win_device_object *dev, struct win_irp *irp);
 s32 ntos_power_dispatch(struct win_irp *irp);
 
 /*
+ * ntos_devobj.c's questions to the rest of the module (ntoskrnl.c):
+ * the driver object of the driver whose code is at caller (NULL: none),
+ * the bus identity behind one of the wrapper's device objects (false:
+ * not one of them), the current kernel stack's bounds.
+ */
+#define NTOS_BUS_PCI	1
+#define NTOS_BUS_USB	2
+
+struct ntos_device_identity {
+	u32 bus;		/* NTOS_BUS_* */
+	u32 bus_number;
+	u32 address;		/* PCI: device << 16 | function; USB: port */
+	u16 vendor;
+	u16 device;
+	u32 subsystem;		/* PCI: subsystem id << 16 | its vendor */
+	u16 revision;		/* PCI: the revision; USB: bcdDevice */
+};
+
+void *ntos_driver_object_at(unsigned long caller);
+bool ntos_device_identity(struct win_device_object *dev,
+			  struct ntos_device_identity *id);
+void ntos_stack_limits(unsigned long *low, unsigned long *high);
+
+/* The driver is unloading: its names and driver object extensions go. */
+void ntos_devobj_forget(void *driver_object);
+
+/* The cancel spin lock taken (IoCancelIrp); the IRQL to give back. */
+u8 ntos_cancel_lock_acquire(void);
+
+/* ntos_sync.c: waits for ev without a timeout (who: for the log). */
+s32 ntos_wait_event(const char *who, struct win_kevent *ev);
+
+/*
  * The file name the driver at caller has installed as name (ntos_zw.c
  * says which), read whole: its bytes, their number and what
  * ntos_firmware_put() takes to let them go. 0 or a negative errno.

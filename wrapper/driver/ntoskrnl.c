@@ -24,8 +24,11 @@
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
+#include <linux/usb.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 #include <linux/wait.h>
@@ -184,6 +187,19 @@ unsigned long ntos_image_offset(unsigned long caller)
 	struct ndis_driver *drv = ndis_driver_at(caller);
 
 	return drv ? caller - (unsigned long)drv->image : 0;
+}
+
+void *ntos_driver_object_at(unsigned long caller)
+{
+	struct ndis_driver *drv = ndis_driver_at(caller);
+
+	return drv ? drv->driver_object : NULL;
+}
+
+void ntos_stack_limits(unsigned long *low, unsigned long *high)
+{
+	*low = (unsigned long)task_stack_page(current);
+	*high = *low + THREAD_SIZE;
 }
 
 void ntos_log(unsigned long caller, const char *text)
@@ -614,6 +630,37 @@ static bool ndis_our_device(struct win_device_object *dev,
 	return true;
 }
 
+bool ntos_device_identity(struct win_device_object *dev,
+			  struct ntos_device_identity *id)
+{
+	struct ndis_adapter *ad;
+
+	memset(id, 0, sizeof(*id));
+	if (!ndis_our_device(dev, &ad))
+		return false;
+	if (ad->bus == NDIS_BUS_PCI) {
+		struct pci_dev *p = ad->pdev;
+
+		id->bus = NTOS_BUS_PCI;
+		id->bus_number = p->bus->number;
+		id->address = PCI_SLOT(p->devfn) << 16 | PCI_FUNC(p->devfn);
+		id->vendor = p->vendor;
+		id->device = p->device;
+		id->subsystem = p->subsystem_device << 16 | p->subsystem_vendor;
+		id->revision = p->revision;
+	} else {
+		struct usb_device *u = ad->udev;
+
+		id->bus = NTOS_BUS_USB;
+		id->bus_number = u->bus->busnum;
+		id->address = u->portnum;
+		id->vendor = le16_to_cpu(u->descriptor.idVendor);
+		id->device = le16_to_cpu(u->descriptor.idProduct);
+		id->revision = le16_to_cpu(u->descriptor.bcdDevice);
+	}
+	return true;
+}
+
 s32 ntos_call_driver(struct win_device_object *dev, struct win_irp *irp)
 {
 	struct ndis_adapter *ad;
@@ -648,8 +695,9 @@ WIN_FUNC(IofCallDriver);
 
 /*
  * The IRPs the wrapper completes are cancelled by usb.c (the Linux URB is
- * unlinked); a cancel routine someone else set is called as Windows would,
- * but with no cancel spin lock to release (nothing exports one).
+ * unlinked); a cancel routine someone else set is called as Windows
+ * calls it: holding the cancel spin lock, which the routine releases
+ * with the IRP's CancelIrql (ntos_devobj.c).
  */
 static WIN_ABI u8 IoCancelIrp(struct win_irp *irp)
 {
@@ -658,7 +706,7 @@ static WIN_ABI u8 IoCancelIrp(struct win_irp *irp)
 	WRITE_ONCE(irp->cancel, 1);
 	routine = xchg(&irp->cancel_routine, NULL);
 	if (routine) {
-		irp->cancel_irql = win_current_irql();
+		irp->cancel_irql = ntos_cancel_lock_acquire();
 		win_callv(routine, 2,
 			  (u64 [4]){ WARG(irp->current_stack_location->
 					  device_object), WARG(irp) });

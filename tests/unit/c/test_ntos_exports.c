@@ -2880,6 +2880,330 @@ static void test_power_dispatch(void)
 	free(irp);
 }
 
+/* -- device objects, names and locks (ntos_devobj.c) ------------------------ */
+
+EXPORT(IoAllocateDriverObjectExtension);
+EXPORT(IoGetDriverObjectExtension);
+EXPORT(IoCreateDevice);
+EXPORT(IoDeleteDevice);
+EXPORT(IoGetDeviceProperty);
+EXPORT(IoInitializeRemoveLockEx);
+EXPORT(IoAcquireRemoveLockEx);
+EXPORT(IoReleaseRemoveLockEx);
+EXPORT(IoReleaseRemoveLockAndWaitEx);
+EXPORT(IoAcquireCancelSpinLock);
+EXPORT(IoReleaseCancelSpinLock);
+EXPORT(IoGetStackLimits);
+EXPORT(IoCreateSymbolicLink);
+EXPORT(IoCreateUnprotectedSymbolicLink);
+EXPORT(IoDeleteSymbolicLink);
+
+#define STATUS_OBJECT_NAME_NOT_FOUND	((int)0xC0000034)
+#define STATUS_OBJECT_NAME_COLLISION	((int)0xC0000035)
+#define STATUS_DELETE_PENDING		((int)0xC0000056)
+#define STATUS_INVALID_DEVICE_REQUEST	((int)0xC0000010)
+#define STATUS_INSUFFICIENT_RESOURCES	((int)0xC000009A)
+
+typedef WABI int (*alloc_drvext_fn)(void *, void *, unsigned int, void **);
+typedef WABI void *(*get_drvext_fn)(void *, void *);
+typedef WABI int (*create_dev_fn)(void *, unsigned int, struct ustr *,
+				  unsigned int, unsigned int, unsigned char,
+				  struct dev **);
+typedef WABI void (*delete_dev_fn)(struct dev *);
+typedef WABI int (*dev_prop_fn)(struct dev *, unsigned int, unsigned int,
+				void *, unsigned int *);
+typedef WABI void (*rl_init_fn)(void *, unsigned int, unsigned int,
+				unsigned int, unsigned int);
+typedef WABI int (*rl_acquire_fn)(void *, void *, const char *,
+				  unsigned int, unsigned int);
+typedef WABI void (*rl_release_fn)(void *, void *, unsigned int);
+typedef WABI void (*cancel_acquire_fn)(unsigned char *);
+typedef WABI void (*cancel_release_fn)(unsigned char);
+typedef WABI void (*stack_limits_fn)(unsigned long *, unsigned long *);
+typedef WABI int (*link_fn)(struct ustr *, struct ustr *);
+typedef WABI int (*unlink_fn)(struct ustr *);
+
+/* DRIVER_OBJECT: Type, Size, DeviceObject */
+struct drvobj {
+	short type;
+	unsigned short size;
+	struct dev *device_object;
+	unsigned char rest[0x150 - 0x10];
+};
+
+/* ntoskrnl.c's side: the driver object of the code at caller, the
+ * identity of the wrapper's device objects, the kernel stack */
+struct ntos_device_identity {
+	unsigned int bus, bus_number, address;
+	unsigned short vendor, device;
+	unsigned int subsystem;
+	unsigned short revision;
+};
+
+static struct drvobj test_drvobj, other_drvobj;
+static struct dev pci_pdo = { .type = 3 }, usb_pdo = { .type = 3 };
+
+void *ntos_driver_object_at(unsigned long caller);
+bool ntos_device_identity(struct dev *dev, struct ntos_device_identity *id);
+void ntos_stack_limits(unsigned long *low, unsigned long *high);
+void ntos_devobj_forget(void *driver_object);
+
+void *ntos_driver_object_at(unsigned long caller)
+{
+	return caller ? &test_drvobj : NULL;
+}
+
+bool ntos_device_identity(struct dev *dev, struct ntos_device_identity *id)
+{
+	memset(id, 0, sizeof(*id));
+	if (dev == &pci_pdo) {
+		*id = (struct ntos_device_identity){ 1, 2, 3 << 16 | 1,
+			0x10ec, 0x8139, 0x813910ec, 0x20 };
+		return true;
+	}
+	if (dev == &usb_pdo) {
+		*id = (struct ntos_device_identity){ 2, 1, 4, 0x0bda, 0x8187,
+			0, 0x0100 };
+		return true;
+	}
+	return false;
+}
+
+void ntos_stack_limits(unsigned long *low, unsigned long *high)
+{
+	*low = 0x10000;
+	*high = 0x14000;
+}
+
+static void test_io_driver_object_extension(void)
+{
+	alloc_drvext_fn alloc = FN(alloc_drvext_fn,
+				   IoAllocateDriverObjectExtension);
+	get_drvext_fn get = FN(get_drvext_fn, IoGetDriverObjectExtension);
+	int id_a, id_b, live = pool_live;
+	void *ext = NULL, *ext2 = NULL;
+
+	CHECK(get(&test_drvobj, &id_a) == NULL);
+	CHECK(alloc(&test_drvobj, &id_a, 24, &ext) == STATUS_SUCCESS);
+	CHECK(ext != NULL && pool_live == live + 1);
+	memset(ext, 0x5a, 24);		/* all of it is the driver's */
+	CHECK(get(&test_drvobj, &id_a) == ext);
+	/* one per client id and driver object */
+	CHECK(alloc(&test_drvobj, &id_a, 8, &ext2) ==
+	      STATUS_OBJECT_NAME_COLLISION && ext2 == NULL);
+	CHECK(alloc(&test_drvobj, &id_b, 8, &ext2) == STATUS_SUCCESS);
+	CHECK(ext2 != ext && get(&test_drvobj, &id_b) == ext2);
+	CHECK(get(&other_drvobj, &id_a) == NULL);
+	pool_fail = 1;
+	CHECK(alloc(&other_drvobj, &id_a, 8, &ext2) ==
+	      STATUS_INSUFFICIENT_RESOURCES);
+	/* the driver unloads: its extensions go */
+	ntos_devobj_forget(&test_drvobj);
+	CHECK(get(&test_drvobj, &id_a) == NULL && pool_live == live);
+}
+
+static void test_io_create_device(void)
+{
+	create_dev_fn create = FN(create_dev_fn, IoCreateDevice);
+	delete_dev_fn del = FN(delete_dev_fn, IoDeleteDevice);
+	struct ustr name;
+	struct dev *a = NULL, *b = NULL;
+	int live = pool_live;
+
+	FN(init_u_fn, RtlInitUnicodeString)(&name, u"\\Device\\Wlan0Ctl");
+	CHECK(create(&test_drvobj, 64, &name, 0x12, 0x100, 0, &a) ==
+	      STATUS_SUCCESS);
+	CHECK(a != NULL);
+	if (!a)
+		return;
+	/* the driver's own device object, its extension zeroed after it */
+	CHECK(a->type == 3 && a->size == sizeof(struct dev) + 64);
+	CHECK(a->driver_object == &test_drvobj && a->device_type == 0x12);
+	CHECK(a->characteristics == 0x100 && a->stack_size == 1);
+	CHECK(a->flags & 0x80);		/* DO_DEVICE_INITIALIZING */
+	CHECK(a->device_extension == (void *)(a + 1));
+	CHECK(((unsigned char *)a->device_extension)[63] == 0);
+	CHECK(a->device_object_extension != NULL &&
+	      a->device_object_extension->device_object == a &&
+	      a->device_object_extension->device_power_state == 1);
+	CHECK(test_drvobj.device_object == a);
+	/* a name already taken */
+	CHECK(create(&test_drvobj, 0, &name, 0x12, 0, 0, &b) ==
+	      STATUS_OBJECT_NAME_COLLISION && b == NULL);
+	/* unnamed: no extension, first in the driver's list */
+	CHECK(create(&test_drvobj, 0, NULL, 0x17, 0, 0, &b) ==
+	      STATUS_SUCCESS);
+	CHECK(b && b->device_extension == NULL && b->next_device == a);
+	CHECK(test_drvobj.device_object == b);
+	del(a);
+	CHECK(test_drvobj.device_object == b && b->next_device == NULL);
+	/* the name is free again */
+	CHECK(create(&test_drvobj, 0, &name, 0x12, 0, 0, &a) ==
+	      STATUS_SUCCESS);
+	del(b);
+	del(a);
+	CHECK(test_drvobj.device_object == NULL && pool_live == live);
+}
+
+static void test_io_device_property(void)
+{
+	dev_prop_fn prop = FN(dev_prop_fn, IoGetDeviceProperty);
+	static const char16_t pci_ids[] =
+		u"PCI\\VEN_10EC&DEV_8139&SUBSYS_813910EC&REV_20\0"
+		u"PCI\\VEN_10EC&DEV_8139&SUBSYS_813910EC\0"
+		u"PCI\\VEN_10EC&DEV_8139&REV_20\0"
+		u"PCI\\VEN_10EC&DEV_8139\0";
+	static const char16_t usb_ids[] =
+		u"USB\\VID_0BDA&PID_8187&REV_0100\0USB\\VID_0BDA&PID_8187\0";
+	static const unsigned char pci_guid[16] = {
+		0xb0, 0xdf, 0xeb, 0xc8, 0x10, 0xb5, 0xd0, 0x11,
+		0x80, 0xe5, 0x00, 0xa0, 0xc9, 0x25, 0x42, 0xe3 };
+	char16_t buf[256];
+	unsigned int len = 0, v = 0;
+	struct dev stranger = { .type = 3 };
+
+	/* HardwareID: REG_MULTI_SZ, the most specific first */
+	CHECK(prop(&pci_pdo, 1, sizeof(buf), buf, &len) == STATUS_SUCCESS);
+	CHECK(len == sizeof(pci_ids) && !memcmp(buf, pci_ids, len));
+	CHECK(prop(&usb_pdo, 1, sizeof(buf), buf, &len) == STATUS_SUCCESS);
+	CHECK(len == sizeof(usb_ids) && !memcmp(buf, usb_ids, len));
+	/* too small: the size needed, nothing written */
+	buf[0] = u'x';
+	CHECK(prop(&pci_pdo, 1, 10, buf, &len) == STATUS_BUFFER_TOO_SMALL);
+	CHECK(len == sizeof(pci_ids) && buf[0] == u'x');
+	/* numbers: BusNumber, Address, LegacyBusType (PCIBus, PNPBus) */
+	CHECK(prop(&pci_pdo, 14, 4, &v, &len) == STATUS_SUCCESS &&
+	      v == 2 && len == 4);
+	CHECK(prop(&pci_pdo, 16, 4, &v, &len) == STATUS_SUCCESS &&
+	      v == (3 << 16 | 1));
+	CHECK(prop(&usb_pdo, 16, 4, &v, &len) == STATUS_SUCCESS && v == 4);
+	CHECK(prop(&pci_pdo, 13, 4, &v, &len) == STATUS_SUCCESS && v == 5);
+	CHECK(prop(&usb_pdo, 13, 4, &v, &len) == STATUS_SUCCESS && v == 15);
+	/* BusTypeGuid, EnumeratorName, ClassGuid (the Net class) */
+	CHECK(prop(&pci_pdo, 12, sizeof(buf), buf, &len) == STATUS_SUCCESS);
+	CHECK(len == 16 && !memcmp(buf, pci_guid, 16));
+	CHECK(prop(&usb_pdo, 15, sizeof(buf), buf, &len) == STATUS_SUCCESS);
+	CHECK(len == 8 && !memcmp(buf, u"USB", 8));
+	CHECK(prop(&pci_pdo, 6, sizeof(buf), buf, &len) == STATUS_SUCCESS);
+	CHECK(len == 78 &&
+	      !memcmp(buf, u"{4d36e972-e325-11ce-bfc1-08002be10318}", 78));
+	/* what the wrapper does not know; not a property; not its device */
+	CHECK(prop(&pci_pdo, 0, sizeof(buf), buf, &len) ==
+	      STATUS_OBJECT_NAME_NOT_FOUND);
+	CHECK(prop(&pci_pdo, 99, sizeof(buf), buf, &len) ==
+	      STATUS_INVALID_PARAMETER_2);
+	CHECK(prop(&stranger, 14, 4, &v, &len) ==
+	      STATUS_INVALID_DEVICE_REQUEST);
+}
+
+/* IO_REMOVE_LOCK of a free build: Removed, IoCount, RemoveEvent */
+struct remove_lock {
+	unsigned char removed, reserved[3];
+	int io_count;
+	struct kevent remove_event;
+};
+
+struct release_later {
+	void *lock;
+	int done;
+};
+
+static void *release_remove_lock_later(void *arg)
+{
+	struct release_later *r = arg;
+	struct timespec d = { 0, 100 * 1000 * 1000 };
+
+	nanosleep(&d, NULL);
+	r->done = 1;
+	FN(rl_release_fn, IoReleaseRemoveLockEx)(r->lock, &d, sizeof(struct remove_lock));
+	return NULL;
+}
+
+static void test_io_remove_lock(void)
+{
+	rl_init_fn init = FN(rl_init_fn, IoInitializeRemoveLockEx);
+	rl_acquire_fn acquire = FN(rl_acquire_fn, IoAcquireRemoveLockEx);
+	rl_release_fn release = FN(rl_release_fn, IoReleaseRemoveLockEx);
+	rl_release_fn release_wait = FN(rl_release_fn,
+					IoReleaseRemoveLockAndWaitEx);
+	struct remove_lock lock;
+	struct release_later r = { &lock, 0 };
+	unsigned int sz = sizeof(lock);
+	int tag;
+	pthread_t t;
+
+	memset(&lock, 0x77, sizeof(lock));
+	init(&lock, 0x6b636f4c, 0, 0, sz);
+	CHECK(lock.removed == 0 && lock.io_count == 1);
+	CHECK(lock.remove_event.signal_state == 0);
+	CHECK(acquire(&lock, &tag, "a.c", 1, sz) == STATUS_SUCCESS);
+	CHECK(acquire(&lock, &tag, "a.c", 2, sz) == STATUS_SUCCESS);
+	CHECK(lock.io_count == 3);
+	release(&lock, &tag, sz);
+	CHECK(lock.io_count == 2);
+	/* the remove: waits for the other holder, then refuses everyone */
+	CHECK(acquire(&lock, &tag, "a.c", 3, sz) == STATUS_SUCCESS);
+	CHECK(!pthread_create(&t, NULL, release_remove_lock_later, &r));
+	win_depth = 0;
+	release_wait(&lock, &tag, sz);
+	CHECK(r.done == 1 && lock.removed == 1 && lock.io_count == 0);
+	CHECK(lock.remove_event.signal_state == 1);
+	pthread_join(t, NULL);
+	CHECK(acquire(&lock, &tag, "a.c", 4, sz) == STATUS_DELETE_PENDING);
+	CHECK(lock.io_count == 0);
+}
+
+static void test_io_cancel_spin_lock(void)
+{
+	cancel_acquire_fn acquire = FN(cancel_acquire_fn,
+				       IoAcquireCancelSpinLock);
+	cancel_release_fn release = FN(cancel_release_fn,
+				       IoReleaseCancelSpinLock);
+	unsigned char irql = 0xff;
+
+	/* one system-wide lock, held at DISPATCH_LEVEL */
+	win_depth = 1;
+	win_irql = 0;
+	acquire(&irql);
+	CHECK(irql == 0 && win_irql == 2);
+	release(irql);
+	CHECK(win_irql == 0);
+	acquire(&irql);			/* free again: no deadlock */
+	release(irql);
+	win_depth = 0;
+}
+
+static void test_io_stack_limits_and_links(void)
+{
+	link_fn create = FN(link_fn, IoCreateSymbolicLink);
+	link_fn create_unprotected = FN(link_fn,
+					IoCreateUnprotectedSymbolicLink);
+	unlink_fn del = FN(unlink_fn, IoDeleteSymbolicLink);
+	unsigned long low = 0, high = 0;
+	struct ustr link, link2, target;
+	int live = pool_live;
+
+	FN(stack_limits_fn, IoGetStackLimits)(&low, &high);
+	CHECK(low == 0x10000 && high == 0x14000);
+
+	/* a name table: one target per link name, case-blind */
+	FN(init_u_fn, RtlInitUnicodeString)(&link, u"\\DosDevices\\WLAN0");
+	FN(init_u_fn, RtlInitUnicodeString)(&link2, u"\\dosdevices\\wlan0");
+	FN(init_u_fn, RtlInitUnicodeString)(&target, u"\\Device\\Wlan0Ctl");
+	CHECK(create(&link, &target) == STATUS_SUCCESS);
+	CHECK(pool_live == live + 1);
+	CHECK(create(&link2, &target) == STATUS_OBJECT_NAME_COLLISION);
+	CHECK(create_unprotected(&link2, &target) ==
+	      STATUS_OBJECT_NAME_COLLISION);
+	CHECK(del(&link2) == STATUS_SUCCESS && pool_live == live);
+	CHECK(del(&link) == STATUS_OBJECT_NAME_NOT_FOUND);
+	CHECK(create_unprotected(&link, &target) == STATUS_SUCCESS);
+	/* the driver unloads: its links go */
+	ntos_devobj_forget(&test_drvobj);
+	CHECK(pool_live == live);
+	CHECK(del(&link) == STATUS_OBJECT_NAME_NOT_FOUND);
+}
+
 int main(void)
 {
 	TEST(test_rtl_init);
@@ -2932,5 +3256,11 @@ int main(void)
 	TEST(test_po_request_power_irp);
 	TEST(test_po_call_and_state);
 	TEST(test_power_dispatch);
+	TEST(test_io_driver_object_extension);
+	TEST(test_io_create_device);
+	TEST(test_io_device_property);
+	TEST(test_io_remove_lock);
+	TEST(test_io_cancel_spin_lock);
+	TEST(test_io_stack_limits_and_links);
 	return tap_done();
 }
