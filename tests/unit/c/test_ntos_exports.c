@@ -1908,6 +1908,27 @@ static void test_slist_ex(void)
 	CHECK(lock == 1);
 }
 
+EXPORT(InitializeSListHead);
+
+typedef WABI void (*slist_init_fn)(struct slist_header *);
+
+static void test_slist_init(void)
+{
+	struct slist_header h;
+	struct slist_entry a;
+
+	/* whatever was there: an empty amd64 "Header16" list, HeaderType
+	 * and Init set, as Windows' initializer leaves it */
+	memset(&h, 0xa5, sizeof(h));
+	FN(slist_init_fn, InitializeSListHead)(&h);
+	CHECK(!memcmp(&h, (unsigned long long [2]){ 0, 3 }, sizeof(h)));
+	CHECK(FN(depth_fn, ExQueryDepthSList)(&h) == 0);
+	CHECK(FN(exp_pop_fn, ExpInterlockedPopEntrySList)(&h) == NULL);
+	CHECK(FN(exp_push_fn, ExpInterlockedPushEntrySList)(&h, &a) == NULL);
+	CHECK(FN(depth_fn, ExQueryDepthSList)(&h) == 1);
+	CHECK(FN(exp_pop_fn, ExpInterlockedPopEntrySList)(&h) == &a);
+}
+
 /* -- clocks, IRQL and spin locks (ntos_time.c) ------------------------------ */
 
 EXPORT(KeQuerySystemTime);
@@ -3239,6 +3260,7 @@ int main(void)
 	TEST(test_mm_map_locked_pages);
 	TEST(test_list_locked);
 	TEST(test_slist_ex);
+	TEST(test_slist_init);
 	TEST(test_time_clocks);
 	TEST(test_time_irql);
 	TEST(test_time_spin_lock);
