@@ -207,6 +207,8 @@ static WIN_ABI s32 IoCreateDevice(struct win_driver_object *drv,
 	unsigned long flags;
 
 	*out = NULL;
+	if (!drv)
+		return STATUS_INVALID_PARAMETER;
 	dev = ntos_alloc(caller, ext_at + sizeof(*devobj_ext));
 	if (!dev)
 		return STATUS_INSUFFICIENT_RESOURCES;
@@ -246,12 +248,30 @@ static WIN_ABI s32 IoCreateDevice(struct win_driver_object *drv,
 }
 WIN_FUNC(IoCreateDevice);
 
+/* Its DEVOBJ_EXTENSION where IoCreateDevice puts it: one it made. */
+static bool ntos_created_device(struct win_device_object *dev)
+{
+	size_t ext_size = dev->size - sizeof(*dev);
+
+	return dev->type == WIN_IO_TYPE_DEVICE && dev->driver_object &&
+	       dev->size >= sizeof(*dev) &&
+	       dev->device_object_extension ==
+	       (void *)dev + ntos_devobj_ext_at(ext_size);
+}
+
 static WIN_ABI void IoDeleteDevice(struct win_device_object *dev)
 {
-	struct win_driver_object *drv = dev->driver_object;
+	struct win_driver_object *drv;
 	struct win_device_object **p;
 	struct ntos_entry *e;
 	unsigned long flags;
+
+	if (!dev || !ntos_created_device(dev)) {
+		ntos_log((unsigned long)__builtin_return_address(0),
+			 "IoDeleteDevice: not a device object IoCreateDevice made: kept");
+		return;
+	}
+	drv = dev->driver_object;
 
 	spin_lock_irqsave(&ntos_entries_lock, flags);
 	for (p = &drv->device_object; *p; p = &(*p)->next_device)

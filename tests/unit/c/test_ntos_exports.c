@@ -3064,6 +3064,15 @@ static void test_io_create_device(void)
 	del(b);
 	del(a);
 	CHECK(test_drvobj.device_object == NULL && pool_live == live);
+
+	/* not one IoCreateDevice made (the adapter's own): refused, kept */
+	logged[0] = '\0';
+	del(&pci_pdo);
+	CHECK_CONTAINS(logged, "IoDeleteDevice: not a device object IoCreateDevice made");
+	CHECK(pci_pdo.type == 3);
+	/* no driver object */
+	CHECK(create(NULL, 0, NULL, 0x12, 0, 0, &a) == STATUS_INVALID_PARAMETER);
+	CHECK(a == NULL && pool_live == live);
 }
 
 static void test_io_device_property(void)
