@@ -521,3 +521,21 @@ static WIN_CDECL int win_purecall(void)
 	return 0;
 }
 WIN_FUNC_NAMED(_purecall, win_purecall);
+
+/*
+ * DbgBreakPoint: no kernel debugger is attached to a Windows driver here,
+ * so the break is logged (with where it came from) and execution goes on,
+ * as on Windows without a debugger when the driver catches the
+ * breakpoint exception itself. DDK builds with gcc import it (ASSERT,
+ * KdBreakPoint); MSVC builds inline int3 instead, which traps (BUG).
+ */
+static WIN_ABI void DbgBreakPoint(void)
+{
+	unsigned long caller = (unsigned long)__builtin_return_address(0);
+	char text[64];
+
+	snprintf(text, sizeof(text), "DbgBreakPoint at +%#lx: no debugger, ignored",
+		 ntos_image_offset(caller));
+	ntos_log(caller, text);
+}
+WIN_FUNC(DbgBreakPoint);

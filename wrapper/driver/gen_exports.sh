@@ -3,8 +3,9 @@
 #
 # Writes win_exports.c: the export tables of the Windows modules the
 # wrapper implements, from the WIN_FUNC(name) and WIN_FUNC_NAMED(name, func)
-# lines of their source files, and the WIN_FUNC_I386(name) ones inside
-# #ifdef CONFIG_X86_32 (names Windows has on x86 only).
+# lines of their source files, and the WIN_FUNC_I386(name) and
+# WIN_FUNC_I386_ASM(name) ones inside #ifdef CONFIG_X86_32 (names Windows
+# has on x86 only).
 # With --names, the same tables as names only, for the user tools
 # (win_export_names.c, wrapper/utils/driverkind.h): the installer and
 # ndisconf --describe name the imports a driver needs that the module
@@ -20,7 +21,7 @@ fi
 src=$1
 
 # table:Windows module name:source files
-dlls="ntoskrnl:ntoskrnl.exe:ntoskrnl.c,crt.c,ntos_rtl.c,ntos_io.c,ntos_zw.c,ntos_sync.c,ntos_list.c,ntos_timer.c,ntos_pool.c,ntos_thread.c,ntos_time.c
+dlls="ntoskrnl:ntoskrnl.exe:ntoskrnl.c,crt.c,crt_i386.c,ntos_rtl.c,ntos_io.c,ntos_zw.c,ntos_sync.c,ntos_list.c,ntos_timer.c,ntos_pool.c,ntos_thread.c,ntos_time.c,ntos_register.c,ntos_irp.c,ntos_devobj.c
 hal:HAL.dll:hal.c,hal_port.c
 ndis:NDIS.SYS:ndis.c,ndis_hw.c,ndis_string.c,ndis_buffer.c,ndis_list.c,ndis_event.c,ndis_timer.c,ndis_misc.c,ndis_mem.c,ndis_log.c,ndis_pool.c,ndis_port.c,ndis_status.c,ndis_rwlock.c
 usbd:USBD.SYS:usbd.c,usbd_desc.c"
@@ -35,7 +36,7 @@ names() {
 
 names_i386() {
 	for file in $(echo "$1" | tr , ' '); do
-		sed -n -e 's/^WIN_FUNC_I386(\([A-Za-z0-9_]*\));$/\1/p' \
+		sed -n -e 's/^WIN_FUNC_I386\(_ASM\)\{0,1\}(\([A-Za-z0-9_]*\));$/\2/p' \
 		    "$src/$file"
 	done | LC_ALL=C sort
 }

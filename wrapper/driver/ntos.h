@@ -42,6 +42,9 @@ unsigned long ntos_page_pfn(const void *va);
 /* A line in the kernel log, under the name of the driver at caller. */
 void ntos_log(unsigned long caller, const char *text);
 
+/* Where caller is in its driver's image (0: in no driver). */
+unsigned long ntos_image_offset(unsigned long caller);
+
 /* The ntoskrnl.exe or HAL.dll export of that name, or NULL. */
 void *ntos_system_routine(const char *name);
 
@@ -81,6 +84,51 @@ void ntos_init_irp(struct win_irp *irp, u16 size, s8 stack_count);
  * buffers) freed. True when the IRP is gone.
  */
 bool ntos_irp_complete_top(struct win_irp *irp);
+
+/*
+ * IoCallDriver (ntoskrnl.c): the IRP's next location given to dev, and
+ * dev's dispatch (the wrapper's own device objects only) called.
+ */
+s32 ntos_call_driver(struct win_device_object *dev, struct win_irp *irp);
+
+/*
+ * ntos_irp.c: an IRP_MJ_POWER request at the bottom of one of the
+ * wrapper's device stacks, completed as a bus driver does.
+ */
+s32 ntos_power_dispatch(struct win_irp *irp);
+
+/*
+ * ntos_devobj.c's questions to the rest of the module (ntoskrnl.c):
+ * the driver object of the driver whose code is at caller (NULL: none),
+ * the bus identity behind one of the wrapper's device objects (false:
+ * not one of them), the current kernel stack's bounds.
+ */
+#define NTOS_BUS_PCI	1
+#define NTOS_BUS_USB	2
+
+struct ntos_device_identity {
+	u32 bus;		/* NTOS_BUS_* */
+	u32 bus_number;
+	u32 address;		/* PCI: device << 16 | function; USB: port */
+	u16 vendor;
+	u16 device;
+	u32 subsystem;		/* PCI: subsystem id << 16 | its vendor */
+	u16 revision;		/* PCI: the revision; USB: bcdDevice */
+};
+
+void *ntos_driver_object_at(unsigned long caller);
+bool ntos_device_identity(struct win_device_object *dev,
+			  struct ntos_device_identity *id);
+void ntos_stack_limits(unsigned long *low, unsigned long *high);
+
+/* The driver is unloading: its names and driver object extensions go. */
+void ntos_devobj_forget(void *driver_object);
+
+/* The cancel spin lock taken (IoCancelIrp); the IRQL to give back. */
+u8 ntos_cancel_lock_acquire(void);
+
+/* ntos_sync.c: waits for ev without a timeout (who: for the log). */
+s32 ntos_wait_event(const char *who, struct win_kevent *ev);
 
 /*
  * The file name the driver at caller has installed as name (ntos_zw.c

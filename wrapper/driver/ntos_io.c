@@ -576,15 +576,19 @@ WIN_FUNC(IoIsWdmVersionAvailable);
  * pick code paths by it (pgiri/ndiswrapper users met it as a missing
  * import).
  */
+/* 5.2 on amd64 (XP x64 / Server 2003), 5.1 on i386 (XP) */
+#define NTOS_MAJOR	5
+#define NTOS_MINOR	(sizeof(void *) == 8 ? 2 : 1)
+
 static WIN_ABI u8 PsGetVersion(u32 *major, u32 *minor, u32 *build,
 			       struct win_unicode_string *csd)
 {
 	bool wide = sizeof(void *) == 8;
 
 	if (major)
-		*major = 5;
+		*major = NTOS_MAJOR;
 	if (minor)
-		*minor = wide ? 2 : 1;
+		*minor = NTOS_MINOR;
 	if (build)
 		*build = wide ? 3790 : 2600;
 	if (csd)
@@ -592,6 +596,20 @@ static WIN_ABI u8 PsGetVersion(u32 *major, u32 *minor, u32 *build,
 	return 0;
 }
 WIN_FUNC(PsGetVersion);
+
+/*
+ * version is an NTDDI number, 0xMMmmSSss (major, minor, service pack,
+ * sub-version): TRUE when it names the running major.minor and no later
+ * service pack than the running one, which is none (PsGetVersion's empty
+ * CSD string). Another major.minor is FALSE, older or newer.
+ */
+static WIN_ABI u8 RtlIsServicePackVersionInstalled(u32 version)
+{
+	u32 running = NTOS_MAJOR << 24 | NTOS_MINOR << 16;
+
+	return (version & 0xffff0000) == running && !(version & 0xffff);
+}
+WIN_FUNC(RtlIsServicePackVersionInstalled);
 
 /*
  * No WMI consumer exists here: a registration is accepted, and no

@@ -156,6 +156,13 @@ static struct win_slist_entry *win_slist_pop_locked(struct win_slist_header *h)
 	return e;
 }
 
+/* A function in ntoskrnl.exe though the DDK has a macro for it too. */
+static WIN_ABI void InitializeSListHead(struct win_slist_header *h)
+{
+	win_slist_init(h);
+}
+WIN_FUNC(InitializeSListHead);
+
 static WIN_ABI struct win_slist_entry *
 ExInterlockedPushEntrySList(struct win_slist_header *h,
 			    struct win_slist_entry *e, unsigned long *lock)

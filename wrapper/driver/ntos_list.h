@@ -16,7 +16,8 @@
  * quadword holds Depth (bits 0-15) and Sequence (16-63), the second
  * HeaderType (bit 0, set), Init (bit 1) and the first entry's address
  * shifted right by 4 (bits 4-63); entries are 16-byte aligned there.
- * An all-zero header (InitializeSListHead's memset) is an empty list.
+ * An all-zero header (a zeroing InitializeSListHead macro's) is an empty
+ * list too; the exported function sets HeaderType and Init on amd64.
  */
 
 #ifndef NDIS_NTOS_LIST_H
@@ -167,6 +168,15 @@ static inline void win_slist_set(struct win_slist_header *h,
 	h->words[0] = (seq << 48) | ((u64)depth << 32) | (u32)(uintptr_t)first;
 }
 #endif
+
+/* An empty list, as Windows' initializer leaves the header. */
+static inline void win_slist_init(struct win_slist_header *h)
+{
+	h->words[0] = 0;
+#ifdef __x86_64__
+	h->words[1] = WIN_SLIST_TYPE_INIT;
+#endif
+}
 
 /* Push: the former first entry, or NULL. */
 static inline struct win_slist_entry *

@@ -177,6 +177,17 @@ static WIN_ABI s32 KeWaitForSingleObject(void *object, u32 reason, u8 mode,
 }
 WIN_FUNC(KeWaitForSingleObject);
 
+s32 ntos_wait_event(const char *who, struct win_kevent *ev)
+{
+	struct win_dispatcher_header *objs[1] = { &ev->header };
+	struct win_dispatch_wait w = {
+		.objs = objs, .count = 1, .wait_type = WIN_WAIT_ANY,
+		.thread = current,
+	};
+
+	return win_wait_objects(who, &w, NULL);
+}
+
 /*
  * The wait blocks are the caller's scratch memory on Windows; the wrapper
  * needs none, but a wait on more than THREAD_WAIT_OBJECTS without them is

@@ -24,8 +24,11 @@
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
+#include <linux/usb.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 #include <linux/wait.h>
@@ -127,24 +130,6 @@ static WIN_CDECL u32 DbgPrint(const char *fmt, ...)
 WIN_FUNC(DbgPrint);
 
 /*
- * DbgBreakPoint: no kernel debugger is attached to a Windows driver here,
- * so the break is logged (with where it came from) and execution goes on,
- * as on Windows without a debugger when the driver catches the
- * breakpoint exception itself. DDK builds with gcc import it (ASSERT,
- * KdBreakPoint); MSVC builds inline int3 instead, which traps (BUG).
- */
-static WIN_ABI void DbgBreakPoint(void)
-{
-	void *ret = __builtin_return_address(0);
-	struct ndis_driver *drv = ndis_driver_at((unsigned long)ret);
-
-	pr_warn_ratelimited("%s: DbgBreakPoint at +%#lx: no debugger, ignored\n",
-			    drv ? drv->name : "?",
-			    drv ? (unsigned long)(ret - drv->image) : 0UL);
-}
-WIN_FUNC(DbgBreakPoint);
-
-/*
  * __C_specific_handler: the language handler the compiler names in the
  * unwind data of every function with __try/__except or __finally. The
  * Windows exception dispatcher calls it while it unwinds; nothing calls
@@ -195,6 +180,26 @@ unsigned long ntos_page_pfn(const void *va)
 	if (is_vmalloc_addr(va))
 		return vmalloc_to_pfn(va);
 	return virt_addr_valid(va) ? PFN_DOWN(__pa(va)) : 0;
+}
+
+unsigned long ntos_image_offset(unsigned long caller)
+{
+	struct ndis_driver *drv = ndis_driver_at(caller);
+
+	return drv ? caller - (unsigned long)drv->image : 0;
+}
+
+void *ntos_driver_object_at(unsigned long caller)
+{
+	struct ndis_driver *drv = ndis_driver_at(caller);
+
+	return drv ? drv->driver_object : NULL;
+}
+
+void ntos_stack_limits(unsigned long *low, unsigned long *high)
+{
+	*low = (unsigned long)task_stack_page(current);
+	*high = *low + THREAD_SIZE;
 }
 
 void ntos_log(unsigned long caller, const char *text)
@@ -382,48 +387,6 @@ static WIN_ABI void ExFreePoolWithTag(void *ptr, u32 tag)
 	win_free(ptr);
 }
 WIN_FUNC(ExFreePoolWithTag);
-
-#ifdef CONFIG_X86_32
-/*
- * The register accessors, functions on i386 (inline volatile accesses on
- * amd64): the driver passes a mapped register's virtual address.
- */
-static WIN_ABI u8 READ_REGISTER_UCHAR(u8 *reg)
-{
-	return readb((void __iomem *)reg);
-}
-WIN_FUNC_I386(READ_REGISTER_UCHAR);
-
-static WIN_ABI u16 READ_REGISTER_USHORT(u16 *reg)
-{
-	return readw((void __iomem *)reg);
-}
-WIN_FUNC_I386(READ_REGISTER_USHORT);
-
-static WIN_ABI u32 READ_REGISTER_ULONG(u32 *reg)
-{
-	return readl((void __iomem *)reg);
-}
-WIN_FUNC_I386(READ_REGISTER_ULONG);
-
-static WIN_ABI void WRITE_REGISTER_UCHAR(u8 *reg, u8 v)
-{
-	writeb(v, (void __iomem *)reg);
-}
-WIN_FUNC_I386(WRITE_REGISTER_UCHAR);
-
-static WIN_ABI void WRITE_REGISTER_USHORT(u16 *reg, u16 v)
-{
-	writew(v, (void __iomem *)reg);
-}
-WIN_FUNC_I386(WRITE_REGISTER_USHORT);
-
-static WIN_ABI void WRITE_REGISTER_ULONG(u32 *reg, u32 v)
-{
-	writel(v, (void __iomem *)reg);
-}
-WIN_FUNC_I386(WRITE_REGISTER_ULONG);
-#endif
 
 /*
  * Sleeping inside Windows code. The outermost call into Windows holds the
@@ -653,63 +616,6 @@ static WIN_ABI void IoReuseIrp(struct win_irp *irp, s32 status)
 }
 WIN_FUNC(IoReuseIrp);
 
-void ndis_complete_irp(struct win_irp *irp, u8 irql)
-{
-	struct win_kevent *event;
-
-	while (irp->current_location <= irp->stack_count) {
-		struct win_io_stack_location *sl = irp->current_stack_location;
-		struct win_device_object *dev = NULL;
-		void *routine = sl->completion_routine;
-		void *context = sl->context;
-		u8 control = sl->control;
-		s32 status = irp->io_status.status;
-		bool invoke;
-
-		irp->pending_returned = !!(control & SL_PENDING_RETURNED);
-		irp->current_location++;
-		irp->current_stack_location++;
-		if (irp->current_location <= irp->stack_count)
-			dev = irp->current_stack_location->device_object;
-		sl->control = 0;
-		sl->completion_routine = NULL;
-		sl->context = NULL;
-
-		if (NT_SUCCESS(status))
-			invoke = control & SL_INVOKE_ON_SUCCESS;
-		else
-			invoke = control & SL_INVOKE_ON_ERROR;
-		if (irp->cancel && (control & SL_INVOKE_ON_CANCEL))
-			invoke = true;
-		if (!routine)
-			invoke = false;
-		if (invoke) {
-			s32 ret = win_callv_at(irql, routine, 3,
-					       (u64 [4]){ WARG(dev), WARG(irp),
-							  WARG(context) });
-
-			/* The routine owns the IRP again: hands off. */
-			if (ret == (s32)STATUS_MORE_PROCESSING_REQUIRED)
-				return;
-		} else if (irp->pending_returned &&
-			   irp->current_location <= irp->stack_count) {
-			irp->current_stack_location->control |=
-				SL_PENDING_RETURNED;
-		}
-	}
-	/* Past the top: what the I/O manager does for its own IRPs. */
-	event = irp->user_event;
-	ntos_irp_complete_top(irp);
-	if (event)
-		win_dispatch_set_event(event);
-}
-
-static WIN_FASTCALL void IofCompleteRequest(struct win_irp *irp, s8 boost)
-{
-	ndis_complete_irp(irp, WIN_PASSIVE_LEVEL);
-}
-WIN_FUNC(IofCompleteRequest);
-
 static bool ndis_our_device(struct win_device_object *dev,
 			    struct ndis_adapter **adp)
 {
@@ -724,8 +630,38 @@ static bool ndis_our_device(struct win_device_object *dev,
 	return true;
 }
 
-static WIN_FASTCALL s32 IofCallDriver(struct win_device_object *dev,
-				      struct win_irp *irp)
+bool ntos_device_identity(struct win_device_object *dev,
+			  struct ntos_device_identity *id)
+{
+	struct ndis_adapter *ad;
+
+	memset(id, 0, sizeof(*id));
+	if (!ndis_our_device(dev, &ad))
+		return false;
+	if (ad->bus == NDIS_BUS_PCI) {
+		struct pci_dev *p = ad->pdev;
+
+		id->bus = NTOS_BUS_PCI;
+		id->bus_number = p->bus->number;
+		id->address = PCI_SLOT(p->devfn) << 16 | PCI_FUNC(p->devfn);
+		id->vendor = p->vendor;
+		id->device = p->device;
+		id->subsystem = p->subsystem_device << 16 | p->subsystem_vendor;
+		id->revision = p->revision;
+	} else {
+		struct usb_device *u = ad->udev;
+
+		id->bus = NTOS_BUS_USB;
+		id->bus_number = u->bus->busnum;
+		id->address = u->portnum;
+		id->vendor = le16_to_cpu(u->descriptor.idVendor);
+		id->device = le16_to_cpu(u->descriptor.idProduct);
+		id->revision = le16_to_cpu(u->descriptor.bcdDevice);
+	}
+	return true;
+}
+
+s32 ntos_call_driver(struct win_device_object *dev, struct win_irp *irp)
 {
 	struct ndis_adapter *ad;
 
@@ -737,6 +673,10 @@ static WIN_FASTCALL s32 IofCallDriver(struct win_device_object *dev,
 	irp->current_location--;
 	irp->current_stack_location--;
 	irp->current_stack_location->device_object = dev;
+	/* the wrapper is the bus driver at the bottom of every stack */
+	if (ndis_our_device(dev, &ad) &&
+	    irp->current_stack_location->major_function == IRP_MJ_POWER)
+		return ntos_power_dispatch(irp);
 	if (!ndis_our_device(dev, &ad) || ad->bus != NDIS_BUS_USB) {
 		irp->io_status.status = STATUS_INVALID_DEVICE_REQUEST;
 		irp->io_status.information = 0;
@@ -745,12 +685,19 @@ static WIN_FASTCALL s32 IofCallDriver(struct win_device_object *dev,
 	}
 	return ndis_usb_dispatch(ad, irp);
 }
+
+static WIN_FASTCALL s32 IofCallDriver(struct win_device_object *dev,
+				      struct win_irp *irp)
+{
+	return ntos_call_driver(dev, irp);
+}
 WIN_FUNC(IofCallDriver);
 
 /*
  * The IRPs the wrapper completes are cancelled by usb.c (the Linux URB is
- * unlinked); a cancel routine someone else set is called as Windows would,
- * but with no cancel spin lock to release (nothing exports one).
+ * unlinked); a cancel routine someone else set is called as Windows
+ * calls it: holding the cancel spin lock, which the routine releases
+ * with the IRP's CancelIrql (ntos_devobj.c).
  */
 static WIN_ABI u8 IoCancelIrp(struct win_irp *irp)
 {
@@ -759,7 +706,7 @@ static WIN_ABI u8 IoCancelIrp(struct win_irp *irp)
 	WRITE_ONCE(irp->cancel, 1);
 	routine = xchg(&irp->cancel_routine, NULL);
 	if (routine) {
-		irp->cancel_irql = win_current_irql();
+		irp->cancel_irql = ntos_cancel_lock_acquire();
 		win_callv(routine, 2,
 			  (u64 [4]){ WARG(irp->current_stack_location->
 					  device_object), WARG(irp) });
@@ -794,6 +741,8 @@ void ndis_wdm_init_dev(struct ndis_adapter *ad)
 
 	ndis_init_devobj(&w->pdo, ad, 2);
 	ndis_init_devobj(&w->fdo, ad, 3);
+	ntos_init_devobj_ext(&w->pdo_ext, &w->pdo);
+	ntos_init_devobj_ext(&w->fdo_ext, &w->fdo);
 	w->fdo.driver_object = ad->driver->driver_object;
 	w->pdo.attached_device = &w->fdo;
 }

@@ -343,6 +343,7 @@ static void ndis_release_driver(struct kref *ref)
 	spin_unlock_irq(&ndis_drivers_list_lock);
 	if (drv->unload)
 		LIN2WIN1(drv->unload, drv->driver_object);
+	ntos_devobj_forget(drv->driver_object);
 	win_timers_release(drv);
 	win_free_leaks(drv);
 	ndis_unmap_image(drv);

@@ -89,7 +89,9 @@ struct win_device_object {
 	void *device_extension;		/* here: the wrapper's owner */
 	u32 device_type;
 	s8 stack_size;
-	u8 rest[WIN_LAYOUT(0x150 - 0x4d, 0xb8 - 0x31)]; /* queue, DPC, ... */
+	u8 rest[WIN_LAYOUT(0x138 - 0x4d, 0xb0 - 0x31)]; /* queue, DPC, ... */
+	struct win_devobj_extension *device_object_extension;
+	u8 reserved[WIN_LAYOUT(0x10, 0x4)];
 };
 static_assert(offsetof(struct win_device_object, driver_object) ==
 	      WIN_LAYOUT(0x08, 0x08));
@@ -113,11 +115,38 @@ static_assert(offsetof(struct win_device_object, device_type) ==
 	      WIN_LAYOUT(0x48, 0x2c));
 static_assert(offsetof(struct win_device_object, stack_size) ==
 	      WIN_LAYOUT(0x4c, 0x30));
+static_assert(offsetof(struct win_device_object, device_object_extension) ==
+	      WIN_LAYOUT(0x138, 0xb0));
 static_assert(sizeof(struct win_device_object) == WIN_LAYOUT(0x150, 0xb8));
+
+/*
+ * DEVOBJ_EXTENSION: opaque to drivers (only the power manager and the
+ * I/O manager read it), so its fields past DeviceObject are the
+ * wrapper's: the power states PoSetPowerState records (POWER_STATE
+ * values, PowerSystemWorking and PowerDeviceD0 = 1).
+ */
+#define WIN_IO_TYPE_DEVICE_OBJECT_EXTENSION	13
+
+struct win_devobj_extension {
+	s16 type;
+	u16 size;
+	struct win_device_object *device_object;
+	u32 system_power_state;
+	u32 device_power_state;
+};
+
+void ntos_init_devobj_ext(struct win_devobj_extension *ext,
+			  struct win_device_object *dev);
 
 /* -- IRPs ---------------------------------------------------------------- */
 
 #define IRP_MJ_INTERNAL_DEVICE_CONTROL	0x0f
+#define IRP_MJ_POWER			0x16
+
+#define IRP_MN_WAIT_WAKE		0x00
+#define IRP_MN_POWER_SEQUENCE		0x01
+#define IRP_MN_SET_POWER		0x02
+#define IRP_MN_QUERY_POWER		0x03
 
 /* IO_STACK_LOCATION.Control */
 #define SL_PENDING_RETURNED		0x01
@@ -142,6 +171,12 @@ struct win_io_stack_location {
 			u32 key __aligned(sizeof(void *));
 			s64 byte_offset;
 		} read_write;
+		struct {		/* IRP_MJ_POWER (WaitWake: the first) */
+			u32 system_context;
+			u32 type __aligned(sizeof(void *));
+			u32 state __aligned(sizeof(void *));
+			u32 shutdown_type __aligned(sizeof(void *));
+		} power;
 		struct {
 			void *argument1;
 			void *argument2;
@@ -167,6 +202,8 @@ static_assert(offsetof(struct win_io_stack_location,
 		       parameters.others.argument4) == WIN_LAYOUT(0x20, 0x10));
 static_assert(offsetof(struct win_io_stack_location,
 		       parameters.read_write.byte_offset) ==
+	      WIN_LAYOUT(0x18, 0xc));
+static_assert(offsetof(struct win_io_stack_location, parameters.power.state) ==
 	      WIN_LAYOUT(0x18, 0xc));
 static_assert(offsetof(struct win_io_stack_location, device_object) ==
 	      WIN_LAYOUT(0x28, 0x14));
@@ -291,6 +328,8 @@ struct ndis_adapter;
 struct ndis_wdm_dev {
 	struct win_device_object pdo;
 	struct win_device_object fdo;
+	struct win_devobj_extension pdo_ext;
+	struct win_devobj_extension fdo_ext;
 };
 
 void ndis_wdm_init_dev(struct ndis_adapter *ad);

@@ -5,7 +5,8 @@
  * Each subsystem file (ntoskrnl.c, hal.c, ndis.c) marks an exported
  * function by WIN_FUNC(name) after its definition, as EXPORT_SYMBOL does
  * for the kernel, or WIN_FUNC_I386(name) when Windows has the name on x86
- * only (inside #ifdef CONFIG_X86_32 with its definition). gen_exports.sh
+ * only (inside #ifdef CONFIG_X86_32 with its definition; WIN_FUNC_I386_ASM
+ * when the definition is assembly). gen_exports.sh
  * collects those lines at build time into win_exports.c: one table per
  * Windows module, named as drivers import it (undecorated: an i386
  * import has no @N).
@@ -33,6 +34,12 @@ struct win_dll {
 	const struct win_export win_export_##name = { #name, name }
 
 #define WIN_FUNC_I386(name)	WIN_FUNC(name)
+
+/*
+ * An i386 export written in assembly (crt_i386_32.S: a register
+ * convention no C attribute describes), declared in C beside this line.
+ */
+#define WIN_FUNC_I386_ASM(name)	WIN_FUNC(name)
 
 /*
  * An export whose C function has another name: the C runtime (memcpy,

@@ -111,7 +111,7 @@ void pb_build(uint8_t *b)
 	pb_w32(d + 36, PB_IAT2_RVA);
 	memcpy(b + PB_RDATA_FILE(0x2140), "ntoskrnl.exe", 13);
 	memcpy(b + PB_RDATA_FILE(0x2150), "ndis.sys", 9);
-	name_entry(b, 0x2160, "IoCreateDevice");
+	name_entry(b, 0x2160, "IoConnectInterrupt");
 	name_entry(b, 0x2180, "KeBugCheckEx");
 	name_entry(b, 0x21a0, "NdisMRegisterMiniport");
 	pb_w64(b + PB_RDATA_FILE(0x2080), 0x2160);
@@ -182,7 +182,7 @@ void pb_build32(uint8_t *b)
 	pb_w32(d + 36, PB_IAT2_RVA);
 	memcpy(b + PB_RDATA_FILE(0x2140), "ntoskrnl.exe", 13);
 	memcpy(b + PB_RDATA_FILE(0x2150), "ndis.sys", 9);
-	name_entry(b, 0x2160, "IoCreateDevice");
+	name_entry(b, 0x2160, "IoConnectInterrupt");
 	name_entry(b, 0x2180, "KeBugCheckEx");
 	name_entry(b, 0x21a0, "NdisMRegisterMiniport");
 	pb_w32(b + PB_RDATA_FILE(0x2080), 0x2160);

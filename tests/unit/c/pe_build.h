@@ -5,7 +5,7 @@
  *   headers   file 0x000, RVA 0x0000, 0x200 bytes
  *   .text     file 0x200, RVA 0x1000: code; a 64-bit pointer at RVA 0x1010
  *             to image_base + 0x2000 (DIR64 relocated)
- *   .rdata    file 0x400, RVA 0x2000: imports of ntoskrnl.exe (IoCreateDevice,
+ *   .rdata    file 0x400, RVA 0x2000: imports of ntoskrnl.exe (IoConnectInterrupt,
  *             KeBugCheckEx) and ndis.sys (NdisMRegisterMiniport)
  *   .reloc    file 0x600, RVA 0x3000: one block, DIR64 at 0x1010 + padding
  *   size of image 0x4000, file size 0x800, image base 0x10000

@@ -47,7 +47,7 @@ static void test_sys_amd64(void)
 	CHECK(describe(img, sizeof(img), 0) == 0);
 	CHECK_CONTAINS(out, "{\"format\":\"sys\",\"machine\":34404,\"pe\":\"PE32+\",\"subsystem\":1,\"image_size\":16384,\"image_base\":65536,");
 	CHECK_CONTAINS(out, "{\"name\":\".text\",\"rva\":4096,");
-	CHECK_CONTAINS(out, "\"imports\":[{\"dll\":\"ntoskrnl.exe\",\"name\":\"IoCreateDevice\"},{\"dll\":\"ntoskrnl.exe\",\"name\":\"KeBugCheckEx\"},{\"dll\":\"ndis.sys\",\"name\":\"NdisMRegisterMiniport\"}],\"export_directory\":{\"rva\":0,\"size\":0}}\n");
+	CHECK_CONTAINS(out, "\"imports\":[{\"dll\":\"ntoskrnl.exe\",\"name\":\"IoConnectInterrupt\"},{\"dll\":\"ntoskrnl.exe\",\"name\":\"KeBugCheckEx\"},{\"dll\":\"ndis.sys\",\"name\":\"NdisMRegisterMiniport\"}],\"export_directory\":{\"rva\":0,\"size\":0}}\n");
 	CHECK(out_len && out[out_len - 1] == '\n' && !memchr(out, '\n', out_len - 1));
 }
 
@@ -76,7 +76,7 @@ static void test_sys_brought(void)
 
 	pb_build(img);
 	CHECK(describe(img, sizeof(img), 0) == 0);
-	CHECK_CONTAINS(out, "],\"ndis6\":[],\"ndis6_line\":\"\",\"unknown_imports\":[{\"dll\":\"ntoskrnl.exe\",\"name\":\"IoCreateDevice\"},{\"dll\":\"ntoskrnl.exe\",\"name\":\"KeBugCheckEx\"}],\"unknown_imports_line\":\"imports 2 functions this wrapper does not provide: ntoskrnl.exe!IoCreateDevice, ntoskrnl.exe!KeBugCheckEx\",\"imports\":[");
+	CHECK_CONTAINS(out, "],\"ndis6\":[],\"ndis6_line\":\"\",\"unknown_imports\":[{\"dll\":\"ntoskrnl.exe\",\"name\":\"IoConnectInterrupt\"},{\"dll\":\"ntoskrnl.exe\",\"name\":\"KeBugCheckEx\"}],\"unknown_imports_line\":\"imports 2 functions this wrapper does not provide: ntoskrnl.exe!IoConnectInterrupt, ntoskrnl.exe!KeBugCheckEx\",\"imports\":[");
 	set_import(img, 0x21a0, "NdisMRegisterMiniportDriver");
 	set_import(img, 0x2160, "KeSetEvent");
 	CHECK(describe(img, sizeof(img), 0) == 0);
@@ -86,11 +86,11 @@ static void test_sys_brought(void)
 	pb_build(img);
 	set_import(img, 0x2180, "KefAcquireSpinLockAtDpcLevel");
 	CHECK(describe(img, sizeof(img), 0) == 0);
-	CHECK_CONTAINS(out, "\"unknown_imports_line\":\"imports 2 functions this wrapper does not provide: ntoskrnl.exe!IoCreateDevice, ntoskrnl.exe!KefAcquireSpinLockAtDpcLevel\",");
+	CHECK_CONTAINS(out, "\"unknown_imports_line\":\"imports 2 functions this wrapper does not provide: ntoskrnl.exe!IoConnectInterrupt, ntoskrnl.exe!KefAcquireSpinLockAtDpcLevel\",");
 	pb_build32(img);
 	set_import(img, 0x2180, "KefAcquireSpinLockAtDpcLevel");
 	CHECK(describe(img, sizeof(img), 0) == 0);
-	CHECK_CONTAINS(out, "\"unknown_imports\":[{\"dll\":\"ntoskrnl.exe\",\"name\":\"IoCreateDevice\"}],\"unknown_imports_line\":\"imports 1 function this wrapper does not provide: ntoskrnl.exe!IoCreateDevice\",");
+	CHECK_CONTAINS(out, "\"unknown_imports\":[{\"dll\":\"ntoskrnl.exe\",\"name\":\"IoConnectInterrupt\"}],\"unknown_imports_line\":\"imports 1 function this wrapper does not provide: ntoskrnl.exe!IoConnectInterrupt\",");
 }
 
 static void test_sys_refused(void)

@@ -663,7 +663,19 @@ struct dev {
 	void *vpb, *device_extension;
 	unsigned int device_type;
 	signed char stack_size;
-	unsigned char rest[0x150 - 0x4d];
+	unsigned char rest[0x138 - 0x4d];
+	struct devobj_ext *device_object_extension;
+	unsigned char reserved[0x10];
+};
+_Static_assert(__builtin_offsetof(struct dev, device_object_extension) ==
+	       0x138, "DeviceObjectExtension");
+
+/* DEVOBJ_EXTENSION as the wrapper fills it (opaque to drivers) */
+struct devobj_ext {
+	short type;
+	unsigned short size;
+	struct dev *device_object;
+	unsigned int system_power_state, device_power_state;
 };
 _Static_assert(sizeof(struct dev) == 0x150, "DEVICE_OBJECT");
 
@@ -684,6 +696,13 @@ struct stack_loc {
 			unsigned long length, key;
 			long long byte_offset;
 		} rw;
+		struct {	/* POINTER_ALIGNMENT ULONGs */
+			unsigned int system_context, pad0, type, pad1;
+			unsigned int state, pad2, shutdown_type, pad3;
+		} power;
+		struct {
+			void *argument1, *argument2, *argument3, *argument4;
+		} others;
 	} p;
 	void *device_object, *file_object, *completion, *context;
 };
@@ -1005,9 +1024,11 @@ static void test_io_device_stack(void)
 }
 
 EXPORT(PsGetVersion);
+EXPORT(RtlIsServicePackVersionInstalled);
 
 typedef WABI unsigned char (*psver_fn)(unsigned int *, unsigned int *,
 				       unsigned int *, struct ustr *);
+typedef WABI unsigned char (*spver_fn)(unsigned int);
 
 static void test_io_versions(void)
 {
@@ -1024,6 +1045,16 @@ static void test_io_versions(void)
 	CHECK(major == 5 && minor == 2 && build == 3790);
 	CHECK(csd.length == 0);
 	CHECK(psver(NULL, NULL, NULL, NULL) == 0);
+
+	/* NTDDI numbers (0xMMmmSSss): the same version, no service pack;
+	 * another major version is FALSE whatever its service pack */
+	spver_fn spver = FN(spver_fn, RtlIsServicePackVersionInstalled);
+	CHECK(spver(0x05020000) == 1);		/* NTDDI_WS03 */
+	CHECK(spver(0x05020100) == 0);		/* NTDDI_WS03SP1 */
+	CHECK(spver(0x05020001) == 0);
+	CHECK(spver(0x05010000) == 0);		/* NTDDI_WINXP */
+	CHECK(spver(0x05000400) == 0);		/* NTDDI_WIN2KSP4 */
+	CHECK(spver(0x06000000) == 0);		/* NTDDI_VISTA */
 
 	CHECK(wdm(1, 0x30) && wdm(1, 0x10) && wdm(0, 0x99));
 	CHECK(!wdm(1, 0x31) && !wdm(6, 0));
@@ -1523,6 +1554,31 @@ static void test_dbg_print_ex(void)
 	CHECK_STR(logged, "_purecall: a pure virtual function was called");
 }
 
+EXPORT(DbgBreakPoint);
+
+typedef WABI void (*break_fn)(void);
+
+unsigned long ntos_image_offset(unsigned long caller);
+
+/* ntoskrnl.c's side: the caller's offset in its driver's image */
+static unsigned long offset_asked;
+
+unsigned long ntos_image_offset(unsigned long caller)
+{
+	offset_asked = caller;
+	return 0x1a2b;
+}
+
+static void test_dbg_break_point(void)
+{
+	/* no debugger: a log line naming where, and the call returns */
+	logged[0] = '\0';
+	offset_asked = 0;
+	FN(break_fn, DbgBreakPoint)();
+	CHECK_STR(logged, "DbgBreakPoint at +0x1a2b: no debugger, ignored");
+	CHECK(offset_asked != 0);
+}
+
 EXPORT(MmGetSystemRoutineAddress);
 
 typedef WABI void *(*routine_fn)(struct ustr *);
@@ -1850,6 +1906,27 @@ static void test_slist_ex(void)
 	CHECK(FN(exp_pop_fn, ExpInterlockedPopEntrySList)(&h) == NULL);
 	CHECK(FN(depth_fn, ExQueryDepthSList)(&h) == 0);
 	CHECK(lock == 1);
+}
+
+EXPORT(InitializeSListHead);
+
+typedef WABI void (*slist_init_fn)(struct slist_header *);
+
+static void test_slist_init(void)
+{
+	struct slist_header h;
+	struct slist_entry a;
+
+	/* whatever was there: an empty amd64 "Header16" list, HeaderType
+	 * and Init set, as Windows' initializer leaves it */
+	memset(&h, 0xa5, sizeof(h));
+	FN(slist_init_fn, InitializeSListHead)(&h);
+	CHECK(!memcmp(&h, (unsigned long long [2]){ 0, 3 }, sizeof(h)));
+	CHECK(FN(depth_fn, ExQueryDepthSList)(&h) == 0);
+	CHECK(FN(exp_pop_fn, ExpInterlockedPopEntrySList)(&h) == NULL);
+	CHECK(FN(exp_push_fn, ExpInterlockedPushEntrySList)(&h, &a) == NULL);
+	CHECK(FN(depth_fn, ExQueryDepthSList)(&h) == 1);
+	CHECK(FN(exp_pop_fn, ExpInterlockedPopEntrySList)(&h) == &a);
 }
 
 /* -- clocks, IRQL and spin locks (ntos_time.c) ------------------------------ */
@@ -2532,6 +2609,631 @@ static void test_hal_stall(void)
 	leave_windows();
 }
 
+/* -- IRP completion and power (ntos_irp.c) ---------------------------------- */
+
+EXPORT(IofCompleteRequest);
+EXPORT(PoCallDriver);
+EXPORT(PoStartNextPowerIrp);
+EXPORT(PoSetPowerState);
+EXPORT(PoRequestPowerIrp);
+
+typedef WABI void (*complete_fn)(struct irp *, signed char);
+typedef WABI int (*po_call_fn)(struct dev *, struct irp *);
+typedef WABI void (*po_next_fn)(struct irp *);
+typedef WABI unsigned int (*po_set_fn)(struct dev *, unsigned int,
+				       unsigned int);
+typedef WABI int (*po_request_fn)(struct dev *, unsigned char, unsigned int,
+				  void *, void *, struct irp **);
+
+int ntos_call_driver(struct dev *dev, struct irp *irp);
+int ntos_power_dispatch(struct irp *irp);
+
+#define IRP_MJ_POWER		0x16
+#define IRP_MN_WAIT_WAKE	0x00
+#define IRP_MN_SET_POWER	0x02
+#define IRP_MN_QUERY_POWER	0x03
+#define STATUS_PENDING		0x00000103
+#define STATUS_NOT_SUPPORTED	((int)0xC00000BB)
+#define STATUS_MORE_PROCESSING	((int)0xC0000016)
+#define STATUS_INVALID_PARAMETER_2 ((int)0xC00000F0)
+
+/* what the lower driver does with an IRP sent down (ntoskrnl.c's
+ * IofCallDriver in the module): the next location taken, and here the
+ * IRP completed at once with lower_status, unless lower_keeps */
+static struct dev *lower_dev;
+static struct irp *lower_irp;
+static struct stack_loc lower_sl;
+static int lower_status, lower_keeps, lower_calls;
+
+int ntos_call_driver(struct dev *dev, struct irp *irp)
+{
+	lower_calls++;
+	lower_dev = dev;
+	lower_irp = irp;
+	irp->current_location--;
+	irp->current_stack_location--;
+	irp->current_stack_location->device_object = dev;
+	lower_sl = *irp->current_stack_location;
+	if (lower_keeps)
+		return STATUS_PENDING;
+	irp->io_status.status = lower_status;
+	irp->io_status.information = 0;
+	FN(complete_fn, IofCompleteRequest)(irp, 0);
+	return lower_status;
+}
+
+/* a driver's IoCompletion routine */
+static int completion_calls, completion_ret, completion_pending;
+static void *completion_dev, *completion_irp, *completion_ctx;
+
+static WABI int completion(void *dev, void *irp, void *ctx)
+{
+	completion_calls++;
+	completion_pending = ((struct irp *)irp)->pending_returned;
+	completion_dev = dev;
+	completion_irp = irp;
+	completion_ctx = ctx;
+	return completion_ret;
+}
+
+/* an IRP of two locations sent to upper, which sets completion in the
+ * lower's location (IoSetCompletionRoutine) and passes it to lower */
+static struct irp *two_level_irp(struct dev *upper, struct dev *lower,
+				 unsigned char control, void *iosb,
+				 void *event)
+{
+	size_t size = sizeof(struct irp) + 2 * sizeof(struct stack_loc);
+	struct irp *irp = calloc(1, size);
+
+	FN(init_irp_fn, IoInitializeIrp)(irp, size, 2);
+	irp->user_iosb = iosb;
+	irp->user_event = event;
+	irp->current_location--;		/* IoCallDriver(upper) */
+	irp->current_stack_location--;
+	irp->current_stack_location->device_object = upper;
+	irp->stack[0].completion = (void *)completion;
+	irp->stack[0].context = &completion_calls;
+	irp->stack[0].control = control;
+	irp->current_location--;		/* IoCallDriver(lower) */
+	irp->current_stack_location--;
+	irp->current_stack_location->device_object = lower;
+	return irp;
+}
+
+static void test_io_complete_request(void)
+{
+	complete_fn complete = FN(complete_fn, IofCompleteRequest);
+	struct dev upper = { .type = 3 }, lower = { .type = 3 };
+	struct iosb iosb = { -1, 9 };
+	struct kevent ev;
+	struct irp *irp;
+
+	FN(event_init_fn, KeInitializeEvent)(&ev, 0, 0);
+	/* invoked on success: the routine gets the upper device, the IRP
+	 * and its context; then the I/O manager's part (status block,
+	 * event) */
+	completion_calls = 0;
+	completion_ret = 0;
+	irp = two_level_irp(&upper, &lower, 0xe0, &iosb, &ev);
+	irp->io_status.status = 0;
+	irp->io_status.information = 42;
+	irp->stack[0].control |= 0x01;		/* SL_PENDING_RETURNED */
+	complete(irp, 0);
+	CHECK(completion_calls == 1 && completion_dev == &upper &&
+	      completion_irp == irp && completion_ctx == &completion_calls);
+	CHECK(completion_pending == 1);
+	CHECK(irp->current_location == 3);
+	CHECK(irp->stack[0].completion == NULL && irp->stack[0].control == 0);
+	CHECK((int)iosb.status == 0 && iosb.information == 42);
+	CHECK(ev.signal_state == 1);
+	free(irp);
+
+	/* STATUS_MORE_PROCESSING_REQUIRED: the routine owns the IRP again */
+	completion_ret = STATUS_MORE_PROCESSING;
+	iosb.status = -1;
+	FN(event_clear_fn, KeClearEvent)(&ev);
+	irp = two_level_irp(&upper, &lower, 0xe0, &iosb, &ev);
+	irp->io_status.status = 0;
+	complete(irp, 0);
+	CHECK(completion_calls == 2 && irp->current_location == 2);
+	CHECK(iosb.status == -1 && ev.signal_state == 0);
+	free(irp);
+
+	/* on success only, and the IRP failed: not invoked, pending passed
+	 * up to the upper location */
+	completion_ret = 0;
+	irp = two_level_irp(&upper, &lower, 0x40, &iosb, NULL);
+	irp->io_status.status = STATUS_NOT_SUPPORTED;
+	irp->stack[0].control |= 0x01;
+	complete(irp, 0);
+	CHECK(completion_calls == 2);
+	CHECK(irp->pending_returned == 1 && irp->stack[1].control == 0);
+	CHECK((int)iosb.status == STATUS_NOT_SUPPORTED);
+	free(irp);
+}
+
+/* a driver's PoRequestPowerIrp callback (REQUEST_POWER_COMPLETE) */
+static int power_done_calls;
+static void *power_done_dev, *power_done_ctx;
+static unsigned char power_done_minor;
+static unsigned int power_done_state;
+static int power_done_status;
+
+static WABI void power_done(void *dev, unsigned char minor,
+			    unsigned int state, void *ctx, struct iosb *iosb)
+{
+	power_done_calls++;
+	power_done_dev = dev;
+	power_done_minor = minor;
+	power_done_state = state;
+	power_done_ctx = ctx;
+	power_done_status = (int)iosb->status;
+}
+
+static void test_po_request_power_irp(void)
+{
+	po_request_fn request = FN(po_request_fn, PoRequestPowerIrp);
+	struct dev pdo = { .type = 3, .stack_size = 1 };
+	struct dev fdo = { .type = 3, .stack_size = 2 };
+	struct irp *irp = NULL;
+	int live = pool_live, ctx;
+
+	/* to the top of the stack, one location more for the callback;
+	 * the driver's callback gets the device it named */
+	pdo.attached_device = &fdo;
+	lower_calls = power_done_calls = 0;
+	lower_keeps = 0;
+	lower_status = 0;
+	CHECK(request(&pdo, IRP_MN_SET_POWER, 4, (void *)power_done, &ctx,
+		      &irp) == STATUS_PENDING);
+	CHECK(irp != NULL && irp == lower_irp);
+	CHECK(lower_calls == 1 && lower_dev == &fdo);
+	CHECK(lower_sl.major == IRP_MJ_POWER &&
+	      lower_sl.minor == IRP_MN_SET_POWER);
+	CHECK(lower_sl.p.power.type == 1 && lower_sl.p.power.state == 4);
+	CHECK(power_done_calls == 1 && power_done_dev == &pdo &&
+	      power_done_minor == IRP_MN_SET_POWER && power_done_state == 4 &&
+	      power_done_ctx == &ctx && power_done_status == 0);
+	CHECK(pool_live == live);		/* the IRP freed */
+
+	/* completed later, with an error; no IRP pointer wanted */
+	lower_keeps = 1;
+	CHECK(request(&fdo, IRP_MN_QUERY_POWER, 2, (void *)power_done, NULL,
+		      NULL) == STATUS_PENDING);
+	CHECK(lower_calls == 2 && lower_dev == &fdo && power_done_calls == 1);
+	CHECK(lower_irp->stack_count == 3 && pool_live == live + 1);
+	lower_irp->io_status.status = STATUS_NOT_SUPPORTED;
+	FN(complete_fn, IofCompleteRequest)(lower_irp, 0);
+	CHECK(power_done_calls == 2 && power_done_dev == &fdo &&
+	      power_done_minor == IRP_MN_QUERY_POWER &&
+	      power_done_status == STATUS_NOT_SUPPORTED);
+	CHECK(pool_live == live);
+
+	/* wait-wake: the system state in Parameters.WaitWake */
+	lower_keeps = 0;
+	CHECK(request(&fdo, IRP_MN_WAIT_WAKE, 3, (void *)power_done, NULL,
+		      NULL) == STATUS_PENDING);
+	CHECK(lower_sl.minor == IRP_MN_WAIT_WAKE &&
+	      lower_sl.p.power.system_context == 3);
+	CHECK(power_done_calls == 3 && pool_live == live);
+
+	/* not a power request a driver may ask for; no memory */
+	CHECK(request(&fdo, 7, 1, (void *)power_done, NULL, &irp) ==
+	      STATUS_INVALID_PARAMETER_2);
+	CHECK(lower_calls == 3);
+	pool_fail = 1;
+	CHECK(request(&fdo, IRP_MN_SET_POWER, 1, (void *)power_done, NULL,
+		      NULL) == (int)0xC000009A);
+	CHECK(lower_calls == 3 && pool_live == live);
+}
+
+static void test_po_call_and_state(void)
+{
+	struct devobj_ext ext = { .type = 13, .size = sizeof(ext),
+				  .system_power_state = 1,
+				  .device_power_state = 1 };
+	struct dev d = { .type = 3, .device_object_extension = &ext };
+	struct dev bare = { .type = 3 };
+	po_set_fn set = FN(po_set_fn, PoSetPowerState);
+	size_t size = sizeof(struct irp) + 2 * sizeof(struct stack_loc);
+	struct irp *irp = calloc(1, size);
+
+	ext.device_object = &d;
+	/* the previous state back, the new one kept per device and type */
+	CHECK(set(&d, 1, 4) == 1 && ext.device_power_state == 4);
+	CHECK(set(&d, 1, 1) == 4 && ext.device_power_state == 1);
+	CHECK(set(&d, 0, 2) == 1 && ext.system_power_state == 2);
+	CHECK(ext.device_power_state == 1);
+	/* a device object the wrapper did not make: nothing kept */
+	logged[0] = '\0';
+	CHECK(set(&bare, 1, 4) == 4);
+	CHECK_CONTAINS(logged, "PoSetPowerState");
+	CHECK(set(&d, 9, 1) == 0 && ext.system_power_state == 2);
+
+	/* PoCallDriver: IoCallDriver for a power IRP */
+	FN(init_irp_fn, IoInitializeIrp)(irp, size, 2);
+	irp->stack[1].major = IRP_MJ_POWER;
+	irp->stack[1].minor = IRP_MN_SET_POWER;
+	lower_calls = 0;
+	lower_status = 0;
+	lower_keeps = 1;
+	CHECK(FN(po_call_fn, PoCallDriver)(&d, irp) == STATUS_PENDING);
+	CHECK(lower_calls == 1 && lower_dev == &d && lower_irp == irp);
+	/* the next power IRP may come: nothing is queued here */
+	logged[0] = '\0';
+	FN(po_next_fn, PoStartNextPowerIrp)(irp);
+	CHECK(logged[0] == '\0');
+	irp->stack[1].major = 0x0e;
+	FN(po_next_fn, PoStartNextPowerIrp)(irp);
+	CHECK_CONTAINS(logged, "PoStartNextPowerIrp: not a power IRP");
+	lower_keeps = 0;
+	free(irp);
+}
+
+static void test_power_dispatch(void)
+{
+	size_t size = sizeof(struct irp) + sizeof(struct stack_loc);
+	struct irp *irp = calloc(1, size);
+	struct iosb iosb;
+	static const struct {
+		unsigned char minor;
+		int status;
+	} cases[] = {
+		{ IRP_MN_SET_POWER, 0 }, { IRP_MN_QUERY_POWER, 0 },
+		{ IRP_MN_WAIT_WAKE, STATUS_NOT_SUPPORTED },
+		{ 0x01, STATUS_NOT_SUPPORTED },	/* POWER_SEQUENCE */
+	};
+
+	/* the wrapper's own device objects as the bottom of the stack: a
+	 * set or query succeeds, nothing wakes the system */
+	for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		FN(init_irp_fn, IoInitializeIrp)(irp, size, 1);
+		irp->user_iosb = &iosb;
+		iosb.status = 1;
+		irp->current_location--;
+		irp->current_stack_location--;
+		irp->stack[0].major = IRP_MJ_POWER;
+		irp->stack[0].minor = cases[i].minor;
+		CHECK(ntos_power_dispatch(irp) == cases[i].status);
+		CHECK((int)iosb.status == cases[i].status);
+		CHECK(irp->current_location == 2);
+	}
+	free(irp);
+}
+
+/* -- device objects, names and locks (ntos_devobj.c) ------------------------ */
+
+EXPORT(IoAllocateDriverObjectExtension);
+EXPORT(IoGetDriverObjectExtension);
+EXPORT(IoCreateDevice);
+EXPORT(IoDeleteDevice);
+EXPORT(IoGetDeviceProperty);
+EXPORT(IoInitializeRemoveLockEx);
+EXPORT(IoAcquireRemoveLockEx);
+EXPORT(IoReleaseRemoveLockEx);
+EXPORT(IoReleaseRemoveLockAndWaitEx);
+EXPORT(IoAcquireCancelSpinLock);
+EXPORT(IoReleaseCancelSpinLock);
+EXPORT(IoGetStackLimits);
+EXPORT(IoCreateSymbolicLink);
+EXPORT(IoCreateUnprotectedSymbolicLink);
+EXPORT(IoDeleteSymbolicLink);
+
+#define STATUS_OBJECT_NAME_NOT_FOUND	((int)0xC0000034)
+#define STATUS_OBJECT_NAME_COLLISION	((int)0xC0000035)
+#define STATUS_DELETE_PENDING		((int)0xC0000056)
+#define STATUS_INVALID_DEVICE_REQUEST	((int)0xC0000010)
+#define STATUS_INSUFFICIENT_RESOURCES	((int)0xC000009A)
+
+typedef WABI int (*alloc_drvext_fn)(void *, void *, unsigned int, void **);
+typedef WABI void *(*get_drvext_fn)(void *, void *);
+typedef WABI int (*create_dev_fn)(void *, unsigned int, struct ustr *,
+				  unsigned int, unsigned int, unsigned char,
+				  struct dev **);
+typedef WABI void (*delete_dev_fn)(struct dev *);
+typedef WABI int (*dev_prop_fn)(struct dev *, unsigned int, unsigned int,
+				void *, unsigned int *);
+typedef WABI void (*rl_init_fn)(void *, unsigned int, unsigned int,
+				unsigned int, unsigned int);
+typedef WABI int (*rl_acquire_fn)(void *, void *, const char *,
+				  unsigned int, unsigned int);
+typedef WABI void (*rl_release_fn)(void *, void *, unsigned int);
+typedef WABI void (*cancel_acquire_fn)(unsigned char *);
+typedef WABI void (*cancel_release_fn)(unsigned char);
+typedef WABI void (*stack_limits_fn)(unsigned long *, unsigned long *);
+typedef WABI int (*link_fn)(struct ustr *, struct ustr *);
+typedef WABI int (*unlink_fn)(struct ustr *);
+
+/* DRIVER_OBJECT: Type, Size, DeviceObject */
+struct drvobj {
+	short type;
+	unsigned short size;
+	struct dev *device_object;
+	unsigned char rest[0x150 - 0x10];
+};
+
+/* ntoskrnl.c's side: the driver object of the code at caller, the
+ * identity of the wrapper's device objects, the kernel stack */
+struct ntos_device_identity {
+	unsigned int bus, bus_number, address;
+	unsigned short vendor, device;
+	unsigned int subsystem;
+	unsigned short revision;
+};
+
+static struct drvobj test_drvobj, other_drvobj;
+static struct dev pci_pdo = { .type = 3 }, usb_pdo = { .type = 3 };
+
+void *ntos_driver_object_at(unsigned long caller);
+bool ntos_device_identity(struct dev *dev, struct ntos_device_identity *id);
+void ntos_stack_limits(unsigned long *low, unsigned long *high);
+void ntos_devobj_forget(void *driver_object);
+
+void *ntos_driver_object_at(unsigned long caller)
+{
+	return caller ? &test_drvobj : NULL;
+}
+
+bool ntos_device_identity(struct dev *dev, struct ntos_device_identity *id)
+{
+	memset(id, 0, sizeof(*id));
+	if (dev == &pci_pdo) {
+		*id = (struct ntos_device_identity){ 1, 2, 3 << 16 | 1,
+			0x10ec, 0x8139, 0x813910ec, 0x20 };
+		return true;
+	}
+	if (dev == &usb_pdo) {
+		*id = (struct ntos_device_identity){ 2, 1, 4, 0x0bda, 0x8187,
+			0, 0x0100 };
+		return true;
+	}
+	return false;
+}
+
+void ntos_stack_limits(unsigned long *low, unsigned long *high)
+{
+	*low = 0x10000;
+	*high = 0x14000;
+}
+
+static void test_io_driver_object_extension(void)
+{
+	alloc_drvext_fn alloc = FN(alloc_drvext_fn,
+				   IoAllocateDriverObjectExtension);
+	get_drvext_fn get = FN(get_drvext_fn, IoGetDriverObjectExtension);
+	int id_a, id_b, live = pool_live;
+	void *ext = NULL, *ext2 = NULL;
+
+	CHECK(get(&test_drvobj, &id_a) == NULL);
+	CHECK(alloc(&test_drvobj, &id_a, 24, &ext) == STATUS_SUCCESS);
+	CHECK(ext != NULL && pool_live == live + 1);
+	memset(ext, 0x5a, 24);		/* all of it is the driver's */
+	CHECK(get(&test_drvobj, &id_a) == ext);
+	/* one per client id and driver object */
+	CHECK(alloc(&test_drvobj, &id_a, 8, &ext2) ==
+	      STATUS_OBJECT_NAME_COLLISION && ext2 == NULL);
+	CHECK(alloc(&test_drvobj, &id_b, 8, &ext2) == STATUS_SUCCESS);
+	CHECK(ext2 != ext && get(&test_drvobj, &id_b) == ext2);
+	CHECK(get(&other_drvobj, &id_a) == NULL);
+	pool_fail = 1;
+	CHECK(alloc(&other_drvobj, &id_a, 8, &ext2) ==
+	      STATUS_INSUFFICIENT_RESOURCES);
+	/* the driver unloads: its extensions go */
+	ntos_devobj_forget(&test_drvobj);
+	CHECK(get(&test_drvobj, &id_a) == NULL && pool_live == live);
+}
+
+static void test_io_create_device(void)
+{
+	create_dev_fn create = FN(create_dev_fn, IoCreateDevice);
+	delete_dev_fn del = FN(delete_dev_fn, IoDeleteDevice);
+	struct ustr name;
+	struct dev *a = NULL, *b = NULL;
+	int live = pool_live;
+
+	FN(init_u_fn, RtlInitUnicodeString)(&name, u"\\Device\\Wlan0Ctl");
+	CHECK(create(&test_drvobj, 64, &name, 0x12, 0x100, 0, &a) ==
+	      STATUS_SUCCESS);
+	CHECK(a != NULL);
+	if (!a)
+		return;
+	/* the driver's own device object, its extension zeroed after it */
+	CHECK(a->type == 3 && a->size == sizeof(struct dev) + 64);
+	CHECK(a->driver_object == &test_drvobj && a->device_type == 0x12);
+	CHECK(a->characteristics == 0x100 && a->stack_size == 1);
+	CHECK(a->flags & 0x80);		/* DO_DEVICE_INITIALIZING */
+	CHECK(a->device_extension == (void *)(a + 1));
+	CHECK(((unsigned char *)a->device_extension)[63] == 0);
+	CHECK(a->device_object_extension != NULL &&
+	      a->device_object_extension->device_object == a &&
+	      a->device_object_extension->device_power_state == 1);
+	CHECK(test_drvobj.device_object == a);
+	/* a name already taken */
+	CHECK(create(&test_drvobj, 0, &name, 0x12, 0, 0, &b) ==
+	      STATUS_OBJECT_NAME_COLLISION && b == NULL);
+	/* unnamed: no extension, first in the driver's list */
+	CHECK(create(&test_drvobj, 0, NULL, 0x17, 0, 0, &b) ==
+	      STATUS_SUCCESS);
+	CHECK(b && b->device_extension == NULL && b->next_device == a);
+	CHECK(test_drvobj.device_object == b);
+	del(a);
+	CHECK(test_drvobj.device_object == b && b->next_device == NULL);
+	/* the name is free again */
+	CHECK(create(&test_drvobj, 0, &name, 0x12, 0, 0, &a) ==
+	      STATUS_SUCCESS);
+	del(b);
+	del(a);
+	CHECK(test_drvobj.device_object == NULL && pool_live == live);
+
+	/* not one IoCreateDevice made (the adapter's own): refused, kept */
+	logged[0] = '\0';
+	del(&pci_pdo);
+	CHECK_CONTAINS(logged, "IoDeleteDevice: not a device object IoCreateDevice made");
+	CHECK(pci_pdo.type == 3);
+	/* no driver object */
+	CHECK(create(NULL, 0, NULL, 0x12, 0, 0, &a) == STATUS_INVALID_PARAMETER);
+	CHECK(a == NULL && pool_live == live);
+}
+
+static void test_io_device_property(void)
+{
+	dev_prop_fn prop = FN(dev_prop_fn, IoGetDeviceProperty);
+	static const char16_t pci_ids[] =
+		u"PCI\\VEN_10EC&DEV_8139&SUBSYS_813910EC&REV_20\0"
+		u"PCI\\VEN_10EC&DEV_8139&SUBSYS_813910EC\0"
+		u"PCI\\VEN_10EC&DEV_8139&REV_20\0"
+		u"PCI\\VEN_10EC&DEV_8139\0";
+	static const char16_t usb_ids[] =
+		u"USB\\VID_0BDA&PID_8187&REV_0100\0USB\\VID_0BDA&PID_8187\0";
+	static const unsigned char pci_guid[16] = {
+		0xb0, 0xdf, 0xeb, 0xc8, 0x10, 0xb5, 0xd0, 0x11,
+		0x80, 0xe5, 0x00, 0xa0, 0xc9, 0x25, 0x42, 0xe3 };
+	char16_t buf[256];
+	unsigned int len = 0, v = 0;
+	struct dev stranger = { .type = 3 };
+
+	/* HardwareID: REG_MULTI_SZ, the most specific first */
+	CHECK(prop(&pci_pdo, 1, sizeof(buf), buf, &len) == STATUS_SUCCESS);
+	CHECK(len == sizeof(pci_ids) && !memcmp(buf, pci_ids, len));
+	CHECK(prop(&usb_pdo, 1, sizeof(buf), buf, &len) == STATUS_SUCCESS);
+	CHECK(len == sizeof(usb_ids) && !memcmp(buf, usb_ids, len));
+	/* too small: the size needed, nothing written */
+	buf[0] = u'x';
+	CHECK(prop(&pci_pdo, 1, 10, buf, &len) == STATUS_BUFFER_TOO_SMALL);
+	CHECK(len == sizeof(pci_ids) && buf[0] == u'x');
+	/* numbers: BusNumber, Address, LegacyBusType (PCIBus, PNPBus) */
+	CHECK(prop(&pci_pdo, 14, 4, &v, &len) == STATUS_SUCCESS &&
+	      v == 2 && len == 4);
+	CHECK(prop(&pci_pdo, 16, 4, &v, &len) == STATUS_SUCCESS &&
+	      v == (3 << 16 | 1));
+	CHECK(prop(&usb_pdo, 16, 4, &v, &len) == STATUS_SUCCESS && v == 4);
+	CHECK(prop(&pci_pdo, 13, 4, &v, &len) == STATUS_SUCCESS && v == 5);
+	CHECK(prop(&usb_pdo, 13, 4, &v, &len) == STATUS_SUCCESS && v == 15);
+	/* BusTypeGuid, EnumeratorName, ClassGuid (the Net class) */
+	CHECK(prop(&pci_pdo, 12, sizeof(buf), buf, &len) == STATUS_SUCCESS);
+	CHECK(len == 16 && !memcmp(buf, pci_guid, 16));
+	CHECK(prop(&usb_pdo, 15, sizeof(buf), buf, &len) == STATUS_SUCCESS);
+	CHECK(len == 8 && !memcmp(buf, u"USB", 8));
+	CHECK(prop(&pci_pdo, 6, sizeof(buf), buf, &len) == STATUS_SUCCESS);
+	CHECK(len == 78 &&
+	      !memcmp(buf, u"{4d36e972-e325-11ce-bfc1-08002be10318}", 78));
+	/* what the wrapper does not know; not a property; not its device */
+	CHECK(prop(&pci_pdo, 0, sizeof(buf), buf, &len) ==
+	      STATUS_OBJECT_NAME_NOT_FOUND);
+	CHECK(prop(&pci_pdo, 99, sizeof(buf), buf, &len) ==
+	      STATUS_INVALID_PARAMETER_2);
+	CHECK(prop(&stranger, 14, 4, &v, &len) ==
+	      STATUS_INVALID_DEVICE_REQUEST);
+}
+
+/* IO_REMOVE_LOCK of a free build: Removed, IoCount, RemoveEvent */
+struct remove_lock {
+	unsigned char removed, reserved[3];
+	int io_count;
+	struct kevent remove_event;
+};
+
+struct release_later {
+	void *lock;
+	int done;
+};
+
+static void *release_remove_lock_later(void *arg)
+{
+	struct release_later *r = arg;
+	struct timespec d = { 0, 100 * 1000 * 1000 };
+
+	nanosleep(&d, NULL);
+	r->done = 1;
+	FN(rl_release_fn, IoReleaseRemoveLockEx)(r->lock, &d, sizeof(struct remove_lock));
+	return NULL;
+}
+
+static void test_io_remove_lock(void)
+{
+	rl_init_fn init = FN(rl_init_fn, IoInitializeRemoveLockEx);
+	rl_acquire_fn acquire = FN(rl_acquire_fn, IoAcquireRemoveLockEx);
+	rl_release_fn release = FN(rl_release_fn, IoReleaseRemoveLockEx);
+	rl_release_fn release_wait = FN(rl_release_fn,
+					IoReleaseRemoveLockAndWaitEx);
+	struct remove_lock lock;
+	struct release_later r = { &lock, 0 };
+	unsigned int sz = sizeof(lock);
+	int tag;
+	pthread_t t;
+
+	memset(&lock, 0x77, sizeof(lock));
+	init(&lock, 0x6b636f4c, 0, 0, sz);
+	CHECK(lock.removed == 0 && lock.io_count == 1);
+	CHECK(lock.remove_event.signal_state == 0);
+	CHECK(acquire(&lock, &tag, "a.c", 1, sz) == STATUS_SUCCESS);
+	CHECK(acquire(&lock, &tag, "a.c", 2, sz) == STATUS_SUCCESS);
+	CHECK(lock.io_count == 3);
+	release(&lock, &tag, sz);
+	CHECK(lock.io_count == 2);
+	/* the remove: waits for the other holder, then refuses everyone */
+	CHECK(acquire(&lock, &tag, "a.c", 3, sz) == STATUS_SUCCESS);
+	CHECK(!pthread_create(&t, NULL, release_remove_lock_later, &r));
+	win_depth = 0;
+	release_wait(&lock, &tag, sz);
+	CHECK(r.done == 1 && lock.removed == 1 && lock.io_count == 0);
+	CHECK(lock.remove_event.signal_state == 1);
+	pthread_join(t, NULL);
+	CHECK(acquire(&lock, &tag, "a.c", 4, sz) == STATUS_DELETE_PENDING);
+	CHECK(lock.io_count == 0);
+}
+
+static void test_io_cancel_spin_lock(void)
+{
+	cancel_acquire_fn acquire = FN(cancel_acquire_fn,
+				       IoAcquireCancelSpinLock);
+	cancel_release_fn release = FN(cancel_release_fn,
+				       IoReleaseCancelSpinLock);
+	unsigned char irql = 0xff;
+
+	/* one system-wide lock, held at DISPATCH_LEVEL */
+	win_depth = 1;
+	win_irql = 0;
+	acquire(&irql);
+	CHECK(irql == 0 && win_irql == 2);
+	release(irql);
+	CHECK(win_irql == 0);
+	acquire(&irql);			/* free again: no deadlock */
+	release(irql);
+	win_depth = 0;
+}
+
+static void test_io_stack_limits_and_links(void)
+{
+	link_fn create = FN(link_fn, IoCreateSymbolicLink);
+	link_fn create_unprotected = FN(link_fn,
+					IoCreateUnprotectedSymbolicLink);
+	unlink_fn del = FN(unlink_fn, IoDeleteSymbolicLink);
+	unsigned long low = 0, high = 0;
+	struct ustr link, link2, target;
+	int live = pool_live;
+
+	FN(stack_limits_fn, IoGetStackLimits)(&low, &high);
+	CHECK(low == 0x10000 && high == 0x14000);
+
+	/* a name table: one target per link name, case-blind */
+	FN(init_u_fn, RtlInitUnicodeString)(&link, u"\\DosDevices\\WLAN0");
+	FN(init_u_fn, RtlInitUnicodeString)(&link2, u"\\dosdevices\\wlan0");
+	FN(init_u_fn, RtlInitUnicodeString)(&target, u"\\Device\\Wlan0Ctl");
+	CHECK(create(&link, &target) == STATUS_SUCCESS);
+	CHECK(pool_live == live + 1);
+	CHECK(create(&link2, &target) == STATUS_OBJECT_NAME_COLLISION);
+	CHECK(create_unprotected(&link2, &target) ==
+	      STATUS_OBJECT_NAME_COLLISION);
+	CHECK(del(&link2) == STATUS_SUCCESS && pool_live == live);
+	CHECK(del(&link) == STATUS_OBJECT_NAME_NOT_FOUND);
+	CHECK(create_unprotected(&link, &target) == STATUS_SUCCESS);
+	/* the driver unloads: its links go */
+	ntos_devobj_forget(&test_drvobj);
+	CHECK(pool_live == live);
+	CHECK(del(&link) == STATUS_OBJECT_NAME_NOT_FOUND);
+}
+
 int main(void)
 {
 	TEST(test_rtl_init);
@@ -2562,10 +3264,12 @@ int main(void)
 	TEST(test_io_work_items);
 	TEST(test_dbg_print_ex);
 	TEST(test_vdbg_print_ex);
+	TEST(test_dbg_break_point);
 	TEST(test_mm_system_routine);
 	TEST(test_mm_map_locked_pages);
 	TEST(test_list_locked);
 	TEST(test_slist_ex);
+	TEST(test_slist_init);
 	TEST(test_time_clocks);
 	TEST(test_time_irql);
 	TEST(test_time_spin_lock);
@@ -2579,5 +3283,15 @@ int main(void)
 	TEST(test_timer_state);
 	TEST(test_dpc_importance_flush);
 	TEST(test_hal_stall);
+	TEST(test_io_complete_request);
+	TEST(test_po_request_power_irp);
+	TEST(test_po_call_and_state);
+	TEST(test_power_dispatch);
+	TEST(test_io_driver_object_extension);
+	TEST(test_io_create_device);
+	TEST(test_io_device_property);
+	TEST(test_io_remove_lock);
+	TEST(test_io_cancel_spin_lock);
+	TEST(test_io_stack_limits_and_links);
 	return tap_done();
 }

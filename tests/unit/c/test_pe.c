@@ -31,7 +31,7 @@ struct sym {
 /* Like kernel text addresses, these have no zero byte: an IAT slot written
  * over a name leaves it unterminated. */
 static const struct sym syms[] = {
-	{ "ntoskrnl.exe", "IoCreateDevice", 0xffffffffa1111111ull },
+	{ "ntoskrnl.exe", "IoConnectInterrupt", 0xffffffffa1111111ull },
 	{ "ntoskrnl.exe", "KeBugCheckEx", 0xffffffffa2222222ull },
 	{ "ndis.sys", "NdisMRegisterMiniport", 0xffffffffa3333333ull },
 };
@@ -51,7 +51,7 @@ static int resolve(void *ctx, const char *dll, const char *name,
 
 /* The same names as an i386 kernel's text addresses. */
 static const struct sym syms32[] = {
-	{ "ntoskrnl.exe", "IoCreateDevice", 0xe1111111u },
+	{ "ntoskrnl.exe", "IoConnectInterrupt", 0xe1111111u },
 	{ "ntoskrnl.exe", "KeBugCheckEx", 0xe2222222u },
 	{ "ndis.sys", "NdisMRegisterMiniport", 0xe3333333u },
 };
@@ -122,7 +122,7 @@ static void test_valid_image(void)
 	CHECK(pb_r64(img + PB_OPT + 24) == BASE);	/* new base recorded */
 
 	CHECK(pe_for_each_import(img, &info, collect, &c, err, sizeof(err)) == 0);
-	CHECK_STR(c.buf, "ntoskrnl.exe:IoCreateDevice;ntoskrnl.exe:KeBugCheckEx;"
+	CHECK_STR(c.buf, "ntoskrnl.exe:IoConnectInterrupt;ntoskrnl.exe:KeBugCheckEx;"
 		  "ndis.sys:NdisMRegisterMiniport;");
 
 	CHECK(pe_resolve_imports(img, &info, resolve, NULL, err, sizeof(err)) == 0);
@@ -155,7 +155,7 @@ static void test_unknown_symbol(void)
 {
 	struct pe_info info;
 	uint8_t *img;
-	size_t n = 1;	/* only IoCreateDevice is known */
+	size_t n = 1;	/* only IoConnectInterrupt is known */
 
 	pb_build(file);
 	CHECK(pe_check(file, sizeof(file), &info, err, sizeof(err)) == 0);
@@ -182,7 +182,7 @@ static void test_all_unknown_symbols(void)
 	img = calloc(1, info.size_of_image);
 	CHECK(pe_map(file, sizeof(file), &info, img, err, sizeof(err)) == 0);
 	CHECK(pe_resolve_imports(img, &info, resolve, &n, err, sizeof(err)) == -ENOENT);
-	CHECK_STR(err, "3 unknown symbols: ntoskrnl.exe:'IoCreateDevice' "
+	CHECK_STR(err, "3 unknown symbols: ntoskrnl.exe:'IoConnectInterrupt' "
 		  "ntoskrnl.exe:'KeBugCheckEx' ndis.sys:'NdisMRegisterMiniport'");
 	/* too small for the list: the count stays, the cut is marked */
 	CHECK(pe_resolve_imports(img, &info, resolve, &n, small, sizeof(small)) == -ENOENT);
@@ -555,7 +555,7 @@ static void test_iat_over_dll_name_at_image_end(void)
 
 /*
  * ndesc descriptors of ntoskrnl.exe sharing one lookup table of n entries
- * (IoCreateDevice each), in a .reloc grown to 0x10000 bytes on file and
+ * (IoConnectInterrupt each), in a .reloc grown to 0x10000 bytes on file and
  * 0x20000 in the image: descriptors at 0x3100, the table at 0x5000, one
  * IAT for all at 0x14000 (IATs may overlap each other: nothing reads them).
  */
@@ -708,7 +708,7 @@ static void test_valid_image32(void)
 	CHECK(pb_r32(img + PB_OPT + 24) == 0);
 
 	CHECK(pe_for_each_import(img, &info, collect, &c, err, sizeof(err)) == 0);
-	CHECK_STR(c.buf, "ntoskrnl.exe:IoCreateDevice;ntoskrnl.exe:KeBugCheckEx;"
+	CHECK_STR(c.buf, "ntoskrnl.exe:IoConnectInterrupt;ntoskrnl.exe:KeBugCheckEx;"
 		  "ndis.sys:NdisMRegisterMiniport;");
 
 	CHECK(pe_resolve_imports(img, &info, resolve32, NULL, err,
@@ -772,7 +772,7 @@ static void test_pe32_wide_values(void)
 	/* 64-bit addresses (the x86_64 resolver) do not fit a PE32 slot */
 	CHECK(pe_resolve_imports(img, &info, resolve, NULL, err,
 				 sizeof(err)) == -ERANGE);
-	CHECK_STR(err, "ntoskrnl.exe:'IoCreateDevice' is at 0xffffffffa1111111, beyond a 32-bit import slot");
+	CHECK_STR(err, "ntoskrnl.exe:'IoConnectInterrupt' is at 0xffffffffa1111111, beyond a 32-bit import slot");
 	free(img);
 }
 

@@ -2,7 +2,8 @@
 /*
  * i386's fastcall spin lock exports (wrapper/driver/hal.c's KfAcquireSpinLock
  * and KfReleaseSpinLock, ntos_time.c's KefAcquireSpinLockAtDpcLevel and
- * KefReleaseSpinLockFromDpcLevel), built -m32 -DCONFIG_X86_32 against
+ * KefReleaseSpinLockFromDpcLevel), hal.c's port I/O and ntos_register.c's
+ * register accessors (stdcall), built -m32 -DCONFIG_X86_32 against
  * kmock as an i386 kernel builds them, run under qemu-i386 and called
  * through their export entries as an i386 driver calls them: the lock in
  * ecx, the new IRQL in edx. The lock word and the call chain's IRQL
@@ -95,38 +96,103 @@ int printk(const char *fmt, ...)
 	return 0;
 }
 
-/* no port is read or written by these tests */
+/* the test's ports and registers: the last access recorded */
+static unsigned long io_port;
+static uint32_t io_value;
+static int io_width;		/* bytes; negative: a write */
+static const volatile void *io_reg;
+uint8_t readb(const volatile void *addr);
+uint16_t readw(const volatile void *addr);
+uint32_t readl(const volatile void *addr);
+void writeb(uint8_t v, volatile void *addr);
+void writew(uint16_t v, volatile void *addr);
+void writel(uint32_t v, volatile void *addr);
+
+static uint32_t port_in(unsigned long port, int width)
+{
+	io_port = port;
+	io_width = width;
+	return 0xa1b2c3d4u >> (8 * (4 - width));
+}
+
+static void port_out(unsigned long port, uint32_t v, int width)
+{
+	io_port = port;
+	io_value = v;
+	io_width = -width;
+}
+
 uint8_t inb(unsigned long port)
 {
-	return (uint8_t)port;
+	return (uint8_t)port_in(port, 1);
 }
 
 uint16_t inw(unsigned long port)
 {
-	return (uint16_t)port;
+	return (uint16_t)port_in(port, 2);
 }
 
 uint32_t inl(unsigned long port)
 {
-	return (uint32_t)port;
+	return port_in(port, 4);
 }
 
 void outb(uint8_t v, unsigned long port)
 {
-	(void)v;
-	(void)port;
+	port_out(port, v, 1);
 }
 
 void outw(uint16_t v, unsigned long port)
 {
-	(void)v;
-	(void)port;
+	port_out(port, v, 2);
 }
 
 void outl(uint32_t v, unsigned long port)
 {
-	(void)v;
-	(void)port;
+	port_out(port, v, 4);
+}
+
+/* the kernel's MMIO accessors, on plain memory here */
+uint8_t readb(const volatile void *addr)
+{
+	io_reg = addr;
+	io_width = 1;
+	return *(const volatile uint8_t *)addr;
+}
+
+uint16_t readw(const volatile void *addr)
+{
+	io_reg = addr;
+	io_width = 2;
+	return *(const volatile uint16_t *)addr;
+}
+
+uint32_t readl(const volatile void *addr)
+{
+	io_reg = addr;
+	io_width = 4;
+	return *(const volatile uint32_t *)addr;
+}
+
+void writeb(uint8_t v, volatile void *addr)
+{
+	io_reg = addr;
+	io_width = -1;
+	*(volatile uint8_t *)addr = v;
+}
+
+void writew(uint16_t v, volatile void *addr)
+{
+	io_reg = addr;
+	io_width = -2;
+	*(volatile uint16_t *)addr = v;
+}
+
+void writel(uint32_t v, volatile void *addr)
+{
+	io_reg = addr;
+	io_width = -4;
+	*(volatile uint32_t *)addr = v;
 }
 
 /* -- the tests ------------------------------------------------------------- */
@@ -189,9 +255,80 @@ static void test_kef_dpc_pair(void)
 	win_irql = 0;
 }
 
+EXPORT(READ_PORT_UCHAR)
+EXPORT(READ_PORT_USHORT)
+EXPORT(READ_PORT_ULONG)
+EXPORT(WRITE_PORT_UCHAR)
+EXPORT(WRITE_PORT_USHORT)
+EXPORT(WRITE_PORT_ULONG)
+
+#define STDCALL __attribute__((stdcall))
+
+static void test_port_io(void)
+{
+	STDCALL uint8_t (*in8)(uint8_t *) = export_READ_PORT_UCHAR();
+	STDCALL uint16_t (*in16)(uint16_t *) = export_READ_PORT_USHORT();
+	STDCALL uint32_t (*in32)(uint32_t *) = export_READ_PORT_ULONG();
+	STDCALL void (*out8)(uint8_t *, uint8_t) = export_WRITE_PORT_UCHAR();
+	STDCALL void (*out16)(uint16_t *, uint16_t) =
+		export_WRITE_PORT_USHORT();
+	STDCALL void (*out32)(uint32_t *, uint32_t) =
+		export_WRITE_PORT_ULONG();
+
+	/* the "address" is the raw port number NdisMRegisterIoPortRange gave */
+	CHECK(in8((uint8_t *)0xc010) == 0xa1 && io_port == 0xc010 &&
+	      io_width == 1);
+	CHECK(in16((uint16_t *)0xc012) == 0xa1b2 && io_port == 0xc012 &&
+	      io_width == 2);
+	CHECK(in32((uint32_t *)0xc014) == 0xa1b2c3d4u && io_port == 0xc014 &&
+	      io_width == 4);
+	out8((uint8_t *)0xc020, 0x5e);
+	CHECK(io_port == 0xc020 && io_value == 0x5e && io_width == -1);
+	out16((uint16_t *)0xc022, 0xbeef);
+	CHECK(io_port == 0xc022 && io_value == 0xbeef && io_width == -2);
+	out32((uint32_t *)0xc024, 0xfeedf00du);
+	CHECK(io_port == 0xc024 && io_value == 0xfeedf00du && io_width == -4);
+}
+
+EXPORT(READ_REGISTER_UCHAR)
+EXPORT(READ_REGISTER_USHORT)
+EXPORT(READ_REGISTER_ULONG)
+EXPORT(WRITE_REGISTER_UCHAR)
+EXPORT(WRITE_REGISTER_USHORT)
+EXPORT(WRITE_REGISTER_ULONG)
+
+static void test_register_io(void)
+{
+	STDCALL uint8_t (*rd8)(uint8_t *) = export_READ_REGISTER_UCHAR();
+	STDCALL uint16_t (*rd16)(uint16_t *) = export_READ_REGISTER_USHORT();
+	STDCALL uint32_t (*rd32)(uint32_t *) = export_READ_REGISTER_ULONG();
+	STDCALL void (*wr8)(uint8_t *, uint8_t) =
+		export_WRITE_REGISTER_UCHAR();
+	STDCALL void (*wr16)(uint16_t *, uint16_t) =
+		export_WRITE_REGISTER_USHORT();
+	STDCALL void (*wr32)(uint32_t *, uint32_t) =
+		export_WRITE_REGISTER_ULONG();
+	/* a mapped register block (NdisMMapIoSpace's address) */
+	static uint32_t regs[4] = { 0x11223344u, 0x55667788u, 0, 0 };
+	uint8_t *base = (uint8_t *)regs;
+
+	CHECK(rd8(base + 1) == 0x33 && io_reg == base + 1 && io_width == 1);
+	CHECK(rd16((uint16_t *)(base + 4)) == 0x7788 && io_width == 2);
+	CHECK(rd32(&regs[1]) == 0x55667788u && io_reg == &regs[1] &&
+	      io_width == 4);
+	wr8(base + 8, 0xab);
+	CHECK(regs[2] == 0xab && io_reg == base + 8 && io_width == -1);
+	wr16((uint16_t *)(base + 10), 0xcdef);
+	CHECK(regs[2] == 0xcdef00abu && io_width == -2);
+	wr32(&regs[3], 0x01020304u);
+	CHECK(regs[3] == 0x01020304u && io_reg == &regs[3] && io_width == -4);
+}
+
 int main(void)
 {
 	TEST(test_kf_raising_pair);
 	TEST(test_kef_dpc_pair);
+	TEST(test_port_io);
+	TEST(test_register_io);
 	return tap_done();
 }

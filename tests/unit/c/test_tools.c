@@ -126,7 +126,7 @@ static void set_import(uint8_t *sys, uint32_t rva, const char *name)
 }
 
 /* tiny.sys importing only what the wrapper provides: pb_build's
- * IoCreateDevice and KeBugCheckEx are not among its exports. */
+ * IoConnectInterrupt and KeBugCheckEx are not among its exports. */
 static void build_provided(uint8_t *sys)
 {
 	pb_build(sys);
@@ -354,7 +354,7 @@ static void test_install_brought(void)
 	write_file(path, sys, sizeof(sys));
 	CHECK(run("%s --root %s -i %s/Tiny.INF", ndiswrapper, root, src) == 0);
 	snprintf(want, sizeof(want),
-		 "ndiswrapper: warning: %s/tiny.sys: imports 2 functions this wrapper does not provide: ntoskrnl.exe!IoCreateDevice, ntoskrnl.exe!KeBugCheckEx\n"
+		 "ndiswrapper: warning: %s/tiny.sys: imports 2 functions this wrapper does not provide: ntoskrnl.exe!IoConnectInterrupt, ntoskrnl.exe!KeBugCheckEx\n"
 		 "installed tiny: 3 hardware id(s), 1 driver file(s)\n", src);
 	CHECK_STR(out, want);
 	CHECK(run("%s --root %s -r tiny", ndiswrapper, root) == 0);

@@ -18,9 +18,11 @@ FIXTURE_LIB = ROOT / "fixtures" / "lib"
 
 EXPORT_RE = re.compile(
     r"^WIN_FUNC\((\w+)\);$|^WIN_FUNC_NAMED\((\w+),\s*\w+\);$", re.M)
-# The i386-only exports (names Windows has on x86 alone), and every export
-# with its C function, for the i386 decoration check.
-EXPORT_I386_RE = re.compile(r"^WIN_FUNC_I386\((\w+)\);$", re.M)
+# The i386-only exports (names Windows has on x86 alone; _ASM: written in
+# assembly), and every export with its C function, for the i386 decoration
+# check.
+EXPORT_I386_RE = re.compile(r"^WIN_FUNC_I386(?:_ASM)?\((\w+)\);$", re.M)
+EXPORT_I386_ASM_RE = re.compile(r"^WIN_FUNC_I386_ASM\((\w+)\);$", re.M)
 EXPORT_FUNC_RE = re.compile(
     r"^WIN_FUNC(?:_I386)?\((\w+)\);$|^WIN_FUNC_NAMED\((\w+),\s*(\w+)\);$",
     re.M)
@@ -243,6 +245,21 @@ class I386ExportsTest(unittest.TestCase):
             self.assertIn("KeQueryInterruptTime" if dll == "ntoskrnl.exe"
                           else "KfAcquireSpinLock", only)
         self.assertNotIn("KfAcquireSpinLock", amd64["hal.dll"])
+
+    def test_assembly_exports_are_defined_in_assembly(self):
+        asm = "".join(p.read_text() for p in sorted(DRIVER.glob("*_32.S")))
+        defined = set(re.findall(r"^SYM_FUNC_START\((\w+)\)$", asm, re.M))
+        defined |= set(re.findall(r"^DVRM (\w+),", asm, re.M))
+        named = set()
+        for _dll, files in dll_sources():
+            for name in files:
+                named.update(EXPORT_I386_ASM_RE.findall(
+                    (DRIVER / name).read_text()))
+        self.assertEqual(named, {"_alldvrm", "_aulldvrm", "_allshl",
+                                 "_aullshl", "_allshr", "_aullshr"})
+        self.assertEqual(sorted(named - defined), [])
+        self.assertTrue(named <= wrapper_exports("i386")["ntoskrnl.exe"])
+        self.assertFalse(named & wrapper_exports("amd64")["ntoskrnl.exe"])
 
     def test_signature_parser_reads_wide_and_fastcall(self):
         self.assertEqual(split_params("void *a, u64 pa, void (*f)(int, int)"),

@@ -6,4 +6,5 @@
 #define __packed __attribute__((__packed__))
 #define __aligned(x) __attribute__((__aligned__(x)))
 #define __printf(a, b) __attribute__((__format__(printf, a, b)))
+#define __iomem
 #endif
