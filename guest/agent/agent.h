@@ -375,9 +375,6 @@ unsigned int net_ping_gateway(unsigned int count);
  * the tcp test): every byte sent; *answered: the sink replied. */
 bool net_tcp_stream(unsigned int port, unsigned long long bytes,
                     bool *answered);
-/* The same, spread over at least min_ms of guest time. */
-bool net_tcp_stream_paced(unsigned int port, unsigned long long bytes,
-                          unsigned int min_ms, bool *answered);
 /* Bring the interface up; 0 or -errno. */
 int net_set_up(const char *ifname);
 

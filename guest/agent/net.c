@@ -699,11 +699,9 @@ static bool test_ping(const struct net_opts *opts, int number)
  * Send bytes to the gateway's port, half-close, read the sink's
  * "received=<n>" line: facts target, host_clock, bytes_sent, seconds,
  * sink_reply. True when every byte went out; *answered: the sink replied.
- * min_ms > 0: the stream is spread over at least that much guest time
- * (each block waits for its share of it), however fast the link.
  */
-bool net_tcp_stream_paced(unsigned int port, unsigned long long bytes,
-                          unsigned int min_ms, bool *answered)
+bool net_tcp_stream(unsigned int port, unsigned long long bytes,
+                    bool *answered)
 {
     struct sockaddr_in dst = { .sin_family = AF_INET,
                                .sin_port = htons((uint16_t)port) };
@@ -741,14 +739,6 @@ bool net_tcp_stream_paced(unsigned int port, unsigned long long bytes,
             break;
         }
         sent += (unsigned long long)n;
-        if (min_ms) {
-            long long due = start + (long long)((double)min_ms * 1000.0 *
-                                                (double)sent / (double)bytes);
-            long long now = monotonic_us();
-
-            if (due > now)
-                usleep((useconds_t)(due - now));
-        }
     }
     shutdown(fd, SHUT_WR);
     host_wait_start(&answer, TCP_REPLY_MS);
@@ -782,12 +772,6 @@ out:
         close(fd);
     *answered = got > 0;
     return sent == bytes;
-}
-
-bool net_tcp_stream(unsigned int port, unsigned long long bytes,
-                    bool *answered)
-{
-    return net_tcp_stream_paced(port, bytes, 0, answered);
 }
 
 static bool test_tcp(const struct net_opts *opts, int number)

@@ -1,8 +1,7 @@
 """rekey (the wpa2 rows): over the WPA2 link wpa2 left joined (or a join
 of its own), a 16 MiB TCP stream while the AP changes its group key every
-second (WPA2_AP.group_rekey_s; the agent spreads the stream over at
-least 2.5 s of guest time, so that a fast link such as bcm43xx's, which
-moves it in 0.2 s, still sees a rekey): the station completes at least one group
+second (WPA2_AP.group_rekey_s; the stream takes about two seconds of
+guest time on the native row): the station completes at least one group
 key handshake during the stream
 (wpa_supplicant's `Group rekeying completed`), every byte reaches the
 host's sink, STATUS still says COMPLETED afterwards, and every data frame
