@@ -311,28 +311,12 @@ class WhereTheyRunTest(unittest.TestCase):
     def test_wrapped_rows_waiting_for_the_budget(self):
         """rtl8187/ndiswrapper passes the three checks but stays out of
         ROWS while its default cell would ask more than 120 s."""
-        self.assertEqual(wpa.WRAPPED_ROWS[0], "rtl8187/ndiswrapper")
+        self.assertEqual(wpa.WRAPPED_ROWS, ("rtl8187/ndiswrapper",))
         row = next(d for d in devices.TARGETS
                    if d.label == "rtl8187/ndiswrapper")
         names = registry.for_device(row, registry.default_names())
         extra = sum(registry.get(n).seconds for n in self.NAMES)
         self.assertGreater(registry.seconds(names) + extra, 120)
-
-    def test_bcm43xx_rows_wrapped_too(self):
-        """bcmwl.sys does WPA2 with the chip's key table: the cfg80211 row
-        (-Dnl80211) and the wiphy=0 row (-Dwext) pass the checks and wait
-        beside rtl8187's for the integrator's time budget."""
-        self.assertEqual(wpa.WRAPPED_ROWS, ("rtl8187/ndiswrapper",
-                                            "bcm43xx/ndiswrapper",
-                                            devices.WEXT_ROW))
-        by_label = {d.label: d for d in devices.TARGETS}
-        drivers = [wpa.supplicant_driver(by_label[label])
-                   for label in wpa.WRAPPED_ROWS]
-        self.assertEqual(drivers, ["nl80211", "nl80211", "wext"])
-        for label in wpa.WRAPPED_ROWS:
-            with self.subTest(label):
-                self.assertEqual(by_label[label].wrapper, "ndiswrapper")
-                self.assertNotIn(by_label[label], wpa.ROWS)
 
     def test_supplicant_driver(self):
         """nl80211 wherever the station has a cfg80211 wiphy (native and
