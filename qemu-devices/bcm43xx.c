@@ -47,6 +47,16 @@
  * - A frame whose FCS does not match (bit errors on the air) is dropped,
  *   unless CTRL has KEEP_BADFCS: then it is delivered with FCS_ERR in
  *   the rx header's flags (b43's MACCTL_KEEP_BAD and FCSERR, in short).
+ *   Such a frame is not decrypted.
+ * - The key table (CCMP, the header's "key table" comment) is
+ *   wlan-rsn.c's CCMP, the access point's own. CTRL_RESET leaves it as
+ *   it is (a driver restarting its rings keeps its association); a device
+ *   reset clears it. A CTL write with a cipher other than NONE and CCMP,
+ *   or with reserved bits, is a guest error that leaves the slot empty;
+ *   so is a write beyond the last slot (ignored). Sealing and opening
+ *   failures count in read-only properties (crypto-tx-sealed,
+ *   crypto-tx-errors, crypto-rx-decrypted, crypto-no-key,
+ *   crypto-mic-failures, crypto-replays) and trace.
  */
 
 #include "qemu/osdep.h"
@@ -63,6 +73,8 @@
 #include "net/net.h"
 #include "qom/object.h"
 #include "wlan-air.h"
+#include "wlan-frame.h"
+#include "wlan-rsn.h"
 #include "include/bcm43xx_regs.h"
 #include "trace.h"
 
@@ -75,7 +87,9 @@ OBJECT_DECLARE_SIMPLE_TYPE(Bcm43xxState, BCM43XX)
 #define BCM43XX_DMA_RX      1
 #define BCM43XX_DMA_REGS    0x1c        /* bytes of one engine's window */
 #define BCM43XX_CTRL_RW     (BCM43XX_CTRL_ENABLE | BCM43XX_CTRL_PROMISC | \
-                             BCM43XX_CTRL_KEEP_BADFCS)
+                             BCM43XX_CTRL_KEEP_BADFCS | \
+                             BCM43XX_CTRL_KEEP_BADCRYPT)
+#define BCM43XX_KEY_END     BCM43XX_KEY_REG(BCM43XX_KEY_SLOTS, 0)
 
 typedef struct Bcm43xxDma {
     uint32_t ctl;
@@ -86,6 +100,20 @@ typedef struct Bcm43xxDma {
     uint32_t status;
     uint32_t error;
 } Bcm43xxDma;
+
+/*
+ * One key slot: its registers and, while CTL says CCMP, the key with its
+ * counters (ccmp.aes set: the AES schedule of tk).
+ */
+typedef struct Bcm43xxKey {
+    uint32_t ctl;
+    uint32_t addr_lo;
+    uint32_t addr_hi;
+    uint32_t rsc_lo;
+    uint32_t rsc_hi;
+    uint32_t tk[BCM43XX_KEY_TK_WORDS];
+    WlanCcmpKey ccmp;           /* tx_pn, rx_pn[] migrate; aes is rebuilt */
+} Bcm43xxKey;
 
 struct Bcm43xxState {
     /*< private >*/
@@ -109,11 +137,21 @@ struct Bcm43xxState {
     int64_t tsf_base_us;
     Bcm43xxDma dma[2];
 
+    Bcm43xxKey keys[BCM43XX_KEY_SLOTS];
+
     uint8_t sprom[BCM43XX_SPROM_SIZE];
     uint8_t frame[BCM43XX_MAX_FRAME];
+    uint8_t sealed[BCM43XX_MAX_FRAME];  /* TX: frame, sealed */
+    uint8_t opened[BCM43XX_MAX_FRAME];  /* RX: a frame decrypted */
 
     /* Counters (read-only properties, not migrated) */
     uint64_t dma_errors;        /* DMA transfers that failed */
+    uint64_t crypto_tx_sealed;  /* frames sealed */
+    uint64_t crypto_tx_errors;  /* seal requests not honoured: not sent */
+    uint64_t crypto_rx_decrypted;
+    uint64_t crypto_no_key;     /* protected, delivered undecrypted */
+    uint64_t crypto_mic_failures;
+    uint64_t crypto_replays;
 
     /* Properties */
     uint16_t device_id;
@@ -314,6 +352,280 @@ static void bcm43xx_advance(Bcm43xxState *s, int n,
     }
 }
 
+/* -- key table ------------------------------------------------------------ */
+
+static bool bcm43xx_key_valid(const Bcm43xxKey *k)
+{
+    return k->ccmp.aes != NULL;
+}
+
+static void bcm43xx_key_free(Bcm43xxKey *k)
+{
+    if (k->ccmp.aes) {
+        wlan_ccmp_key_clear(&k->ccmp);
+    }
+    memset(&k->ccmp, 0, sizeof(k->ccmp));
+}
+
+static void bcm43xx_keys_clear(Bcm43xxState *s)
+{
+    for (int i = 0; i < BCM43XX_KEY_SLOTS; i++) {
+        bcm43xx_key_free(&s->keys[i]);
+        memset(&s->keys[i], 0, sizeof(s->keys[i]));
+    }
+}
+
+static uint64_t bcm43xx_key_rsc(const Bcm43xxKey *k)
+{
+    return (uint64_t)k->rsc_hi << 32 | k->rsc_lo;
+}
+
+/* The AES schedule of the slot's TK (install and post_load). */
+static bool bcm43xx_key_build(Bcm43xxKey *k, int slot, Error **errp)
+{
+    uint8_t tk[WLAN_TK_LEN];
+    uint64_t tx_pn = k->ccmp.tx_pn;
+    uint64_t rx_pn[WLAN_CCMP_TIDS];
+    bool ok;
+
+    memcpy(rx_pn, k->ccmp.rx_pn, sizeof(rx_pn));
+    for (int i = 0; i < BCM43XX_KEY_TK_WORDS; i++) {
+        stl_le_p(tk + 4 * i, k->tk[i]);
+    }
+    bcm43xx_key_free(k);
+    ok = wlan_ccmp_key_init(&k->ccmp, tk,
+                            slot < BCM43XX_KEY_GROUP_SLOTS ? slot : 0, errp);
+    memset(tk, 0, sizeof(tk));
+    k->ccmp.tx_pn = tx_pn;
+    memcpy(k->ccmp.rx_pn, rx_pn, sizeof(rx_pn));
+    return ok;
+}
+
+static void bcm43xx_key_ctl(Bcm43xxState *s, int slot, uint32_t val)
+{
+    Bcm43xxKey *k = &s->keys[slot];
+    Error *err = NULL;
+
+    bcm43xx_key_free(k);
+    k->ctl = BCM43XX_KEY_CIPHER_NONE;
+    if (val == BCM43XX_KEY_CIPHER_NONE) {
+        trace_bcm43xx_key_clear(slot);
+        return;
+    }
+    if (val != BCM43XX_KEY_CIPHER_CCMP) {
+        qemu_log_mask(LOG_GUEST_ERROR, "bcm43xx: key slot %d: CTL 0x%x: "
+                      "CCMP (%u) is the only cipher: slot left empty\n",
+                      slot, val, BCM43XX_KEY_CIPHER_CCMP);
+        return;
+    }
+    for (int i = 0; i < WLAN_CCMP_TIDS; i++) {
+        k->ccmp.rx_pn[i] = bcm43xx_key_rsc(k);
+    }
+    k->ccmp.tx_pn = 0;
+    if (!bcm43xx_key_build(k, slot, &err)) {
+        /* the AES backend failed: no guest can cause that */
+        error_report_err(err);
+        bcm43xx_key_free(k);
+        return;
+    }
+    k->ctl = val;
+    trace_bcm43xx_key_set(slot, k->addr_lo, k->addr_hi,
+                          bcm43xx_key_rsc(k));
+}
+
+static uint32_t bcm43xx_key_read(Bcm43xxState *s, int slot, hwaddr reg)
+{
+    Bcm43xxKey *k = &s->keys[slot];
+
+    switch (reg) {
+    case BCM43XX_KEY_CTL:
+        return k->ctl;
+    case BCM43XX_KEY_ADDR_LO:
+        return k->addr_lo;
+    case BCM43XX_KEY_ADDR_HI:
+        return k->addr_hi;
+    case BCM43XX_KEY_RSC_LO:
+        return k->rsc_lo;
+    case BCM43XX_KEY_RSC_HI:
+        return k->rsc_hi;
+    case BCM43XX_KEY_TXPN_LO:
+        return (uint32_t)k->ccmp.tx_pn;
+    case BCM43XX_KEY_TXPN_HI:
+        return k->ccmp.tx_pn >> 32;
+    case BCM43XX_KEY_TK ... BCM43XX_KEY_TK + 4 * BCM43XX_KEY_TK_WORDS - 1:
+        return 0;               /* key material stays in the chip */
+    default:
+        qemu_log_mask(LOG_GUEST_ERROR, "bcm43xx: read of unknown key "
+                      "register 0x%" HWADDR_PRIx " of slot %d\n", reg, slot);
+        return 0;
+    }
+}
+
+static void bcm43xx_key_write(Bcm43xxState *s, int slot, hwaddr reg,
+                              uint32_t val)
+{
+    Bcm43xxKey *k = &s->keys[slot];
+
+    switch (reg) {
+    case BCM43XX_KEY_CTL:
+        bcm43xx_key_ctl(s, slot, val);
+        break;
+    case BCM43XX_KEY_ADDR_LO:
+        k->addr_lo = val;
+        break;
+    case BCM43XX_KEY_ADDR_HI:
+    case BCM43XX_KEY_RSC_HI:
+        if (val > 0xffff) {
+            qemu_log_mask(LOG_GUEST_ERROR, "bcm43xx: key slot %d: 0x%x in "
+                          "a 16-bit register (0x%" HWADDR_PRIx "): "
+                          "ignored\n", slot, val, reg);
+            break;
+        }
+        if (reg == BCM43XX_KEY_ADDR_HI) {
+            k->addr_hi = val;
+        } else {
+            k->rsc_hi = val;
+        }
+        break;
+    case BCM43XX_KEY_RSC_LO:
+        k->rsc_lo = val;
+        break;
+    case BCM43XX_KEY_TK ... BCM43XX_KEY_TK + 4 * BCM43XX_KEY_TK_WORDS - 1:
+        if (reg & 3) {
+            goto unknown;
+        }
+        /* takes effect at the next CTL write (the installed key stays) */
+        k->tk[(reg - BCM43XX_KEY_TK) / 4] = val;
+        break;
+    case BCM43XX_KEY_TXPN_LO:
+    case BCM43XX_KEY_TXPN_HI:
+        qemu_log_mask(LOG_GUEST_ERROR, "bcm43xx: write to read-only key "
+                      "register 0x%" HWADDR_PRIx " of slot %d\n", reg, slot);
+        break;
+    default:
+    unknown:
+        qemu_log_mask(LOG_GUEST_ERROR, "bcm43xx: write to unknown key "
+                      "register 0x%" HWADDR_PRIx " of slot %d\n", reg, slot);
+        break;
+    }
+}
+
+/* Does this slot's peer address equal addr? */
+static bool bcm43xx_key_peer(const Bcm43xxKey *k, const uint8_t *addr)
+{
+    return ldl_le_p(addr) == k->addr_lo && lduw_le_p(addr + 4) == k->addr_hi;
+}
+
+/*
+ * TX: seal s->frame (len bytes) with the key in slot into s->sealed;
+ * the sealed length, or 0 when the frame is not to be sent.
+ */
+static size_t bcm43xx_tx_seal(Bcm43xxState *s, uint32_t slot, size_t len)
+{
+    const char *why = NULL;
+    WlanCcmpError err;
+    size_t out_len = 0;
+
+    if (slot >= BCM43XX_KEY_SLOTS) {
+        why = "no such key slot";
+    } else if (!bcm43xx_key_valid(&s->keys[slot])) {
+        why = "no key in the slot";
+    } else if (len + WLAN_CCMP_OVERHEAD > BCM43XX_MAX_FRAME) {
+        why = "too long once sealed";
+    } else {
+        err = wlan_ccmp_encap(&s->keys[slot].ccmp, s->frame, len, s->sealed,
+                              sizeof(s->sealed), &out_len);
+        if (err != WLAN_CCMP_OK) {
+            why = wlan_ccmp_error_str(err);
+        }
+    }
+    if (why) {
+        qemu_log_mask(LOG_GUEST_ERROR, "bcm43xx: TX frame to seal with key "
+                      "slot %u not sent: %s\n", slot, why);
+        trace_bcm43xx_crypto_tx_fail(slot, why);
+        s->crypto_tx_errors++;
+        return 0;
+    }
+    s->crypto_tx_sealed++;
+    trace_bcm43xx_crypto_tx(slot, s->keys[slot].ccmp.tx_pn, out_len);
+    return out_len;
+}
+
+/* The slot that opens a protected data frame, or -1. */
+static int bcm43xx_rx_key_slot(Bcm43xxState *s, const uint8_t *frame,
+                               size_t len)
+{
+    size_t hdr = wlan_ccmp_data_hdr_len(frame, len);
+    uint8_t key_id;
+
+    if (!hdr || len < hdr + WLAN_CCMP_HDR_LEN) {
+        return -1;
+    }
+    key_id = frame[hdr + 3] >> WLAN_CCMP_KEY_ID_SHIFT;
+    if ((frame[4] & 1) || key_id != 0) {
+        return bcm43xx_key_valid(&s->keys[key_id]) ? key_id : -1;
+    }
+    for (int i = BCM43XX_KEY_PAIRWISE_FIRST; i < BCM43XX_KEY_SLOTS; i++) {
+        if (bcm43xx_key_valid(&s->keys[i]) &&
+            bcm43xx_key_peer(&s->keys[i], frame + 10)) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/*
+ * RX: the key table's verdict on a frame (see the header). Returns false
+ * to drop it; else *frame and *len are what to deliver (s->opened when
+ * decrypted), *flags the RX header bits to add.
+ */
+static bool bcm43xx_rx_open(Bcm43xxState *s, const uint8_t **frame,
+                            size_t *len, uint32_t *flags)
+{
+    const uint8_t *f = *frame;
+    WlanCcmpError err;
+    size_t out_len;
+    int slot;
+
+    if (*len < WLAN_HDR_LEN || WLAN_FC_TYPE(f[0]) != WLAN_TYPE_DATA ||
+        !(f[1] & WLAN_FC1_PROTECTED)) {
+        return true;
+    }
+    slot = bcm43xx_rx_key_slot(s, f, *len);
+    if (slot < 0) {
+        s->crypto_no_key++;
+        trace_bcm43xx_crypto_rx_fail(-1, "no key");
+        *flags |= BCM43XX_RXHDR_UNDECRYPTED;
+        return true;
+    }
+    err = wlan_ccmp_decap(&s->keys[slot].ccmp, f, *len, s->opened, &out_len);
+    switch (err) {
+    case WLAN_CCMP_OK:
+        s->crypto_rx_decrypted++;
+        *frame = s->opened;
+        *len = out_len;
+        *flags |= BCM43XX_RXHDR_DECRYPTED |
+                  (uint32_t)slot << BCM43XX_RXHDR_KEY_SHIFT;
+        return true;
+    case WLAN_CCMP_ERR_REPLAY:
+        s->crypto_replays++;
+        *flags |= BCM43XX_RXHDR_REPLAY;
+        break;
+    case WLAN_CCMP_ERR_MIC:
+        s->crypto_mic_failures++;
+        *flags |= BCM43XX_RXHDR_MIC_FAIL;
+        break;
+    default:
+        /* not CCMP, or another key's: the driver may know what it is */
+        s->crypto_no_key++;
+        trace_bcm43xx_crypto_rx_fail(slot, wlan_ccmp_error_str(err));
+        *flags |= BCM43XX_RXHDR_UNDECRYPTED;
+        return true;
+    }
+    trace_bcm43xx_crypto_rx_fail(slot, wlan_ccmp_error_str(err));
+    return (s->ctrl & BCM43XX_CTRL_KEEP_BADCRYPT) != 0;
+}
+
 static void bcm43xx_tx_kick(Bcm43xxState *s)
 {
     Bcm43xxDma *d = &s->dma[BCM43XX_DMA_TX];
@@ -370,9 +682,18 @@ static void bcm43xx_tx_kick(Bcm43xxState *s)
                              "frame buffer outside guest RAM");
             break;
         }
-        if (s->on_air) {
-            trace_bcm43xx_tx(d->status, len, s->frame[0]);
-            wlan_air_transmit(&s->radio, s->frame, len);
+        if (desc.ctl0 & BCM43XX_DCTL0_ENCRYPT) {
+            len = bcm43xx_tx_seal(s, (desc.ctl0 & BCM43XX_DCTL0_KEY_MASK) >>
+                                  BCM43XX_DCTL0_KEY_SHIFT, len);
+        }
+        if (len == 0) {
+            trace_bcm43xx_tx_drop(d->status, 0, "not sealed");
+        } else if (s->on_air) {
+            const uint8_t *out = desc.ctl0 & BCM43XX_DCTL0_ENCRYPT ?
+                                 s->sealed : s->frame;
+
+            trace_bcm43xx_tx(d->status, len, out[0]);
+            wlan_air_transmit(&s->radio, out, len);
         } else {
             trace_bcm43xx_tx_drop(d->status, len, "radio off");
         }
@@ -417,6 +738,7 @@ static void bcm43xx_receive(WlanRadio *radio, const uint8_t *frame,
     uint32_t bufsize;
     uint64_t addr;
     uint16_t frame_len;
+    uint32_t flags = 0;
     bool bad_fcs;
 
     if (!(s->ctrl & BCM43XX_CTRL_ENABLE) ||
@@ -453,11 +775,21 @@ static void bcm43xx_receive(WlanRadio *radio, const uint8_t *frame,
         trace_bcm43xx_rx_drop(len, "buffer too small");
         return;
     }
+    /*
+     * Opened only now that it has a buffer: a frame dropped for want of
+     * one leaves the receive counters alone, so its retry is no replay.
+     */
+    if (bad_fcs) {
+        flags |= BCM43XX_RXHDR_FCS_ERR;
+    } else if (!bcm43xx_rx_open(s, &frame, &len, &flags)) {
+        trace_bcm43xx_rx_drop(len, "failed its CCMP check");
+        return;
+    }
     addr = ((uint64_t)desc.addr_hi << 32) | desc.addr_lo;
     hdr.frame_len = 0;
     hdr.channel = s->channel;
     hdr.rssi_dbm = MIN(MAX(rssi_dbm, INT8_MIN), INT8_MAX);
-    hdr.flags = cpu_to_le32(bad_fcs ? BCM43XX_RXHDR_FCS_ERR : 0);
+    hdr.flags = cpu_to_le32(flags);
     /*
      * The length goes last: a driver polling it sees a complete frame
      * (and a header whose frame did not fit RAM says 0).
@@ -650,6 +982,12 @@ static uint64_t bcm43xx_mmio_read(void *opaque, hwaddr addr, unsigned size)
         val = bcm43xx_dma_read(s, BCM43XX_DMA_RX,
                                addr - BCM43XX_DMA_RX_BASE);
         break;
+    case BCM43XX_KEY_BASE ... BCM43XX_KEY_END - 1:
+        val = bcm43xx_key_read(s, (addr - BCM43XX_KEY_BASE) /
+                               BCM43XX_KEY_STRIDE,
+                               (addr - BCM43XX_KEY_BASE) %
+                               BCM43XX_KEY_STRIDE);
+        break;
     default:
         qemu_log_mask(LOG_GUEST_ERROR,
                       "bcm43xx: read of unknown register 0x%" HWADDR_PRIx
@@ -716,6 +1054,11 @@ static void bcm43xx_mmio_write(void *opaque, hwaddr addr, uint64_t val,
         bcm43xx_dma_write(s, BCM43XX_DMA_RX, addr - BCM43XX_DMA_RX_BASE,
                           val);
         break;
+    case BCM43XX_KEY_BASE ... BCM43XX_KEY_END - 1:
+        bcm43xx_key_write(s, (addr - BCM43XX_KEY_BASE) / BCM43XX_KEY_STRIDE,
+                          (addr - BCM43XX_KEY_BASE) % BCM43XX_KEY_STRIDE,
+                          val);
+        break;
     case BCM43XX_REG_ID:
     case BCM43XX_REG_TSF_LO:
     case BCM43XX_REG_TSF_HI:
@@ -758,6 +1101,7 @@ static void bcm43xx_reset(DeviceState *dev)
     s->int_mask = 0;
     s->tsf_base_us = qemu_clock_get_us(QEMU_CLOCK_VIRTUAL);
     bcm43xx_dma_reset(s);
+    bcm43xx_keys_clear(s);
     s->irq_level = false;
     pci_set_irq(PCI_DEVICE(s), 0);
 }
@@ -793,6 +1137,37 @@ static const char *bcm43xx_dma_state_bad(const Bcm43xxDma *d)
     return NULL;
 }
 
+/* A slot's registers and counters as the device keeps them. */
+static const char *bcm43xx_key_state_bad(const Bcm43xxKey *k)
+{
+    if (k->ctl != BCM43XX_KEY_CIPHER_NONE &&
+        k->ctl != BCM43XX_KEY_CIPHER_CCMP) {
+        return "a cipher the chip lacks, or reserved CTL bits";
+    }
+    if (k->addr_hi > 0xffff || k->rsc_hi > 0xffff) {
+        return "ADDR_HI or RSC_HI above 16 bits";
+    }
+    if (k->ccmp.tx_pn > WLAN_CCMP_PN_MAX) {
+        return "a TX PN beyond 48 bits";
+    }
+    for (int i = 0; i < WLAN_CCMP_TIDS; i++) {
+        if (k->ccmp.rx_pn[i] > WLAN_CCMP_PN_MAX) {
+            return "a receive counter beyond 48 bits";
+        }
+    }
+    return NULL;
+}
+
+/*
+ * A stream without the keys subsection has no keys: the table (ciphers
+ * and all) is emptied before the load, which then fills it, if at all.
+ */
+static int bcm43xx_pre_load(void *opaque)
+{
+    bcm43xx_keys_clear(opaque);
+    return 0;
+}
+
 static int bcm43xx_post_load(void *opaque, int version_id)
 {
     Bcm43xxState *s = opaque;
@@ -814,9 +1189,26 @@ static int bcm43xx_post_load(void *opaque, int version_id)
             engine = n == BCM43XX_DMA_TX ? "TX engine " : "RX engine ";
         }
     }
+    for (n = 0; n < BCM43XX_KEY_SLOTS && !bad; n++) {
+        bad = bcm43xx_key_state_bad(&s->keys[n]);
+        if (bad) {
+            engine = "key slot: ";
+        }
+    }
     if (bad) {
         error_report("bcm43xx: migrated state refused: %s%s", engine, bad);
         return -EINVAL;
+    }
+    for (n = 0; n < BCM43XX_KEY_SLOTS; n++) {
+        Bcm43xxKey *k = &s->keys[n];
+        Error *err = NULL;
+
+        /* pre_load emptied the table: the loaded PNs stay */
+        if (k->ctl == BCM43XX_KEY_CIPHER_CCMP &&
+            !bcm43xx_key_build(k, n, &err)) {
+            error_report_err(err);
+            return -EINVAL;
+        }
     }
     s->radio.channel = s->channel;
     s->irq_level = (s->int_status & s->int_mask) != 0;
@@ -840,10 +1232,55 @@ static const VMStateDescription vmstate_bcm43xx_dma = {
     }
 };
 
+static const VMStateDescription vmstate_bcm43xx_key = {
+    .name = "bcm43xx-key",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT32(ctl, Bcm43xxKey),
+        VMSTATE_UINT32(addr_lo, Bcm43xxKey),
+        VMSTATE_UINT32(addr_hi, Bcm43xxKey),
+        VMSTATE_UINT32(rsc_lo, Bcm43xxKey),
+        VMSTATE_UINT32(rsc_hi, Bcm43xxKey),
+        VMSTATE_UINT32_ARRAY(tk, Bcm43xxKey, BCM43XX_KEY_TK_WORDS),
+        VMSTATE_UINT64(ccmp.tx_pn, Bcm43xxKey),
+        VMSTATE_UINT64_ARRAY(ccmp.rx_pn, Bcm43xxKey, WLAN_CCMP_TIDS),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+/* Sent when a slot holds anything: a stream without keys stays as it was. */
+static bool bcm43xx_keys_needed(void *opaque)
+{
+    Bcm43xxState *s = opaque;
+    static const Bcm43xxKey empty;
+
+    for (int i = 0; i < BCM43XX_KEY_SLOTS; i++) {
+        if (memcmp(&s->keys[i], &empty, offsetof(Bcm43xxKey, ccmp)) ||
+            s->keys[i].ccmp.tx_pn) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static const VMStateDescription vmstate_bcm43xx_keys = {
+    .name = "bcm43xx/keys",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = bcm43xx_keys_needed,
+    .fields = (VMStateField[]) {
+        VMSTATE_STRUCT_ARRAY(keys, Bcm43xxState, BCM43XX_KEY_SLOTS, 1,
+                             vmstate_bcm43xx_key, Bcm43xxKey),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 static const VMStateDescription vmstate_bcm43xx = {
     .name = TYPE_BCM43XX,
     .version_id = 1,
     .minimum_version_id = 1,
+    .pre_load = bcm43xx_pre_load,
     .post_load = bcm43xx_post_load,
     .fields = (VMStateField[]) {
         VMSTATE_PCI_DEVICE(parent_obj, Bcm43xxState),
@@ -857,6 +1294,10 @@ static const VMStateDescription vmstate_bcm43xx = {
         VMSTATE_STRUCT_ARRAY(dma, Bcm43xxState, 2, 1, vmstate_bcm43xx_dma,
                              Bcm43xxDma),
         VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * []) {
+        &vmstate_bcm43xx_keys,
+        NULL
     }
 };
 
@@ -928,6 +1369,20 @@ static void bcm43xx_instance_init(Object *obj)
     /* Read-only counter: qom-get <device path> dma-errors */
     object_property_add_uint64_ptr(obj, "dma-errors", &s->dma_errors,
                                    OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "crypto-tx-sealed",
+                                   &s->crypto_tx_sealed, OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "crypto-tx-errors",
+                                   &s->crypto_tx_errors, OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "crypto-rx-decrypted",
+                                   &s->crypto_rx_decrypted,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "crypto-no-key", &s->crypto_no_key,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "crypto-mic-failures",
+                                   &s->crypto_mic_failures,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "crypto-replays",
+                                   &s->crypto_replays, OBJ_PROP_FLAG_READ);
 }
 
 static void bcm43xx_exit(PCIDevice *pdev)
@@ -935,6 +1390,7 @@ static void bcm43xx_exit(PCIDevice *pdev)
     Bcm43xxState *s = BCM43XX(pdev);
 
     bcm43xx_set_radio(s, false);
+    bcm43xx_keys_clear(s);
     msi_uninit(pdev);
     g_free((char *)s->radio.name);
     s->radio.name = NULL;

@@ -405,8 +405,6 @@ bool wlan_ccm_decrypt(QCryptoCipher *aes,
 #define WLAN_FC1_PWRMGT         0x10
 #define WLAN_FC1_MOREDATA       0x20
 #define WLAN_FC0_SUBTYPE_MASK   0x70    /* subtype bits 4..6 of a data frame */
-#define WLAN_CCMP_EXT_IV        0x20
-#define WLAN_CCMP_KEY_ID_SHIFT  6
 #define WLAN_QOS_TID_MASK       0x0f
 #define WLAN_SC_FRAG_MASK       0x000f
 

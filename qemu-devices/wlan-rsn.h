@@ -50,6 +50,9 @@
 #define WLAN_CCMP_HDR_LEN       8
 #define WLAN_CCMP_OVERHEAD      (WLAN_CCMP_HDR_LEN + WLAN_CCM_MIC_LEN)
 #define WLAN_CCMP_PN_MAX        0xffffffffffffULL
+/* The CCMP header's fourth byte: Ext IV, and the key id in bits 6..7. */
+#define WLAN_CCMP_EXT_IV        0x20
+#define WLAN_CCMP_KEY_ID_SHIFT  6
 /* One receive replay counter per TID (a non-QoS frame counts as TID 0). */
 #define WLAN_CCMP_TIDS          16
 

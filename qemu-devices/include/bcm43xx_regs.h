@@ -35,6 +35,9 @@
 #define   BCM43XX_CTRL_PROMISC     (1u << 2)  /* receive every frame */
 #define   BCM43XX_CTRL_KEEP_BADFCS (1u << 3)  /* deliver frames with a bad
                                               * FCS (flagged), not drop */
+#define   BCM43XX_CTRL_KEEP_BADCRYPT (1u << 4) /* deliver frames that failed
+                                              * their MIC or replay check
+                                              * (flagged, still sealed) */
 #define BCM43XX_REG_CHANNEL        0x0008  /* RW: 1..14 (2.4 GHz) */
 #define BCM43XX_REG_MACADDR_LO     0x000c  /* RW: bytes 0..3 of the
                                             * address the RX filter uses */
@@ -72,6 +75,52 @@
 #define   BCM43XX_DMAERR_RING      4       /* bad ring base/size */
 #define BCM43XX_DMA_MAX_RING       512
 
+/*
+ * The key table: CCMP in the device, as a Broadcom-class chip keeps its
+ * keys in its own memory. One 0x40-byte register window per slot:
+ * slots 0..3 are the group keys by key id, slots 4..11 the pairwise
+ * keys, one per peer (ADDR: the transmitter whose frames it opens and
+ * the receiver of the frames it seals). The driver writes ADDR, RSC and
+ * the TK, then CTL last: CTL with cipher CCMP installs the key (its TX
+ * PN starts at 0, every receive counter at RSC); cipher NONE removes it.
+ * The TK reads back as 0 (key material does not leave the chip).
+ *
+ * TX: a descriptor with BCM43XX_DCTL0_ENCRYPT names a slot: the device
+ * seals the data frame (CCMP header from the slot's next PN, Protected
+ * bit, MIC; 16 bytes longer on the air). A slot without a key, or a frame
+ * that is not data or would grow past BCM43XX_MAX_FRAME, is not sent (a
+ * guest error; the descriptor completes).
+ *
+ * RX: a protected data frame with a good FCS is looked up: a
+ * group-addressed one, or one naming key id 1..3, under the group slot of
+ * its key id; a unicast one with key id 0 under the pairwise slot of its
+ * transmitter (addr2). Opened: delivered as plaintext (Protected clear,
+ * no CCMP header, no MIC) with RXHDR_DECRYPTED and the slot. No key for
+ * it (or not CCMP): delivered as received with RXHDR_UNDECRYPTED. A MIC
+ * mismatch or a PN not above the slot's counter for the frame's TID is
+ * dropped, unless CTRL has KEEP_BADCRYPT: then delivered as received
+ * with RXHDR_MIC_FAIL or RXHDR_REPLAY.
+ */
+#define BCM43XX_KEY_BASE           0x0400
+#define BCM43XX_KEY_STRIDE         0x40
+#define BCM43XX_KEY_SLOTS          12
+#define BCM43XX_KEY_GROUP_SLOTS    4       /* slot = key id */
+#define BCM43XX_KEY_PAIRWISE_FIRST 4
+#define BCM43XX_KEY_REG(slot, reg) (BCM43XX_KEY_BASE + \
+                                    (slot) * BCM43XX_KEY_STRIDE + (reg))
+#define BCM43XX_KEY_CTL            0x00    /* RW: cipher, written last */
+#define   BCM43XX_KEY_CIPHER_NONE  0
+#define   BCM43XX_KEY_CIPHER_CCMP  1       /* the only one this chip has */
+#define BCM43XX_KEY_ADDR_LO        0x04    /* RW: peer address bytes 0..3 */
+#define BCM43XX_KEY_ADDR_HI        0x08    /* RW: bytes 4..5 in bits 0..15 */
+#define BCM43XX_KEY_RSC_LO         0x0c    /* RW: first receive PN - 1 */
+#define BCM43XX_KEY_RSC_HI         0x10    /* RW: PN bits 32..47 */
+#define BCM43XX_KEY_TXPN_LO        0x14    /* RO: the last PN sent */
+#define BCM43XX_KEY_TXPN_HI        0x18    /* RO */
+#define BCM43XX_KEY_TK             0x20    /* WO: 4 words, TK byte 0 in
+                                            * bits 0..7 of the first */
+#define BCM43XX_KEY_TK_WORDS       4
+
 /* SPROM image, read-only, 16-bit reads. MAC in network byte order. */
 #define BCM43XX_SPROM_BASE         0x1000
 #define BCM43XX_SPROM_SIZE         0x0080
@@ -90,6 +139,9 @@ struct bcm43xx_dmadesc64 {
 #define BCM43XX_DCTL0_IRQ          (1u << 29) /* interrupt on completion */
 #define BCM43XX_DCTL0_FRAMEEND     (1u << 30)
 #define BCM43XX_DCTL0_FRAMESTART   (1u << 31)
+#define BCM43XX_DCTL0_ENCRYPT      (1u << 27) /* TX: seal with the key */
+#define BCM43XX_DCTL0_KEY_SHIFT    20         /* TX: ...in this slot */
+#define BCM43XX_DCTL0_KEY_MASK     (0xfu << BCM43XX_DCTL0_KEY_SHIFT)
 #define BCM43XX_DCTL1_BYTECNT_MASK 0x00001fffu /* buffer length */
 
 /*
@@ -108,6 +160,13 @@ struct bcm43xx_rxhdr {
 };
 /* Only with BCM43XX_CTRL_KEEP_BADFCS: the frame failed its FCS check. */
 #define BCM43XX_RXHDR_FCS_ERR      (1u << 0)
+/* The key table's verdict on a protected data frame (see above). */
+#define BCM43XX_RXHDR_DECRYPTED    (1u << 1)  /* now plaintext */
+#define BCM43XX_RXHDR_UNDECRYPTED  (1u << 2)  /* no key: as received */
+#define BCM43XX_RXHDR_MIC_FAIL     (1u << 3)  /* KEEP_BADCRYPT only */
+#define BCM43XX_RXHDR_REPLAY       (1u << 4)  /* KEEP_BADCRYPT only */
+#define BCM43XX_RXHDR_KEY_SHIFT    8          /* DECRYPTED: the slot */
+#define BCM43XX_RXHDR_KEY_MASK     (0xfu << BCM43XX_RXHDR_KEY_SHIFT)
 #define BCM43XX_RXHDR_SIZE         8
 #define BCM43XX_RX_BUF_MIN         2400
 #define BCM43XX_MAX_FRAME          2346

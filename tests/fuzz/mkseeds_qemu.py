@@ -90,10 +90,20 @@ def clock() -> bytes:
     return bytes([OP_CLOCK_STEP])
 
 
-def descriptor(c: Dict[str, int], byte_count: int) -> bytes:
+def descriptor(c: Dict[str, int], byte_count: int, extra: int = 0) -> bytes:
     ctl0 = (c["BCM43XX_DCTL0_FRAMESTART"] | c["BCM43XX_DCTL0_FRAMEEND"] |
-            c["BCM43XX_DCTL0_IRQ"])
+            c["BCM43XX_DCTL0_IRQ"] | extra)
     return struct.pack("<IIII", ctl0, byte_count, BUFFER, 0)
+
+
+def key(c: Dict[str, int], slot: int) -> List[bytes]:
+    """A CCMP key in a key table slot (peer 02:00:00:00:00:01)."""
+    base = c["BCM43XX_KEY_BASE"] + slot * c["BCM43XX_KEY_STRIDE"]
+    return [write(base + c["BCM43XX_KEY_ADDR_LO"], 0x00000002),
+            write(base + c["BCM43XX_KEY_ADDR_HI"], 0x0100),
+            *[write(base + c["BCM43XX_KEY_TK"] + 4 * i, 0x03020100 + i)
+              for i in range(4)],
+            write(base + c["BCM43XX_KEY_CTL"], c["BCM43XX_KEY_CIPHER_CCMP"])]
 
 
 def ring(c: Dict[str, int], base: int, at: int, index: int) -> List[bytes]:
@@ -124,6 +134,16 @@ def seeds(c: Dict[str, int]) -> Dict[str, List[bytes]]:
                      *[clock()] * 2, read(c["BCM43XX_REG_INT_STATUS"]),
                      write(c["BCM43XX_REG_INT_STATUS"], c["BCM43XX_INT_ALL"]),
                      read(tx + c["BCM43XX_DMA_ERROR"])],
+        # the same frame sealed by the key table: ctl0's low bytes, which
+        # the chip ignores, make the pattern a ToDS data frame (08 01)
+        "tx-sealed": [pattern(descriptor(
+            c, 60, 0x0108 | c["BCM43XX_DCTL0_ENCRYPT"] |
+            c["BCM43XX_KEY_PAIRWISE_FIRST"] << c["BCM43XX_DCTL0_KEY_SHIFT"])),
+            *up, *key(c, c["BCM43XX_KEY_PAIRWISE_FIRST"]),
+            *ring(c, rx, RX_RING, 3), *ring(c, tx, TX_RING, 1),
+            *[clock()] * 2, read(c["BCM43XX_REG_INT_STATUS"]),
+            read(c["BCM43XX_KEY_BASE"] + c["BCM43XX_KEY_PAIRWISE_FIRST"] *
+                 c["BCM43XX_KEY_STRIDE"] + c["BCM43XX_KEY_TXPN_LO"])],
         # every register read once, the SPROM's revision and MAC
         "registers": [read(c[n]) for n in sorted(c) if n.startswith(
             "BCM43XX_REG_")] + [read(c["BCM43XX_SPROM_REV"]),

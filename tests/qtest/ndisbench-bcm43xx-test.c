@@ -9,12 +9,17 @@
  * symlink to this file and tests/qtest/meson.build has
  *   qtests_x86_64 += ['ndisbench-bcm43xx-test']
  * The device model is hw/ndisbench/bcm43xx.c (qemu-devices/ in ndisbench).
+ * qemu_build.py links wlan-rsn.c and QEMU's crypto library in too
+ * (QTEST_EXTRAS): the key table tests seal and open frames with the AP's
+ * own CCMP to compare the device's with.
  */
 
 #include "qemu/osdep.h"
 #include "qemu/bswap.h"
 #include "qemu/iov.h"
 #include "qemu/sockets.h"
+#include "qapi/error.h"
+#include "crypto/init.h"
 #include "libqtest.h"
 #include "qapi/qmp/qdict.h"
 #include "qapi/qmp/qlist.h"
@@ -22,6 +27,8 @@
 #include "hw/pci/pci_regs.h"
 #include "hw/ndisbench/include/bcm43xx_regs.h"
 #include "ndisbench-qtest.h"
+#include "../../hw/ndisbench/wlan-frame.h"
+#include "../../hw/ndisbench/wlan-rsn.h"
 
 #define BCM_DEVFN       QPCI_DEVFN(4, 0)
 #define BCM2_DEVFN      QPCI_DEVFN(5, 0)
@@ -136,8 +143,12 @@ static void bcm_up(Bcm *b, uint32_t channel, bool promisc)
        (promisc ? BCM43XX_CTRL_PROMISC : 0));
 }
 
-/* Queue one frame on the TX ring and ring the doorbell. */
-static void bcm_tx(Bcm *b, const uint8_t *frame, size_t len)
+/*
+ * Queue one frame on the TX ring, its descriptor with these ctl0 bits too
+ * (BCM43XX_DCTL0_ENCRYPT and a key slot), and ring the doorbell.
+ */
+static void bcm_tx_ctl(Bcm *b, const uint8_t *frame, size_t len,
+                       uint32_t ctl0)
 {
     uint32_t slot = b->tx_next;
     uint64_t buf = TX_BUFS + b->ring_off + slot * 0x1000;
@@ -145,13 +156,18 @@ static void bcm_tx(Bcm *b, const uint8_t *frame, size_t len)
     qtest_memwrite(b->qts, buf, frame, len);
     put_desc(b->qts, TX_RING + b->ring_off, slot,
              BCM43XX_DCTL0_FRAMESTART | BCM43XX_DCTL0_FRAMEEND |
-             BCM43XX_DCTL0_IRQ, len, buf);
+             BCM43XX_DCTL0_IRQ | ctl0, len, buf);
     b->tx_next = (slot + 1) % RING_SLOTS;
     wr(b, BCM43XX_DMA_TX_BASE + BCM43XX_DMA_INDEX, b->tx_next);
     g_assert_cmpuint(rd(b, BCM43XX_DMA_TX_BASE + BCM43XX_DMA_ERROR), ==,
                      BCM43XX_DMAERR_NONE);
     g_assert_cmpuint(rd(b, BCM43XX_DMA_TX_BASE + BCM43XX_DMA_STATUS), ==,
                      b->tx_next);
+}
+
+static void bcm_tx(Bcm *b, const uint8_t *frame, size_t len)
+{
+    bcm_tx_ctl(b, frame, len, 0);
 }
 
 /* Slots the device filled since the last call (up to RX STATUS). */
@@ -1705,6 +1721,405 @@ static void test_migration_bad_state(void)
     stream_dir_free(dir);
 }
 
+/* ---- the key table (CCMP in the device) ------------------------------- */
+
+static const uint8_t key_tk[WLAN_TK_LEN] = {
+    0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17,
+    0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f,
+};
+static const uint8_t key_gtk[WLAN_TK_LEN] = {
+    0x80, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87,
+    0x88, 0x89, 0x8a, 0x8b, 0x8c, 0x8d, 0x8e, 0x8f,
+};
+
+#define KEY_PAIRWISE_A  4       /* a's slot for b */
+#define KEY_PAIRWISE_B  5       /* b's slot for a */
+#define KEY_SEAL(slot)  (BCM43XX_DCTL0_ENCRYPT | \
+                         (uint32_t)(slot) << BCM43XX_DCTL0_KEY_SHIFT)
+
+/* ADDR, RSC and TK first, CTL last (it installs the key). */
+static void key_install(Bcm *b, int slot, const uint8_t *peer,
+                        const uint8_t *tk, uint64_t rsc)
+{
+    int i;
+
+    wr(b, BCM43XX_KEY_REG(slot, BCM43XX_KEY_ADDR_LO),
+       peer ? ldl_le_p(peer) : 0);
+    wr(b, BCM43XX_KEY_REG(slot, BCM43XX_KEY_ADDR_HI),
+       peer ? lduw_le_p(peer + 4) : 0);
+    wr(b, BCM43XX_KEY_REG(slot, BCM43XX_KEY_RSC_LO), (uint32_t)rsc);
+    wr(b, BCM43XX_KEY_REG(slot, BCM43XX_KEY_RSC_HI), rsc >> 32);
+    for (i = 0; i < BCM43XX_KEY_TK_WORDS; i++) {
+        wr(b, BCM43XX_KEY_REG(slot, BCM43XX_KEY_TK + 4 * i),
+           ldl_le_p(tk + 4 * i));
+    }
+    wr(b, BCM43XX_KEY_REG(slot, BCM43XX_KEY_CTL), BCM43XX_KEY_CIPHER_CCMP);
+}
+
+/* The frame wlan-rsn.c makes of plain under key_id with this PN. */
+static size_t ref_seal(const uint8_t *tk, uint8_t key_id, uint64_t pn,
+                       const uint8_t *plain, size_t len, uint8_t *out)
+{
+    WlanCcmpKey ref;
+    size_t out_len;
+
+    g_assert(wlan_ccmp_key_init(&ref, tk, key_id, &error_abort));
+    ref.tx_pn = pn - 1;
+    g_assert_cmpint(wlan_ccmp_encap(&ref, plain, len, out,
+                                    BCM43XX_MAX_FRAME, &out_len), ==,
+                    WLAN_CCMP_OK);
+    wlan_ccmp_key_clear(&ref);
+    return out_len;
+}
+
+static QTestState *start_pair(const char *extra)
+{
+    return qtest_initf("-M pc -m %d -nodefaults "
+                       "-object wlan-air,id=air0 "
+                       "-device bcm43xx,id=a,air=air0,addr=04.0,"
+                       "mac=52:54:00:12:34:56 "
+                       "-device bcm43xx,id=b,air=air0,addr=05.0,"
+                       "mac=52:54:00:ab:cd:ef %s", RAM_MB, extra);
+}
+
+/*
+ * The key registers: CTL installs what ADDR/RSC/TK hold, the TK does not
+ * read back, TXPN is read-only, a cipher this chip lacks (TKIP) or
+ * reserved CTL bits leave the slot empty, and nothing beyond the last
+ * slot is a register.
+ */
+static void test_key_registers(void)
+{
+    QTestState *qts = start("");
+    QPCIBus *bus = qpci_new_pc(qts, NULL);
+    Bcm a;
+
+    bcm_open(&a, qts, bus, BCM_DEVFN, 0);
+    key_install(&a, KEY_PAIRWISE_A, mac_b, key_tk, 0x123456789abcull);
+    g_assert_cmphex(rd(&a, BCM43XX_KEY_REG(KEY_PAIRWISE_A, BCM43XX_KEY_CTL)),
+                    ==, BCM43XX_KEY_CIPHER_CCMP);
+    g_assert_cmphex(rd(&a, BCM43XX_KEY_REG(KEY_PAIRWISE_A,
+                                           BCM43XX_KEY_ADDR_LO)), ==,
+                    (uint32_t)ldl_le_p(mac_b));
+    g_assert_cmphex(rd(&a, BCM43XX_KEY_REG(KEY_PAIRWISE_A,
+                                           BCM43XX_KEY_ADDR_HI)), ==,
+                    lduw_le_p(mac_b + 4));
+    g_assert_cmphex(rd(&a, BCM43XX_KEY_REG(KEY_PAIRWISE_A,
+                                           BCM43XX_KEY_RSC_LO)), ==,
+                    0x56789abc);
+    g_assert_cmphex(rd(&a, BCM43XX_KEY_REG(KEY_PAIRWISE_A,
+                                           BCM43XX_KEY_RSC_HI)), ==, 0x1234);
+    g_assert_cmphex(rd(&a, BCM43XX_KEY_REG(KEY_PAIRWISE_A, BCM43XX_KEY_TK)),
+                    ==, 0);
+    wr(&a, BCM43XX_KEY_REG(KEY_PAIRWISE_A, BCM43XX_KEY_TXPN_LO), 7);
+    g_assert_cmphex(rd(&a, BCM43XX_KEY_REG(KEY_PAIRWISE_A,
+                                           BCM43XX_KEY_TXPN_LO)), ==, 0);
+
+    key_install(&a, 6, mac_b, key_tk, 0);
+    wr(&a, BCM43XX_KEY_REG(6, BCM43XX_KEY_CTL), 3);
+    g_assert_cmphex(rd(&a, BCM43XX_KEY_REG(6, BCM43XX_KEY_CTL)), ==, 0);
+    wr(&a, BCM43XX_KEY_REG(6, BCM43XX_KEY_CTL),
+       BCM43XX_KEY_CIPHER_CCMP | 0x100);
+    g_assert_cmphex(rd(&a, BCM43XX_KEY_REG(6, BCM43XX_KEY_CTL)), ==, 0);
+    wr(&a, BCM43XX_KEY_REG(6, BCM43XX_KEY_RSC_HI), 0x10000);
+    g_assert_cmphex(rd(&a, BCM43XX_KEY_REG(6, BCM43XX_KEY_RSC_HI)), ==, 0);
+    wr(&a, BCM43XX_KEY_REG(BCM43XX_KEY_SLOTS, BCM43XX_KEY_CTL),
+       BCM43XX_KEY_CIPHER_CCMP);
+    g_assert_cmphex(rd(&a, BCM43XX_KEY_REG(BCM43XX_KEY_SLOTS,
+                                           BCM43XX_KEY_CTL)), ==, 0);
+
+    /* CTRL_RESET keeps the table (the driver's rings restart, the
+     * association does not); a device reset clears it. */
+    wr(&a, BCM43XX_REG_CTRL, BCM43XX_CTRL_RESET);
+    g_assert_cmphex(rd(&a, BCM43XX_KEY_REG(KEY_PAIRWISE_A, BCM43XX_KEY_CTL)),
+                    ==, BCM43XX_KEY_CIPHER_CCMP);
+    qtest_qmp_assert_success(qts, "{'execute': 'system_reset'}");
+    qtest_qmp_eventwait(qts, "RESET");
+    bcm_close(&a);              /* the reset cleared the BAR */
+    bcm_open(&a, qts, bus, BCM_DEVFN, 0);
+    g_assert_cmphex(rd(&a, BCM43XX_KEY_REG(KEY_PAIRWISE_A, BCM43XX_KEY_CTL)),
+                    ==, 0);
+    g_assert_cmphex(rd(&a, BCM43XX_KEY_REG(KEY_PAIRWISE_A,
+                                           BCM43XX_KEY_ADDR_LO)), ==, 0);
+
+    bcm_close(&a);
+    qpci_free_pc(bus);
+    qtest_quit(qts);
+}
+
+/*
+ * a seals, b opens: the air carries exactly wlan-rsn.c's CCMP of the
+ * plaintext with PN 1, 2, ...; b without a key gets it sealed and
+ * UNDECRYPTED, with the key opened and DECRYPTED (its slot named). Frames
+ * the test seals itself: a replay and a forged MIC are dropped and
+ * counted, or with KEEP_BADCRYPT delivered sealed and flagged; a group
+ * frame opens under the group slot of its key id; a removed key opens
+ * nothing. A seal request the device cannot honour sends nothing.
+ */
+static void test_key_ccmp(void)
+{
+    QTestState *qts = start_pair("");
+    QPCIBus *bus = qpci_new_pc(qts, NULL);
+    uint8_t plain[BCM43XX_MAX_FRAME], sealed[BCM43XX_MAX_FRAME];
+    uint8_t got[BCM43XX_MAX_FRAME];
+    struct bcm43xx_rxhdr hdr;
+    uint32_t consumed = 0;
+    size_t n, slen;
+    Bcm a, b;
+    int len;
+
+    bcm_open(&a, qts, bus, BCM_DEVFN, 0);
+    bcm_open(&b, qts, bus, BCM2_DEVFN, 0x10000);
+    bcm_up(&a, 6, false);
+    bcm_up(&b, 6, false);
+    key_install(&a, KEY_PAIRWISE_A, mac_b, key_tk, 0);
+    n = mk_data(plain, mac_b, mac_a, mac_a, WLAN_FC1_TODS, 0x0800,
+                "sealed by the device");
+
+    /* b has no key: the frame as on the air */
+    bcm_tx_ctl(&a, plain, n, KEY_SEAL(KEY_PAIRWISE_A));
+    len = bcm_rx(&b, &consumed, got, &hdr, 2000);
+    slen = ref_seal(key_tk, 0, 1, plain, n, sealed);
+    g_assert_cmpint(len, ==, n + WLAN_CCMP_OVERHEAD);
+    g_assert_cmpint(len, ==, slen);
+    g_assert(memcmp(got, sealed, slen) == 0);
+    g_assert_cmphex(le32_to_cpu(hdr.flags), ==, BCM43XX_RXHDR_UNDECRYPTED);
+    g_assert_cmpuint(rd(&a, BCM43XX_KEY_REG(KEY_PAIRWISE_A,
+                                            BCM43XX_KEY_TXPN_LO)), ==, 1);
+    g_assert_cmpuint(qom_u64(qts, "/machine/peripheral/a", "crypto-tx-sealed"),
+                     ==, 1);
+    g_assert_cmpuint(qom_u64(qts, "/machine/peripheral/b", "crypto-no-key"),
+                     ==, 1);
+
+    /* b gets a's key: PN 2 arrives opened */
+    key_install(&b, KEY_PAIRWISE_B, mac_a, key_tk, 0);
+    bcm_tx_ctl(&a, plain, n, KEY_SEAL(KEY_PAIRWISE_A));
+    len = bcm_rx(&b, &consumed, got, &hdr, 2000);
+    g_assert_cmpint(len, ==, n);
+    g_assert(memcmp(got, plain, n) == 0);
+    g_assert_cmphex(le32_to_cpu(hdr.flags), ==, BCM43XX_RXHDR_DECRYPTED |
+                    KEY_PAIRWISE_B << BCM43XX_RXHDR_KEY_SHIFT);
+
+    /* sealed by the test with PN 100, sent as it is: opened */
+    slen = ref_seal(key_tk, 0, 100, plain, n, sealed);
+    bcm_tx(&a, sealed, slen);
+    len = bcm_rx(&b, &consumed, got, &hdr, 2000);
+    g_assert_cmpint(len, ==, n);
+    g_assert(memcmp(got, plain, n) == 0);
+    g_assert_cmphex(le32_to_cpu(hdr.flags) & BCM43XX_RXHDR_DECRYPTED, ==,
+                    BCM43XX_RXHDR_DECRYPTED);
+
+    /* the same again, and PN 50: replays, dropped and counted */
+    bcm_tx(&a, sealed, slen);
+    g_assert_cmpint(bcm_rx(&b, &consumed, got, NULL, 50), ==, -1);
+    slen = ref_seal(key_tk, 0, 50, plain, n, sealed);
+    bcm_tx(&a, sealed, slen);
+    g_assert_cmpint(bcm_rx(&b, &consumed, got, NULL, 50), ==, -1);
+    g_assert_cmpuint(qom_u64(qts, "/machine/peripheral/b", "crypto-replays"),
+                     ==, 2);
+
+    /* PN 101 with a changed ciphertext byte: MIC failure, dropped */
+    slen = ref_seal(key_tk, 0, 101, plain, n, sealed);
+    sealed[WLAN_HDR_LEN + WLAN_CCMP_HDR_LEN + 3] ^= 0x01;
+    bcm_tx(&a, sealed, slen);
+    g_assert_cmpint(bcm_rx(&b, &consumed, got, NULL, 50), ==, -1);
+    g_assert_cmpuint(qom_u64(qts, "/machine/peripheral/b",
+                             "crypto-mic-failures"), ==, 1);
+    /* the forgery did not move the counter: PN 101 intact is taken */
+    slen = ref_seal(key_tk, 0, 101, plain, n, sealed);
+    bcm_tx(&a, sealed, slen);
+    g_assert_cmpint(bcm_rx(&b, &consumed, got, &hdr, 2000), ==, n);
+
+    /* KEEP_BADCRYPT: both kinds delivered as sent, flagged */
+    wr(&b, BCM43XX_REG_CTRL, BCM43XX_CTRL_ENABLE |
+       BCM43XX_CTRL_KEEP_BADCRYPT);
+    bcm_tx(&a, sealed, slen);
+    len = bcm_rx(&b, &consumed, got, &hdr, 2000);
+    g_assert_cmpint(len, ==, slen);
+    g_assert(memcmp(got, sealed, slen) == 0);
+    g_assert_cmphex(le32_to_cpu(hdr.flags), ==, BCM43XX_RXHDR_REPLAY);
+    slen = ref_seal(key_tk, 0, 102, plain, n, sealed);
+    sealed[slen - 1] ^= 0x80;
+    bcm_tx(&a, sealed, slen);
+    len = bcm_rx(&b, &consumed, got, &hdr, 2000);
+    g_assert_cmpint(len, ==, slen);
+    g_assert(memcmp(got, sealed, slen) == 0);
+    g_assert_cmphex(le32_to_cpu(hdr.flags), ==, BCM43XX_RXHDR_MIC_FAIL);
+    wr(&b, BCM43XX_REG_CTRL, BCM43XX_CTRL_ENABLE);
+
+    /* a group frame under key id 2: b's group slot 2, from its RSC on */
+    n = mk_data(plain, bcast, mac_a, mac_a, WLAN_FC1_FROMDS, 0x0800,
+                "group-addressed");
+    key_install(&b, 2, NULL, key_gtk, 40);
+    slen = ref_seal(key_gtk, 2, 40, plain, n, sealed);
+    bcm_tx(&a, sealed, slen);
+    g_assert_cmpint(bcm_rx(&b, &consumed, got, NULL, 50), ==, -1);
+    slen = ref_seal(key_gtk, 2, 41, plain, n, sealed);
+    bcm_tx(&a, sealed, slen);
+    len = bcm_rx(&b, &consumed, got, &hdr, 2000);
+    g_assert_cmpint(len, ==, n);
+    g_assert(memcmp(got, plain, n) == 0);
+    g_assert_cmphex(le32_to_cpu(hdr.flags), ==, BCM43XX_RXHDR_DECRYPTED |
+                    2 << BCM43XX_RXHDR_KEY_SHIFT);
+    /* key id 1 has no key */
+    slen = ref_seal(key_gtk, 1, 42, plain, n, sealed);
+    bcm_tx(&a, sealed, slen);
+    len = bcm_rx(&b, &consumed, got, &hdr, 2000);
+    g_assert_cmpint(len, ==, slen);
+    g_assert_cmphex(le32_to_cpu(hdr.flags), ==, BCM43XX_RXHDR_UNDECRYPTED);
+
+    /* b removes the pairwise key: a's next frame stays sealed */
+    wr(&b, BCM43XX_KEY_REG(KEY_PAIRWISE_B, BCM43XX_KEY_CTL),
+       BCM43XX_KEY_CIPHER_NONE);
+    n = mk_data(plain, mac_b, mac_a, mac_a, WLAN_FC1_TODS, 0x0800,
+                "after the key is gone");
+    bcm_tx_ctl(&a, plain, n, KEY_SEAL(KEY_PAIRWISE_A));
+    len = bcm_rx(&b, &consumed, got, &hdr, 2000);
+    slen = ref_seal(key_tk, 0, 3, plain, n, sealed);
+    g_assert_cmpint(len, ==, slen);
+    g_assert(memcmp(got, sealed, slen) == 0);
+    g_assert_cmphex(le32_to_cpu(hdr.flags), ==, BCM43XX_RXHDR_UNDECRYPTED);
+
+    /*
+     * Seal requests the device cannot honour: an empty slot, a slot
+     * beyond the table, a management frame, a frame too long once
+     * sealed. Nothing goes out, each descriptor completes (bcm_tx_ctl
+     * checks STATUS and ERROR), each is counted.
+     */
+    bcm_tx_ctl(&a, plain, n, KEY_SEAL(3));
+    bcm_tx_ctl(&a, plain, n, KEY_SEAL(BCM43XX_KEY_SLOTS));
+    mk_hdr(got, 0x40, 0, bcast, mac_a, bcast);
+    bcm_tx_ctl(&a, got, WLAN_HDR_LEN, KEY_SEAL(KEY_PAIRWISE_A));
+    memset(plain + n, 0x5a, BCM43XX_MAX_FRAME - n);
+    bcm_tx_ctl(&a, plain, BCM43XX_MAX_FRAME - WLAN_CCMP_OVERHEAD + 1,
+               KEY_SEAL(KEY_PAIRWISE_A));
+    g_assert_cmpint(bcm_rx(&b, &consumed, got, NULL, 50), ==, -1);
+    g_assert_cmpuint(qom_u64(qts, "/machine/peripheral/a",
+                             "crypto-tx-errors"), ==, 4);
+    g_assert_cmpuint(rd(&a, BCM43XX_KEY_REG(KEY_PAIRWISE_A,
+                                            BCM43XX_KEY_TXPN_LO)), ==, 3);
+    /* the longest that fits goes out */
+    bcm_tx_ctl(&a, plain, BCM43XX_MAX_FRAME - WLAN_CCMP_OVERHEAD,
+               KEY_SEAL(KEY_PAIRWISE_A));
+    g_assert_cmpint(bcm_rx(&b, &consumed, got, &hdr, 2000), ==,
+                    BCM43XX_MAX_FRAME);
+
+    bcm_close(&a);
+    bcm_close(&b);
+    qpci_free_pc(bus);
+    qtest_quit(qts);
+}
+
+/*
+ * The key table migrates: the destination seals with the next PN and
+ * keeps the receive counters (a replay of a frame taken before the
+ * migration is still one). A stream with a cipher the chip lacks, an
+ * address above 48 bits or a PN beyond 48 bits does not load.
+ */
+static void test_key_migration(void)
+{
+    char *dir = stream_dir_new();
+    g_autofree char *path = g_build_filename(dir, "bcm43xx-keys.mig", NULL);
+    g_autofree char *bad = g_strdup_printf("%s.patched", path);
+    g_autofree char *args = g_strdup_printf(
+        "-M pc -m %d -nodefaults -object wlan-air,id=air0 "
+        "-device bcm43xx,id=a,air=air0,addr=04.0,mac=52:54:00:12:34:56 "
+        "-device bcm43xx,id=b,air=air0,addr=05.0,mac=52:54:00:ab:cd:ef",
+        RAM_MB);
+    /* a's slot 4 as saved: CTL, ADDR_LO, ADDR_HI (big-endian) */
+    uint8_t slot[12] = { 0, 0, 0, BCM43XX_KEY_CIPHER_CCMP };
+    static const struct {
+        size_t off;
+        uint32_t val;
+        const char *what;
+    } cases[] = {
+        { 0, 3, "key cipher 3 (TKIP)" },
+        { 0, BCM43XX_KEY_CIPHER_CCMP | 0x100, "reserved key CTL bits" },
+        { 8, 0x10000, "key ADDR_HI above 16 bits" },
+        { 12 + 4 + 4 + 16, 0x10000, "TX PN beyond 48 bits" },
+    };
+    uint8_t plain[256], sealed[BCM43XX_MAX_FRAME], got[BCM43XX_MAX_FRAME];
+    struct bcm43xx_rxhdr hdr;
+    uint32_t consumed = 0;
+    QTestState *qts;
+    QPCIBus *bus;
+    size_t n, slen, old_len;
+    uint8_t old[BCM43XX_MAX_FRAME];
+    Bcm a, b;
+    int i;
+
+    stl_be_p(slot + 4, ldl_le_p(mac_b));
+    stl_be_p(slot + 8, lduw_le_p(mac_b + 4));
+    qts = start_pair("");
+    bus = qpci_new_pc(qts, NULL);
+    bcm_open(&a, qts, bus, BCM_DEVFN, 0);
+    bcm_open(&b, qts, bus, BCM2_DEVFN, 0x10000);
+    bcm_up(&a, 6, false);
+    bcm_up(&b, 6, false);
+    key_install(&a, KEY_PAIRWISE_A, mac_b, key_tk, 0);
+    key_install(&b, KEY_PAIRWISE_B, mac_a, key_tk, 0);
+    n = mk_data(plain, mac_b, mac_a, mac_a, WLAN_FC1_TODS, 0x0800,
+                "before the migration");
+    bcm_tx_ctl(&a, plain, n, KEY_SEAL(KEY_PAIRWISE_A));
+    g_assert_cmpint(bcm_rx(&b, &consumed, got, &hdr, 2000), ==, n);
+    old_len = ref_seal(key_tk, 0, 1, plain, n, old);
+    qtest_qmp_assert_success(qts, "{'execute': 'stop'}");
+    migrate_to_file(qts, path);
+    bcm_close(&a);
+    bcm_close(&b);
+    qpci_free_pc(bus);
+    qtest_quit(qts);
+
+    qts = qtest_initf("%s -incoming defer", args);
+    incoming_from_file(qts, path);
+    qobject_unref(qtest_qmp_receive(qts));      /* migrate-incoming */
+    wait_incoming(qts);
+    bus = qpci_new_pc(qts, NULL);
+    a.dev = qpci_device_find(bus, BCM_DEVFN);
+    b.dev = qpci_device_find(bus, BCM2_DEVFN);
+    a.bar.addr = qpci_config_readl(a.dev, PCI_BASE_ADDRESS_0) &
+                 PCI_BASE_ADDRESS_MEM_MASK;
+    b.bar.addr = qpci_config_readl(b.dev, PCI_BASE_ADDRESS_0) &
+                 PCI_BASE_ADDRESS_MEM_MASK;
+    a.bar.is_io = b.bar.is_io = false;
+    a.qts = b.qts = qts;
+    a.bus = b.bus = bus;
+    qtest_qmp_assert_success(qts, "{'execute': 'cont'}");
+    g_assert_cmphex(rd(&a, BCM43XX_KEY_REG(KEY_PAIRWISE_A, BCM43XX_KEY_CTL)),
+                    ==, BCM43XX_KEY_CIPHER_CCMP);
+    g_assert_cmpuint(rd(&a, BCM43XX_KEY_REG(KEY_PAIRWISE_A,
+                                            BCM43XX_KEY_TXPN_LO)), ==, 1);
+    /* b still knows PN 1: the old frame is a replay */
+    bcm_tx(&a, old, old_len);
+    g_assert_cmpint(bcm_rx(&b, &consumed, got, NULL, 50), ==, -1);
+    g_assert_cmpuint(qom_u64(qts, "/machine/peripheral/b", "crypto-replays"),
+                     ==, 1);
+    /* a seals with PN 2, b opens it */
+    bcm_tx_ctl(&a, plain, n, KEY_SEAL(KEY_PAIRWISE_A));
+    g_assert_cmpint(bcm_rx(&b, &consumed, got, &hdr, 2000), ==, n);
+    g_assert(memcmp(got, plain, n) == 0);
+    g_assert_cmphex(le32_to_cpu(hdr.flags), ==, BCM43XX_RXHDR_DECRYPTED |
+                    KEY_PAIRWISE_B << BCM43XX_RXHDR_KEY_SHIFT);
+    slen = ref_seal(key_tk, 0, 2, plain, n, sealed);
+    g_assert_cmpuint(slen, ==, n + WLAN_CCMP_OVERHEAD);
+    g_free(a.dev);
+    g_free(b.dev);
+    qpci_free_pc(bus);
+    qtest_quit(qts);
+
+    for (i = 0; i < ARRAY_SIZE(cases); i++) {
+        g_test_message("stream with %s", cases[i].what);
+        patch_stream(path, bad, slot, sizeof(slot), cases[i].off,
+                     cases[i].val);
+        qts = load_stream(args, bad);
+        if (qts) {
+            qtest_quit(qts);
+            g_error("a stream with %s loaded", cases[i].what);
+        }
+    }
+    stream_dir_free(dir);
+}
+
 /* Is a QOM type (device or user-creatable object) built into QEMU? */
 static bool has_type(const char *name)
 {
@@ -1730,6 +2145,7 @@ int main(int argc, char **argv)
 
     g_test_init(&argc, &argv, NULL);
     sigaction(SIGALRM, &sa, NULL);
+    qcrypto_init(&error_abort);
 
     qtest_add_func("/ndisbench/bcm43xx/config", test_config);
     qtest_add_func("/ndisbench/bcm43xx/device-ids", test_device_ids);
@@ -1748,6 +2164,9 @@ int main(int argc, char **argv)
     qtest_add_func("/ndisbench/bcm43xx/hotplug", test_hotplug);
     qtest_add_func("/ndisbench/bcm43xx/bad-dma", test_bad_dma);
     qtest_add_func("/ndisbench/bcm43xx/bad-rx-dma", test_bad_rx_dma);
+    qtest_add_func("/ndisbench/bcm43xx/key-registers", test_key_registers);
+    qtest_add_func("/ndisbench/bcm43xx/key-ccmp", test_key_ccmp);
+    qtest_add_func("/ndisbench/bcm43xx/key-migration", test_key_migration);
     if (has_type("wlan-ap")) {
         qtest_add_func("/ndisbench/bcm43xx/dma-other-bar",
                        test_dma_other_bar);

@@ -697,6 +697,15 @@ static void bcm_ring(BcmFuzz *b, BcmDev *d, int n)
     d->ringsize[n] = size;
 }
 
+/* TX descriptor bits asking for a seal: a slot, mostly a real one. */
+static uint32_t bcm_seal(Fuzz *f)
+{
+    uint32_t slot = chance(f, 80) ? below(f, BCM43XX_KEY_SLOTS)
+                                  : below(f, 16);
+
+    return BCM43XX_DCTL0_ENCRYPT | slot << BCM43XX_DCTL0_KEY_SHIFT;
+}
+
 /* Descriptors for the ring last programmed (in RAM or not). */
 static void bcm_descs(BcmFuzz *b, BcmDev *d, int n)
 {
@@ -714,6 +723,10 @@ static void bcm_descs(BcmFuzz *b, BcmDev *d, int n)
                                         BCM43XX_DCTL0_FRAMEEND |
                                         BCM43XX_DCTL0_IRQ : value32(f);
         uint32_t desc[4];
+
+        if (!n && chance(f, 20)) {
+            ctl0 |= bcm_seal(f);
+        }
 
         if (i == count - 1 && chance(f, 80)) {
             ctl0 |= BCM43XX_DCTL0_TABLEEND;
@@ -756,7 +769,8 @@ static void bcm_tx_burst(BcmFuzz *b, BcmDev *d)
         size_t len = MAX(random_frame(f, frame, 2346, d->mac), 10);
         uint32_t desc[4] = {
             cpu_to_le32(BCM43XX_DCTL0_FRAMESTART | BCM43XX_DCTL0_FRAMEEND |
-                        BCM43XX_DCTL0_IRQ),
+                        BCM43XX_DCTL0_IRQ |
+                        (chance(f, 30) ? bcm_seal(f) : 0)),
             cpu_to_le32(len), cpu_to_le32(buf), 0,
         };
 
@@ -767,6 +781,41 @@ static void bcm_tx_burst(BcmFuzz *b, BcmDev *d)
     bcm_wr(b, d, BCM43XX_DMA_TX_BASE + BCM43XX_DMA_INDEX, n);
     d->ring[0] = ring;
     d->ringsize[0] = size;
+}
+
+/*
+ * A key slot: usually a CCMP key for the other radio's address (or a
+ * group key) so that sealed traffic between the two is opened, at times
+ * a bad cipher, a cleared slot, a slot beyond the table, or junk.
+ */
+static void bcm_key(BcmFuzz *b, BcmDev *d)
+{
+    Fuzz *f = &b->f;
+    BcmDev *peer = d == &b->d[0] ? &b->d[1] : &b->d[0];
+    uint32_t slot = chance(f, 90) ? below(f, BCM43XX_KEY_SLOTS)
+                                  : below(f, 16);
+    uint32_t i;
+
+    if (chance(f, 80)) {
+        bcm_wr(b, d, BCM43XX_KEY_REG(slot, BCM43XX_KEY_ADDR_LO),
+               ldl_le_p(peer->mac));
+        bcm_wr(b, d, BCM43XX_KEY_REG(slot, BCM43XX_KEY_ADDR_HI),
+               chance(f, 90) ? lduw_le_p(peer->mac + 4) : value32(f));
+    }
+    if (chance(f, 50)) {
+        bcm_wr(b, d, BCM43XX_KEY_REG(slot, BCM43XX_KEY_RSC_LO),
+               chance(f, 70) ? below(f, 4) : value32(f));
+        bcm_wr(b, d, BCM43XX_KEY_REG(slot, BCM43XX_KEY_RSC_HI),
+               chance(f, 80) ? 0 : value32(f));
+    }
+    for (i = 0; i < BCM43XX_KEY_TK_WORDS; i++) {
+        /* the same key on both radios, mostly */
+        bcm_wr(b, d, BCM43XX_KEY_REG(slot, BCM43XX_KEY_TK + 4 * i),
+               chance(f, 90) ? 0x01020304u * (i + 1) : value32(f));
+    }
+    bcm_wr(b, d, BCM43XX_KEY_REG(slot, BCM43XX_KEY_CTL),
+           chance(f, 70) ? BCM43XX_KEY_CIPHER_CCMP :
+           chance(f, 50) ? BCM43XX_KEY_CIPHER_NONE : value32(f));
 }
 
 /* A working radio: the fuzzer needs real traffic to reach deep paths. */
@@ -790,7 +839,8 @@ static void bcm_sane(BcmFuzz *b, BcmDev *d)
     bcm_wr(b, d, BCM43XX_REG_INT_MASK, value32(f));
     bcm_wr(b, d, BCM43XX_REG_CTRL, BCM43XX_CTRL_ENABLE |
            (chance(f, 30) ? BCM43XX_CTRL_PROMISC : 0) |
-           (chance(f, 30) ? BCM43XX_CTRL_KEEP_BADFCS : 0));
+           (chance(f, 30) ? BCM43XX_CTRL_KEEP_BADFCS : 0) |
+           (chance(f, 30) ? BCM43XX_CTRL_KEEP_BADCRYPT : 0));
 }
 
 static void bcm_mmio(BcmFuzz *b, BcmDev *d)
@@ -804,9 +854,13 @@ static void bcm_mmio(BcmFuzz *b, BcmDev *d)
     uint32_t off, val = value32(f);
     int size = 1 << below(f, 3);
 
-    switch (below(f, 4)) {
+    switch (below(f, 5)) {
     case 0:
         off = regs[below(f, ARRAY_SIZE(regs))];
+        break;
+    case 4:
+        off = BCM43XX_KEY_BASE +
+              below(f, BCM43XX_KEY_SLOTS * BCM43XX_KEY_STRIDE + 0x40);
         break;
     case 1:
         off = (chance(f, 50) ? BCM43XX_DMA_TX_BASE : BCM43XX_DMA_RX_BASE) +
@@ -922,7 +976,11 @@ static void bcm_fuzz_one(BcmFuzz *b)
                : value32(f));
         break;
     case 12:
-        bcm_sane(b, d);
+        if (chance(f, 50)) {
+            bcm_key(b, d);
+        } else {
+            bcm_sane(b, d);
+        }
         break;
     case 13:
         bcm_pci(b, d);

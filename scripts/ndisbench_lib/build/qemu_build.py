@@ -180,8 +180,11 @@ QTEST_ENTRY_RE = re.compile(r"^qtests_x86_64 \+= \['[\w-]+'\] *" +
 QTEST_TIMEOUT = 600.0
 # What a qtest needs besides libqtest, as its entry in the `qtests` dict of
 # QEMU's tests/qtest/meson.build (sources and dependencies): the crypto
-# test is a host program of wlan-rsn.c on QEMU's crypto library.
+# test is a host program of wlan-rsn.c on QEMU's crypto library; the
+# bcm43xx test seals and opens frames with it to check the device's CCMP.
 QTEST_EXTRAS = {
+    "ndisbench-bcm43xx-test":
+        "[crypto, files('../../hw/ndisbench/wlan-rsn.c')]",
     "ndisbench-rsn-test": "[crypto, files('../../hw/ndisbench/wlan-rsn.c')]",
 }
 QTEST_EXTRAS_ANCHOR = "foreach dir : target_dirs\n"
