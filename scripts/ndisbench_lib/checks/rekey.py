@@ -2,7 +2,9 @@
 of its own), a TCP stream while the AP changes its group key every second
 (WPA2_AP.group_rekey_s). The agent streams until the station completed
 two group key handshakes during the stream (wpa_supplicant's `Group
-rekeying completed`) and at least MIN_BYTES went, or STREAM_BYTES went:
+rekeying completed`) and at least MIN_BYTES went, or STREAM_BYTES went,
+spread over at least 4 s of the guest's clock (bcm43xx's DMA rings move
+16 MiB in 0.3 s, before the AP's first rekey):
 the stream's length follows the rekeys, not the host's speed (the host's
 time bounds a stream: a wrapped row doing CCMP in its driver, on a loaded
 host, sent 13.7 of a fixed 16 MiB in those 40 s). At least one

@@ -9,9 +9,9 @@ row (mac80211, `wpa_supplicant -Dnl80211`), and our wrapper's rows whose
 fixture does WPA2-PSK (WPA2_FIXTURES): with a wiphy through the wrapper's
 cfg80211 (-Dnl80211), on the wiphy=0 row through its wireless extensions
 (-Dwext). The wrapper maps the keys onto OID_802_11_ADD_KEY and the other
-key OIDs; rtlwl.sys does CCMP in the driver. bcmwl.sys has no CCMP yet
-(its chip's key table is not modelled), so the bcm43xx rows declare no
-WPA2 check rather than fail one. A user's wrapper tree (--wrapper-src)
+key OIDs; rtlwl.sys does CCMP in the driver, bcmwl.sys in the chip (the
+bcm43xx model's key table), where each lived on real hardware. A user's
+wrapper tree (--wrapper-src)
 gets the driver interface its interface asks: the agent picks nl80211
 where there is a wiphy, wext where not, as scan and associate do."""
 from typing import List, Optional, Sequence, Union
@@ -26,7 +26,7 @@ from .check import CellFacts, GuestContext
 from .facts import compare, iface_test, net_test
 
 # The fixtures that do WPA2-PSK (CCMP in the driver or the device).
-WPA2_FIXTURES = ("rtlwl",)
+WPA2_FIXTURES = ("rtlwl", "bcmwl")
 ROWS = devices.NATIVE + devices.group(
     lambda d: d.label in devices.WRAPPED and d.fixture in WPA2_FIXTURES)
 # mac80211 asks the crypto API for ccm(aes) when a CCMP key is installed;

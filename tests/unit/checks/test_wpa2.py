@@ -326,10 +326,13 @@ class WhereTheyRunTest(unittest.TestCase):
 
     def test_native_and_wrapped_rows_whose_fixture_does_wpa2(self):
         """Linux's own driver, and our wrapper's rows whose fixture does
-        WPA2-PSK (rtlwl.sys, CCMP in the driver), with a wiphy and
-        without; not the recovery or send-rule variants."""
+        WPA2-PSK (rtlwl.sys: CCMP in the driver; bcmwl.sys: in the chip's
+        key table), with a wiphy and without; not the recovery or
+        send-rule variants."""
         want = devices.NATIVE + ("rtl8187/ndiswrapper",
-                                 "rtl8187-wext/ndiswrapper")
+                                 "rtl8187-wext/ndiswrapper",
+                                 "bcm43xx/ndiswrapper",
+                                 "bcm43xx-wext/ndiswrapper")
         for name in self.NAMES:
             check = registry.get(name)
             with self.subTest(name):
