@@ -492,6 +492,43 @@ uint64_t get_jiffies_64(void)
 	return jiffies_now;
 }
 
+/* ntos_firmware.h: ntoskrnl.c's firmware files, here two made-up ones */
+static const uint8_t fw_bytes[5] = { 0xde, 0xad, 0xbe, 0xef, 0x01 };
+static struct {
+	char name[80];
+	unsigned long caller;
+	int gets, puts;
+	void *put_cookie;
+} fw;
+
+int ntos_firmware_get(unsigned long caller, const char *name,
+		      const uint8_t **data, size_t *size, void **cookie);
+void ntos_firmware_put(void *cookie);
+
+int ntos_firmware_get(unsigned long caller, const char *name,
+		      const uint8_t **data, size_t *size, void **cookie)
+{
+	snprintf(fw.name, sizeof(fw.name), "%s", name);
+	fw.caller = caller;
+	fw.gets++;
+	if (!strcmp(name, "nomem.bin"))
+		return -12;	/* -ENOMEM */
+	if (!strcmp(name, "huge.bin"))
+		return -22;	/* -EINVAL: over 16 MiB */
+	if (strcmp(name, "fw.bin") && strcmp(name, "FW2.BIN"))
+		return -2;	/* -ENOENT */
+	*data = fw_bytes;
+	*size = sizeof(fw_bytes);
+	*cookie = (void *)fw_bytes;
+	return 0;
+}
+
+void ntos_firmware_put(void *cookie)
+{
+	fw.put_cookie = cookie;
+	fw.puts++;
+}
+
 /* -- ndis_string.c ------------------------------------------------------------ */
 
 EXPORT(NdisInitUnicodeString)
@@ -1453,6 +1490,145 @@ static void test_usbd_config_request(void)
 	driver_known = 1;
 }
 
+/* -- ndis_file.c ------------------------------------------------------------ */
+
+EXPORT(NdisOpenFile)
+EXPORT(NdisMapFile)
+EXPORT(NdisUnmapFile)
+EXPORT(NdisCloseFile)
+
+#define NDIS_STATUS_FILE_NOT_FOUND	((int32_t)0xc001001b)
+#define NDIS_STATUS_ERROR_READING_FILE	((int32_t)0xc001001c)
+#define NDIS_STATUS_ALREADY_MAPPED	((int32_t)0xc001001d)
+
+/* s as a counted UTF-16 string in buf (at most 95 characters) */
+static struct kx_ustring ustr(uint16_t *buf, const char *s)
+{
+	struct kx_ustring u;
+	size_t i;
+
+	for (i = 0; s[i] && i < 95; i++)
+		buf[i] = (unsigned char)s[i];
+	u.length = i * 2;
+	u.max_length = i * 2;
+	u.buffer = buf;
+	return u;
+}
+
+typedef WIN void (*open_file_fn)(int32_t *, void **, uint32_t *,
+				 struct kx_ustring *, int64_t);
+
+/* NdisOpenFile of name: its status, the handle and length it gave */
+static int32_t open_file(const char *name, void **handle, uint32_t *len)
+{
+	open_file_fn open = export_NdisOpenFile();
+	uint16_t buf[96];
+	struct kx_ustring u = ustr(buf, name);
+	int32_t status = 0x1234;
+
+	*handle = (void *)1;
+	*len = 77;
+	open(&status, handle, len, &u, -1);
+	return status;
+}
+
+static void test_files(void)
+{
+	WIN void (*map)(int32_t *, void **, void *) = export_NdisMapFile();
+	WIN void (*unmap)(void *) = export_NdisUnmapFile();
+	WIN void (*close)(void *) = export_NdisCloseFile();
+	open_file_fn open = export_NdisOpenFile();
+	int32_t status;
+	void *h, *h2, *va;
+	uint32_t len;
+	uint16_t buf[8];
+	struct kx_ustring u;
+
+	memset(&fw, 0, sizeof(fw));
+	allocs = frees = 0;
+	driver_known = 1;
+	CHECK(open_file("fw.bin", &h, &len) == NDIS_STATUS_SUCCESS);
+	CHECK(h && len == 5 && !strcmp(fw.name, "fw.bin") && fw.caller);
+	CHECK(allocs == 1);
+	/* mapped once at a time: the file's bytes */
+	va = NULL;
+	map(&status, &va, h);
+	CHECK(status == NDIS_STATUS_SUCCESS && va == fw_bytes);
+	va = &va;
+	map(&status, &va, h);
+	CHECK(status == NDIS_STATUS_ALREADY_MAPPED && !va);
+	unmap(h);
+	map(&status, &va, h);
+	CHECK(status == NDIS_STATUS_SUCCESS && va == fw_bytes);
+	/* closed while mapped: the copy goes back all the same */
+	close(h);
+	CHECK(fw.puts == 1 && fw.put_cookie == fw_bytes && frees == 1);
+	/* a closed handle is no file any more */
+	map(&status, &va, h2 = h);
+	CHECK(status == NDIS_STATUS_FAILURE);
+	close(h2);
+	CHECK(fw.puts == 1 && frees == 1);
+	CHECK_CONTAINS(logged, "NdisCloseFile: not a file NdisOpenFile opened, ignored");
+
+	/* the driver's system32\drivers path names the same folder */
+	CHECK(open_file("\\SystemRoot\\system32\\drivers\\FW2.BIN", &h,
+			&len) == NDIS_STATUS_SUCCESS);
+	CHECK(!strcmp(fw.name, "FW2.BIN") && len == 5);
+	close(h);
+	CHECK(fw.puts == 2 && frees == 2);
+
+	/* refused names never reach the file system */
+	fw.gets = 0;
+	CHECK(open_file("..", &h, &len) == NDIS_STATUS_FILE_NOT_FOUND);
+	CHECK(!h && len == 0);
+	CHECK(open_file("sub/fw.bin", &h, &len) == NDIS_STATUS_FILE_NOT_FOUND);
+	CHECK(open_file("C:\\fw.bin", &h, &len) ==
+	      NDIS_STATUS_FILE_NOT_FOUND);
+	CHECK(open_file("\\SystemRoot\\system32\\fw.bin", &h, &len) ==
+	      NDIS_STATUS_FILE_NOT_FOUND);
+	CHECK(open_file("", &h, &len) == NDIS_STATUS_FILE_NOT_FOUND);
+	CHECK(open_file("a123456789b123456789c123456789d123456789e123456789f123456789g1234",
+			&h, &len) == NDIS_STATUS_FILE_NOT_FOUND);	/* 65 */
+	CHECK(fw.gets == 0);
+	CHECK_CONTAINS(logged, "NdisOpenFile: a name that is not a plain file name, refused");
+	CHECK(open_file("a123456789b123456789c123456789d123456789e123456789f123456789g123",
+			&h, &len) == NDIS_STATUS_FILE_NOT_FOUND);	/* 64 */
+	CHECK(fw.gets == 1);
+
+	/* the folder's answers as NDIS statuses; nothing left allocated */
+	CHECK(open_file("missing.bin", &h, &len) == NDIS_STATUS_FILE_NOT_FOUND);
+	CHECK(open_file("nomem.bin", &h, &len) == NDIS_STATUS_RESOURCES);
+	CHECK(open_file("huge.bin", &h, &len) ==
+	      NDIS_STATUS_ERROR_READING_FILE);
+	CHECK(!h && len == 0 && allocs == frees);
+
+	/* bad arguments */
+	CHECK(open_file("fw.bin", &h, &len) == NDIS_STATUS_SUCCESS);
+	map(&status, NULL, h);
+	CHECK(status == NDIS_STATUS_FAILURE);
+	map(&status, &va, NULL);
+	CHECK(status == NDIS_STATUS_FAILURE);
+	unmap(NULL);
+	close(NULL);
+	close(h);
+	u = ustr(buf, "fw.bin");
+	status = 0;
+	open(&status, NULL, &len, &u, -1);
+	CHECK(status == NDIS_STATUS_FAILURE);
+	open(&status, &h, NULL, &u, -1);
+	CHECK(status == NDIS_STATUS_FAILURE);
+	open(&status, &h, &len, NULL, -1);
+	CHECK(status == NDIS_STATUS_FAILURE);
+	open(NULL, &h, &len, &u, -1);	/* nowhere to say: nothing done */
+	u.buffer = NULL;
+	open(&status, &h, &len, &u, -1);
+	CHECK(status == NDIS_STATUS_FILE_NOT_FOUND);
+	driver_known = 0;
+	CHECK(open_file("fw.bin", &h, &len) == NDIS_STATUS_FAILURE && !h);
+	driver_known = 1;
+	CHECK(allocs == frees && fw.puts == 3);
+}
+
 int main(void)
 {
 	TEST(test_init_strings);
@@ -1482,5 +1658,6 @@ int main(void)
 	TEST(test_routine_address);
 	TEST(test_usbd);
 	TEST(test_usbd_config_request);
+	TEST(test_files);
 	return tap_done();
 }
