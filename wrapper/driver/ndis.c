@@ -108,63 +108,26 @@ WIN_FUNC(NdisMGetDeviceProperty);
 
 /* -- configuration ------------------------------------------------------ */
 
-struct ndis_param {
-	struct list_head list;
-	struct ndis_config_param param;
-	u16 string[NDIS_MAX_SETTING_VALUE];
-};
-
-static WIN_ABI void NdisOpenConfiguration(ndis_status *status,
-					  void **handle, void *wrapper_ctx)
-{
-	*handle = wrapper_ctx;		/* the adapter */
-	*status = NDIS_STATUS_SUCCESS;
-}
-WIN_FUNC(NdisOpenConfiguration);
-
 const char *ndis_setting(struct ndis_adapter *ad, const char *name)
 {
 	return ndis_cfg_find(ad->settings, ad->num_settings, name);
 }
 
-static WIN_ABI void NdisReadConfiguration(ndis_status *status,
-					  struct ndis_config_param **result,
-					  void *handle,
-					  struct win_unicode_string *keyword,
-					  u32 type)
+/* ndis_core.h: ndis_config.c's view of the adapter */
+struct ndis_config_store *ndis_config_store(void *adapter)
 {
-	struct ndis_adapter *ad = handle;
-	char name[NDIS_MAX_SETTING_NAME];
-	struct ndis_cfg_value v;
-	struct ndis_param *p;
-	const char *value;
-
-	*status = NDIS_STATUS_FAILURE;
-	if (!keyword || !ndis_cfg_keyword(keyword->buffer, keyword->length,
-					  name, sizeof(name)))
-		return;
-	value = ndis_setting(ad, name);
-	if (!value)
-		return;
-	p = win_alloc(ad->driver, sizeof(*p));
-	if (!p) {
-		*status = NDIS_STATUS_RESOURCES;
-		return;
-	}
-	ndis_cfg_convert(value, type, p->string, ARRAY_SIZE(p->string), &v);
-	p->param.type = v.type;
-	if (v.type == NDIS_PARAMETER_STRING) {
-		p->param.data.string.buffer = p->string;
-		p->param.data.string.length = v.length;
-		p->param.data.string.max_length = v.length + sizeof(u16);
-	} else {
-		p->param.data.integer = v.integer;
-	}
-	list_add(&p->list, &ad->params);
-	*result = &p->param;
-	*status = NDIS_STATUS_SUCCESS;
+	return &((struct ndis_adapter *)adapter)->config;
 }
-WIN_FUNC(NdisReadConfiguration);
+
+struct ndis_driver *ndis_config_driver(void *adapter)
+{
+	return ((struct ndis_adapter *)adapter)->driver;
+}
+
+const char *ndis_config_setting(void *adapter, const char *name)
+{
+	return ndis_setting(adapter, name);
+}
 
 static WIN_ABI void NdisReadNetworkAddress(ndis_status *status, void **addr,
 					   u32 *len, void *handle)
@@ -196,22 +159,6 @@ static WIN_ABI void NdisReadNetworkAddress(ndis_status *status, void **addr,
 	*status = NDIS_STATUS_SUCCESS;
 }
 WIN_FUNC(NdisReadNetworkAddress);
-
-void ndis_free_params(struct ndis_adapter *ad)
-{
-	struct ndis_param *p, *tmp;
-
-	list_for_each_entry_safe(p, tmp, &ad->params, list) {
-		list_del(&p->list);
-		win_free(p);
-	}
-}
-
-static WIN_ABI void NdisCloseConfiguration(void *handle)
-{
-	ndis_free_params(handle);
-}
-WIN_FUNC(NdisCloseConfiguration);
 
 /* -- memory ------------------------------------------------------------- */
 

@@ -62,4 +62,28 @@ void ndis_miniport_timer_set(void *storage, u32 msecs);
  * the DRIVER_OBJECT when the driver unloads */
 void ndis_driver_set_unload(void *wrapper_handle, void *func);
 
+/*
+ * ndis_config.c: what the configuration calls keep per adapter
+ * (struct ndis_adapter.config, zeroed to start): the parameters
+ * NdisReadConfiguration returned, which NdisCloseConfiguration frees, and
+ * NdisWriteConfiguration's values, freed with the adapter.
+ */
+struct ndis_config_param_node;
+struct ndis_config_written;
+struct ndis_config_store {
+	struct ndis_config_param_node *params;
+	struct ndis_config_written *written;
+};
+void ndis_config_free_params(struct ndis_config_store *cs);
+void ndis_config_free_written(struct ndis_config_store *cs);
+
+/*
+ * ndis.c: for ndis_config.c, the adapter a configuration handle is (its
+ * WrapperConfigurationContext): its store, the driver its allocations are
+ * charged to, and the value of its .conf setting name (NULL: none).
+ */
+struct ndis_config_store *ndis_config_store(void *adapter);
+struct ndis_driver *ndis_config_driver(void *adapter);
+const char *ndis_config_setting(void *adapter, const char *name);
+
 #endif /* NDIS_CORE_H */

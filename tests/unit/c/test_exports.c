@@ -529,6 +529,40 @@ void ntos_firmware_put(void *cookie)
 	fw.puts++;
 }
 
+/* ndis_core.h: ndis.c's adapter as ndis_config.c sees it: one made-up
+ * adapter with two .conf settings */
+struct kx_config_store {
+	void *params, *written;
+};
+static struct kx_config_store config_store;
+static char config_adapter;
+
+void *ndis_config_store(void *adapter);
+void *ndis_config_driver(void *adapter);
+const char *ndis_config_setting(void *adapter, const char *name);
+
+void *ndis_config_store(void *adapter)
+{
+	CHECK(adapter == &config_adapter);
+	return &config_store;
+}
+
+void *ndis_config_driver(void *adapter)
+{
+	CHECK(adapter == &config_adapter);
+	return &fake_driver;
+}
+
+const char *ndis_config_setting(void *adapter, const char *name)
+{
+	CHECK(adapter == &config_adapter);
+	if (!strcasecmp(name, "Channel"))
+		return "11";
+	if (!strcasecmp(name, "SSID"))
+		return "bench";
+	return NULL;
+}
+
 /* -- ndis_string.c ------------------------------------------------------------ */
 
 EXPORT(NdisInitUnicodeString)
@@ -1629,6 +1663,194 @@ static void test_files(void)
 	CHECK(allocs == frees && fw.puts == 3);
 }
 
+/* -- ndis_config.c ---------------------------------------------------------- */
+
+EXPORT(NdisOpenConfiguration)
+EXPORT(NdisReadConfiguration)
+EXPORT(NdisWriteConfiguration)
+EXPORT(NdisCloseConfiguration)
+EXPORT(NdisOpenConfigurationKeyByName)
+EXPORT(NdisOpenConfigurationKeyByIndex)
+
+#define NDIS_STATUS_NOT_SUPPORTED	((int32_t)0xc00000bb)
+
+struct kx_config_param {
+	uint32_t type;
+	union {
+		uint32_t integer;
+		struct kx_ustring string;
+	} data;
+};
+
+typedef WIN void (*read_config_fn)(int32_t *, struct kx_config_param **,
+				   void *, struct kx_ustring *, uint32_t);
+typedef WIN void (*write_config_fn)(int32_t *, void *, struct kx_ustring *,
+				    struct kx_config_param *);
+
+/* NdisReadConfiguration of keyword as type: its status and result */
+static int32_t read_config(void *h, const char *keyword, uint32_t type,
+			   struct kx_config_param **out)
+{
+	read_config_fn read = export_NdisReadConfiguration();
+	uint16_t buf[96];
+	struct kx_ustring k = ustr(buf, keyword);
+	int32_t status = 0x1234;
+
+	*out = NULL;
+	read(&status, out, h, &k, type);
+	return status;
+}
+
+static int32_t write_config(void *h, const char *keyword,
+			    struct kx_config_param *param)
+{
+	write_config_fn write = export_NdisWriteConfiguration();
+	uint16_t buf[96];
+	struct kx_ustring k = ustr(buf, keyword);
+	int32_t status = 0x1234;
+
+	write(&status, h, &k, param);
+	return status;
+}
+
+/* the UTF-16 string of a STRING parameter as ASCII */
+static const char *param_text(const struct kx_config_param *p)
+{
+	static char text[300];
+	unsigned int i;
+
+	for (i = 0; i < p->data.string.length / 2 && i + 1 < sizeof(text); i++)
+		text[i] = p->data.string.buffer[i];
+	text[i] = 0;
+	return text;
+}
+
+static void test_configuration(void)
+{
+	WIN void (*open)(int32_t *, void **, void *) =
+		export_NdisOpenConfiguration();
+	WIN void (*close)(void *) = export_NdisCloseConfiguration();
+	WIN void (*by_name)(int32_t *, void *, struct kx_ustring *, void **) =
+		export_NdisOpenConfigurationKeyByName();
+	WIN void (*by_index)(int32_t *, void *, uint32_t, struct kx_ustring *,
+			     void **) = export_NdisOpenConfigurationKeyByIndex();
+	struct kx_config_param *p, w;
+	uint16_t buf[300];
+	struct kx_ustring name;
+	void *h = NULL, *sub;
+	int32_t status;
+	int i;
+
+	memset(&config_store, 0, sizeof(config_store));
+	allocs = frees = 0;
+	open(&status, &h, &config_adapter);
+	CHECK(status == NDIS_STATUS_SUCCESS && h == &config_adapter);
+
+	/* the .conf values, in the type asked for */
+	CHECK(read_config(h, "channel", 0, &p) == NDIS_STATUS_SUCCESS);
+	CHECK(p && p->type == 0 && p->data.integer == 11);
+	CHECK(read_config(h, "Channel", 1, &p) == NDIS_STATUS_SUCCESS);
+	CHECK(p->type == 1 && p->data.integer == 0x11);
+	CHECK(read_config(h, "SSID", 2, &p) == NDIS_STATUS_SUCCESS);
+	CHECK(p->type == 2 && !strcmp(param_text(p), "bench"));
+	CHECK(read_config(h, "Missing", 0, &p) == NDIS_STATUS_FAILURE && !p);
+	CHECK(allocs == 3);
+
+	/* a written integer is read back as a number, in either base */
+	w.type = 0;
+	w.data.integer = 6;
+	CHECK(write_config(h, "Channel", &w) == NDIS_STATUS_SUCCESS);
+	CHECK(read_config(h, "CHANNEL", 0, &p) == NDIS_STATUS_SUCCESS);
+	CHECK(p->type == 0 && p->data.integer == 6);
+	CHECK(read_config(h, "channel", 1, &p) == NDIS_STATUS_SUCCESS);
+	CHECK(p->type == 1 && p->data.integer == 6);
+	CHECK(read_config(h, "channel", 2, &p) == NDIS_STATUS_SUCCESS);
+	CHECK(p->type == 0 && p->data.integer == 6);
+	/* writing it again replaces it: one value kept */
+	w.type = 1;
+	w.data.integer = 0xabc;
+	CHECK(write_config(h, "channel", &w) == NDIS_STATUS_SUCCESS);
+	CHECK(read_config(h, "Channel", 1, &p) == NDIS_STATUS_SUCCESS);
+	CHECK(p->type == 1 && p->data.integer == 0xabc);
+	CHECK(allocs == 3 + 1 + 4);
+
+	/* a written string, new keyword, read as a string or an integer */
+	w.type = 2;
+	w.data.string = ustr(buf, "42");
+	CHECK(write_config(h, "NewKey", &w) == NDIS_STATUS_SUCCESS);
+	CHECK(read_config(h, "newkey", 2, &p) == NDIS_STATUS_SUCCESS);
+	CHECK(p->type == 2 && !strcmp(param_text(p), "42"));
+	CHECK(read_config(h, "newkey", 0, &p) == NDIS_STATUS_SUCCESS);
+	CHECK(p->type == 0 && p->data.integer == 42);
+	w.data.string = ustr(buf, "");
+	CHECK(write_config(h, "SSID", &w) == NDIS_STATUS_SUCCESS);
+	CHECK(read_config(h, "ssid", 2, &p) == NDIS_STATUS_SUCCESS);
+	CHECK(p->type == 2 && p->data.string.length == 0);
+
+	/* closing frees what reads returned, not what was written */
+	i = frees;
+	close(h);
+	CHECK(frees == i + 10 && config_store.params == NULL);
+	CHECK(read_config(h, "Channel", 0, &p) == NDIS_STATUS_SUCCESS);
+	CHECK(p->data.integer == 0xabc);
+	close(h);
+
+	/* refused writes leave the value as it was */
+	buf[0] = 0x00e9;	/* not ASCII */
+	w.type = 2;
+	w.data.string.length = 2;
+	w.data.string.buffer = buf;
+	CHECK(write_config(h, "NewKey", &w) == NDIS_STATUS_FAILURE);
+	w.data.string = ustr(buf, "x");
+	w.data.string.length = 256 * 2;	/* no room for its NUL */
+	for (i = 0; i < 256; i++)
+		buf[i] = 'x';
+	CHECK(write_config(h, "NewKey", &w) == NDIS_STATUS_FAILURE);
+	w.type = 4;	/* NDIS_PARAMETER_BINARY */
+	CHECK(write_config(h, "NewKey", &w) == NDIS_STATUS_NOT_SUPPORTED);
+	w.type = 3;	/* NDIS_PARAMETER_MULTI_STRING */
+	CHECK(write_config(h, "NewKey", &w) == NDIS_STATUS_NOT_SUPPORTED);
+	w.type = 0;
+	CHECK(write_config(h, "", &w) == NDIS_STATUS_FAILURE);
+	CHECK(write_config(NULL, "NewKey", &w) == NDIS_STATUS_FAILURE);
+	CHECK(write_config(h, "NewKey", NULL) == NDIS_STATUS_FAILURE);
+	CHECK(read_config(h, "newkey", 2, &p) == NDIS_STATUS_SUCCESS);
+	CHECK(!strcmp(param_text(p), "42"));
+	CHECK(read_config(NULL, "newkey", 2, &p) == NDIS_STATUS_FAILURE);
+	CHECK(read_config(h, "", 2, &p) == NDIS_STATUS_FAILURE);
+	((write_config_fn)export_NdisWriteConfiguration())(&status, h, NULL,
+							   &w);
+	CHECK(status == NDIS_STATUS_FAILURE);
+	((read_config_fn)export_NdisReadConfiguration())(&status, &p, h, NULL,
+							  0);
+	CHECK(status == NDIS_STATUS_FAILURE);
+	close(h);
+	close(NULL);
+
+	/* the flat settings have no subkeys: neither call opens one */
+	name = ustr(buf, "Ndi");
+	sub = &sub;
+	status = 0;
+	by_name(&status, h, &name, &sub);
+	CHECK(status == NDIS_STATUS_FAILURE && !sub);
+	sub = &sub;
+	status = 0;
+	name.length = 6;
+	by_index(&status, h, 0, &name, &sub);
+	CHECK(status == NDIS_STATUS_FAILURE && !sub && name.length == 6);
+	by_name(NULL, h, NULL, NULL);
+	by_index(NULL, NULL, 3, NULL, NULL);
+
+	/* the adapter's end frees the written values */
+	CHECK(config_store.written != NULL && allocs == frees + 3);
+	{
+		void ndis_config_free_written(struct kx_config_store *cs);
+
+		ndis_config_free_written(&config_store);
+	}
+	CHECK(config_store.written == NULL && allocs == frees);
+}
+
 int main(void)
 {
 	TEST(test_init_strings);
@@ -1659,5 +1881,6 @@ int main(void)
 	TEST(test_usbd);
 	TEST(test_usbd_config_request);
 	TEST(test_files);
+	TEST(test_configuration);
 	return tap_done();
 }
