@@ -15,6 +15,8 @@
 #include <linux/delay.h>
 #include <linux/etherdevice.h>
 #include <linux/kernel.h>
+#include <linux/kernel_stat.h>
+#include <linux/smp.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/jiffies.h>
@@ -159,6 +161,31 @@ static WIN_ABI void NdisReadNetworkAddress(ndis_status *status, void **addr,
 	*status = NDIS_STATUS_SUCCESS;
 }
 WIN_FUNC(NdisReadNetworkAddress);
+
+/* -- processor times ---------------------------------------------------- */
+
+/*
+ * ndis_core.h. The busy time is the scheduler's per-CPU account; idle is
+ * the rest of the time since boot, because a tickless kernel does not
+ * add to the account's idle field while the CPU sleeps (and the call that
+ * does count it is a GPL-only export).
+ */
+void ndis_cpu_times(unsigned int *cpu, u64 *idle_ns, u64 *total_ns)
+{
+	static const int busy[] = { CPUTIME_USER, CPUTIME_NICE,
+				    CPUTIME_SYSTEM, CPUTIME_SOFTIRQ,
+				    CPUTIME_IRQ, CPUTIME_STEAL };
+	unsigned int c = raw_smp_processor_id();
+	u64 total = jiffies64_to_nsecs(get_jiffies_64() - INITIAL_JIFFIES);
+	u64 used = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(busy); i++)
+		used += kcpustat_cpu(c).cpustat[busy[i]];
+	*cpu = c;
+	*total_ns = total;
+	*idle_ns = used < total ? total - used : 0;
+}
 
 /* -- memory ------------------------------------------------------------- */
 

@@ -58,6 +58,12 @@ void win_timer_forget(void *ktimer);
 /* ndis.c: NdisSetTimer on an NDIS_MINIPORT_TIMER */
 void ndis_miniport_timer_set(void *storage, u32 msecs);
 
+/*
+ * ndis.c: the processor this runs on, its idle time and its whole time
+ * (busy and idle) since boot, in nanoseconds.
+ */
+void ndis_cpu_times(unsigned int *cpu, u64 *idle_ns, u64 *total_ns);
+
 /* pe_image.c: the handler NdisMRegisterUnloadHandler names, called with
  * the DRIVER_OBJECT when the driver unloads */
 void ndis_driver_set_unload(void *wrapper_handle, void *func);

@@ -483,6 +483,20 @@ void ktime_get_real_ts64(struct kx_timespec64 *ts)
 	ts->tv_nsec = 123456789;
 }
 
+/* ndis_core.h: ndis.c's processor times */
+static struct {
+	unsigned int cpu;
+	uint64_t idle_ns, total_ns;
+} cpu_times;
+
+void ndis_cpu_times(unsigned int *cpu, uint64_t *idle_ns, uint64_t *total_ns);
+void ndis_cpu_times(unsigned int *cpu, uint64_t *idle_ns, uint64_t *total_ns)
+{
+	*cpu = cpu_times.cpu;
+	*idle_ns = cpu_times.idle_ns;
+	*total_ns = cpu_times.total_ns;
+}
+
 /* kmock's jiffies.h: the 64-bit tick count, KMOCK_HZ (1000) a second */
 static uint64_t jiffies_now;
 
@@ -1338,6 +1352,33 @@ EXPORT(NdisGetRoutineAddress)
 EXPORT(NdisMGetDmaAlignment)
 EXPORT(NdisGetSystemUpTime)
 
+EXPORT(NdisGetCurrentProcessorCounts)
+
+/* milliseconds of the running CPU: idle, and all its time (idle too) */
+static void test_processor_counts(void)
+{
+	WIN void (*counts)(uint32_t *, uint32_t *, uint32_t *) =
+		export_NdisGetCurrentProcessorCounts();
+	uint32_t idle = 1, all = 1, index = 9;
+
+	cpu_times.cpu = 2;
+	cpu_times.idle_ns = 1999999;
+	cpu_times.total_ns = 7000000000ULL;
+	counts(&idle, &all, &index);
+	CHECK(idle == 1 && all == 7000 && index == 2);
+	/* a ULONG of milliseconds wraps after 49.7 days */
+	cpu_times.total_ns = (1ULL << 32) * 1000000ULL + 5000000;
+	counts(&idle, &all, &index);
+	CHECK(all == 5);
+	/* each pointer may be NULL */
+	cpu_times.cpu = 0;
+	index = 9;
+	counts(NULL, NULL, &index);
+	CHECK(index == 0);
+	counts(&idle, NULL, NULL);
+	CHECK(idle == 1);
+}
+
 static void test_misc(void)
 {
 	WIN uint32_t (*version)(void) = export_NdisGetVersion();
@@ -1876,6 +1917,7 @@ int main(void)
 	TEST(test_ndis_timer);
 	TEST(test_unload_handler);
 	TEST(test_misc);
+	TEST(test_processor_counts);
 	TEST(test_uptime);
 	TEST(test_routine_address);
 	TEST(test_usbd);
