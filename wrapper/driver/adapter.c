@@ -71,6 +71,7 @@ static void ndis_adapter_cleanup(struct ndis_adapter *ad)
 	if (ad->bus == NDIS_BUS_PCI)
 		ndis_hw_teardown(ad);
 	ndis_config_free_params(&ad->config);
+	ndis_log_release(&ad->log);
 	ndis_netdev_free(ad);
 }
 

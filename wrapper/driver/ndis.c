@@ -162,6 +162,11 @@ static WIN_ABI void NdisReadNetworkAddress(ndis_status *status, void **addr,
 }
 WIN_FUNC(NdisReadNetworkAddress);
 
+void **ndis_log_slot(void *handle)
+{
+	return &ndis_handle_adapter(handle)->log;
+}
+
 /* -- processor times ---------------------------------------------------- */
 
 /*

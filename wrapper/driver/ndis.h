@@ -87,6 +87,7 @@ struct ndis_adapter {
 	struct ndis_setting *settings;	/* from the loader */
 	u32 num_settings;
 	struct ndis_config_store config;	/* ndis_config.c */
+	void *log;			/* NdisMCreateLog's (ndis_log.c) */
 	u8 mac[ETH_ALEN];
 	u32 map_registers;
 	bool sg_dma;			/* NdisMInitializeScatterGatherDma */

@@ -59,6 +59,18 @@ void win_timer_forget(void *ktimer);
 void ndis_miniport_timer_set(void *storage, u32 msecs);
 
 /*
+ * ndis.c: where an adapter (by its MiniportAdapterHandle) keeps its
+ * NdisMCreateLog log, NULL when it has none.
+ * ndis_log.c: the bytes that log holds, oldest first, into buf (len at
+ * most; what IOCTL_NDIS_GET_LOG_DATA would give an application: nothing
+ * asks on Linux, the unit tests do); and the log closed if it is still
+ * open (at the adapter's halt).
+ */
+void **ndis_log_slot(void *handle);
+u32 ndis_log_read(void *log_handle, void *buf, u32 len);
+void ndis_log_release(void **slot);
+
+/*
  * ndis.c: the processor this runs on, its idle time and its whole time
  * (busy and idle) since boot, in nanoseconds.
  */

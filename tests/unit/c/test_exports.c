@@ -483,6 +483,16 @@ void ktime_get_real_ts64(struct kx_timespec64 *ts)
 	ts->tv_nsec = 123456789;
 }
 
+/* ndis_core.h: ndis.c's adapter's log slot (adapter_handle's) */
+static void *adapter_log;
+
+void **ndis_log_slot(void *handle);
+void **ndis_log_slot(void *handle)
+{
+	CHECK(handle == &adapter_handle);
+	return &adapter_log;
+}
+
 /* ndis_core.h: ndis.c's processor times */
 static struct {
 	unsigned int cpu;
@@ -1892,6 +1902,98 @@ static void test_configuration(void)
 	CHECK(config_store.written == NULL && allocs == frees);
 }
 
+/* -- ndis_log.c: the miniport's log ---------------------------------------- */
+
+EXPORT(NdisMCreateLog)
+EXPORT(NdisMWriteLogData)
+EXPORT(NdisMFlushLog)
+EXPORT(NdisMCloseLog)
+
+uint32_t ndis_log_read(void *log_handle, void *buf, uint32_t len);
+void ndis_log_release(void **slot);
+
+static void test_miniport_log(void)
+{
+	WIN int32_t (*create)(void *, uint32_t, void **) =
+		export_NdisMCreateLog();
+	WIN int32_t (*write)(void *, const void *, uint32_t) =
+		export_NdisMWriteLogData();
+	WIN void (*flush)(void *) = export_NdisMFlushLog();
+	WIN void (*close)(void *) = export_NdisMCloseLog();
+	void *log = NULL, *second = &second;
+	char out[64];
+	uint32_t n;
+
+	allocs = frees = 0;
+	driver_known = 1;
+	adapter_log = NULL;
+	CHECK(create(&adapter_handle, 8, &log) == NDIS_STATUS_SUCCESS && log);
+	CHECK(adapter_log == log && allocs == 1);
+	/* one per adapter */
+	CHECK(create(&adapter_handle, 8, &second) == NDIS_STATUS_FAILURE);
+	CHECK(!second && allocs == 1);
+
+	CHECK(write(log, "abc", 3) == NDIS_STATUS_SUCCESS);
+	n = ndis_log_read(log, out, sizeof(out));
+	CHECK(n == 3 && !memcmp(out, "abc", 3));
+	/* full: the oldest bytes go */
+	CHECK(write(log, "defghij", 7) == NDIS_STATUS_SUCCESS);
+	n = ndis_log_read(log, out, sizeof(out));
+	CHECK(n == 8 && !memcmp(out, "cdefghij", 8));
+	CHECK(write(log, "kl", 2) == NDIS_STATUS_SUCCESS);
+	n = ndis_log_read(log, out, sizeof(out));
+	CHECK(n == 8 && !memcmp(out, "efghijkl", 8));
+	/* a write past the log's size: its last 8 bytes */
+	CHECK(write(log, "0123456789ABC", 13) == NDIS_STATUS_SUCCESS);
+	n = ndis_log_read(log, out, sizeof(out));
+	CHECK(n == 8 && !memcmp(out, "56789ABC", 8));
+	n = ndis_log_read(log, out, 3);
+	CHECK(n == 3 && !memcmp(out, "567", 3));
+	/* flushed: empty, then filling from the start again */
+	flush(log);
+	CHECK(ndis_log_read(log, out, sizeof(out)) == 0);
+	CHECK(write(log, "xy", 2) == NDIS_STATUS_SUCCESS);
+	n = ndis_log_read(log, out, sizeof(out));
+	CHECK(n == 2 && !memcmp(out, "xy", 2));
+	CHECK(write(log, NULL, 0) == NDIS_STATUS_SUCCESS);
+	CHECK(write(log, NULL, 4) == NDIS_STATUS_FAILURE);
+	CHECK(ndis_log_read(log, out, sizeof(out)) == 2);
+
+	/* closed: the slot is free for another */
+	close(log);
+	CHECK(!adapter_log && frees == 1);
+	CHECK(write(log, "z", 1) == NDIS_STATUS_FAILURE);
+	flush(log);
+	close(log);
+	CHECK(frees == 1);
+	CHECK_CONTAINS(logged, "NdisMCloseLog: not a log NdisMCreateLog made, ignored");
+
+	/* sizes: none, or over 64 KiB, is RESOURCES (retry smaller) */
+	CHECK(create(&adapter_handle, 0, &log) == NDIS_STATUS_RESOURCES);
+	CHECK(!log);
+	CHECK(create(&adapter_handle, (64 << 10) + 1, &log) ==
+	      NDIS_STATUS_RESOURCES);
+	CHECK(create(&adapter_handle, 64 << 10, &log) == NDIS_STATUS_SUCCESS);
+	CHECK(write(log, "q", 1) == NDIS_STATUS_SUCCESS);
+	/* left open: the adapter's halt closes it */
+	ndis_log_release(&adapter_log);
+	CHECK(!adapter_log && allocs == 2 && frees == 2);
+	ndis_log_release(&adapter_log);
+	CHECK(frees == 2);
+
+	/* bad arguments */
+	CHECK(create(NULL, 8, &log) == NDIS_STATUS_FAILURE);
+	CHECK(create(&adapter_handle, 8, NULL) == NDIS_STATUS_FAILURE);
+	CHECK(write(NULL, "a", 1) == NDIS_STATUS_FAILURE);
+	flush(NULL);
+	close(NULL);
+	CHECK(ndis_log_read(NULL, out, 1) == 0);
+	driver_known = 0;
+	CHECK(create(&adapter_handle, 8, &log) == NDIS_STATUS_FAILURE && !log);
+	driver_known = 1;
+	CHECK(allocs == 2 && !adapter_log);
+}
+
 int main(void)
 {
 	TEST(test_init_strings);
@@ -1924,5 +2026,6 @@ int main(void)
 	TEST(test_usbd_config_request);
 	TEST(test_files);
 	TEST(test_configuration);
+	TEST(test_miniport_log);
 	return tap_done();
 }
