@@ -39,6 +39,11 @@ static WIN_ABI void NdisInitializeWrapper(void **handle, void *driver_object,
 }
 WIN_FUNC(NdisInitializeWrapper);
 
+void *ndis_wrapper_driver_object(void *wrapper_handle)
+{
+	return ((struct ndis_driver *)wrapper_handle)->driver_object;
+}
+
 static WIN_ABI void NdisTerminateWrapper(void *handle, void *unused)
 {
 	struct ndis_driver *drv = handle;

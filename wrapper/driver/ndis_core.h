@@ -71,6 +71,23 @@ u32 ndis_log_read(void *log_handle, void *buf, u32 len);
 void ndis_log_release(void **slot);
 
 /*
+ * ntos_devobj.c: IoCreateDevice, IoDeleteDevice, IoCreateSymbolicLink and
+ * IoDeleteSymbolicLink on behalf of the driver at caller (a return
+ * address: what it allocates is charged to that driver), with NT status
+ * codes; a device object is a struct win_device_object (wdm.h).
+ * ndis.c: the DRIVER_OBJECT of NdisInitializeWrapper's handle.
+ */
+s32 ntos_create_device(unsigned long caller, void *driver_object,
+		       u32 ext_size, const struct win_unicode_string *name,
+		       u32 type, u32 characteristics, void **device);
+void ntos_delete_device(unsigned long caller, void *device);
+s32 ntos_create_link(unsigned long caller,
+		     const struct win_unicode_string *link,
+		     const struct win_unicode_string *target);
+s32 ntos_delete_link(const struct win_unicode_string *link);
+void *ndis_wrapper_driver_object(void *wrapper_handle);
+
+/*
  * ndis.c: the processor this runs on, its idle time and its whole time
  * (busy and idle) since boot, in nanoseconds.
  */

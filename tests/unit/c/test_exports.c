@@ -493,6 +493,90 @@ void **ndis_log_slot(void *handle)
 	return &adapter_log;
 }
 
+/* ndis_core.h: ntos_devobj.c's device objects and links, ndis.c's
+ * driver object: a record of the calls, one device object at a time */
+#define KX_DEVOBJ_FLAGS		0x30	/* DEVICE_OBJECT.Flags (amd64) */
+static char fake_driver_object[16], wrapper_handle;
+static struct {
+	uint8_t devobj[0x160];
+	void *driver_object;
+	unsigned long caller;
+	char name[64], link[64], target[64];
+	uint32_t type;
+	int32_t create_status, link_status;
+	int creates, deletes, links, unlinks;
+	void *deleted;
+} io;
+
+static void ascii_of(char *out, size_t size, const struct kx_ustring *u)
+{
+	size_t i;
+
+	for (i = 0; i < u->length / 2 && i + 1 < size; i++)
+		out[i] = u->buffer[i];
+	out[i] = 0;
+}
+
+int32_t ntos_create_device(unsigned long caller, void *driver_object,
+			   uint32_t ext_size, const struct kx_ustring *name,
+			   uint32_t type, uint32_t characteristics,
+			   void **device);
+void ntos_delete_device(unsigned long caller, void *device);
+int32_t ntos_create_link(unsigned long caller, const struct kx_ustring *link,
+			 const struct kx_ustring *target);
+int32_t ntos_delete_link(const struct kx_ustring *link);
+void *ndis_wrapper_driver_object(void *wrapper_handle);
+
+int32_t ntos_create_device(unsigned long caller, void *driver_object,
+			   uint32_t ext_size, const struct kx_ustring *name,
+			   uint32_t type, uint32_t characteristics,
+			   void **device)
+{
+	io.creates++;
+	io.caller = caller;
+	io.driver_object = driver_object;
+	io.type = type;
+	CHECK(ext_size == 0 && characteristics == 0);
+	ascii_of(io.name, sizeof(io.name), name);
+	*device = NULL;
+	if (io.create_status)
+		return io.create_status;
+	memset(io.devobj, 0, sizeof(io.devobj));
+	io.devobj[KX_DEVOBJ_FLAGS] = 0x80;	/* DO_DEVICE_INITIALIZING */
+	*device = io.devobj;
+	return 0;
+}
+
+void ntos_delete_device(unsigned long caller, void *device)
+{
+	CHECK(caller != 0);
+	io.deletes++;
+	io.deleted = device;
+}
+
+int32_t ntos_create_link(unsigned long caller, const struct kx_ustring *link,
+			 const struct kx_ustring *target)
+{
+	CHECK(caller == io.caller);
+	io.links++;
+	ascii_of(io.link, sizeof(io.link), link);
+	ascii_of(io.target, sizeof(io.target), target);
+	return io.link_status;
+}
+
+int32_t ntos_delete_link(const struct kx_ustring *link)
+{
+	io.unlinks++;
+	ascii_of(io.link, sizeof(io.link), link);
+	return 0;
+}
+
+void *ndis_wrapper_driver_object(void *handle)
+{
+	CHECK(handle == &wrapper_handle);
+	return fake_driver_object;
+}
+
 /* ndis_core.h: ndis.c's processor times */
 static struct {
 	unsigned int cpu;
@@ -1994,6 +2078,111 @@ static void test_miniport_log(void)
 	CHECK(allocs == 2 && !adapter_log);
 }
 
+/* -- ndis_device.c ---------------------------------------------------------- */
+
+EXPORT(NdisMRegisterDevice)
+EXPORT(NdisMDeregisterDevice)
+
+static void test_register_device(void)
+{
+	WIN int32_t (*reg)(void *, struct kx_ustring *, struct kx_ustring *,
+			   void **, void **, void **) =
+		export_NdisMRegisterDevice();
+	WIN int32_t (*dereg)(void *) = export_NdisMDeregisterDevice();
+	static char dispatch[28];
+	void *major[28], *dev, *handle;
+	uint16_t nbuf[64], lbuf[64];
+	struct kx_ustring name = ustr(nbuf, "\\Device\\bench0");
+	struct kx_ustring link = ustr(lbuf, "\\DosDevices\\bench0");
+	int i;
+
+	for (i = 0; i < 28; i++)
+		major[i] = &dispatch[i];
+	memset(&io, 0, sizeof(io));
+	allocs = frees = 0;
+	driver_known = 1;
+	CHECK(reg(&wrapper_handle, &name, &link, major, &dev, &handle) ==
+	      NDIS_STATUS_SUCCESS);
+	/* the miniport's driver object, its names, FILE_DEVICE_NETWORK */
+	CHECK(dev == io.devobj && handle && io.creates == 1);
+	CHECK(io.driver_object == fake_driver_object && io.type == 0x12);
+	CHECK(io.caller && io.caller == last_caller);
+	CHECK_STR(io.name, "\\Device\\bench0");
+	CHECK(io.links == 1);
+	CHECK_STR(io.link, "\\DosDevices\\bench0");
+	CHECK_STR(io.target, "\\Device\\bench0");
+	/* ready for I/O on return */
+	CHECK(io.devobj[KX_DEVOBJ_FLAGS] == 0);
+	/* the table is copied: the driver's array may go */
+	memset(major, 0, sizeof(major));
+	CHECK(memcmp(handle, "DDev", 4) == 0);
+	CHECK(((void **)((char *)handle + 16))[0] == &dispatch[0]);
+	CHECK(((void **)((char *)handle + 16))[27] == &dispatch[27]);
+
+	/* the link overwritten to prove the handle keeps its own copy */
+	lbuf[0] = 'X';
+	CHECK(dereg(handle) == NDIS_STATUS_SUCCESS);
+	CHECK(io.unlinks == 1 && io.deletes == 1 && io.deleted == io.devobj);
+	CHECK_STR(io.link, "\\DosDevices\\bench0");
+	CHECK(allocs == 1 && frees == 1);
+	/* twice: the second is refused, logged */
+	CHECK(dereg(handle) == NDIS_STATUS_FAILURE);
+	CHECK(dereg(NULL) == NDIS_STATUS_FAILURE);
+	CHECK(io.deletes == 1 && frees == 1);
+	CHECK_CONTAINS(logged, "NdisMDeregisterDevice: not a device NdisMRegisterDevice made, ignored");
+
+	/* no symbolic link: none made, none deleted */
+	for (i = 0; i < 28; i++)
+		major[i] = &dispatch[i];
+	CHECK(reg(&wrapper_handle, &name, NULL, major, &dev, &handle) ==
+	      NDIS_STATUS_SUCCESS);
+	CHECK(io.links == 1);
+	CHECK(dereg(handle) == NDIS_STATUS_SUCCESS);
+	CHECK(io.unlinks == 1 && io.deletes == 2);
+
+	/* a name taken: FAILURE, nothing left behind */
+	io.create_status = (int32_t)0xc0000035;
+	dev = handle = &dev;
+	CHECK(reg(&wrapper_handle, &name, &link, major, &dev, &handle) ==
+	      NDIS_STATUS_FAILURE);
+	CHECK(!dev && !handle && allocs == frees);
+	io.create_status = (int32_t)0xc000009a;	/* out of memory */
+	CHECK(reg(&wrapper_handle, &name, &link, major, &dev, &handle) ==
+	      NDIS_STATUS_RESOURCES);
+	io.create_status = 0;
+	/* the link's name taken: the device goes again */
+	io.link_status = (int32_t)0xc0000035;
+	CHECK(reg(&wrapper_handle, &name, &link, major, &dev, &handle) ==
+	      NDIS_STATUS_FAILURE);
+	CHECK(!dev && !handle && io.deletes == 3 && allocs == frees);
+	io.link_status = 0;
+
+	/* bad arguments */
+	CHECK(reg(NULL, &name, &link, major, &dev, &handle) ==
+	      NDIS_STATUS_FAILURE);
+	CHECK(reg(&wrapper_handle, NULL, &link, major, &dev, &handle) ==
+	      NDIS_STATUS_FAILURE);
+	name.length = 0;
+	CHECK(reg(&wrapper_handle, &name, &link, major, &dev, &handle) ==
+	      NDIS_STATUS_FAILURE);
+	name = ustr(nbuf, "\\Device\\bench0");
+	CHECK(reg(&wrapper_handle, &name, &link, NULL, &dev, &handle) ==
+	      NDIS_STATUS_FAILURE);
+	CHECK(reg(&wrapper_handle, &name, &link, major, NULL, &handle) ==
+	      NDIS_STATUS_FAILURE && !handle);
+	CHECK(reg(&wrapper_handle, &name, &link, major, &dev, NULL) ==
+	      NDIS_STATUS_FAILURE && !dev);
+	link.buffer = NULL;
+	CHECK(reg(&wrapper_handle, &name, &link, major, &dev, &handle) ==
+	      NDIS_STATUS_FAILURE);
+	driver_known = 0;
+	link = ustr(lbuf, "\\DosDevices\\bench0");
+	CHECK(reg(&wrapper_handle, &name, &link, major, &dev, &handle) ==
+	      NDIS_STATUS_FAILURE);
+	driver_known = 1;
+	CHECK(io.creates == 5 && allocs == frees);
+}
+
 int main(void)
 {
 	TEST(test_init_strings);
@@ -2027,5 +2216,6 @@ int main(void)
 	TEST(test_files);
 	TEST(test_configuration);
 	TEST(test_miniport_log);
+	TEST(test_register_device);
 	return tap_done();
 }
