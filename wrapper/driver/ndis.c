@@ -581,6 +581,35 @@ static WIN_ABI ndis_status NdisScheduleWorkItem(struct ndis_work_item *item)
 }
 WIN_FUNC(NdisScheduleWorkItem);
 
+/* ndis_core.h: fn(arg) later, from the module's work queue */
+struct ndis_deferred {
+	struct work_struct work;
+	void (*fn)(void *arg);
+	void *arg;
+};
+
+static void ndis_deferred_run(struct work_struct *work)
+{
+	struct ndis_deferred *d = container_of(work, struct ndis_deferred,
+					       work);
+
+	d->fn(d->arg);
+	kfree(d);
+}
+
+int ndis_defer(void (*fn)(void *arg), void *arg)
+{
+	struct ndis_deferred *d = kzalloc(sizeof(*d), GFP_ATOMIC);
+
+	if (!d)
+		return -ENOMEM;
+	INIT_WORK(&d->work, ndis_deferred_run);
+	d->fn = fn;
+	d->arg = arg;
+	queue_work(ndis_work_wq, &d->work);
+	return 0;
+}
+
 void ndis_flush_work_items(void)
 {
 	flush_workqueue(ndis_work_wq);

@@ -88,6 +88,18 @@ s32 ntos_delete_link(const struct win_unicode_string *link);
 void *ndis_wrapper_driver_object(void *wrapper_handle);
 
 /*
+ * ndis.c: fn(arg) called later from the module's work queue (process
+ * context, PASSIVE_LEVEL), which the adapter's halt flushes; 0 or
+ * -ENOMEM.
+ * ndis_hw.c: whether the miniport of an adapter (MiniportAdapterHandle)
+ * has a MiniportAllocateComplete; calling it (at DISPATCH_LEVEL).
+ */
+int ndis_defer(void (*fn)(void *arg), void *arg);
+bool ndis_allocate_complete_set(void *handle);
+void ndis_allocate_complete(void *handle, void *va, u64 *pa, u32 len,
+			    void *ctx);
+
+/*
  * ndis.c: the processor this runs on, its idle time and its whole time
  * (busy and idle) since boot, in nanoseconds.
  */

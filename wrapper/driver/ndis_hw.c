@@ -443,6 +443,23 @@ static WIN_ABI void NdisMFreeSharedMemory(void *handle, u32 len, u8 cached,
 }
 WIN_FUNC(NdisMFreeSharedMemory);
 
+/* ndis_core.h: for NdisMAllocateSharedMemoryAsync (ndis_dma.c) */
+bool ndis_allocate_complete_set(void *handle)
+{
+	return ndis_handle_adapter(handle)->driver->chars.allocate_complete;
+}
+
+void ndis_allocate_complete(void *handle, void *va, u64 *pa, u32 len,
+			    void *ctx)
+{
+	struct ndis_adapter *ad = ndis_handle_adapter(handle);
+
+	ndis_serialize(ad);
+	DPC2WIN5(ad->driver->chars.allocate_complete, ad->ctx, va, pa, len,
+		 ctx);
+	ndis_unserialize(ad);
+}
+
 /* -- scatter-gather DMA ----------------------------------------------------- */
 
 /*

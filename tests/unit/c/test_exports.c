@@ -577,6 +577,70 @@ void *ndis_wrapper_driver_object(void *handle)
 	return fake_driver_object;
 }
 
+/* ndis_core.h: ndis.c's deferred calls (run by the test when it
+ * chooses), ndis_hw.c's MiniportAllocateComplete and
+ * NdisMAllocateSharedMemory */
+static struct {
+	void (*fn)(void *);
+	void *arg;
+	int defers, fail;
+	int has_handler;
+	void *handle, *va, *ctx;
+	uint64_t pa;
+	uint32_t len;
+	int completes;
+	uint8_t cached;
+	int allocs;
+	void *give_va;
+} async;
+
+int ndis_defer(void (*fn)(void *), void *arg);
+bool ndis_allocate_complete_set(void *handle);
+void ndis_allocate_complete(void *handle, void *va, uint64_t *pa,
+			    uint32_t len, void *ctx);
+
+int ndis_defer(void (*fn)(void *), void *arg)
+{
+	async.defers++;
+	if (async.fail)
+		return -12;
+	async.fn = fn;
+	async.arg = arg;
+	return 0;
+}
+
+bool ndis_allocate_complete_set(void *handle)
+{
+	CHECK(handle == &adapter_handle);
+	return async.has_handler;
+}
+
+void ndis_allocate_complete(void *handle, void *va, uint64_t *pa,
+			    uint32_t len, void *ctx)
+{
+	async.completes++;
+	async.handle = handle;
+	async.va = va;
+	async.pa = *pa;
+	async.len = len;
+	async.ctx = ctx;
+}
+
+static WIN void fake_NdisMAllocateSharedMemory(void *handle, uint32_t len,
+					       uint8_t cached, void **va,
+					       uint64_t *pa)
+{
+	CHECK(handle == &adapter_handle);
+	async.allocs++;
+	async.cached = cached;
+	*va = async.give_va;
+	if (async.give_va)
+		*pa = 0x1234000 + len;
+}
+
+const struct kx_export win_export_NdisMAllocateSharedMemory = {
+	"NdisMAllocateSharedMemory", (void *)fake_NdisMAllocateSharedMemory };
+
 /* ndis_core.h: ndis.c's processor times */
 static struct {
 	unsigned int cpu;
@@ -2183,6 +2247,55 @@ static void test_register_device(void)
 	CHECK(io.creates == 5 && allocs == frees);
 }
 
+/* -- ndis_dma.c ------------------------------------------------------------- */
+
+EXPORT(NdisMAllocateSharedMemoryAsync)
+
+#define NDIS_STATUS_PENDING	0x00000103
+
+static void test_shared_memory_async(void)
+{
+	WIN int32_t (*alloc)(void *, uint32_t, uint8_t, void *) =
+		export_NdisMAllocateSharedMemoryAsync();
+	static char ctx, memory[64];
+
+	memset(&async, 0, sizeof(async));
+	allocs = frees = 0;
+	driver_known = 1;
+	async.has_handler = 1;
+	async.give_va = memory;
+	/* pending: nothing allocated or completed before the work runs */
+	CHECK(alloc(&adapter_handle, 4096, 1, &ctx) == NDIS_STATUS_PENDING);
+	CHECK(async.defers == 1 && async.allocs == 0 && async.completes == 0);
+	async.fn(async.arg);
+	CHECK(async.allocs == 1 && async.cached == 1 && async.completes == 1);
+	CHECK(async.handle == &adapter_handle && async.va == memory);
+	CHECK(async.pa == 0x1234000 + 4096 && async.len == 4096);
+	CHECK(async.ctx == &ctx && allocs == 1 && frees == 1);
+	/* no memory: the completion says so with a NULL address */
+	async.give_va = NULL;
+	CHECK(alloc(&adapter_handle, 100, 0, NULL) == NDIS_STATUS_PENDING);
+	async.pa = 77;
+	async.fn(async.arg);
+	CHECK(async.completes == 2 && !async.va && async.pa == 0);
+	CHECK(async.len == 100 && !async.ctx && frees == 2);
+
+	/* no MiniportAllocateComplete, no length, no driver: FAILURE */
+	async.has_handler = 0;
+	CHECK(alloc(&adapter_handle, 100, 0, &ctx) == NDIS_STATUS_FAILURE);
+	async.has_handler = 1;
+	CHECK(alloc(&adapter_handle, 0, 0, &ctx) == NDIS_STATUS_FAILURE);
+	CHECK(alloc(NULL, 100, 0, &ctx) == NDIS_STATUS_FAILURE);
+	driver_known = 0;
+	CHECK(alloc(&adapter_handle, 100, 0, &ctx) == NDIS_STATUS_FAILURE);
+	driver_known = 1;
+	CHECK(async.defers == 2 && allocs == 2);
+	/* the work queue refused: RESOURCES, the request freed */
+	async.fail = 1;
+	CHECK(alloc(&adapter_handle, 100, 0, &ctx) == NDIS_STATUS_RESOURCES);
+	CHECK(allocs == 3 && frees == 3 && async.completes == 2);
+}
+
 int main(void)
 {
 	TEST(test_init_strings);
@@ -2217,5 +2330,6 @@ int main(void)
 	TEST(test_configuration);
 	TEST(test_miniport_log);
 	TEST(test_register_device);
+	TEST(test_shared_memory_async);
 	return tap_done();
 }
