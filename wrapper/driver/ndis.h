@@ -90,6 +90,7 @@ struct ndis_adapter {
 	void *log;			/* NdisMCreateLog's (ndis_log.c) */
 	u8 mac[ETH_ALEN];
 	u32 map_registers;
+	void *map_register_state;	/* ndis_dma.c */
 	bool sg_dma;			/* NdisMInitializeScatterGatherDma */
 	u32 csum_tx;			/* checksum offload set (offload.c) */
 	u32 sg_max_mapping;		/* bytes per element, 0: any */

@@ -100,6 +100,22 @@ void ndis_allocate_complete(void *handle, void *va, u64 *pa, u32 len,
 			    void *ctx);
 
 /*
+ * ndis_hw.c, for ndis_dma.c's NdisM*BufferPhysicalMapping: how many map
+ * registers NdisMAllocateMapRegisters gave the adapter (by its
+ * MiniportAdapterHandle), where it keeps their state (NULL to start),
+ * the driver charged for it; a piece of memory (within one page) mapped
+ * for the device, 0 or a negative errno, and unmapped.
+ * ndis_dma.c: the registers' mappings undone and their state freed
+ * (NdisMFreeMapRegisters, the halt).
+ */
+u32 ndis_map_register_count(void *handle);
+void **ndis_map_register_slot(void *handle);
+struct ndis_driver *ndis_map_register_driver(void *handle);
+int ndis_dma_map(void *handle, void *va, u32 len, bool to_device, u64 *addr);
+void ndis_dma_unmap(void *handle, u64 addr, u32 len, bool to_device);
+void ndis_map_registers_release(void *handle);
+
+/*
  * ndis.c: the processor this runs on, its idle time and its whole time
  * (busy and idle) since boot, in nanoseconds.
  */

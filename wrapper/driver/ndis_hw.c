@@ -28,6 +28,7 @@
 #include <linux/pci.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 
 #include "ndis.h"
 #include "ndis_sg.h"
@@ -391,6 +392,7 @@ WIN_FUNC(NdisMAllocateMapRegisters);
 
 static WIN_ABI void NdisMFreeMapRegisters(void *handle)
 {
+	ndis_map_registers_release(handle);
 	ndis_handle_adapter(handle)->map_registers = 0;
 }
 WIN_FUNC(NdisMFreeMapRegisters);
@@ -442,6 +444,47 @@ static WIN_ABI void NdisMFreeSharedMemory(void *handle, u32 len, u8 cached,
 	       ad->driver->name);
 }
 WIN_FUNC(NdisMFreeSharedMemory);
+
+/* ndis_core.h: for NdisM*BufferPhysicalMapping (ndis_dma.c) */
+u32 ndis_map_register_count(void *handle)
+{
+	return ndis_handle_adapter(handle)->map_registers;
+}
+
+void **ndis_map_register_slot(void *handle)
+{
+	return &ndis_handle_adapter(handle)->map_register_state;
+}
+
+struct ndis_driver *ndis_map_register_driver(void *handle)
+{
+	return ndis_handle_adapter(handle)->driver;
+}
+
+/* Windows memory is kmalloc'ed or vmalloc'ed: either has a page. */
+int ndis_dma_map(void *handle, void *va, u32 len, bool to_device, u64 *addr)
+{
+	struct ndis_adapter *ad = ndis_handle_adapter(handle);
+	struct page *page = is_vmalloc_addr(va) ? vmalloc_to_page(va) :
+						  virt_addr_valid(va) ?
+						  virt_to_page(va) : NULL;
+	dma_addr_t a;
+
+	if (!page)
+		return -EINVAL;
+	a = dma_map_page(ad->dev, page, offset_in_page(va), len,
+			 to_device ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
+	if (dma_mapping_error(ad->dev, a))
+		return -ENOMEM;
+	*addr = a;
+	return 0;
+}
+
+void ndis_dma_unmap(void *handle, u64 addr, u32 len, bool to_device)
+{
+	dma_unmap_page(ndis_handle_adapter(handle)->dev, addr, len,
+		       to_device ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
+}
 
 /* ndis_core.h: for NdisMAllocateSharedMemoryAsync (ndis_dma.c) */
 bool ndis_allocate_complete_set(void *handle)
@@ -646,6 +689,7 @@ void ndis_hw_teardown(struct ndis_adapter *ad)
 	struct ndis_shared *sh, *tmp;
 	int i;
 
+	ndis_map_registers_release(&ad->block);
 	ndis_irq_deactivate(ad->irq);
 	free_irq(ad->irq->irq, ad->irq);
 	kfree(ad->irq);

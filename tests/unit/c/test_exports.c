@@ -641,6 +641,68 @@ static WIN void fake_NdisMAllocateSharedMemory(void *handle, uint32_t len,
 const struct kx_export win_export_NdisMAllocateSharedMemory = {
 	"NdisMAllocateSharedMemory", (void *)fake_NdisMAllocateSharedMemory };
 
+/* ndis_core.h: ndis_hw.c's map registers and DMA mappings: the bus
+ * address of a piece is its address + 0x100000000, one failure on
+ * request */
+static struct {
+	uint32_t count;
+	void *state;
+	int maps, unmaps, fail_at;
+	uint64_t unmapped[8];
+	uint32_t unmapped_len[8];
+	bool to_device, unmap_to_device;
+} dma;
+
+uint32_t ndis_map_register_count(void *handle);
+void **ndis_map_register_slot(void *handle);
+void *ndis_map_register_driver(void *handle);
+int ndis_dma_map(void *handle, void *va, uint32_t len, bool to_device,
+		 uint64_t *addr);
+void ndis_dma_unmap(void *handle, uint64_t addr, uint32_t len,
+		    bool to_device);
+
+uint32_t ndis_map_register_count(void *handle)
+{
+	CHECK(handle == &adapter_handle);
+	return dma.count;
+}
+
+void **ndis_map_register_slot(void *handle)
+{
+	CHECK(handle == &adapter_handle);
+	return &dma.state;
+}
+
+void *ndis_map_register_driver(void *handle)
+{
+	CHECK(handle == &adapter_handle);
+	return &fake_driver;
+}
+
+int ndis_dma_map(void *handle, void *va, uint32_t len, bool to_device,
+		 uint64_t *addr)
+{
+	CHECK(handle == &adapter_handle);
+	CHECK(((uintptr_t)va & 0xfff) + len <= 4096);
+	if (++dma.maps == dma.fail_at)
+		return -12;
+	dma.to_device = to_device;
+	*addr = (uintptr_t)va + 0x100000000ULL;
+	return 0;
+}
+
+void ndis_dma_unmap(void *handle, uint64_t addr, uint32_t len,
+		    bool to_device)
+{
+	CHECK(handle == &adapter_handle);
+	dma.unmap_to_device = to_device;
+	if (dma.unmaps < 8) {
+		dma.unmapped[dma.unmaps] = addr;
+		dma.unmapped_len[dma.unmaps] = len;
+	}
+	dma.unmaps++;
+}
+
 /* ndis_core.h: ndis.c's processor times */
 static struct {
 	unsigned int cpu;
@@ -2296,6 +2358,97 @@ static void test_shared_memory_async(void)
 	CHECK(allocs == 3 && frees == 3 && async.completes == 2);
 }
 
+EXPORT(NdisMStartBufferPhysicalMapping)
+EXPORT(NdisMCompleteBufferPhysicalMapping)
+
+struct kx_physical_unit {
+	uint64_t address;
+	uint32_t length;
+};
+
+static void test_buffer_physical_mapping(void)
+{
+	WIN void (*start)(void *, struct kx_mdl *, uint32_t, uint8_t,
+			  struct kx_physical_unit *, uint32_t *) =
+		export_NdisMStartBufferPhysicalMapping();
+	WIN void (*complete)(void *, struct kx_mdl *, uint32_t) =
+		export_NdisMCompleteBufferPhysicalMapping();
+	void ndis_map_registers_release(void *handle);
+	static uint8_t pages[4 * 4096] __attribute__((aligned(4096)));
+	struct kx_physical_unit units[40];
+	struct kx_mdl mdl = { 0 };
+	uint32_t n = 99;
+
+	memset(&dma, 0, sizeof(dma));
+	allocs = frees = 0;
+	dma.count = 2;
+	/* 5000 bytes from 0x100 into a page: two pieces, cut at the page */
+	mdl.start_va = pages;
+	mdl.byte_offset = 0x100;
+	mdl.byte_count = 5000;
+	start(&adapter_handle, &mdl, 1, 1, units, &n);
+	CHECK(n == 2 && dma.maps == 2 && dma.to_device);
+	CHECK(units[0].address == (uintptr_t)pages + 0x100 + 0x100000000ULL);
+	CHECK(units[0].length == 4096 - 0x100);
+	CHECK(units[1].address == (uintptr_t)pages + 4096 + 0x100000000ULL);
+	CHECK(units[1].length == 5000 - (4096 - 0x100));
+	CHECK(allocs == 1);	/* the registers' state, once */
+	/* completed: both pieces unmapped, once */
+	complete(&adapter_handle, &mdl, 1);
+	CHECK(dma.unmaps == 2 && dma.unmapped[0] == units[0].address);
+	CHECK(dma.unmap_to_device);
+	CHECK(dma.unmapped_len[1] == units[1].length);
+	complete(&adapter_handle, &mdl, 1);
+	CHECK(dma.unmaps == 2);
+	/* a register mapped again: the old mapping goes first */
+	mdl.byte_offset = 0;
+	mdl.byte_count = 60;
+	start(&adapter_handle, &mdl, 0, 0, units, &n);
+	CHECK(n == 1 && units[0].length == 60 && !dma.to_device);
+	start(&adapter_handle, &mdl, 0, 0, units, &n);
+	CHECK(n == 1 && dma.unmaps == 3 && !dma.unmap_to_device);
+	/* a register not allocated: nothing mapped */
+	start(&adapter_handle, &mdl, 2, 0, units, &n);
+	CHECK(n == 0 && dma.maps == 4);
+	CHECK_CONTAINS(logged, "NdisMStartBufferPhysicalMapping: map register 2 not allocated");
+	complete(&adapter_handle, &mdl, 7);
+	/* a mapping that fails half way: what was mapped is undone */
+	mdl.byte_count = 3 * 4096;
+	dma.fail_at = dma.maps + 2;
+	start(&adapter_handle, &mdl, 1, 1, units, &n);
+	CHECK(n == 0 && dma.unmaps == 4);
+	CHECK_CONTAINS(logged, "buffer of 12288 bytes not mapped");
+	dma.fail_at = 0;
+	/* over 32 pages (a register's most) is refused the same way */
+	{
+		static uint8_t big[34 * 4096] __attribute__((aligned(4096)));
+
+		mdl.start_va = big;
+		mdl.byte_count = 33 * 4096;
+		int before = dma.unmaps;
+		start(&adapter_handle, &mdl, 1, 1, units, &n);
+		CHECK(n == 0 && dma.unmaps == before + 32);
+		mdl.byte_count = 32 * 4096;
+		start(&adapter_handle, &mdl, 1, 1, units, &n);
+		CHECK(n == 32);
+	}
+	/* bad arguments */
+	start(&adapter_handle, &mdl, 0, 1, NULL, &n);
+	CHECK(n == 0);
+	start(&adapter_handle, NULL, 0, 1, units, &n);
+	CHECK(n == 0);
+	start(NULL, &mdl, 0, 1, units, &n);
+	CHECK(n == 0);
+	start(&adapter_handle, &mdl, 0, 1, units, NULL);
+	complete(NULL, &mdl, 0);
+	/* freed: every mapping undone, the state freed */
+	n = (uint32_t)dma.unmaps;
+	ndis_map_registers_release(&adapter_handle);
+	CHECK((uint32_t)dma.unmaps == n + 1 + 32 && !dma.state && frees == 1);
+	ndis_map_registers_release(&adapter_handle);
+	CHECK(frees == 1);
+}
+
 int main(void)
 {
 	TEST(test_init_strings);
@@ -2331,5 +2484,6 @@ int main(void)
 	TEST(test_miniport_log);
 	TEST(test_register_device);
 	TEST(test_shared_memory_async);
+	TEST(test_buffer_physical_mapping);
 	return tap_done();
 }
