@@ -11,8 +11,9 @@
  * the miniport passed, or a NULL virtual address when there is none.
  * Here the memory comes from NdisMAllocateSharedMemory's code, on the
  * module's work queue, and MiniportAllocateComplete is called from there
- * at DISPATCH_LEVEL; the memory is the adapter's like the synchronous
- * kind (NdisMFreeSharedMemory frees it, the halt frees what is left).
+ * at DISPATCH_LEVEL, unless the adapter's halt has begun; the memory is
+ * the adapter's like the synchronous kind (NdisMFreeSharedMemory frees
+ * it, the halt frees what is left).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

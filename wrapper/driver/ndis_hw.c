@@ -381,6 +381,8 @@ static WIN_ABI ndis_status NdisMAllocateMapRegisters(void *handle,
 	struct ndis_adapter *ad = ndis_handle_adapter(handle);
 	static const u8 bits[] = { 24, 32, 64 };
 
+	/* the registers' state is sized by their count */
+	ndis_map_registers_release(handle);
 	if (dma_size >= ARRAY_SIZE(bits) ||
 	    dma_set_mask_and_coherent(ad->dev,
 				      DMA_BIT_MASK(bits[dma_size])))
@@ -497,6 +499,9 @@ void ndis_allocate_complete(void *handle, void *va, u64 *pa, u32 len,
 {
 	struct ndis_adapter *ad = ndis_handle_adapter(handle);
 
+	/* halting: the memory stays the adapter's, the halt's to free */
+	if (READ_ONCE(ad->returns_off))
+		return;
 	ndis_serialize(ad);
 	DPC2WIN5(ad->driver->chars.allocate_complete, ad->ctx, va, pa, len,
 		 ctx);
