@@ -52,7 +52,6 @@ struct ndis_adapter *ndis_adapter_create(struct device *dev, u32 bus,
 	}
 	ad->dev = dev;
 	ad->bus = bus;
-	INIT_LIST_HEAD(&ad->params);
 	INIT_LIST_HEAD(&ad->shared);
 	INIT_LIST_HEAD(&ad->ports);
 	INIT_LIST_HEAD(&ad->timers);
@@ -71,7 +70,8 @@ static void ndis_adapter_cleanup(struct ndis_adapter *ad)
 	ndis_flush_work_items();
 	if (ad->bus == NDIS_BUS_PCI)
 		ndis_hw_teardown(ad);
-	ndis_free_params(ad);
+	ndis_config_free_params(&ad->config);
+	ndis_log_release(&ad->log);
 	ndis_netdev_free(ad);
 }
 
@@ -227,6 +227,7 @@ void ndis_hang_stop(struct ndis_adapter *ad)
 
 void ndis_adapter_destroy(struct ndis_adapter *ad)
 {
+	ndis_config_free_written(&ad->config);
 	ndis_put_driver(ad->driver);
 	kvfree(ad->settings);
 	kfree(ad);

@@ -23,7 +23,7 @@ src=$1
 # table:Windows module name:source files
 dlls="ntoskrnl:ntoskrnl.exe:ntoskrnl.c,crt.c,crt_i386.c,ntos_rtl.c,ntos_io.c,ntos_zw.c,ntos_sync.c,ntos_list.c,ntos_timer.c,ntos_pool.c,ntos_thread.c,ntos_time.c,ntos_register.c,ntos_irp.c,ntos_devobj.c
 hal:HAL.dll:hal.c,hal_port.c
-ndis:NDIS.SYS:ndis.c,ndis_hw.c,ndis_string.c,ndis_buffer.c,ndis_list.c,ndis_event.c,ndis_timer.c,ndis_misc.c,ndis_mem.c,ndis_log.c,ndis_pool.c,ndis_port.c,ndis_status.c,ndis_rwlock.c
+ndis:NDIS.SYS:ndis.c,ndis_hw.c,ndis_string.c,ndis_buffer.c,ndis_list.c,ndis_event.c,ndis_timer.c,ndis_misc.c,ndis_mem.c,ndis_log.c,ndis_pool.c,ndis_port.c,ndis_status.c,ndis_rwlock.c,ndis_file.c,ndis_config.c,ndis_device.c,ndis_dma.c
 usbd:USBD.SYS:usbd.c,usbd_desc.c"
 
 names() {

@@ -15,6 +15,8 @@
 #include <linux/delay.h>
 #include <linux/etherdevice.h>
 #include <linux/kernel.h>
+#include <linux/kernel_stat.h>
+#include <linux/smp.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/jiffies.h>
@@ -36,6 +38,11 @@ static WIN_ABI void NdisInitializeWrapper(void **handle, void *driver_object,
 			       driver_object[0]);
 }
 WIN_FUNC(NdisInitializeWrapper);
+
+void *ndis_wrapper_driver_object(void *wrapper_handle)
+{
+	return ((struct ndis_driver *)wrapper_handle)->driver_object;
+}
 
 static WIN_ABI void NdisTerminateWrapper(void *handle, void *unused)
 {
@@ -108,63 +115,26 @@ WIN_FUNC(NdisMGetDeviceProperty);
 
 /* -- configuration ------------------------------------------------------ */
 
-struct ndis_param {
-	struct list_head list;
-	struct ndis_config_param param;
-	u16 string[NDIS_MAX_SETTING_VALUE];
-};
-
-static WIN_ABI void NdisOpenConfiguration(ndis_status *status,
-					  void **handle, void *wrapper_ctx)
-{
-	*handle = wrapper_ctx;		/* the adapter */
-	*status = NDIS_STATUS_SUCCESS;
-}
-WIN_FUNC(NdisOpenConfiguration);
-
 const char *ndis_setting(struct ndis_adapter *ad, const char *name)
 {
 	return ndis_cfg_find(ad->settings, ad->num_settings, name);
 }
 
-static WIN_ABI void NdisReadConfiguration(ndis_status *status,
-					  struct ndis_config_param **result,
-					  void *handle,
-					  struct win_unicode_string *keyword,
-					  u32 type)
+/* ndis_core.h: ndis_config.c's view of the adapter */
+struct ndis_config_store *ndis_config_store(void *adapter)
 {
-	struct ndis_adapter *ad = handle;
-	char name[NDIS_MAX_SETTING_NAME];
-	struct ndis_cfg_value v;
-	struct ndis_param *p;
-	const char *value;
-
-	*status = NDIS_STATUS_FAILURE;
-	if (!keyword || !ndis_cfg_keyword(keyword->buffer, keyword->length,
-					  name, sizeof(name)))
-		return;
-	value = ndis_setting(ad, name);
-	if (!value)
-		return;
-	p = win_alloc(ad->driver, sizeof(*p));
-	if (!p) {
-		*status = NDIS_STATUS_RESOURCES;
-		return;
-	}
-	ndis_cfg_convert(value, type, p->string, ARRAY_SIZE(p->string), &v);
-	p->param.type = v.type;
-	if (v.type == NDIS_PARAMETER_STRING) {
-		p->param.data.string.buffer = p->string;
-		p->param.data.string.length = v.length;
-		p->param.data.string.max_length = v.length + sizeof(u16);
-	} else {
-		p->param.data.integer = v.integer;
-	}
-	list_add(&p->list, &ad->params);
-	*result = &p->param;
-	*status = NDIS_STATUS_SUCCESS;
+	return &((struct ndis_adapter *)adapter)->config;
 }
-WIN_FUNC(NdisReadConfiguration);
+
+struct ndis_driver *ndis_config_driver(void *adapter)
+{
+	return ((struct ndis_adapter *)adapter)->driver;
+}
+
+const char *ndis_config_setting(void *adapter, const char *name)
+{
+	return ndis_setting(adapter, name);
+}
 
 static WIN_ABI void NdisReadNetworkAddress(ndis_status *status, void **addr,
 					   u32 *len, void *handle)
@@ -197,21 +167,35 @@ static WIN_ABI void NdisReadNetworkAddress(ndis_status *status, void **addr,
 }
 WIN_FUNC(NdisReadNetworkAddress);
 
-void ndis_free_params(struct ndis_adapter *ad)
+void **ndis_log_slot(void *handle)
 {
-	struct ndis_param *p, *tmp;
-
-	list_for_each_entry_safe(p, tmp, &ad->params, list) {
-		list_del(&p->list);
-		win_free(p);
-	}
+	return &ndis_handle_adapter(handle)->log;
 }
 
-static WIN_ABI void NdisCloseConfiguration(void *handle)
+/* -- processor times ---------------------------------------------------- */
+
+/*
+ * ndis_core.h. The busy time is the scheduler's per-CPU account; idle is
+ * the rest of the time since boot, because a tickless kernel does not
+ * add to the account's idle field while the CPU sleeps (and the call that
+ * does count it is a GPL-only export).
+ */
+void ndis_cpu_times(unsigned int *cpu, u64 *idle_ns, u64 *total_ns)
 {
-	ndis_free_params(handle);
+	static const int busy[] = { CPUTIME_USER, CPUTIME_NICE,
+				    CPUTIME_SYSTEM, CPUTIME_SOFTIRQ,
+				    CPUTIME_IRQ, CPUTIME_STEAL };
+	unsigned int c = raw_smp_processor_id();
+	u64 total = jiffies64_to_nsecs(get_jiffies_64() - INITIAL_JIFFIES);
+	u64 used = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(busy); i++)
+		used += kcpustat_cpu(c).cpustat[busy[i]];
+	*cpu = c;
+	*total_ns = total;
+	*idle_ns = used < total ? total - used : 0;
 }
-WIN_FUNC(NdisCloseConfiguration);
 
 /* -- memory ------------------------------------------------------------- */
 
@@ -596,6 +580,35 @@ static WIN_ABI ndis_status NdisScheduleWorkItem(struct ndis_work_item *item)
 	return NDIS_STATUS_SUCCESS;
 }
 WIN_FUNC(NdisScheduleWorkItem);
+
+/* ndis_core.h: fn(arg) later, from the module's work queue */
+struct ndis_deferred {
+	struct work_struct work;
+	void (*fn)(void *arg);
+	void *arg;
+};
+
+static void ndis_deferred_run(struct work_struct *work)
+{
+	struct ndis_deferred *d = container_of(work, struct ndis_deferred,
+					       work);
+
+	d->fn(d->arg);
+	kfree(d);
+}
+
+int ndis_defer(void (*fn)(void *arg), void *arg)
+{
+	struct ndis_deferred *d = kzalloc(sizeof(*d), GFP_ATOMIC);
+
+	if (!d)
+		return -ENOMEM;
+	INIT_WORK(&d->work, ndis_deferred_run);
+	d->fn = fn;
+	d->arg = arg;
+	queue_work(ndis_work_wq, &d->work);
+	return 0;
+}
 
 void ndis_flush_work_items(void)
 {

@@ -86,9 +86,11 @@ struct ndis_adapter {
 	void __iomem *bars[PCI_STD_NUM_BARS];
 	struct ndis_setting *settings;	/* from the loader */
 	u32 num_settings;
-	struct list_head params;	/* struct ndis_param, for the driver */
+	struct ndis_config_store config;	/* ndis_config.c */
+	void *log;			/* NdisMCreateLog's (ndis_log.c) */
 	u8 mac[ETH_ALEN];
 	u32 map_registers;
+	void *map_register_state;	/* ndis_dma.c */
 	bool sg_dma;			/* NdisMInitializeScatterGatherDma */
 	u32 csum_tx;			/* checksum offload set (offload.c) */
 	u32 sg_max_mapping;		/* bytes per element, 0: any */
@@ -213,7 +215,6 @@ u64 win_kuser_page(void);
 /* ndis.c */
 const char *ndis_setting(struct ndis_adapter *ad, const char *name);
 void ndis_free_mdl(struct win_mdl *mdl);
-void ndis_free_params(struct ndis_adapter *ad);
 void ndis_stop_timers(struct ndis_adapter *ad);
 void ndis_flush_work_items(void);
 

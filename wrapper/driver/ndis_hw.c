@@ -28,6 +28,7 @@
 #include <linux/pci.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 
 #include "ndis.h"
 #include "ndis_sg.h"
@@ -380,6 +381,8 @@ static WIN_ABI ndis_status NdisMAllocateMapRegisters(void *handle,
 	struct ndis_adapter *ad = ndis_handle_adapter(handle);
 	static const u8 bits[] = { 24, 32, 64 };
 
+	/* the registers' state is sized by their count */
+	ndis_map_registers_release(handle);
 	if (dma_size >= ARRAY_SIZE(bits) ||
 	    dma_set_mask_and_coherent(ad->dev,
 				      DMA_BIT_MASK(bits[dma_size])))
@@ -391,6 +394,7 @@ WIN_FUNC(NdisMAllocateMapRegisters);
 
 static WIN_ABI void NdisMFreeMapRegisters(void *handle)
 {
+	ndis_map_registers_release(handle);
 	ndis_handle_adapter(handle)->map_registers = 0;
 }
 WIN_FUNC(NdisMFreeMapRegisters);
@@ -442,6 +446,67 @@ static WIN_ABI void NdisMFreeSharedMemory(void *handle, u32 len, u8 cached,
 	       ad->driver->name);
 }
 WIN_FUNC(NdisMFreeSharedMemory);
+
+/* ndis_core.h: for NdisM*BufferPhysicalMapping (ndis_dma.c) */
+u32 ndis_map_register_count(void *handle)
+{
+	return ndis_handle_adapter(handle)->map_registers;
+}
+
+void **ndis_map_register_slot(void *handle)
+{
+	return &ndis_handle_adapter(handle)->map_register_state;
+}
+
+struct ndis_driver *ndis_map_register_driver(void *handle)
+{
+	return ndis_handle_adapter(handle)->driver;
+}
+
+/* Windows memory is kmalloc'ed or vmalloc'ed: either has a page. */
+int ndis_dma_map(void *handle, void *va, u32 len, bool to_device, u64 *addr)
+{
+	struct ndis_adapter *ad = ndis_handle_adapter(handle);
+	struct page *page = is_vmalloc_addr(va) ? vmalloc_to_page(va) :
+						  virt_addr_valid(va) ?
+						  virt_to_page(va) : NULL;
+	dma_addr_t a;
+
+	if (!page)
+		return -EINVAL;
+	a = dma_map_page(ad->dev, page, offset_in_page(va), len,
+			 to_device ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
+	if (dma_mapping_error(ad->dev, a))
+		return -ENOMEM;
+	*addr = a;
+	return 0;
+}
+
+void ndis_dma_unmap(void *handle, u64 addr, u32 len, bool to_device)
+{
+	dma_unmap_page(ndis_handle_adapter(handle)->dev, addr, len,
+		       to_device ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
+}
+
+/* ndis_core.h: for NdisMAllocateSharedMemoryAsync (ndis_dma.c) */
+bool ndis_allocate_complete_set(void *handle)
+{
+	return ndis_handle_adapter(handle)->driver->chars.allocate_complete;
+}
+
+void ndis_allocate_complete(void *handle, void *va, u64 *pa, u32 len,
+			    void *ctx)
+{
+	struct ndis_adapter *ad = ndis_handle_adapter(handle);
+
+	/* halting: the memory stays the adapter's, the halt's to free */
+	if (READ_ONCE(ad->returns_off))
+		return;
+	ndis_serialize(ad);
+	DPC2WIN5(ad->driver->chars.allocate_complete, ad->ctx, va, pa, len,
+		 ctx);
+	ndis_unserialize(ad);
+}
 
 /* -- scatter-gather DMA ----------------------------------------------------- */
 
@@ -629,6 +694,7 @@ void ndis_hw_teardown(struct ndis_adapter *ad)
 	struct ndis_shared *sh, *tmp;
 	int i;
 
+	ndis_map_registers_release(&ad->block);
 	ndis_irq_deactivate(ad->irq);
 	free_irq(ad->irq->irq, ad->irq);
 	kfree(ad->irq);

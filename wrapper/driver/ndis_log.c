@@ -4,12 +4,20 @@
  * Windows' kind; the kernel log is where an administrator looks, so each
  * entry becomes one warning line naming the device, with the driver's
  * code and values (what Event Viewer would show undecoded).
+ *
+ * And the miniport's own log (NdisMCreateLog & co.): a ring of bytes per
+ * adapter, kept in memory, which Windows hands to an application through
+ * IOCTL_NDIS_GET_LOG_DATA. Linux has no such device, so nothing reads it
+ * (ndis_log_read says what it would give); a driver that writes one loses
+ * nothing but the reader.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kernel.h>
 #include <linux/printk.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
 #include <linux/types.h>
 
 #include "ndis_core.h"
@@ -87,3 +95,147 @@ static WIN_ABI ndis_status NdisWriteEventLogEntry(void *log_handle, u32 code,
 	return NDIS_STATUS_SUCCESS;
 }
 WIN_FUNC(NdisWriteEventLogEntry);
+
+/* -- the miniport's log -------------------------------------------------- */
+
+/* Larger logs are refused (RESOURCES: the reference says to retry smaller). */
+#define NDIS_MLOG_MAX_SIZE	(64 << 10)
+#define NDIS_MLOG_MAGIC		0x676f4c4d	/* "MLog" */
+
+struct ndis_mlog {
+	u32 magic;
+	spinlock_t lock;		/* writes come at up to DISPATCH_LEVEL */
+	void **slot;			/* the adapter's (ndis_log_slot) */
+	u32 size;
+	u32 start;			/* the oldest byte */
+	u32 used;
+	u8 data[];
+};
+
+static struct ndis_mlog *ndis_mlog(void *handle)
+{
+	struct ndis_mlog *log = handle;
+
+	return log && log->magic == NDIS_MLOG_MAGIC ? log : NULL;
+}
+
+/* One log per adapter: FAILURE while the first is open. */
+static WIN_ABI ndis_status NdisMCreateLog(void *handle, u32 size,
+					  void **log_handle)
+{
+	struct ndis_driver *drv;
+	struct ndis_mlog *log;
+	void **slot;
+
+	if (!handle || !log_handle)
+		return NDIS_STATUS_FAILURE;
+	*log_handle = NULL;
+	slot = ndis_log_slot(handle);
+	if (*slot)
+		return NDIS_STATUS_FAILURE;
+	drv = ndis_driver_at((unsigned long)__builtin_return_address(0));
+	if (!drv)
+		return NDIS_STATUS_FAILURE;
+	if (!size || size > NDIS_MLOG_MAX_SIZE)
+		return NDIS_STATUS_RESOURCES;
+	log = win_alloc(drv, sizeof(*log) + size);
+	if (!log)
+		return NDIS_STATUS_RESOURCES;
+	log->magic = NDIS_MLOG_MAGIC;
+	spin_lock_init(&log->lock);
+	log->slot = slot;
+	log->size = size;
+	*slot = log;
+	*log_handle = log;
+	return NDIS_STATUS_SUCCESS;
+}
+WIN_FUNC(NdisMCreateLog);
+
+/*
+ * A ring: once full, each write overwrites the oldest bytes, and a write
+ * longer than the log leaves only its last size bytes.
+ */
+static WIN_ABI ndis_status NdisMWriteLogData(void *log_handle, void *buf,
+					     u32 len)
+{
+	struct ndis_mlog *log = ndis_mlog(log_handle);
+	unsigned long flags;
+	const u8 *src = buf;
+	u32 end, n;
+
+	if (!log || (!buf && len))
+		return NDIS_STATUS_FAILURE;
+	if (len > log->size) {
+		src += len - log->size;
+		len = log->size;
+	}
+	spin_lock_irqsave(&log->lock, flags);
+	while (len) {
+		end = (log->start + log->used) % log->size;
+		n = min(len, log->size - end);
+		memcpy(log->data + end, src, n);
+		src += n;
+		len -= n;
+		if (log->used + n > log->size) {
+			log->start = (log->start + log->used + n - log->size) %
+				     log->size;
+			log->used = log->size;
+		} else {
+			log->used += n;
+		}
+	}
+	spin_unlock_irqrestore(&log->lock, flags);
+	return NDIS_STATUS_SUCCESS;
+}
+WIN_FUNC(NdisMWriteLogData);
+
+/* Empties the log. */
+static WIN_ABI void NdisMFlushLog(void *log_handle)
+{
+	struct ndis_mlog *log = ndis_mlog(log_handle);
+	unsigned long flags;
+
+	if (!log)
+		return;
+	spin_lock_irqsave(&log->lock, flags);
+	log->start = 0;
+	log->used = 0;
+	spin_unlock_irqrestore(&log->lock, flags);
+}
+WIN_FUNC(NdisMFlushLog);
+
+static WIN_ABI void NdisMCloseLog(void *log_handle)
+{
+	struct ndis_mlog *log = ndis_mlog(log_handle);
+
+	if (!log) {
+		pr_warn_ratelimited("NdisMCloseLog: not a log NdisMCreateLog made, ignored\n");
+		return;
+	}
+	*log->slot = NULL;
+	log->magic = 0;
+	win_free(log);
+}
+WIN_FUNC(NdisMCloseLog);
+
+u32 ndis_log_read(void *log_handle, void *buf, u32 len)
+{
+	struct ndis_mlog *log = ndis_mlog(log_handle);
+	unsigned long flags;
+	u32 i, n;
+
+	if (!log)
+		return 0;
+	spin_lock_irqsave(&log->lock, flags);
+	n = min(len, log->used);
+	for (i = 0; i < n; i++)
+		((u8 *)buf)[i] = log->data[(log->start + i) % log->size];
+	spin_unlock_irqrestore(&log->lock, flags);
+	return n;
+}
+
+void ndis_log_release(void **slot)
+{
+	if (*slot)
+		NdisMCloseLog(*slot);
+}

@@ -9,6 +9,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/string.h>
 #include <linux/types.h>
 
@@ -30,6 +31,30 @@ static WIN_ABI s8 NdisSystemProcessorCount(void)
 	return n > 127 ? 127 : n;
 }
 WIN_FUNC(NdisSystemProcessorCount);
+
+/*
+ * The running processor's index and its times so far: idle, and all of
+ * it (Windows counts its idle thread as kernel time, so KernelAndUser
+ * includes the idle time; a driver takes the load as one minus the
+ * ratio of the two counts' differences). Counted in milliseconds here: a
+ * ULONG of them wraps after 49.7 days, and only differences matter.
+ */
+static WIN_ABI void NdisGetCurrentProcessorCounts(u32 *idle,
+						  u32 *kernel_and_user,
+						  u32 *index)
+{
+	unsigned int cpu;
+	u64 idle_ns, total_ns;
+
+	ndis_cpu_times(&cpu, &idle_ns, &total_ns);
+	if (idle)
+		*idle = div_u64(idle_ns, 1000000);
+	if (kernel_and_user)
+		*kernel_and_user = div_u64(total_ns, 1000000);
+	if (index)
+		*index = cpu;
+}
+WIN_FUNC(NdisGetCurrentProcessorCounts);
 
 /* 100 ns units from 1601-01-01 to 1970-01-01 */
 #define NDIS_EPOCH_OFFSET_100NS	116444736000000000LL

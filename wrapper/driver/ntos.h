@@ -11,6 +11,7 @@
 
 #include "wdm.h"
 #include "wintypes.h"
+#include "ntos_firmware.h"
 
 #define STATUS_BUFFER_OVERFLOW		0x80000005
 #define STATUS_ACCESS_VIOLATION		0xC0000005
@@ -130,18 +131,6 @@ u8 ntos_cancel_lock_acquire(void);
 /* ntos_sync.c: waits for ev without a timeout (who: for the log). */
 s32 ntos_wait_event(const char *who, struct win_kevent *ev);
 
-/*
- * The file name the driver at caller has installed as name (ntos_zw.c
- * says which), read whole: its bytes, their number and what
- * ntos_firmware_put() takes to let them go. 0 or a negative errno.
- */
-int ntos_firmware_get(unsigned long caller, const char *name,
-		      const u8 **data, size_t *size, void **cookie);
-void ntos_firmware_put(void *cookie);
-
-/* ntos_zw.c: the file a driver's path names, if it may have it. */
-int ntos_firmware_name(const struct win_unicode_string *path, char *name,
-		       size_t size);
 
 /* ndis.c: an MDL NdisAllocateBuffer made, back to its pool. */
 void ndis_free_mdl(struct win_mdl *mdl);

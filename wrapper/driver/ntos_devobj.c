@@ -23,6 +23,7 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 
+#include "ndis_core.h"
 #include "ntos.h"
 #include "ntos_dispatch.h"
 #include "ntos_list.h"
@@ -193,13 +194,13 @@ static size_t ntos_devobj_ext_at(u32 ext_size)
 	return (sizeof(struct win_device_object) + ext_size + 15) & ~(size_t)15;
 }
 
-static WIN_ABI s32 IoCreateDevice(struct win_driver_object *drv,
-				  u32 ext_size,
-				  struct win_unicode_string *name,
-				  u32 type, u32 characteristics, u8 exclusive,
-				  struct win_device_object **out)
+/* ndis_core.h: IoCreateDevice for the driver at caller */
+s32 ntos_create_device(unsigned long caller, void *driver_object,
+		       u32 ext_size, const struct win_unicode_string *name,
+		       u32 type, u32 characteristics, void **device)
 {
-	unsigned long caller = (unsigned long)__builtin_return_address(0);
+	struct win_device_object **out = (struct win_device_object **)device;
+	struct win_driver_object *drv = driver_object;
 	size_t ext_at = ntos_devobj_ext_at(ext_size);
 	struct win_devobj_extension *devobj_ext;
 	struct win_device_object *dev;
@@ -246,6 +247,17 @@ static WIN_ABI s32 IoCreateDevice(struct win_driver_object *drv,
 	*out = dev;
 	return STATUS_SUCCESS;
 }
+
+static WIN_ABI s32 IoCreateDevice(struct win_driver_object *drv,
+				  u32 ext_size,
+				  struct win_unicode_string *name,
+				  u32 type, u32 characteristics, u8 exclusive,
+				  struct win_device_object **out)
+{
+	return ntos_create_device((unsigned long)__builtin_return_address(0),
+				  drv, ext_size, name, type, characteristics,
+				  (void **)out);
+}
 WIN_FUNC(IoCreateDevice);
 
 /* Its DEVOBJ_EXTENSION where IoCreateDevice puts it: one it made. */
@@ -259,15 +271,17 @@ static bool ntos_created_device(struct win_device_object *dev)
 	       (void *)dev + ntos_devobj_ext_at(ext_size);
 }
 
-static WIN_ABI void IoDeleteDevice(struct win_device_object *dev)
+/* ndis_core.h: IoDeleteDevice for the driver at caller */
+void ntos_delete_device(unsigned long caller, void *device)
 {
+	struct win_device_object *dev = device;
 	struct win_driver_object *drv;
 	struct win_device_object **p;
 	struct ntos_entry *e;
 	unsigned long flags;
 
 	if (!dev || !ntos_created_device(dev)) {
-		ntos_log((unsigned long)__builtin_return_address(0),
+		ntos_log(caller,
 			 "IoDeleteDevice: not a device object IoCreateDevice made: kept");
 		return;
 	}
@@ -286,6 +300,11 @@ static WIN_ABI void IoDeleteDevice(struct win_device_object *dev)
 	if (e)
 		ntos_free(e);
 	ntos_free(dev);
+}
+
+static WIN_ABI void IoDeleteDevice(struct win_device_object *dev)
+{
+	ntos_delete_device((unsigned long)__builtin_return_address(0), dev);
 }
 WIN_FUNC(IoDeleteDevice);
 
@@ -513,9 +532,9 @@ static WIN_ABI void IoGetStackLimits(unsigned long *low, unsigned long *high)
 }
 WIN_FUNC(IoGetStackLimits);
 
-static s32 ntos_create_link(unsigned long caller,
-			    struct win_unicode_string *link,
-			    struct win_unicode_string *target)
+s32 ntos_create_link(unsigned long caller,
+		     const struct win_unicode_string *link,
+		     const struct win_unicode_string *target)
 {
 	struct ntos_entry *e;
 	unsigned long flags;
@@ -555,7 +574,7 @@ IoCreateUnprotectedSymbolicLink(struct win_unicode_string *link,
 }
 WIN_FUNC(IoCreateUnprotectedSymbolicLink);
 
-static WIN_ABI s32 IoDeleteSymbolicLink(struct win_unicode_string *link)
+s32 ntos_delete_link(const struct win_unicode_string *link)
 {
 	struct ntos_entry *e;
 	unsigned long flags;
@@ -569,5 +588,10 @@ static WIN_ABI s32 IoDeleteSymbolicLink(struct win_unicode_string *link)
 		return STATUS_OBJECT_NAME_NOT_FOUND;
 	ntos_free(e);
 	return STATUS_SUCCESS;
+}
+
+static WIN_ABI s32 IoDeleteSymbolicLink(struct win_unicode_string *link)
+{
+	return ntos_delete_link(link);
 }
 WIN_FUNC(IoDeleteSymbolicLink);

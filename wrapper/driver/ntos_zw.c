@@ -9,8 +9,8 @@
  * or \DosDevices\C:\Windows), a plain file name there: any other path,
  * a "." or ".." or any separator in the name, or a request to write or
  * create is refused. A driver is code we do not trust; it gets no way
- * to name anything else. The file itself is read whole by
- * ntos_firmware_get (ntoskrnl.c) from
+ * to name anything else (ntos_fwname.c, which NdisOpenFile shares). The
+ * file itself is read whole by ntos_firmware_get (ntoskrnl.c) from
  * /lib/firmware/ndiswrapper/<driver>/<name>.
  *
  * Written from the WDK reference (ZwCreateFile, ZwReadFile,
@@ -72,65 +72,6 @@ struct ntos_file {
 	u64 pos;
 	void *cookie;			/* ntos_firmware_put's */
 };
-
-static const char *const ntos_driver_dirs[] = {
-	"\\SystemRoot\\system32\\drivers\\",
-	"\\??\\C:\\Windows\\system32\\drivers\\",
-	"\\DosDevices\\C:\\Windows\\system32\\drivers\\",
-};
-
-static bool ntos_prefix_of(const u16 *s, size_t n, const char *prefix)
-{
-	size_t i;
-
-	for (i = 0; prefix[i]; i++) {
-		u16 c = i < n ? s[i] : 0;
-		char p = prefix[i];
-
-		if (c >= 'A' && c <= 'Z')
-			c += 'a' - 'A';
-		if (p >= 'A' && p <= 'Z')
-			p += 'a' - 'A';
-		if (c != (u8)p)
-			return false;
-	}
-	return true;
-}
-
-/*
- * The file name path asks for, if path is a plain name in the driver's
- * directory: printable ASCII without separators, not "." or "..", at
- * most size - 1 characters. 0, or -1 for any other path.
- */
-int ntos_firmware_name(const struct win_unicode_string *path, char *name,
-		       size_t size)
-{
-	size_t n = path->length / 2, i, k, start = 0;
-
-	if (!path->buffer)
-		return -1;
-	for (k = 0; k < ARRAY_SIZE(ntos_driver_dirs); k++) {
-		if (ntos_prefix_of(path->buffer, n, ntos_driver_dirs[k])) {
-			start = strlen(ntos_driver_dirs[k]);
-			break;
-		}
-	}
-	if (k == ARRAY_SIZE(ntos_driver_dirs) || n - start < 1 ||
-	    n - start >= size)
-		return -1;
-	for (i = start; i < n; i++) {
-		u16 c = path->buffer[i];
-
-		if (c <= ' ' || c >= 0x7f || c == '\\' || c == '/' ||
-		    c == ':')
-			return -1;
-		name[i - start] = c;
-	}
-	name[n - start] = '\0';
-	if (!strcmp(name, ".") || !strcmp(name, ".."))
-		return -1;
-	return 0;
-}
 
 static s32 ntos_open(unsigned long caller, void **handle, u32 access,
 		     const struct win_object_attributes *oa,

@@ -183,5 +183,8 @@ static inline void win_spin_release_lower(unsigned long *lock, u8 new_irql)
 #define DPC2WIN4(fn, a, b, c, d) \
 	win_callv_at(WIN_DISPATCH_LEVEL, fn, 4, \
 		     (u64 [4]){ WARG(a), WARG(b), WARG(c), WARG(d) })
+#define DPC2WIN5(fn, a, b, c, d, e) \
+	win_callv_at(WIN_DISPATCH_LEVEL, fn, 5, \
+		     (u64 [5]){ WARG(a), WARG(b), WARG(c), WARG(d), WARG(e) })
 
 #endif /* NDIS_WINCALL_H */

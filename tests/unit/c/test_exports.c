@@ -483,6 +483,240 @@ void ktime_get_real_ts64(struct kx_timespec64 *ts)
 	ts->tv_nsec = 123456789;
 }
 
+/* ndis_core.h: ndis.c's adapter's log slot (adapter_handle's) */
+static void *adapter_log;
+
+void **ndis_log_slot(void *handle);
+void **ndis_log_slot(void *handle)
+{
+	CHECK(handle == &adapter_handle);
+	return &adapter_log;
+}
+
+/* ndis_core.h: ntos_devobj.c's device objects and links, ndis.c's
+ * driver object: a record of the calls, one device object at a time */
+#define KX_DEVOBJ_FLAGS		0x30	/* DEVICE_OBJECT.Flags (amd64) */
+static char fake_driver_object[16], wrapper_handle;
+static struct {
+	uint8_t devobj[0x160];
+	void *driver_object;
+	unsigned long caller;
+	char name[64], link[64], target[64];
+	uint32_t type;
+	int32_t create_status, link_status;
+	int creates, deletes, links, unlinks;
+	void *deleted;
+} io;
+
+static void ascii_of(char *out, size_t size, const struct kx_ustring *u)
+{
+	size_t i;
+
+	for (i = 0; i < u->length / 2 && i + 1 < size; i++)
+		out[i] = u->buffer[i];
+	out[i] = 0;
+}
+
+int32_t ntos_create_device(unsigned long caller, void *driver_object,
+			   uint32_t ext_size, const struct kx_ustring *name,
+			   uint32_t type, uint32_t characteristics,
+			   void **device);
+void ntos_delete_device(unsigned long caller, void *device);
+int32_t ntos_create_link(unsigned long caller, const struct kx_ustring *link,
+			 const struct kx_ustring *target);
+int32_t ntos_delete_link(const struct kx_ustring *link);
+void *ndis_wrapper_driver_object(void *wrapper_handle);
+
+int32_t ntos_create_device(unsigned long caller, void *driver_object,
+			   uint32_t ext_size, const struct kx_ustring *name,
+			   uint32_t type, uint32_t characteristics,
+			   void **device)
+{
+	io.creates++;
+	io.caller = caller;
+	io.driver_object = driver_object;
+	io.type = type;
+	CHECK(ext_size == 0 && characteristics == 0);
+	ascii_of(io.name, sizeof(io.name), name);
+	*device = NULL;
+	if (io.create_status)
+		return io.create_status;
+	memset(io.devobj, 0, sizeof(io.devobj));
+	io.devobj[KX_DEVOBJ_FLAGS] = 0x80;	/* DO_DEVICE_INITIALIZING */
+	*device = io.devobj;
+	return 0;
+}
+
+void ntos_delete_device(unsigned long caller, void *device)
+{
+	CHECK(caller != 0);
+	io.deletes++;
+	io.deleted = device;
+}
+
+int32_t ntos_create_link(unsigned long caller, const struct kx_ustring *link,
+			 const struct kx_ustring *target)
+{
+	CHECK(caller == io.caller);
+	io.links++;
+	ascii_of(io.link, sizeof(io.link), link);
+	ascii_of(io.target, sizeof(io.target), target);
+	return io.link_status;
+}
+
+int32_t ntos_delete_link(const struct kx_ustring *link)
+{
+	io.unlinks++;
+	ascii_of(io.link, sizeof(io.link), link);
+	return 0;
+}
+
+void *ndis_wrapper_driver_object(void *handle)
+{
+	CHECK(handle == &wrapper_handle);
+	return fake_driver_object;
+}
+
+/* ndis_core.h: ndis.c's deferred calls (run by the test when it
+ * chooses), ndis_hw.c's MiniportAllocateComplete and
+ * NdisMAllocateSharedMemory */
+static struct {
+	void (*fn)(void *);
+	void *arg;
+	int defers, fail;
+	int has_handler;
+	void *handle, *va, *ctx;
+	uint64_t pa;
+	uint32_t len;
+	int completes;
+	uint8_t cached;
+	int allocs;
+	void *give_va;
+} async;
+
+int ndis_defer(void (*fn)(void *), void *arg);
+bool ndis_allocate_complete_set(void *handle);
+void ndis_allocate_complete(void *handle, void *va, uint64_t *pa,
+			    uint32_t len, void *ctx);
+
+int ndis_defer(void (*fn)(void *), void *arg)
+{
+	async.defers++;
+	if (async.fail)
+		return -12;
+	async.fn = fn;
+	async.arg = arg;
+	return 0;
+}
+
+bool ndis_allocate_complete_set(void *handle)
+{
+	CHECK(handle == &adapter_handle);
+	return async.has_handler;
+}
+
+void ndis_allocate_complete(void *handle, void *va, uint64_t *pa,
+			    uint32_t len, void *ctx)
+{
+	async.completes++;
+	async.handle = handle;
+	async.va = va;
+	async.pa = *pa;
+	async.len = len;
+	async.ctx = ctx;
+}
+
+static WIN void fake_NdisMAllocateSharedMemory(void *handle, uint32_t len,
+					       uint8_t cached, void **va,
+					       uint64_t *pa)
+{
+	CHECK(handle == &adapter_handle);
+	async.allocs++;
+	async.cached = cached;
+	*va = async.give_va;
+	if (async.give_va)
+		*pa = 0x1234000 + len;
+}
+
+const struct kx_export win_export_NdisMAllocateSharedMemory = {
+	"NdisMAllocateSharedMemory", (void *)fake_NdisMAllocateSharedMemory };
+
+/* ndis_core.h: ndis_hw.c's map registers and DMA mappings: the bus
+ * address of a piece is its address + 0x100000000, one failure on
+ * request */
+static struct {
+	uint32_t count;
+	void *state;
+	int maps, unmaps, fail_at;
+	uint64_t unmapped[8];
+	uint32_t unmapped_len[8];
+	bool to_device, unmap_to_device;
+} dma;
+
+uint32_t ndis_map_register_count(void *handle);
+void **ndis_map_register_slot(void *handle);
+void *ndis_map_register_driver(void *handle);
+int ndis_dma_map(void *handle, void *va, uint32_t len, bool to_device,
+		 uint64_t *addr);
+void ndis_dma_unmap(void *handle, uint64_t addr, uint32_t len,
+		    bool to_device);
+
+uint32_t ndis_map_register_count(void *handle)
+{
+	CHECK(handle == &adapter_handle);
+	return dma.count;
+}
+
+void **ndis_map_register_slot(void *handle)
+{
+	CHECK(handle == &adapter_handle);
+	return &dma.state;
+}
+
+void *ndis_map_register_driver(void *handle)
+{
+	CHECK(handle == &adapter_handle);
+	return &fake_driver;
+}
+
+int ndis_dma_map(void *handle, void *va, uint32_t len, bool to_device,
+		 uint64_t *addr)
+{
+	CHECK(handle == &adapter_handle);
+	CHECK(((uintptr_t)va & 0xfff) + len <= 4096);
+	if (++dma.maps == dma.fail_at)
+		return -12;
+	dma.to_device = to_device;
+	*addr = (uintptr_t)va + 0x100000000ULL;
+	return 0;
+}
+
+void ndis_dma_unmap(void *handle, uint64_t addr, uint32_t len,
+		    bool to_device)
+{
+	CHECK(handle == &adapter_handle);
+	dma.unmap_to_device = to_device;
+	if (dma.unmaps < 8) {
+		dma.unmapped[dma.unmaps] = addr;
+		dma.unmapped_len[dma.unmaps] = len;
+	}
+	dma.unmaps++;
+}
+
+/* ndis_core.h: ndis.c's processor times */
+static struct {
+	unsigned int cpu;
+	uint64_t idle_ns, total_ns;
+} cpu_times;
+
+void ndis_cpu_times(unsigned int *cpu, uint64_t *idle_ns, uint64_t *total_ns);
+void ndis_cpu_times(unsigned int *cpu, uint64_t *idle_ns, uint64_t *total_ns)
+{
+	*cpu = cpu_times.cpu;
+	*idle_ns = cpu_times.idle_ns;
+	*total_ns = cpu_times.total_ns;
+}
+
 /* kmock's jiffies.h: the 64-bit tick count, KMOCK_HZ (1000) a second */
 static uint64_t jiffies_now;
 
@@ -490,6 +724,77 @@ uint64_t get_jiffies_64(void);
 uint64_t get_jiffies_64(void)
 {
 	return jiffies_now;
+}
+
+/* ntos_firmware.h: ntoskrnl.c's firmware files, here two made-up ones */
+static const uint8_t fw_bytes[5] = { 0xde, 0xad, 0xbe, 0xef, 0x01 };
+static struct {
+	char name[80];
+	unsigned long caller;
+	int gets, puts;
+	void *put_cookie;
+} fw;
+
+int ntos_firmware_get(unsigned long caller, const char *name,
+		      const uint8_t **data, size_t *size, void **cookie);
+void ntos_firmware_put(void *cookie);
+
+int ntos_firmware_get(unsigned long caller, const char *name,
+		      const uint8_t **data, size_t *size, void **cookie)
+{
+	snprintf(fw.name, sizeof(fw.name), "%s", name);
+	fw.caller = caller;
+	fw.gets++;
+	if (!strcmp(name, "nomem.bin"))
+		return -12;	/* -ENOMEM */
+	if (!strcmp(name, "huge.bin"))
+		return -22;	/* -EINVAL: over 16 MiB */
+	if (strcmp(name, "fw.bin") && strcmp(name, "FW2.BIN"))
+		return -2;	/* -ENOENT */
+	*data = fw_bytes;
+	*size = sizeof(fw_bytes);
+	*cookie = (void *)fw_bytes;
+	return 0;
+}
+
+void ntos_firmware_put(void *cookie)
+{
+	fw.put_cookie = cookie;
+	fw.puts++;
+}
+
+/* ndis_core.h: ndis.c's adapter as ndis_config.c sees it: one made-up
+ * adapter with two .conf settings */
+struct kx_config_store {
+	void *params, *written;
+};
+static struct kx_config_store config_store;
+static char config_adapter;
+
+void *ndis_config_store(void *adapter);
+void *ndis_config_driver(void *adapter);
+const char *ndis_config_setting(void *adapter, const char *name);
+
+void *ndis_config_store(void *adapter)
+{
+	CHECK(adapter == &config_adapter);
+	return &config_store;
+}
+
+void *ndis_config_driver(void *adapter)
+{
+	CHECK(adapter == &config_adapter);
+	return &fake_driver;
+}
+
+const char *ndis_config_setting(void *adapter, const char *name)
+{
+	CHECK(adapter == &config_adapter);
+	if (!strcasecmp(name, "Channel"))
+		return "11";
+	if (!strcasecmp(name, "SSID"))
+		return "bench";
+	return NULL;
 }
 
 /* -- ndis_string.c ------------------------------------------------------------ */
@@ -1267,6 +1572,33 @@ EXPORT(NdisGetRoutineAddress)
 EXPORT(NdisMGetDmaAlignment)
 EXPORT(NdisGetSystemUpTime)
 
+EXPORT(NdisGetCurrentProcessorCounts)
+
+/* milliseconds of the running CPU: idle, and all its time (idle too) */
+static void test_processor_counts(void)
+{
+	WIN void (*counts)(uint32_t *, uint32_t *, uint32_t *) =
+		export_NdisGetCurrentProcessorCounts();
+	uint32_t idle = 1, all = 1, index = 9;
+
+	cpu_times.cpu = 2;
+	cpu_times.idle_ns = 1999999;
+	cpu_times.total_ns = 7000000000ULL;
+	counts(&idle, &all, &index);
+	CHECK(idle == 1 && all == 7000 && index == 2);
+	/* a ULONG of milliseconds wraps after 49.7 days */
+	cpu_times.total_ns = (1ULL << 32) * 1000000ULL + 5000000;
+	counts(&idle, &all, &index);
+	CHECK(all == 5);
+	/* each pointer may be NULL */
+	cpu_times.cpu = 0;
+	index = 9;
+	counts(NULL, NULL, &index);
+	CHECK(index == 0);
+	counts(&idle, NULL, NULL);
+	CHECK(idle == 1);
+}
+
 static void test_misc(void)
 {
 	WIN uint32_t (*version)(void) = export_NdisGetVersion();
@@ -1453,6 +1785,670 @@ static void test_usbd_config_request(void)
 	driver_known = 1;
 }
 
+/* -- ndis_file.c ------------------------------------------------------------ */
+
+EXPORT(NdisOpenFile)
+EXPORT(NdisMapFile)
+EXPORT(NdisUnmapFile)
+EXPORT(NdisCloseFile)
+
+#define NDIS_STATUS_FILE_NOT_FOUND	((int32_t)0xc001001b)
+#define NDIS_STATUS_ERROR_READING_FILE	((int32_t)0xc001001c)
+#define NDIS_STATUS_ALREADY_MAPPED	((int32_t)0xc001001d)
+
+/* s as a counted UTF-16 string in buf (at most 95 characters) */
+static struct kx_ustring ustr(uint16_t *buf, const char *s)
+{
+	struct kx_ustring u;
+	size_t i;
+
+	for (i = 0; s[i] && i < 95; i++)
+		buf[i] = (unsigned char)s[i];
+	u.length = i * 2;
+	u.max_length = i * 2;
+	u.buffer = buf;
+	return u;
+}
+
+typedef WIN void (*open_file_fn)(int32_t *, void **, uint32_t *,
+				 struct kx_ustring *, int64_t);
+
+/* NdisOpenFile of name: its status, the handle and length it gave */
+static int32_t open_file(const char *name, void **handle, uint32_t *len)
+{
+	open_file_fn open = export_NdisOpenFile();
+	uint16_t buf[96];
+	struct kx_ustring u = ustr(buf, name);
+	int32_t status = 0x1234;
+
+	*handle = (void *)1;
+	*len = 77;
+	open(&status, handle, len, &u, -1);
+	return status;
+}
+
+static void test_files(void)
+{
+	WIN void (*map)(int32_t *, void **, void *) = export_NdisMapFile();
+	WIN void (*unmap)(void *) = export_NdisUnmapFile();
+	WIN void (*close)(void *) = export_NdisCloseFile();
+	open_file_fn open = export_NdisOpenFile();
+	int32_t status;
+	void *h, *h2, *va;
+	uint32_t len;
+	uint16_t buf[8];
+	struct kx_ustring u;
+
+	memset(&fw, 0, sizeof(fw));
+	allocs = frees = 0;
+	driver_known = 1;
+	CHECK(open_file("fw.bin", &h, &len) == NDIS_STATUS_SUCCESS);
+	CHECK(h && len == 5 && !strcmp(fw.name, "fw.bin") && fw.caller);
+	CHECK(allocs == 1);
+	/* mapped once at a time: the file's bytes */
+	va = NULL;
+	map(&status, &va, h);
+	CHECK(status == NDIS_STATUS_SUCCESS && va == fw_bytes);
+	va = &va;
+	map(&status, &va, h);
+	CHECK(status == NDIS_STATUS_ALREADY_MAPPED && !va);
+	unmap(h);
+	map(&status, &va, h);
+	CHECK(status == NDIS_STATUS_SUCCESS && va == fw_bytes);
+	/* closed while mapped: the copy goes back all the same */
+	close(h);
+	CHECK(fw.puts == 1 && fw.put_cookie == fw_bytes && frees == 1);
+	/* a closed handle is no file any more */
+	map(&status, &va, h2 = h);
+	CHECK(status == NDIS_STATUS_FAILURE);
+	close(h2);
+	CHECK(fw.puts == 1 && frees == 1);
+	CHECK_CONTAINS(logged, "NdisCloseFile: not a file NdisOpenFile opened, ignored");
+
+	/* the driver's system32\drivers path names the same folder */
+	CHECK(open_file("\\SystemRoot\\system32\\drivers\\FW2.BIN", &h,
+			&len) == NDIS_STATUS_SUCCESS);
+	CHECK(!strcmp(fw.name, "FW2.BIN") && len == 5);
+	close(h);
+	CHECK(fw.puts == 2 && frees == 2);
+
+	/* refused names never reach the file system */
+	fw.gets = 0;
+	CHECK(open_file("..", &h, &len) == NDIS_STATUS_FILE_NOT_FOUND);
+	CHECK(!h && len == 0);
+	CHECK(open_file("sub/fw.bin", &h, &len) == NDIS_STATUS_FILE_NOT_FOUND);
+	CHECK(open_file("C:\\fw.bin", &h, &len) ==
+	      NDIS_STATUS_FILE_NOT_FOUND);
+	CHECK(open_file("\\SystemRoot\\system32\\fw.bin", &h, &len) ==
+	      NDIS_STATUS_FILE_NOT_FOUND);
+	CHECK(open_file("", &h, &len) == NDIS_STATUS_FILE_NOT_FOUND);
+	CHECK(open_file("a123456789b123456789c123456789d123456789e123456789f123456789g1234",
+			&h, &len) == NDIS_STATUS_FILE_NOT_FOUND);	/* 65 */
+	CHECK(fw.gets == 0);
+	CHECK_CONTAINS(logged, "NdisOpenFile: a name that is not a plain file name, refused");
+	CHECK(open_file("a123456789b123456789c123456789d123456789e123456789f123456789g123",
+			&h, &len) == NDIS_STATUS_FILE_NOT_FOUND);	/* 64 */
+	CHECK(fw.gets == 1);
+
+	/* the folder's answers as NDIS statuses; nothing left allocated */
+	CHECK(open_file("missing.bin", &h, &len) == NDIS_STATUS_FILE_NOT_FOUND);
+	CHECK(open_file("nomem.bin", &h, &len) == NDIS_STATUS_RESOURCES);
+	CHECK(open_file("huge.bin", &h, &len) ==
+	      NDIS_STATUS_ERROR_READING_FILE);
+	CHECK(!h && len == 0 && allocs == frees);
+
+	/* bad arguments */
+	CHECK(open_file("fw.bin", &h, &len) == NDIS_STATUS_SUCCESS);
+	map(&status, NULL, h);
+	CHECK(status == NDIS_STATUS_FAILURE);
+	map(&status, &va, NULL);
+	CHECK(status == NDIS_STATUS_FAILURE);
+	unmap(NULL);
+	close(NULL);
+	close(h);
+	u = ustr(buf, "fw.bin");
+	status = 0;
+	open(&status, NULL, &len, &u, -1);
+	CHECK(status == NDIS_STATUS_FAILURE);
+	open(&status, &h, NULL, &u, -1);
+	CHECK(status == NDIS_STATUS_FAILURE);
+	open(&status, &h, &len, NULL, -1);
+	CHECK(status == NDIS_STATUS_FAILURE);
+	open(NULL, &h, &len, &u, -1);	/* nowhere to say: nothing done */
+	u.buffer = NULL;
+	open(&status, &h, &len, &u, -1);
+	CHECK(status == NDIS_STATUS_FILE_NOT_FOUND);
+	driver_known = 0;
+	CHECK(open_file("fw.bin", &h, &len) == NDIS_STATUS_FAILURE && !h);
+	driver_known = 1;
+	CHECK(allocs == frees && fw.puts == 3);
+}
+
+/* -- ndis_config.c ---------------------------------------------------------- */
+
+EXPORT(NdisOpenConfiguration)
+EXPORT(NdisReadConfiguration)
+EXPORT(NdisWriteConfiguration)
+EXPORT(NdisCloseConfiguration)
+EXPORT(NdisOpenConfigurationKeyByName)
+EXPORT(NdisOpenConfigurationKeyByIndex)
+
+#define NDIS_STATUS_NOT_SUPPORTED	((int32_t)0xc00000bb)
+
+struct kx_config_param {
+	uint32_t type;
+	union {
+		uint32_t integer;
+		struct kx_ustring string;
+	} data;
+};
+
+typedef WIN void (*read_config_fn)(int32_t *, struct kx_config_param **,
+				   void *, struct kx_ustring *, uint32_t);
+typedef WIN void (*write_config_fn)(int32_t *, void *, struct kx_ustring *,
+				    struct kx_config_param *);
+
+/* NdisReadConfiguration of keyword as type: its status and result */
+static int32_t read_config(void *h, const char *keyword, uint32_t type,
+			   struct kx_config_param **out)
+{
+	read_config_fn read = export_NdisReadConfiguration();
+	uint16_t buf[96];
+	struct kx_ustring k = ustr(buf, keyword);
+	int32_t status = 0x1234;
+
+	*out = NULL;
+	read(&status, out, h, &k, type);
+	return status;
+}
+
+static int32_t write_config(void *h, const char *keyword,
+			    struct kx_config_param *param)
+{
+	write_config_fn write = export_NdisWriteConfiguration();
+	uint16_t buf[96];
+	struct kx_ustring k = ustr(buf, keyword);
+	int32_t status = 0x1234;
+
+	write(&status, h, &k, param);
+	return status;
+}
+
+/* the UTF-16 string of a STRING parameter as ASCII */
+static const char *param_text(const struct kx_config_param *p)
+{
+	static char text[300];
+	unsigned int i;
+
+	for (i = 0; i < p->data.string.length / 2 && i + 1 < sizeof(text); i++)
+		text[i] = p->data.string.buffer[i];
+	text[i] = 0;
+	return text;
+}
+
+static void test_configuration(void)
+{
+	WIN void (*open)(int32_t *, void **, void *) =
+		export_NdisOpenConfiguration();
+	WIN void (*close)(void *) = export_NdisCloseConfiguration();
+	WIN void (*by_name)(int32_t *, void *, struct kx_ustring *, void **) =
+		export_NdisOpenConfigurationKeyByName();
+	WIN void (*by_index)(int32_t *, void *, uint32_t, struct kx_ustring *,
+			     void **) = export_NdisOpenConfigurationKeyByIndex();
+	struct kx_config_param *p, w;
+	uint16_t buf[300];
+	struct kx_ustring name;
+	void *h = NULL, *sub;
+	int32_t status;
+	int i;
+
+	memset(&config_store, 0, sizeof(config_store));
+	allocs = frees = 0;
+	open(&status, &h, &config_adapter);
+	CHECK(status == NDIS_STATUS_SUCCESS && h == &config_adapter);
+
+	/* the .conf values, in the type asked for */
+	CHECK(read_config(h, "channel", 0, &p) == NDIS_STATUS_SUCCESS);
+	CHECK(p && p->type == 0 && p->data.integer == 11);
+	CHECK(read_config(h, "Channel", 1, &p) == NDIS_STATUS_SUCCESS);
+	CHECK(p->type == 1 && p->data.integer == 0x11);
+	CHECK(read_config(h, "SSID", 2, &p) == NDIS_STATUS_SUCCESS);
+	CHECK(p->type == 2 && !strcmp(param_text(p), "bench"));
+	CHECK(read_config(h, "Missing", 0, &p) == NDIS_STATUS_FAILURE && !p);
+	CHECK(allocs == 3);
+
+	/* a written integer is read back as a number, in either base */
+	w.type = 0;
+	w.data.integer = 6;
+	CHECK(write_config(h, "Channel", &w) == NDIS_STATUS_SUCCESS);
+	CHECK(read_config(h, "CHANNEL", 0, &p) == NDIS_STATUS_SUCCESS);
+	CHECK(p->type == 0 && p->data.integer == 6);
+	CHECK(read_config(h, "channel", 1, &p) == NDIS_STATUS_SUCCESS);
+	CHECK(p->type == 1 && p->data.integer == 6);
+	CHECK(read_config(h, "channel", 2, &p) == NDIS_STATUS_SUCCESS);
+	CHECK(p->type == 0 && p->data.integer == 6);
+	/* writing it again replaces it: one value kept */
+	w.type = 1;
+	w.data.integer = 0xabc;
+	CHECK(write_config(h, "channel", &w) == NDIS_STATUS_SUCCESS);
+	CHECK(read_config(h, "Channel", 1, &p) == NDIS_STATUS_SUCCESS);
+	CHECK(p->type == 1 && p->data.integer == 0xabc);
+	CHECK(allocs == 3 + 1 + 4);
+
+	/* a written string, new keyword, read as a string or an integer */
+	w.type = 2;
+	w.data.string = ustr(buf, "42");
+	CHECK(write_config(h, "NewKey", &w) == NDIS_STATUS_SUCCESS);
+	CHECK(read_config(h, "newkey", 2, &p) == NDIS_STATUS_SUCCESS);
+	CHECK(p->type == 2 && !strcmp(param_text(p), "42"));
+	CHECK(read_config(h, "newkey", 0, &p) == NDIS_STATUS_SUCCESS);
+	CHECK(p->type == 0 && p->data.integer == 42);
+	w.data.string = ustr(buf, "");
+	CHECK(write_config(h, "SSID", &w) == NDIS_STATUS_SUCCESS);
+	CHECK(read_config(h, "ssid", 2, &p) == NDIS_STATUS_SUCCESS);
+	CHECK(p->type == 2 && p->data.string.length == 0);
+
+	/* closing frees what reads returned, not what was written */
+	i = frees;
+	close(h);
+	CHECK(frees == i + 10 && config_store.params == NULL);
+	CHECK(read_config(h, "Channel", 0, &p) == NDIS_STATUS_SUCCESS);
+	CHECK(p->data.integer == 0xabc);
+	close(h);
+
+	/* refused writes leave the value as it was */
+	buf[0] = 0x00e9;	/* not ASCII */
+	w.type = 2;
+	w.data.string.length = 2;
+	w.data.string.buffer = buf;
+	CHECK(write_config(h, "NewKey", &w) == NDIS_STATUS_FAILURE);
+	w.data.string = ustr(buf, "x");
+	w.data.string.length = 256 * 2;	/* no room for its NUL */
+	for (i = 0; i < 256; i++)
+		buf[i] = 'x';
+	CHECK(write_config(h, "NewKey", &w) == NDIS_STATUS_FAILURE);
+	w.type = 4;	/* NDIS_PARAMETER_BINARY */
+	CHECK(write_config(h, "NewKey", &w) == NDIS_STATUS_NOT_SUPPORTED);
+	w.type = 3;	/* NDIS_PARAMETER_MULTI_STRING */
+	CHECK(write_config(h, "NewKey", &w) == NDIS_STATUS_NOT_SUPPORTED);
+	w.type = 0;
+	CHECK(write_config(h, "", &w) == NDIS_STATUS_FAILURE);
+	CHECK(write_config(NULL, "NewKey", &w) == NDIS_STATUS_FAILURE);
+	CHECK(write_config(h, "NewKey", NULL) == NDIS_STATUS_FAILURE);
+	CHECK(read_config(h, "newkey", 2, &p) == NDIS_STATUS_SUCCESS);
+	CHECK(!strcmp(param_text(p), "42"));
+	CHECK(read_config(NULL, "newkey", 2, &p) == NDIS_STATUS_FAILURE);
+	CHECK(read_config(h, "", 2, &p) == NDIS_STATUS_FAILURE);
+	((write_config_fn)export_NdisWriteConfiguration())(&status, h, NULL,
+							   &w);
+	CHECK(status == NDIS_STATUS_FAILURE);
+	((read_config_fn)export_NdisReadConfiguration())(&status, &p, h, NULL,
+							  0);
+	CHECK(status == NDIS_STATUS_FAILURE);
+	close(h);
+	close(NULL);
+
+	/* the flat settings have no subkeys: neither call opens one */
+	name = ustr(buf, "Ndi");
+	sub = &sub;
+	status = 0;
+	by_name(&status, h, &name, &sub);
+	CHECK(status == NDIS_STATUS_FAILURE && !sub);
+	sub = &sub;
+	status = 0;
+	name.length = 6;
+	by_index(&status, h, 0, &name, &sub);
+	CHECK(status == NDIS_STATUS_FAILURE && !sub && name.length == 6);
+	by_name(NULL, h, NULL, NULL);
+	by_index(NULL, NULL, 3, NULL, NULL);
+
+	/* the adapter's end frees the written values */
+	CHECK(config_store.written != NULL && allocs == frees + 3);
+	{
+		void ndis_config_free_written(struct kx_config_store *cs);
+
+		ndis_config_free_written(&config_store);
+	}
+	CHECK(config_store.written == NULL && allocs == frees);
+}
+
+/* -- ndis_log.c: the miniport's log ---------------------------------------- */
+
+EXPORT(NdisMCreateLog)
+EXPORT(NdisMWriteLogData)
+EXPORT(NdisMFlushLog)
+EXPORT(NdisMCloseLog)
+
+uint32_t ndis_log_read(void *log_handle, void *buf, uint32_t len);
+void ndis_log_release(void **slot);
+
+static void test_miniport_log(void)
+{
+	WIN int32_t (*create)(void *, uint32_t, void **) =
+		export_NdisMCreateLog();
+	WIN int32_t (*write)(void *, const void *, uint32_t) =
+		export_NdisMWriteLogData();
+	WIN void (*flush)(void *) = export_NdisMFlushLog();
+	WIN void (*close)(void *) = export_NdisMCloseLog();
+	void *log = NULL, *second = &second;
+	char out[64];
+	uint32_t n;
+
+	allocs = frees = 0;
+	driver_known = 1;
+	adapter_log = NULL;
+	CHECK(create(&adapter_handle, 8, &log) == NDIS_STATUS_SUCCESS && log);
+	CHECK(adapter_log == log && allocs == 1);
+	/* one per adapter */
+	CHECK(create(&adapter_handle, 8, &second) == NDIS_STATUS_FAILURE);
+	CHECK(!second && allocs == 1);
+
+	CHECK(write(log, "abc", 3) == NDIS_STATUS_SUCCESS);
+	n = ndis_log_read(log, out, sizeof(out));
+	CHECK(n == 3 && !memcmp(out, "abc", 3));
+	/* full: the oldest bytes go */
+	CHECK(write(log, "defghij", 7) == NDIS_STATUS_SUCCESS);
+	n = ndis_log_read(log, out, sizeof(out));
+	CHECK(n == 8 && !memcmp(out, "cdefghij", 8));
+	CHECK(write(log, "kl", 2) == NDIS_STATUS_SUCCESS);
+	n = ndis_log_read(log, out, sizeof(out));
+	CHECK(n == 8 && !memcmp(out, "efghijkl", 8));
+	/* a write past the log's size: its last 8 bytes */
+	CHECK(write(log, "0123456789ABC", 13) == NDIS_STATUS_SUCCESS);
+	n = ndis_log_read(log, out, sizeof(out));
+	CHECK(n == 8 && !memcmp(out, "56789ABC", 8));
+	n = ndis_log_read(log, out, 3);
+	CHECK(n == 3 && !memcmp(out, "567", 3));
+	/* flushed: empty, then filling from the start again */
+	flush(log);
+	CHECK(ndis_log_read(log, out, sizeof(out)) == 0);
+	CHECK(write(log, "xy", 2) == NDIS_STATUS_SUCCESS);
+	n = ndis_log_read(log, out, sizeof(out));
+	CHECK(n == 2 && !memcmp(out, "xy", 2));
+	CHECK(write(log, NULL, 0) == NDIS_STATUS_SUCCESS);
+	CHECK(write(log, NULL, 4) == NDIS_STATUS_FAILURE);
+	CHECK(ndis_log_read(log, out, sizeof(out)) == 2);
+
+	/* closed: the slot is free for another */
+	close(log);
+	CHECK(!adapter_log && frees == 1);
+	CHECK(write(log, "z", 1) == NDIS_STATUS_FAILURE);
+	flush(log);
+	close(log);
+	CHECK(frees == 1);
+	CHECK_CONTAINS(logged, "NdisMCloseLog: not a log NdisMCreateLog made, ignored");
+
+	/* sizes: none, or over 64 KiB, is RESOURCES (retry smaller) */
+	CHECK(create(&adapter_handle, 0, &log) == NDIS_STATUS_RESOURCES);
+	CHECK(!log);
+	CHECK(create(&adapter_handle, (64 << 10) + 1, &log) ==
+	      NDIS_STATUS_RESOURCES);
+	CHECK(create(&adapter_handle, 64 << 10, &log) == NDIS_STATUS_SUCCESS);
+	CHECK(write(log, "q", 1) == NDIS_STATUS_SUCCESS);
+	/* left open: the adapter's halt closes it */
+	ndis_log_release(&adapter_log);
+	CHECK(!adapter_log && allocs == 2 && frees == 2);
+	ndis_log_release(&adapter_log);
+	CHECK(frees == 2);
+
+	/* bad arguments */
+	CHECK(create(NULL, 8, &log) == NDIS_STATUS_FAILURE);
+	CHECK(create(&adapter_handle, 8, NULL) == NDIS_STATUS_FAILURE);
+	CHECK(write(NULL, "a", 1) == NDIS_STATUS_FAILURE);
+	flush(NULL);
+	close(NULL);
+	CHECK(ndis_log_read(NULL, out, 1) == 0);
+	driver_known = 0;
+	CHECK(create(&adapter_handle, 8, &log) == NDIS_STATUS_FAILURE && !log);
+	driver_known = 1;
+	CHECK(allocs == 2 && !adapter_log);
+}
+
+/* -- ndis_device.c ---------------------------------------------------------- */
+
+EXPORT(NdisMRegisterDevice)
+EXPORT(NdisMDeregisterDevice)
+
+static void test_register_device(void)
+{
+	WIN int32_t (*reg)(void *, struct kx_ustring *, struct kx_ustring *,
+			   void **, void **, void **) =
+		export_NdisMRegisterDevice();
+	WIN int32_t (*dereg)(void *) = export_NdisMDeregisterDevice();
+	static char dispatch[28];
+	void *major[28], *dev, *handle;
+	uint16_t nbuf[64], lbuf[64];
+	struct kx_ustring name = ustr(nbuf, "\\Device\\bench0");
+	struct kx_ustring link = ustr(lbuf, "\\DosDevices\\bench0");
+	int i;
+
+	for (i = 0; i < 28; i++)
+		major[i] = &dispatch[i];
+	memset(&io, 0, sizeof(io));
+	allocs = frees = 0;
+	driver_known = 1;
+	CHECK(reg(&wrapper_handle, &name, &link, major, &dev, &handle) ==
+	      NDIS_STATUS_SUCCESS);
+	/* the miniport's driver object, its names, FILE_DEVICE_NETWORK */
+	CHECK(dev == io.devobj && handle && io.creates == 1);
+	CHECK(io.driver_object == fake_driver_object && io.type == 0x12);
+	CHECK(io.caller && io.caller == last_caller);
+	CHECK_STR(io.name, "\\Device\\bench0");
+	CHECK(io.links == 1);
+	CHECK_STR(io.link, "\\DosDevices\\bench0");
+	CHECK_STR(io.target, "\\Device\\bench0");
+	/* ready for I/O on return */
+	CHECK(io.devobj[KX_DEVOBJ_FLAGS] == 0);
+	/* the table is copied: the driver's array may go */
+	memset(major, 0, sizeof(major));
+	CHECK(memcmp(handle, "DDev", 4) == 0);
+	CHECK(((void **)((char *)handle + 16))[0] == &dispatch[0]);
+	CHECK(((void **)((char *)handle + 16))[27] == &dispatch[27]);
+
+	/* the link overwritten to prove the handle keeps its own copy */
+	lbuf[0] = 'X';
+	CHECK(dereg(handle) == NDIS_STATUS_SUCCESS);
+	CHECK(io.unlinks == 1 && io.deletes == 1 && io.deleted == io.devobj);
+	CHECK_STR(io.link, "\\DosDevices\\bench0");
+	CHECK(allocs == 1 && frees == 1);
+	/* twice: the second is refused, logged */
+	CHECK(dereg(handle) == NDIS_STATUS_FAILURE);
+	CHECK(dereg(NULL) == NDIS_STATUS_FAILURE);
+	CHECK(io.deletes == 1 && frees == 1);
+	CHECK_CONTAINS(logged, "NdisMDeregisterDevice: not a device NdisMRegisterDevice made, ignored");
+
+	/* no symbolic link: none made, none deleted */
+	for (i = 0; i < 28; i++)
+		major[i] = &dispatch[i];
+	CHECK(reg(&wrapper_handle, &name, NULL, major, &dev, &handle) ==
+	      NDIS_STATUS_SUCCESS);
+	CHECK(io.links == 1);
+	CHECK(dereg(handle) == NDIS_STATUS_SUCCESS);
+	CHECK(io.unlinks == 1 && io.deletes == 2);
+
+	/* a name taken: FAILURE, nothing left behind */
+	io.create_status = (int32_t)0xc0000035;
+	dev = handle = &dev;
+	CHECK(reg(&wrapper_handle, &name, &link, major, &dev, &handle) ==
+	      NDIS_STATUS_FAILURE);
+	CHECK(!dev && !handle && allocs == frees);
+	io.create_status = (int32_t)0xc000009a;	/* out of memory */
+	CHECK(reg(&wrapper_handle, &name, &link, major, &dev, &handle) ==
+	      NDIS_STATUS_RESOURCES);
+	io.create_status = 0;
+	/* the link's name taken: the device goes again */
+	io.link_status = (int32_t)0xc0000035;
+	CHECK(reg(&wrapper_handle, &name, &link, major, &dev, &handle) ==
+	      NDIS_STATUS_FAILURE);
+	CHECK(!dev && !handle && io.deletes == 3 && allocs == frees);
+	io.link_status = 0;
+
+	/* bad arguments */
+	CHECK(reg(NULL, &name, &link, major, &dev, &handle) ==
+	      NDIS_STATUS_FAILURE);
+	CHECK(reg(&wrapper_handle, NULL, &link, major, &dev, &handle) ==
+	      NDIS_STATUS_FAILURE);
+	name.length = 0;
+	CHECK(reg(&wrapper_handle, &name, &link, major, &dev, &handle) ==
+	      NDIS_STATUS_FAILURE);
+	name = ustr(nbuf, "\\Device\\bench0");
+	CHECK(reg(&wrapper_handle, &name, &link, NULL, &dev, &handle) ==
+	      NDIS_STATUS_FAILURE);
+	CHECK(reg(&wrapper_handle, &name, &link, major, NULL, &handle) ==
+	      NDIS_STATUS_FAILURE && !handle);
+	CHECK(reg(&wrapper_handle, &name, &link, major, &dev, NULL) ==
+	      NDIS_STATUS_FAILURE && !dev);
+	link.buffer = NULL;
+	CHECK(reg(&wrapper_handle, &name, &link, major, &dev, &handle) ==
+	      NDIS_STATUS_FAILURE);
+	driver_known = 0;
+	link = ustr(lbuf, "\\DosDevices\\bench0");
+	CHECK(reg(&wrapper_handle, &name, &link, major, &dev, &handle) ==
+	      NDIS_STATUS_FAILURE);
+	driver_known = 1;
+	CHECK(io.creates == 5 && allocs == frees);
+}
+
+/* -- ndis_dma.c ------------------------------------------------------------- */
+
+EXPORT(NdisMAllocateSharedMemoryAsync)
+
+#define NDIS_STATUS_PENDING	0x00000103
+
+static void test_shared_memory_async(void)
+{
+	WIN int32_t (*alloc)(void *, uint32_t, uint8_t, void *) =
+		export_NdisMAllocateSharedMemoryAsync();
+	static char ctx, memory[64];
+
+	memset(&async, 0, sizeof(async));
+	allocs = frees = 0;
+	driver_known = 1;
+	async.has_handler = 1;
+	async.give_va = memory;
+	/* pending: nothing allocated or completed before the work runs */
+	CHECK(alloc(&adapter_handle, 4096, 1, &ctx) == NDIS_STATUS_PENDING);
+	CHECK(async.defers == 1 && async.allocs == 0 && async.completes == 0);
+	async.fn(async.arg);
+	CHECK(async.allocs == 1 && async.cached == 1 && async.completes == 1);
+	CHECK(async.handle == &adapter_handle && async.va == memory);
+	CHECK(async.pa == 0x1234000 + 4096 && async.len == 4096);
+	CHECK(async.ctx == &ctx && allocs == 1 && frees == 1);
+	/* no memory: the completion says so with a NULL address */
+	async.give_va = NULL;
+	CHECK(alloc(&adapter_handle, 100, 0, NULL) == NDIS_STATUS_PENDING);
+	async.pa = 77;
+	async.fn(async.arg);
+	CHECK(async.completes == 2 && !async.va && async.pa == 0);
+	CHECK(async.len == 100 && !async.ctx && frees == 2);
+
+	/* no MiniportAllocateComplete, no length, no driver: FAILURE */
+	async.has_handler = 0;
+	CHECK(alloc(&adapter_handle, 100, 0, &ctx) == NDIS_STATUS_FAILURE);
+	async.has_handler = 1;
+	CHECK(alloc(&adapter_handle, 0, 0, &ctx) == NDIS_STATUS_FAILURE);
+	CHECK(alloc(NULL, 100, 0, &ctx) == NDIS_STATUS_FAILURE);
+	driver_known = 0;
+	CHECK(alloc(&adapter_handle, 100, 0, &ctx) == NDIS_STATUS_FAILURE);
+	driver_known = 1;
+	CHECK(async.defers == 2 && allocs == 2);
+	/* the work queue refused: RESOURCES, the request freed */
+	async.fail = 1;
+	CHECK(alloc(&adapter_handle, 100, 0, &ctx) == NDIS_STATUS_RESOURCES);
+	CHECK(allocs == 3 && frees == 3 && async.completes == 2);
+}
+
+EXPORT(NdisMStartBufferPhysicalMapping)
+EXPORT(NdisMCompleteBufferPhysicalMapping)
+
+struct kx_physical_unit {
+	uint64_t address;
+	uint32_t length;
+};
+
+static void test_buffer_physical_mapping(void)
+{
+	WIN void (*start)(void *, struct kx_mdl *, uint32_t, uint8_t,
+			  struct kx_physical_unit *, uint32_t *) =
+		export_NdisMStartBufferPhysicalMapping();
+	WIN void (*complete)(void *, struct kx_mdl *, uint32_t) =
+		export_NdisMCompleteBufferPhysicalMapping();
+	void ndis_map_registers_release(void *handle);
+	static uint8_t pages[4 * 4096] __attribute__((aligned(4096)));
+	struct kx_physical_unit units[40];
+	struct kx_mdl mdl = { 0 };
+	uint32_t n = 99;
+
+	memset(&dma, 0, sizeof(dma));
+	allocs = frees = 0;
+	dma.count = 2;
+	/* 5000 bytes from 0x100 into a page: two pieces, cut at the page */
+	mdl.start_va = pages;
+	mdl.byte_offset = 0x100;
+	mdl.byte_count = 5000;
+	start(&adapter_handle, &mdl, 1, 1, units, &n);
+	CHECK(n == 2 && dma.maps == 2 && dma.to_device);
+	CHECK(units[0].address == (uintptr_t)pages + 0x100 + 0x100000000ULL);
+	CHECK(units[0].length == 4096 - 0x100);
+	CHECK(units[1].address == (uintptr_t)pages + 4096 + 0x100000000ULL);
+	CHECK(units[1].length == 5000 - (4096 - 0x100));
+	CHECK(allocs == 1);	/* the registers' state, once */
+	/* completed: both pieces unmapped, once */
+	complete(&adapter_handle, &mdl, 1);
+	CHECK(dma.unmaps == 2 && dma.unmapped[0] == units[0].address);
+	CHECK(dma.unmap_to_device);
+	CHECK(dma.unmapped_len[1] == units[1].length);
+	complete(&adapter_handle, &mdl, 1);
+	CHECK(dma.unmaps == 2);
+	/* a register mapped again: the old mapping goes first */
+	mdl.byte_offset = 0;
+	mdl.byte_count = 60;
+	start(&adapter_handle, &mdl, 0, 0, units, &n);
+	CHECK(n == 1 && units[0].length == 60 && !dma.to_device);
+	start(&adapter_handle, &mdl, 0, 0, units, &n);
+	CHECK(n == 1 && dma.unmaps == 3 && !dma.unmap_to_device);
+	/* a register not allocated: nothing mapped */
+	start(&adapter_handle, &mdl, 2, 0, units, &n);
+	CHECK(n == 0 && dma.maps == 4);
+	CHECK_CONTAINS(logged, "NdisMStartBufferPhysicalMapping: map register 2 not allocated");
+	complete(&adapter_handle, &mdl, 7);
+	/* a mapping that fails half way: what was mapped is undone */
+	mdl.byte_count = 3 * 4096;
+	dma.fail_at = dma.maps + 2;
+	start(&adapter_handle, &mdl, 1, 1, units, &n);
+	CHECK(n == 0 && dma.unmaps == 4);
+	CHECK_CONTAINS(logged, "buffer of 12288 bytes not mapped");
+	dma.fail_at = 0;
+	/* over 32 pages (a register's most) is refused the same way */
+	{
+		static uint8_t big[34 * 4096] __attribute__((aligned(4096)));
+
+		mdl.start_va = big;
+		mdl.byte_count = 33 * 4096;
+		int before = dma.unmaps;
+		start(&adapter_handle, &mdl, 1, 1, units, &n);
+		CHECK(n == 0 && dma.unmaps == before + 32);
+		mdl.byte_count = 32 * 4096;
+		start(&adapter_handle, &mdl, 1, 1, units, &n);
+		CHECK(n == 32);
+	}
+	/* bad arguments */
+	start(&adapter_handle, &mdl, 0, 1, NULL, &n);
+	CHECK(n == 0);
+	start(&adapter_handle, NULL, 0, 1, units, &n);
+	CHECK(n == 0);
+	start(NULL, &mdl, 0, 1, units, &n);
+	CHECK(n == 0);
+	start(&adapter_handle, &mdl, 0, 1, units, NULL);
+	complete(NULL, &mdl, 0);
+	/* freed: every mapping undone, the state freed */
+	n = (uint32_t)dma.unmaps;
+	ndis_map_registers_release(&adapter_handle);
+	CHECK((uint32_t)dma.unmaps == n + 1 + 32 && !dma.state && frees == 1);
+	ndis_map_registers_release(&adapter_handle);
+	CHECK(frees == 1);
+}
+
 int main(void)
 {
 	TEST(test_init_strings);
@@ -1478,9 +2474,16 @@ int main(void)
 	TEST(test_ndis_timer);
 	TEST(test_unload_handler);
 	TEST(test_misc);
+	TEST(test_processor_counts);
 	TEST(test_uptime);
 	TEST(test_routine_address);
 	TEST(test_usbd);
 	TEST(test_usbd_config_request);
+	TEST(test_files);
+	TEST(test_configuration);
+	TEST(test_miniport_log);
+	TEST(test_register_device);
+	TEST(test_shared_memory_async);
+	TEST(test_buffer_physical_mapping);
 	return tap_done();
 }

@@ -9,6 +9,7 @@
 #define EINVAL 22
 #define EFBIG 27
 #define ERANGE 34
+#define ENAMETOOLONG 36
 #define EOPNOTSUPP 95
 #define ENOTCONN 107
 #endif

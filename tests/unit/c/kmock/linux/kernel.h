@@ -9,4 +9,6 @@ int snprintf(char *buf, size_t size, const char *fmt, ...)
 #define DIV_ROUND_UP_ULL(n, d)	(((unsigned long long)(n) + (d) - 1) / (d))
 #define min(a, b)	((a) < (b) ? (a) : (b))
 #define min3(a, b, c)	min(min(a, b), c)
+#define min_t(t, a, b)	((t)(a) < (t)(b) ? (t)(a) : (t)(b))
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #endif

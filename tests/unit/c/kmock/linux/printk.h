@@ -8,4 +8,5 @@ int printk(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define pr_fmt(fmt) fmt
 #endif
 #define pr_warn(fmt, ...) printk(KERN_WARNING pr_fmt(fmt), ##__VA_ARGS__)
+#define pr_warn_ratelimited pr_warn
 #endif

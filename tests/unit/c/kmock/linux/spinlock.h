@@ -10,6 +10,7 @@ typedef struct {
 } spinlock_t;
 
 #define DEFINE_SPINLOCK(x)	spinlock_t x = { 0 }
+#define spin_lock_init(l)	((l)->locked = 0)
 
 static inline void spin_lock(spinlock_t *l)
 {
