@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <time.h>
 #include <uchar.h>
 #include <unistd.h>
@@ -1669,9 +1670,12 @@ unsigned long long win_call(const void *fn, unsigned long nargs,
 	return ((call6_fn)fn)(a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
+/* InterruptTime (100 ns units since boot): what a test sets. */
+static unsigned long long interrupt_time;
+
 unsigned long long win_interrupt_time(void)
 {
-	return 0;
+	return interrupt_time;
 }
 
 /* ntoskrnl.c's, as it behaves: the chain's depth and IRQL given back
@@ -3234,6 +3238,791 @@ static void test_io_stack_limits_and_links(void)
 	CHECK(del(&link) == STATUS_OBJECT_NAME_NOT_FOUND);
 }
 
+/* -- counters and lists under the caller's lock, the stdcall forms
+ * (ntos_list.c) ------------------------------------------------------------ */
+
+EXPORT(InterlockedIncrement);
+EXPORT(InterlockedDecrement);
+EXPORT(InterlockedExchange);
+EXPORT(InterlockedCompareExchange);
+EXPORT(ExInterlockedAddLargeStatistic);
+
+typedef WABI int (*ilk_step_fn)(int *);
+typedef WABI int (*ilk_xchg_fn)(int *, int);
+typedef WABI int (*ilk_cmpxchg_fn)(int *, int, int);
+typedef WABI void (*add_large_fn)(long long *, unsigned int);
+
+#define ILK_ROUNDS	100000
+
+struct ilk_counters {
+	int count;
+	long long large;
+};
+
+/* Another CPU counting up and down on the same words. */
+static void *ilk_hammer(void *arg)
+{
+	struct ilk_counters *c = arg;
+	int i;
+
+	for (i = 0; i < ILK_ROUNDS; i++) {
+		FN(ilk_step_fn, InterlockedIncrement)(&c->count);
+		FN(ilk_step_fn, InterlockedIncrement)(&c->count);
+		FN(ilk_step_fn, InterlockedDecrement)(&c->count);
+		FN(add_large_fn, ExInterlockedAddLargeStatistic)(&c->large,
+								  0x10001);
+	}
+	return NULL;
+}
+
+static void test_interlocked_counters(void)
+{
+	struct ilk_counters c = { 0, 0 };
+	pthread_t t[2];
+	int v = 5, i;
+
+	/* Increment and Decrement: the value after */
+	CHECK(FN(ilk_step_fn, InterlockedIncrement)(&v) == 6 && v == 6);
+	CHECK(FN(ilk_step_fn, InterlockedDecrement)(&v) == 5 && v == 5);
+	v = 0;
+	CHECK(FN(ilk_step_fn, InterlockedDecrement)(&v) == -1 && v == -1);
+	v = 0x7fffffff;
+	CHECK(FN(ilk_step_fn, InterlockedIncrement)(&v) == (int)0x80000000);
+	/* Exchange: the value before, the new one stored */
+	v = 7;
+	CHECK(FN(ilk_xchg_fn, InterlockedExchange)(&v, -3) == 7 && v == -3);
+	/* CompareExchange: the value before; stored only if it matched */
+	v = 10;
+	CHECK(FN(ilk_cmpxchg_fn, InterlockedCompareExchange)(&v, 20, 11) ==
+	      10 && v == 10);
+	CHECK(FN(ilk_cmpxchg_fn, InterlockedCompareExchange)(&v, 20, 10) ==
+	      10 && v == 20);
+	/* AddLargeStatistic: a 64-bit add, the carry into the high half */
+	c.large = 0xffffffffLL;
+	FN(add_large_fn, ExInterlockedAddLargeStatistic)(&c.large, 1);
+	CHECK(c.large == 0x100000000LL);
+	c.large = 0x1fffffff0LL;
+	FN(add_large_fn, ExInterlockedAddLargeStatistic)(&c.large, 0xffffffffu);
+	CHECK(c.large == 0x2ffffffefLL);
+	/* two CPUs at once: no update lost */
+	c.count = 0;
+	c.large = 0;
+	for (i = 0; i < 2; i++)
+		CHECK(!pthread_create(&t[i], NULL, ilk_hammer, &c));
+	for (i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	CHECK(c.count == 2 * ILK_ROUNDS);
+	CHECK(c.large == 2LL * ILK_ROUNDS * 0x10001);
+}
+
+EXPORT(ExInterlockedInsertHeadList);
+EXPORT(ExInterlockedInsertTailList);
+EXPORT(ExInterlockedRemoveHeadList);
+EXPORT(ExInterlockedRemoveTailList);
+
+static void *insert_head_under_held_lock(void *arg)
+{
+	struct lock_holder *h = arg;
+
+	FN(list_insert_fn, ExInterlockedInsertHeadList)(h->head, h->e, h->lock);
+	h->done = 1;
+	return NULL;
+}
+
+static void *remove_tail_under_held_lock(void *arg)
+{
+	struct lock_holder *h = arg;
+
+	h->e = FN(list_remove_fn, ExInterlockedRemoveTailList)(h->head,
+							       h->lock);
+	h->done = 1;
+	return NULL;
+}
+
+static void test_list_locked_stdcall(void)
+{
+	struct list_entry head = { &head, &head }, a, b, c, d;
+	struct lock_holder h = { 0 };
+	unsigned long lock = 0;
+	pthread_t t;
+
+	/* into an empty list: NULL (it was empty), linked both ways */
+	CHECK(FN(list_insert_fn, ExInterlockedInsertTailList)(&head, &a,
+							      &lock) == NULL);
+	CHECK(head.flink == &a && head.blink == &a);
+	CHECK(a.flink == &head && a.blink == &head);
+	/* the old first (last) entry returned */
+	CHECK(FN(list_insert_fn, ExInterlockedInsertTailList)(&head, &b,
+							      &lock) == &a);
+	CHECK(FN(list_insert_fn, ExInterlockedInsertHeadList)(&head, &c,
+							      &lock) == &a);
+	/* head, c, a, b */
+	CHECK(head.flink == &c && c.flink == &a && a.flink == &b &&
+	      b.flink == &head);
+	CHECK(head.blink == &b && b.blink == &a && a.blink == &c &&
+	      c.blink == &head);
+	CHECK(lock == 0 && kmock_irqs_off == 0);
+	CHECK(FN(list_remove_fn, ExInterlockedRemoveHeadList)(&head,
+							      &lock) == &c);
+	CHECK(FN(list_remove_fn, ExInterlockedRemoveTailList)(&head,
+							      &lock) == &b);
+	CHECK(head.flink == &a && head.blink == &a && a.blink == &head);
+	CHECK(FN(list_remove_fn, ExInterlockedRemoveTailList)(&head,
+							      &lock) == &a);
+	/* empty: NULL, the head untouched, the lock given back */
+	CHECK(FN(list_remove_fn, ExInterlockedRemoveHeadList)(&head,
+							      &lock) == NULL);
+	CHECK(FN(list_remove_fn, ExInterlockedRemoveTailList)(&head,
+							      &lock) == NULL);
+	CHECK(head.flink == &head && head.blink == &head && lock == 0);
+	CHECK(kmock_irqs_off == 0);
+
+	/* a lock another CPU holds: the insertion waits for it */
+	lock = 1;
+	h.lock = &lock;
+	h.head = &head;
+	h.e = &d;
+	CHECK(!pthread_create(&t, NULL, insert_head_under_held_lock, &h));
+	usleep(50000);
+	CHECK(!h.done && head.flink == &head);
+	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	CHECK(h.done && head.flink == &d && head.blink == &d && lock == 0);
+	/* and so does the removal */
+	lock = 1;
+	h.done = 0;
+	h.e = NULL;
+	CHECK(!pthread_create(&t, NULL, remove_tail_under_held_lock, &h));
+	usleep(50000);
+	CHECK(!h.done && head.flink == &d);
+	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	CHECK(h.done && h.e == &d && head.flink == &head && lock == 0);
+}
+
+EXPORT(InterlockedPopEntrySList);
+
+static void test_slist_interlocked_pop(void)
+{
+	struct slist_header h;
+	struct slist_entry a, b, c;
+
+	FN(slist_init_fn, InitializeSListHead)(&h);
+	CHECK(FN(exp_pop_fn, InterlockedPopEntrySList)(&h) == NULL);
+	FN(exp_push_fn, InterlockedPushEntrySList)(&h, &a);
+	FN(exp_push_fn, InterlockedPushEntrySList)(&h, &b);
+	FN(exp_push_fn, InterlockedPushEntrySList)(&h, &c);
+	CHECK(FN(depth_fn, ExQueryDepthSList)(&h) == 3);
+	/* last pushed, first popped; the depth follows */
+	CHECK(FN(exp_pop_fn, InterlockedPopEntrySList)(&h) == &c);
+	CHECK(FN(depth_fn, ExQueryDepthSList)(&h) == 2);
+	CHECK(FN(exp_pop_fn, InterlockedPopEntrySList)(&h) == &b);
+	/* a push between pops goes on top */
+	FN(exp_push_fn, InterlockedPushEntrySList)(&h, &c);
+	CHECK(FN(exp_pop_fn, InterlockedPopEntrySList)(&h) == &c);
+	CHECK(FN(exp_pop_fn, InterlockedPopEntrySList)(&h) == &a);
+	CHECK(FN(exp_pop_fn, InterlockedPopEntrySList)(&h) == NULL);
+	CHECK(FN(depth_fn, ExQueryDepthSList)(&h) == 0);
+}
+
+/* -- clocks and IRQL (ntos_time.c) ------------------------------------------ */
+
+EXPORT(KeQueryTickCount);
+EXPORT(KeQueryPerformanceCounter);
+EXPORT(ExSystemTimeToLocalTime);
+EXPORT(KeRaiseIrql);
+
+typedef WABI long long (*perf_fn)(long long *);
+typedef WABI void (*local_time_fn)(const long long *, long long *);
+typedef WABI void (*raise_fn)(unsigned char, unsigned char *);
+
+#define WIN_TICK_100NS		156250	/* KeQueryTimeIncrement: 15.625 ms */
+
+static long long raw_100ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return ts.tv_sec * 10000000LL + ts.tv_nsec / 100;
+}
+
+static void test_time_tick_count(void)
+{
+	long long ticks = -1;
+
+	/* whole ticks of InterruptTime since boot */
+	interrupt_time = 0;
+	FN(time_fn, KeQueryTickCount)(&ticks);
+	CHECK(ticks == 0);
+	interrupt_time = WIN_TICK_100NS - 1;
+	FN(time_fn, KeQueryTickCount)(&ticks);
+	CHECK(ticks == 0);
+	/* the clock moves on: so does the count */
+	interrupt_time = 3 * WIN_TICK_100NS;
+	FN(time_fn, KeQueryTickCount)(&ticks);
+	CHECK(ticks == 3);
+	interrupt_time = 86400ULL * 10000000 + 5;	/* a day up */
+	FN(time_fn, KeQueryTickCount)(&ticks);
+	CHECK(ticks == 5529600);
+	interrupt_time = 0;
+}
+
+static void test_time_performance_counter(void)
+{
+	long long freq = 0, before, count, after, later;
+
+	/* 10 MHz: the counter counts 100 ns units of the raw monotonic clock */
+	before = raw_100ns();
+	count = FN(perf_fn, KeQueryPerformanceCounter)(&freq);
+	after = raw_100ns();
+	CHECK(freq == 10000000);
+	CHECK(count >= before && count <= after);
+	/* the frequency is optional; the count goes on */
+	usleep(20000);
+	later = FN(perf_fn, KeQueryPerformanceCounter)(NULL);
+	CHECK(later - count >= 200000 && later - count < 20000000);
+}
+
+static void test_time_local(void)
+{
+	struct timezone saved = sys_tz;
+	long long sys = 133000000000000000LL, local = 0;
+
+	/* UTC: the same */
+	sys_tz.tz_minuteswest = 0;
+	FN(local_time_fn, ExSystemTimeToLocalTime)(&sys, &local);
+	CHECK(local == sys);
+	/* five hours west (the bias is +300 minutes): five hours earlier */
+	sys_tz.tz_minuteswest = 300;
+	FN(local_time_fn, ExSystemTimeToLocalTime)(&sys, &local);
+	CHECK(local == sys - 5LL * 3600 * 10000000);
+	/* an hour east: an hour later */
+	sys_tz.tz_minuteswest = -60;
+	FN(local_time_fn, ExSystemTimeToLocalTime)(&sys, &local);
+	CHECK(local == sys + 3600LL * 10000000);
+	/* half-hour zones too (UTC+5:30) */
+	sys_tz.tz_minuteswest = -330;
+	FN(local_time_fn, ExSystemTimeToLocalTime)(&sys, &local);
+	CHECK(local == sys + 330LL * 60 * 10000000);
+	sys_tz = saved;
+}
+
+static void test_time_raise_irql(void)
+{
+	unsigned char old = 0xff;
+
+	/* outside Windows code: PASSIVE_LEVEL, and it stays so */
+	FN(raise_fn, KeRaiseIrql)(WIN_DISPATCH_LEVEL, &old);
+	CHECK(old == WIN_PASSIVE_LEVEL && win_irql == WIN_PASSIVE_LEVEL);
+	/* inside: raised, the old level given back for KeLowerIrql */
+	enter_windows(WIN_PASSIVE_LEVEL);
+	old = 0xff;
+	FN(raise_fn, KeRaiseIrql)(WIN_DISPATCH_LEVEL, &old);
+	CHECK(old == WIN_PASSIVE_LEVEL && win_irql == WIN_DISPATCH_LEVEL);
+	/* to the level it is at: allowed, unchanged */
+	FN(raise_fn, KeRaiseIrql)(WIN_DISPATCH_LEVEL, &old);
+	CHECK(old == WIN_DISPATCH_LEVEL && win_irql == WIN_DISPATCH_LEVEL);
+	/* to a device level (DIRQL) */
+	FN(raise_fn, KeRaiseIrql)(5, &old);
+	CHECK(old == WIN_DISPATCH_LEVEL && win_irql == 5);
+	/* "raising" to a lower level: refused, the level kept */
+	klog[0] = '\0';
+	FN(raise_fn, KeRaiseIrql)(WIN_PASSIVE_LEVEL, &old);
+	CHECK(old == 5 && win_irql == 5);
+	CHECK_CONTAINS(klog, "KeRaiseIrql from IRQL 5 to 0: the wrong way, ignored");
+	FN(lower_fn, KeLowerIrql)(WIN_PASSIVE_LEVEL);
+	CHECK(win_irql == WIN_PASSIVE_LEVEL);
+	leave_windows();
+}
+
+/* -- mutexes and semaphores (ntos_sync.c) ----------------------------------- */
+
+struct kmutex {
+	struct kevent header;
+	struct list_entry mutant_list_entry;
+	void *owner_thread;
+	unsigned char abandoned, apc_disable;
+};
+
+struct ksemaphore {
+	struct kevent header;
+	int limit;
+};
+
+EXPORT(KeInitializeMutex);
+EXPORT(KeReleaseMutex);
+EXPORT(KeInitializeSemaphore);
+EXPORT(KeReleaseSemaphore);
+
+typedef WABI void (*mutex_init_fn)(struct kmutex *, unsigned int);
+typedef WABI int (*mutex_release_fn)(struct kmutex *, unsigned char);
+typedef WABI void (*sem_init_fn)(struct ksemaphore *, int, int);
+typedef WABI int (*sem_release_fn)(struct ksemaphore *, int, int,
+				   unsigned char);
+
+#define WIN_MUTANT_OBJECT		2
+#define WIN_SEMAPHORE_OBJECT		5
+#define STATUS_MUTANT_NOT_OWNED		((int)0xC0000046)
+#define STATUS_SEMAPHORE_LIMIT_EXCEEDED	((int)0xC0000047)
+
+/* Another thread's wait on (or release of) an object. */
+struct other_waiter {
+	void *obj;
+	long long timeout;	/* 100 ns units, relative if negative */
+	int status;
+	volatile int done;
+};
+
+static void *wait_from_other_thread(void *arg)
+{
+	struct other_waiter *w = arg;
+
+	w->status = FN(wait1_fn, KeWaitForSingleObject)(w->obj, 0, 0, 0,
+							&w->timeout);
+	w->done = 1;
+	return NULL;
+}
+
+static void *release_mutex_from_other_thread(void *arg)
+{
+	struct other_waiter *w = arg;
+
+	w->status = FN(mutex_release_fn, KeReleaseMutex)(w->obj, 0);
+	w->done = 1;
+	return NULL;
+}
+
+static void test_sync_mutex(void)
+{
+	struct kmutex m;
+	struct other_waiter w = { 0 };
+	long long zero = 0;
+	void *me = FN(current_thread_fn, KeGetCurrentThread)();
+	pthread_t t;
+
+	_Static_assert(sizeof(struct kmutex) == 0x38, "amd64 KMUTEX");
+	memset(&m, 0x55, sizeof(m));
+	FN(mutex_init_fn, KeInitializeMutex)(&m, 0);
+	/* a mutant object, signalled (free), no owner */
+	CHECK(m.header.type == WIN_MUTANT_OBJECT && m.header.size == 0x38 / 4);
+	CHECK(m.header.signal_state == 1 && m.owner_thread == NULL);
+	CHECK(m.abandoned == 0);
+	/* a free mutex's release: not owned, state unchanged */
+	klog[0] = '\0';
+	CHECK(FN(mutex_release_fn, KeReleaseMutex)(&m, 0) ==
+	      STATUS_MUTANT_NOT_OWNED);
+	CHECK(m.header.signal_state == 1);
+	CHECK_CONTAINS(klog, "not owned by the caller");
+	/* acquired: owned by the caller, the count down */
+	CHECK(FN(wait1_fn, KeWaitForSingleObject)(&m, 0, 0, 0, &zero) ==
+	      STATUS_SUCCESS);
+	CHECK(m.owner_thread == me && m.header.signal_state == 0);
+	/* the owner acquires it again at once (recursively) */
+	CHECK(FN(wait1_fn, KeWaitForSingleObject)(&m, 0, 0, 0, &zero) ==
+	      STATUS_SUCCESS);
+	CHECK(m.owner_thread == me && m.header.signal_state == -1);
+	/* another thread times out on it */
+	w.obj = &m;
+	w.timeout = -300000;	/* 30 ms */
+	CHECK(!pthread_create(&t, NULL, wait_from_other_thread, &w));
+	pthread_join(t, NULL);
+	CHECK(w.done && w.status == STATUS_TIMEOUT);
+	CHECK(m.owner_thread == me && m.header.signal_state == -1);
+	/* and may not release it */
+	w.done = 0;
+	CHECK(!pthread_create(&t, NULL, release_mutex_from_other_thread, &w));
+	pthread_join(t, NULL);
+	CHECK(w.status == STATUS_MUTANT_NOT_OWNED);
+	CHECK(m.owner_thread == me && m.header.signal_state == -1);
+	/* one release per acquisition: the previous state returned; still
+	 * owned after the first */
+	CHECK(FN(mutex_release_fn, KeReleaseMutex)(&m, 0) == -1);
+	CHECK(m.owner_thread == me && m.header.signal_state == 0);
+	/* a waiter blocked meanwhile gets it with the last release */
+	w.done = 0;
+	w.timeout = -20000000;	/* 2 s */
+	CHECK(!pthread_create(&t, NULL, wait_from_other_thread, &w));
+	usleep(50000);
+	CHECK(!w.done);
+	CHECK(FN(mutex_release_fn, KeReleaseMutex)(&m, 0) == 0);
+	pthread_join(t, NULL);
+	CHECK(w.done && w.status == STATUS_SUCCESS);
+	/* now the waiter's: owned by that thread, not by us */
+	CHECK(m.header.signal_state == 0 && m.owner_thread != NULL &&
+	      m.owner_thread != me);
+	CHECK(FN(mutex_release_fn, KeReleaseMutex)(&m, 0) ==
+	      STATUS_MUTANT_NOT_OWNED);
+	/* initialized again: free */
+	FN(mutex_init_fn, KeInitializeMutex)(&m, 3);
+	CHECK(m.header.signal_state == 1 && m.owner_thread == NULL);
+}
+
+static void test_sync_semaphore(void)
+{
+	struct ksemaphore s;
+	struct other_waiter w = { 0 };
+	long long zero = 0;
+	pthread_t t;
+
+	_Static_assert(sizeof(struct ksemaphore) == 0x20, "amd64 KSEMAPHORE");
+	memset(&s, 0x55, sizeof(s));
+	FN(sem_init_fn, KeInitializeSemaphore)(&s, 1, 3);
+	CHECK(s.header.type == WIN_SEMAPHORE_OBJECT &&
+	      s.header.size == 0x20 / 4);
+	CHECK(s.header.signal_state == 1 && s.limit == 3);
+	/* a wait takes one; at zero it is not signalled */
+	CHECK(FN(wait1_fn, KeWaitForSingleObject)(&s, 0, 0, 0, &zero) ==
+	      STATUS_SUCCESS);
+	CHECK(s.header.signal_state == 0);
+	CHECK(FN(wait1_fn, KeWaitForSingleObject)(&s, 0, 0, 0, &zero) ==
+	      STATUS_TIMEOUT);
+	CHECK(s.header.signal_state == 0);
+	/* released by Adjustment: the previous count returned */
+	CHECK(FN(sem_release_fn, KeReleaseSemaphore)(&s, 0, 2, 0) == 0);
+	CHECK(s.header.signal_state == 2);
+	/* past the limit: refused, the count unchanged */
+	klog[0] = '\0';
+	CHECK(FN(sem_release_fn, KeReleaseSemaphore)(&s, 0, 2, 0) ==
+	      STATUS_SEMAPHORE_LIMIT_EXCEEDED);
+	CHECK(s.header.signal_state == 2);
+	CHECK_CONTAINS(klog, "past its limit 3");
+	/* up to the limit exactly: allowed */
+	CHECK(FN(sem_release_fn, KeReleaseSemaphore)(&s, 0, 1, 0) == 2);
+	CHECK(s.header.signal_state == 3);
+	/* down to zero, then a waiter blocks until a release */
+	FN(sem_init_fn, KeInitializeSemaphore)(&s, 0, 1);
+	CHECK(s.header.signal_state == 0 && s.limit == 1);
+	w.obj = &s;
+	w.timeout = -20000000;	/* 2 s */
+	CHECK(!pthread_create(&t, NULL, wait_from_other_thread, &w));
+	usleep(50000);
+	CHECK(!w.done);
+	CHECK(FN(sem_release_fn, KeReleaseSemaphore)(&s, 0, 1, 0) == 0);
+	pthread_join(t, NULL);
+	/* the waiter took the count it was released with */
+	CHECK(w.done && w.status == STATUS_SUCCESS);
+	CHECK(s.header.signal_state == 0);
+}
+
+/* -- work items, references, thread ends (ntos_thread.c) -------------------- */
+
+struct work_queue_item {
+	struct list_entry list;
+	void *worker_routine;
+	void *parameter;
+};
+
+EXPORT(ExQueueWorkItem);
+EXPORT(ObfReferenceObject);
+EXPORT(PsTerminateSystemThread);
+
+typedef WABI void (*queue_item_fn)(struct work_queue_item *, unsigned int);
+typedef WABI long (*ref_fn)(void *);
+typedef WABI int (*terminate_fn)(int);
+
+/* The order the work items ran in, and the IRQL they ran at. */
+static int work_order[4];
+static int work_runs;
+static unsigned char work_irql = 0xff;
+static bool work_on_caller;
+static pthread_t work_caller;
+
+static WABI void record_work(void *parameter)
+{
+	int n = __atomic_load_n(&work_runs, __ATOMIC_SEQ_CST);
+
+	if (n < 4)
+		work_order[n] = (int)(long)parameter;
+	work_irql = win_irql;
+	work_on_caller = pthread_equal(pthread_self(), work_caller);
+	__atomic_add_fetch(&work_runs, 1, __ATOMIC_SEQ_CST);
+}
+
+static bool wait_for_count(int *count, int want)
+{
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		if (__atomic_load_n(count, __ATOMIC_SEQ_CST) >= want)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+static void test_ex_queue_work_item(void)
+{
+	struct work_queue_item a = { { NULL, NULL }, (void *)record_work,
+				     (void *)1 };
+	struct work_queue_item b = { { NULL, NULL }, (void *)record_work,
+				     (void *)2 };
+
+	_Static_assert(__builtin_offsetof(struct work_queue_item, worker_routine) == 0x10,
+		       "amd64 WORK_QUEUE_ITEM");
+	work_runs = 0;
+	work_caller = pthread_self();
+	/* each queue type is the same queue: run once each, in order */
+	FN(queue_item_fn, ExQueueWorkItem)(&a, 0);	/* CriticalWorkQueue */
+	FN(queue_item_fn, ExQueueWorkItem)(&b, 1);	/* DelayedWorkQueue */
+	CHECK(wait_for_count(&work_runs, 2));
+	usleep(20000);
+	CHECK(work_runs == 2);
+	CHECK(work_order[0] == 1 && work_order[1] == 2);
+	/* by a system worker thread at PASSIVE_LEVEL, not by the caller */
+	CHECK(work_irql == WIN_PASSIVE_LEVEL && !work_on_caller);
+	/* an item that has run may be queued again */
+	FN(queue_item_fn, ExQueueWorkItem)(&a, 2);	/* HyperCritical */
+	CHECK(wait_for_count(&work_runs, 3));
+	CHECK(work_order[2] == 1);
+}
+
+/* A thread object's exit status, as the wrapper keeps it after the
+ * dispatcher header (ntos_thread.h). */
+struct thread_object {
+	struct kevent header;
+	int refs;
+	int exit_status;
+};
+
+static volatile int after_terminate;
+
+static WABI void terminating_thread(void *context)
+{
+	usleep(30000);	/* the creator's wait has to wait */
+	FN(terminate_fn, PsTerminateSystemThread)((int)(long)context);
+	after_terminate = 1;	/* never reached */
+}
+
+static WABI void returning_thread(void *context)
+{
+	(void)context;
+}
+
+static bool wait_threads_ended(void)
+{
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		if (!__atomic_load_n(&kmock_kthreads_running, __ATOMIC_SEQ_CST))
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+static void test_thread_terminate(void)
+{
+	long long timeout = -20000000;	/* 2 s */
+	int slabs = kmock_slab_live;
+	void *handle = NULL;
+	long long start;
+
+	/* the thread ends itself mid-routine: its waiter sees the status */
+	after_terminate = 0;
+	CHECK(FN(create_thread_fn, PsCreateSystemThread)(&handle, 0, NULL,
+			NULL, NULL, (void *)terminating_thread,
+			(void *)0x1234L) == STATUS_SUCCESS);
+	CHECK(((struct thread_object *)handle)->header.signal_state == 0);
+	start = now_ns();
+	CHECK(FN(wait1_fn, KeWaitForSingleObject)(handle, 0, 0, 0, &timeout) ==
+	      STATUS_SUCCESS);
+	CHECK(now_ns() - start >= 25000000LL);
+	CHECK(((struct thread_object *)handle)->header.signal_state == 1);
+	CHECK(((struct thread_object *)handle)->exit_status == 0x1234);
+	CHECK(wait_threads_ended());
+	usleep(20000);
+	CHECK(after_terminate == 0);
+	/* its FPU section ended with it: nothing left begun on this thread */
+	CHECK(kmock_fpu_depth == 0);
+	CHECK(FN(close_fn, ZwClose)(handle) == STATUS_SUCCESS);
+	CHECK(kmock_slab_live == slabs);
+	/* a routine that returns: STATUS_SUCCESS */
+	CHECK(FN(create_thread_fn, PsCreateSystemThread)(&handle, 0, NULL,
+			NULL, NULL, (void *)returning_thread, NULL) ==
+	      STATUS_SUCCESS);
+	CHECK(FN(wait1_fn, KeWaitForSingleObject)(handle, 0, 0, 0, &timeout) ==
+	      STATUS_SUCCESS);
+	CHECK(((struct thread_object *)handle)->exit_status == STATUS_SUCCESS);
+	CHECK(wait_threads_ended());
+	CHECK(FN(close_fn, ZwClose)(handle) == STATUS_SUCCESS);
+	CHECK(kmock_slab_live == slabs);
+	/* from a thread PsCreateSystemThread did not make: refused */
+	klog[0] = '\0';
+	CHECK(FN(terminate_fn, PsTerminateSystemThread)(0) ==
+	      STATUS_INVALID_PARAMETER);
+	CHECK_CONTAINS(klog, "not a thread PsCreateSystemThread made");
+}
+
+static void test_object_reference(void)
+{
+	long long timeout = -20000000;	/* 2 s */
+	int slabs = kmock_slab_live;
+	void *handle = NULL;
+	int other = 0;
+
+	CHECK(FN(create_thread_fn, PsCreateSystemThread)(&handle, 0, NULL,
+			NULL, NULL, (void *)returning_thread, NULL) ==
+	      STATUS_SUCCESS);
+	CHECK(FN(wait1_fn, KeWaitForSingleObject)(handle, 0, 0, 0, &timeout) ==
+	      STATUS_SUCCESS);
+	CHECK(wait_threads_ended());
+	usleep(20000);
+	/* the handle's reference is left: one more, the count returned */
+	CHECK(FN(ref_fn, ObfReferenceObject)(handle) == 2);
+	CHECK(FN(ref_fn, ObfReferenceObject)(handle) == 3);
+	CHECK(((struct thread_object *)handle)->refs == 3);
+	CHECK(FN(deref_fn, ObfDereferenceObject)(handle) == 2);
+	CHECK(FN(deref_fn, ObfDereferenceObject)(handle) == 1);
+	/* the object lives while referenced: closing the handle with a
+	 * reference taken leaves it, the last dereference frees it */
+	CHECK(FN(ref_fn, ObfReferenceObject)(handle) == 2);
+	CHECK(FN(close_fn, ZwClose)(handle) == STATUS_SUCCESS);
+	CHECK(kmock_slab_live == slabs + 1);
+	CHECK(FN(deref_fn, ObfDereferenceObject)(handle) == 0);
+	CHECK(kmock_slab_live == slabs);
+	/* an object the wrapper did not make: 1, left alone */
+	CHECK(FN(ref_fn, ObfReferenceObject)(&other) == 1);
+	CHECK(other == 0);
+}
+
+/* -- timers and DPCs (ntos_timer.c) ----------------------------------------- */
+
+EXPORT(KeInitializeTimerEx);
+EXPORT(KeRemoveQueueDpc);
+
+typedef WABI void (*timer_init_ex_fn)(struct ktimer *, unsigned int);
+typedef WABI unsigned char (*dpc_remove_fn)(struct kdpc *);
+
+#define WIN_SYNCHRONIZATION_TIMER	9
+
+static void test_timer_init_ex(void)
+{
+	struct ktimer kt;
+	long long timeout = -20000000;	/* 2 s */
+	long long zero = 0;
+	int slabs = kmock_slab_live;
+
+	/* SynchronizationTimer: signalled at expiry, reset by the wait */
+	memset(&kt, 0x55, sizeof(kt));
+	driver_asked = 0;
+	FN(timer_init_ex_fn, KeInitializeTimerEx)(&kt, 1);
+	CHECK(kt.header.type == WIN_SYNCHRONIZATION_TIMER);
+	CHECK(kt.header.signal_state == 0 && kt.dpc == NULL);
+	CHECK(driver_asked != 0 && kmock_slab_live == slabs + 1);
+	CHECK(FN(timer_set_fn, KeSetTimerEx)(&kt, -200000, 0, NULL) == 0);
+	CHECK(FN(wait1_fn, KeWaitForSingleObject)(&kt, 0, 0, 0, &timeout) ==
+	      STATUS_SUCCESS);
+	CHECK(FN(timer_read_fn, KeReadStateTimer)(&kt) == 0);
+	CHECK(FN(wait1_fn, KeWaitForSingleObject)(&kt, 0, 0, 0, &zero) ==
+	      STATUS_TIMEOUT);
+	/* NotificationTimer: stays signalled after the wait; initialized
+	 * again, the same timer (no second one charged) */
+	FN(timer_init_ex_fn, KeInitializeTimerEx)(&kt, 0);
+	CHECK(kt.header.type == WIN_NOTIFICATION_TIMER);
+	CHECK(kmock_slab_live == slabs + 1);
+	CHECK(FN(timer_set_fn, KeSetTimerEx)(&kt, -200000, 0, NULL) == 0);
+	CHECK(FN(wait1_fn, KeWaitForSingleObject)(&kt, 0, 0, 0, &timeout) ==
+	      STATUS_SUCCESS);
+	CHECK(FN(timer_read_fn, KeReadStateTimer)(&kt) == 1);
+	CHECK(FN(wait1_fn, KeWaitForSingleObject)(&kt, 0, 0, 0, &zero) ==
+	      STATUS_SUCCESS);
+	win_timers_release(&the_driver);
+	CHECK(kmock_slab_live == slabs);
+}
+
+/* A DPC that holds the queue's runner until released. */
+static volatile int dpc_gate_open;
+static int gate_runs, target_runs;
+
+static WABI void gate_dpc(struct kdpc *dpc, void *context, void *arg1,
+			  void *arg2)
+{
+	int i;
+
+	(void)dpc;
+	(void)context;
+	(void)arg1;
+	(void)arg2;
+	for (i = 0; i < 200 && !dpc_gate_open; i++)
+		usleep(10000);
+	__atomic_add_fetch(&gate_runs, 1, __ATOMIC_SEQ_CST);
+}
+
+static WABI void target_dpc(struct kdpc *dpc, void *context, void *arg1,
+			    void *arg2)
+{
+	(void)dpc;
+	(void)context;
+	(void)arg1;
+	(void)arg2;
+	__atomic_add_fetch(&target_runs, 1, __ATOMIC_SEQ_CST);
+}
+
+static void test_dpc_remove(void)
+{
+	struct kdpc gate, target, idle;
+
+	FN(dpc_init_fn, KeInitializeDpc)(&gate, (void *)gate_dpc, NULL);
+	FN(dpc_init_fn, KeInitializeDpc)(&target, (void *)target_dpc, NULL);
+	FN(dpc_init_fn, KeInitializeDpc)(&idle, (void *)target_dpc, NULL);
+	dpc_gate_open = 0;
+	gate_runs = 0;
+	target_runs = 0;
+	/* never queued: FALSE */
+	CHECK(FN(dpc_remove_fn, KeRemoveQueueDpc)(&idle) == 0);
+	/* queued behind a running one: removed once (TRUE), then FALSE */
+	CHECK(FN(dpc_insert_fn, KeInsertQueueDpc)(&gate, NULL, NULL) == 1);
+	CHECK(FN(dpc_insert_fn, KeInsertQueueDpc)(&target, NULL, NULL) == 1);
+	CHECK(FN(dpc_remove_fn, KeRemoveQueueDpc)(&target) == 1);
+	CHECK(FN(dpc_remove_fn, KeRemoveQueueDpc)(&target) == 0);
+	/* removed, it never runs */
+	dpc_gate_open = 1;
+	FN(flush_dpcs_fn, KeFlushQueuedDpcs)();
+	CHECK(gate_runs == 1 && target_runs == 0);
+	/* and may be queued again, and then runs */
+	CHECK(FN(dpc_insert_fn, KeInsertQueueDpc)(&target, NULL, NULL) == 1);
+	FN(flush_dpcs_fn, KeFlushQueuedDpcs)();
+	CHECK(target_runs == 1);
+	/* once run it is no longer queued: FALSE */
+	CHECK(FN(dpc_remove_fn, KeRemoveQueueDpc)(&target) == 0);
+}
+
+/* -- the C runtime's narrow strings, the rest (crt.c) ----------------------- */
+
+EXPORT(_strnicmp);
+EXPORT(strnlen);
+EXPORT(strrchr);
+
+typedef WABI int (*strnicmp_fn)(const char *, const char *, size_t);
+typedef WABI size_t (*strnlen_fn)(const char *, size_t);
+typedef WABI char *(*strrchr_fn)(const char *, int);
+
+static void test_crt_strn_strrchr(void)
+{
+	static const char path[] = "a/b/c.sys";
+
+	/* _strnicmp: at most n characters, case ignored */
+	CHECK(FN(strnicmp_fn, _strnicmp)("NdisWrap", "ndisWRAPPER", 8) == 0);
+	CHECK(FN(strnicmp_fn, _strnicmp)("NdisWrap", "ndisWRAPPER", 9) < 0);
+	CHECK(FN(strnicmp_fn, _strnicmp)("ndisWRAPPER", "NdisWrap", 9) > 0);
+	CHECK(FN(strnicmp_fn, _strnicmp)("abcd", "ABCX", 4) < 0);
+	CHECK(FN(strnicmp_fn, _strnicmp)("abcX", "ABCd", 3) == 0);
+	CHECK(FN(strnicmp_fn, _strnicmp)("x", "y", 0) == 0);
+	/* letters compare as lower case: '_' (0x5f) is below 'a' */
+	CHECK(FN(strnicmp_fn, _strnicmp)("A", "_", 1) > 0);
+	/* strnlen: the length, at most max */
+	CHECK(FN(strnlen_fn, strnlen)("hello", 3) == 3);
+	CHECK(FN(strnlen_fn, strnlen)("hello", 5) == 5);
+	CHECK(FN(strnlen_fn, strnlen)("hello", 64) == 5);
+	CHECK(FN(strnlen_fn, strnlen)("", 8) == 0);
+	CHECK(FN(strnlen_fn, strnlen)("hello", 0) == 0);
+	/* strrchr: the last occurrence; the terminator is one too */
+	CHECK(FN(strrchr_fn, strrchr)(path, '/') == path + 3);
+	CHECK(FN(strrchr_fn, strrchr)(path, 'a') == path);
+	CHECK(FN(strrchr_fn, strrchr)(path, 'x') == NULL);
+	CHECK(FN(strrchr_fn, strrchr)(path, '\0') == path + 9);
+}
+
 int main(void)
 {
 	TEST(test_rtl_init);
@@ -3293,5 +4082,20 @@ int main(void)
 	TEST(test_io_remove_lock);
 	TEST(test_io_cancel_spin_lock);
 	TEST(test_io_stack_limits_and_links);
+	TEST(test_interlocked_counters);
+	TEST(test_list_locked_stdcall);
+	TEST(test_slist_interlocked_pop);
+	TEST(test_time_tick_count);
+	TEST(test_time_performance_counter);
+	TEST(test_time_local);
+	TEST(test_time_raise_irql);
+	TEST(test_sync_mutex);
+	TEST(test_sync_semaphore);
+	TEST(test_ex_queue_work_item);
+	TEST(test_thread_terminate);
+	TEST(test_object_reference);
+	TEST(test_timer_init_ex);
+	TEST(test_dpc_remove);
+	TEST(test_crt_strn_strrchr);
 	return tap_done();
 }
