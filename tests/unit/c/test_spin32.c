@@ -8,7 +8,8 @@
  * through their export entries as an i386 driver calls them: the lock in
  * ecx, the new IRQL in edx. The lock word and the call chain's IRQL
  * (wincall.h's, per thread here as in kmock_ntos/linux/percpu.h) are
- * checked after each call.
+ * checked after each call. Also ntos_list.c's fastcall counters and SList
+ * pop, and its stdcall list forms.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -37,6 +38,8 @@ struct kx_export {
 __thread unsigned int win_depth;
 __thread unsigned char win_irql;
 __thread bool win_caller_atomic;
+/* kmock_ntos/linux/irqflags.h's interrupt flag (ntos_list.c's lists) */
+__thread unsigned long kmock_irqs_off;
 
 struct timespec64 {
 	long long tv_sec;
@@ -324,11 +327,127 @@ static void test_register_io(void)
 	CHECK(regs[3] == 0x01020304u && io_reg == &regs[3] && io_width == -4);
 }
 
+/* ntos_list.c's counters, fastcall on i386: the first two arguments in
+ * ecx and edx, a third on the stack (the callee pops it). */
+EXPORT(InterlockedIncrement)
+EXPORT(InterlockedDecrement)
+EXPORT(InterlockedExchange)
+EXPORT(InterlockedCompareExchange)
+EXPORT(ExInterlockedAddLargeStatistic)
+
+static void test_interlocked_fastcall(void)
+{
+	FASTCALL int32_t (*inc)(int32_t *) = export_InterlockedIncrement();
+	FASTCALL int32_t (*dec)(int32_t *) = export_InterlockedDecrement();
+	FASTCALL int32_t (*xchg)(int32_t *, int32_t) =
+		export_InterlockedExchange();
+	FASTCALL int32_t (*cmpxchg)(int32_t *, int32_t, int32_t) =
+		export_InterlockedCompareExchange();
+	FASTCALL void (*add_large)(int64_t *, uint32_t) =
+		export_ExInterlockedAddLargeStatistic();
+	int32_t v = 41;
+	int64_t big = 0xffffffffLL;
+
+	CHECK(inc(&v) == 42 && v == 42);
+	CHECK(dec(&v) == 41 && v == 41);
+	CHECK(xchg(&v, -7) == 41 && v == -7);
+	/* the value before; stored only when it equals the comparand */
+	CHECK(cmpxchg(&v, 100, -6) == -7 && v == -7);
+	CHECK(cmpxchg(&v, 100, -7) == -7 && v == 100);
+	/* i386's 64-bit add (a cmpxchg8b loop): the carry into the high word */
+	add_large(&big, 1);
+	CHECK(big == 0x100000000LL);
+	add_large(&big, 0xffffffffu);
+	CHECK(big == 0x1ffffffffLL);
+	big = -2;
+	add_large(&big, 3);
+	CHECK(big == 1);
+}
+
+/* The SList pop, fastcall (the header in ecx), and the stdcall push and
+ * depth around it: last in, first out. */
+EXPORT(InitializeSListHead)
+EXPORT(InterlockedPushEntrySList)
+EXPORT(InterlockedPopEntrySList)
+EXPORT(ExQueryDepthSList)
+
+struct slist32_entry {
+	struct slist32_entry *next;
+};
+
+static void test_slist_pop_fastcall(void)
+{
+	STDCALL void (*init)(uint64_t *) = export_InitializeSListHead();
+	FASTCALL struct slist32_entry *(*push)(uint64_t *,
+					       struct slist32_entry *) =
+		export_InterlockedPushEntrySList();
+	FASTCALL struct slist32_entry *(*pop)(uint64_t *) =
+		export_InterlockedPopEntrySList();
+	STDCALL uint16_t (*depth)(uint64_t *) = export_ExQueryDepthSList();
+	uint64_t head = ~0ULL;
+	struct slist32_entry a, b;
+
+	init(&head);
+	CHECK(head == 0 && depth(&head) == 0);
+	CHECK(pop(&head) == NULL);
+	CHECK(push(&head, &a) == NULL);
+	CHECK(push(&head, &b) == &a);
+	CHECK(depth(&head) == 2 && b.next == &a);
+	CHECK(pop(&head) == &b && depth(&head) == 1);
+	CHECK(pop(&head) == &a && pop(&head) == NULL);
+	CHECK(depth(&head) == 0);
+}
+
+/* The stdcall list forms under the caller's lock (three and two
+ * arguments on the stack, popped by the callee). */
+EXPORT(ExInterlockedInsertHeadList)
+EXPORT(ExInterlockedInsertTailList)
+EXPORT(ExInterlockedRemoveHeadList)
+EXPORT(ExInterlockedRemoveTailList)
+
+struct list32_entry {
+	struct list32_entry *flink, *blink;
+};
+
+static void test_list_stdcall(void)
+{
+	STDCALL struct list32_entry *(*ins_head)(struct list32_entry *,
+			struct list32_entry *, unsigned long *) =
+		export_ExInterlockedInsertHeadList();
+	STDCALL struct list32_entry *(*ins_tail)(struct list32_entry *,
+			struct list32_entry *, unsigned long *) =
+		export_ExInterlockedInsertTailList();
+	STDCALL struct list32_entry *(*rm_head)(struct list32_entry *,
+						unsigned long *) =
+		export_ExInterlockedRemoveHeadList();
+	STDCALL struct list32_entry *(*rm_tail)(struct list32_entry *,
+						unsigned long *) =
+		export_ExInterlockedRemoveTailList();
+	struct list32_entry head = { &head, &head }, a, b, c;
+	unsigned long lock = 0;
+
+	CHECK(ins_tail(&head, &a, &lock) == NULL);
+	CHECK(ins_head(&head, &b, &lock) == &a);
+	CHECK(ins_tail(&head, &c, &lock) == &a);
+	/* head, b, a, c; the lock given back */
+	CHECK(head.flink == &b && b.flink == &a && a.flink == &c &&
+	      c.flink == &head && head.blink == &c && lock == 0);
+	CHECK(kmock_irqs_off == 0);
+	CHECK(rm_tail(&head, &lock) == &c);
+	CHECK(rm_head(&head, &lock) == &b);
+	CHECK(rm_head(&head, &lock) == &a);
+	CHECK(rm_tail(&head, &lock) == NULL && rm_head(&head, &lock) == NULL);
+	CHECK(head.flink == &head && head.blink == &head && lock == 0);
+}
+
 int main(void)
 {
 	TEST(test_kf_raising_pair);
 	TEST(test_kef_dpc_pair);
 	TEST(test_port_io);
 	TEST(test_register_io);
+	TEST(test_interlocked_fastcall);
+	TEST(test_slist_pop_fastcall);
+	TEST(test_list_stdcall);
 	return tap_done();
 }
