@@ -315,7 +315,7 @@ bool flush_work(struct work_struct *w)
  */
 struct kmock_firing {
 	struct timer_list *t;
-	unsigned long expires;
+	long long deadline_ns;	/* monotonic */
 };
 
 static void *kmock_timer_thread(void *arg)
@@ -329,7 +329,7 @@ static void *kmock_timer_thread(void *arg)
 		t = f->t;
 		if (!t)
 			break;
-		if ((long)(jiffies - f->expires) >= 0) {
+		if (monotonic_ns() >= f->deadline_ns) {
 			t->firing = NULL;
 			t->pending = 0;
 			t->running++;
@@ -383,7 +383,11 @@ int mod_timer(struct timer_list *t, unsigned long expires)
 	t->expires = expires;
 	if (f) {
 		f->t = t;
-		f->expires = expires;
+		/* the delay the caller meant, from now: jiffies lags the
+		 * clock while the tick thread waits for a CPU, and an expiry
+		 * checked against it would fire that much early */
+		f->deadline_ns = monotonic_ns() +
+				 (long)(expires - jiffies) * 1000000LL;
 		if (!pthread_create(&th, NULL, kmock_timer_thread, f)) {
 			pthread_detach(th);
 			t->firing = f;
