@@ -47,9 +47,8 @@ def judge(facts: CellFacts) -> Verdict:
     elif sent > STREAM_BYTES:
         problems.append(f"{sent} bytes sent, more than the {STREAM_BYTES} "
                         f"asked")
-    if sent is not None and facts.sinks.get("rekey") != sent:
-        problems.append(f"bytes at the sink: expected {sent}, got "
-                        f"{facts.sinks.get('rekey')}")
+    if sent is not None:
+        wpa.stream_problems(facts, "rekey", test, sent, problems)
     state = test.fact("wpa_state")
     if state != "COMPLETED":
         problems.append(f"wpa_state {state or '-'}, want COMPLETED")
