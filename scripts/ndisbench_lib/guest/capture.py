@@ -102,25 +102,37 @@ def read_tshark(pcap: pathlib.Path) -> Tuple[List[Frame], List[str]]:
     The Sequence group is TCP's own flow analysis (window full,
     retransmission): traffic behaviour, not a defect of the capture, so it
     is left out."""
-    args = ["-T", "fields", "-E", "separator=/t"] + list(TCP_AS_DATA)
-    for field in FIELDS:
+    frames, problems, _ = _read_pass(pcap, FIELDS, [])
+    return frames, problems
+
+
+def _read_pass(pcap: pathlib.Path, fields: Sequence[str],
+               options: List[str]) -> Tuple[List[Frame], List[str],
+                                            List[str]]:
+    """One tshark pass with fields (FIELDS first) and options: the
+    frames, the problems (read_tshark) and each frame's row."""
+    args = ["-T", "fields", "-E", "separator=/t"] + options + \
+        list(TCP_AS_DATA)
+    for field in fields:
         args += ["-e", field]
     out, problems = _tshark(pcap, args + ["-z", "expert,warn"])
     frames: List[Frame] = []
+    rows: List[str] = []
     in_table = False
     for line in out.splitlines():
         if line.startswith("="):
             in_table = True
         elif not in_table:
-            frame = _frame(line)
+            frame = _frame("\t".join(line.split("\t")[:len(FIELDS)]))
             if frame:
                 frames.append(frame)
+                rows.append(line)
         else:
             row = EXPERT_ROW_RE.match(line)
             if row and row.group(2) not in TRAFFIC_GROUPS:
                 problems.append(f"{row.group(1)} x {row.group(2)}/"
                                 f"{row.group(3)}: {row.group(4).strip()}")
-    return frames, problems
+    return frames, problems, rows
 
 
 def _first(frames: List[Frame], subtypes, sa: str, da: str,
@@ -235,6 +247,35 @@ def read_wpa_frames(pcap: pathlib.Path, ssid: str, passphrase: str
     return frames, problems
 
 
+# FIELDS, then those of WPA_FIELDS it lacks: one pass reads both.
+WPA_EXTRA = tuple(f for f in WPA_FIELDS if f not in FIELDS)
+BAD_OPTION = "Invalid -o flag"
+
+
+def read_tshark_wpa(pcap: pathlib.Path, ssid: str, passphrase: str
+                    ) -> Tuple[List[Frame], List[str], List[DataFrame],
+                               List[str]]:
+    """read_tshark and read_wpa_frames from one pass with the network's
+    key. A key tshark refuses (it reads nothing then) is the network's
+    problem; the file is read again without it."""
+    frames, problems, rows = _read_pass(
+        pcap, FIELDS + WPA_EXTRA, decryption_options(ssid, passphrase))
+    refused = [p for p in problems if BAD_OPTION in p]
+    if refused:
+        frames, problems = read_tshark(pcap)
+        return frames, problems, [], refused
+    at = {f: i for i, f in enumerate(FIELDS + WPA_EXTRA)}
+    wpa: List[DataFrame] = []
+    for frame, row in zip(frames, rows):
+        if frame.subtype >> 4 != 2:     # DATA_TYPE_FILTER
+            continue
+        cols = row.split("\t")
+        data = _data_frame("\t".join(cols[at[f]] for f in WPA_FIELDS))
+        if data:
+            wpa.append(data)
+    return frames, problems, wpa, []
+
+
 def truncation(pcap: pathlib.Path, pcap_max: int) -> Optional[str]:
     """Why the capture may lack frames: it reached its cap (the air wrote
     no more); None when it is whole."""
@@ -273,7 +314,7 @@ def read(pcap: pathlib.Path, wpa_network: Optional[Tuple[str, str]] = None,
          pcap_max: int = PCAP_MAX) -> AirCapture:
     """Read the air's capture with tshark, then keep it gzipped.
     wpa_network: (SSID, passphrase) of a WPA2 network whose data frames
-    are read again, decrypted. pcap_max: the air's cap; a capture that
+    are read decrypted, in the same tshark pass. pcap_max: the air's cap; a capture that
     reached it cannot be judged (its error)."""
     if not pcap.exists():
         return AirCapture(error=f"QEMU wrote no {pcap.name}")
@@ -282,12 +323,14 @@ def read(pcap: pathlib.Path, wpa_network: Optional[Tuple[str, str]] = None,
         compress(pcap)
         return AirCapture(error=cut, path=pcap.name + ".gz")
     try:
-        frames, problems = read_tshark(pcap)
-        air = AirCapture(frames, problems, path=pcap.name + ".gz")
         if wpa_network:
-            wpa, wpa_problems = read_wpa_frames(pcap, *wpa_network)
-            air = dataclasses.replace(air, wpa_frames=wpa,
-                                      wpa_problems=wpa_problems)
+            frames, problems, wpa, wpa_problems = read_tshark_wpa(
+                pcap, *wpa_network)
+            air = AirCapture(frames, problems, path=pcap.name + ".gz",
+                             wpa_frames=wpa, wpa_problems=wpa_problems)
+        else:
+            frames, problems = read_tshark(pcap)
+            air = AirCapture(frames, problems, path=pcap.name + ".gz")
     except BenchError as exc:
         air = AirCapture(error=str(exc))
     compress(pcap)

@@ -47,6 +47,39 @@ class TsharkTakesTheKeyTest(unittest.TestCase):
         self.assertTrue(frames)
         self.assertTrue(all(not f.protected for f in frames))
 
+    def test_one_tshark_run_reads_the_file_and_the_network(self):
+        # each run dissects the whole capture (megabytes of TCP): the
+        # frames, the file's warnings and the decrypted data frames come
+        # from one pass
+        import tempfile
+        from unittest import mock
+        want, _ = capture.read_wpa_frames(PCAP, air.WPA2_AP.ssid,
+                                          air.WPA2_AP.passphrase)
+        frames, _ = capture.read_tshark(PCAP)
+        with tempfile.TemporaryDirectory() as d:
+            pcap = pathlib.Path(d) / "air.pcap"
+            shutil.copy(PCAP, pcap)
+            with mock.patch.object(capture, "_tshark",
+                                   wraps=capture._tshark) as run:
+                got = capture.read(pcap, (air.WPA2_AP.ssid,
+                                          air.WPA2_AP.passphrase))
+        self.assertEqual(run.call_count, 1)
+        self.assertEqual((list(got.wpa_frames), list(got.wpa_problems)),
+                         (want, []))
+        self.assertEqual((list(got.frames), list(got.file_problems)),
+                         (frames, []))
+
+    def test_a_key_tshark_refuses_is_the_networks_problem(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            pcap = pathlib.Path(d) / "air.pcap"
+            shutil.copy(PCAP, pcap)
+            got = capture.read(pcap, ("ssid", "short"))
+        self.assertTrue(any("Invalid key format" in p
+                            for p in got.wpa_problems), got.wpa_problems)
+        self.assertEqual((len(got.frames), list(got.file_problems),
+                          got.error), (1, [], ""))
+
     def test_a_key_tshark_refuses_is_a_problem(self):
         # wpa-pwd passphrases have 8 to 63 characters
         _frames, problems = capture.read_wpa_frames(PCAP, "ssid", "short")
