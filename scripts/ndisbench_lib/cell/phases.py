@@ -15,7 +15,9 @@ Phases, on the host's monotonic clock:
 - poweroff: the last result line to QEMU's exit (the agent's last words,
   kmemleak scans on the debug kernel, poweroff);
 - judging: QEMU's exit to the cell's verdicts (KTAP, the air capture
-  through tshark, the checks).
+  through tshark, the checks);
+- own guests: the guests of checks that have one of their own (broken),
+  booted and judged after the main guest.
 For the guest's phases QEMU's CPU time (all its threads, /proc/<pid>/stat)
 and the time its threads waited for a host CPU (/proc/<pid>/task/*/
 schedstat) are read at each line; the rest of the phase's wall time is
@@ -67,6 +69,7 @@ class Clock:
         self.boot_at: Optional[float] = None
         self.pid: Optional[int] = None
         self.marks: List[Mark] = []
+        self.judged_at: Optional[float] = None
 
     def begin(self) -> None:
         """The cell starts now (its -j slot taken)."""
@@ -77,6 +80,11 @@ class Clock:
 
     def before_boot(self) -> None:
         self.boot_at = time.monotonic()
+
+    def main_judged(self) -> None:
+        """The main guest is judged; another guest starts."""
+        if self.judged_at is None:
+            self.judged_at = time.monotonic()
 
     def _times(self) -> Tuple[Optional[float], Optional[float]]:
         if self.pid is None:
@@ -114,7 +122,7 @@ class Clock:
             return None
         data = {"phases": phases(self.start, self.boot_at,
                                  self.boot_at + boot_seconds, end,
-                                 self.marks)}
+                                 self.marks, self.judged_at)}
         (self.folder / FILE).write_text(json.dumps(data, indent=1) + "\n")
         return data
 
@@ -127,7 +135,8 @@ def _phase(name: str, seconds: float, cpu: Optional[float] = None,
 
 
 def phases(start: float, boot_at: float, exit_at: float, end: float,
-           marks: List[Mark]) -> List[Dict[str, object]]:
+           marks: List[Mark], judged_at: Optional[float] = None
+           ) -> List[Dict[str, object]]:
     out = [_phase("setup", boot_at - start)]
     prev_t, prev_cpu, prev_wait = boot_at, 0.0, 0.0
     for name, t, cpu, wait in marks:
@@ -146,7 +155,11 @@ def phases(start: float, boot_at: float, exit_at: float, end: float,
             out.append(_phase(name, t - prev_t, d_cpu, d_wait))
         prev_t, prev_cpu, prev_wait = t, cpu, wait
     out.append(_phase("poweroff", exit_at - prev_t))
-    out.append(_phase("judging", end - exit_at))
+    if judged_at is None:
+        out.append(_phase("judging", end - exit_at))
+    else:
+        out.append(_phase("judging", judged_at - exit_at))
+        out.append(_phase("own guests", end - judged_at))
     return out
 
 

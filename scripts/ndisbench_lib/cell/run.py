@@ -111,14 +111,16 @@ def run_guest(plan: CellPlan, prep: Prepared, parts: HostParts,
 
 def run_plan(plan: CellPlan, prep: Prepared, parts: HostParts,
              on_line: Optional[LineHook] = None,
-             before_boot: Optional[Callable[[], None]] = None) -> CellRun:
+             before_boot: Optional[Callable[[], None]] = None,
+             main_judged: Optional[Callable[[], None]] = None) -> CellRun:
     """Run one cell as planned and judge it: one guest, or the main guest
     and one per own-guest check (guest_groups), all of one initramfs, so
     the first saves the boot and the others restore it. on_line: the
     caller's own console hook (soak's cycles, pair's start of B), on the
     main guest; before_boot: called once everything is ready, just before
     QEMU first starts (it may wait; a BenchError from it is the cell's
-    ERROR)."""
+    ERROR); main_judged: called when the main guest is judged and another
+    guest is to start."""
     assert plan.folder is not None and plan.run_dir is not None
     cdir = plan.folder
     cdir.mkdir(parents=True, exist_ok=True)
@@ -127,7 +129,8 @@ def run_plan(plan: CellPlan, prep: Prepared, parts: HostParts,
                       wrapper=plan.device.wrapper)
     blocked = {} if prep.error else blocked_checks(plan, prep)
     if blocked:
-        return run_unbuilt(plan, prep, parts, blocked, on_line, before_boot)
+        return run_unbuilt(plan, prep, parts, blocked, on_line, before_boot,
+                           main_judged)
     runs: List[GuestRun] = []
     ktap_lines: List[str] = []
     verdicts: Dict[str, Verdict] = {}
@@ -140,6 +143,8 @@ def run_plan(plan: CellPlan, prep: Prepared, parts: HostParts,
         for checks, log_name in guest_groups(plan):
             # the caller's probe and hooks are the main guest's
             main = not runs
+            if len(runs) == 1 and main_judged:
+                main_judged()
             guest = dataclasses.replace(plan, checks=checks, probe=(
                 plan.probe if main else None))
             run = run_guest(guest, prep, parts, initrd, log_name,
@@ -177,7 +182,8 @@ def run_plan(plan: CellPlan, prep: Prepared, parts: HostParts,
 def run_unbuilt(plan: CellPlan, prep: Prepared, parts: HostParts,
                 blocked: Dict[str, str],
                 on_line: Optional[LineHook] = None,
-                before_boot: Optional[Callable[[], None]] = None
+                before_boot: Optional[Callable[[], None]] = None,
+                main_judged: Optional[Callable[[], None]] = None
                 ) -> CellRun:
     """A cell some of whose modules did not build: the checks that need
     them are not run (NOT_RUN, naming the module: counted neither as
@@ -194,7 +200,7 @@ def run_unbuilt(plan: CellPlan, prep: Prepared, parts: HostParts,
     ran: Optional[CellRun] = None
     if guest:
         ran = run_plan(dataclasses.replace(plan, checks=rest), prep, parts,
-                       on_line, before_boot)
+                       on_line, before_boot, main_judged)
         cell = ran.result
     else:
         assert plan.folder is not None and plan.run_dir is not None

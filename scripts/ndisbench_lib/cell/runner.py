@@ -91,7 +91,8 @@ def run_cell(prep: Prepared, plan: CellPlan, parts: HostParts,
             return run_plan(plan, prep, parts).result
         timer.begin()
         ran = run_plan(plan, prep, parts, on_line=timer.on_line,
-                       before_boot=timer.before_boot)
+                       before_boot=timer.before_boot,
+                       main_judged=timer.main_judged)
         timer.finish(ran.boot.seconds if ran.boot else None)
         return ran.result
     except OSError as exc:

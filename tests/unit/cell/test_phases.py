@@ -36,6 +36,28 @@ class PhasesTest(unittest.TestCase):
                           ("judging", 2.5, None, None)])
         self.assertAlmostEqual(sum(p["seconds"] for p in got), 13.5)
 
+    def test_own_guests_are_not_judging(self):
+        # a check with a guest of its own (broken) runs after the main
+        # guest is judged: its boot and run are its phase, not judging's
+        marks = [("boot", 12.0, 2.0, 1.0), ("scan", 20.0, 3.0, 1.3)]
+        got = phases.phases(10.0, 11.0, 21.0, 33.5, marks, judged_at=22.0)
+        self.assertEqual([(p["name"], p["seconds"]) for p in got[-3:]],
+                         [("poweroff", 1.0), ("judging", 1.0),
+                          ("own guests", 11.5)])
+        tmp = pathlib.Path(tempfile.mkdtemp())
+        try:
+            clock = phases.Clock(tmp)
+            clock.begin()
+            clock.before_boot()
+            clock.main_judged()
+            first = clock.judged_at
+            clock.main_judged()
+            self.assertEqual(clock.judged_at, first)
+            names = [p["name"] for p in clock.finish(1.0)["phases"]]
+            self.assertEqual(names[-2:], ["judging", "own guests"])
+        finally:
+            shutil.rmtree(tmp)
+
     def test_console_lines_that_count(self):
         tmp = pathlib.Path(tempfile.mkdtemp())
         try:
