@@ -81,14 +81,22 @@ def tree_files(root: pathlib.Path) -> Iterator[Tuple[str, pathlib.Path]]:
     yield from walk(root, pathlib.PurePosixPath())
 
 
+BYTE_CODE_DIR = "__pycache__"
+
+
 def tree_digest(root: pathlib.Path,
                 ignore: Sequence[str] = (".gitignore",),
                 skip_dirs: Sequence[str] = ()) -> str:
     """Hash of every regular file under root: relative names and contents.
-    skip_dirs: top-level folders left out (in-tree build output)."""
+    skip_dirs: top-level folders left out (in-tree build output). Python's
+    byte code (__pycache__, at any depth) is left out too: it is written
+    beside a script that runs, stamped with the source's mtime, which
+    differs in every clone."""
     h = hashlib.sha256()
     for rel, path in sorted(tree_files(root)):
-        if path.name in ignore or rel.split("/")[0] in skip_dirs:
+        parts = rel.split("/")
+        if path.name in ignore or parts[0] in skip_dirs or \
+                BYTE_CODE_DIR in parts[:-1]:
             continue
         h.update(rel.encode() + b"\0" + file_digest(path).encode() + b"\0")
     return h.hexdigest()

@@ -36,6 +36,21 @@ class CacheKeyTest(unittest.TestCase):
             (root / "a.c").rename(root / "b.c")
             self.assertNotEqual(cache.tree_digest(root), second)
 
+    def test_python_byte_code_is_not_source(self):
+        # Python writes __pycache__/*.pyc beside a script it runs (the
+        # fixtures stage runs fixtures/check_imports.py), stamped with the
+        # source's mtime: a clone's own. In a key, it made every clone's
+        # fixtures, initramfs and saved boots new.
+        with tempfile.TemporaryDirectory() as tmp:
+            root = pathlib.Path(tmp)
+            (root / "tool.py").write_text("x = 1\n")
+            first = cache.tree_digest(root)
+            for where in (root, root / "sub"):
+                (where / "__pycache__").mkdir(parents=True)
+                (where / "__pycache__" / "tool.cpython-311.pyc"
+                 ).write_bytes(b"\x00stamp")
+                self.assertEqual(cache.tree_digest(root), first)
+
     def test_symlink_out_of_the_tree_refused(self):
         # A user's tree must not make the bench (root) read what lies
         # outside it: neither a file nor a folder.
