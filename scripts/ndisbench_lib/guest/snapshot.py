@@ -49,7 +49,7 @@ BOOT_LOG = "boot.log"
 FORMAT = 2                      # 2: saved stopped
 RUNAS_USER = "{user}"           # -runas in a key (_without_pool_user)
 SAVE_TIMEOUT_SECS = 120.0
-DEFAULT_BUDGET = 24000 * 1000 * 1000
+DEFAULT_BUDGET = 40000 * 1000 * 1000
 PER_CELL = 2
 STALE_SECS = 3600.0
 POLL_SECS = 0.02
@@ -383,8 +383,9 @@ def room_short(root: pathlib.Path) -> Optional[str]:
 
 def budget_bytes() -> int:
     """NDISBENCH_SNAPSHOT_MB: what all snapshots may take together
-    (default 24000 MB: every kernel x device of `test`, about 206 guests
-    of 70-110 MB)."""
+    (default 40000 MB: every guest the test command saves, more than 363
+    of 22-196 MB, with room; below that, its passes evict with
+    least-recently-used exactly the guests the next pass wants first)."""
     text = os.environ.get("NDISBENCH_SNAPSHOT_MB", "")
     try:
         return int(text) * 1000 * 1000 if text else DEFAULT_BUDGET
