@@ -56,7 +56,7 @@ class KernelArtifact:
         entry does not set up KASAN's early shadow, and such a kernel
         stops before its first console line (measured on debug-6.1)."""
         vmlinux = self.entry / "vmlinux"
-        if vmlinux.exists() and self.config().get("CONFIG_KASAN") != "y":
+        if vmlinux.exists() and pvh_entry_works(self.config()):
             return vmlinux
         return self.entry / "bzImage"
 
@@ -78,12 +78,18 @@ class KernelArtifact:
         return parse_config((self.entry / "config").read_text())
 
 
+def pvh_entry_works(config: Dict[str, str]) -> bool:
+    """Whether a kernel of this config boots through its PVH entry (see
+    KernelArtifact.boot_image)."""
+    return config.get("CONFIG_KASAN") != "y"
+
+
 def boots_vmlinux(vmlinux: pathlib.Path, config: pathlib.Path) -> bool:
     """A guest boots this kernel's vmlinux (KernelArtifact.boot_image), so
     its bzImage, an XZ compression of the whole kernel (seconds of CPU on
     every policy row), need not be made."""
     return has_pvh_note(vmlinux.read_bytes()) and \
-        parse_config(config.read_text()).get("CONFIG_KASAN") != "y"
+        pvh_entry_works(parse_config(config.read_text()))
 
 
 def jobs() -> str:

@@ -2,7 +2,7 @@
 words for the network, the supplicant's state as the agent reports it
 (wpa_supplicant's STATUS and the events of its control socket), and the
 air capture read with the network's passphrase (guest/capture.py
-read_wpa_frames: every data frame, decrypted where tshark could).
+read_tshark_wpa: every data frame, decrypted where tshark could).
 
 The checks run where the station can take the keys: the native rtl8187
 row (mac80211, `wpa_supplicant -Dnl80211`), and our wrapper's rows whose

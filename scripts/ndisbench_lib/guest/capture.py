@@ -237,7 +237,8 @@ def read_wpa_frames(pcap: pathlib.Path, ssid: str, passphrase: str
                     ) -> Tuple[List[DataFrame], List[str]]:
     """The capture's data frames, decrypted where tshark has the keys (the
     passphrase and SSID, and the 4-way handshake in the capture), and
-    tshark's complaints."""
+    tshark's complaints: a pass of their own, the reading read_tshark_wpa's
+    single pass is tested against."""
     args = ["-Y", DATA_TYPE_FILTER, "-T", "fields", "-E", "separator=/t"] + \
         decryption_options(ssid, passphrase) + list(TCP_AS_DATA)
     for field in WPA_FIELDS:
@@ -305,7 +306,7 @@ class AirCapture:
     file_problems: Sequence[str] = ()
     error: str = ""
     path: str = ""
-    # A WPA2 network's data frames, read with its passphrase (read_wpa_frames)
+    # A WPA2 network's data frames, read with its passphrase (read_tshark_wpa)
     wpa_frames: Sequence[DataFrame] = ()
     wpa_problems: Sequence[str] = ()
 
@@ -314,8 +315,9 @@ def read(pcap: pathlib.Path, wpa_network: Optional[Tuple[str, str]] = None,
          pcap_max: int = PCAP_MAX) -> AirCapture:
     """Read the air's capture with tshark, then keep it gzipped.
     wpa_network: (SSID, passphrase) of a WPA2 network whose data frames
-    are read decrypted, in the same tshark pass. pcap_max: the air's cap; a capture that
-    reached it cannot be judged (its error)."""
+    are read decrypted, in the same tshark pass (read_tshark_wpa).
+    pcap_max: the air's cap; a capture that reached it cannot be judged
+    (its error)."""
     if not pcap.exists():
         return AirCapture(error=f"QEMU wrote no {pcap.name}")
     cut = truncation(pcap, pcap_max)

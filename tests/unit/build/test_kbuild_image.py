@@ -47,8 +47,7 @@ class BuildIntoTest(unittest.TestCase):
 
     def test_a_pvh_kernel_is_not_compressed(self):
         targets, files = self.build(PVH_ELF, "CONFIG_PVH=y\n")
-        self.assertIn(["-j" + kbuild.jobs(), "vmlinux", "modules"][1:],
-                      [t[-2:] for t in targets])
+        self.assertIn(["vmlinux", "modules"], [t[-2:] for t in targets])
         self.assertFalse(any("bzImage" in t for t in targets))
         self.assertNotIn("bzImage", files)
         self.assertIn("vmlinux", files)
