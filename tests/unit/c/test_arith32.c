@@ -14,20 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kx_export.h"
 #include "tap.h"
-
-struct kx_export {
-	const char *name;
-	void *func;
-};
-
-#define EXPORT(fn)							\
-	extern const struct kx_export win_export_##fn;			\
-	static void *export_##fn(void)					\
-	{								\
-		CHECK_STR(win_export_##fn.name, #fn);			\
-		return win_export_##fn.func;				\
-	}
 
 /* -- what the module gives crt_i386.c -------------------------------------- */
 

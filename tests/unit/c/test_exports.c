@@ -21,23 +21,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "kx_export.h"
 #include "tap.h"
 
 #define WIN __attribute__((ms_abi))
-
-struct kx_export {
-	const char *name;
-	void *func;
-};
-
-/* win_export_<name>'s function, after checking the entry's name */
-#define EXPORT(fn)							\
-	extern const struct kx_export win_export_##fn;			\
-	static void *export_##fn(void)					\
-	{								\
-		CHECK_STR(win_export_##fn.name, #fn);			\
-		return win_export_##fn.func;				\
-	}
 
 /* -- amd64 layouts (wintypes.h, wdm.h) -------------------------------------- */
 

@@ -13,23 +13,11 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "kx_export.h"
 #include "tap.h"
 
 #define STDCALL __attribute__((stdcall))
 #define FASTCALL __attribute__((fastcall))
-
-struct kx_export {
-	const char *name;
-	void *func;
-};
-
-#define EXPORT(fn)							\
-	extern const struct kx_export win_export_##fn;			\
-	static void *export_##fn(void)					\
-	{								\
-		CHECK_STR(win_export_##fn.name, #fn);			\
-		return win_export_##fn.func;				\
-	}
 
 /* -- kmock's asm/io.h: a port that records what was done to it ------------ */
 

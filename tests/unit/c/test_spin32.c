@@ -16,22 +16,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "kx_export.h"
 #include "tap.h"
 
 #define FASTCALL __attribute__((fastcall))
-
-struct kx_export {
-	const char *name;
-	void *func;
-};
-
-#define EXPORT(fn)							\
-	extern const struct kx_export win_export_##fn;			\
-	static void *export_##fn(void)					\
-	{								\
-		CHECK_STR(win_export_##fn.name, #fn);			\
-		return win_export_##fn.func;				\
-	}
 
 /* -- what the module gives hal.c and ntos_time.c ---------------------------- */
 
