@@ -22,6 +22,7 @@
 #include <linux/netdevice.h>
 #include <linux/overflow.h>
 #include <linux/refcount.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 
 #include "ndis.h"
@@ -348,6 +349,12 @@ static void ndis_tx_work(struct work_struct *work)
 			}
 			WRITE_ONCE(ad->tx_blocked, false);
 		}
+		/*
+		 * A stream refills the queue as fast as sends complete: on a
+		 * kernel without preemption this loop would keep the CPU
+		 * from the interrupt thread whose DPC drains the RX ring.
+		 */
+		cond_resched();
 	}
 }
 
