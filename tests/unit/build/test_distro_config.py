@@ -17,11 +17,14 @@ DEBIAN_CONFIG = pathlib.Path(
     "/usr/src/linux-config-6.1/config.amd64_none_amd64.xz")
 # What the trees need at least: pgiri/ndiswrapper's kprobe on
 # kallsyms_lookup_name, its wireless-extensions handlers, its strncat
-# under FORTIFY_SOURCE; cfg80211's WEXT for iwconfig on a cfg80211 driver.
+# under FORTIFY_SOURCE; cfg80211's WEXT for iwconfig on a cfg80211 driver;
+# the voluntary preemption Debian's kernels boot with (the checks' timing
+# is a user's: under PREEMPT_NONE a stream out through a wrapped PCI driver
+# overflowed its RX ring, which no Debian kernel did).
 REQUIRED = ("CONFIG_KPROBES", "CONFIG_KALLSYMS", "CONFIG_FORTIFY_SOURCE",
             "CONFIG_CFG80211_WEXT", "CONFIG_WIRELESS_EXT",
             "CONFIG_WEXT_CORE", "CONFIG_WEXT_PROC", "CONFIG_WEXT_PRIV",
-            "CONFIG_WEXT_SPY", "CONFIG_SMP")
+            "CONFIG_WEXT_SPY", "CONFIG_SMP", "CONFIG_PREEMPT_VOLUNTARY")
 
 
 def distro_section() -> dict:
