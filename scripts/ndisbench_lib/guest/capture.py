@@ -233,21 +233,6 @@ def _data_frame(line: str) -> Optional[DataFrame]:
                      tuple(cols[7].strip().split(":")))
 
 
-def read_wpa_frames(pcap: pathlib.Path, ssid: str, passphrase: str
-                    ) -> Tuple[List[DataFrame], List[str]]:
-    """The capture's data frames, decrypted where tshark has the keys (the
-    passphrase and SSID, and the 4-way handshake in the capture), and
-    tshark's complaints: a pass of their own, the reading read_tshark_wpa's
-    single pass is tested against."""
-    args = ["-Y", DATA_TYPE_FILTER, "-T", "fields", "-E", "separator=/t"] + \
-        decryption_options(ssid, passphrase) + list(TCP_AS_DATA)
-    for field in WPA_FIELDS:
-        args += ["-e", field]
-    out, problems = _tshark(pcap, args)
-    frames = [f for f in map(_data_frame, out.splitlines()) if f]
-    return frames, problems
-
-
 # FIELDS, then those of WPA_FIELDS it lacks: one pass reads both.
 WPA_EXTRA = tuple(f for f in WPA_FIELDS if f not in FIELDS)
 BAD_OPTION = "Invalid -o flag"
@@ -256,9 +241,11 @@ BAD_OPTION = "Invalid -o flag"
 def read_tshark_wpa(pcap: pathlib.Path, ssid: str, passphrase: str
                     ) -> Tuple[List[Frame], List[str], List[DataFrame],
                                List[str]]:
-    """read_tshark and read_wpa_frames from one pass with the network's
-    key. A key tshark refuses (it reads nothing then) is the network's
-    problem; the file is read again without it."""
+    """read_tshark, and the network's data frames (decrypted where tshark
+    has the keys: the passphrase and SSID, and the 4-way handshake in the
+    capture), from one pass with the network's key. A key tshark refuses
+    (it reads nothing then) is the network's problem; the file is read
+    again without it."""
     frames, problems, rows = _read_pass(
         pcap, FIELDS + WPA_EXTRA, decryption_options(ssid, passphrase))
     refused = [p for p in problems if BAD_OPTION in p]
