@@ -39,6 +39,7 @@ struct net_opts {
     unsigned int ping_count;    /* ndisbench.ping=<count>; 0: no ping */
     unsigned int tcp_port;      /* ndisbench.tcp=<port>:<bytes>; 0: none */
     unsigned long long tcp_bytes;
+    unsigned int profile_hz;    /* ndisbench.profile=<hz>: tcp sampled */
     unsigned int hotplug_port;  /* ndisbench.hotplug=<port>; 0: none */
     unsigned int udp_port;      /* ndisbench.udp=<port>:<ms>; 0: none */
     unsigned int udp_ms;

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "profile.h"
 
 #define GATEWAY            "10.0.2.2"
 #define IFACE_WAIT_MS      30000
@@ -791,8 +792,16 @@ bool net_tcp_stream(unsigned int port, unsigned long long bytes,
 
 static bool test_tcp(const struct net_opts *opts, int number)
 {
-    bool answered = false;
-    bool sent = net_tcp_stream(opts->tcp_port, opts->tcp_bytes, &answered);
+    bool answered = false, sent;
+    struct profile prof;
+    bool sampling = opts->profile_hz &&
+                    profile_begin(&prof, opts->profile_hz);
+
+    if (opts->profile_hz && !sampling)
+        say("# profile_error: %s", prof.error);
+    sent = net_tcp_stream(opts->tcp_port, opts->tcp_bytes, &answered);
+    if (sampling)
+        profile_end(&prof);
 
     say_result(sent && answered, number, "tcp");
     return sent;
@@ -1253,6 +1262,13 @@ static int parse_slowdown(char *value, struct agent_opts *opts)
     return 0;
 }
 
+/* ndisbench.profile=<hz>: the tcp stream sampled (profile.c). */
+static int parse_profile(char *value, struct agent_opts *opts)
+{
+    return profile_parse_hz(value, &opts->net.profile_hz) == 0 ? 0 :
+           bad_value();
+}
+
 /* ndisbench.mac=<xx:xx:xx:xx:xx:xx>: the NIC's address, which finds its
  * interface under a name of the wrapper's own (rename_by_mac). */
 static int parse_mac(char *value, struct agent_opts *opts)
@@ -1433,6 +1449,7 @@ static void run_hotplug(struct agent_opts *opts, struct agent_state *state)
 const struct agent_test net_tests[] = {
     { 5, "slowdown", "ndisbench.slowdown", parse_slowdown, NULL, NULL, NULL },
     { 6, "mac", "ndisbench.mac", parse_mac, NULL, NULL, NULL },
+    { 7, "profile", "ndisbench.profile", parse_profile, NULL, NULL, NULL },
     { 70, "bind", "ndisbench.net", parse_net, planned_with_iface,
       run_iface, iface_result_name },
     { 90, "associate", "ndisbench.connect", parse_connect, planned_with_iface,

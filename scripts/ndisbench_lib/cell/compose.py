@@ -67,6 +67,8 @@ def kernel_cmdline(plan: CellPlan,
         words += check.params(GuestContext(exp, device, ports.get(check.name),
                                            plan.stream_bytes, plan.peer,
                                            plan.wrapper_src is not None))
+    if plan.profile_hz and any(c.name == "tcp" for c in checks):
+        words.append(f"ndisbench.profile={plan.profile_hz}")
     if plan.kernel.slowdown > 1:
         words.append(f"ndisbench.slowdown={plan.kernel.slowdown}")
     if plan.probe and plan.probe.params:

@@ -298,6 +298,7 @@ class CellPlan:
     peer: str = ""              # pair: the other guest's address
     lease: str = ""             # the address dhcp must get ("": table's)
     tcp_bytes: int = 0          # the TCP stream (0: the table's 4 MiB)
+    profile_hz: int = 0         # the agent samples the tcp stream (bench)
     qemu_args: Optional[Tuple[str, ...]] = None  # None: the device's
     keep_air: bool = False      # write air.pcap without the capture check
     probe: Optional[Probe] = None           # soak's own sinks and QMP

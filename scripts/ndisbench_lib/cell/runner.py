@@ -41,6 +41,7 @@ class Matrix:
     wrapper_src: Optional[pathlib.Path] = None
     tcp_bytes: int = 0
     shard: Optional[shardmod.Shard] = None   # run --shard I/N
+    profile_hz: int = 0     # bench --profile: the tcp stream sampled
     # Restore each guest from its saved boot, saving it where none is
     # (guest/snapshot.py); run --no-snapshots boots every guest.
     snapshots: bool = True
@@ -244,6 +245,7 @@ def run(matrix: Matrix, cache: Cache, out: pathlib.Path, jobs: int,
         plan = CellPlan(prep.kernel, device, tuple(checks), exp, folder,
                         run_dir, result.accel, timeout, matrix.wrapper_src,
                         clock=guest, tcp_bytes=matrix.tcp_bytes,
+                        profile_hz=matrix.profile_hz,
                         extra_qemu_args=timer.qemu_args(),
                         snapshot=matrix.snapshots)
         with slots:

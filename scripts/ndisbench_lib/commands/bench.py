@@ -29,7 +29,7 @@ from ..errors import BenchError
 from ..guest import clock as guest_clock
 from ..kernels import Expectations, Kernel
 from ..progress import fmt_secs, say
-from ..report import ktap, report
+from ..report import guestprofile, ktap, report
 from ..report.verdict import PASS
 from ..cell import phases, runner
 from .benchresult import (METRICS, TARGETS, BenchResult,  # noqa: F401
@@ -97,6 +97,25 @@ def cell_metrics(run_dir: pathlib.Path, cell: report.CellResult,
     return {k: float(v) for k, v in out.items() if v is not None}
 
 
+def add_profile(res: BenchResult, run_dir: pathlib.Path,
+                cell: report.CellResult, row: str, round_no: int) -> None:
+    """--profile: the cell's tcp samples into the row's sum; where the agent
+    could not sample, the round's failure says why."""
+    log = ktap.parse((run_dir / cell.folder / "ktap.txt").read_text())
+    try:
+        prof = guestprofile.parse(log.test("tcp"))
+    except BenchError as exc:
+        res.failures.setdefault(row, []).append(
+            f"round {round_no}: profile: {exc}")
+        return
+    if prof is None:
+        return
+    if row in res.profiles:
+        res.profiles[row].add(prof)
+    else:
+        res.profiles[row] = prof
+
+
 def markdown(res: BenchResult) -> str:
     kernels = ", ".join(f"`{k}`" for k in res.kernels)
     out = [f"# ndisbench bench {res.bench_id}", "",
@@ -143,6 +162,7 @@ def markdown(res: BenchResult) -> str:
         out += phases.markdown(m["phases"])  # type: ignore
     if res.matrix_phases and not res.matrix_clocks:
         out += [""] + phases.markdown(res.matrix_phases)
+    out += guestprofile.markdown(res.profiles)
     return "\n".join(out) + "\n"
 
 
@@ -308,10 +328,12 @@ def run(kernels: Sequence[Kernel], exp: Expectations, cache: Cache,
         edit: bool = False,
         clocks: Sequence[str] = (guest_clock.DEFAULT,),
         matrix_jobs: int = 0,
-        whole_axis: Optional[runner.Matrix] = None) -> BenchResult:
+        whole_axis: Optional[runner.Matrix] = None,
+        profile_hz: int = 0) -> BenchResult:
     """Each round boots every device on every kernel (several: their rows
     side by side, as the i386 ones beside the x86-64 ones); the edit cycle
-    uses the first kernel."""
+    uses the first kernel. profile_hz: the agent samples each tcp stream
+    (bench.md's profile section)."""
     if rounds < 1:
         raise BenchError(f"--rounds {rounds}: at least 1")
     targets = [devices.DEVICES[n] for n in device_names]
@@ -326,7 +348,8 @@ def run(kernels: Sequence[Kernel], exp: Expectations, cache: Cache,
         # Real time: the figures (MB/s, RTT, pkt/s) are the guest's own
         # clock over its traffic, which icount would make virtual.
         result = runner.run(runner.Matrix(list(kernels), order, CHECKS, exp,
-                                          tcp_bytes=TCP_BYTES),
+                                          tcp_bytes=TCP_BYTES,
+                                          profile_hz=profile_hz),
                             cache, out, 1, timeout, accel,
                             clock=guest_clock.REALTIME)
         res.accel = result.accel
@@ -339,6 +362,8 @@ def run(kernels: Sequence[Kernel], exp: Expectations, cache: Cache,
                 res.failures.setdefault(row, []).append(
                     f"round {n + 1}: " + ", ".join(bad))
             metrics = cell_metrics(out / result.run_id, cell, TCP_BYTES)
+            if profile_hz:
+                add_profile(res, out / result.run_id, cell, row, n + 1)
             per_dev = res.samples.setdefault(row, {})
             for key, value in metrics.items():
                 per_dev.setdefault(key, []).append(value)

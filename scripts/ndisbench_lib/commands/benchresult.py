@@ -7,6 +7,7 @@ from typing import Dict, List, Optional
 
 from .. import devices
 from ..progress import fmt_secs
+from ..report.guestprofile import GuestProfile
 
 # (what, device, reference, metric, comparison, target): the bench's speed
 # goals, a wrapped device against its reference on the same emulated
@@ -62,6 +63,9 @@ class BenchResult:
     # --kernel K1 K2 ...: every device booted on each, side by side (the
     # i386 rows beside the x86-64 ones); one kernel: [kernel].
     kernels: List[str] = dataclasses.field(default_factory=list)
+    # --profile: per row, the agent's samples of its tcp streams, summed
+    profiles: Dict[str, GuestProfile] = dataclasses.field(
+        default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.kernels:

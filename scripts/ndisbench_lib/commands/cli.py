@@ -333,6 +333,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     benched = kernels.select(kernels.load_kernels(args.kernels_toml, exp),
                              _names(args.kernel))
     names = _names(args.device) or list(bench.DEVICES)
+    if not 0 <= args.profile <= PROFILE_HZ_MAX:
+        raise BenchError(f"--profile {args.profile}: 1 to {PROFILE_HZ_MAX} "
+                         "samples a second")
     bad = [n for n in names if n not in devices.DEVICES]
     if bad:
         raise BenchError(f"unknown device(s) {', '.join(bad)} for bench "
@@ -349,11 +352,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
                     args.rounds, args.timeout, args.accel, names,
                     args.matrix, default, args.edit_cycle,
                     clock.parse_list(args.clocks), args.matrix_jobs,
-                    whole_axis=axis)
+                    whole_axis=axis, profile_hz=args.profile)
     sys.stdout.write("\n" + bench.markdown(res))
     say("bench", f"wrote {args.out / res.bench_id / 'bench.json'}, "
                  f"bench.md and bench.html")
     return 1 if res.failures else 0
+
+
+# The agent's bound (guest/agent/profile.c PROFILE_HZ_MAX).
+PROFILE_HZ_MAX = 10000
 
 
 def cmd_pair(args: argparse.Namespace) -> int:
@@ -561,6 +568,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--edit-cycle", action="store_true",
                    help="also time one wrapper .c edit: module rebuild "
                         "and one bcm43xx cell")
+    p.add_argument("--profile", type=int, nargs="?", const=1000, default=0,
+                   metavar="HZ",
+                   help="the guest samples its CPU during each TCP stream "
+                        "(HZ a second, default 1000; the kernel's "
+                        "cpu-clock): bench.md shows where the time went")
     p.add_argument("--timeout", type=float, default=180.0)
     p.add_argument("--accel", choices=("auto", "tcg", "kvm"),
                    default="auto")

@@ -615,6 +615,23 @@ class DebugKernelReportTest(unittest.TestCase):
             "[    1.0] cfg80211: failed to load regulatory.db\n"), "")
 
 
+class ProfileParamTest(unittest.TestCase):
+    def test_profile_asked_only_with_a_tcp_stream(self):
+        import dataclasses
+        from ndisbench_lib import devices
+        dev = devices.DEVICES["bcm43xx/ndiswrapper"]
+        sampled = dataclasses.replace(plan(dev, ["dhcp", "tcp"]),
+                                      profile_hz=1000)
+        line = cell.compose.kernel_cmdline(sampled, {"tcp": 4242}).split()
+        self.assertIn("ndisbench.profile=1000", line)
+        no_tcp = dataclasses.replace(plan(dev, ["dhcp", "ping"]),
+                                     profile_hz=1000)
+        self.assertNotIn("ndisbench.profile",
+                         cell.compose.kernel_cmdline(no_tcp, {}))
+        self.assertNotIn("ndisbench.profile",
+                         cmdline(dev, ["dhcp", "tcp"], {"tcp": 4242}))
+
+
 class IfaceChecksTest(unittest.TestCase):
     def test_any_interface_check_alone_brings_the_network_tests(self):
         from ndisbench_lib import devices

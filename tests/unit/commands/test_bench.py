@@ -167,6 +167,40 @@ class CellMetricsTest(unittest.TestCase):
         self.assertEqual(res.row("k", "e1000"), "e1000")
         self.assertEqual(res.device_of("e1000"), "e1000")
 
+    def test_profiles_summed_over_rounds(self):
+        # bench --profile: the tcp test's sampler facts, per row, summed
+        cell = self.cell("bcm43xx/ndiswrapper")
+        ktap_file = self.run / cell.folder / "ktap.txt"
+        ktap_file.write_text(ktap_file.read_text().replace(
+            "ok 7 tcp", "# profile_samples: 10 lost 0 at 1000 Hz\n"
+            "# profile_where: 60.0% 6 kernel\n"
+            "# profile_where: 40.0% 4 no symbol\n"
+            "# profile: 40.0% 4 [no symbol]\n"
+            "# profile: 30.0% 3 skb_segment\nok 7 tcp"))
+        res = bench.BenchResult("b", "k", 2)
+        for n in (1, 2):
+            bench.add_profile(res, self.run, cell, "bcm43xx/ndiswrapper", n)
+        prof = res.profiles["bcm43xx/ndiswrapper"]
+        self.assertEqual((prof.samples, prof.where["no symbol"]), (20, 8))
+        text = bench.markdown(res)
+        self.assertIn("**bcm43xx/ndiswrapper**: 20 samples at 1000 Hz",
+                      text)
+        self.assertIn("| skb_segment | 30.0% |", text)
+        # a cell without the facts adds nothing; an agent's error is the
+        # round's failure, named
+        bench.add_profile(res, self.run, self.cell("e1000"), "e1000", 1)
+        self.assertNotIn("e1000", res.profiles)
+        cell = self.cell("rtl8187/native")
+        ktap_file = self.run / cell.folder / "ktap.txt"
+        ktap_file.write_text(ktap_file.read_text().replace(
+            "ok 7 tcp", "# profile_error: perf_event_open cpu 0: No such "
+            "file or directory\nok 7 tcp"))
+        bench.add_profile(res, self.run, cell, "rtl8187/native", 2)
+        self.assertEqual(res.failures["rtl8187/native"],
+                         ["round 2: profile: guest profile: the agent could "
+                          "not sample: perf_event_open cpu 0: No such file "
+                          "or directory"])
+
     def test_rounds_must_be_positive(self):
         from ndisbench_lib.errors import BenchError
         with self.assertRaises(BenchError):
