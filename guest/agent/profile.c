@@ -30,6 +30,9 @@
 #include "profile.h"
 
 #define KALLSYMS_PATH "/proc/kallsyms"
+#define VMALLOCINFO_PATH "/proc/vmallocinfo"
+/* 1: %pK prints real addresses to CAP_SYSLOG (the agent), 0 hashes them. */
+#define KPTR_RESTRICT_PATH "/proc/sys/kernel/kptr_restrict"
 /* 2^n pages of samples per CPU: 16 bytes each, 32768 of them. */
 #define PROFILE_RING_PAGES 128
 #define PROFILE_HZ_MAX 10000
@@ -74,6 +77,66 @@ bool profile_kallsyms_line(const char *line, struct profile_sym *sym)
                      mod_end - mod_at - 1, line + mod_at + 1);
     }
     return true;
+}
+
+/*
+ * One /proc/vmallocinfo line: "0x<start>-0x<end> <size> <caller>+0x../0x..
+ * [module] ...": the region and its caller's name (with the module, if
+ * any); false for a line without a caller.
+ */
+bool profile_vmalloc_line(const char *line, struct profile_region *r)
+{
+    unsigned long long start, end, size;
+    char caller[56], module[40];
+    int n;
+
+    memset(r, 0, sizeof(*r));
+    n = sscanf(line, "0x%llx-0x%llx %llu %55s %39s", &start, &end, &size,
+               caller, module);
+    if (n < 4 || end <= start)
+        return false;
+    caller[strcspn(caller, "+")] = '\0';
+    if (caller[0] == '\0' || strchr(caller, '=') != NULL)
+        return false;       /* "pages=", "phys=": no caller was printed */
+    r->start = start;
+    r->end = end;
+    if (n == 5 && module[0] == '[')
+        snprintf(r->caller, sizeof(r->caller), "%s %s", caller, module);
+    else
+        snprintf(r->caller, sizeof(r->caller), "%s", caller);
+    return true;
+}
+
+static int region_cmp(const void *a, const void *b)
+{
+    const struct profile_region *x = a, *y = b;
+
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+static long region_of(const struct profile_region *regions, size_t n,
+                      uint64_t addr)
+{
+    size_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (regions[mid].start <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || addr >= regions[lo - 1].end)
+        return -1;
+    return (long)(lo - 1);
 }
 
 static int sym_cmp(const void *a, const void *b)
@@ -353,6 +416,98 @@ size_t profile_tally(const struct profile_ip *ips, size_t n,
     return n_rows;
 }
 
+size_t profile_nosym_rows(const struct profile_ip *ips, size_t n,
+                          const struct profile_sym *syms, size_t n_syms,
+                          const struct profile_region *regions,
+                          size_t n_regions, struct profile_row *rows,
+                          size_t max_rows)
+{
+    uint64_t *bins = malloc((n ? n : 1) * sizeof(*bins));
+    unsigned long long *runs = malloc((n ? n : 1) * sizeof(*runs));
+    size_t i, m = 0, n_runs = 0, n_rows = 0;
+
+    if (bins == NULL || runs == NULL) {
+        free(bins);
+        free(runs);
+        return 0;
+    }
+    for (i = 0; i < n; i++)
+        if (!ips[i].user && profile_lookup(syms, n_syms, ips[i].ip) < 0)
+            bins[m++] = ips[i].ip & ~(uint64_t)(PROFILE_NOSYM_BIN - 1);
+    qsort(bins, m, sizeof(*bins), u64_cmp);
+    /* runs of one bin: the index of its first sample and its count */
+    for (i = 0; i < m; i++) {
+        if (i == 0 || bins[i] != bins[i - 1])
+            runs[n_runs++] = (unsigned long long)i;
+        runs[n_runs - 1] += 1ull << SLOT_BITS;
+    }
+    qsort(runs, n_runs, sizeof(*runs), slot_cmp);
+    for (i = 0; i < n_runs && n_rows < max_rows; i++) {
+        uint64_t addr = bins[runs[i] & SLOT_MASK];
+        long r = region_of(regions, n_regions, addr);
+        struct profile_row *row = &rows[n_rows++];
+
+        memset(row, 0, sizeof(*row));
+        if (r >= 0)
+            snprintf(row->name, sizeof(row->name), "%s+0x%llx",
+                     regions[r].caller,
+                     (unsigned long long)(addr - regions[r].start));
+        else
+            snprintf(row->name, sizeof(row->name), "0x%llx",
+                     (unsigned long long)addr);
+        row->samples = runs[i] >> SLOT_BITS;
+    }
+    free(bins);
+    free(runs);
+    return n_rows;
+}
+
+/* Every region of /proc/vmallocinfo with a caller, sorted; NULL: none. */
+static struct profile_region *read_vmallocinfo(size_t *count)
+{
+    struct profile_region *regions = NULL, r;
+    size_t n = 0, cap = 0;
+    char line[512], old[16] = "";
+    FILE *f, *k = fopen(KPTR_RESTRICT_PATH, "r+");
+
+    *count = 0;
+    if (k != NULL) {
+        if (fgets(old, sizeof(old), k) == NULL)
+            old[0] = '\0';
+        rewind(k);
+        fputs("1\n", k);
+        fflush(k);
+    }
+    f = fopen(VMALLOCINFO_PATH, "r");
+    while (f != NULL && fgets(line, sizeof(line), f)) {
+        if (!profile_vmalloc_line(line, &r))
+            continue;
+        if (n == cap) {
+            struct profile_region *more;
+
+            cap = cap ? cap * 2 : 1024;
+            more = realloc(regions, cap * sizeof(*regions));
+            if (more == NULL)
+                break;
+            regions = more;
+        }
+        regions[n++] = r;
+    }
+    if (f != NULL)
+        fclose(f);
+    if (k != NULL) {
+        if (old[0]) {
+            rewind(k);
+            fputs(old, k);
+        }
+        fclose(k);
+    }
+    if (regions != NULL)
+        qsort(regions, n, sizeof(*regions), region_cmp);
+    *count = n;
+    return regions;
+}
+
 void profile_end(struct profile *p)
 {
     static struct profile_ip ips[PROFILE_SAMPLES_MAX];
@@ -361,6 +516,8 @@ void profile_end(struct profile *p)
     size_t n = 0, n_syms = 0, n_rows, n_where, i;
     uint64_t lost = 0;
     struct profile_sym *syms;
+    struct profile_region *regions;
+    size_t n_regions = 0;
     int cpu;
 
     for (cpu = 0; cpu < p->n_cpus; cpu++)
@@ -383,8 +540,8 @@ void profile_end(struct profile *p)
     }
     n_rows = profile_tally(ips, n, syms, n_syms, where, &n_where, rows,
                            PROFILE_ROWS_MAX);
-    free(syms);
     if (n_rows == 0 && n) {
+        free(syms);
         say("# profile_error: tally: %s", strerror(ENOMEM));
         return;
     }
@@ -398,4 +555,13 @@ void profile_end(struct profile *p)
             100.0 * (double)rows[i].samples / (double)n, rows[i].samples,
             rows[i].name, rows[i].module[0] ? " [" : "", rows[i].module,
             rows[i].module[0] ? "]" : "");
+    regions = read_vmallocinfo(&n_regions);
+    n_rows = profile_nosym_rows(ips, n, syms, n_syms, regions, n_regions,
+                                rows, PROFILE_NOSYM_SHOWN);
+    free(regions);
+    free(syms);
+    for (i = 0; i < n_rows; i++)
+        say("# profile_nosym: %.1f%% %zu %s",
+            100.0 * (double)rows[i].samples / (double)n, rows[i].samples,
+            rows[i].name);
 }

@@ -29,10 +29,20 @@ struct profile_ip {
 };
 
 struct profile_row {
-    char name[64];
+    char name[128];
     char module[32];
     size_t samples;
 };
+
+/* A /proc/vmallocinfo region: who mapped it ("ndis_map_image [ndiswrapper]"). */
+struct profile_region {
+    uint64_t start, end;
+    char caller[96];
+};
+
+/* Rows of "no symbol" samples, by region and 16-byte offset bin. */
+#define PROFILE_NOSYM_SHOWN 15
+#define PROFILE_NOSYM_BIN 16
 
 struct profile {
     unsigned int hz;
@@ -53,6 +63,19 @@ size_t profile_tally(const struct profile_ip *ips, size_t n,
                      const struct profile_sym *syms, size_t n_syms,
                      struct profile_row *where, size_t *n_where,
                      struct profile_row *rows, size_t max_rows);
+bool profile_vmalloc_line(const char *line, struct profile_region *r);
+/*
+ * The "no symbol" samples of ips (kernel, no symbol in syms) in bins of
+ * PROFILE_NOSYM_BIN bytes, heaviest first, each named by the region it
+ * falls in (regions sorted by start) and its offset there:
+ * "<caller>+0x<off>", or "0x<addr>" outside every region. Returns the
+ * rows filled (at most max_rows).
+ */
+size_t profile_nosym_rows(const struct profile_ip *ips, size_t n,
+                          const struct profile_sym *syms, size_t n_syms,
+                          const struct profile_region *regions,
+                          size_t n_regions, struct profile_row *rows,
+                          size_t max_rows);
 /* Sampling starts on every online CPU; false: p->error says why. */
 bool profile_begin(struct profile *p, unsigned int hz);
 /* Sampling stops; the facts go to the console. */

@@ -5,10 +5,15 @@ in bench.md.
     # profile_samples: <n> lost <m> at <hz> Hz
     # profile_where: <share>% <n> <kernel|user|module|no symbol>
     # profile: <share>% <n> <symbol>[ [<module>]]
+    # profile_nosym: <share>% <n> <vmalloc caller>+0x<offset> | 0x<addr>
     # profile_error: <why sampling could not start>
 
 "no symbol" is kernel memory no text symbol covers: a wrapped driver's
-Windows image. The agent states only its heaviest symbols, so a sum over
+Windows image. profile_nosym names such samples, in 16-byte bins, by the
+/proc/vmallocinfo region they fall in (its caller: the wrapper's function
+that mapped the image) and the offset there: for our wrapper, the image's
+base, so the offset is the address relative to the .sys's image base
+(objdump -d --adjust-vma, or its .pdata, names the function). The agent states only its heaviest symbols, so a sum over
 rounds is a sum of each round's heaviest."""
 import dataclasses
 import re
@@ -28,13 +33,15 @@ class GuestProfile:
     hz: int = 0
     where: Dict[str, int] = dataclasses.field(default_factory=dict)
     symbols: Dict[str, int] = dataclasses.field(default_factory=dict)
+    nosym: Dict[str, int] = dataclasses.field(default_factory=dict)
 
     def add(self, other: "GuestProfile") -> None:
         self.samples += other.samples
         self.lost += other.lost
         self.hz = self.hz or other.hz
         for mine, theirs in ((self.where, other.where),
-                             (self.symbols, other.symbols)):
+                             (self.symbols, other.symbols),
+                             (self.nosym, other.nosym)):
             for name, n in theirs.items():
                 mine[name] = mine.get(name, 0) + n
 
@@ -63,7 +70,8 @@ def parse(test: Optional[KtapTest]) -> Optional[GuestProfile]:
                          f"{head!r}")
     prof = GuestProfile(int(m.group(1)), int(m.group(2)), int(m.group(3)))
     for key, into in (("profile_where", prof.where),
-                      ("profile", prof.symbols)):
+                      ("profile", prof.symbols),
+                      ("profile_nosym", prof.nosym)):
         for value in test.all(key):
             name, n = _share(key, value)
             into[name] = into.get(name, 0) + n
@@ -95,4 +103,10 @@ def markdown(profiles: Mapping[str, GuestProfile], top: int = 15
         syms = sorted(p.symbols.items(), key=lambda kv: (-kv[1], kv[0]))
         out += [f"| {name} | {_pct(n, p.samples)} |"
                 for name, n in syms[:top]]
+        if p.nosym:
+            out += ["", "| no symbol: vmalloc region + offset | share |",
+                    "|---|---:|"]
+            nosym = sorted(p.nosym.items(), key=lambda kv: (-kv[1], kv[0]))
+            out += [f"| {name} | {_pct(n, p.samples)} |"
+                    for name, n in nosym[:top]]
     return out

@@ -162,6 +162,57 @@ static void test_tally(void)
     }
 }
 
+static void test_vmalloc_line(void)
+{
+    struct profile_region r;
+
+    CHECK(profile_vmalloc_line("0xffffc90000200000-0xffffc9000021f000  "
+                               "126976 ndis_map_image+0x8c/0x1e0 "
+                               "[ndiswrapper] pages=30 vmap\n", &r));
+    CHECK(r.start == 0xffffc90000200000ull);
+    CHECK(r.end == 0xffffc9000021f000ull);
+    CHECK_STR(r.caller, "ndis_map_image [ndiswrapper]");
+    CHECK(profile_vmalloc_line("0xffffc90000000000-0xffffc90000005000   "
+                               "20480 irq_init_percpu_irqstack+0xed/0x120 "
+                               "vmap\n", &r));
+    CHECK_STR(r.caller, "irq_init_percpu_irqstack");
+    /* no caller printed, an empty or inverted range, garbage */
+    CHECK(!profile_vmalloc_line("0xffffc90000000000-0xffffc90000005000   "
+                                "20480 pages=4 vmalloc\n", &r));
+    CHECK(!profile_vmalloc_line("0xffffc90000005000-0xffffc90000005000   "
+                                "0 f+0x1/0x2 vmap\n", &r));
+    CHECK(!profile_vmalloc_line("none\n", &r));
+}
+
+static void test_nosym_rows(void)
+{
+    struct profile_region regions[] = {
+        { 0xffffc90000100000ull, 0xffffc90000104000ull, "stack" },
+        { 0xffffc90000200000ull, 0xffffc9000021f000ull,
+          "ndis_map_image [ndiswrapper]" },
+    };
+    struct profile_ip ips[] = {
+        { 0xffffc90000211a43ull, false }, { 0xffffc90000211a4full, false },
+        { 0xffffc90000211a50ull, false }, { 0xffffc90000211a44ull, false },
+        { 0xffffc90000300000ull, false },       /* in no region */
+        { 0xffffffff81000110ull, false },       /* a symbol's */
+        { 0x401000, true },
+    };
+    struct profile_row rows[4];
+    size_t n;
+
+    profile_sort(syms, 3);
+    n = profile_nosym_rows(ips, 7, syms, 3, regions, 2, rows, 4);
+    CHECK(n == 3);
+    CHECK_STR(rows[0].name, "ndis_map_image [ndiswrapper]+0x11a40");
+    CHECK(rows[0].samples == 3);
+    /* ties by address */
+    CHECK_STR(rows[1].name, "ndis_map_image [ndiswrapper]+0x11a50");
+    CHECK_STR(rows[2].name, "0xffffc90000300000");
+    CHECK(profile_nosym_rows(ips, 7, syms, 3, regions, 2, rows, 1) == 1);
+    CHECK(profile_nosym_rows(ips + 5, 2, syms, 3, regions, 2, rows, 4) == 0);
+}
+
 int main(void)
 {
     TEST(test_hz);
@@ -169,5 +220,7 @@ int main(void)
     TEST(test_lookup);
     TEST(test_ring);
     TEST(test_tally);
+    TEST(test_vmalloc_line);
+    TEST(test_nosym_rows);
     return tap_done();
 }

@@ -17,6 +17,8 @@ TCP = """KTAP version 1
 # profile: 30.0% 60 [no symbol]
 # profile: 25.0% 50 memcpy_orig
 # profile: 10.0% 20 ndis_tx_work [ndiswrapper]
+# profile_nosym: 20.0% 40 ndis_map_image [ndiswrapper]+0x11a40
+# profile_nosym: 10.0% 20 0xffffc90000300000
 # bytes_sent: 67108864
 ok 1 tcp
 """
@@ -34,6 +36,9 @@ class ParseTest(unittest.TestCase):
                                    "ndiswrapper": 40})
         self.assertEqual(p.symbols, {"[no symbol]": 60, "memcpy_orig": 50,
                                      "ndis_tx_work [ndiswrapper]": 20})
+        self.assertEqual(p.nosym, {
+            "ndis_map_image [ndiswrapper]+0x11a40": 40,
+            "0xffffc90000300000": 20})
 
     def test_no_profile(self):
         text = TCP.replace("# profile", "# other")
@@ -75,6 +80,8 @@ class SumTest(unittest.TestCase):
         self.assertIn("| [no symbol] | 30.0% |", text)
         self.assertIn("| memcpy_orig | 25.0% |", text)
         self.assertNotIn("ndis_tx_work", text)      # past top
+        self.assertIn("| ndis_map_image [ndiswrapper]+0x11a40 | 20.0% |",
+                      text)
         self.assertEqual(guestprofile.markdown({}), [])
 
 
