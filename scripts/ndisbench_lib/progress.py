@@ -31,6 +31,12 @@ def forget_steps() -> None:
         _finished.clear()
 
 
+def restore_steps(steps: List[Finished]) -> None:
+    """The finished steps as they were (finished_steps()'s copy)."""
+    with _lock:
+        _finished[:] = steps
+
+
 def say(tag: str, text: str) -> None:
     """Print one complete progress line (safe from several threads)."""
     with _lock:

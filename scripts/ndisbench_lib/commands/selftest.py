@@ -9,8 +9,9 @@ and one pair of guests on one air (`ndisbench pair`).
 Each stage counts its own passes and failures; a stage that cannot run at
 all counts as one failure. Before the last line, a table of where the time
 went: each stage's wall time, and the longest build steps (kernels, QEMU,
-chroots), which overlap the stages' cells. The last line is the combined
-`N passed, N failed`."""
+chroots), which overlap the stages' cells; then the failed checks of the
+stages' runs, by cell (CI shows the end of the output). The last line is
+the combined `N passed, N failed`."""
 import argparse
 import dataclasses
 import pathlib
@@ -28,12 +29,16 @@ from ..build.cache import Cache
 from ..build.hostbuild import fixture_tests, fuzz_tests, meson_tests
 from ..checks import registry
 from ..errors import BenchError
-from ..progress import Finished, finished_steps, fmt_secs, say
+from ..progress import (Finished, finished_steps, fmt_secs, restore_steps,
+                        say)
 from ..report import report
 from ..report.verdict import NOT_RUN, PASS, passed_failed
 from ..cell import runner
 
 UNIT_DIR = paths.REPO / "tests" / "unit"
+# The failed checks named at the end; the rest are in the run folders.
+FAILURES_SHOWN = 20
+FAILURE_TEXT = 160
 Counts = Tuple[int, int]
 BUILD_TAG = "build"             # progress.Step's tag of build steps
 LONGEST_STEPS = 15
@@ -70,10 +75,57 @@ def time_table(stages: Sequence[StageTime], steps: Sequence[Finished],
     return lines
 
 
+_failures: List[str] = []
+_stage_now = ["e2e"]        # the stage running (stage()), for its lines
+
+
+def forget_failures() -> None:
+    _failures.clear()
+
+
+def failure_lines(result: report.RunResult) -> List[str]:
+    """One line per failed check of a run: cell, check, status and the
+    first line of its summary."""
+    out = []
+    for cell in result.cells:
+        for check, verdict in cell.verdicts.items():
+            if not verdict.failed:
+                continue
+            first = (verdict.summary or "").splitlines()[:1]
+            text = f"{cell.kernel} / {cell.label}: {check} {verdict.status}"
+            if first:
+                text += f": {first[0]}"
+            out.append(text[:FAILURE_TEXT])
+    return out
+
+
+def note_failures(stage_name: str, result: report.RunResult) -> None:
+    _failures.extend(f"{stage_name}: {line}"
+                     for line in failure_lines(result))
+
+
+def failure_summary(shown: int = FAILURES_SHOWN) -> List[str]:
+    if not _failures:
+        return []
+    lines = [f"failed ({len(_failures)}):"]
+    lines += [f"  {line}" for line in _failures[:shown]]
+    if len(_failures) > shown:
+        lines.append(f"  ... and {len(_failures) - shown} more (each "
+                     f"stage's run folder has them)")
+    return lines
+
+
 def python_unit() -> Counts:
-    suite = unittest.defaultTestLoader.discover(str(UNIT_DIR),
-                                                top_level_dir=str(UNIT_DIR))
-    res = unittest.TextTestRunner(stream=sys.stdout, verbosity=1).run(suite)
+    # The unit tests time made-up build steps of their own: the table at
+    # the end keeps only the test command's.
+    steps = finished_steps()
+    try:
+        suite = unittest.defaultTestLoader.discover(
+            str(UNIT_DIR), top_level_dir=str(UNIT_DIR))
+        res = unittest.TextTestRunner(stream=sys.stdout,
+                                      verbosity=1).run(suite)
+    finally:
+        restore_steps(steps)
     failed = len(res.failures) + len(res.errors)
     return res.testsRun - failed - len(res.skipped), failed
 
@@ -97,6 +149,7 @@ def e2e(matrix: Callable[[], runner.Matrix],
                         args.jobs, args.timeout, args.accel, args.clock)
     sys.stdout.write("\n" + report.matrix(result) + "\n")
     say("test", f"e2e: {report.summary_line(result)}")
+    note_failures(_stage_now[0], result)
     return passed_failed(result.counts())
 
 
@@ -318,11 +371,13 @@ def soak_stage(matrix: Callable[[], runner.Matrix],
 
 def stage(name: str, what: str, run: Callable[[], Counts]) -> StageTime:
     say("test", f"{name}: {what}")
+    _stage_now[0] = name
     start = time.monotonic()
     try:
         passed, failed = run()
     except BenchError as exc:
         say("test", f"{name}: ERROR: {exc}")
+        _failures.append(f"{name}: ERROR: {exc}"[:FAILURE_TEXT])
         passed, failed = 0, 1
     secs = time.monotonic() - start
     say("test", f"{name}: {passed} passed, {failed} failed "
@@ -368,6 +423,7 @@ def reap_fetch(fetch: Optional[subprocess.Popen],
 def run_tests(matrix: Callable[[], runner.Matrix],
               args: argparse.Namespace) -> int:
     fetch = fetch_e2e_ahead(matrix)
+    forget_failures()
     try:
         stages = all_stages(matrix, args)
     except BaseException:
@@ -377,7 +433,7 @@ def run_tests(matrix: Callable[[], runner.Matrix],
     passed = sum(s.passed for s in stages)
     failed = sum(s.failed for s in stages)
     say("test", "where the time went:")
-    for line in time_table(stages, finished_steps()):
+    for line in time_table(stages, finished_steps()) + failure_summary():
         print(line)
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 else 1

@@ -96,8 +96,8 @@ class OneCheckEndToEndTest(unittest.TestCase):
 
     # The agent's own rows that belong to no check: settings, the boot,
     # the module loads, the soak.
-    AGENT_ONLY = {"params", "shell", "slowdown", "mac", "boot", "unbind",
-                  "modparams", "insmod", "oops", "soak"}
+    AGENT_ONLY = {"params", "shell", "slowdown", "mac", "profile", "boot",
+                  "unbind", "modparams", "insmod", "oops", "soak"}
 
     def test_agent_rows_are_checks_in_the_checks_order(self):
         checks = registry.by_name()

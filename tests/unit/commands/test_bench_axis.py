@@ -76,7 +76,8 @@ class WholeAxisTest(unittest.TestCase):
         seen = {}
 
         def run(benched, exp, cache, out, rounds, timeout, accel, names,
-                matrix, default, edit, clocks, jobs, whole_axis=None):
+                matrix, default, edit, clocks, jobs, whole_axis=None,
+                profile_hz=0):
             seen["axis"] = [k.name for k in whole_axis.kernels]
             seen["default"] = [k.name for k in default.kernels]
             return bench.BenchResult("b", "src-6.1", 1)

@@ -72,6 +72,88 @@ class StageTableTest(unittest.TestCase):
 
 
 
+class UnitStageStepsTest(unittest.TestCase):
+    def test_steps_the_unit_tests_make_stay_out_of_the_table(self):
+        # the unit tests time made-up build steps ("qemu: configure",
+        # failed): they are not the test command's own
+        progress.forget_steps()
+        with contextlib.redirect_stdout(io.StringIO()):
+            with progress.Step("build", "kernel real: make", quiet=True):
+                pass
+
+        def fake_tests(*_a, **_k):
+            with progress.Step("build", "qemu: configure", quiet=True):
+                pass
+            return unittest.TestSuite()
+
+        with mock.patch.object(selftest.unittest.defaultTestLoader,
+                               "discover", fake_tests), \
+                contextlib.redirect_stdout(io.StringIO()), \
+                contextlib.redirect_stderr(io.StringIO()):
+            selftest.python_unit()
+        self.assertEqual([s.text for s in progress.finished_steps()],
+                         ["kernel real: make"])
+
+
+class FailureListTest(unittest.TestCase):
+    """The last lines name what failed: CI shows the end of the output."""
+
+    def result(self):
+        from ndisbench_lib.report import report
+        from ndisbench_lib.report.verdict import (ERROR, FAIL, NOT_RUN,
+                                                  PASS, XFAIL, Verdict)
+        cell = report.CellResult("src-6.1", "p", "bcm43xx", "cells/x",
+                                 wrapper="ndiswrapper")
+        cell.verdicts = {
+            "load": Verdict(PASS, "ok"),
+            "rekey": Verdict(FAIL, "no group rekey during the stream\n"
+                                   "second line"),
+            "wpa2": Verdict(XFAIL, "as history says"),
+            "tcp": Verdict(NOT_RUN, "rekey failed"),
+            "sandbox": Verdict(ERROR, "x" * 300)}
+        return report.RunResult("20261208-000000", cells=[cell])
+
+    def test_failed_checks_named(self):
+        lines = selftest.failure_lines(self.result())
+        self.assertEqual(len(lines), 2)
+        self.assertEqual(lines[0], "src-6.1 / bcm43xx/ndiswrapper: rekey "
+                                   "FAIL: no group rekey during the stream "
+                                   "second line")
+        self.assertTrue(lines[1].startswith(
+            "src-6.1 / bcm43xx/ndiswrapper: sandbox ERROR: xxx"))
+        self.assertLessEqual(len(lines[1]), 200)
+
+    def test_listed_before_the_last_line_at_most_max(self):
+        def stages(matrix, args):
+            selftest.note_failures("e2e", self.result())
+            return [selftest.StageTime("e2e", 1, 2, 1.0)]
+
+        with mock.patch.object(selftest, "all_stages", stages), \
+                mock.patch.object(selftest, "fetch_e2e_ahead",
+                                  lambda m: None):
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                status = selftest.run_tests(lambda: None,
+                                            argparse.Namespace())
+        self.assertEqual(status, 1)
+        text = out.getvalue().splitlines()
+        self.assertEqual(text[-1], "1 passed, 2 failed")
+        self.assertEqual(text[-4], "failed (2):")
+        self.assertEqual(text[-3], "  e2e: src-6.1 / bcm43xx/ndiswrapper: "
+                                   "rekey FAIL: no group rekey during the "
+                                   "stream second line")
+        selftest.forget_failures()
+        for n in range(selftest.FAILURES_SHOWN + 3):
+            selftest.note_failures(f"s{n}", self.result())
+        lines = selftest.failure_summary()
+        self.assertEqual(lines[0], f"failed ({2 * (selftest.FAILURES_SHOWN + 3)}):")
+        self.assertEqual(len(lines), selftest.FAILURES_SHOWN + 2)
+        self.assertEqual(lines[-1], f"  ... and "
+                         f"{2 * (selftest.FAILURES_SHOWN + 3) - selftest.FAILURES_SHOWN}"
+                         " more (each stage's run folder has them)")
+        selftest.forget_failures()
+
+
 class FetchBeforeE2eTest(unittest.TestCase):
     """The e2e kernels' downloads and chroots start with the test command,
     in a process of their own, beside the CPU-bound stages before e2e."""
