@@ -20,11 +20,17 @@ DEBIAN_CONFIG = pathlib.Path(
 # under FORTIFY_SOURCE; cfg80211's WEXT for iwconfig on a cfg80211 driver;
 # the voluntary preemption Debian's kernels boot with (the checks' timing
 # is a user's: under PREEMPT_NONE a stream out through a wrapped PCI driver
-# overflowed its RX ring, which no Debian kernel did).
+# overflowed its RX ring, which no Debian kernel did); and the allocator,
+# compiler optimization, table sizes and timers every distribution kernel
+# has, so that a data path's cost is the one a user's kernel would show
+# (tinyconfig's SLOB, -Os and BASE_SMALL made every allocation and copy
+# dearer, a wrapped path's many allocations most).
 REQUIRED = ("CONFIG_KPROBES", "CONFIG_KALLSYMS", "CONFIG_FORTIFY_SOURCE",
             "CONFIG_CFG80211_WEXT", "CONFIG_WIRELESS_EXT",
             "CONFIG_WEXT_CORE", "CONFIG_WEXT_PROC", "CONFIG_WEXT_PRIV",
-            "CONFIG_WEXT_SPY", "CONFIG_SMP", "CONFIG_PREEMPT_VOLUNTARY")
+            "CONFIG_WEXT_SPY", "CONFIG_SMP", "CONFIG_PREEMPT_VOLUNTARY",
+            "CONFIG_SLUB", "CONFIG_CC_OPTIMIZE_FOR_PERFORMANCE",
+            "CONFIG_BASE_FULL", "CONFIG_HIGH_RES_TIMERS")
 
 
 def distro_section() -> dict:
