@@ -5,7 +5,8 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
- *   -object wlan-air,id=air0[,pcap=FILE][,pcap-max=BYTES][,drop=N][,corrupt=N]
+ *   -object wlan-air,id=air0[,pcap=FILE][,pcap-max=BYTES][,pcap-flush-ms=MS]
+ *           [,drop=N][,corrupt=N]
  *           [,duplicate=N][,delay-us=US][,jitter-us=US][,seed=S]
  *           [,link-listen=PORT | ,link-connect=PORT]
  *           [,link-token=HEX | ,link-token-secret=ID]
@@ -23,7 +24,9 @@
  * every transmitted frame is also written there (radiotap + 802.11,
  * QEMU_CLOCK_VIRTUAL timestamps), as sent, before any fault, until the
  * file would pass pcap-max bytes (default 64 MiB): then the capture stops
- * with one warning, the file holding whole records only.
+ * with one warning, the file holding whole records only. pcap-flush-ms=N
+ * buffers the records and writes them at most N host ms later (and when
+ * the capture stops or the air goes away) instead of one write each.
  *
  * Fault injection, decided per transmitted frame (beacons included) by a
  * PRNG seeded with seed= (splitmix64), so a sequence of frames meets the
@@ -108,6 +111,14 @@ QEMU_BUILD_BUG_ON(WLAN_LINK_FRAME_MAX != WLAN_MAX_FRAME);
 #define WLAN_AIR_PCAP_HDR_LEN   24
 #define WLAN_AIR_PCAP_REC_LEN   16
 #define WLAN_AIR_PCAP_MAX       (64 * MiB)  /* pcap-max default */
+/*
+ * pcap-flush-ms: 0 writes each record at once (a capture someone reads
+ * while it grows); above, records gather in a buffer of this size and go
+ * out at most this many host milliseconds later, one write for many (a
+ * stream through the air otherwise pays a system call per frame).
+ */
+#define WLAN_AIR_PCAP_FLUSH_MAX 60000
+#define WLAN_AIR_PCAP_BUF       (1 * MiB)
 
 typedef struct WlanAirFrame {
     WlanRadio *sender;          /* NULL once the sender has detached */
@@ -127,7 +138,10 @@ struct WlanAir {
     char *pcap_path;
     FILE *pcap;
     uint64_t pcap_max;          /* bytes the file may reach */
-    uint64_t pcap_bytes;        /* bytes written */
+    uint64_t pcap_bytes;        /* bytes written (buffered included) */
+    uint32_t pcap_flush_ms;     /* 0: every record at once */
+    QEMUTimer *pcap_timer;      /* QEMU_CLOCK_REALTIME: the buffer out */
+    char *pcap_buf;
 
     QEMUBH *bh;
     QEMUTimer *timer;           /* the head of the queue is delayed */
@@ -219,6 +233,28 @@ static uint16_t wlan_air_channel_freq(uint8_t channel)
     return channel == 14 ? 2484 : 2407 + 5 * channel;
 }
 
+/* The capture ends: what is buffered goes out, the file is closed. */
+static void wlan_air_pcap_close(WlanAir *air)
+{
+    if (air->pcap && fclose(air->pcap) != 0) {
+        trace_wlan_air_pcap_error(air->pcap_path, errno);
+    }
+    air->pcap = NULL;
+    if (air->pcap_timer) {
+        timer_del(air->pcap_timer);
+    }
+}
+
+static void wlan_air_pcap_flush(void *opaque)
+{
+    WlanAir *air = opaque;
+
+    if (air->pcap && fflush(air->pcap) != 0) {
+        trace_wlan_air_pcap_error(air->pcap_path, errno);
+        wlan_air_pcap_close(air);
+    }
+}
+
 /*
  * Local frames as sent (channel, signal); frames from the link as they
  * arrived, with antenna 1 added (rt_len 14 instead of 13).
@@ -250,18 +286,22 @@ static void wlan_air_pcap_write(WlanAir *air, const WlanAirFrame *f)
                                  air->pcap_max);
         warn_report("wlan-air: pcap %s reached pcap-max=%" PRIu64 " bytes: "
                     "capture stopped", air->pcap_path, air->pcap_max);
-        fclose(air->pcap);
-        air->pcap = NULL;
+        wlan_air_pcap_close(air);
         return;
     }
     air->pcap_bytes += size;
     if (fwrite(rec, sizeof(rec), 1, air->pcap) != 1 ||
         fwrite(&rt, rt_len, 1, air->pcap) != 1 ||
-        fwrite(f->data, f->len, 1, air->pcap) != 1 ||
-        fflush(air->pcap) != 0) {
+        fwrite(f->data, f->len, 1, air->pcap) != 1) {
         trace_wlan_air_pcap_error(air->pcap_path, errno);
-        fclose(air->pcap);
-        air->pcap = NULL;
+        wlan_air_pcap_close(air);
+        return;
+    }
+    if (!air->pcap_flush_ms) {
+        wlan_air_pcap_flush(air);
+    } else if (!timer_pending(air->pcap_timer)) {
+        timer_mod(air->pcap_timer,
+                  qemu_clock_get_ms(QEMU_CLOCK_REALTIME) + air->pcap_flush_ms);
     }
 }
 
@@ -922,6 +962,36 @@ static void wlan_air_set_pcap_max(Object *obj, Visitor *v, const char *name,
     air->pcap_max = value;
 }
 
+static void wlan_air_get_pcap_flush(Object *obj, Visitor *v,
+                                    const char *name, void *opaque,
+                                    Error **errp)
+{
+    visit_type_uint32(v, name, &WLAN_AIR(obj)->pcap_flush_ms, errp);
+}
+
+static void wlan_air_set_pcap_flush(Object *obj, Visitor *v,
+                                    const char *name, void *opaque,
+                                    Error **errp)
+{
+    WlanAir *air = WLAN_AIR(obj);
+    uint32_t value;
+
+    if (air->pcap) {
+        error_setg(errp, "wlan-air: pcap-flush-ms cannot be changed once "
+                   "the capture is open");
+        return;
+    }
+    if (!visit_type_uint32(v, name, &value, errp)) {
+        return;
+    }
+    if (value > WLAN_AIR_PCAP_FLUSH_MAX) {
+        error_setg(errp, "wlan-air: pcap-flush-ms=%" PRIu32 " is more than "
+                   "%d", value, WLAN_AIR_PCAP_FLUSH_MAX);
+        return;
+    }
+    air->pcap_flush_ms = value;
+}
+
 static void wlan_air_get_knob(Object *obj, Visitor *v, const char *name,
                               void *opaque, Error **errp)
 {
@@ -996,13 +1066,18 @@ static void wlan_air_complete(UserCreatable *uc, Error **errp)
                          air->pcap_path);
         return;
     }
+    if (air->pcap_flush_ms) {
+        air->pcap_buf = g_malloc(WLAN_AIR_PCAP_BUF);
+        setvbuf(air->pcap, air->pcap_buf, _IOFBF, WLAN_AIR_PCAP_BUF);
+        air->pcap_timer = timer_new_ms(QEMU_CLOCK_REALTIME,
+                                       wlan_air_pcap_flush, air);
+    }
     air->pcap_bytes = sizeof(hdr);
     if (fwrite(hdr, sizeof(hdr), 1, air->pcap) != 1 ||
         fflush(air->pcap) != 0) {
         error_setg_errno(errp, errno, "wlan-air: cannot write pcap file "
                          "'%s'", air->pcap_path);
-        fclose(air->pcap);
-        air->pcap = NULL;
+        wlan_air_pcap_close(air);
     }
 }
 
@@ -1074,9 +1149,11 @@ static void wlan_air_finalize(Object *obj)
     QSIMPLEQ_FOREACH_SAFE(f, &air->queue, next, next) {
         g_free(f);
     }
-    if (air->pcap) {
-        fclose(air->pcap);
+    wlan_air_pcap_close(air);
+    if (air->pcap_timer) {
+        timer_free(air->pcap_timer);
     }
+    g_free(air->pcap_buf);      /* after fclose: it was the file's buffer */
     g_free(air->pcap_path);
     g_free(air->link_token_secret);
     memset(air->link_token, 0, sizeof(air->link_token));
@@ -1099,6 +1176,12 @@ static void wlan_air_class_init(ObjectClass *oc, void *data)
     object_class_property_set_description(oc, "pcap-max",
         "bytes the pcap file may reach; the capture stops before a frame "
         "would take it further (default 64 MiB)");
+    object_class_property_add(oc, "pcap-flush-ms", "uint32",
+                              wlan_air_get_pcap_flush,
+                              wlan_air_set_pcap_flush, NULL, NULL);
+    object_class_property_set_description(oc, "pcap-flush-ms",
+        "0 (default): each record written at once; 1 to 60000: records "
+        "buffered and written at most this many host ms later");
 
     for (i = 0; i < ARRAY_SIZE(wlan_air_knobs); i++) {
         const WlanAirKnob *knob = &wlan_air_knobs[i];

@@ -636,12 +636,83 @@ static void test_migration_beacon_time(void)
     stream_dir_free(dir);
 }
 
+/*
+ * pcap-flush-ms buffers the capture: records reach the file at the
+ * host-clock timer (or when the air goes away), not one write each; the
+ * count of bytes written (pcap-bytes) includes the buffered ones. 0, the
+ * default, writes every record at once (a capture read while it grows).
+ */
+static void test_pcap_flush(void)
+{
+    Capture cap = { 0 };
+    QTestState *qts;
+    QDict *rsp;
+    gint64 deadline;
+    int fd;
+
+    fd = g_file_open_tmp("ndisbench-air-XXXXXX.pcap", &cap.path, NULL);
+    g_assert(fd >= 0);
+    close(fd);
+    /* a long timer: nothing but the header before the air goes away */
+    qts = qtest_initf("-machine none -object wlan-air,id=air0,pcap=%s,"
+                      "pcap-flush-ms=10000 -object wlan-ap,id=ap0,air=air0,"
+                      "ssid=qtest-air,channel=11,rssi=-55", cap.path);
+    g_assert_cmpuint(air_u64(qts, "pcap-flush-ms"), ==, 10000);
+    for (int i = 0; i < 4; i++) {
+        qtest_clock_step(qts, 128 * 1000 * 1000);
+    }
+    capture_read(&cap);
+    g_assert_cmpuint(cap.len, ==, PCAP_HDR_LEN);
+    g_assert_cmpuint(air_u64(qts, "pcap-bytes"), >, PCAP_HDR_LEN);
+    qtest_quit(qts);
+    /* ... and every record once it has */
+    g_assert_cmpint(check_beacons(&cap, "qtest-air", 11, -55), ==, 5);
+    capture_free(&cap);
+
+    /* a short one: the records arrive without the air going away */
+    memset(&cap, 0, sizeof(cap));
+    fd = g_file_open_tmp("ndisbench-air-XXXXXX.pcap", &cap.path, NULL);
+    g_assert(fd >= 0);
+    close(fd);
+    qts = qtest_initf("-machine none -object wlan-air,id=air0,pcap=%s,"
+                      "pcap-flush-ms=20 -object wlan-ap,id=ap0,air=air0,"
+                      "ssid=qtest-air,channel=11,rssi=-55", cap.path);
+    for (int i = 0; i < 4; i++) {
+        qtest_clock_step(qts, 128 * 1000 * 1000);
+    }
+    deadline = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
+    do {
+        g_usleep(30 * 1000);
+        air_u64(qts, "frames");         /* the main loop turns */
+        capture_read(&cap);
+    } while (cap.len < air_u64(qts, "pcap-bytes") &&
+             g_get_monotonic_time() < deadline);
+    g_assert_cmpuint(cap.len, ==, air_u64(qts, "pcap-bytes"));
+    g_assert_cmpint(check_beacons(&cap, "qtest-air", 11, -55), ==, 5);
+    /* bounded, and fixed once the capture is open */
+    rsp = qtest_qmp(qts, "{'execute': 'qom-set', 'arguments': {"
+                    "'path': '/objects/air0', 'property': 'pcap-flush-ms', "
+                    "'value': 5}}");
+    g_assert(strstr(qdict_get_str(qdict_get_qdict(rsp, "error"), "desc"),
+                    "once the capture is open"));
+    qobject_unref(rsp);
+    rsp = qtest_qmp(qts, "{'execute': 'object-add', 'arguments': {"
+                    "'qom-type': 'wlan-air', 'id': 'air9', "
+                    "'pcap-flush-ms': 60001}}");
+    g_assert(strstr(qdict_get_str(qdict_get_qdict(rsp, "error"), "desc"),
+                    "pcap-flush-ms"));
+    qobject_unref(rsp);
+    qtest_quit(qts);
+    capture_free(&cap);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     qtest_add_func("/ndisbench/air/beacons", test_beacons);
     qtest_add_func("/ndisbench/air/hidden", test_hidden);
     qtest_add_func("/ndisbench/air/pcap-max", test_pcap_max);
+    qtest_add_func("/ndisbench/air/pcap-flush", test_pcap_flush);
     qtest_add_func("/ndisbench/air/channel-change", test_channel_change);
     qtest_add_func("/ndisbench/air/qmp-lifecycle", test_qmp_lifecycle);
     qtest_add_func("/ndisbench/air/fault-rates", test_fault_rates);
