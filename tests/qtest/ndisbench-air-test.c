@@ -31,13 +31,18 @@ typedef struct Capture {
     gsize len;
 } Capture;
 
-static QTestState *start_ap(Capture *cap, const char *ap_opts)
+/* An empty temporary file for the air's pcap= (cap->path). */
+static void capture_file(Capture *cap)
 {
-    int fd;
+    int fd = g_file_open_tmp("ndisbench-air-XXXXXX.pcap", &cap->path, NULL);
 
-    fd = g_file_open_tmp("ndisbench-air-XXXXXX.pcap", &cap->path, NULL);
     g_assert(fd >= 0);
     close(fd);
+}
+
+static QTestState *start_ap(Capture *cap, const char *ap_opts)
+{
+    capture_file(cap);
     return qtest_initf("-machine none -object wlan-air,id=air0,pcap=%s "
                        "-object wlan-ap,id=ap0,air=air0%s", cap->path,
                        ap_opts);
@@ -182,11 +187,9 @@ static void test_pcap_max(void)
     Capture cap = { 0 };
     QTestState *qts;
     QDict *rsp;
-    int fd, n;
+    int n;
 
-    fd = g_file_open_tmp("ndisbench-air-XXXXXX.pcap", &cap.path, NULL);
-    g_assert(fd >= 0);
-    close(fd);
+    capture_file(&cap);
     qts = qtest_initf("-machine none -object wlan-air,id=air0,pcap=%s,"
                       "pcap-max=1000 -object wlan-ap,id=ap0,air=air0,"
                       "ssid=qtest-air,channel=11,rssi=-55", cap.path);
@@ -536,7 +539,6 @@ static void test_migration(void)
     size_t off = PCAP_HDR_LEN, len;
     uint16_t freq;
     int8_t signal;
-    int fd;
 
     src = qtest_init("-machine none -object wlan-air,id=air0 "
                      "-object wlan-ap,id=ap0,air=air0");
@@ -546,9 +548,7 @@ static void test_migration(void)
     migrate_to_file(src, state);
     qtest_quit(src);
 
-    fd = g_file_open_tmp("ndisbench-air-XXXXXX.pcap", &cap.path, NULL);
-    g_assert(fd >= 0);
-    close(fd);
+    capture_file(&cap);
     dst = qtest_initf("-machine none -object wlan-air,id=air0,pcap=%s "
                       "-object wlan-ap,id=ap0,air=air0 -incoming defer",
                       cap.path);
@@ -593,7 +593,7 @@ static void test_migration_beacon_time(void)
     size_t off = PCAP_HDR_LEN, len;
     uint16_t freq;
     int8_t signal;
-    int fd, n = 0;
+    int n = 0;
 
     src = qtest_init(args);
     qtest_clock_step(src, 128 * 1000 * 1000);
@@ -610,9 +610,7 @@ static void test_migration_beacon_time(void)
     /* next beacon at 1 ns, restored at 10 s */
     patch_stream(path, bad, id, sizeof(id) - 1, at, 0);
     patch_stream(bad, bad, id, sizeof(id) - 1, at + 4, 1);
-    fd = g_file_open_tmp("ndisbench-air-XXXXXX.pcap", &cap.path, NULL);
-    g_assert(fd >= 0);
-    close(fd);
+    capture_file(&cap);
     dst = qtest_initf("-machine none -object wlan-air,id=air0,pcap=%s "
                       "-object wlan-ap,id=ap0,air=air0 -incoming defer",
                       cap.path);
@@ -648,11 +646,8 @@ static void test_pcap_flush(void)
     QTestState *qts;
     QDict *rsp;
     gint64 deadline;
-    int fd;
 
-    fd = g_file_open_tmp("ndisbench-air-XXXXXX.pcap", &cap.path, NULL);
-    g_assert(fd >= 0);
-    close(fd);
+    capture_file(&cap);
     /* a long timer: nothing but the header before the air goes away */
     qts = qtest_initf("-machine none -object wlan-air,id=air0,pcap=%s,"
                       "pcap-flush-ms=10000 -object wlan-ap,id=ap0,air=air0,"
@@ -671,9 +666,7 @@ static void test_pcap_flush(void)
 
     /* a short one: the records arrive without the air going away */
     memset(&cap, 0, sizeof(cap));
-    fd = g_file_open_tmp("ndisbench-air-XXXXXX.pcap", &cap.path, NULL);
-    g_assert(fd >= 0);
-    close(fd);
+    capture_file(&cap);
     qts = qtest_initf("-machine none -object wlan-air,id=air0,pcap=%s,"
                       "pcap-flush-ms=20 -object wlan-ap,id=ap0,air=air0,"
                       "ssid=qtest-air,channel=11,rssi=-55", cap.path);
